@@ -1,0 +1,259 @@
+/**
+ * Text encodings: byte-order marks, binary detection, UTF-8 validation and
+ * streaming decoders. One implementation for every backend and layer.
+ *
+ * Detection order: BOM first, then BOM-less UTF-16 (alternating NULs), then
+ * binary (NUL or many control bytes), then strict UTF-8, and only then a
+ * legacy detector (pluggable; `windows-1252` when none is given).
+ *
+ * @module
+ */
+
+import iconv from 'iconv-lite';
+import { type FsOperation, fsError } from './errors.ts';
+
+/** Bytes inspected by detection; git and ripgrep look at a similar prefix. */
+export const DETECTION_SAMPLE_BYTES = 8192;
+
+/** What {@link detectEncoding} found. */
+export interface EncodingInfo {
+  /** Canonical lower-case label (`utf-8`, `utf-16le`, `shift_jis`, ...); `binary` for binary data. */
+  readonly encoding: string;
+  /** Length of the byte-order mark at the start, 0 if none. */
+  readonly bomLength: number;
+  /** The sample looks like binary data, not text. */
+  readonly binary: boolean;
+  /** How the answer was reached. */
+  readonly source: 'bom' | 'utf16-heuristic' | 'binary' | 'utf-8' | 'legacy' | 'explicit';
+  /** 0..1; 1 for BOM, explicit and strict UTF-8. */
+  readonly confidence: number;
+}
+
+/** A detector for legacy (non-Unicode) encodings, e.g. backed by chardet. */
+export type LegacyDetector = (sample: Uint8Array) => { encoding: string; confidence: number } | undefined;
+
+/** Options of {@link detectEncoding}. */
+export interface DetectOptions {
+  /** Called when the sample is neither Unicode nor binary. */
+  legacyDetector?: LegacyDetector;
+  /** Answer when the legacy detector has none; default `windows-1252`. */
+  legacyFallback?: string;
+}
+
+/** Returns the encoding and length of a byte-order mark at the start of `bytes`. */
+export function detectBom(bytes: Uint8Array): { encoding: string; length: number } | undefined {
+  const [b0, b1, b2, b3] = bytes;
+  if (b0 === 0xef && b1 === 0xbb && b2 === 0xbf) return { encoding: 'utf-8', length: 3 };
+  if (b0 === 0xff && b1 === 0xfe) {
+    if (b2 === 0 && b3 === 0 && bytes.length >= 4) return { encoding: 'utf-32le', length: 4 };
+    return { encoding: 'utf-16le', length: 2 };
+  }
+  if (b0 === 0xfe && b1 === 0xff) return { encoding: 'utf-16be', length: 2 };
+  if (b0 === 0 && b1 === 0 && b2 === 0xfe && b3 === 0xff) return { encoding: 'utf-32be', length: 4 };
+  return undefined;
+}
+
+function utf16Heuristic(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  const n = bytes.length - (bytes.length % 2);
+  if (n < 4) return undefined;
+  let evenZero = 0;
+  let oddZero = 0;
+  for (let i = 0; i < n; i += 2) {
+    if (bytes[i] === 0) evenZero++;
+    if (bytes[i + 1] === 0) oddZero++;
+  }
+  const pairs = n / 2;
+  // Latin-script text in UTF-16 has a zero high byte in most code units and
+  // almost never a zero low byte.
+  if (oddZero / pairs > 0.4 && evenZero / pairs < 0.05) return 'utf-16le';
+  if (evenZero / pairs > 0.4 && oddZero / pairs < 0.05) return 'utf-16be';
+  return undefined;
+}
+
+/**
+ * True when `bytes` look like binary data: a NUL byte, or more than 10% of
+ * control bytes other than tab, newline, carriage return, form feed, escape.
+ */
+export function looksBinary(bytes: Uint8Array): boolean {
+  let control = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i] as number;
+    if (b === 0) return true;
+    if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x0c && b !== 0x1b && b !== 0x0b) control++;
+  }
+  return bytes.length > 0 && control / bytes.length > 0.1;
+}
+
+/**
+ * Strict UTF-8 validation (no overlongs, no surrogates, nothing above
+ * U+10FFFF). With `allowTruncatedEnd`, an incomplete sequence cut off by the
+ * end of a sample is accepted.
+ */
+export function isValidUtf8(bytes: Uint8Array, allowTruncatedEnd = false): boolean {
+  const n = bytes.length;
+  let i = 0;
+  while (i < n) {
+    const b = bytes[i] as number;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let min: number;
+    let cp: number;
+    if (b >= 0xc2 && b <= 0xdf) {
+      need = 1;
+      min = 0x80;
+      cp = b & 0x1f;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      min = 0x800;
+      cp = b & 0x0f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      min = 0x10000;
+      cp = b & 0x07;
+    } else return false;
+    if (i + need >= n) {
+      // The sample ends inside this sequence.
+      if (!allowTruncatedEnd) return false;
+      for (let k = i + 1; k < n; k++) if (((bytes[k] as number) & 0xc0) !== 0x80) return false;
+      return true;
+    }
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k] as number;
+      if ((c & 0xc0) !== 0x80) return false;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += need + 1;
+  }
+  return true;
+}
+
+/**
+ * Guesses the encoding of a file from a sample of its first bytes.
+ *
+ * @example
+ * ```ts
+ * detectEncoding(new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0x69])); // { encoding: 'utf-8', bomLength: 3, ... }
+ * detectEncoding(new Uint8Array([0x00, 0x01, 0x02]));               // { encoding: 'binary', binary: true, ... }
+ * ```
+ */
+export function detectEncoding(sample: Uint8Array, options: DetectOptions = {}): EncodingInfo {
+  const bom = detectBom(sample);
+  if (bom) return { encoding: bom.encoding, bomLength: bom.length, binary: false, source: 'bom', confidence: 1 };
+  const utf16 = utf16Heuristic(sample);
+  if (utf16) return { encoding: utf16, bomLength: 0, binary: false, source: 'utf16-heuristic', confidence: 0.8 };
+  if (looksBinary(sample)) return { encoding: 'binary', bomLength: 0, binary: true, source: 'binary', confidence: 0.9 };
+  if (isValidUtf8(sample, sample.length >= DETECTION_SAMPLE_BYTES)) {
+    return { encoding: 'utf-8', bomLength: 0, binary: false, source: 'utf-8', confidence: 1 };
+  }
+  const legacy = options.legacyDetector?.(sample);
+  if (legacy && isSupportedEncoding(legacy.encoding)) {
+    return { encoding: normalizeEncoding(legacy.encoding), bomLength: 0, binary: false, source: 'legacy', confidence: legacy.confidence };
+  }
+  return { encoding: options.legacyFallback ?? 'windows-1252', bomLength: 0, binary: false, source: 'legacy', confidence: 0.3 };
+}
+
+/** Lower-cases and canonicalizes common aliases (`utf8` → `utf-8`). */
+export function normalizeEncoding(label: string): string {
+  const l = label.trim().toLowerCase();
+  switch (l) {
+    case 'utf8':
+    case 'unicode-1-1-utf-8':
+      return 'utf-8';
+    case 'utf16le':
+    case 'ucs2':
+    case 'ucs-2':
+      return 'utf-16le';
+    case 'utf16be':
+      return 'utf-16be';
+    case 'utf32le':
+      return 'utf-32le';
+    case 'utf32be':
+      return 'utf-32be';
+    case 'latin1':
+      return 'iso-8859-1';
+    case 'sjis':
+    case 'shift-jis':
+      return 'shift_jis';
+    default:
+      return l;
+  }
+}
+
+function textDecoderSupports(label: string): boolean {
+  try {
+    new TextDecoder(label);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when ctxfs can decode `label` (WHATWG label or iconv-lite name). */
+export function isSupportedEncoding(label: string): boolean {
+  const l = normalizeEncoding(label);
+  return textDecoderSupports(l) || iconv.encodingExists(l);
+}
+
+/** An incremental decoder: feed byte chunks, get text. */
+export interface StreamDecoder {
+  readonly encoding: string;
+  decode(chunk: Uint8Array): string;
+  /** Flushes a trailing incomplete sequence. */
+  end(): string;
+}
+
+/**
+ * Creates a streaming decoder. The WHATWG `TextDecoder` is used where it knows
+ * the label (it supports `fatal`); iconv-lite covers the rest (UTF-32 and
+ * others). A BOM is not stripped here: callers skip `bomLength` bytes.
+ */
+export function createDecoder(label: string, options: { fatal?: boolean; op?: FsOperation; path?: string } = {}): StreamDecoder {
+  const encoding = normalizeEncoding(label);
+  const fail = (err: unknown) => fsError('EDECODE', options.op ?? 'read', options.path, { reason: `invalid ${encoding} data`, cause: err });
+  if (textDecoderSupports(encoding)) {
+    const td = new TextDecoder(encoding, { fatal: options.fatal ?? false, ignoreBOM: true });
+    return {
+      encoding,
+      decode(chunk) {
+        try {
+          return td.decode(chunk, { stream: true });
+        } catch (err) {
+          throw fail(err);
+        }
+      },
+      end() {
+        try {
+          return td.decode();
+        } catch (err) {
+          throw fail(err);
+        }
+      },
+    };
+  }
+  if (!iconv.encodingExists(encoding)) {
+    throw fsError('EINVAL', options.op ?? 'read', options.path, {
+      reason: `unknown encoding '${label}'`,
+      hint: 'pass a WHATWG encoding label such as utf-8, utf-16le, shift_jis or windows-1252',
+    });
+  }
+  const dec = iconv.getDecoder(encoding, { stripBOM: false });
+  return {
+    encoding,
+    decode: (chunk) => dec.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
+    end: () => dec.end() ?? '',
+  };
+}
+
+/** Encodes text for writing in `label` (UTF-8 fast path, iconv-lite otherwise). */
+export function encodeText(text: string, label = 'utf-8'): Uint8Array {
+  const encoding = normalizeEncoding(label);
+  if (encoding === 'utf-8') return new TextEncoder().encode(text);
+  if (!iconv.encodingExists(encoding)) {
+    throw fsError('EINVAL', 'write', undefined, { reason: `unknown encoding '${label}'` });
+  }
+  return iconv.encode(text, encoding);
+}

@@ -1,0 +1,236 @@
+/**
+ * The one error model of ctxfs.
+ *
+ * Every failure that crosses the protocol boundary is an {@link FsError}: a
+ * Node-style `code` (so `err.code === 'ENOENT'` works as callers expect), the
+ * operation, the workspace-relative path, and a message that says what to do.
+ * Conditions Node has no errno for get a stable ctxfs code of the same shape.
+ *
+ * @module
+ */
+
+/** Codes borrowed from POSIX / Node, used with their usual meaning. */
+export type NodeErrorCode =
+  | 'ENOENT'
+  | 'EEXIST'
+  | 'EISDIR'
+  | 'ENOTDIR'
+  | 'ENOTEMPTY'
+  | 'EACCES'
+  | 'EPERM'
+  | 'EROFS'
+  | 'EINVAL'
+  | 'ENAMETOOLONG'
+  | 'ENOSPC'
+  | 'EMFILE'
+  | 'ELOOP'
+  | 'EIO'
+  | 'EBUSY';
+
+/** Stable ctxfs codes for conditions the platform has no errno for. */
+export type CtxfsErrorCode =
+  /** The path resolves outside the workspace root (`..`, absolute path, symlink). */
+  | 'EPATHESCAPE'
+  /** The operation would read or buffer more than the configured cap. */
+  | 'ETOOLARGE'
+  /** A lock could not be acquired within the timeout. */
+  | 'ELOCKTIMEOUT'
+  /** The content changed since it was read; the edit was not applied. */
+  | 'ECONFLICT'
+  /** The backend does not support this operation (see its capabilities). */
+  | 'EUNSUPPORTED'
+  /** The backend (engine, container, disk) cannot be reached. */
+  | 'EUNAVAILABLE'
+  /** A text operation met binary content. */
+  | 'EBINARY'
+  /** The bytes are not valid in the requested encoding. */
+  | 'EDECODE'
+  /** A reader or writer was used after it was closed or aborted. */
+  | 'ECLOSED'
+  /** A snapshot id that the backend does not know. */
+  | 'ENOSNAPSHOT'
+  /** A regular expression or glob pattern that does not compile. */
+  | 'EBADPATTERN';
+
+/** Every code an {@link FsError} can carry. */
+export type FsErrorCode = NodeErrorCode | CtxfsErrorCode;
+
+/** The protocol operation that failed, recorded on every error. */
+export type FsOperation =
+  | 'openRead'
+  | 'openWrite'
+  | 'openText'
+  | 'read'
+  | 'readBytes'
+  | 'write'
+  | 'writeBytes'
+  | 'exists'
+  | 'stat'
+  | 'list'
+  | 'glob'
+  | 'grep'
+  | 'delete'
+  | 'mkdir'
+  | 'rename'
+  | 'copy'
+  | 'snapshot'
+  | 'restore'
+  | 'listSnapshots'
+  | 'dropSnapshot'
+  | 'close'
+  | (string & {});
+
+const DEFAULT_HINTS: Record<FsErrorCode, string> = {
+  ENOENT: 'check the path with list() or glob(), or create it first',
+  EEXIST: 'choose another name, or pass overwrite/existOk if replacing is intended',
+  EISDIR: 'the path is a directory; use list() to see its entries or name a file inside it',
+  ENOTDIR: 'a component of the path is a file, not a directory',
+  ENOTEMPTY: 'the directory has entries; pass { recursive: true } to remove it with its contents',
+  EACCES: 'the backend denied access; check permissions on the workspace',
+  EPERM: 'the operation is not permitted on this path',
+  EROFS: 'the filesystem was opened read-only; open it writable to change files',
+  EINVAL: 'the arguments are not valid for this operation',
+  ENAMETOOLONG: 'shorten the path; see the path limits of the filesystem',
+  ENOSPC: 'the backend is out of space; free some and retry (the original file is intact)',
+  EMFILE: 'too many open files; close readers and writers you no longer need',
+  ELOOP: 'the path contains a symbolic-link cycle',
+  EIO: 'the backend reported an I/O error; retry, and check the backend if it persists',
+  EBUSY: 'the resource is busy; retry later',
+  EPATHESCAPE: 'use a path relative to the workspace root that stays inside it',
+  ETOOLARGE: 'use openRead()/openText() to stream, or read() / readBytes() with offset and limit to page',
+  ELOCKTIMEOUT: 'another writer holds the lock; retry later or raise the lock timeout',
+  ECONFLICT: 'the file changed since it was read; read it again and redo the edit',
+  EUNSUPPORTED: 'this backend does not support the operation; check fs.capabilities',
+  EUNAVAILABLE: 'the backend cannot be reached; check that it is running and retry',
+  EBINARY: 'the file is binary; use readBytes() or openRead() instead of a text read',
+  EDECODE: 'the bytes are not valid in that encoding; pass the right { encoding } or read bytes',
+  ECLOSED: 'the stream was already closed; open a new one',
+  ENOSNAPSHOT: 'list the known snapshots with listSnapshots()',
+  EBADPATTERN: 'fix the pattern syntax, or pass { literal: true } to search for the text as-is',
+};
+
+/** Fields accepted by the {@link FsError} constructor. */
+export interface FsErrorInit {
+  code: FsErrorCode;
+  op: FsOperation;
+  path?: string | undefined;
+  /** Second path for two-path operations (rename, copy). */
+  dest?: string | undefined;
+  /** What went wrong, in a few words. Defaults to a description of the code. */
+  reason?: string | undefined;
+  /** What to do about it. Defaults to a per-code hint. */
+  hint?: string | undefined;
+  cause?: unknown;
+}
+
+/**
+ * The error thrown by every ctxfs operation.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await fs.read('missing.txt');
+ * } catch (err) {
+ *   if (isFsError(err) && err.code === 'ENOENT') console.log(err.hint);
+ * }
+ * ```
+ */
+export class FsError extends Error {
+  /** Node-style or ctxfs code; stable across releases. */
+  readonly code: FsErrorCode;
+  /** The protocol operation that failed. */
+  readonly op: FsOperation;
+  /** Workspace-relative path the error concerns, when there is one. */
+  readonly path: string | undefined;
+  /** Destination path of a rename or copy. */
+  readonly dest: string | undefined;
+  /** What the caller can do about it. */
+  readonly hint: string;
+  /** Node's name for the failed call; mirrors `op` so Node-style handlers work. */
+  readonly syscall: string;
+  /** What went wrong, without the operation, path and hint. */
+  readonly reason: string;
+
+  constructor(init: FsErrorInit) {
+    const reason = init.reason ?? init.code;
+    const hint = init.hint ?? DEFAULT_HINTS[init.code];
+    const where = init.path === undefined ? '' : init.dest === undefined ? ` '${init.path}'` : ` '${init.path}' -> '${init.dest}'`;
+    super(`${init.code}: ${reason}, ${init.op}${where} (${hint})`, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'FsError';
+    this.code = init.code;
+    this.op = init.op;
+    this.path = init.path;
+    this.dest = init.dest;
+    this.hint = hint;
+    this.syscall = init.op;
+    this.reason = reason;
+  }
+
+  /**
+   * The same error reported under another operation: a convenience call
+   * (`read`) reports failures of the streaming call it delegates to under
+   * its own name.
+   */
+  withOperation(op: FsOperation): FsError {
+    if (op === this.op) return this;
+    const err = new FsError({ code: this.code, op, path: this.path, dest: this.dest, reason: this.reason, hint: this.hint, cause: this.cause });
+    return err;
+  }
+}
+
+/** True when `err` is an {@link FsError}, optionally with the given code. */
+export function isFsError(err: unknown, code?: FsErrorCode): err is FsError {
+  return err instanceof FsError && (code === undefined || err.code === code);
+}
+
+const REASONS: Partial<Record<FsErrorCode, string>> = {
+  ENOENT: 'no such file or directory',
+  EEXIST: 'file already exists',
+  EISDIR: 'is a directory',
+  ENOTDIR: 'not a directory',
+  ENOTEMPTY: 'directory not empty',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only filesystem',
+  EINVAL: 'invalid argument',
+  ENAMETOOLONG: 'name too long',
+  ENOSPC: 'no space left on device',
+  EMFILE: 'too many open files',
+  ELOOP: 'too many symbolic links',
+  EIO: 'input/output error',
+  EBUSY: 'resource busy',
+};
+
+/** Builds an {@link FsError} with the standard reason for `code`. */
+export function fsError(code: FsErrorCode, op: FsOperation, path?: string, extra: Omit<FsErrorInit, 'code' | 'op' | 'path'> = {}): FsError {
+  return new FsError({ code, op, path, reason: extra.reason ?? REASONS[code], ...extra });
+}
+
+const NODE_CODES = new Set<string>(Object.keys(REASONS));
+
+/**
+ * Converts anything thrown by a backend into an {@link FsError}, keeping an
+ * existing one and mapping Node errno errors (`err.code`) to the same code.
+ * Unknown failures become `EIO` with the original attached as `cause`.
+ */
+export function toFsError(err: unknown, op: FsOperation, path?: string, dest?: string): FsError {
+  if (err instanceof FsError) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') {
+    if (NODE_CODES.has(code)) {
+      return new FsError({ code: code as NodeErrorCode, op, path, dest, reason: REASONS[code as NodeErrorCode], cause: err });
+    }
+    if (code === 'ERR_FS_EISDIR') return new FsError({ code: 'EISDIR', op, path, dest, reason: REASONS.EISDIR, cause: err });
+    if (code === 'EXDEV' || code === 'EBADF') {
+      return new FsError({ code: 'EIO', op, path, dest, reason: (err as Error).message, cause: err });
+    }
+    if (code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') {
+      return new FsError({ code: 'EUNSUPPORTED', op, path, dest, reason: (err as Error).message, cause: err });
+    }
+    if (code === 'EDQUOT' || code === 'EFBIG') {
+      return new FsError({ code: 'ENOSPC', op, path, dest, reason: (err as Error).message, cause: err });
+    }
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new FsError({ code: 'EIO', op, path, dest, reason: message, cause: err });
+}

@@ -1,0 +1,737 @@
+/**
+ * The shared half of every backend. A backend extends {@link FilesystemBase}
+ * and implements a handful of primitives on normalized, validated paths; the
+ * base supplies everything else the protocol promises, identically for all:
+ * path rules, read-only refusal, POSIX pre-conditions of the mutating
+ * operations, the bounded convenience layer, glob and grep over a lazy walk,
+ * and the error model (every failure an {@link FsError} with op and path).
+ *
+ * @module
+ */
+
+import { encodeText } from './encoding.ts';
+import { FsError, type FsErrorCode, type FsOperation, fsError, toFsError } from './errors.ts';
+import { compileFileFilter, compileGlob } from './glob.ts';
+import { compileGrep, type GrepMatcher, scanChunks } from './grep.ts';
+import { DEFAULT_READ_LINES, resolveLimits } from './limits.ts';
+import { displayPath, isSameOrInside, joinPath, parentPath, resolvePath } from './path.ts';
+import { createTextReader, type TextReaderOptions } from './text-reader.ts';
+import type {
+  ByteReader,
+  ByteWriter,
+  Capabilities,
+  CopyOptions,
+  DeleteOptions,
+  FileEntry,
+  FileStat,
+  Filesystem,
+  FilesystemLimits,
+  GlobMatch,
+  GlobOptions,
+  GrepMatch,
+  GrepOptions,
+  MkdirOptions,
+  OpenReadOptions,
+  OpenWriteOptions,
+  ReadBytesOptions,
+  ReadTextOptions,
+  RenameOptions,
+  Snapshot,
+  TextOptions,
+  TextPage,
+  TextReader,
+  WriteMode,
+  WriteOptions,
+  WriteResult,
+} from './types.ts';
+import { walkTree } from './walk.ts';
+
+/** Options every backend accepts. */
+export interface FilesystemBaseOptions {
+  /** Refuse every mutation with `EROFS`. */
+  readOnly?: boolean;
+  /** Override default limits (path shape, convenience cap, chunk size, grep matches). */
+  limits?: Partial<FilesystemLimits>;
+}
+
+/**
+ * Creates a Node-style error for a primitive to throw; the base adds the
+ * operation and path.
+ */
+export function errno(code: FsErrorCode, message?: string): Error & { code: FsErrorCode } {
+  const err = new Error(message ?? code) as Error & { code: FsErrorCode };
+  err.code = code;
+  return err;
+}
+
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Operations that convenience calls delegate to; their errors take the caller's name. */
+const DELEGATED_OPS: ReadonlySet<string> = new Set(['openRead', 'openText', 'openWrite', 'writeBytes']);
+
+const WRITE_MODES: ReadonlySet<string> = new Set(['create', 'overwrite', 'append']);
+
+/**
+ * Base class of every backend. Subclasses implement the `protected abstract`
+ * primitives; each receives normalized paths (root `''`) that already passed
+ * validation and read-only checks, and throws Node-style errors (`code`).
+ *
+ * @example
+ * ```ts
+ * class MyBackend extends FilesystemBase {
+ *   readonly root = 'my:';
+ *   readonly capabilities = { ...NO_CAPABILITIES };
+ *   protected async statPath(path: string) { ... }
+ *   // ... the other primitives
+ * }
+ * ```
+ */
+export abstract class FilesystemBase implements Filesystem {
+  abstract readonly root: string;
+  abstract readonly capabilities: Capabilities;
+  readonly limits: Readonly<FilesystemLimits>;
+  readonly readOnly: boolean;
+  #closed = false;
+
+  constructor(options: FilesystemBaseOptions = {}) {
+    this.limits = resolveLimits(options.limits);
+    this.readOnly = options.readOnly ?? false;
+  }
+
+  // ---------------------------------------------------------------- primitives
+
+  /** Metadata of `path`, following symlinks that stay inside the root. Throws ENOENT/ENOTDIR. */
+  protected abstract statPath(path: string): Promise<FileStat>;
+  /** Entries of a directory, any order. Throws ENOENT/ENOTDIR. */
+  protected abstract readDirectory(path: string): Promise<FileEntry[]>;
+  /** A reader over a regular file. Throws ENOENT/EISDIR/ENOTDIR. */
+  protected abstract openFileReader(path: string, chunkSize: number, offset: number): Promise<ByteReader>;
+  /** A writer whose close commits atomically. The parent directory exists. Throws EEXIST (create), EISDIR. */
+  protected abstract openFileWriter(path: string, mode: WriteMode): Promise<ByteWriter>;
+  /** Removes a file (not a directory). */
+  protected abstract removeFile(path: string): Promise<void>;
+  /** Removes a directory; with `recursive` false it must be empty (ENOTEMPTY). */
+  protected abstract removeDirectory(path: string, recursive: boolean): Promise<void>;
+  /** Creates one directory; the parent exists. Throws EEXIST. */
+  protected abstract createDirectory(path: string): Promise<void>;
+  /** POSIX rename with pre-conditions already checked (kinds compatible, not into itself). */
+  protected abstract renamePath(from: string, to: string): Promise<void>;
+  /** Copies one regular file over/to `to` (whose parent exists), keeping its mode. */
+  protected abstract copyFile(from: string, to: string): Promise<void>;
+
+  /**
+   * Optional fast path for bounded whole-range reads (`readBytes`). Receives
+   * the cap; must throw ETOOLARGE itself when `limit` is undefined and the
+   * remaining size exceeds it.
+   */
+  protected readRange?(path: string, offset: number, limit: number | undefined, cap: number): Promise<Uint8Array>;
+
+  /** Optional native grep over files below `path`; must agree with the shared scanner. */
+  protected nativeGrep?(matcher: GrepMatcher, plan: GrepPlan): AsyncIterable<GrepMatch>;
+
+  /** Snapshot primitives; the defaults refuse with EUNSUPPORTED. */
+  protected async createSnapshot(_tag: string | undefined): Promise<Snapshot> {
+    throw errno('EUNSUPPORTED', 'snapshots are not supported by this backend');
+  }
+  protected async restoreSnapshot(_id: string): Promise<void> {
+    throw errno('EUNSUPPORTED', 'snapshots are not supported by this backend');
+  }
+  protected async snapshotList(): Promise<Snapshot[]> {
+    throw errno('EUNSUPPORTED', 'snapshots are not supported by this backend');
+  }
+  protected async removeSnapshot(_id: string): Promise<void> {
+    throw errno('EUNSUPPORTED', 'snapshots are not supported by this backend');
+  }
+  /** Releases backend resources. */
+  protected async closeBackend(): Promise<void> {}
+
+  /** Decoding options (e.g. a legacy-encoding detector) for text reads. */
+  protected textOptions(options: TextOptions): TextReaderOptions {
+    return options;
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  /** Validates a caller path for `op`. */
+  protected resolve(input: unknown, op: FsOperation): { path: string; dirOnly: boolean } {
+    if (this.#closed) throw fsError('ECLOSED', op, typeof input === 'string' ? input : undefined, { reason: 'filesystem is closed' });
+    return resolvePath(input, op, this.limits);
+  }
+
+  /** Throws EROFS when read-only. */
+  protected assertWritable(op: FsOperation, path: string): void {
+    if (this.readOnly) throw fsError('EROFS', op, displayPath(path));
+  }
+
+  /** Stat that answers undefined for a missing path (ENOENT or a file in the way). */
+  protected async tryStat(path: string): Promise<FileStat | undefined> {
+    try {
+      return await this.statPath(path);
+    } catch (err) {
+      const code = codeOf(err);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      throw err;
+    }
+  }
+
+  async #requireParentDir(path: string, op: FsOperation): Promise<void> {
+    const parent = parentPath(path);
+    if (parent === path) return;
+    const st = await this.tryStat(parent);
+    if (st === undefined) {
+      // Distinguish "a file is in the way" (ENOTDIR) from "missing" (ENOENT).
+      let p = parentPath(parent);
+      while (p !== parent) {
+        const s = await this.tryStat(p);
+        if (s !== undefined) {
+          if (s.kind !== 'directory') throw fsError('ENOTDIR', op, path);
+          break;
+        }
+        if (p === '') break;
+        p = parentPath(p);
+      }
+      throw fsError('ENOENT', op, path, {
+        reason: `parent directory '${displayPath(parent)}' does not exist`,
+        hint: 'create it with mkdir(..., { parents: true }) or pass { createParents: true }',
+      });
+    }
+    if (st.kind !== 'directory') throw fsError('ENOTDIR', op, path, { reason: `'${displayPath(parent)}' is not a directory` });
+  }
+
+  async #ensureDirs(path: string, op: FsOperation): Promise<void> {
+    const parts = path === '' ? [] : path.split('/');
+    let current = '';
+    for (const part of parts) {
+      current = joinPath(current, part);
+      const st = await this.tryStat(current);
+      if (st === undefined) {
+        try {
+          await this.createDirectory(current);
+        } catch (err) {
+          // Lost a race with another creator: fine if it made a directory.
+          if (codeOf(err) !== 'EEXIST') throw err;
+          const again = await this.tryStat(current);
+          if (again?.kind !== 'directory') throw fsError('ENOTDIR', op, path);
+        }
+      } else if (st.kind !== 'directory') {
+        throw fsError('ENOTDIR', op, path, { reason: `'${current}' is not a directory` });
+      }
+    }
+  }
+
+  async #guard<T>(op: FsOperation, path: string | undefined, fn: () => Promise<T>, dest?: string): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof FsError && DELEGATED_OPS.has(err.op)) throw err.withOperation(op);
+      throw toFsError(err, op, path, dest);
+    }
+  }
+
+  // ---------------------------------------------------------------- streaming
+
+  openRead(path: string, options: OpenReadOptions = {}): Promise<ByteReader> {
+    return this.#guard('openRead', path, async () => {
+      const r = this.resolve(path, 'openRead');
+      const chunkSize = options.chunkSize ?? this.limits.chunkSize;
+      const offset = options.offset ?? 0;
+      if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) throw fsError('EINVAL', 'openRead', path, { reason: 'chunkSize must be a positive integer' });
+      if (!Number.isSafeInteger(offset) || offset < 0) throw fsError('EINVAL', 'openRead', path, { reason: 'offset must be a non-negative integer' });
+      if (r.dirOnly) await this.#assertDirOnlyTarget(r.path, 'openRead');
+      return this.openFileReader(r.path, chunkSize, offset);
+    });
+  }
+
+  async #assertDirOnlyTarget(path: string, op: FsOperation): Promise<never> {
+    const st = await this.statPath(path);
+    throw fsError(st.kind === 'directory' ? 'EISDIR' : 'ENOTDIR', op, path);
+  }
+
+  openWrite(path: string, options: OpenWriteOptions = {}): Promise<ByteWriter> {
+    return this.#guard('openWrite', path, async () => {
+      const r = this.resolve(path, 'openWrite');
+      const mode = options.mode ?? 'overwrite';
+      if (!WRITE_MODES.has(mode))
+        throw fsError('EINVAL', 'openWrite', path, { reason: `unknown write mode '${String(mode)}'`, hint: "use 'create', 'overwrite' or 'append'" });
+      this.assertWritable('openWrite', r.path);
+      if (r.path === '') throw fsError('EISDIR', 'openWrite', '.', { reason: 'the workspace root is a directory' });
+      if (r.dirOnly) {
+        const st = await this.tryStat(r.path);
+        throw fsError(st?.kind === 'directory' || st === undefined ? 'EISDIR' : 'ENOTDIR', 'openWrite', path);
+      }
+      if (options.createParents) await this.#ensureDirs(parentPath(r.path), 'openWrite');
+      else await this.#requireParentDir(r.path, 'openWrite');
+      return this.openFileWriter(r.path, mode);
+    });
+  }
+
+  openText(path: string, options: TextOptions = {}): Promise<TextReader> {
+    return this.#guard('openText', path, async () => {
+      const reader = await this.openRead(path);
+      return createTextReader(reader, this.textOptions(options));
+    });
+  }
+
+  // ---------------------------------------------------------------- convenience
+
+  readBytes(path: string, options: ReadBytesOptions = {}): Promise<Uint8Array> {
+    return this.#guard('readBytes', path, async () => {
+      const r = this.resolve(path, 'readBytes');
+      const offset = options.offset ?? 0;
+      const cap = this.limits.maxConvenienceBytes;
+      const limit = options.limit;
+      if (!Number.isSafeInteger(offset) || offset < 0) throw fsError('EINVAL', 'readBytes', path, { reason: 'offset must be a non-negative integer' });
+      if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0))
+        throw fsError('EINVAL', 'readBytes', path, { reason: 'limit must be a non-negative integer' });
+      if (limit !== undefined && limit > cap) throw this.#tooLarge('readBytes', r.path, limit);
+      if (r.dirOnly) await this.#assertDirOnlyTarget(r.path, 'readBytes');
+      if (this.readRange) return this.readRange(r.path, offset, limit, cap);
+      const reader = await this.openFileReader(r.path, this.limits.chunkSize, offset);
+      try {
+        const remaining = Math.max(0, reader.size - offset);
+        if (limit === undefined && remaining > cap) throw this.#tooLarge('readBytes', r.path, remaining);
+        const want = Math.min(limit ?? remaining, cap);
+        const out = new Uint8Array(want);
+        let filled = 0;
+        while (filled < want) {
+          const chunk = await reader.read(want - filled);
+          if (chunk.byteLength === 0) break;
+          out.set(chunk, filled);
+          filled += chunk.byteLength;
+        }
+        return filled === want ? out : out.slice(0, filled);
+      } finally {
+        await reader.close();
+      }
+    });
+  }
+
+  #tooLarge(op: FsOperation, path: string, size: number): FsError {
+    return fsError('ETOOLARGE', op, path, {
+      reason: `${size} bytes exceed the convenience limit of ${this.limits.maxConvenienceBytes} bytes`,
+    });
+  }
+
+  read(path: string, options: ReadTextOptions = {}): Promise<TextPage> {
+    return this.#guard('read', path, async () => {
+      const offset = options.offset ?? 0;
+      const limit = options.limit ?? DEFAULT_READ_LINES;
+      if (!Number.isSafeInteger(offset) || offset < 0) throw fsError('EINVAL', 'read', path, { reason: 'offset must be a non-negative line index' });
+      if (!Number.isSafeInteger(limit) || limit < 0) throw fsError('EINVAL', 'read', path, { reason: 'limit must be a non-negative number of lines' });
+      const text = await this.openText(path, options);
+      const cap = this.limits.maxConvenienceBytes;
+      try {
+        const lines: string[] = [];
+        let index = 0;
+        let size = 0;
+        let hasMore = false;
+        for await (const line of text.lines()) {
+          if (index++ < offset) continue;
+          if (lines.length === limit) {
+            hasMore = true;
+            break;
+          }
+          size += line.length + 1;
+          if (size > cap) {
+            throw fsError('ETOOLARGE', 'read', text.path, {
+              reason: `the page exceeds the convenience limit of ${cap} bytes`,
+              hint: 'pass a smaller { limit } of lines, or stream with openText()',
+            });
+          }
+          lines.push(line);
+        }
+        return {
+          path: text.path,
+          lines,
+          text: lines.join('\n'),
+          offset,
+          hasMore,
+          nextOffset: hasMore ? offset + lines.length : undefined,
+          encoding: text.encoding,
+        };
+      } finally {
+        await text.close();
+      }
+    });
+  }
+
+  writeBytes(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<WriteResult> {
+    return this.#guard('writeBytes', path, async () => {
+      if (!(data instanceof Uint8Array)) throw fsError('EINVAL', 'writeBytes', path, { reason: 'data must be a Uint8Array' });
+      if (data.byteLength > this.limits.maxConvenienceBytes) {
+        throw fsError('ETOOLARGE', 'writeBytes', path, {
+          reason: `${data.byteLength} bytes exceed the convenience limit of ${this.limits.maxConvenienceBytes} bytes`,
+          hint: 'use openWrite() and write the data in chunks',
+        });
+      }
+      const writer = await this.openWrite(path, options);
+      try {
+        await writer.write(data);
+        return await writer.close();
+      } finally {
+        await writer.abort();
+      }
+    });
+  }
+
+  write(path: string, text: string, options: WriteOptions & { encoding?: string } = {}): Promise<WriteResult> {
+    return this.#guard('write', path, async () => {
+      if (typeof text !== 'string') throw fsError('EINVAL', 'write', path, { reason: 'text must be a string' });
+      return this.writeBytes(path, encodeText(text, options.encoding ?? 'utf-8'), options);
+    });
+  }
+
+  // ---------------------------------------------------------------- metadata
+
+  exists(path: string): Promise<boolean> {
+    return this.#guard('exists', path, async () => {
+      const r = this.resolve(path, 'exists');
+      const st = await this.tryStat(r.path);
+      if (st === undefined) return false;
+      return !r.dirOnly || st.kind === 'directory';
+    });
+  }
+
+  stat(path: string): Promise<FileStat> {
+    return this.#guard('stat', path, async () => {
+      const r = this.resolve(path, 'stat');
+      const st = await this.statPath(r.path);
+      if (r.dirOnly && st.kind !== 'directory') throw fsError('ENOTDIR', 'stat', path);
+      return st;
+    });
+  }
+
+  list(path = ''): Promise<FileEntry[]> {
+    return this.#guard('list', path, async () => {
+      const r = this.resolve(path, 'list');
+      const entries = await this.readDirectory(r.path);
+      return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    });
+  }
+
+  glob(pattern: string, options: GlobOptions = {}): AsyncIterableIterator<GlobMatch> {
+    return this.#iterate('glob', pattern, () => this.#glob(pattern, options));
+  }
+
+  async *#glob(pattern: string, options: GlobOptions): AsyncGenerator<GlobMatch> {
+    const cwd = this.resolve(options.cwd ?? '', 'glob').path;
+    const plan = compileGlob(pattern, { dot: options.dot, ignore: options.ignore, maxDepth: options.maxDepth });
+    const want = options.kind ?? 'any';
+    const start = joinPath(cwd, plan.base);
+    const startStat = await this.tryStat(start);
+    if (startStat?.kind !== 'directory') return;
+    const prefix = cwd === '' ? 0 : cwd.length + 1;
+    const rel = (p: string) => p.slice(prefix);
+    const walk = walkTree((p) => this.readDirectory(p), start, {
+      maxDepth: plan.maxDepth,
+      enter: (entry) => !plan.ignored(rel(entry.path)) && (options.dot === true || !entry.name.startsWith('.') || this.#patternNamesDot(pattern)),
+    });
+    for await (const { entry } of walk) {
+      if (want !== 'any' && entry.kind !== want) continue;
+      if (plan.matches(rel(entry.path))) yield { path: entry.path, kind: entry.kind };
+    }
+  }
+
+  #patternNamesDot(pattern: string): boolean {
+    return /(^|\/)\./.test(pattern);
+  }
+
+  grep(pattern: string, options: GrepOptions = {}): AsyncIterableIterator<GrepMatch> {
+    return this.#iterate('grep', options.path ?? '', () => this.#grep(pattern, options));
+  }
+
+  async *#grep(pattern: string, options: GrepOptions): AsyncGenerator<GrepMatch> {
+    const scope = this.resolve(options.path ?? '', 'grep').path;
+    const matcher = compileGrep(pattern, options);
+    const max = options.maxMatches ?? this.limits.maxGrepMatches;
+    if (!Number.isSafeInteger(max) || max < 0) throw fsError('EINVAL', 'grep', options.path, { reason: 'maxMatches must be a non-negative integer' });
+    const filter = options.glob === undefined ? undefined : compileFileFilter(options.glob);
+    const plan: GrepPlan = { scope, maxMatches: max, filter, dot: options.dot ?? false };
+    if (max === 0) return;
+    if (this.nativeGrep) {
+      yield* this.nativeGrep(matcher, plan);
+      return;
+    }
+    yield* this.scanFiles(matcher, plan);
+  }
+
+  /** The shared JS grep over the walk; native implementations may fall back to it. */
+  protected async *scanFiles(matcher: GrepMatcher, plan: GrepPlan): AsyncGenerator<GrepMatch> {
+    let remaining = plan.maxMatches;
+    for await (const path of this.grepCandidates(plan)) {
+      let reader: ByteReader;
+      try {
+        reader = await this.openFileReader(path, this.limits.chunkSize, 0);
+      } catch (err) {
+        // Files that vanish or cannot be read mid-walk are skipped, as rg does.
+        const code = codeOf(err);
+        if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'EPERM') continue;
+        throw err;
+      }
+      try {
+        for await (const m of scanChunks(path, reader, matcher, remaining)) {
+          yield m;
+          if (--remaining <= 0) return;
+        }
+      } finally {
+        await reader.close();
+      }
+    }
+  }
+
+  /** Files grep would search for `plan`, in deterministic order. */
+  protected async *grepCandidates(plan: GrepPlan): AsyncGenerator<string> {
+    const st = await this.statPath(plan.scope);
+    if (st.kind === 'file') {
+      yield plan.scope;
+      return;
+    }
+    if (st.kind !== 'directory') return;
+    const prefix = plan.scope === '' ? 0 : plan.scope.length + 1;
+    const walk = walkTree((p) => this.readDirectory(p), plan.scope, {
+      enter: (entry) => plan.dot || !entry.name.startsWith('.'),
+    });
+    for await (const { entry } of walk) {
+      if (entry.kind !== 'file') continue;
+      if (!plan.dot && entry.name.startsWith('.')) continue;
+      if (plan.filter && !plan.filter(entry.path.slice(prefix))) continue;
+      yield entry.path;
+    }
+  }
+
+  #iterate<T>(op: FsOperation, path: string, make: () => AsyncGenerator<T>): AsyncIterableIterator<T> {
+    let inner: AsyncGenerator<T> | undefined;
+    const wrap = (err: unknown) => toFsError(err, op, typeof path === 'string' ? path : undefined);
+    const it: AsyncIterableIterator<T> = {
+      async next() {
+        inner ??= make();
+        try {
+          return await inner.next();
+        } catch (err) {
+          throw wrap(err);
+        }
+      },
+      async return(value?: unknown) {
+        if (inner) await inner.return(value as T);
+        return { done: true, value: undefined as T };
+      },
+      [Symbol.asyncIterator]() {
+        return it;
+      },
+    };
+    return it;
+  }
+
+  // ---------------------------------------------------------------- mutations
+
+  delete(path: string, options: DeleteOptions = {}): Promise<void> {
+    return this.#guard('delete', path, async () => {
+      const r = this.resolve(path, 'delete');
+      this.assertWritable('delete', r.path);
+      if (r.path === '')
+        throw fsError('EPERM', 'delete', '.', { reason: 'the workspace root cannot be deleted', hint: 'delete the entries inside it instead' });
+      const st = await this.tryStat(r.path);
+      if (st === undefined) {
+        if (options.force) return;
+        await this.statPath(r.path); // rethrows the precise ENOENT / ENOTDIR
+        return;
+      }
+      if (r.dirOnly && st.kind !== 'directory') throw fsError('ENOTDIR', 'delete', path);
+      if (st.kind === 'directory') await this.removeDirectory(r.path, options.recursive ?? false);
+      else await this.removeFile(r.path);
+    });
+  }
+
+  mkdir(path: string, options: MkdirOptions = {}): Promise<void> {
+    return this.#guard('mkdir', path, async () => {
+      const r = this.resolve(path, 'mkdir');
+      this.assertWritable('mkdir', r.path);
+      const st = await this.tryStat(r.path);
+      if (st !== undefined) {
+        if (st.kind === 'directory' && (options.existOk || (options.parents && r.path !== ''))) return;
+        throw fsError('EEXIST', 'mkdir', displayPath(r.path));
+      }
+      if (options.parents) {
+        await this.#ensureDirs(r.path, 'mkdir');
+        return;
+      }
+      await this.#requireParentDir(r.path, 'mkdir');
+      await this.createDirectory(r.path);
+    });
+  }
+
+  rename(from: string, to: string, options: RenameOptions = {}): Promise<void> {
+    return this.#guard(
+      'rename',
+      from,
+      async () => {
+        const src = this.resolve(from, 'rename');
+        const dst = this.resolve(to, 'rename');
+        this.assertWritable('rename', src.path);
+        if (src.path === '' || dst.path === '')
+          throw fsError('EBUSY', 'rename', from, { dest: to, reason: 'the workspace root cannot be renamed or replaced' });
+        const s = await this.statPath(src.path);
+        if ((src.dirOnly || dst.dirOnly) && s.kind !== 'directory') throw fsError('ENOTDIR', 'rename', from, { dest: to });
+        if (src.path === dst.path) return;
+        if (s.kind === 'directory' && isSameOrInside(src.path, dst.path)) {
+          throw fsError('EINVAL', 'rename', from, { dest: to, reason: 'cannot move a directory into itself' });
+        }
+        await this.#requireParentDir(dst.path, 'rename');
+        const d = await this.tryStat(dst.path);
+        if (d !== undefined) {
+          if (options.overwrite === false)
+            throw fsError('EEXIST', 'rename', from, { dest: to, reason: 'destination exists', hint: 'pass { overwrite: true } or choose another name' });
+          if (s.kind !== 'directory' && d.kind === 'directory') throw fsError('EISDIR', 'rename', from, { dest: to, reason: 'destination is a directory' });
+          if (s.kind === 'directory' && d.kind !== 'directory')
+            throw fsError('ENOTDIR', 'rename', from, { dest: to, reason: 'destination is not a directory' });
+          if (d.kind === 'directory' && (await this.readDirectory(dst.path)).length > 0) {
+            throw fsError('ENOTEMPTY', 'rename', from, { dest: to, reason: 'destination directory is not empty' });
+          }
+        }
+        await this.renamePath(src.path, dst.path);
+      },
+      to,
+    );
+  }
+
+  copy(from: string, to: string, options: CopyOptions = {}): Promise<void> {
+    return this.#guard(
+      'copy',
+      from,
+      async () => {
+        const src = this.resolve(from, 'copy');
+        const dst = this.resolve(to, 'copy');
+        this.assertWritable('copy', dst.path);
+        const s = await this.statPath(src.path);
+        if (src.dirOnly && s.kind !== 'directory') throw fsError('ENOTDIR', 'copy', from, { dest: to });
+        if (src.path === dst.path) throw fsError('EINVAL', 'copy', from, { dest: to, reason: 'source and destination are the same' });
+        if (s.kind === 'directory') {
+          if (!options.recursive)
+            throw fsError('EISDIR', 'copy', from, { dest: to, reason: 'source is a directory', hint: 'pass { recursive: true } to copy a directory' });
+          if (isSameOrInside(src.path, dst.path)) throw fsError('EINVAL', 'copy', from, { dest: to, reason: 'cannot copy a directory into itself' });
+        }
+        const d = await this.tryStat(dst.path);
+        if (d !== undefined) {
+          if (s.kind !== 'directory' && d.kind === 'directory')
+            throw fsError('EISDIR', 'copy', from, { dest: to, reason: 'cannot overwrite a directory with a file' });
+          if (s.kind === 'directory' && d.kind !== 'directory')
+            throw fsError('ENOTDIR', 'copy', from, { dest: to, reason: 'cannot overwrite a file with a directory' });
+          if (s.kind !== 'directory' && options.overwrite === false)
+            throw fsError('EEXIST', 'copy', from, { dest: to, reason: 'destination exists', hint: 'pass { overwrite: true } or choose another name' });
+        }
+        if (dst.dirOnly && s.kind !== 'directory') throw fsError('ENOTDIR', 'copy', from, { dest: to });
+        await this.#ensureDirs(parentPath(dst.path), 'copy');
+        if (s.kind !== 'directory') {
+          await this.copyFile(src.path, dst.path);
+          return;
+        }
+        await this.copyTree(src.path, dst.path, options.overwrite ?? true);
+      },
+      to,
+    );
+  }
+
+  /** Recursive copy through the primitives; backends may override with a native one. */
+  protected async copyTree(from: string, to: string, overwrite: boolean): Promise<void> {
+    if ((await this.tryStat(to)) === undefined) await this.createDirectory(to);
+    for await (const { entry } of walkTree((p) => this.readDirectory(p), from)) {
+      const target = joinPath(to, entry.path.slice(from === '' ? 0 : from.length + 1));
+      const existing = await this.tryStat(target);
+      if (entry.kind === 'directory') {
+        if (existing === undefined) await this.createDirectory(target);
+        else if (existing.kind !== 'directory')
+          throw fsError('ENOTDIR', 'copy', entry.path, { dest: target, reason: 'cannot overwrite a file with a directory' });
+      } else if (entry.kind === 'file') {
+        if (existing?.kind === 'directory') throw fsError('EISDIR', 'copy', entry.path, { dest: target, reason: 'cannot overwrite a directory with a file' });
+        if (existing !== undefined && !overwrite) throw fsError('EEXIST', 'copy', entry.path, { dest: target });
+        await this.copyFile(entry.path, target);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- snapshots
+
+  #requireSnapshots(op: FsOperation): void {
+    if (this.#closed) throw fsError('ECLOSED', op, undefined, { reason: 'filesystem is closed' });
+    if (!this.capabilities.snapshots) throw fsError('EUNSUPPORTED', op, undefined, { reason: 'this backend does not support snapshots' });
+  }
+
+  snapshot(tag?: string): Promise<Snapshot> {
+    return this.#guard('snapshot', undefined, async () => {
+      this.#requireSnapshots('snapshot');
+      if (tag !== undefined && typeof tag !== 'string') throw fsError('EINVAL', 'snapshot', undefined, { reason: 'tag must be a string' });
+      return this.createSnapshot(tag);
+    });
+  }
+
+  restore(snapshot: Snapshot | string): Promise<void> {
+    return this.#guard('restore', undefined, async () => {
+      this.#requireSnapshots('restore');
+      this.assertWritable('restore', '');
+      const id = snapshotId(snapshot, 'restore');
+      await this.restoreSnapshot(id);
+    });
+  }
+
+  listSnapshots(): Promise<Snapshot[]> {
+    return this.#guard('listSnapshots', undefined, async () => {
+      this.#requireSnapshots('listSnapshots');
+      return this.snapshotList();
+    });
+  }
+
+  dropSnapshot(snapshot: Snapshot | string): Promise<void> {
+    return this.#guard('dropSnapshot', undefined, async () => {
+      this.#requireSnapshots('dropSnapshot');
+      await this.removeSnapshot(snapshotId(snapshot, 'dropSnapshot'));
+    });
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /** True once {@link close} has been called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.closeBackend();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+/** What grep searches: the scope, the limit and the file filter. */
+export interface GrepPlan {
+  /** Normalized file or directory to search. */
+  readonly scope: string;
+  readonly maxMatches: number;
+  /** File filter on paths relative to a directory scope. */
+  readonly filter: ((relativePath: string) => boolean) | undefined;
+  readonly dot: boolean;
+}
+
+function snapshotId(snapshot: Snapshot | string, op: FsOperation): string {
+  const id = typeof snapshot === 'string' ? snapshot : snapshot?.id;
+  if (typeof id !== 'string' || id.length === 0) throw fsError('EINVAL', op, undefined, { reason: 'expected a Snapshot or a snapshot id' });
+  return id;
+}
+
+/** Capabilities of a backend that declares nothing. */
+export const NO_CAPABILITIES: Capabilities = Object.freeze({
+  snapshots: false,
+  watch: false,
+  symlinks: false,
+  nativeGrep: false,
+  readOnly: false,
+  permissions: false,
+  birthtime: false,
+  snapshotsKeepEmptyDirs: false,
+});

@@ -1,0 +1,122 @@
+/**
+ * Glob matching shared by every backend: picomatch for the pattern language
+ * (`*`, `?`, `[1-2]`, `{a,b}`, `**`), plus the planning that keeps a walk
+ * small (static base directory, depth bound, ignore pruning).
+ *
+ * @module
+ */
+
+import picomatch from 'picomatch';
+import { FsError } from './errors.ts';
+import { resolvePath } from './path.ts';
+
+/** A compiled glob. */
+export interface GlobPlan {
+  /** Directory (relative to the glob's cwd) where matches can start. */
+  readonly base: string;
+  /** Deepest level below `base` a match can be at; Infinity with `**`. */
+  readonly maxDepth: number;
+  /** Tests a path relative to the glob's cwd. */
+  readonly matches: (relativePath: string) => boolean;
+  /** Tests whether a directory (relative to cwd) is ignored, so it is not walked. */
+  readonly ignored: (relativePath: string) => boolean;
+}
+
+/** Options of {@link compileGlob}. */
+export interface CompileGlobOptions {
+  dot?: boolean;
+  ignore?: string | readonly string[];
+  maxDepth?: number;
+  nocase?: boolean;
+}
+
+const MAGIC = /[*?[\]{}()!+@]/;
+
+function badPattern(pattern: string, reason: string): FsError {
+  return new FsError({ code: 'EBADPATTERN', op: 'glob', path: pattern, reason });
+}
+
+/**
+ * Compiles a glob into a {@link GlobPlan}.
+ *
+ * @example
+ * ```ts
+ * const plan = compileGlob('src/**\/*.ts');
+ * plan.base;                      // 'src'
+ * plan.matches('src/a/b.ts');     // true
+ * ```
+ */
+export function compileGlob(pattern: string, options: CompileGlobOptions = {}): GlobPlan {
+  if (typeof pattern !== 'string' || pattern.length === 0) {
+    throw badPattern(String(pattern), 'glob pattern must be a non-empty string');
+  }
+  if (pattern.startsWith('/')) {
+    throw new FsError({
+      code: 'EPATHESCAPE',
+      op: 'glob',
+      path: pattern,
+      reason: 'absolute glob patterns are not accepted',
+      hint: 'write the pattern relative to the workspace root',
+    });
+  }
+  const segments = pattern.split('/').filter((s) => s !== '' && s !== '.');
+  if (segments.includes('..')) {
+    throw new FsError({
+      code: 'EPATHESCAPE',
+      op: 'glob',
+      path: pattern,
+      reason: 'glob patterns may not contain ".."',
+      hint: 'set { cwd } instead of climbing with ".."',
+    });
+  }
+  const staticSegments: string[] = [];
+  for (const seg of segments) {
+    if (MAGIC.test(seg) || seg.includes('\\')) break;
+    staticSegments.push(seg);
+  }
+  // The base itself must be a valid path; its last static segment may be the match itself.
+  const baseSegments = staticSegments.length === segments.length ? staticSegments.slice(0, -1) : staticSegments;
+  const base = resolvePath(baseSegments.join('/'), 'glob').path;
+  const rest = segments.slice(baseSegments.length);
+  const globstar = rest.some((s) => s.includes('**'));
+  const patternDepth = globstar ? Number.POSITIVE_INFINITY : rest.length;
+  const normalized = segments.join('/');
+  let matcher: (p: string) => boolean;
+  let ignoreMatcher: ((p: string) => boolean) | undefined;
+  try {
+    matcher = picomatch(normalized, { dot: options.dot ?? false, nocase: options.nocase ?? false, strictSlashes: false });
+    const ignore = typeof options.ignore === 'string' ? [options.ignore] : [...(options.ignore ?? [])];
+    if (ignore.length > 0) {
+      const ig = picomatch(ignore, { dot: true });
+      // Ignoring `dir` also ignores everything below it, like .gitignore.
+      ignoreMatcher = (p) => ig(p) || ig(`${p}/`);
+    }
+  } catch (err) {
+    throw badPattern(pattern, (err as Error).message);
+  }
+  const limit = options.maxDepth ?? Number.POSITIVE_INFINITY;
+  const baseDepth = baseSegments.length;
+  return {
+    base,
+    maxDepth: Math.min(patternDepth, Math.max(0, limit - baseDepth)),
+    matches: (p) => matcher(p) && !(ignoreMatcher?.(p) ?? false),
+    ignored: (p) => ignoreMatcher?.(p) ?? false,
+  };
+}
+
+/**
+ * Compiles a file filter the way ripgrep's `-g` works: a pattern without `/`
+ * matches the file name at any depth; one with `/` matches the relative path.
+ */
+export function compileFileFilter(pattern: string, dot = true): (relativePath: string) => boolean {
+  try {
+    if (!pattern.includes('/')) {
+      const m = picomatch(pattern, { dot });
+      return (p) => m(p.slice(p.lastIndexOf('/') + 1));
+    }
+    const m = picomatch(pattern.replace(/^\.\//, ''), { dot });
+    return (p) => m(p);
+  } catch (err) {
+    throw new FsError({ code: 'EBADPATTERN', op: 'grep', path: pattern, reason: (err as Error).message });
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * `@ctxfs/core` — the Filesystem protocol and everything every backend
+ * shares: paths, errors, limits, streams, text decoding, glob and grep.
+ *
+ * @example
+ * ```ts
+ * import { resolvePath, isFsError } from '@ctxfs/core';
+ * resolvePath('src/../README.md', 'stat').path; // 'README.md'
+ * ```
+ *
+ * @module
+ */
+
+export * from './byte-reader.ts';
+export * from './byte-writer.ts';
+export * from './encoding.ts';
+export * from './errors.ts';
+export * from './filesystem-base.ts';
+export * from './glob.ts';
+export * from './grep.ts';
+export * from './limits.ts';
+export * from './lines.ts';
+export * from './path.ts';
+export * from './text-reader.ts';
+export type * from './types.ts';
+export * from './walk.ts';

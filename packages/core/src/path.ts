@@ -1,0 +1,176 @@
+/**
+ * Workspace paths: the single implementation every backend uses to turn a
+ * caller's path into a normalized, root-relative POSIX path, or to refuse it.
+ *
+ * A normalized path has no leading or trailing slash, no `.` or `..` segment
+ * and no empty segment; the workspace root is the empty string `''`.
+ *
+ * @module
+ */
+
+import { FsError, type FsOperation } from './errors.ts';
+
+/** Bounds on path shape. Defaults follow Linux (`PATH_MAX`, `NAME_MAX`). */
+export interface PathLimits {
+  /** Most segments a path may have after normalization. Default 256. */
+  maxDepth: number;
+  /** Longest segment, in UTF-8 bytes. Default 255. */
+  maxSegmentBytes: number;
+  /** Longest whole path, in UTF-8 bytes. Default 4096. */
+  maxPathBytes: number;
+}
+
+/**
+ * Default limits. Generous enough for real trees (deep Java packages, nested
+ * `node_modules`) and equal to what Linux itself refuses beyond.
+ */
+export const DEFAULT_PATH_LIMITS: Readonly<PathLimits> = Object.freeze({
+  maxDepth: 256,
+  maxSegmentBytes: 255,
+  maxPathBytes: 4096,
+});
+
+/** The result of {@link resolvePath}. */
+export interface ResolvedPath {
+  /** Normalized root-relative path; `''` is the root. */
+  readonly path: string;
+  /** The caller wrote a trailing slash: the path must name a directory. */
+  readonly dirOnly: boolean;
+}
+
+/** Renders a caller's path for an error message, escaping control characters. */
+export function describeInput(input: unknown): string {
+  if (typeof input !== 'string') return String(input);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: this detects them
+  return /[\u0000-\u001f\u007f]/.test(input) ? JSON.stringify(input).slice(1, -1) : input;
+}
+
+function refuse(code: 'EINVAL' | 'EPATHESCAPE' | 'ENAMETOOLONG', op: FsOperation, input: unknown, reason: string, hint?: string): FsError {
+  return new FsError({ code, op, path: describeInput(input), reason, hint });
+}
+
+const encoder = new TextEncoder();
+
+function utf8Length(s: string): number {
+  // Pure ASCII is the overwhelmingly common case; skip the encode.
+  for (let i = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) > 0x7f) return encoder.encode(s).length;
+  }
+  return s.length;
+}
+
+/**
+ * Validates and normalizes a caller's path against the workspace root.
+ *
+ * - Backslashes become `/`; `.` segments and repeated slashes vanish; `..`
+ *   pops a segment and may never climb above the root (`EPATHESCAPE`).
+ * - Absolute paths (`/x`, `C:\x`, `\\server\share`) are refused with
+ *   `EPATHESCAPE`: every path is relative to the workspace root.
+ * - NUL, other control characters and unpaired UTF-16 surrogates are refused
+ *   with `EINVAL` before any I/O.
+ * - Over-long paths, segments or depths are refused with `ENAMETOOLONG`.
+ *
+ * @example
+ * ```ts
+ * resolvePath('src\\lib/../index.ts', 'stat'); // { path: 'src/index.ts', dirOnly: false }
+ * resolvePath('docs/', 'list');                // { path: 'docs', dirOnly: true }
+ * resolvePath('../etc/passwd', 'read');        // throws FsError EPATHESCAPE
+ * ```
+ */
+export function resolvePath(input: unknown, op: FsOperation, limits: PathLimits = DEFAULT_PATH_LIMITS): ResolvedPath {
+  if (typeof input !== 'string') {
+    throw refuse('EINVAL', op, input, `path must be a string, got ${input === null ? 'null' : typeof input}`, 'pass a workspace-relative path string');
+  }
+  let hasBackslash = false;
+  for (let i = 0; i < input.length; i++) {
+    const c = input.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) {
+      throw refuse(
+        'EINVAL',
+        op,
+        input,
+        c === 0 ? 'path contains a NUL byte' : `path contains control character U+${c.toString(16).padStart(4, '0').toUpperCase()}`,
+        'remove control characters from the path',
+      );
+    }
+    if (c === 0x5c) hasBackslash = true;
+    else if (c >= 0xd800 && c <= 0xdfff) {
+      const next = input.charCodeAt(i + 1);
+      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++;
+      else throw refuse('EINVAL', op, input, 'path contains an unpaired UTF-16 surrogate', 'pass a well-formed Unicode string');
+    }
+  }
+  const p = hasBackslash ? input.replaceAll('\\', '/') : input;
+  if (p.charCodeAt(0) === 0x2f) {
+    throw refuse('EPATHESCAPE', op, input, 'absolute paths are not accepted', 'use a path relative to the workspace root, e.g. "src/index.ts"');
+  }
+  if (p.length >= 2 && p.charCodeAt(1) === 0x3a && /^[A-Za-z]:/.test(p)) {
+    throw refuse('EPATHESCAPE', op, input, 'drive-letter paths are not accepted', 'use a path relative to the workspace root');
+  }
+  const dirOnly = p.length > 0 && p.charCodeAt(p.length - 1) === 0x2f;
+  const raw = p.split('/');
+  const out: string[] = [];
+  for (const seg of raw) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (out.length === 0) {
+        throw refuse(
+          'EPATHESCAPE',
+          op,
+          input,
+          'path climbs above the workspace root',
+          'remove the leading ".." segments; paths are relative to the workspace root',
+        );
+      }
+      out.pop();
+      continue;
+    }
+    if (utf8Length(seg) > limits.maxSegmentBytes) {
+      throw refuse('ENAMETOOLONG', op, input, `a path segment exceeds ${limits.maxSegmentBytes} bytes`, 'shorten the file or directory name');
+    }
+    out.push(seg);
+  }
+  if (out.length > limits.maxDepth) {
+    throw refuse('ENAMETOOLONG', op, input, `path is deeper than ${limits.maxDepth} segments`, 'use a shallower path');
+  }
+  const path = out.join('/');
+  if (utf8Length(path) > limits.maxPathBytes) {
+    throw refuse('ENAMETOOLONG', op, input, `path exceeds ${limits.maxPathBytes} bytes`, 'use a shorter path');
+  }
+  return { path, dirOnly };
+}
+
+/** Joins normalized paths; `''` is the root. */
+export function joinPath(dir: string, name: string): string {
+  if (dir === '') return name;
+  if (name === '') return dir;
+  return `${dir}/${name}`;
+}
+
+/** Parent of a normalized path; the root's parent is the root. */
+export function parentPath(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : path.slice(0, i);
+}
+
+/** Last segment of a normalized path; `''` for the root. */
+export function baseName(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? path : path.slice(i + 1);
+}
+
+/** True when `path` is `ancestor` or lies below it (both normalized). */
+export function isSameOrInside(ancestor: string, path: string): boolean {
+  if (ancestor === '') return true;
+  return path === ancestor || (path.startsWith(ancestor) && path.charCodeAt(ancestor.length) === 0x2f);
+}
+
+/** Renders a normalized path for people: the root shows as `.`. */
+export function displayPath(path: string): string {
+  return path === '' ? '.' : path;
+}
+
+/** Segments of a normalized path; the root has none. */
+export function pathSegments(path: string): string[] {
+  return path === '' ? [] : path.split('/');
+}

@@ -1,0 +1,364 @@
+/**
+ * The Filesystem protocol: the types every backend implements and every
+ * caller programs against. Three layers, as in the design: streaming
+ * (primary), convenience (bounded, built on streaming) and core operations.
+ *
+ * All paths are workspace-relative POSIX paths (see `resolvePath`); results
+ * carry normalized paths where the root is `''`.
+ *
+ * @module
+ */
+
+import type { PathLimits } from './path.ts';
+
+/** What a path names. Backends without symlink support never report `symlink`. */
+export type FileKind = 'file' | 'directory' | 'symlink' | 'other';
+
+/** Metadata of one file or directory. */
+export interface FileStat {
+  /** Normalized workspace-relative path (`''` for the root). */
+  readonly path: string;
+  readonly kind: FileKind;
+  /** Size in bytes; 0 for directories. */
+  readonly size: number;
+  /** Last content modification. */
+  readonly mtime: Date;
+  /** Last metadata change, where the backend knows it. */
+  readonly ctime?: Date | undefined;
+  /** Creation time, where the backend knows it. */
+  readonly birthtime?: Date | undefined;
+  /** POSIX permission bits (`0o644`), where the backend has them. */
+  readonly mode?: number | undefined;
+}
+
+/** One entry of a directory listing. */
+export interface FileEntry {
+  /** Last path segment. */
+  readonly name: string;
+  /** Normalized workspace-relative path. */
+  readonly path: string;
+  readonly kind: FileKind;
+}
+
+/** One path matched by {@link Filesystem.glob}. */
+export interface GlobMatch {
+  readonly path: string;
+  readonly kind: FileKind;
+}
+
+/** A span within a line, in Unicode code points (not UTF-16 units, not bytes). */
+export interface MatchSpan {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** One matching line found by {@link Filesystem.grep}. */
+export interface GrepMatch {
+  readonly path: string;
+  /** 1-based line number. */
+  readonly line: number;
+  /** The line's text without its terminator (`\n` or `\r\n`). */
+  readonly text: string;
+  /** Code-point offset of the first match in `text`. */
+  readonly matchStart: number;
+  /** Code-point offset just past the first match. */
+  readonly matchEnd: number;
+  /** Every non-overlapping match in the line, in order. */
+  readonly spans: readonly MatchSpan[];
+}
+
+/** What a write did. */
+export interface WriteResult {
+  readonly path: string;
+  readonly bytesWritten: number;
+  readonly mode: WriteMode;
+}
+
+/**
+ * - `create`: fail with `EEXIST` if the file exists;
+ * - `overwrite`: replace the content, creating the file if needed;
+ * - `append`: add to the end, creating the file if needed.
+ */
+export type WriteMode = 'create' | 'overwrite' | 'append';
+
+/** Relative position for {@link ByteReader.seek}. */
+export type SeekWhence = 'start' | 'current' | 'end';
+
+/**
+ * A streaming reader of one file's bytes. Iterate it for chunks of at most
+ * `chunkSize` bytes; memory stays bounded by the chunk size.
+ *
+ * @example
+ * ```ts
+ * await using reader = await fs.openRead('big.bin', { chunkSize: 1 << 20 });
+ * for await (const chunk of reader) hash.update(chunk);
+ * ```
+ */
+export interface ByteReader extends AsyncIterable<Uint8Array>, AsyncDisposable {
+  /** Normalized path of the file. */
+  readonly path: string;
+  /** Size of the file when it was opened. */
+  readonly size: number;
+  /** Offset of the next byte to be read. */
+  readonly position: number;
+  /** Reads up to `length` bytes (default: chunk size) from the position; empty at end of file. */
+  read(length?: number): Promise<Uint8Array>;
+  /** Moves the position; returns the new absolute offset. Throws `EINVAL` for a negative result. */
+  seek(offset: number, whence?: SeekWhence): number;
+  /** Releases the reader. Idempotent; later reads throw `ECLOSED`. */
+  close(): Promise<void>;
+}
+
+/**
+ * A streaming writer. Nothing is visible at the target until {@link close}
+ * commits; {@link abort} (or disposal without close) discards everything, so
+ * an interrupted overwrite leaves the old content and an interrupted create
+ * leaves no file.
+ *
+ * @example
+ * ```ts
+ * const w = await fs.openWrite('out.log', { mode: 'append' });
+ * try {
+ *   for (const line of lines) await w.write(encoder.encode(line));
+ *   await w.close();
+ * } finally {
+ *   await w.abort(); // no-op after a successful close
+ * }
+ * ```
+ */
+export interface ByteWriter extends AsyncDisposable {
+  readonly path: string;
+  readonly mode: WriteMode;
+  /** Bytes accepted so far. */
+  readonly bytesWritten: number;
+  write(chunk: Uint8Array): Promise<void>;
+  /** Commits the bytes to the target. Idempotent once committed. */
+  close(): Promise<WriteResult>;
+  /** Discards the bytes; the target is left as it was. Idempotent; a no-op after close. */
+  abort(): Promise<void>;
+}
+
+/**
+ * Lazy text decoding over a {@link ByteReader}. Iterate for decoded text
+ * chunks, or call {@link lines} for one line at a time.
+ */
+export interface TextReader extends AsyncIterable<string>, AsyncDisposable {
+  readonly path: string;
+  /** The encoding used to decode (WHATWG label, e.g. `utf-8`, `utf-16le`). */
+  readonly encoding: string;
+  /** Whether the file began with a byte-order mark (it is not part of the text). */
+  readonly bom: boolean;
+  /** Lines without their terminators; `\r\n` and `\n` both end a line. */
+  lines(): AsyncIterableIterator<string>;
+  close(): Promise<void>;
+}
+
+/** Options of {@link Filesystem.openRead}. */
+export interface OpenReadOptions {
+  /** Byte offset to start at. */
+  offset?: number;
+  /** Size of iterated chunks; default 64 KiB. */
+  chunkSize?: number;
+}
+
+/** Options of {@link Filesystem.openWrite}. */
+export interface OpenWriteOptions {
+  /** Default `overwrite`. */
+  mode?: WriteMode;
+  /** Create missing parent directories. Default `false` (`ENOENT`). */
+  createParents?: boolean;
+}
+
+/** Options of {@link Filesystem.openText} and text reads. */
+export interface TextOptions {
+  /**
+   * WHATWG encoding label. Default: detected from a BOM, else UTF-8. A file
+   * that looks binary is refused with `EBINARY` unless an encoding is given.
+   */
+  encoding?: string;
+  /** Throw `EDECODE` on invalid bytes instead of substituting U+FFFD. Default `false`. */
+  fatal?: boolean;
+}
+
+/** Options of {@link Filesystem.readBytes}. */
+export interface ReadBytesOptions {
+  offset?: number;
+  /** Most bytes to return; default and maximum: the convenience cap. */
+  limit?: number;
+}
+
+/** Options of {@link Filesystem.read}. */
+export interface ReadTextOptions extends TextOptions {
+  /** 0-based index of the first line to return. */
+  offset?: number;
+  /** Most lines to return; default 2,000. */
+  limit?: number;
+}
+
+/** A page of lines returned by {@link Filesystem.read}. */
+export interface TextPage {
+  readonly path: string;
+  /** The lines, without terminators. */
+  readonly lines: string[];
+  /** `lines.join('\n')`, for callers that want one string. */
+  readonly text: string;
+  /** 0-based index of `lines[0]`. */
+  readonly offset: number;
+  /** More lines follow the page. */
+  readonly hasMore: boolean;
+  /** Offset to pass for the next page, when `hasMore`. */
+  readonly nextOffset: number | undefined;
+  readonly encoding: string;
+}
+
+/** Options of {@link Filesystem.writeBytes} and {@link Filesystem.write}. */
+export type WriteOptions = OpenWriteOptions;
+
+/** Options of {@link Filesystem.glob}. */
+export interface GlobOptions {
+  /** Directory the pattern is relative to; default the root. */
+  cwd?: string;
+  /** Let `*` and `**` match names that start with a dot. Default `false`. */
+  dot?: boolean;
+  /** Patterns (relative to `cwd`) to leave out. */
+  ignore?: string | readonly string[];
+  /** Deepest level below `cwd` to descend. */
+  maxDepth?: number;
+  /** Which kinds to yield; default all. */
+  kind?: 'file' | 'directory' | 'any';
+}
+
+/** Options of {@link Filesystem.grep}. */
+export interface GrepOptions {
+  /** File or directory to search; default the root. */
+  path?: string;
+  /** Only files matching this glob (relative to `path` when it is a directory). */
+  glob?: string;
+  /** Stop after this many matching lines; default 1,000. */
+  maxMatches?: number;
+  ignoreCase?: boolean;
+  /** Treat the pattern as plain text, not a regular expression. */
+  literal?: boolean;
+  /** Search dotfiles too. Default `false`. */
+  dot?: boolean;
+}
+
+/** Options of {@link Filesystem.delete}. */
+export interface DeleteOptions {
+  /** Remove a non-empty directory with everything in it. */
+  recursive?: boolean;
+  /**
+   * Succeed when the path does not exist. Default `false`: deleting a missing
+   * path is `ENOENT`, as `rm` without `-f` does.
+   */
+  force?: boolean;
+}
+
+/** Options of {@link Filesystem.mkdir}. */
+export interface MkdirOptions {
+  /** Create missing ancestors. Default `false`. */
+  parents?: boolean;
+  /** Succeed if the directory already exists. Default `false`. */
+  existOk?: boolean;
+}
+
+/** Options of {@link Filesystem.rename}. */
+export interface RenameOptions {
+  /** Replace an existing destination, as POSIX rename does. Default `true`. */
+  overwrite?: boolean;
+}
+
+/** Options of {@link Filesystem.copy}. */
+export interface CopyOptions {
+  /** Copy directories with their contents. Default `false` (`EISDIR`). */
+  recursive?: boolean;
+  /** Replace existing destination files. Default `true`, as `cp` does. */
+  overwrite?: boolean;
+}
+
+/** A captured state of the whole workspace. */
+export interface Snapshot {
+  /** Backend-issued identifier; pass it (or the object) to `restore`. */
+  readonly id: string;
+  readonly createdAt: Date;
+  readonly tag?: string | undefined;
+  /** Backend-specific reference (a commit id, an image id...). */
+  readonly ref?: string | undefined;
+}
+
+/**
+ * What a backend can do. The conformance suite reads this and tests what is
+ * declared; an undeclared capability's operations throw `EUNSUPPORTED`.
+ */
+export interface Capabilities {
+  /** `snapshot`, `restore`, `listSnapshots`, `dropSnapshot`. */
+  readonly snapshots: boolean;
+  /** Change notifications. */
+  readonly watch: boolean;
+  /** The backend stores and follows symbolic links. */
+  readonly symlinks: boolean;
+  /** `grep` runs natively (ripgrep, inside the container) rather than in JS. */
+  readonly nativeGrep: boolean;
+  /** The instance refuses every mutation with `EROFS`. */
+  readonly readOnly: boolean;
+  /** POSIX permission bits are stored and reported in `stat().mode`. */
+  readonly permissions: boolean;
+  /** `stat().birthtime` is meaningful. */
+  readonly birthtime: boolean;
+  /** Empty directories survive snapshot/restore. */
+  readonly snapshotsKeepEmptyDirs: boolean;
+}
+
+/** Limits every backend enforces. */
+export interface FilesystemLimits extends PathLimits {
+  /** Cap of `readBytes`, `read`, `writeBytes`, `write`; default 32 MiB. */
+  maxConvenienceBytes: number;
+  /** Default chunk size of streaming reads; 64 KiB. */
+  chunkSize: number;
+  /** Default `maxMatches` of `grep`; 1,000. */
+  maxGrepMatches: number;
+}
+
+/**
+ * The protocol. Every method validates its paths with the shared path rules
+ * and throws {@link FsError} with a Node-style or ctxfs code.
+ */
+export interface Filesystem extends AsyncDisposable {
+  /** Human-readable location of the workspace (`memory:`, a host directory, `docker://id/work`). */
+  readonly root: string;
+  readonly capabilities: Capabilities;
+  readonly limits: Readonly<FilesystemLimits>;
+  /** Whether every mutation is refused with `EROFS`. */
+  readonly readOnly: boolean;
+
+  // Streaming layer (primary)
+  openRead(path: string, options?: OpenReadOptions): Promise<ByteReader>;
+  openWrite(path: string, options?: OpenWriteOptions): Promise<ByteWriter>;
+  openText(path: string, options?: TextOptions): Promise<TextReader>;
+
+  // Convenience layer (bounded)
+  readBytes(path: string, options?: ReadBytesOptions): Promise<Uint8Array>;
+  read(path: string, options?: ReadTextOptions): Promise<TextPage>;
+  writeBytes(path: string, data: Uint8Array, options?: WriteOptions): Promise<WriteResult>;
+  write(path: string, text: string, options?: WriteOptions): Promise<WriteResult>;
+
+  // Core operations
+  exists(path: string): Promise<boolean>;
+  stat(path: string): Promise<FileStat>;
+  list(path?: string): Promise<FileEntry[]>;
+  glob(pattern: string, options?: GlobOptions): AsyncIterableIterator<GlobMatch>;
+  grep(pattern: string, options?: GrepOptions): AsyncIterableIterator<GrepMatch>;
+  delete(path: string, options?: DeleteOptions): Promise<void>;
+  mkdir(path: string, options?: MkdirOptions): Promise<void>;
+  rename(from: string, to: string, options?: RenameOptions): Promise<void>;
+  copy(from: string, to: string, options?: CopyOptions): Promise<void>;
+
+  // Snapshots (when capabilities.snapshots)
+  snapshot(tag?: string): Promise<Snapshot>;
+  restore(snapshot: Snapshot | string): Promise<void>;
+  listSnapshots(): Promise<Snapshot[]>;
+  dropSnapshot(snapshot: Snapshot | string): Promise<void>;
+
+  /** Releases backend resources; later calls throw `ECLOSED`. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,63 @@
+/**
+ * A lazy, depth-first walk over any backend's directory listing, in sorted
+ * order so results are deterministic. Shared by glob and grep.
+ *
+ * @module
+ */
+
+import type { FileEntry } from './types.ts';
+
+/** Lists one directory (entries in any order). */
+export type ReadDirectory = (path: string) => Promise<FileEntry[]>;
+
+/** Options of {@link walkTree}. */
+export interface WalkOptions {
+  /** Deepest level to yield; the start directory's children are depth 1. */
+  maxDepth?: number;
+  /** Called for each directory before descending; return false to prune it. */
+  enter?: (entry: FileEntry, depth: number) => boolean;
+}
+
+/** Orders names by UTF-16 code unit, the same everywhere (no locale). */
+export function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Yields every entry below `start` (not `start` itself), parents before
+ * children, siblings sorted by name. Each directory is read only when reached.
+ *
+ * @example
+ * ```ts
+ * for await (const { entry, depth } of walkTree((p) => fs.list(p), 'src')) console.log(depth, entry.path);
+ * ```
+ */
+export async function* walkTree(readDirectory: ReadDirectory, start: string, options: WalkOptions = {}): AsyncGenerator<{ entry: FileEntry; depth: number }> {
+  const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
+  if (maxDepth < 1) return;
+  const stack: Array<{ entries: FileEntry[]; index: number; depth: number }> = [];
+  const first = await readDirectory(start);
+  first.sort((a, b) => compareNames(a.name, b.name));
+  stack.push({ entries: first, index: 0, depth: 1 });
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1] as { entries: FileEntry[]; index: number; depth: number };
+    if (top.index >= top.entries.length) {
+      stack.pop();
+      continue;
+    }
+    const entry = top.entries[top.index++] as FileEntry;
+    yield { entry, depth: top.depth };
+    if (entry.kind === 'directory' && top.depth < maxDepth && (options.enter?.(entry, top.depth) ?? true)) {
+      let children: FileEntry[];
+      try {
+        children = await readDirectory(entry.path);
+      } catch (err) {
+        // A directory removed while we walk is simply gone.
+        if ((err as { code?: string }).code === 'ENOENT') continue;
+        throw err;
+      }
+      children.sort((a, b) => compareNames(a.name, b.name));
+      stack.push({ entries: children, index: 0, depth: top.depth + 1 });
+    }
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The one place that reaches into memfs's inode to share buffers instead of
+ * copying them. memfs keeps `buf` (capacity) and `size` (used bytes); its
+ * private `_setBuf` installs a buffer as-is, where the public `setBuffer`
+ * copies. Pinning memfs's version and the snapshot tests guard this contract.
+ *
+ * @module
+ */
+
+/** The part of memfs's `Node` this backend uses. */
+export interface ContentNode {
+  buf: Uint8Array;
+  mode: number;
+  mtime: Date;
+  btime: Date;
+  getSize(): number;
+  isDirectory(): boolean;
+  isFile(): boolean;
+  touch(): void;
+  write(buf: Buffer, off: number, len: number, pos: number): number;
+  setBuffer(buf: Buffer): void;
+  _setBuf?: (buf: Buffer) => void;
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * Makes `bytes` the node's content without copying. The node's capacity
+ * becomes exactly `bytes.length`, so a later append reallocates instead of
+ * writing into memory another reader or snapshot may share.
+ */
+export function setContent(node: ContentNode, bytes: Uint8Array): void {
+  if (typeof node._setBuf === 'function') node._setBuf(asBuffer(bytes));
+  else node.setBuffer(asBuffer(bytes));
+}
+
+/** The node's current content as a view (no copy); never mutate it. */
+export function viewOf(node: ContentNode): Uint8Array {
+  return node.buf.subarray(0, node.getSize());
+}
