@@ -33,6 +33,8 @@ import { captureTree, restoreTree, type TreeImage } from './tree-image.ts';
 export interface MemoryFilesystemOptions extends FilesystemBaseOptions {
   /** Initial files: path → text or bytes. Parent directories are created. */
   files?: Readonly<Record<string, string | Uint8Array>>;
+  /** Initial empty directories (parents are created). */
+  dirs?: readonly string[];
 }
 
 interface StoredSnapshot {
@@ -98,6 +100,9 @@ export class MemoryFilesystem extends FilesystemBase {
       birthtime: true,
       snapshotsKeepEmptyDirs: true,
     });
+    for (const dir of options.dirs ?? []) {
+      this.#vol.mkdirSync(`/${this.resolve(dir, 'mkdir').path}`, { recursive: true });
+    }
     for (const [path, content] of Object.entries(options.files ?? {})) {
       const p = this.resolve(path, 'write').path;
       const abs = `/${p}`;

@@ -1,0 +1,43 @@
+/**
+ * How a backend plugs into the conformance suite.
+ *
+ * @module
+ */
+
+import type { Filesystem } from '@ctxfs/core';
+
+/** Initial state of a filesystem the suite asks for. */
+export interface FixtureInit {
+  /** Files to create before the test: path → text or bytes (parents implied). */
+  files?: Readonly<Record<string, string | Uint8Array>>;
+  /** Empty directories to create. */
+  dirs?: readonly string[];
+  /** Open the filesystem read-only (after seeding). */
+  readOnly?: boolean;
+}
+
+/**
+ * A backend under test. `create` returns a fresh filesystem per test, seeded
+ * as asked; the suite closes it, then calls `cleanup` if given.
+ *
+ * @example
+ * ```ts
+ * describeFilesystemConformance({
+ *   name: 'memory',
+ *   create: async ({ files, dirs, readOnly }) => seedThenOpen(files, dirs, readOnly),
+ * });
+ * ```
+ */
+export interface ConformanceTarget {
+  /** Name shown in the test report. */
+  name: string;
+  create(init: FixtureInit): Promise<Filesystem>;
+  /** Called after each test with the filesystem `create` returned (already closed). */
+  cleanup?(fs: Filesystem): Promise<void>;
+  /** Fuzz runs per operation; default 10,000 paths in all (see the fuzz section). */
+  fuzzRuns?: number;
+  /** Per-test timeout in ms for slow backends (containers). */
+  timeout?: number;
+  /** Run large-file tests up to this many bytes; default 8 MiB. */
+  largeFileBytes?: number;
+}
