@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { Filesystem } from '@ctxfs/core';
+import type { Capabilities, Filesystem } from '@ctxfs/core';
 
 /** Initial state of a filesystem the suite asks for. */
 export interface FixtureInit {
@@ -31,6 +31,13 @@ export interface FixtureInit {
 export interface ConformanceTarget {
   /** Name shown in the test report. */
   name: string;
+  /**
+   * What the backend declares it can do. Sections for a declared capability
+   * run in full; for an undeclared one the suite checks that the operations
+   * are refused with `EUNSUPPORTED` instead, so nothing is skipped silently.
+   * The suite also checks that `fs.capabilities` says the same.
+   */
+  capabilities: Capabilities;
   create(init: FixtureInit): Promise<Filesystem>;
   /** Called after each test with the filesystem `create` returned (already closed). */
   cleanup?(fs: Filesystem): Promise<void>;
