@@ -6,9 +6,48 @@
  */
 
 import type { SuiteContext } from '../context.ts';
+import { capabilitiesSection } from './capabilities.ts';
+import { concurrencySection } from './concurrency.ts';
+import { convenienceSection } from './convenience.ts';
+import { copySection } from './copy.ts';
+import { deleteSection } from './delete.ts';
+import { fuzzSection } from './fuzz.ts';
+import { globSection } from './glob.ts';
+import { grepSection } from './grep.ts';
+import { lifecycleSection } from './lifecycle.ts';
+import { limitsSection } from './limits.ts';
+import { metadataSection } from './metadata.ts';
+import { mkdirSection } from './mkdir.ts';
+import { pathsSection } from './paths.ts';
+import { readOnlySection } from './read-only.ts';
+import { renameSection } from './rename.ts';
+import { snapshotsSection } from './snapshots.ts';
+import { streamingReadSection } from './streaming-read.ts';
+import { streamingWriteSection } from './streaming-write.ts';
+import { textSection } from './text.ts';
 
 /** A section registers tests for one area of the protocol. */
 export type Section = (ctx: SuiteContext) => void;
 
 /** Every section, in report order. */
-export const SECTIONS: ReadonlyArray<readonly [string, Section]> = [];
+export const SECTIONS: ReadonlyArray<readonly [string, Section]> = [
+  ['capabilities', capabilitiesSection],
+  ['paths and security', pathsSection],
+  ['hostile path fuzz', fuzzSection],
+  ['exists, stat, list', metadataSection],
+  ['streaming reads', streamingReadSection],
+  ['streaming writes', streamingWriteSection],
+  ['text reading', textSection],
+  ['convenience layer', convenienceSection],
+  ['limits', limitsSection],
+  ['delete', deleteSection],
+  ['mkdir', mkdirSection],
+  ['rename', renameSection],
+  ['copy', copySection],
+  ['glob', globSection],
+  ['grep', grepSection],
+  ['snapshots', snapshotsSection],
+  ['read-only mode', readOnlySection],
+  ['concurrency', concurrencySection],
+  ['lifecycle', lifecycleSection],
+];

@@ -1,0 +1,4 @@
+import type { SuiteContext } from '../context.ts';
+
+/** TODO: being written. */
+export function fuzzSection(_ctx: SuiteContext): void {}
