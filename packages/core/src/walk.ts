@@ -7,6 +7,8 @@
 
 import type { FileEntry } from './types.ts';
 
+const SKIPPABLE: ReadonlySet<string> = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM']);
+
 /** Lists one directory (entries in any order). */
 export type ReadDirectory = (path: string) => Promise<FileEntry[]>;
 
@@ -52,8 +54,9 @@ export async function* walkTree(readDirectory: ReadDirectory, start: string, opt
       try {
         children = await readDirectory(entry.path);
       } catch (err) {
-        // A directory removed while we walk is simply gone.
-        if ((err as { code?: string }).code === 'ENOENT') continue;
+        // A directory removed, replaced or made unreadable while we walk is
+        // passed over, as find and ripgrep do; the walk goes on.
+        if (SKIPPABLE.has((err as { code?: string }).code ?? '')) continue;
         throw err;
       }
       children.sort((a, b) => compareNames(a.name, b.name));
