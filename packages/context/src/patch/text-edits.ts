@@ -1,0 +1,217 @@
+/**
+ * Exact text edits: replace by occurrence, and line-range edits. Pure
+ * functions over strings; positions are lines (1-based) and Unicode code
+ * points, never UTF-16 units or bytes, so an edit next to emoji or CJK text
+ * lands where the caller meant.
+ *
+ * @module
+ */
+
+import { fromDocument, type TextDocument, toDocument } from './text-document.ts';
+
+/** Which matches a replace touches. */
+export type Occurrence = 'unique' | 'first' | 'all' | number;
+
+/** Options of {@link replaceText}. */
+export interface ReplaceOptions {
+  /** Default `unique`: exactly one match or a refusal that says how many there are. A number is 1-based. */
+  occurrence?: Occurrence;
+  /** Treat `search` as a JavaScript regular expression; `replacement` may use `$1`, `$<name>`. */
+  regex?: boolean;
+  /** Regex flags besides `g` (e.g. `i`, `m`, `s`). */
+  flags?: string;
+}
+
+/** A match location in lines and code points. */
+export interface TextLocation {
+  /** 1-based line. */
+  readonly line: number;
+  /** 0-based code-point column within the line. */
+  readonly column: number;
+}
+
+/** Result of {@link replaceText}. */
+export type ReplaceResult =
+  | { readonly ok: true; readonly text: string; readonly replaced: number; readonly locations: readonly TextLocation[] }
+  | {
+      readonly ok: false;
+      readonly reason: 'not-found' | 'not-unique' | 'bad-occurrence' | 'bad-regex';
+      readonly matches: number;
+      readonly locations: readonly TextLocation[];
+      readonly message: string;
+    };
+
+function locate(text: string, utf16Index: number): TextLocation {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < utf16Index; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  let column = 0;
+  for (let i = lineStart; i < utf16Index; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < utf16Index) i++;
+    column++;
+  }
+  return { line, column };
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+}
+
+/**
+ * Replaces `search` with `replacement` in `text`.
+ *
+ * @example
+ * ```ts
+ * replaceText('a a a', 'a', 'b', { occurrence: 2 });   // { ok: true, text: 'a b a', ... }
+ * replaceText('a a a', 'a', 'b');                     // { ok: false, reason: 'not-unique', matches: 3, ... }
+ * ```
+ */
+export function replaceText(text: string, search: string, replacement: string, options: ReplaceOptions = {}): ReplaceResult {
+  const occurrence = options.occurrence ?? 'unique';
+  if (search.length === 0 && !options.regex) {
+    return { ok: false, reason: 'not-found', matches: 0, locations: [], message: 'The text to replace is empty; give the exact text to change.' };
+  }
+  let re: RegExp;
+  try {
+    const extra = (options.flags ?? '').replace(/[gy]/g, '');
+    re = new RegExp(options.regex ? search : escapeRegExp(search), `g${extra}${extra.includes('u') || extra.includes('v') ? '' : 'u'}`);
+  } catch (err) {
+    return { ok: false, reason: 'bad-regex', matches: 0, locations: [], message: `Invalid regular expression: ${(err as Error).message}` };
+  }
+  const matches: Array<{ index: number; length: number; groups: RegExpExecArray }> = [];
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    matches.push({ index: m.index, length: m[0].length, groups: m });
+    if (m[0].length === 0) re.lastIndex = m.index + 1;
+  }
+  const locations = matches.map((m) => locate(text, m.index));
+  if (matches.length === 0) {
+    return {
+      ok: false,
+      reason: 'not-found',
+      matches: 0,
+      locations: [],
+      message: 'The text to replace was not found. Re-read the file: it may have changed, or whitespace and indentation may differ.',
+    };
+  }
+  let chosen: typeof matches;
+  if (occurrence === 'unique') {
+    if (matches.length > 1) {
+      const where = locations.map((l) => `${l.line}:${l.column + 1}`).join(', ');
+      return {
+        ok: false,
+        reason: 'not-unique',
+        matches: matches.length,
+        locations,
+        message: `The text occurs ${matches.length} times (at ${where}). Include more surrounding text to make it unique, or pass occurrence 'first', 'all' or a number.`,
+      };
+    }
+    chosen = matches;
+  } else if (occurrence === 'first') chosen = matches.slice(0, 1);
+  else if (occurrence === 'all') chosen = matches;
+  else if (Number.isSafeInteger(occurrence) && occurrence >= 1 && occurrence <= matches.length) chosen = [matches[occurrence - 1] as (typeof matches)[number]];
+  else {
+    return {
+      ok: false,
+      reason: 'bad-occurrence',
+      matches: matches.length,
+      locations,
+      message: `Occurrence ${String(occurrence)} does not exist: the text occurs ${matches.length} time(s).`,
+    };
+  }
+  let out = '';
+  let at = 0;
+  for (const m of chosen) {
+    out += text.slice(at, m.index);
+    out += options.regex ? expandReplacement(replacement, m.groups) : replacement;
+    at = m.index + m.length;
+  }
+  out += text.slice(at);
+  return { ok: true, text: out, replaced: chosen.length, locations: chosen.map((m) => locate(text, m.index)) };
+}
+
+/** Expands `$$`, `$&`, `$1`..`$99` and `$<name>` in a regex replacement. */
+function expandReplacement(template: string, m: RegExpExecArray): string {
+  return template.replace(/\$(\$|&|\d{1,2}|<([^>]+)>)/g, (all, tok: string, name?: string) => {
+    if (tok === '$') return '$';
+    if (tok === '&') return m[0];
+    if (name !== undefined) return m.groups?.[name] ?? '';
+    const n = Number(tok);
+    return n < m.length ? (m[n] ?? '') : all;
+  });
+}
+
+/** A line-range edit. Lines are 1-based and inclusive. */
+export type LineEdit =
+  | { readonly kind: 'replace'; readonly start: number; readonly end: number; readonly text: string }
+  | { readonly kind: 'insert-before'; readonly line: number; readonly text: string }
+  | { readonly kind: 'insert-after'; readonly line: number; readonly text: string }
+  | { readonly kind: 'delete'; readonly start: number; readonly end: number };
+
+/** Result of {@link applyLineEdit}. */
+export type LineEditResult =
+  | { readonly ok: true; readonly text: string; readonly linesAdded: number; readonly linesRemoved: number }
+  | { readonly ok: false; readonly message: string };
+
+function newLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/**
+ * Applies one line-range edit, keeping the file's line endings and final
+ * newline. Inserted text may or may not end with a newline; it is inserted
+ * as whole lines either way.
+ *
+ * @example
+ * ```ts
+ * applyLineEdit('a\nb\nc\n', { kind: 'replace', start: 2, end: 2, text: 'B' }); // { ok: true, text: 'a\nB\nc\n', ... }
+ * ```
+ */
+export function applyLineEdit(text: string, edit: LineEdit): LineEditResult {
+  const doc = toDocument(text);
+  const count = doc.lines.length;
+  const bad = (message: string): LineEditResult => ({ ok: false, message: `${message} The file has ${count} line(s).` });
+  let start: number;
+  let removeCount: number;
+  let insert: string[];
+  switch (edit.kind) {
+    case 'replace':
+    case 'delete': {
+      if (!Number.isSafeInteger(edit.start) || !Number.isSafeInteger(edit.end) || edit.start < 1 || edit.end < edit.start) {
+        return bad(`Invalid range ${edit.start}-${edit.end}: lines are 1-based and start must not exceed end.`);
+      }
+      if (edit.end > count) return bad(`Range ${edit.start}-${edit.end} runs past the end of the file.`);
+      start = edit.start - 1;
+      removeCount = edit.end - edit.start + 1;
+      insert = edit.kind === 'replace' ? newLines(edit.text) : [];
+      break;
+    }
+    case 'insert-before':
+    case 'insert-after': {
+      const max = edit.kind === 'insert-before' ? count + 1 : count;
+      const min = edit.kind === 'insert-before' ? 1 : 0;
+      if (!Number.isSafeInteger(edit.line) || edit.line < min || edit.line > max) {
+        return bad(`Line ${edit.line} is out of range for ${edit.kind} (allowed ${min}-${max}).`);
+      }
+      start = edit.kind === 'insert-before' ? edit.line - 1 : edit.line;
+      removeCount = 0;
+      insert = newLines(edit.text);
+      break;
+    }
+  }
+  const finalNewline = count === 0 ? true : doc.eols[count - 1] !== '';
+  const lines = [...doc.lines];
+  const eols = [...doc.eols];
+  lines.splice(start, removeCount, ...insert);
+  eols.splice(start, removeCount, ...insert.map(() => doc.eol));
+  for (let i = 0; i < eols.length - 1; i++) if (eols[i] === '') eols[i] = doc.eol;
+  if (eols.length > 0) eols[eols.length - 1] = finalNewline ? eols[eols.length - 1] || doc.eol : '';
+  const out: TextDocument = { lines, eols, eol: doc.eol };
+  return { ok: true, text: fromDocument(out), linesAdded: insert.length, linesRemoved: removeCount };
+}

@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { applyHunks } from '../src/patch/apply-hunks.ts';
+import { parsePatch } from '../src/patch/parse-patch.ts';
+import { applyLineEdit, replaceText } from '../src/patch/text-edits.ts';
+
+const FILE = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+
+function apply(original: string, patch: string) {
+  const files = parsePatch(patch);
+  expect(files).toHaveLength(1);
+  return applyHunks(original, (files[0] as (typeof files)[number]).hunks);
+}
+
+describe('parsePatch', () => {
+  it('reads git headers, paths and hunks', () => {
+    const [f] = parsePatch('diff --git a/src/x.ts b/src/x.ts\nindex 1..2 100644\n--- a/src/x.ts\n+++ b/src/x.ts\n@@ -1,2 +1,2 @@ fn\n a\n-b\n+c\n');
+    expect(f).toMatchObject({ oldPath: 'src/x.ts', newPath: 'src/x.ts', isNew: false, isDelete: false });
+    expect(f?.hunks[0]).toMatchObject({
+      oldStart: 1,
+      newStart: 1,
+      lines: [
+        { op: ' ', text: 'a' },
+        { op: '-', text: 'b' },
+        { op: '+', text: 'c' },
+      ],
+    });
+  });
+
+  it('reads several files, new and deleted files', () => {
+    const files = parsePatch('--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n');
+    expect(files.map((f) => [f.oldPath, f.newPath, f.isNew, f.isDelete])).toEqual([
+      [undefined, 'new.txt', true, false],
+      ['old.txt', undefined, false, true],
+    ]);
+  });
+
+  it('accepts @@ @@ headers, wrong counts, CRLF patches and no-newline markers', () => {
+    const [f] = parsePatch('@@ -1,99 +1,1 @@\r\n-a\r\n+b\r\n\\ No newline at end of file\r\n');
+    expect(f?.hunks[0]).toMatchObject({
+      lines: [
+        { op: '-', text: 'a' },
+        { op: '+', text: 'b' },
+      ],
+      newNoNewline: true,
+      oldNoNewline: false,
+    });
+    const [g] = parsePatch('@@ @@\n x\n-y\n');
+    expect(g?.hunks[0]?.oldStart).toBeUndefined();
+  });
+
+  it('keeps blank context lines whose space was stripped, but not trailing separators', () => {
+    const [f] = parsePatch('@@ @@\n a\n\n-b\n+c\n\n\n');
+    expect(f?.hunks[0]?.lines).toEqual([
+      { op: ' ', text: 'a' },
+      { op: ' ', text: '' },
+      { op: '-', text: 'b' },
+      { op: '+', text: 'c' },
+    ]);
+  });
+});
+
+describe('applyHunks', () => {
+  it('applies a hunk whose line numbers are off', () => {
+    const r = apply(FILE, '@@ -30,3 +30,3 @@\n line 10\n-line 11\n+LINE 11\n line 12\n');
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.text).toBe(FILE.replace('line 11\n', 'LINE 11\n'));
+  });
+
+  it('applies hunks given out of order', () => {
+    const r = apply(FILE, '@@ @@\n line 30\n-line 31\n+X\n@@ @@\n line 2\n-line 3\n+Y\n');
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.text).toBe(FILE.replace('line 31\n', 'X\n').replace('line 3\n', 'Y\n'));
+  });
+
+  it('tolerates trailing-whitespace drift and keeps the file text for context', () => {
+    const r = apply('a  \nb\nc\n', '@@ @@\n a\n-b\n+B\n c\n');
+    expect(r).toMatchObject({ ok: true, text: 'a  \nB\nc\n' });
+  });
+
+  it('keeps CRLF endings when the patch uses LF', () => {
+    const r = apply('a\r\nb\r\nc\r\n', '@@ @@\n a\n-b\n+B\n+B2\n c\n');
+    expect(r).toMatchObject({ ok: true, text: 'a\r\nB\r\nB2\r\nc\r\n' });
+  });
+
+  it('keeps a missing final newline', () => {
+    expect(apply('a\nb', '@@ @@\n-a\n+A\n b\n')).toMatchObject({ ok: true, text: 'A\nb' });
+  });
+
+  it('refuses a hunk whose context matches nowhere, showing the closest region', () => {
+    const r = apply(FILE, '@@ -10,3 +10,3 @@\n line 10\n-line eleven\n+X\n line 12\n');
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.failures[0]).toMatchObject({ reason: 'not-found', closest: { startLine: 10, matched: 2, total: 3 } });
+      expect(r.failures[0]?.message).toContain('expected: "line eleven"');
+      expect(r.failures[0]?.message).toContain('actual:   "line 11"');
+    }
+  });
+
+  it('refuses an ambiguous hunk instead of guessing', () => {
+    const r = apply('x\ny\nx\ny\n', '@@ @@\n x\n-y\n+Y\n');
+    expect(r).toMatchObject({ ok: false, failures: [{ reason: 'ambiguous', matches: [1, 3] }] });
+  });
+
+  it('resolves an ambiguous hunk only where the header, corrected by the observed offset, points', () => {
+    const text = 'u\nx\ny\nv\nx\ny\nw\n';
+    // First hunk is unique and reveals an offset of +2; the second points at line 3 → 5.
+    const r = apply(text, '@@ -1,1 +1,1 @@\n-v\n+V\n@@ -3,2 +3,2 @@\n x\n-y\n+Y\n');
+    expect(r).toMatchObject({ ok: false });
+    const r2 = apply(text, '@@ -2,1 +2,1 @@\n-v\n+V\n@@ -3,2 +3,2 @@\n x\n-y\n+Y\n');
+    expect(r2).toMatchObject({ ok: true, text: 'u\nx\ny\nV\nx\nY\nw\n' });
+  });
+
+  it('refuses a pure insertion without anchor', () => {
+    expect(apply('a\n', '@@ @@\n+b\n')).toMatchObject({ ok: false, failures: [{ reason: 'no-anchor' }] });
+    expect(apply('a\n', '@@ -1,0 +2 @@\n+b\n')).toMatchObject({ ok: true, text: 'a\nb\n' });
+  });
+});
+
+describe('replaceText', () => {
+  it('needs a unique match by default and says how many there are', () => {
+    expect(replaceText('a a', 'a', 'b')).toMatchObject({ ok: false, reason: 'not-unique', matches: 2 });
+    expect(replaceText('a b', 'a', 'c')).toMatchObject({ ok: true, text: 'c b', replaced: 1 });
+  });
+
+  it('replaces first, all and the n-th occurrence', () => {
+    expect(replaceText('a a a', 'a', 'b', { occurrence: 'first' })).toMatchObject({ text: 'b a a' });
+    expect(replaceText('a a a', 'a', 'b', { occurrence: 'all' })).toMatchObject({ text: 'b b b', replaced: 3 });
+    expect(replaceText('a a a', 'a', 'b', { occurrence: 3 })).toMatchObject({ text: 'a a b' });
+    expect(replaceText('a a a', 'a', 'b', { occurrence: 4 })).toMatchObject({ ok: false, reason: 'bad-occurrence' });
+  });
+
+  it('reports positions in code points next to emoji and CJK', () => {
+    const r = replaceText('😀漢字 key = 1', 'key', 'name');
+    expect(r).toMatchObject({ ok: true, text: '😀漢字 name = 1', locations: [{ line: 1, column: 4 }] });
+  });
+
+  it('supports regex with capture groups, and refuses a bad regex', () => {
+    expect(replaceText('f(1) f(2)', 'f\\((\\d)\\)', 'g[$1]', { regex: true, occurrence: 'all' })).toMatchObject({ text: 'g[1] g[2]' });
+    expect(replaceText('x', '(', 'y', { regex: true })).toMatchObject({ ok: false, reason: 'bad-regex' });
+  });
+
+  it('treats the search text literally without regex', () => {
+    expect(replaceText('a.b axb', 'a.b', 'c')).toMatchObject({ ok: true, text: 'c axb' });
+  });
+});
+
+describe('applyLineEdit', () => {
+  it('replaces, inserts and deletes line ranges keeping endings', () => {
+    expect(applyLineEdit('a\r\nb\r\nc\r\n', { kind: 'replace', start: 2, end: 2, text: 'B\nB2' })).toMatchObject({ ok: true, text: 'a\r\nB\r\nB2\r\nc\r\n' });
+    expect(applyLineEdit('a\nb\n', { kind: 'insert-before', line: 1, text: 'z\n' })).toMatchObject({ text: 'z\na\nb\n' });
+    expect(applyLineEdit('a\nb', { kind: 'insert-after', line: 2, text: 'c' })).toMatchObject({ text: 'a\nb\nc' });
+    expect(applyLineEdit('a\nb\nc\n', { kind: 'delete', start: 1, end: 2 })).toMatchObject({ text: 'c\n', linesRemoved: 2 });
+  });
+
+  it('refuses ranges outside the file', () => {
+    expect(applyLineEdit('a\n', { kind: 'delete', start: 2, end: 3 })).toMatchObject({ ok: false });
+    expect(applyLineEdit('a\n', { kind: 'replace', start: 0, end: 1, text: '' })).toMatchObject({ ok: false });
+  });
+});
