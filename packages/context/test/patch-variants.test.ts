@@ -64,12 +64,14 @@ it('applies malformed variants of real diffs correctly, never wrongly, and refus
     const original = readFileSync(file, 'utf8');
     const lines = original.split('\n');
     const edited = [...lines];
+    // Lines a model adds take the file's own line ending, as the patcher does.
+    const cr = original.includes('\r\n') ? '\r' : '';
     // A few realistic edits spread over the file, bottom-up so indices stay valid.
     const spots = Array.from({ length: 2 + rand(4) }, () => rand(Math.max(1, edited.length - 4))).sort((a, b) => b - a);
     for (const at of spots) {
       const kind = rand(3);
-      if (kind === 0) edited.splice(at, 1 + rand(3), `  // rewritten ${rand(1e6)}`);
-      else if (kind === 1) edited.splice(at, 0, ...Array.from({ length: 1 + rand(4) }, (_, k) => `  added(${k}, ${rand(1e6)});`));
+      if (kind === 0) edited.splice(at, 1 + rand(3), `  // rewritten ${rand(1e6)}${cr}`);
+      else if (kind === 1) edited.splice(at, 0, ...Array.from({ length: 1 + rand(4) }, (_, k) => `  added(${k}, ${rand(1e6)});${cr}`));
       else edited.splice(at, 1 + rand(3));
     }
     const expected = edited.join('\n');

@@ -78,8 +78,8 @@ export function variantsOf(original: string, expected: string, patch: string, pa
     { variant: 'context-1', original, expected, patch: patchU1, numbersReliable: true },
     {
       variant: 'crlf-file',
-      original: original.replace(/\n/g, '\r\n'),
-      expected: expected.replace(/\n/g, '\r\n'),
+      original: original.replace(/\r?\n/g, '\r\n'),
+      expected: expected.replace(/\r?\n/g, '\r\n'),
       patch,
       numbersReliable: true,
     },
