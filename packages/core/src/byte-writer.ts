@@ -51,7 +51,9 @@ class SinkByteWriter implements ByteWriter {
     // Writes are serialized so a caller that does not await still gets its
     // chunks in order.
     const run = this.#pending.then(async () => {
-      if (this.#state !== 'open') throw fsError('ECLOSED', 'write', this.path, { reason: `writer is ${this.#state}` });
+      // A write accepted while open still lands if close() started meanwhile
+      // (close waits for it); only an abort cancels queued writes.
+      if (this.#state === 'aborted') throw fsError('ECLOSED', 'write', this.path, { reason: 'writer is aborted' });
       await this.#sink.write(chunk);
       this.#bytes += chunk.byteLength;
     });

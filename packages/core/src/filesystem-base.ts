@@ -535,8 +535,13 @@ export abstract class FilesystemBase implements Filesystem {
         throw fsError('EPERM', 'delete', '.', { reason: 'the workspace root cannot be deleted', hint: 'delete the entries inside it instead' });
       const st = await this.tryStat(r.path);
       if (st === undefined) {
-        if (options.force) return;
-        await this.statPath(r.path); // rethrows the precise ENOENT / ENOTDIR
+        // Like node's fs.rm: force forgives a missing path, not a file where a directory should be.
+        try {
+          await this.statPath(r.path);
+        } catch (err) {
+          if (options.force && codeOf(err) === 'ENOENT') return;
+          throw err;
+        }
         return;
       }
       if (r.dirOnly && st.kind !== 'directory') throw fsError('ENOTDIR', 'delete', path);
@@ -551,7 +556,7 @@ export abstract class FilesystemBase implements Filesystem {
       this.assertWritable('mkdir', r.path);
       const st = await this.tryStat(r.path);
       if (st !== undefined) {
-        if (st.kind === 'directory' && (options.existOk || (options.parents && r.path !== ''))) return;
+        if (st.kind === 'directory' && (options.existOk || options.parents)) return;
         throw fsError('EEXIST', 'mkdir', displayPath(r.path));
       }
       if (options.parents) {
@@ -573,13 +578,21 @@ export abstract class FilesystemBase implements Filesystem {
         this.assertWritable('rename', src.path);
         if (src.path === '' || dst.path === '')
           throw fsError('EBUSY', 'rename', from, { dest: to, reason: 'the workspace root cannot be renamed or replaced' });
-        const s = await this.statPath(src.path);
+        // rename(2) resolves both parents before anything else: a bad destination
+        // parent wins over a missing source, a trailing slash and moving into itself.
+        let s: FileStat;
+        try {
+          s = await this.statPath(src.path);
+        } catch (err) {
+          if (codeOf(err) === 'ENOENT' && (await this.tryStat(parentPath(src.path)))?.kind === 'directory') await this.#requireParentDir(dst.path, 'rename');
+          throw err;
+        }
+        if (src.path !== dst.path) await this.#requireParentDir(dst.path, 'rename');
         if ((src.dirOnly || dst.dirOnly) && s.kind !== 'directory') throw fsError('ENOTDIR', 'rename', from, { dest: to });
         if (src.path === dst.path) return;
         if (s.kind === 'directory' && isSameOrInside(src.path, dst.path)) {
           throw fsError('EINVAL', 'rename', from, { dest: to, reason: 'cannot move a directory into itself' });
         }
-        await this.#requireParentDir(dst.path, 'rename');
         const d = await this.tryStat(dst.path);
         if (d !== undefined) {
           if (options.overwrite === false)
@@ -604,7 +617,8 @@ export abstract class FilesystemBase implements Filesystem {
       async () => {
         const src = this.resolve(from, 'copy');
         const dst = this.resolve(to, 'copy');
-        this.assertWritable('copy', dst.path);
+        // Like node:fs, the error names the source as path and the destination as dest.
+        if (this.readOnly) throw fsError('EROFS', 'copy', from, { dest: to });
         const s = await this.statPath(src.path);
         if (src.dirOnly && s.kind !== 'directory') throw fsError('ENOTDIR', 'copy', from, { dest: to });
         if (src.path === dst.path) throw fsError('EINVAL', 'copy', from, { dest: to, reason: 'source and destination are the same' });
@@ -619,10 +633,12 @@ export abstract class FilesystemBase implements Filesystem {
             throw fsError('EISDIR', 'copy', from, { dest: to, reason: 'cannot overwrite a directory with a file' });
           if (s.kind === 'directory' && d.kind !== 'directory')
             throw fsError('ENOTDIR', 'copy', from, { dest: to, reason: 'cannot overwrite a file with a directory' });
-          if (s.kind !== 'directory' && options.overwrite === false)
+          // fs.cp with errorOnExist refuses an existing directory too, before merging anything.
+          if (options.overwrite === false)
             throw fsError('EEXIST', 'copy', from, { dest: to, reason: 'destination exists', hint: 'pass { overwrite: true } or choose another name' });
         }
-        if (dst.dirOnly && s.kind !== 'directory') throw fsError('ENOTDIR', 'copy', from, { dest: to });
+        // As open(2) with O_CREAT: `new/` cannot be created as a file (EISDIR), `file/` is not a directory.
+        if (dst.dirOnly && s.kind !== 'directory') throw fsError(d === undefined ? 'EISDIR' : 'ENOTDIR', 'copy', from, { dest: to });
         await this.#ensureDirs(parentPath(dst.path), 'copy');
         if (s.kind !== 'directory') {
           await this.copyFile(src.path, dst.path);

@@ -84,10 +84,11 @@ export function compileGlob(pattern: string, options: CompileGlobOptions = {}): 
   let matcher: (p: string) => boolean;
   let ignoreMatcher: ((p: string) => boolean) | undefined;
   try {
-    matcher = picomatch(normalized, { dot: options.dot ?? false, nocase: options.nocase ?? false, strictSlashes: false });
+    // posix: true makes `[!a]` a negated class, as in sh; picomatch 4 reads it literally otherwise.
+    matcher = picomatch(normalized, { dot: options.dot ?? false, nocase: options.nocase ?? false, strictSlashes: false, posix: true });
     const ignore = typeof options.ignore === 'string' ? [options.ignore] : [...(options.ignore ?? [])];
     if (ignore.length > 0) {
-      const ig = picomatch(ignore, { dot: true });
+      const ig = picomatch(ignore, { dot: true, posix: true });
       // Ignoring `dir` also ignores everything below it, like .gitignore.
       ignoreMatcher = (p) => ig(p) || ig(`${p}/`);
     }
@@ -111,10 +112,10 @@ export function compileGlob(pattern: string, options: CompileGlobOptions = {}): 
 export function compileFileFilter(pattern: string, dot = true): (relativePath: string) => boolean {
   try {
     if (!pattern.includes('/')) {
-      const m = picomatch(pattern, { dot });
+      const m = picomatch(pattern, { dot, posix: true });
       return (p) => m(p.slice(p.lastIndexOf('/') + 1));
     }
-    const m = picomatch(pattern.replace(/^\.\//, ''), { dot });
+    const m = picomatch(pattern.replace(/^\.\//, ''), { dot, posix: true });
     return (p) => m(p);
   } catch (err) {
     throw new FsError({ code: 'EBADPATTERN', op: 'grep', path: pattern, reason: (err as Error).message });

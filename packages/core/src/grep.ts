@@ -93,6 +93,18 @@ export function codePointOffset(s: string, utf16Index: number): number {
   return n;
 }
 
+function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const p of parts) size += p.byteLength;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
 function hasNul(bytes: Uint8Array): boolean {
   return bytes.indexOf(0) >= 0;
 }
@@ -120,12 +132,22 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
       if (++count >= limit) return;
     }
   };
+  // Detection needs the first 8 KiB however small the source's first chunks are.
+  let head: Uint8Array[] = [];
+  let headBytes = 0;
   try {
     for (;;) {
       const next = await iterator.next();
-      if (next.done) break;
-      let chunk = next.value;
+      let chunk: Uint8Array;
       if (decoder === undefined) {
+        if (!next.done) {
+          head.push(next.value);
+          headBytes += next.value.byteLength;
+          if (headBytes < DETECTION_SAMPLE_BYTES) continue;
+        }
+        if (headBytes === 0) break;
+        chunk = head.length === 1 ? (head[0] as Uint8Array) : concatBytes(head);
+        head = [];
         const bom = detectBom(chunk);
         if (bom?.encoding.startsWith('utf-16')) {
           wideEncoding = true;
@@ -136,12 +158,15 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
           decoder = createDecoder('utf-8');
           if (bom) chunk = chunk.subarray(bom.length);
         }
-      } else if (!wideEncoding && hasNul(chunk)) {
-        return;
+      } else {
+        if (next.done) break;
+        chunk = next.value;
+        if (!wideEncoding && hasNul(chunk)) return;
       }
       yield* emit(splitter.push(decoder.decode(chunk)));
-      if (count >= limit) return;
+      if (count >= limit || next.done) break;
     }
+    if (count >= limit) return;
     if (decoder) {
       yield* emit(splitter.push(decoder.end()));
       if (count >= limit) return;

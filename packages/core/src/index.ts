@@ -24,3 +24,5 @@ export * from './path.ts';
 export * from './text-reader.ts';
 export type * from './types.ts';
 export * from './walk.ts';
+export * from './legacy-detector.ts';
+export * from './lossless-codecs.ts';

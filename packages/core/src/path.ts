@@ -41,8 +41,9 @@ export interface ResolvedPath {
 /** Renders a caller's path for an error message, escaping control characters. */
 export function describeInput(input: unknown): string {
   if (typeof input !== 'string') return String(input);
+  // JSON escapes C0 but not DEL; escape it too so no raw control byte reaches a log.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: this detects them
-  return /[\u0000-\u001f\u007f]/.test(input) ? JSON.stringify(input).slice(1, -1) : input;
+  return /[\u0000-\u001f\u007f]/.test(input) ? JSON.stringify(input).slice(1, -1).replaceAll('\u007f', '\\u007f') : input;
 }
 
 function refuse(code: 'EINVAL' | 'EPATHESCAPE' | 'ENAMETOOLONG', op: FsOperation, input: unknown, reason: string, hint?: string): FsError {

@@ -249,7 +249,8 @@ export interface DeleteOptions {
   recursive?: boolean;
   /**
    * Succeed when the path does not exist. Default `false`: deleting a missing
-   * path is `ENOENT`, as `rm` without `-f` does.
+   * path is `ENOENT`, as `rm` without `-f` does. Like node's `fs.rm`, force
+   * does not hide `ENOTDIR` (a file where a directory should be).
    */
   force?: boolean;
 }

@@ -37,20 +37,14 @@ export interface MemoryFilesystemOptions extends FilesystemBaseOptions {
   dirs?: readonly string[];
 }
 
+interface LinkLike {
+  readonly children: Map<string, LinkLike | undefined>;
+  getNode(): ContentNode;
+}
+
 interface StoredSnapshot {
   readonly info: Snapshot;
   readonly image: TreeImage;
-}
-
-interface MemfsStats {
-  isFile(): boolean;
-  isDirectory(): boolean;
-  isSymbolicLink(): boolean;
-  size: number;
-  mode: number;
-  mtime: Date;
-  ctime: Date;
-  birthtime: Date;
 }
 
 interface MemfsDirent {
@@ -60,8 +54,8 @@ interface MemfsDirent {
   isSymbolicLink(): boolean;
 }
 
-function kindOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): FileKind {
-  return s.isFile() ? 'file' : s.isDirectory() ? 'directory' : s.isSymbolicLink() ? 'symlink' : 'other';
+function kindOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink?(): boolean; isSymlink?(): boolean }): FileKind {
+  return s.isFile() ? 'file' : s.isDirectory() ? 'directory' : (s.isSymbolicLink?.() ?? s.isSymlink?.()) ? 'symlink' : 'other';
 }
 
 const EMPTY = new Uint8Array(0);
@@ -117,28 +111,57 @@ export class MemoryFilesystem extends FilesystemBase {
   }
 
   #node(abs: string): ContentNode | undefined {
-    return this.#vol._core.getResolvedLink(abs)?.getNode() as ContentNode | undefined;
+    return this.#link(abs)?.getNode();
+  }
+
+  /**
+   * The link at `abs` (`/` + a normalized path), or undefined when missing;
+   * throws ENOTDIR when a file is in the way. Walks the children maps
+   * directly: memfs's own walk re-parses the path, makes two uid/gid
+   * syscalls and stamps atimes on every call, which was most of the cost of
+   * a small read or write. Normalized paths hold no `.`/`..` and this
+   * backend creates no symlinks, so there is nothing else to resolve.
+   */
+  #link(abs: string): LinkLike | undefined {
+    let link = this.#vol._core.root as unknown as LinkLike;
+    let start = 1;
+    if (abs.length <= start) return link;
+    for (;;) {
+      if (!link.getNode().isDirectory()) throw errno('ENOTDIR');
+      const end = abs.indexOf('/', start);
+      const next = link.children.get(end < 0 ? abs.slice(start) : abs.slice(start, end));
+      if (next === undefined) return undefined;
+      link = next;
+      if (end < 0) return link;
+      start = end + 1;
+    }
   }
 
   /** Creates or truncates `abs` and makes `bytes` its content without copying. */
-  #install(abs: string, bytes: Uint8Array): void {
-    const existing = this.#node(abs);
-    if (existing === undefined) this.#vol.writeFileSync(abs, EMPTY);
-    const node = this.#node(abs);
+  #install(abs: string, bytes: Uint8Array, existing: ContentNode | undefined = this.#node(abs)): void {
+    let node = existing;
+    if (node === undefined) {
+      this.#vol.writeFileSync(abs, EMPTY);
+      node = this.#node(abs);
+    }
     if (node === undefined) throw errno('ENOENT');
     setContent(node, bytes);
   }
 
   protected async statPath(path: string): Promise<FileStat> {
-    const s = this.#vol.statSync(`/${path}`) as unknown as MemfsStats;
+    // From the inode, not statSync: memfs's Stats copies twenty fields we drop.
+    const node = this.#node(`/${path}`);
+    if (node === undefined) throw errno('ENOENT');
+    const kind = kindOf(node);
     return {
       path,
-      kind: kindOf(s),
-      size: s.isDirectory() ? 0 : s.size,
-      mtime: s.mtime,
-      ctime: s.ctime,
-      birthtime: s.birthtime,
-      mode: s.mode & 0o7777,
+      kind,
+      size: kind === 'directory' ? 0 : node.getSize(),
+      // Copies: callers may mutate what they get.
+      mtime: new Date(node.mtime.getTime()),
+      ctime: new Date(node.ctime.getTime()),
+      birthtime: new Date(node.btime.getTime()),
+      mode: node.mode & 0o7777,
     };
   }
 
@@ -166,7 +189,7 @@ export class MemoryFilesystem extends FilesystemBase {
     // The view is fixed at open: later writes install new buffers or append
     // past its end, so this reader sees exactly the content it opened.
     const view = this.#contentView(path);
-    return createByteReader({ size: view.byteLength, readAt: (pos, len) => view.slice(pos, pos + len) }, { path, chunkSize, offset });
+    return createByteReader({ size: view.byteLength, readAt: (pos, len) => copyOut(view, pos, pos + len) }, { path, chunkSize, offset });
   }
 
   protected override async readRange(path: string, offset: number, limit: number | undefined, cap: number): Promise<Uint8Array> {
@@ -175,7 +198,7 @@ export class MemoryFilesystem extends FilesystemBase {
     if (limit === undefined && remaining > cap) {
       throw fsError('ETOOLARGE', 'readBytes', path, { reason: `${remaining} bytes exceed the convenience limit of ${cap} bytes` });
     }
-    return view.slice(offset, offset + Math.min(limit ?? remaining, remaining));
+    return copyOut(view, offset, offset + Math.min(limit ?? remaining, remaining));
   }
 
   protected async openFileWriter(path: string, mode: WriteMode): Promise<ByteWriter> {
@@ -193,7 +216,7 @@ export class MemoryFilesystem extends FilesystemBase {
       {
         write: (chunk) => {
           // Copy: the caller may reuse its buffer after write resolves.
-          chunks.push(chunk.slice());
+          chunks.push(copyBytes(chunk));
           total += chunk.byteLength;
         },
         commit: () => {
@@ -206,7 +229,7 @@ export class MemoryFilesystem extends FilesystemBase {
             else node.touch();
             return;
           }
-          this.#install(abs, data);
+          this.#install(abs, data, node);
         },
         abort: () => {
           chunks.length = 0;
@@ -275,6 +298,31 @@ export class MemoryFilesystem extends FilesystemBase {
     this.#snapshots.clear();
     this.#vol = new Volume();
   }
+}
+
+/**
+ * A private copy of `view[start, end)` for a caller. Unpooled and not
+ * zero-filled first (every byte is overwritten at once), which is what made
+ * `slice()` lose to memfs's own `readFileSync` on large files.
+ */
+function copyOut(view: Uint8Array, start: number, end: number): Uint8Array {
+  const len = Math.max(0, Math.min(end, view.byteLength) - start);
+  const out = Buffer.allocUnsafeSlow(len);
+  out.set(view.subarray(start, start + len));
+  return new Uint8Array(out.buffer, out.byteOffset, len);
+}
+
+/**
+ * A private copy of bytes to store. Not `slice()`: on a Buffer that returns a
+ * view of the same memory. `allocUnsafe` takes small copies from Node's pool,
+ * as memfs's own writeFileSync does: a fresh ArrayBuffer per small write was
+ * a quarter of its cost. Sharing a pool slab is safe because stored content is
+ * never written below its size.
+ */
+function copyBytes(bytes: Uint8Array): Uint8Array {
+  const out = Buffer.allocUnsafe(bytes.byteLength);
+  out.set(bytes);
+  return out;
 }
 
 function concat(chunks: Uint8Array[], total: number): Uint8Array {

@@ -12,8 +12,10 @@ export interface ContentNode {
   buf: Uint8Array;
   mode: number;
   mtime: Date;
+  ctime: Date;
   btime: Date;
   getSize(): number;
+  isSymlink(): boolean;
   isDirectory(): boolean;
   isFile(): boolean;
   touch(): void;
@@ -36,7 +38,12 @@ export function setContent(node: ContentNode, bytes: Uint8Array): void {
   else node.setBuffer(asBuffer(bytes));
 }
 
-/** The node's current content as a view (no copy); never mutate it. */
+/**
+ * The node's current content as a view (no copy); never mutate it. A plain
+ * Uint8Array, not a Buffer: `Buffer#slice` shares memory, so a caller's
+ * `view.slice()` meant as a copy would hand out the stored bytes.
+ */
 export function viewOf(node: ContentNode): Uint8Array {
-  return node.buf.subarray(0, node.getSize());
+  const buf = node.buf;
+  return new Uint8Array(buf.buffer, buf.byteOffset, node.getSize());
 }

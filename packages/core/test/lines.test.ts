@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { LineSplitter, splitLines } from '../src/lines.ts';
+
+function feed(chunks: readonly string[]): string[] {
+  const s = new LineSplitter();
+  const out: string[] = [];
+  for (const c of chunks) out.push(...s.push(c));
+  out.push(...s.end());
+  return out;
+}
+
+describe('splitLines', () => {
+  it.each<[string, string[]]>([
+    ['', []],
+    ['a', ['a']],
+    ['a\n', ['a']],
+    ['a\nb', ['a', 'b']],
+    ['a\nb\n', ['a', 'b']],
+    ['a\r\nb\r\n', ['a', 'b']],
+    ['a\n\n', ['a', '']],
+    ['\n', ['']],
+    ['\n\n\n', ['', '', '']],
+    ['a\rb\n', ['a\rb']],
+    ['a\r\r\n', ['a\r']],
+    ['a\r', ['a']],
+    ['mixed\r\nends\nhere', ['mixed', 'ends', 'here']],
+    ['日本\n😀\r\n', ['日本', '😀']],
+  ])('%j → %j', (input, expected) => {
+    expect(splitLines(input)).toEqual(expected);
+  });
+});
+
+describe('LineSplitter', () => {
+  it('a CR at the end of one chunk and its LF at the start of the next make one terminator', () => {
+    expect(feed(['a\r', '\nb\r', '\n'])).toEqual(['a', 'b']);
+  });
+
+  it('a line spread over many chunks is assembled', () => {
+    expect(feed(['he', 'll', 'o', '\nwor', 'ld'])).toEqual(['hello', 'world']);
+  });
+
+  it.each(['a\r\nb\n\nc\r\n', 'x\ny\r\n\r\nz', '\r\n\r\n', 'no newline at all'])('one-character chunks give the same lines as one chunk: %j', (input) => {
+    expect(feed([...input])).toEqual(splitLines(input));
+  });
+
+  it('push returns only completed lines', () => {
+    const s = new LineSplitter();
+    expect(s.push('abc')).toEqual([]);
+    expect(s.push('def\ngh')).toEqual(['abcdef']);
+    expect(s.end()).toEqual(['gh']);
+  });
+
+  it('an empty chunk completes nothing', () => {
+    const s = new LineSplitter();
+    s.push('x');
+    expect(s.push('')).toEqual([]);
+    expect(s.pendingLength).toBe(1);
+  });
+
+  it('pendingLength is the unfinished line in UTF-16 units', () => {
+    const s = new LineSplitter();
+    s.push('line\n😀ab');
+    expect(s.pendingLength).toBe(4);
+    s.push('\n');
+    expect(s.pendingLength).toBe(0);
+  });
+
+  it('end with nothing pending yields nothing, and the splitter can be reused', () => {
+    const s = new LineSplitter();
+    expect(s.end()).toEqual([]);
+    s.push('a');
+    expect(s.end()).toEqual(['a']);
+    expect(s.end()).toEqual([]);
+    expect(s.push('b\n')).toEqual(['b']);
+  });
+
+  it('a CR pending at a chunk end is not yet stripped from the unfinished line', () => {
+    const s = new LineSplitter();
+    s.push('a\r');
+    expect(s.pendingLength).toBe(2);
+    expect(s.push('b\n')).toEqual(['a\rb']);
+  });
+});

@@ -1,0 +1,268 @@
+import { describe, expect, it } from 'vitest';
+// The conformance table has no imports; checking it here keeps the table and
+// the one path implementation in agreement without a backend in between.
+import { HOSTILE_PATHS, pathOfBytes, showPath } from '../../../conformance/src/hostile-paths.ts';
+import { FsError, isFsError } from '../src/errors.ts';
+import { baseName, DEFAULT_PATH_LIMITS, describeInput, displayPath, isSameOrInside, joinPath, parentPath, pathSegments, resolvePath } from '../src/path.ts';
+
+function refusal(input: unknown, limits = DEFAULT_PATH_LIMITS): FsError | undefined {
+  try {
+    resolvePath(input, 'stat', limits);
+  } catch (err) {
+    if (err instanceof FsError) return err;
+    throw err;
+  }
+  return undefined;
+}
+
+describe('resolvePath against the hostile-path table', () => {
+  it.each(HOSTILE_PATHS.map((r) => [showPath(r.path), r] as const))('%s', (_shown, row) => {
+    if (row.code !== undefined) {
+      const err = refusal(row.path);
+      expect(err?.code).toBe(row.code);
+      expect(err?.op).toBe('stat');
+      expect(err?.hint.length).toBeGreaterThan(0);
+    } else {
+      expect(resolvePath(row.path, 'stat').path).toBe(row.resolves);
+    }
+  });
+});
+
+describe('resolvePath', () => {
+  it.each([
+    ['', '', false],
+    ['.', '', false],
+    ['./', '', true],
+    ['a', 'a', false],
+    ['a/', 'a', true],
+    ['a//', 'a', true],
+    ['a\\', 'a', true],
+    ['a/b/c.txt', 'a/b/c.txt', false],
+    ['src\\lib\\..\\index.ts', 'src/index.ts', false],
+    ['./a/./b/.', 'a/b', false],
+    ['a/b/..', 'a', false],
+    ['a/b/../', 'a', true],
+  ])('%j -> %j (dirOnly %s)', (input, path, dirOnly) => {
+    expect(resolvePath(input, 'stat')).toEqual({ path, dirOnly });
+  });
+
+  it('is idempotent on its own output', () => {
+    for (const row of HOSTILE_PATHS) {
+      if (row.resolves === undefined) continue;
+      const once = resolvePath(row.path, 'stat').path;
+      expect(resolvePath(once, 'stat').path).toBe(once);
+    }
+  });
+
+  it.each([
+    ['null', null],
+    ['undefined', undefined],
+    ['number', 7],
+    ['object', {}],
+    ['buffer', new Uint8Array([0x61])],
+  ])('a non-string (%s) is EINVAL', (_label, input) => {
+    expect(refusal(input)?.code).toBe('EINVAL');
+  });
+
+  it('carries the operation it was called for', () => {
+    try {
+      resolvePath('../x', 'rename');
+      expect.unreachable();
+    } catch (err) {
+      expect(isFsError(err, 'EPATHESCAPE')).toBe(true);
+      expect((err as FsError).op).toBe('rename');
+      expect((err as FsError).path).toBe('../x');
+    }
+  });
+
+  it('escapes control characters, DEL included, in the reported path', () => {
+    const err = refusal('a\u0000b\u007fc\nd');
+    expect(err?.code).toBe('EINVAL');
+    expect(err?.path).toBe('a\\u0000b\\u007fc\\nd');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: that is the check
+    expect(err?.message).not.toMatch(/[\u0000-\u001f\u007f]/);
+  });
+
+  it('names the offending control character', () => {
+    expect(refusal('a\u0007b')?.reason).toMatch(/U\+0007/);
+    expect(refusal('a\u0000b')?.reason).toMatch(/NUL/);
+  });
+
+  it('accepts a well-formed surrogate pair and refuses each half', () => {
+    expect(resolvePath('😀', 'stat').path).toBe('😀');
+    expect(refusal('\ud83d')?.code).toBe('EINVAL');
+    expect(refusal('\ude00')?.code).toBe('EINVAL');
+  });
+
+  it('checks characters before shape: NUL in an escaping path is EINVAL', () => {
+    expect(refusal('../\u0000')?.code).toBe('EINVAL');
+    expect(refusal('/\u0001')?.code).toBe('EINVAL');
+  });
+
+  it('counts segment length in UTF-8 bytes', () => {
+    expect(resolvePath('é'.repeat(127), 'stat').path).toBe('é'.repeat(127));
+    expect(refusal('é'.repeat(128))?.code).toBe('ENAMETOOLONG');
+    expect(resolvePath(`${'😀'.repeat(63)}abc`, 'stat').path.length).toBe(129);
+    expect(refusal(`${'😀'.repeat(63)}abcd`)?.code).toBe('ENAMETOOLONG');
+  });
+
+  it('allows exactly 4096 path bytes and refuses 4097', () => {
+    const exact = pathOfBytes(4096);
+    expect(new TextEncoder().encode(exact).length).toBe(4096);
+    expect(resolvePath(exact, 'stat').path).toBe(exact);
+    expect(refusal(pathOfBytes(4097))?.code).toBe('ENAMETOOLONG');
+  });
+
+  it('measures the path after normalization', () => {
+    // 5000 raw bytes, but ./ segments vanish: 2047 bytes remain.
+    const padded = `${'./'.repeat(1476)}${pathOfBytes(2047)}`;
+    expect(padded.length).toBeGreaterThan(4096);
+    expect(resolvePath(padded, 'stat').path).toBe(pathOfBytes(2047));
+  });
+
+  it('counts multibyte characters in the path limit', () => {
+    // 17 segments of 85 three-byte characters: 4351 bytes in 1461 UTF-16 units.
+    const seg = '中'.repeat(85);
+    const path = Array.from({ length: 17 }, () => seg).join('/');
+    expect(path.length).toBeLessThan(4096);
+    expect(refusal(path)?.code).toBe('ENAMETOOLONG');
+  });
+
+  it('allows depth 256 and refuses 257', () => {
+    expect(resolvePath(`${'d/'.repeat(255)}f`, 'stat').path.split('/').length).toBe(256);
+    expect(refusal(`${'d/'.repeat(256)}f`)?.code).toBe('ENAMETOOLONG');
+  });
+
+  it('judges depth after .. is resolved', () => {
+    expect(resolvePath(`${'d/'.repeat(256)}../f`, 'stat').path.split('/').length).toBe(256);
+  });
+
+  describe('limits overrides', () => {
+    const tight = { maxDepth: 3, maxSegmentBytes: 4, maxPathBytes: 10 };
+
+    it('maxSegmentBytes', () => {
+      expect(resolvePath('abcd', 'stat', tight).path).toBe('abcd');
+      expect(refusal('abcde', tight)?.code).toBe('ENAMETOOLONG');
+      expect(refusal('éé/é', tight)).toBeUndefined();
+      expect(refusal('ééé', tight)?.code).toBe('ENAMETOOLONG');
+    });
+
+    it('maxDepth', () => {
+      expect(resolvePath('a/b/c', 'stat', tight).path).toBe('a/b/c');
+      expect(refusal('a/b/c/d', tight)?.code).toBe('ENAMETOOLONG');
+      expect(resolvePath('a/b/c/d/..', 'stat', tight).path).toBe('a/b/c');
+    });
+
+    it('maxPathBytes', () => {
+      expect(resolvePath('abcd/efgh', 'stat', tight).path).toBe('abcd/efgh');
+      expect(resolvePath('ab/cd/efg', 'stat', tight).path).toBe('ab/cd/efg');
+      expect(refusal('abcd/efgh/i', { ...tight, maxDepth: 10 })?.code).toBe('ENAMETOOLONG');
+    });
+
+    it('generous limits lift the defaults', () => {
+      const wide = { maxDepth: 1000, maxSegmentBytes: 1000, maxPathBytes: 100_000 };
+      expect(resolvePath('a'.repeat(900), 'stat', wide).path.length).toBe(900);
+      expect(resolvePath('d/'.repeat(900), 'stat', wide).path.split('/').length).toBe(900);
+      expect(refusal('a'.repeat(900))?.code).toBe('ENAMETOOLONG');
+    });
+
+    it('limits never relax escape or character rules', () => {
+      const wide = { maxDepth: 1000, maxSegmentBytes: 1000, maxPathBytes: 100_000 };
+      expect(refusal('../x', wide)?.code).toBe('EPATHESCAPE');
+      expect(refusal('/x', wide)?.code).toBe('EPATHESCAPE');
+      expect(refusal('a\u0000', wide)?.code).toBe('EINVAL');
+    });
+  });
+});
+
+describe('joinPath', () => {
+  it.each([
+    ['', '', ''],
+    ['', 'a', 'a'],
+    ['a', '', 'a'],
+    ['a', 'b', 'a/b'],
+    ['a/b', 'c.txt', 'a/b/c.txt'],
+    ['a', 'b/c', 'a/b/c'],
+  ])('joinPath(%j, %j) = %j', (dir, name, expected) => {
+    expect(joinPath(dir, name)).toBe(expected);
+  });
+});
+
+describe('parentPath', () => {
+  it.each([
+    ['', ''],
+    ['a', ''],
+    ['a/b', 'a'],
+    ['a/b/c.txt', 'a/b'],
+    ['..foo/x', '..foo'],
+  ])('parentPath(%j) = %j', (path, expected) => {
+    expect(parentPath(path)).toBe(expected);
+  });
+
+  it('reaches the root from any depth and stays there', () => {
+    let p = 'a/b/c/d';
+    const seen: string[] = [];
+    while (p !== '') {
+      p = parentPath(p);
+      seen.push(p);
+    }
+    expect(seen).toEqual(['a/b/c', 'a/b', 'a', '']);
+    expect(parentPath(p)).toBe('');
+  });
+});
+
+describe('baseName', () => {
+  it.each([
+    ['', ''],
+    ['a', 'a'],
+    ['a/b', 'b'],
+    ['a/b/c.txt', 'c.txt'],
+    ['x/...', '...'],
+    ['dir/😀', '😀'],
+  ])('baseName(%j) = %j', (path, expected) => {
+    expect(baseName(path)).toBe(expected);
+  });
+
+  it('joins back with parentPath', () => {
+    for (const p of ['a', 'a/b', 'a/b/c.txt', '中/文']) expect(joinPath(parentPath(p), baseName(p))).toBe(p);
+  });
+});
+
+describe('isSameOrInside', () => {
+  it.each([
+    ['', '', true],
+    ['', 'a', true],
+    ['', 'a/b', true],
+    ['a', 'a', true],
+    ['a', 'a/b', true],
+    ['a', 'a/b/c', true],
+    ['a/b', 'a/b/c', true],
+    ['a', 'ab', false],
+    ['a', 'a.txt', false],
+    ['a/b', 'a/bc', false],
+    ['a/b', 'a', false],
+    ['a', '', false],
+    ['a', 'b/a', false],
+    ['subdir', 'subdir.txt', false],
+  ])('isSameOrInside(%j, %j) = %s', (ancestor, path, expected) => {
+    expect(isSameOrInside(ancestor, path)).toBe(expected);
+  });
+});
+
+describe('displayPath, pathSegments, describeInput', () => {
+  it('displays the root as a dot', () => {
+    expect(displayPath('')).toBe('.');
+    expect(displayPath('a/b')).toBe('a/b');
+  });
+
+  it('splits segments; the root has none', () => {
+    expect(pathSegments('')).toEqual([]);
+    expect(pathSegments('a/b/c')).toEqual(['a', 'b', 'c']);
+  });
+
+  it('describes inputs for messages', () => {
+    expect(describeInput('plain')).toBe('plain');
+    expect(describeInput('tab\there')).toBe('tab\\there');
+    expect(describeInput(null)).toBe('null');
+  });
+});
