@@ -30,6 +30,8 @@ class SinkByteWriter implements ByteWriter {
   #result: WriteResult | undefined;
   readonly #sink: WriteSink;
   #pending: Promise<void> = Promise.resolve();
+  /** The first failed write; a close after it must not commit a partial stream. */
+  #failure: unknown;
 
   constructor(sink: WriteSink, path: string, mode: WriteMode) {
     this.#sink = sink;
@@ -57,7 +59,9 @@ class SinkByteWriter implements ByteWriter {
       await this.#sink.write(chunk);
       this.#bytes += chunk.byteLength;
     });
-    this.#pending = run.catch(() => {});
+    this.#pending = run.catch((err: unknown) => {
+      this.#failure ??= err;
+    });
     try {
       await run;
     } catch (err) {
@@ -71,6 +75,15 @@ class SinkByteWriter implements ByteWriter {
     if (this.#state !== 'open') throw fsError('ECLOSED', 'write', this.path, { reason: `writer is ${this.#state}` });
     this.#state = 'committing';
     await this.#pending;
+    if (this.#failure !== undefined) {
+      this.#state = 'aborted';
+      try {
+        await this.#sink.abort();
+      } catch {
+        // The write error is the one the caller needs.
+      }
+      throw toFsError(this.#failure, 'write', this.path);
+    }
     try {
       await this.#sink.commit();
     } catch (err) {

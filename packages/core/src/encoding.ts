@@ -55,7 +55,8 @@ export function detectBom(bytes: Uint8Array): { encoding: string; length: number
 
 function utf16Heuristic(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
   const n = bytes.length - (bytes.length % 2);
-  if (n < 4) return undefined;
+  // Too few code units to tell text from a short binary record.
+  if (n < 8) return undefined;
   let evenZero = 0;
   let oddZero = 0;
   for (let i = 0; i < n; i += 2) {

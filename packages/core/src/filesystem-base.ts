@@ -43,6 +43,7 @@ import type {
   WriteMode,
   WriteOptions,
   WriteResult,
+  WriteTextOptions,
 } from './types.ts';
 import { walkTree } from './walk.ts';
 
@@ -377,7 +378,7 @@ export abstract class FilesystemBase implements Filesystem {
     });
   }
 
-  write(path: string, text: string, options: WriteOptions & { encoding?: string } = {}): Promise<WriteResult> {
+  write(path: string, text: string, options: WriteTextOptions = {}): Promise<WriteResult> {
     return this.#guard('write', path, async () => {
       if (typeof text !== 'string') throw fsError('EINVAL', 'write', path, { reason: 'text must be a string' });
       return this.writeBytes(path, encodeText(text, options.encoding ?? 'utf-8'), options);

@@ -211,8 +211,14 @@ export interface TextPage {
   readonly encoding: string;
 }
 
-/** Options of {@link Filesystem.writeBytes} and {@link Filesystem.write}. */
+/** Options of {@link Filesystem.writeBytes}. */
 export type WriteOptions = OpenWriteOptions;
+
+/** Options of {@link Filesystem.write}. */
+export interface WriteTextOptions extends WriteOptions {
+  /** Encoding of the bytes written; default UTF-8 (no BOM). */
+  encoding?: string;
+}
 
 /** Options of {@link Filesystem.glob}. */
 export interface GlobOptions {
@@ -263,7 +269,10 @@ export interface MkdirOptions {
   existOk?: boolean;
 }
 
-/** Options of {@link Filesystem.rename}. */
+/**
+ * Options of {@link Filesystem.rename}. Renaming the workspace root, or onto
+ * it, is refused with `EBUSY`, as rename(2) refuses a mount point.
+ */
 export interface RenameOptions {
   /** Replace an existing destination, as POSIX rename does. Default `true`. */
   overwrite?: boolean;
@@ -341,7 +350,7 @@ export interface Filesystem extends AsyncDisposable {
   readBytes(path: string, options?: ReadBytesOptions): Promise<Uint8Array>;
   read(path: string, options?: ReadTextOptions): Promise<TextPage>;
   writeBytes(path: string, data: Uint8Array, options?: WriteOptions): Promise<WriteResult>;
-  write(path: string, text: string, options?: WriteOptions): Promise<WriteResult>;
+  write(path: string, text: string, options?: WriteTextOptions): Promise<WriteResult>;
 
   // Core operations
   exists(path: string): Promise<boolean>;
