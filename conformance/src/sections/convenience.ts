@@ -275,4 +275,34 @@ export function convenienceSection(ctx: SuiteContext): void {
     expect(new Uint8Array(await fs.readBytes('all.bin'))).toEqual(all);
     expect(Array.from(await fs.readBytes('all.bin', { offset: 250 }))).toEqual([250, 251, 252, 253, 254, 255]);
   });
+
+  it('readBytes returns a copy: mutating it changes neither the file nor a snapshot', async () => {
+    const fs = await ctx.make({ files: { 'f.txt': 'hello' } });
+    const snap = ctx.caps.snapshots ? await fs.snapshot() : undefined;
+    const got = await fs.readBytes('f.txt');
+    got.fill(0x4a);
+    // A Buffer's slice() shares memory; a copy made with it would fail here.
+    got.slice(0, 1).fill(0x4b);
+    expect(text(await fs.readBytes('f.txt'))).toBe('hello');
+    if (snap) {
+      await fs.write('f.txt', 'changed');
+      await fs.restore(snap);
+      expect(text(await fs.readBytes('f.txt'))).toBe('hello');
+    }
+  });
+
+  it('openRead chunks are copies: mutating one changes nothing', async () => {
+    const fs = await ctx.make({ files: { 'f.txt': 'hello world' } });
+    const reader = await fs.openRead('f.txt', { chunkSize: 4 });
+    for await (const chunk of reader) chunk.fill(0x21);
+    expect(text(await fs.readBytes('f.txt'))).toBe('hello world');
+  });
+
+  it('writeBytes copies a Buffer too: mutating it afterwards changes nothing', async () => {
+    const fs = await ctx.make();
+    const data = Buffer.from('keep');
+    await fs.writeBytes('f.txt', data);
+    data.fill(0x21);
+    expect(text(await fs.readBytes('f.txt'))).toBe('keep');
+  });
 }

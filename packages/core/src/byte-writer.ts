@@ -119,7 +119,7 @@ class SinkByteWriter implements ByteWriter {
  * ```ts
  * const parts: Uint8Array[] = [];
  * const writer = createByteWriter(
- *   { write: (c) => void parts.push(c.slice()), commit: () => save(parts), abort: () => void (parts.length = 0) },
+ *   { write: (c) => void parts.push(Uint8Array.prototype.slice.call(c)), commit: () => save(parts), abort: () => void (parts.length = 0) },
  *   'out.bin',
  *   'overwrite',
  * );

@@ -22,7 +22,11 @@ import {
   FilesystemBase,
   type FilesystemBaseOptions,
   fsError,
+  type GrepMatch,
+  type GrepMatcher,
+  type GrepPlan,
   type Snapshot,
+  scanChunks,
   type WriteMode,
 } from '@ctxfs/core';
 import { Volume } from 'memfs';
@@ -47,15 +51,8 @@ interface StoredSnapshot {
   readonly image: TreeImage;
 }
 
-interface MemfsDirent {
-  name: string | Uint8Array;
-  isFile(): boolean;
-  isDirectory(): boolean;
-  isSymbolicLink(): boolean;
-}
-
-function kindOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink?(): boolean; isSymlink?(): boolean }): FileKind {
-  return s.isFile() ? 'file' : s.isDirectory() ? 'directory' : (s.isSymbolicLink?.() ?? s.isSymlink?.()) ? 'symlink' : 'other';
+function kindOf(node: ContentNode): FileKind {
+  return node.isFile() ? 'file' : node.isDirectory() ? 'directory' : node.isSymlink() ? 'symlink' : 'other';
 }
 
 const EMPTY = new Uint8Array(0);
@@ -166,12 +163,18 @@ export class MemoryFilesystem extends FilesystemBase {
   }
 
   protected async readDirectory(path: string): Promise<FileEntry[]> {
-    const dirents = this.#vol.readdirSync(`/${path}`, { withFileTypes: true }) as unknown as MemfsDirent[];
+    // From the children map, not readdirSync: no Dirent objects, no sort
+    // (the caller sorts), no path parsing. Same ENOENT/ENOTDIR as readdir.
+    const link = this.#link(`/${path}`);
+    if (link === undefined) throw errno('ENOENT');
+    if (!link.getNode().isDirectory()) throw errno('ENOTDIR');
     const prefix = path === '' ? '' : `${path}/`;
-    return dirents.map((d) => {
-      const name = String(d.name);
-      return { name, path: prefix + name, kind: kindOf(d) };
-    });
+    const out: FileEntry[] = [];
+    for (const [name, child] of link.children) {
+      if (child === undefined || name === '.' || name === '..') continue;
+      out.push({ name, path: prefix + name, kind: kindOf(child.getNode()) });
+    }
+    return out;
   }
 
   #contentView(path: string): Uint8Array {
@@ -190,6 +193,30 @@ export class MemoryFilesystem extends FilesystemBase {
     // past its end, so this reader sees exactly the content it opened.
     const view = this.#contentView(path);
     return createByteReader({ size: view.byteLength, readAt: (pos, len) => copyOut(view, pos, pos + len) }, { path, chunkSize, offset });
+  }
+
+  /**
+   * The shared scanner fed straight from the stored bytes: a grep reads each
+   * file once and hands out only decoded lines, so the per-file reader and
+   * the per-chunk copies a caller's read needs are pure overhead here.
+   */
+  protected override async *scanFiles(matcher: GrepMatcher, plan: GrepPlan): AsyncGenerator<GrepMatch> {
+    let remaining = plan.maxMatches;
+    for await (const path of this.grepCandidates(plan)) {
+      let view: Uint8Array;
+      try {
+        view = this.#contentView(path);
+      } catch (err) {
+        // Files that vanish mid-walk are skipped, as the base scanner does.
+        const code = (err as { code?: unknown }).code;
+        if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') continue;
+        throw err;
+      }
+      for await (const m of scanChunks(path, chunksOf(view, this.limits.chunkSize), matcher, remaining)) {
+        yield m;
+        if (--remaining <= 0) return;
+      }
+    }
   }
 
   protected override async readRange(path: string, offset: number, limit: number | undefined, cap: number): Promise<Uint8Array> {
@@ -298,6 +325,11 @@ export class MemoryFilesystem extends FilesystemBase {
     this.#snapshots.clear();
     this.#vol = new Volume();
   }
+}
+
+/** `view` in chunks of at most `size` bytes, without copying. */
+async function* chunksOf(view: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
+  for (let at = 0; at < view.byteLength; at += size) yield view.subarray(at, at + size);
 }
 
 /**

@@ -16,10 +16,13 @@ import { type ContentNode, setContent } from './node-content.ts';
 interface LinkLike {
   children: Map<string, LinkLike | undefined>;
   getNode(): ContentNode;
+  createChild(name: string, node: ContentNode): LinkLike;
 }
 
 interface DirImage {
-  readonly path: string;
+  /** Undefined for the root. */
+  readonly parent: DirImage | undefined;
+  readonly name: string;
   readonly mode: number;
   readonly mtime: Date;
   readonly btime: Date;
@@ -38,7 +41,7 @@ interface FileImage {
 
 /** An immutable picture of a whole tree. */
 export interface TreeImage {
-  /** Directories, parents before children; the root first (path `/`). */
+  /** Directories, parents before children; the root first. */
   readonly dirs: readonly DirImage[];
   readonly files: readonly FileImage[];
 }
@@ -47,16 +50,16 @@ export interface TreeImage {
 export function captureTree(root: LinkLike): TreeImage {
   const dirs: DirImage[] = [];
   const files: FileImage[] = [];
-  const stack: Array<[LinkLike, string]> = [[root, '']];
+  const stack: Array<[LinkLike, DirImage | undefined, string]> = [[root, undefined, '']];
   while (stack.length > 0) {
-    const [link, path] = stack.pop() as [LinkLike, string];
+    const [link, parent, dirName] = stack.pop() as [LinkLike, DirImage | undefined, string];
     const node = link.getNode();
-    const dir: DirImage = { path: path || '/', mode: node.mode, mtime: node.mtime, btime: node.btime };
+    const dir: DirImage = { parent, name: dirName, mode: node.mode, mtime: node.mtime, btime: node.btime };
     dirs.push(dir);
     for (const [name, child] of link.children) {
       if (child === undefined || name === '.' || name === '..') continue;
       const childNode = child.getNode();
-      if (childNode.isDirectory()) stack.push([child, `${path}/${name}`]);
+      if (childNode.isDirectory()) stack.push([child, dir, name]);
       else if (childNode.isFile()) {
         files.push({ dir, name, mode: childNode.mode, mtime: childNode.mtime, btime: childNode.btime, buf: childNode.buf, size: childNode.getSize() });
       }
@@ -66,24 +69,31 @@ export function captureTree(root: LinkLike): TreeImage {
 }
 
 interface VolumeCore {
-  getResolvedLink(path: string): LinkLike | null;
+  readonly root: LinkLike;
+  createNode(mode: number): ContentNode;
 }
 
-/** Rebuilds `image` into an empty volume, sharing the captured buffers. */
+/**
+ * Rebuilds `image` into an empty volume, sharing the captured buffers. Links
+ * are created under their parent directly, as memfs's own mkdir and open do
+ * once they have resolved the parent: going through mkdirSync/writeFileSync
+ * re-resolved every path and opened a descriptor per file, most of the cost.
+ */
 export function restoreTree(vol: Volume, image: TreeImage): void {
   const core = vol._core as unknown as VolumeCore;
+  const links = new Map<DirImage, LinkLike>();
   const dated: Array<[ContentNode, { readonly mode: number; readonly mtime: Date; readonly btime: Date }]> = [];
   for (const dir of image.dirs) {
-    if (dir.path !== '/') vol.mkdirSync(dir.path);
-    const node = core.getResolvedLink(dir.path)?.getNode();
-    if (node) dated.push([node, dir]);
+    const parent = dir.parent === undefined ? undefined : links.get(dir.parent);
+    if (dir.parent !== undefined && parent === undefined) throw new Error(`snapshot image: directory '${dir.name}' precedes its parent`);
+    const link = parent === undefined ? core.root : parent.createChild(dir.name, core.createNode(dir.mode));
+    links.set(dir, link);
+    dated.push([link.getNode(), dir]);
   }
-  const empty = new Uint8Array(0);
   for (const file of image.files) {
-    const path = file.dir.path === '/' ? `/${file.name}` : `${file.dir.path}/${file.name}`;
-    vol.writeFileSync(path, empty);
-    const node = core.getResolvedLink(path)?.getNode();
-    if (node === undefined) continue;
+    const parent = links.get(file.dir);
+    if (parent === undefined) throw new Error(`snapshot image: file '${file.name}' has no directory`);
+    const node = parent.createChild(file.name, core.createNode(file.mode)).getNode();
     // Capacity exactly `size`: an append to the restored file reallocates
     // instead of writing where another restore of this image could look.
     setContent(node, new Uint8Array(file.buf.buffer, file.buf.byteOffset, file.size));
