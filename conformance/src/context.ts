@@ -6,7 +6,7 @@
  */
 
 import type { Capabilities, Filesystem } from '@ctxfs/core';
-import { afterEach } from 'vitest';
+import { afterEach, describe, it } from 'vitest';
 import type { ConformanceTarget, FixtureInit } from './target.ts';
 
 /** Handed to every section. */
@@ -60,4 +60,19 @@ export async function codeOf(promise: Promise<unknown> | (() => Promise<unknown>
     const code = (err as { code?: unknown }).code;
     return typeof code === 'string' ? code : `THROWN:${String(err)}`;
   }
+}
+
+/**
+ * Registers a test only when `condition` holds. Capability-gated tests come
+ * in complementary pairs (the full test when declared, the `EUNSUPPORTED`
+ * check when not), so the half that does not apply is simply not registered
+ * rather than reported as skipped.
+ */
+export function itWhen(condition: boolean): (name: string, fn: () => Promise<void> | void) => void {
+  return condition ? (name, fn) => it(name, fn) : () => {};
+}
+
+/** {@link itWhen} for a whole block. */
+export function describeWhen(condition: boolean): (name: string, fn: () => void) => void {
+  return condition ? (name, fn) => describe(name, fn) : () => {};
 }

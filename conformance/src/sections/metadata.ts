@@ -8,7 +8,7 @@
 
 import { isFsError } from '@ctxfs/core';
 import { describe, expect, it } from 'vitest';
-import { codeOf, type SuiteContext, text, utf8 } from '../context.ts';
+import { codeOf, itWhen, type SuiteContext, text, utf8 } from '../context.ts';
 import { describePosixScenarios } from '../posix/section.ts';
 
 const ALL_BYTES = Uint8Array.from({ length: 256 }, (_, i) => i);
@@ -110,7 +110,7 @@ export function metadataSection(ctx: SuiteContext): void {
       expect(later).toBeGreaterThanOrEqual(first);
     });
 
-    it.runIf(ctx.caps.permissions)('mode holds permission bits (declared: permissions)', async () => {
+    itWhen(ctx.caps.permissions)('mode holds permission bits (declared: permissions)', async () => {
       const fs = await ctx.make({ files: { 'f.txt': 'f' }, dirs: ['d'] });
       const file = await fs.stat('f.txt');
       const dir = await fs.stat('d');
@@ -122,7 +122,7 @@ export function metadataSection(ctx: SuiteContext): void {
       expect((dir.mode ?? 0) & 0o100).toBe(0o100); // owner can enter its directory
     });
 
-    it.skipIf(ctx.caps.permissions)('mode is not reported (not declared: permissions)', async () => {
+    itWhen(!ctx.caps.permissions)('mode is not reported (not declared: permissions)', async () => {
       const fs = await ctx.make({ files: { 'f.txt': 'f' } });
       expect((await fs.stat('f.txt')).mode).toBeUndefined();
     });

@@ -7,7 +7,7 @@
 
 import type { Filesystem } from '@ctxfs/core';
 import { describe, expect, it } from 'vitest';
-import { collect, type SuiteContext, text, utf8 } from '../context.ts';
+import { collect, itWhen, type SuiteContext, text, utf8 } from '../context.ts';
 
 const FILES = { 'a.txt': 'alpha\nbeta\n', 'dir/b.txt': 'bravo\n', 'dir/sub/c.bin': new Uint8Array([0, 1, 2, 255]) };
 const DIRS = ['empty'];
@@ -107,7 +107,7 @@ export function readOnlySection(ctx: SuiteContext): void {
       expect((await collect(fs.grep('a$'))).map((m) => `${m.path}:${m.line}`)).toEqual(['a.txt:1', 'a.txt:2']);
     });
 
-    it.runIf(ctx.caps.snapshots)('snapshot and listSnapshots are allowed (they do not mutate the workspace)', async () => {
+    itWhen(ctx.caps.snapshots)('snapshot and listSnapshots are allowed (they do not mutate the workspace)', async () => {
       const fs = await make();
       const snap = await fs.snapshot('ro');
       expect((await fs.listSnapshots()).map((s) => s.id)).toContain(snap.id);

@@ -9,7 +9,7 @@
 
 import type { Filesystem } from '@ctxfs/core';
 import { describe, expect, it } from 'vitest';
-import { codeOf, collect, type SuiteContext, text, utf8 } from '../context.ts';
+import { codeOf, collect, describeWhen, itWhen, type SuiteContext, text, utf8 } from '../context.ts';
 
 const ALL_BYTES = Uint8Array.from({ length: 256 }, (_, i) => i);
 
@@ -34,7 +34,7 @@ const SEED = {
 };
 
 export function snapshotsSection(ctx: SuiteContext): void {
-  describe.runIf(!ctx.caps.snapshots)('not supported', () => {
+  describeWhen(!ctx.caps.snapshots)('not supported', () => {
     it.each(['snapshot', 'restore', 'listSnapshots', 'dropSnapshot'] as const)('%s is EUNSUPPORTED', async (op) => {
       const fs = await ctx.make({ files: { 'a.txt': 'a' } });
       const call = {
@@ -49,7 +49,7 @@ export function snapshotsSection(ctx: SuiteContext): void {
     });
   });
 
-  describe.runIf(ctx.caps.snapshots)('round trip', () => {
+  describeWhen(ctx.caps.snapshots)('round trip', () => {
     it('restore brings back contents, binary bytes and kinds exactly', async () => {
       const fs = await ctx.make({ files: SEED, dirs: ['d/e'] });
       const before = await dump(fs);
@@ -162,7 +162,7 @@ export function snapshotsSection(ctx: SuiteContext): void {
     });
   });
 
-  describe.runIf(ctx.caps.snapshots)('isolation', () => {
+  describeWhen(ctx.caps.snapshots)('isolation', () => {
     it('an append after the snapshot does not reach it', async () => {
       const fs = await ctx.make({ files: { 'log.txt': 'line1\n' } });
       const snap = await fs.snapshot();
@@ -227,7 +227,7 @@ export function snapshotsSection(ctx: SuiteContext): void {
     });
   });
 
-  describe.runIf(ctx.caps.snapshots)('bookkeeping and errors', () => {
+  describeWhen(ctx.caps.snapshots)('bookkeeping and errors', () => {
     it('snapshot() without a tag', async () => {
       const fs = await ctx.make({});
       const snap = await fs.snapshot();
@@ -312,8 +312,8 @@ export function snapshotsSection(ctx: SuiteContext): void {
     });
   });
 
-  describe.runIf(ctx.caps.snapshots)('empty directories and modes', () => {
-    it.runIf(ctx.caps.snapshotsKeepEmptyDirs)('empty directories survive restore', async () => {
+  describeWhen(ctx.caps.snapshots)('empty directories and modes', () => {
+    itWhen(ctx.caps.snapshotsKeepEmptyDirs)('empty directories survive restore', async () => {
       const fs = await ctx.make({ dirs: ['empty', 'deep/empty'] });
       const snap = await fs.snapshot();
       await fs.delete('empty');
@@ -323,7 +323,7 @@ export function snapshotsSection(ctx: SuiteContext): void {
       expect(await fs.list('deep/empty')).toEqual([]);
     });
 
-    it.runIf(!ctx.caps.snapshotsKeepEmptyDirs)('documented limitation: empty directories are not restored', async () => {
+    itWhen(!ctx.caps.snapshotsKeepEmptyDirs)('documented limitation: empty directories are not restored', async () => {
       const fs = await ctx.make({ files: { f: 'x' }, dirs: ['empty'] });
       const snap = await fs.snapshot();
       await fs.delete('empty');
@@ -332,7 +332,7 @@ export function snapshotsSection(ctx: SuiteContext): void {
       expect(await read(fs, 'f')).toBe('x');
     });
 
-    it.runIf(ctx.caps.permissions)('modes are restored', async () => {
+    itWhen(ctx.caps.permissions)('modes are restored', async () => {
       const fs = await ctx.make({ files: { 'f.txt': 'x', 'd/g.txt': 'y' } });
       const before = [(await fs.stat('f.txt')).mode, (await fs.stat('d')).mode, (await fs.stat('d/g.txt')).mode];
       expect(before.every((m) => typeof m === 'number')).toBe(true);

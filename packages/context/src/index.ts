@@ -1,1 +1,79 @@
-export {};
+/**
+ * `@ctxfs/context` — the context layer: a file registry in SQLite,
+ * token-budgeted retrieval (whole file, line ranges, excerpts, symbols,
+ * outlines, related files), summaries, the startup overview, secret
+ * redaction and content delimiters, shaped per model profile. Works over any
+ * ctxfs backend through the Filesystem protocol.
+ *
+ * @example
+ * ```ts
+ * import { createContext } from '@ctxfs/context';
+ * const ctx = await createContext({ fs, profile: 'small', agent: 'llm:ollama' });
+ * await ctx.scan();
+ * const overview = await ctx.overview();          // ≤ 1,500 tokens
+ * const outline = await ctx.getOutline('src/auth.ts');
+ * const login = await ctx.getSymbol('src/auth.ts', 'login');
+ * ```
+ *
+ * @module
+ */
+
+export { type Document, DocumentLoader, type DocumentLoaderOptions } from './content/document.ts';
+export { LruCache } from './content/lru.ts';
+export { conflictRegions, describeRanges, overlappingEdits, patchMismatch, staleBuffer } from './conflicts/conflict-detector.ts';
+export { type ApprovalDecision, type ConflictOptions, type ConflictStrategy, type MergeRequest, type Resolution, resolveStale } from './conflicts/strategies.ts';
+export { ContextLayer, type ContextOptions, ContextSession, createContext, type EditSettings, type OverviewCallOptions } from './context-layer.ts';
+export { type ApplyPatchOptions, applyPatch } from './edits/apply-patch.ts';
+export type { ConflictRegion, ConflictType, EditConflict, EditResult, FileChange, LineRange, StaleReader } from './edits/edit-result.ts';
+export { decodeFile, encodeLike, type FileText, loadFileText } from './edits/file-text.ts';
+export { type EditOptions, FileEditor, type PlannedFile, type Transform, type TransformOutcome, withLocks } from './edits/file-editor.ts';
+export { type CrashHook, EditJournal, type JournalEntry, type PendingChange, type RecoveryReport } from './edits/journal.ts';
+export { EditOperations, type RenameCallOptions, type ReplaceCallOptions } from './edits/operations.ts';
+export { getDiff, getFileHistory, getVersion, resolveVersion, rollback, undo, undoTarget, type VersionContent, type VersionDiff, type VersionRef } from './history/history.ts';
+export { formatUnifiedDiff, type UnifiedDiff, type UnifiedDiffOptions } from './history/unified-diff.ts';
+export { type FileVersion, type PruneResult, type RetentionOptions, sha256Hex, VersionStore, type VersionOp } from './history/version-store.ts';
+export { merge3, type Merge3Options, type Merge3Result, type MergeConflict } from './merge/merge3.ts';
+export { applyHunks, type ApplyResult, type HunkFailure } from './patch/apply-hunks.ts';
+export { type FilePatch, type Hunk, PatchParseError, parsePatch } from './patch/parse-patch.ts';
+export { applyLineEdit, type LineEdit, type Occurrence, replaceText } from './patch/text-edits.ts';
+export { buildOverview, DEFAULT_TOOLS, type Overview, type OverviewDocument, type OverviewOptions, type ToolDescription } from './overview/project-overview.ts';
+export { MODEL_PROFILES, type ModelProfile, type ProfileInput, resolveProfile } from './profiles/model-profiles.ts';
+export { DEFAULT_ENTRYPOINTS, DEFAULT_SENSITIVE_PATTERNS, type FileTag, languageOf, tagsOf } from './registry/classify.ts';
+export {
+  DEFAULT_IGNORE,
+  type FileRecord,
+  FileRegistry,
+  type FileRegistryOptions,
+  type FileVersionRecord,
+  type ScanOptions,
+  type ScanProgress,
+  type ScanResult,
+  type VersionAuthor,
+} from './registry/file-registry.ts';
+export { extractImports, type ImportSpec, type Relation, type RelationKind, type ResolveContext, resolveImport } from './registry/relations.ts';
+export type { ReadFileOptions } from './retrieval/read-file.ts';
+export type { ReadLinesOptions } from './retrieval/read-lines.ts';
+export { type IndexProgress, type RelatedFile, type RelatedResult, RelationIndex } from './retrieval/related.ts';
+export type { Omission, Served, ViewKind } from './retrieval/shared.ts';
+export { type BlockInfo, CONTENT_RULE, findInjectionAttempts, wrapContent } from './safety/delimiters.ts';
+export {
+  DEFAULT_SECRET_RULES,
+  entropy,
+  looksLikeSecretValue,
+  type RedactionOptions,
+  type RedactionResult,
+  Redactor,
+  type SecretFinding,
+  type SecretRule,
+  SUPPORTED_SECRET_KINDS,
+} from './safety/redaction.ts';
+export { type ReadRecord, SessionContext } from './session/session-context.ts';
+export { MIGRATIONS, type Migration } from './state/migrations.ts';
+export { type AuditRecord, defaultStatePath, StateStore, type StateStoreOptions, userStatePath } from './state/store.ts';
+export { leadingDoc, StructuralSummarizer } from './summaries/structural-summarizer.ts';
+export { type Summarizer, SummaryCache, type SummaryInput } from './summaries/summarizer.ts';
+export { findSymbol, type OutlineOptions, renderOutline, type SymbolLookup, symbolTable } from './symbols/outline.ts';
+export { markdownSymbols, regexSymbols } from './symbols/regex-fallback.ts';
+export { hasGrammar, loadLanguage, symbolsFromTree, treeSitterSymbols } from './symbols/tree-sitter.ts';
+export { type CodeSymbol, flattenSymbols, type SymbolKind, type SymbolSource, type SymbolTable } from './symbols/types.ts';
+export { o200kTokenizer, type TokenCut, type Tokenizer, type TruncationStrategy, truncateTokens } from './tokens/tokenizer.ts';

@@ -207,6 +207,8 @@ export function fsError(code: FsErrorCode, op: FsOperation, path?: string, extra
 }
 
 const NODE_CODES = new Set<string>(Object.keys(REASONS));
+/** Every code ctxfs knows; a primitive may throw any of them as `errno(code)`. */
+const KNOWN_CODES = new Set<string>(Object.keys(DEFAULT_HINTS));
 
 /**
  * Converts anything thrown by a backend into an {@link FsError}, keeping an
@@ -219,6 +221,10 @@ export function toFsError(err: unknown, op: FsOperation, path?: string, dest?: s
   if (typeof code === 'string') {
     if (NODE_CODES.has(code)) {
       return new FsError({ code: code as NodeErrorCode, op, path, dest, reason: REASONS[code as NodeErrorCode], cause: err });
+    }
+    if (KNOWN_CODES.has(code)) {
+      const message = err instanceof Error && err.message !== code ? err.message : undefined;
+      return new FsError({ code: code as CtxfsErrorCode, op, path, dest, reason: message, cause: err });
     }
     if (code === 'ERR_FS_EISDIR') return new FsError({ code: 'EISDIR', op, path, dest, reason: REASONS.EISDIR, cause: err });
     if (code === 'EXDEV' || code === 'EBADF') {

@@ -450,7 +450,15 @@ export abstract class FilesystemBase implements Filesystem {
     const max = options.maxMatches ?? this.limits.maxGrepMatches;
     if (!Number.isSafeInteger(max) || max < 0) throw fsError('EINVAL', 'grep', options.path, { reason: 'maxMatches must be a non-negative integer' });
     const filter = options.glob === undefined ? undefined : compileFileFilter(options.glob);
-    const plan: GrepPlan = { scope, maxMatches: max, filter, dot: options.dot ?? false };
+    const plan: GrepPlan = {
+      scope,
+      maxMatches: max,
+      filter,
+      dot: options.dot ?? false,
+      pattern,
+      ignoreCase: options.ignoreCase ?? false,
+      literal: options.literal ?? false,
+    };
     if (max === 0) return;
     if (this.nativeGrep) {
       yield* this.nativeGrep(matcher, plan);
@@ -733,6 +741,10 @@ export interface GrepPlan {
   /** File filter on paths relative to a directory scope. */
   readonly filter: ((relativePath: string) => boolean) | undefined;
   readonly dot: boolean;
+  /** The pattern as the caller gave it, for native engines that compile their own. */
+  readonly pattern: string;
+  readonly ignoreCase: boolean;
+  readonly literal: boolean;
 }
 
 function snapshotId(snapshot: Snapshot | string, op: FsOperation): string {

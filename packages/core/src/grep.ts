@@ -22,7 +22,8 @@ export interface GrepMatcher {
 }
 
 function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  // Syntax characters only: in Unicode mode escaping anything else (`-`, `/`) is an error.
+  return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
 }
 
 /**

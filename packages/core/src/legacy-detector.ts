@@ -4,19 +4,28 @@
  * legacy encodings), the byte-order mark and the line endings, so a text
  * write back to the file can reproduce its bytes exactly.
  *
- * The legacy detector is chardet (ICU's n-gram detector), measured more
- * accurate than jschardet on the multilingual corpus of `@ctxfs/host`'s
- * tests; its candidates, and the sibling encodings of each (windows-1250 vs
- * ISO-8859-2...), are then ranked by how plausible the decoded text is
- * (no C1 controls, no symbols inside words, no case flips inside words),
- * which is what separates close single-byte encodings.
+ * The legacy detector is pluggable (`DetectOptions.legacyDetector`); the
+ * default here is chardet's. A detector's candidates, and the sibling
+ * encodings of each (windows-1250 vs ISO-8859-2...), are ranked by
+ * {@link rankCandidates}: how plausible the decoded text is (no C1 controls,
+ * no symbols inside words, no case flips inside words), which is what
+ * separates close single-byte encodings. `@ctxfs/host` plugs jschardet's
+ * candidates in, measured more accurate on short text.
  *
  * @module
  */
 
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
-import { DETECTION_SAMPLE_BYTES, type DetectOptions, detectBom, detectEncoding, type EncodingInfo, type LegacyDetector, normalizeEncoding } from './encoding.ts';
+import {
+  DETECTION_SAMPLE_BYTES,
+  type DetectOptions,
+  detectBom,
+  detectEncoding,
+  type EncodingInfo,
+  type LegacyDetector,
+  normalizeEncoding,
+} from './encoding.ts';
 
 /** Line terminators found in a sample. */
 export type LineEnding = 'lf' | 'crlf' | 'mixed' | 'none';
@@ -77,7 +86,7 @@ export function implausibility(text: string): number {
       continue;
     }
     if (cp >= 0x80 && cp <= 0x9f) {
-      score += 10;
+      score += 3;
       prevLetter = false;
       continue;
     }
@@ -109,40 +118,38 @@ export function implausibility(text: string): number {
   return score;
 }
 
-function chardetCandidates(sample: Uint8Array): Array<{ encoding: string; confidence: number }> {
-  const out: Array<{ encoding: string; confidence: number }> = [];
-  for (const m of chardet.analyse(sample)) {
-    const enc = normalizeEncoding(m.name);
-    if (enc === 'ascii' || enc === 'utf-8' || enc.startsWith('utf-') || enc.startsWith('utf')) continue;
-    if (!iconv.encodingExists(enc)) continue;
-    out.push({ encoding: enc, confidence: m.confidence / 100 });
-  }
-  return out;
+/** A candidate encoding with the statistical detector's confidence (0..1). */
+export interface EncodingCandidate {
+  encoding: string;
+  confidence: number;
 }
 
 /**
- * The default legacy detector: chardet's candidates (and their sibling
- * encodings), ranked by the plausibility of the decoded sample.
+ * Ranks a statistical detector's candidates (plus the sibling encodings of
+ * each, e.g. ISO-8859-2 for windows-1250) by the plausibility of the decoded
+ * sample, weighted by the detector's confidence, and returns the best.
+ * Multi-byte answers the detector is reasonably sure of are kept as they are.
  *
  * @example
  * ```ts
- * const sample = iconv.encode('Zażółć gęślą jaźń, pchnąć w tę łódź jeża.', 'windows-1250');
- * chardetDetector(sample); // { encoding: 'windows-1250', confidence: ... }
+ * const detector: LegacyDetector = (sample) => rankCandidates(sample, myDetector(sample));
  * ```
  */
-export const chardetDetector: LegacyDetector = (sample) => {
-  const candidates = chardetCandidates(sample);
-  if (candidates.length === 0) return undefined;
-  const top = candidates[0] as { encoding: string; confidence: number };
-  // Multi-byte detection by chardet is reliable; a close single-byte family is not.
+export function rankCandidates(sample: Uint8Array, candidates: readonly EncodingCandidate[]): EncodingCandidate | undefined {
+  const usable = candidates
+    .map((c) => ({ encoding: normalizeEncoding(c.encoding), confidence: c.confidence }))
+    .filter((c) => !c.encoding.startsWith('utf') && c.encoding !== 'ascii' && !c.encoding.startsWith('mac') && iconv.encodingExists(c.encoding));
+  const top = usable[0];
+  if (top === undefined) return undefined;
+  // Multi-byte detection is reliable; a close single-byte family is not.
   if (MULTI_BYTE_LEGACY.has(top.encoding) && top.confidence >= 0.3) return top;
   const pool = new Map<string, number>();
-  for (const c of candidates.slice(0, 6)) {
+  for (const c of usable.slice(0, 6)) {
     if (!pool.has(c.encoding)) pool.set(c.encoding, c.confidence);
     for (const s of SIBLINGS[c.encoding] ?? []) if (!pool.has(s) && iconv.encodingExists(s)) pool.set(s, c.confidence * 0.9);
   }
   const buf = Buffer.from(sample.buffer, sample.byteOffset, sample.byteLength);
-  let best: { encoding: string; confidence: number; score: number } | undefined;
+  let best: { encoding: string; confidence: number; rank: number } | undefined;
   for (const [encoding, confidence] of pool) {
     let score: number;
     try {
@@ -150,12 +157,29 @@ export const chardetDetector: LegacyDetector = (sample) => {
     } catch {
       continue;
     }
-    // Confidence breaks near-ties; plausibility decides real differences.
-    const rank = score - confidence * 2;
-    if (best === undefined || rank < best.score) best = { encoding, confidence, score: rank };
+    // The detector's confidence carries its language model; plausibility
+    // overrules it only where the decoded text is clearly damaged.
+    const rank = score - confidence * 30;
+    if (best === undefined || rank < best.rank) best = { encoding, confidence, rank };
   }
   return best === undefined ? top : { encoding: best.encoding, confidence: best.confidence };
-};
+}
+
+/**
+ * A legacy detector over chardet's candidates (ICU's n-gram detector),
+ * ranked by {@link rankCandidates}.
+ *
+ * @example
+ * ```ts
+ * const sample = iconv.encode('Zażółć gęślą jaźń, pchnąć w tę łódź jeża.', 'windows-1250');
+ * chardetDetector(sample); // { encoding: 'windows-1250', confidence: ... }
+ * ```
+ */
+export const chardetDetector: LegacyDetector = (sample) =>
+  rankCandidates(
+    sample,
+    chardet.analyse(sample).map((m) => ({ encoding: m.name, confidence: m.confidence / 100 })),
+  );
 
 const ISO2022JP_ESCAPES = [
   [0x1b, 0x24, 0x42],
@@ -165,40 +189,77 @@ const ISO2022JP_ESCAPES = [
 ];
 
 function looksIso2022Jp(sample: Uint8Array): boolean {
-  let escape = false;
+  let escaped = false;
   for (let i = 0; i < sample.length; i++) {
     const b = sample[i] as number;
     if (b >= 0x80) return false;
-    if (b === 0x1b && !escape) {
-      for (const e of ISO2022JP_ESCAPES) if (sample[i + 1] === e[1] && sample[i + 2] === e[2]) escape = true;
+    if (b === 0x1b && !escaped) {
+      for (const e of ISO2022JP_ESCAPES) if (sample[i + 1] === e[1] && sample[i + 2] === e[2]) escaped = true;
     }
   }
-  return escape;
+  return escaped;
 }
 
-/** UTF-16 without BOM for text the core heuristic misses (e.g. CJK, where few code units have a zero byte). */
+function utf16Weirdness(sample: Uint8Array, enc: 'utf-16le' | 'utf-16be'): number {
+  let text: string;
+  try {
+    text = new TextDecoder(enc, { fatal: true }).decode(sample);
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters mean "not text"
+  if (/[\u0000-\u0008\u000e-\u001f\ufffe\uffff]/.test(text)) return Number.POSITIVE_INFINITY;
+  // The wrong byte order scatters text over unassigned and private code points.
+  return (text.match(/[\p{Cn}\p{Co}]/gu) ?? []).length / Math.max(1, text.length);
+}
+
+/**
+ * UTF-16 without BOM for text the core heuristic misses (CJK, where zero
+ * bytes are rare and fall at both parities): both byte orders are decoded,
+ * and the one that reads as assigned, control-free text wins.
+ */
 function utf16WithoutBom(sample: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
   const n = sample.length - (sample.length % 2);
   if (n < 8) return undefined;
-  let even = 0;
-  let odd = 0;
-  for (let i = 0; i < n; i += 2) {
-    if (sample[i] === 0) even++;
-    if (sample[i + 1] === 0) odd++;
+  let zeros = 0;
+  for (let i = 0; i < n; i++) if (sample[i] === 0) zeros++;
+  // Real UTF-16 text has zero bytes regularly; one stray NUL in text is binary.
+  if (zeros < (n / 2) * 0.01) return undefined;
+  const body = sample.subarray(0, n);
+  const le = utf16Weirdness(body, 'utf-16le');
+  const be = utf16Weirdness(body, 'utf-16be');
+  const best = Math.min(le, be);
+  if (best > 0.02) return undefined;
+  return le <= be ? 'utf-16le' : 'utf-16be';
+}
+
+/**
+ * Counts well-formed multi-byte UTF-8 sequences and invalid bytes: a file
+ * with more of the former is UTF-8 with some damage, not a legacy encoding.
+ */
+function utf8Shape(sample: Uint8Array): { valid: number; invalid: number } {
+  let valid = 0;
+  let invalid = 0;
+  const n = sample.length;
+  for (let i = 0; i < n; ) {
+    const b = sample[i] as number;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    const need = b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : 0;
+    let ok = need > 0 && i + need < n;
+    for (let k = 1; ok && k <= need; k++) if (((sample[i + k] as number) & 0xc0) !== 0x80) ok = false;
+    if (ok) {
+      valid++;
+      i += need + 1;
+    } else {
+      if (i + need >= n && need > 0) break; // cut off by the end of the sample
+      invalid++;
+      i++;
+    }
   }
-  if (even + odd === 0 || (even > 0 && odd > 0)) return undefined;
-  const enc = odd > 0 ? 'utf-16le' : 'utf-16be';
-  let text: string;
-  try {
-    text = new TextDecoder(enc, { fatal: true }).decode(sample.subarray(0, n));
-  } catch {
-    return undefined;
-  }
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters mean "not text"
-  if (/[\u0000-\u0008\u000e-\u001f\ufffe\uffff]/.test(text)) return undefined;
-  // Binary data decoded as UTF-16 scatters over unassigned and private code points.
-  const weird = (text.match(/[\p{Cn}\p{Co}]/gu) ?? []).length;
-  return weird <= text.length * 0.02 ? enc : undefined;
+  return { valid, invalid };
 }
 
 /** Line terminators of a sample (`mixed` when both kinds occur). */
@@ -232,6 +293,10 @@ export function detectTextFormat(sample: Uint8Array, options: DetectOptions = {}
     info = { encoding: 'iso-2022-jp', bomLength: 0, binary: false, source: 'legacy', confidence: 0.95 };
   } else {
     info = detectEncoding(head, { legacyDetector: options.legacyDetector ?? chardetDetector, legacyFallback: options.legacyFallback });
+    if (info.source === 'legacy') {
+      const shape = utf8Shape(head);
+      if (shape.valid > 0 && shape.invalid <= shape.valid) info = { encoding: 'utf-8', bomLength: 0, binary: false, source: 'utf-8', confidence: 0.6 };
+    }
     if (info.binary) {
       const wide = utf16WithoutBom(head);
       if (wide) info = { encoding: wide, bomLength: 0, binary: false, source: 'utf16-heuristic', confidence: 0.7 };

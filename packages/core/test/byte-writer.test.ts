@@ -61,3 +61,13 @@ describe('createByteWriter', () => {
     expect(log).toEqual(['write 4', 'abort']);
   });
 });
+
+describe('toFsError', () => {
+  it('keeps ctxfs codes thrown by primitives through errno()', async () => {
+    const { errno, toFsError } = await import('@ctxfs/core');
+    const err = toFsError(errno('EPATHESCAPE', 'link points outside'), 'openRead', 'a/link');
+    expect(err).toMatchObject({ code: 'EPATHESCAPE', op: 'openRead', path: 'a/link', reason: 'link points outside' });
+    expect(toFsError(errno('ENOENT'), 'stat', 'x').code).toBe('ENOENT');
+    expect(toFsError(Object.assign(new Error('weird'), { code: 'EWEIRD' }), 'stat', 'x').code).toBe('EIO');
+  });
+});

@@ -58,7 +58,8 @@ function locate(text: string, utf16Index: number): TextLocation {
 }
 
 function escapeRegExp(s: string): string {
-  return s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  // Only syntax characters: with the `u` flag, escaping anything else (`-`, `/`) is a syntax error.
+  return s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
 }
 
 /**

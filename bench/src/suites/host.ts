@@ -1,0 +1,469 @@
+/**
+ * `@ctxfs/host` against what a caller would do by hand with node:fs, the
+ * find/rg/git command-line tools and the libraries the issue names, same
+ * process, same run. Targets from issue 3:
+ *
+ * - 1 KB read within 2x of `readFileSync`, 1 MB within 1.5x;
+ * - durable atomic 1 KB write no slower than temp+fsync+rename by hand, and
+ *   at most 0.6x of write-file-atomic's default;
+ * - enumerating a ≥ 30,000-file node_modules tree within 1.2x of `find -type f`;
+ * - grep within 1.2x of `rg -j1` (ripgrep present), 2x with the JS scanner;
+ * - streaming 1 GiB at ≥ 2 GB/s with < 16 MiB RSS growth;
+ * - snapshot of 10 changed files of 1,000 no slower than the git CLI with an
+ *   external git dir; first snapshot and restore within 1.5x of it;
+ * - seed 004's absolute budgets: 1 KB read < 5 ms, 1 MB < 50 ms, 1,000 files
+ *   enumerated < 50 ms, write < 20 ms per MB.
+ *
+ * The enumeration/grep corpus is `CTXFS_BENCH_CORPUS` when set, else four
+ * hard-linked copies of the repository's `node_modules/.pnpm` (files up to
+ * 1 MiB), about 32,600 files: a real node_modules, no disk space used.
+ *
+ * @module
+ */
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import nodeFs from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { GlobMatch, GrepMatch } from '@ctxfs/core';
+import { findRipgrep, HostFilesystem } from '@ctxfs/host';
+import { type Case, defineSuite, single } from '../harness.ts';
+
+const KB = 1024;
+const MB = 1024 * 1024;
+const GIB = 1024 * MB;
+const REPO = join(import.meta.dirname, '..', '..', '..');
+const SNAP_FILES = 1000;
+const GREP_LITERAL = 'Licensed under the';
+
+// write-file-atomic and fast-glob are dependencies of @ctxfs/host, resolved from there.
+const hostRequire = createRequire(fileURLToPath(import.meta.resolve('@ctxfs/host')));
+const writeFileAtomic = hostRequire('write-file-atomic') as { sync(file: string, data: Uint8Array): void } & ((
+  file: string,
+  data: Uint8Array,
+) => Promise<void>);
+const fastGlob = hostRequire('fast-glob') as { stream(pattern: string, options: object): AsyncIterable<unknown> };
+
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'bench',
+  GIT_AUTHOR_EMAIL: 'bench@localhost',
+  GIT_COMMITTER_NAME: 'bench',
+  GIT_COMMITTER_EMAIL: 'bench@localhost',
+  GIT_CONFIG_NOSYSTEM: '1',
+  HOME: tmpdir(),
+};
+
+function git(gitdir: string, worktree: string, ...args: string[]): string {
+  return execFileSync('git', [`--git-dir=${gitdir}`, `--work-tree=${worktree}`, ...args], { env: GIT_ENV, maxBuffer: 64 * MB }).toString();
+}
+
+function countFiles(root: string): number {
+  let n = 0;
+  const stack = [root];
+  while (stack.length > 0) {
+    const dir = stack.pop() as string;
+    for (const e of nodeFs.readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) stack.push(join(dir, e.name));
+      else if (e.isFile()) n++;
+    }
+  }
+  return n;
+}
+
+/** The readdirSync walk a caller would write by hand. */
+function readdirWalk(root: string): number {
+  let n = 0;
+  const stack = [root];
+  while (stack.length > 0) {
+    const dir = stack.pop() as string;
+    for (const e of nodeFs.readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) stack.push(`${dir}/${e.name}`);
+      else if (e.isFile()) n++;
+    }
+  }
+  return n;
+}
+
+function buildCorpus(base: string): { root: string; files: number; note: string } {
+  const env = process.env.CTXFS_BENCH_CORPUS;
+  if (env) return { root: env, files: countFiles(env), note: `corpus ${env}` };
+  const src = join(REPO, 'node_modules', '.pnpm');
+  const root = join(base, 'corpus');
+  nodeFs.mkdirSync(root);
+  for (let i = 0; i < 4; i++) execFileSync('cp', ['-al', src, join(root, `copy${i}`)]);
+  // Big binaries (biome, tsc) are not what an agent greps; a node_modules of sources is.
+  execFileSync('find', [root, '-type', 'f', '-size', '+1024k', '-delete']);
+  const files = countFiles(root);
+  const bytes = Number(execFileSync('du', ['-sb', '--apparent-size', root]).toString().split('\t')[0]);
+  return { root, files, note: `corpus: 4 hard-linked copies of node_modules/.pnpm, ${files.toLocaleString('en')} files, ${(bytes / MB).toFixed(0)} MiB` };
+}
+
+function handAtomicWrite(dir: string, name: string, data: Uint8Array): void {
+  const tmp = join(dir, `.tmp-${randomBytes(6).toString('hex')}`);
+  const fd = nodeFs.openSync(tmp, 'wx');
+  try {
+    nodeFs.writeSync(fd, data);
+    nodeFs.fsyncSync(fd);
+  } finally {
+    nodeFs.closeSync(fd);
+  }
+  nodeFs.renameSync(tmp, join(dir, name));
+}
+
+async function drain<T>(it: AsyncIterable<T>): Promise<number> {
+  let n = 0;
+  for await (const _ of it) n++;
+  return n;
+}
+
+function rgCount(dir: string, literal: string): number {
+  const r = spawnSync('rg', ['-j1', '--no-ignore', '--hidden', '--no-messages', '-F', literal, dir], { maxBuffer: 256 * MB });
+  return r.stdout.toString().split('\n').filter(Boolean).length;
+}
+
+function makeSnapTree(root: string): string[] {
+  const paths: string[] = [];
+  for (let i = 0; i < SNAP_FILES; i++) {
+    const rel = `d${i % 50}/sub${i % 5}/f${i}.txt`;
+    nodeFs.mkdirSync(join(root, rel, '..'), { recursive: true });
+    nodeFs.writeFileSync(join(root, rel), `file ${i}\n${'x'.repeat(900)}\n`);
+    paths.push(rel);
+  }
+  const past = new Date(Date.now() - 60_000);
+  for (const p of paths) nodeFs.utimesSync(join(root, p), past, past);
+  return paths;
+}
+
+let touchCounter = 0;
+/** Changes 10 files (a rotating set) the way an agent step would. */
+function touch10(root: string, paths: readonly string[]): void {
+  const k = touchCounter++;
+  for (let j = 0; j < 10; j++) nodeFs.writeFileSync(join(root, paths[(k * 10 + j) % paths.length] as string), `changed ${k} ${j}\n`);
+}
+
+/** 10 modified, 10 deleted, 10 created: what restore has to undo. */
+function mutate30(root: string, paths: readonly string[], k: number): void {
+  for (let j = 0; j < 10; j++) nodeFs.writeFileSync(join(root, paths[j] as string), `mutated ${k}\n`);
+  for (let j = 10; j < 20; j++) nodeFs.rmSync(join(root, paths[j] as string), { force: true });
+  for (let j = 0; j < 10; j++) nodeFs.writeFileSync(join(root, `d${j}`, `new-${k}-${j}.txt`), 'new\n');
+}
+
+function rssGrowthOfStream(fs: HostFilesystem, path: string): Promise<number> {
+  return (async () => {
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const reader = await fs.openRead(path);
+    let i = 0;
+    for await (const _ of reader) if ((++i & 1023) === 0) peak = Math.max(peak, process.memoryUsage().rss);
+    await reader.close();
+    peak = Math.max(peak, process.memoryUsage().rss);
+    return peak - before;
+  })();
+}
+
+export default defineSuite({
+  name: 'host',
+  description: '@ctxfs/host vs node:fs, find, rg, git CLI, write-file-atomic, fast-glob',
+  options: { minSamples: 5 },
+  async setup() {
+    const base = nodeFs.mkdtempSync(join(tmpdir(), 'ctxfs-bench-host-'));
+    const root = join(base, 'ws');
+    nodeFs.mkdirSync(join(root, 'r'), { recursive: true });
+    nodeFs.mkdirSync(join(root, 'w'));
+    nodeFs.mkdirSync(join(root, 'list1000'));
+    const data1k = randomBytes(KB);
+    const data1m = randomBytes(MB);
+    nodeFs.writeFileSync(join(root, 'r/1k.bin'), data1k);
+    nodeFs.writeFileSync(join(root, 'r/1m.bin'), data1m);
+    for (let i = 0; i < 1000; i++) nodeFs.writeFileSync(join(root, `list1000/f${i}.txt`), 'x');
+    // 1 GiB, written once; the page cache keeps it warm for the streaming case.
+    const big = join(root, 'big.bin');
+    const fd = nodeFs.openSync(big, 'w');
+    const chunk = randomBytes(8 * MB);
+    for (let i = 0; i < GIB / chunk.length; i++) nodeFs.writeSync(fd, chunk);
+    nodeFs.closeSync(fd);
+    const fs = await HostFilesystem.open({ root, stateDir: join(base, 'state') });
+    // Measured once, outside the timed runs: peak RSS growth while streaming the whole file.
+    const streamRss = await rssGrowthOfStream(fs, 'big.bin');
+    const fsFile = await HostFilesystem.open({ root, stateDir: join(base, 'state'), durability: 'file' });
+
+    const corpus = buildCorpus(base);
+    const corpusFs = await HostFilesystem.open({ root: corpus.root, stateDir: join(base, 'corpus-state'), readOnly: true });
+    const corpusJs = await HostFilesystem.open({ root: corpus.root, stateDir: join(base, 'corpus-state'), readOnly: true, grep: 'js' });
+    // grep scope: two of the copies (about half the corpus), so the JS scanner case stays short.
+    const grepScope = process.env.CTXFS_BENCH_CORPUS ? '' : 'copy0';
+
+    const snapRoot = join(base, 'snap-ctxfs');
+    const gitRoot = join(base, 'snap-git');
+    nodeFs.mkdirSync(snapRoot);
+    nodeFs.mkdirSync(gitRoot);
+    const snapPaths = makeSnapTree(snapRoot);
+    makeSnapTree(gitRoot);
+    const snapFs = await HostFilesystem.open({ root: snapRoot, stateDir: join(base, 'snap-state') });
+    const gitdir = join(base, 'snap.git');
+    execFileSync('git', ['init', '-q', '--bare', gitdir], { env: GIT_ENV });
+    git(gitdir, gitRoot, 'add', '-A');
+    git(gitdir, gitRoot, 'commit', '-q', '-m', 'first');
+    await snapFs.snapshot('first');
+    return { base, root, fs, streamRss, fsFile, data1k, data1m, corpus, corpusFs, corpusJs, grepScope, snapRoot, gitRoot, snapPaths, snapFs, gitdir };
+  },
+  async teardown(ctx) {
+    for (const f of [ctx.fs, ctx.fsFile, ctx.corpusFs, ctx.corpusJs, ctx.snapFs]) await f.close();
+    nodeFs.rmSync(ctx.base, { recursive: true, force: true });
+  },
+  cases: (ctx): Case[] => {
+    const { root, fs, streamRss, fsFile, data1k, data1m, corpus, corpusFs, corpusJs, grepScope, snapRoot, gitRoot, snapPaths, snapFs, gitdir, base } = ctx;
+    const abs = (p: string) => join(root, p);
+    const grepDir = grepScope === '' ? corpus.root : join(corpus.root, grepScope);
+    const rgAvailable = findRipgrep() !== undefined;
+    let firstSnapRuns = 0;
+    let restoreSnap: Awaited<ReturnType<typeof snapFs.snapshot>> | undefined;
+    let gitFirstCommit = '';
+    let mutateK = 0;
+    const cases: Case[] = [
+      {
+        name: 'read 1 KB',
+        subjectName: 'fs.readBytes',
+        subject: () => fs.readBytes('r/1k.bin'),
+        baselineName: 'readFileSync',
+        baseline: () => nodeFs.readFileSync(abs('r/1k.bin')),
+        target: { maxRatio: 2 },
+        moreBaselines: [{ name: 'fs.promises.readFile', fn: () => nodeFs.promises.readFile(abs('r/1k.bin')) }],
+        verify: async () => {
+          if (Buffer.compare(await fs.readBytes('r/1k.bin'), data1k) !== 0) throw new Error('read 1 KB differs');
+        },
+      },
+      {
+        name: 'read 1 MB',
+        subjectName: 'fs.readBytes',
+        subject: () => fs.readBytes('r/1m.bin'),
+        baselineName: 'readFileSync',
+        baseline: () => nodeFs.readFileSync(abs('r/1m.bin')),
+        target: { maxRatio: 1.5 },
+        moreBaselines: [{ name: 'fs.promises.readFile', fn: () => nodeFs.promises.readFile(abs('r/1m.bin')) }],
+        verify: async () => {
+          if (Buffer.compare(await fs.readBytes('r/1m.bin'), data1m) !== 0) throw new Error('read 1 MB differs');
+        },
+      },
+      {
+        name: 'atomic write 1 KB, fsync file',
+        subjectName: "fs.writeBytes ('file')",
+        subject: () => fsFile.writeBytes('w/1k.bin', data1k),
+        baselineName: 'temp+fsync+rename',
+        baseline: () => handAtomicWrite(abs('w'), 'hand.bin', data1k),
+        target: { maxRatio: 1 },
+        moreBaselines: [{ name: 'write-file-atomic', fn: () => writeFileAtomic(abs('w/wfa.bin'), data1k), target: { maxRatio: 0.6 } }],
+        note: 'same durability on both sides: the file is fsynced before the rename; write-file-atomic (default options) does the same',
+        verify: async () => {
+          await fsFile.writeBytes('w/1k.bin', data1k);
+          if (Buffer.compare(nodeFs.readFileSync(abs('w/1k.bin')), data1k) !== 0) throw new Error('write 1 KB differs');
+        },
+      },
+      {
+        name: 'atomic write 1 KB, fsync file+dir',
+        subjectName: "fs.writeBytes ('full')",
+        subject: () => fs.writeBytes('w/1k-full.bin', data1k),
+        baselineName: 'temp+fsync+rename',
+        baseline: () => handAtomicWrite(abs('w'), 'hand.bin', data1k),
+        moreBaselines: [{ name: 'write-file-atomic', fn: () => writeFileAtomic(abs('w/wfa.bin'), data1k) }],
+        note: 'the default durability also fsyncs the directory after the rename, so the new name survives a power cut; informative, no target',
+      },
+      single({
+        kind: 'single',
+        name: 'write 1 MB (seed: < 20 ms/MB)',
+        subjectName: 'fs.writeBytes',
+        run: () => fs.writeBytes('w/1m.bin', data1m),
+        budget: { maxMs: 20 },
+      }),
+      single({
+        kind: 'single',
+        name: 'read 1 KB (seed: < 5 ms)',
+        subjectName: 'fs.readBytes',
+        run: () => fs.readBytes('r/1k.bin'),
+        budget: { maxMs: 5 },
+      }),
+      single({
+        kind: 'single',
+        name: 'read 1 MB (seed: < 50 ms)',
+        subjectName: 'fs.readBytes',
+        run: () => fs.readBytes('r/1m.bin'),
+        budget: { maxMs: 50 },
+      }),
+      single({
+        kind: 'single',
+        name: 'enumerate 1,000 files (seed: < 50 ms)',
+        subjectName: 'fs.glob',
+        run: () => drain<GlobMatch>(fs.glob('*', { cwd: 'list1000' })),
+        budget: { maxMs: 50 },
+      }),
+      {
+        name: `enumerate ${corpus.files.toLocaleString('en')} files`,
+        subjectName: "fs.glob('**')",
+        subject: () => drain<GlobMatch>(corpusFs.glob('**', { dot: true, kind: 'file' })),
+        baselineName: 'find -type f',
+        baseline: () => execFileSync('find', [corpus.root, '-type', 'f'], { maxBuffer: 256 * MB }),
+        target: { maxRatio: 1.2 },
+        moreBaselines: [
+          { name: 'readdirSync walk', fn: () => readdirWalk(corpus.root) },
+          { name: 'fast-glob stream', fn: () => drain(fastGlob.stream('**', { cwd: corpus.root, dot: true, onlyFiles: true })) },
+        ],
+        memory: true,
+        note: corpus.note,
+        verify: async () => {
+          const n = await drain<GlobMatch>(corpusFs.glob('**', { dot: true, kind: 'file' }));
+          if (n !== corpus.files) throw new Error(`glob found ${n} files, the tree has ${corpus.files}`);
+        },
+      },
+      {
+        name: `stream 1 GiB`,
+        subjectName: 'fs.openRead (64 KiB chunks)',
+        subject: async () => {
+          const reader = await fs.openRead('big.bin');
+          let total = 0;
+          for await (const c of reader) total += c.byteLength;
+          await reader.close();
+          return total;
+        },
+        baselineName: 'readSync loop (1 MiB)',
+        baseline: () => {
+          const f = nodeFs.openSync(abs('big.bin'), 'r');
+          const buf = Buffer.allocUnsafe(MB);
+          let total = 0;
+          for (;;) {
+            const n = nodeFs.readSync(f, buf, 0, buf.length, total);
+            if (n === 0) break;
+            total += n;
+          }
+          nodeFs.closeSync(f);
+          return total;
+        },
+        moreBaselines: [
+          {
+            name: 'FileHandle.read (1 MiB)',
+            fn: async () => {
+              const h = await nodeFs.promises.open(abs('big.bin'), 'r');
+              const buf = Buffer.allocUnsafe(MB);
+              let total = 0;
+              for (;;) {
+                const { bytesRead } = await h.read(buf, 0, buf.length, total);
+                if (bytesRead === 0) break;
+                total += bytesRead;
+              }
+              await h.close();
+              return total;
+            },
+          },
+        ],
+        batch: 1,
+        note: `peak RSS growth while streaming 1 GiB: ${(streamRss / MB).toFixed(1)} MiB (goal < 16 MiB): fresh 64 KiB chunks are garbage until V8's external-memory GC runs`,
+      },
+      single({
+        kind: 'single',
+        name: 'stream 1 GiB (goal ≥ 2 GB/s)',
+        subjectName: 'fs.openRead',
+        run: async () => {
+          const reader = await fs.openRead('big.bin');
+          let total = 0;
+          for await (const c of reader) total += c.byteLength;
+          await reader.close();
+          return total;
+        },
+        budget: { maxMs: (GIB / 2e9) * 1000 },
+      }),
+      {
+        name: `snapshot 10 changed of ${SNAP_FILES.toLocaleString('en')}`,
+        subjectName: 'fs.snapshot',
+        subject: () => {
+          touch10(snapRoot, snapPaths);
+          return snapFs.snapshot();
+        },
+        baselineName: 'git add -A && git commit',
+        baseline: () => {
+          touch10(gitRoot, snapPaths);
+          git(gitdir, gitRoot, 'add', '-A');
+          git(gitdir, gitRoot, 'commit', '-q', '--allow-empty', '-m', 'step');
+        },
+        target: { maxRatio: 1 },
+        batch: 1,
+        note: 'git CLI with an external git dir (--git-dir/--work-tree); both sides change the same 10 files first',
+      },
+      {
+        name: `first snapshot of ${SNAP_FILES.toLocaleString('en')}`,
+        subjectName: 'fs.snapshot (empty store)',
+        subject: async () => {
+          const h = new HostFilesystem({ root: snapRoot, stateDir: join(base, `first-${firstSnapRuns++}`) });
+          await h.snapshot();
+          await h.close();
+        },
+        baselineName: 'git init+add -A+commit',
+        baseline: () => {
+          const g = join(base, `first-git-${firstSnapRuns++}`);
+          execFileSync('git', ['init', '-q', '--bare', g], { env: GIT_ENV });
+          git(g, gitRoot, 'add', '-A');
+          git(g, gitRoot, 'commit', '-q', '-m', 'first');
+        },
+        target: { maxRatio: 1.5 },
+        batch: 1,
+      },
+      {
+        name: `restore ${SNAP_FILES.toLocaleString('en')} (30 changed)`,
+        subjectName: 'fs.restore',
+        setup: async () => {
+          restoreSnap = await snapFs.snapshot('restore-base');
+          git(gitdir, gitRoot, 'add', '-A');
+          git(gitdir, gitRoot, 'commit', '-q', '--allow-empty', '-m', 'restore-base');
+          gitFirstCommit = git(gitdir, gitRoot, 'rev-parse', 'HEAD').trim();
+        },
+        subject: () => {
+          mutate30(snapRoot, snapPaths, mutateK++);
+          return snapFs.restore(restoreSnap as NonNullable<typeof restoreSnap>);
+        },
+        baselineName: 'git checkout -f && git clean -fd',
+        baseline: () => {
+          mutate30(gitRoot, snapPaths, mutateK++);
+          git(gitdir, gitRoot, 'checkout', '-f', '-q', gitFirstCommit, '--', '.');
+          git(gitdir, gitRoot, 'clean', '-fdq');
+        },
+        target: { maxRatio: 1.5 },
+        batch: 1,
+        verify: async () => {
+          mutate30(snapRoot, snapPaths, 999_999);
+          await snapFs.restore(restoreSnap as NonNullable<typeof restoreSnap>);
+          if (nodeFs.existsSync(join(snapRoot, 'd0', 'new-999999-0.txt'))) throw new Error('restore kept a created file');
+          if (!nodeFs.existsSync(join(snapRoot, snapPaths[15] as string))) throw new Error('restore did not bring back a deleted file');
+        },
+      },
+    ];
+    if (rgAvailable) {
+      cases.push({
+        name: 'grep literal (ripgrep)',
+        subjectName: 'fs.grep → rg --json',
+        subject: () => drain<GrepMatch>(corpusFs.grep(GREP_LITERAL, { path: grepScope, literal: true, dot: true, maxMatches: 1e9 })),
+        baselineName: 'rg -j1',
+        baseline: () => spawnSync('rg', ['-j1', '--no-ignore', '--hidden', '--no-messages', '-F', GREP_LITERAL, grepDir], { maxBuffer: 256 * MB }),
+        target: { maxRatio: 1.2 },
+        batch: 1,
+        note: `'${GREP_LITERAL}' over ${grepScope || 'the corpus'}; ctxfs also sorts by path, re-checks each line with the JS matcher and rescans binaries`,
+        verify: async () => {
+          const ours = await drain<GrepMatch>(corpusFs.grep(GREP_LITERAL, { path: grepScope, literal: true, dot: true, maxMatches: 1e9 }));
+          const theirs = rgCount(grepDir, GREP_LITERAL);
+          if (ours === 0 || Math.abs(ours - theirs) > theirs * 0.01) throw new Error(`grep found ${ours} lines, rg ${theirs}`);
+        },
+      });
+    }
+    cases.push({
+      name: 'grep literal (JS scanner)',
+      subjectName: 'fs.grep (JS)',
+      subject: () => drain<GrepMatch>(corpusJs.grep(GREP_LITERAL, { path: grepScope, literal: true, dot: true, maxMatches: 1e9 })),
+      baselineName: 'rg -j1',
+      baseline: () => spawnSync('rg', ['-j1', '--no-ignore', '--hidden', '--no-messages', '-F', GREP_LITERAL, grepDir], { maxBuffer: 256 * MB }),
+      target: { maxRatio: 2 },
+      batch: 1,
+    });
+    return cases;
+  },
+});

@@ -1,0 +1,109 @@
+/**
+ * Loading a file as a document: its bytes hashed (the hash is the version a
+ * reader is handed), decoded, split into lines. Documents are cached by
+ * content hash, so anything derived from one (symbols, token counts) is
+ * reused until the content changes — and never after.
+ *
+ * @module
+ */
+
+import { createHash } from 'node:crypto';
+import { createDecoder, DETECTION_SAMPLE_BYTES, detectEncoding, type Filesystem, fsError, splitLines } from '@ctxfs/core';
+import { languageOf } from '../registry/classify.ts';
+import { LruCache } from './lru.ts';
+
+/** A decoded file at one version. */
+export interface Document {
+  readonly path: string;
+  /** Hex SHA-256 of the bytes: the version id. */
+  readonly sha256: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly encoding: string;
+  readonly language: string | undefined;
+  readonly text: string;
+  readonly lines: readonly string[];
+  /** Memo for data derived from this exact content. */
+  readonly derived: Map<string, unknown>;
+}
+
+/** Options of {@link DocumentLoader}. */
+export interface DocumentLoaderOptions {
+  /** Documents kept in memory; default 64. */
+  maxEntries?: number;
+  /** Bytes of text kept in memory; default 64 MiB. */
+  maxBytes?: number;
+  /** Largest file read as a document; default 16 MiB. */
+  maxFileBytes?: number;
+}
+
+/**
+ * Reads documents through the protocol with an in-memory LRU keyed by path
+ * and validated by content hash.
+ */
+export class DocumentLoader {
+  readonly fs: Filesystem;
+  readonly #byHash: LruCache<string, Document>;
+  readonly #maxFileBytes: number;
+
+  constructor(fs: Filesystem, options: DocumentLoaderOptions = {}) {
+    this.fs = fs;
+    this.#byHash = new LruCache(options.maxEntries ?? 64, options.maxBytes ?? 64 * 1024 * 1024);
+    this.#maxFileBytes = options.maxFileBytes ?? 16 * 1024 * 1024;
+  }
+
+  /** Cache statistics. */
+  get stats(): { entries: number; bytes: number; hits: number; misses: number } {
+    return { entries: this.#byHash.size, bytes: this.#byHash.weight, hits: this.#byHash.hits, misses: this.#byHash.misses };
+  }
+
+  /**
+   * Loads `path`. The bytes are always read (they are the truth; hashing is
+   * cheap), the decoding and everything derived comes from the cache when the
+   * hash is known.
+   */
+  async load(path: string, op = 'readFile'): Promise<Document> {
+    const stat = await this.fs.stat(path);
+    if (stat.kind === 'directory') throw fsError('EISDIR', op, path);
+    if (stat.size > this.#maxFileBytes) {
+      throw fsError('ETOOLARGE', op, path, {
+        reason: `the file is ${stat.size} bytes, over the ${this.#maxFileBytes}-byte document limit`,
+        hint: 'read a range with readLines(), or search it with grep',
+      });
+    }
+    const bytes = await this.fs.readBytes(path);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const key = `${sha256}\0${path}`;
+    const cached = this.#byHash.get(key);
+    if (cached) return cached.mtimeMs === stat.mtime.getTime() ? cached : { ...cached, mtimeMs: stat.mtime.getTime() };
+    const info = detectEncoding(bytes.subarray(0, DETECTION_SAMPLE_BYTES));
+    if (info.binary) throw fsError('EBINARY', op, path);
+    const decoder = createDecoder(info.encoding, { op, path });
+    const text = decoder.decode(bytes.subarray(info.bomLength)) + decoder.end();
+    const doc: Document = {
+      path,
+      sha256,
+      size: bytes.byteLength,
+      mtimeMs: stat.mtime.getTime(),
+      encoding: info.encoding,
+      language: languageOf(path),
+      text,
+      lines: splitLines(text),
+      derived: new Map(),
+    };
+    this.#byHash.set(key, doc, text.length * 2);
+    return doc;
+  }
+
+  clear(): void {
+    this.#byHash.clear();
+  }
+}
+
+/** Memoizes `compute` on the document. */
+export function derive<T>(doc: Document, key: string, compute: () => T): T {
+  if (doc.derived.has(key)) return doc.derived.get(key) as T;
+  const value = compute();
+  doc.derived.set(key, value);
+  return value;
+}

@@ -1,0 +1,515 @@
+/**
+ * The facade: one object per workspace that owns the state store, registry,
+ * caches, redaction and summarizer, and hands out per-agent sessions whose
+ * every call is shaped by the agent's model profile.
+ *
+ * @module
+ */
+
+import type { Filesystem } from '@ctxfs/core';
+import { DocumentLoader, type DocumentLoaderOptions } from './content/document.ts';
+import type { ConflictOptions } from './conflicts/strategies.ts';
+import type { ApplyPatchOptions } from './edits/apply-patch.ts';
+import type { EditResult } from './edits/edit-result.ts';
+import { type EditOptions, FileEditor } from './edits/file-editor.ts';
+import { type CrashHook, EditJournal, type RecoveryReport } from './edits/journal.ts';
+import { EditOperations, type RenameCallOptions, type ReplaceCallOptions } from './edits/operations.ts';
+import { getDiff, getFileHistory, getVersion, rollback, undo, type VersionContent, type VersionDiff, type VersionRef } from './history/history.ts';
+import { type FileVersion, type PruneResult, type RetentionOptions, sha256Hex, VersionStore } from './history/version-store.ts';
+import type { LineEdit } from './patch/text-edits.ts';
+import { buildOverview, type Overview, type ToolDescription } from './overview/project-overview.ts';
+import { type ModelProfile, type ProfileInput, resolveProfile } from './profiles/model-profiles.ts';
+import { DEFAULT_ENTRYPOINTS } from './registry/classify.ts';
+import { type FileRecord, FileRegistry, type FileRegistryOptions, type ScanOptions, type ScanResult, type VersionAuthor } from './registry/file-registry.ts';
+import { getExcerpt } from './retrieval/excerpt.ts';
+import { getOutline } from './retrieval/outline.ts';
+import { type ReadFileOptions, readFile } from './retrieval/read-file.ts';
+import { type ReadLinesOptions, readLines } from './retrieval/read-lines.ts';
+import { getRelatedFiles, type IndexProgress, type RelatedResult, RelationIndex } from './retrieval/related.ts';
+import type { Caller, Served, Workspace } from './retrieval/shared.ts';
+import { summarizeFile } from './retrieval/summary.ts';
+import { getSymbol } from './retrieval/symbol.ts';
+import { type RedactionOptions, Redactor } from './safety/redaction.ts';
+import { SessionContext } from './session/session-context.ts';
+import { defaultStatePath, StateStore, userStatePath } from './state/store.ts';
+import { StructuralSummarizer } from './summaries/structural-summarizer.ts';
+import { type Summarizer, SummaryCache } from './summaries/summarizer.ts';
+import { o200kTokenizer, type Tokenizer } from './tokens/tokenizer.ts';
+
+/** Options of {@link createContext}. */
+export interface ContextOptions {
+  fs: Filesystem;
+  /**
+   * A store, a database path, or nothing for the default: beside a host
+   * workspace (`<parent>/.<name>.ctxfs/state.db`), in memory otherwise.
+   */
+  store?: StateStore | string;
+  /** Profile of the default session; default `large`. */
+  profile?: ProfileInput;
+  /** Agent name of the default session; default `default`. */
+  agent?: string;
+  /** Resume this session id. */
+  sessionId?: string;
+  registry?: FileRegistryOptions;
+  redaction?: RedactionOptions | Redactor;
+  summarizer?: Summarizer;
+  tokenizer?: Tokenizer;
+  cache?: DocumentLoaderOptions;
+  /** Entrypoint documents for the overview; default AGENTS.md, CLAUDE.md, README.md, docs/ARCHITECTURE.md, manifests. */
+  entrypoints?: readonly string[];
+  /** Edits: conflict strategy and callbacks, history retention. */
+  edits?: EditSettings;
+}
+
+/** Edit settings of a context layer. */
+export interface EditSettings extends ConflictOptions {
+  /** Applied on open and by `pruneHistory()`; default 1,000 versions per file, 512 MiB. */
+  retention?: RetentionOptions;
+  /** Store the content of every file served to a model (up to this many bytes; default 1 MiB, 0 to disable) so a stale edit can be merged. */
+  rememberReadsUpTo?: number;
+  /** Test hook: called at the journal's crash points. */
+  crashHook?: CrashHook;
+}
+
+/** The edit services a workspace shares across its sessions. */
+interface EditServices {
+  readonly versions: VersionStore;
+  readonly journal: EditJournal;
+  readonly settings: EditSettings;
+}
+
+/** Options of `overview()`. */
+export interface OverviewCallOptions {
+  /** Token budget; default the profile's overview budget. */
+  budgetTokens?: number;
+  tools?: readonly ToolDescription[];
+}
+
+/**
+ * The retrieval API for one agent in one session. Every result is redacted,
+ * delimited, within the profile's per-call budget, and recorded as read by
+ * this agent at the version served.
+ */
+export class ContextSession {
+  readonly agent: string;
+  readonly profile: ModelProfile;
+  /** What this session has served: reads, versions seen, tokens spent. */
+  readonly sessionContext: SessionContext;
+  readonly #ws: Workspace;
+  readonly #entrypoints: readonly string[];
+  readonly #edits: EditServices;
+  #ops: EditOperations | undefined;
+
+  /** @internal use {@link ContextLayer.session} */
+  constructor(ws: Workspace, agent: string, profile: ModelProfile, session: SessionContext, entrypoints: readonly string[], edits: EditServices) {
+    this.#ws = ws;
+    this.agent = agent;
+    this.profile = profile;
+    this.sessionContext = session;
+    this.#entrypoints = entrypoints;
+    this.#edits = edits;
+  }
+
+  get #caller(): Caller {
+    return { agent: this.agent, profile: this.profile, session: this.sessionContext };
+  }
+
+  /** The edit pipeline of this session (its agent is the default author and the reader whose base versions count). */
+  get editor(): FileEditor {
+    return this.#operations.editor;
+  }
+
+  get #operations(): EditOperations {
+    this.#ops ??= new EditOperations(
+      new FileEditor({
+        fs: this.#ws.fs,
+        store: this.#ws.store,
+        registry: this.#ws.registry,
+        versions: this.#edits.versions,
+        journal: this.#edits.journal,
+        session: this.sessionContext,
+        agent: this.agent,
+        defaults: { strategy: this.#edits.settings.strategy, approve: this.#edits.settings.approve, review: this.#edits.settings.review, markers: this.#edits.settings.markers },
+        crashHook: this.#edits.settings.crashHook,
+      }),
+    );
+    return this.#ops;
+  }
+
+  /** Keeps the content a model was served, so its later edit can be merged if the file moves on. */
+  async #remember(served: Served): Promise<Served> {
+    const limit = this.#edits.settings.rememberReadsUpTo ?? 1024 * 1024;
+    if (limit <= 0 || served.version === '' || this.#edits.versions.hasBlob(served.version)) return served;
+    try {
+      const path = this.#operations.editor.normalize('readFile', served.path);
+      const stat = await this.#ws.fs.stat(path);
+      if (stat.size > limit) return served;
+      const bytes = await this.#ws.fs.readBytes(path);
+      if (sha256Hex(bytes) === served.version) this.#edits.versions.putBlob(bytes, served.version);
+    } catch {
+      // Best effort: without the stored base, a stale edit is refused instead of merged.
+    }
+    return served;
+  }
+
+  /**
+   * The file, whole if it fits; cut by `strategy` if one is given; else its
+   * outline and summary with an instruction to narrow.
+   *
+   * @example
+   * ```ts
+   * const r = await ctx.readFile('src/auth.ts', { maxTokens: 800, strategy: 'middle' });
+   * r.view;    // 'truncated'
+   * r.omitted; // [{ startLine: 41, endLine: 1960, tokens: 17102 }]
+   * r.next;    // 'readLines("src/auth.ts", 41, 1960)'
+   * ```
+   */
+  async readFile(path: string, options?: ReadFileOptions): Promise<Served> {
+    return this.#remember(await readFile(this.#ws, this.#caller, path, options));
+  }
+
+  /**
+   * Numbered lines `start`..`end` (`N\tline`), with more-above/below markers.
+   *
+   * @example
+   * ```ts
+   * (await ctx.readLines('src/main.py', 45, 60, { context: 2 })).text;
+   * // <file path="src/main.py" lines="43-62 of 200" …>
+   * // [… 42 more lines above (1-42) …]
+   * // 43\tdef process(data):
+   * ```
+   */
+  async readLines(path: string, start: number, end?: number, options?: ReadLinesOptions): Promise<Served> {
+    return this.#remember(await readLines(this.#ws, this.#caller, path, start, end, options));
+  }
+
+  /** The first `maxLines` lines, numbered. */
+  async getExcerpt(path: string, maxLines?: number): Promise<Served> {
+    return this.#remember(await getExcerpt(this.#ws, this.#caller, path, maxLines));
+  }
+
+  /**
+   * One definition with its doc comment.
+   *
+   * @example
+   * ```ts
+   * (await ctx.getSymbol('src/auth.ts', 'AuthManager.login')).text;
+   * ```
+   */
+  async getSymbol(path: string, name: string, options?: { maxTokens?: number }): Promise<Served> {
+    return this.#remember(await getSymbol(this.#ws, this.#caller, path, name, options));
+  }
+
+  /** Symbols with line ranges and signatures, bodies elided. */
+  getOutline(path: string, options?: { maxTokens?: number }): Promise<Served> {
+    return getOutline(this.#ws, this.#caller, path, options);
+  }
+
+  /** Files `path` imports and files importing it, to `depth` hops. */
+  getRelatedFiles(path: string, depth = 1): Promise<RelatedResult> {
+    return getRelatedFiles(this.#ws, this.#caller, path, depth);
+  }
+
+  /** The file's summary (structural by default), cached by content hash. */
+  summarize(path: string, options?: { maxTokens?: number }): Promise<Served> {
+    return summarizeFile(this.#ws, this.#caller, path, options);
+  }
+
+  // ------------------------------------------------------------ edits
+
+  /**
+   * Creates or overwrites a file. When the file changed since this agent
+   * read it, the new content is merged with those changes (strategy
+   * `auto_merge`) or the write is refused with a conflict.
+   *
+   * @example
+   * ```ts
+   * const r = await ctx.readFile('src/a.ts');
+   * const w = await ctx.writeFile('src/a.ts', fixed, { message: 'fix off-by-one' });
+   * w.success; // true — or false with w.conflict and w.next ('readFile("src/a.ts")')
+   * ```
+   */
+  writeFile(path: string, content: string, options?: EditOptions): Promise<EditResult> {
+    return this.#operations.writeFile(path, content, options);
+  }
+
+  /** Creates a new file; refused (`EEXIST`) when it exists. */
+  createFile(path: string, content: string, options?: EditOptions): Promise<EditResult> {
+    return this.#operations.createFile(path, content, options);
+  }
+
+  /**
+   * Replaces exact text (unique by default; `occurrence: 'first' | 'all' | n`, or `regex: true`).
+   *
+   * @example
+   * ```ts
+   * await ctx.replace('src/a.ts', 'retries = 3', 'retries = 5');
+   * await ctx.replace('src/a.ts', 'console\\.log\\((.*)\\)', 'logger.debug($1)', { regex: true, occurrence: 'all' });
+   * ```
+   */
+  replace(path: string, search: string, replacement: string, options?: ReplaceCallOptions): Promise<EditResult> {
+    return this.#operations.replace(path, search, replacement, options);
+  }
+
+  /**
+   * A line-range edit; line numbers refer to the version this agent read.
+   *
+   * @example
+   * ```ts
+   * await ctx.editLines('a.py', { kind: 'replace', start: 10, end: 12, text: 'return x\n' });
+   * await ctx.editLines('a.py', { kind: 'insert-after', line: 3, text: 'import os\n' });
+   * ```
+   */
+  editLines(path: string, edit: LineEdit, options?: EditOptions): Promise<EditResult> {
+    return this.#operations.editLines(path, edit, options);
+  }
+
+  /** Deletes a file (a version: undo brings it back). */
+  deleteFile(path: string, options?: EditOptions): Promise<EditResult> {
+    return this.#operations.deleteFile(path, options);
+  }
+
+  /** Renames a file (a version on both paths). */
+  renameFile(from: string, to: string, options?: RenameCallOptions): Promise<EditResult> {
+    return this.#operations.renameFile(from, to, options);
+  }
+
+  /**
+   * Applies a unified diff — one or many files, all or nothing.
+   *
+   * @example
+   * ```ts
+   * const r = await ctx.applyPatch('--- a/src/a.ts\n+++ b/src/a.ts\n@@ @@\n-const x = 1;\n+const x = 2;\n');
+   * if (!r.success) console.log(r.message); // the refused hunk, the closest region, what differs
+   * ```
+   */
+  applyPatch(patch: string, options?: ApplyPatchOptions): Promise<EditResult> {
+    return this.#operations.applyPatch(patch, options);
+  }
+
+  /** Versions of a file, newest first (a change made outside ctxfs is recorded as `external` first). */
+  history(path: string, limit?: number): Promise<FileVersion[]> {
+    return getFileHistory(this.editor, path, limit);
+  }
+
+  /** One version with its content: a number, a hash (prefix), `current`, `previous` or `disk`. */
+  getVersion(path: string, ref: VersionRef): Promise<VersionContent> {
+    return getVersion(this.editor, path, ref);
+  }
+
+  /**
+   * Unified diff between two versions; default `current` → `disk`.
+   *
+   * @example
+   * ```ts
+   * (await ctx.getDiff('src/a.ts', 1, 'current')).diff;
+   * ```
+   */
+  getDiff(path: string, from?: VersionRef, to?: VersionRef): Promise<VersionDiff> {
+    return getDiff(this.editor, path, from, to);
+  }
+
+  /** Makes an earlier version current again (a new version). */
+  rollback(path: string, ref: VersionRef, options?: EditOptions): Promise<EditResult> {
+    return rollback(this.editor, path, ref, options);
+  }
+
+  /** Reverts the newest change not yet undone (a new version); repeat to go further back. */
+  undo(path: string, options?: EditOptions): Promise<EditResult> {
+    return undo(this.editor, path, options);
+  }
+
+  /**
+   * The startup overview (scan first). Charged to the session.
+   *
+   * @example
+   * ```ts
+   * await ctx.scan();
+   * const o = await ctx.overview({ budgetTokens: 1500 });
+   * o.tokens <= 1500; // true
+   * ```
+   */
+  async overview(options: OverviewCallOptions = {}): Promise<Overview> {
+    if (!this.#ws.registry.scanned && this.#ws.registry.size === 0) await this.#ws.registry.scan();
+    const o = await buildOverview(this.#ws, {
+      budgetTokens: Math.min(options.budgetTokens ?? this.profile.overviewTokens, this.profile.contextTokens),
+      entrypoints: this.#entrypoints,
+      tools: options.tools,
+      profileName: this.profile.name,
+      perCallTokens: this.profile.perCallTokens,
+    });
+    this.sessionContext.charge(o.tokens);
+    this.#ws.store.audit({ op: 'overview', agent: this.agent, sessionId: this.sessionContext.id, result: 'ok', tokens: o.tokens });
+    return o;
+  }
+}
+
+/**
+ * The context layer of one workspace.
+ *
+ * @example
+ * ```ts
+ * import { MemoryFilesystem } from '@ctxfs/memory';
+ * import { createContext } from '@ctxfs/context';
+ *
+ * const fs = new MemoryFilesystem({ files: { 'src/auth.ts': source } });
+ * const ctx = await createContext({ fs, profile: 'small', agent: 'llm:ollama' });
+ * await ctx.scan({ onProgress: (p) => console.log(p.phase, p.checked) });
+ * const outline = await ctx.getOutline('src/auth.ts');
+ * const fn = await ctx.getSymbol('src/auth.ts', 'login');
+ * ctx.close();
+ * ```
+ */
+export class ContextLayer extends ContextSession {
+  readonly fs: Filesystem;
+  readonly store: StateStore;
+  readonly registry: FileRegistry;
+  readonly tokenizer: Tokenizer;
+  readonly redactor: Redactor;
+  readonly summarizer: Summarizer;
+  readonly relations: RelationIndex;
+  readonly loader: DocumentLoader;
+  readonly #ws: Workspace;
+  readonly #ownsStore: boolean;
+  readonly #entrypointList: readonly string[];
+  readonly #editServices: EditServices;
+  /** Version storage (content by hash, per-file versions). */
+  readonly versions: VersionStore;
+  /** The write-ahead journal of edits. */
+  readonly journal: EditJournal;
+  /** What recovery found on open: changes interrupted by a crash, completed or rolled back. */
+  recovery: RecoveryReport = { completed: [], rolledBack: [], untouched: [] };
+
+  /** @internal use {@link createContext} */
+  constructor(
+    ws: Workspace,
+    ownsStore: boolean,
+    profile: ModelProfile,
+    agent: string,
+    sessionId: string | undefined,
+    entrypoints: readonly string[],
+    edits: EditServices,
+  ) {
+    super(ws, agent, profile, SessionContext.open(ws.store, profile, sessionId), entrypoints, edits);
+    this.#editServices = edits;
+    this.versions = edits.versions;
+    this.journal = edits.journal;
+    this.#ws = ws;
+    this.#ownsStore = ownsStore;
+    this.#entrypointList = entrypoints;
+    this.fs = ws.fs;
+    this.store = ws.store;
+    this.registry = ws.registry;
+    this.tokenizer = ws.tokenizer;
+    this.redactor = ws.redactor;
+    this.summarizer = ws.summarizer;
+    this.relations = ws.relations;
+    this.loader = ws.loader;
+  }
+
+  /** Scans the workspace into the registry (incremental after the first time). */
+  scan(options?: ScanOptions): Promise<ScanResult> {
+    return this.registry.scan(options);
+  }
+
+  /** Parses every code file for imports so `getRelatedFiles` knows importers too. */
+  indexRelations(options?: { onProgress?: (p: IndexProgress) => void }): Promise<{ files: number; relations: number }> {
+    return this.relations.indexAll(options);
+  }
+
+  /**
+   * A session for another agent or profile on the same workspace (a new
+   * session, or `sessionId` to share or resume one).
+   *
+   * @example
+   * ```ts
+   * const reviewer = ctx.session({ agent: 'llm:claude', profile: 'large' });
+   * await reviewer.readFile('src/auth.ts');
+   * ```
+   */
+  session(options: { agent: string; profile?: ProfileInput; sessionId?: string }): ContextSession {
+    const profile = resolveProfile(options.profile ?? this.profile);
+    return new ContextSession(this.#ws, options.agent, profile, SessionContext.open(this.store, profile, options.sessionId), this.#entrypointList, this.#editServices);
+  }
+
+  /**
+   * Tells the layer a file was written through ctxfs, so the registry records
+   * the new version with its author (a deleted file is dropped).
+   */
+  afterWrite(path: string, options: { author?: VersionAuthor; message?: string } = {}): Promise<FileRecord | undefined> {
+    return this.registry.refresh(path, options);
+  }
+
+  /** Re-checks one file against its record: `changed` when it was edited behind ctxfs's back. */
+  check(path: string): ReturnType<FileRegistry['check']> {
+    return this.registry.check(path);
+  }
+
+  /** Applies the history retention limits (default: the layer's `edits.retention`). */
+  pruneHistory(retention?: RetentionOptions): PruneResult {
+    return this.versions.prune(retention ?? this.#editServices.settings.retention);
+  }
+
+  /** Closes the store if this layer opened it. The filesystem is the caller's. */
+  close(): void {
+    this.loader.clear();
+    if (this.#ownsStore) this.store.close();
+  }
+}
+
+function openStore(path: string | undefined, root: string): StateStore {
+  if (path !== undefined) return StateStore.open({ path });
+  try {
+    return StateStore.open({ path: defaultStatePath(root) });
+  } catch {
+    // A read-only parent (a system tree, a mounted volume): keep state per user instead.
+    return StateStore.open({ path: userStatePath(root) });
+  }
+}
+
+/**
+ * Creates the context layer over any backend.
+ *
+ * @example
+ * ```ts
+ * import { HostFilesystem } from '@ctxfs/host';
+ * const ctx = await createContext({ fs: new HostFilesystem({ root: '/repo' }), profile: 'small' });
+ * const overview = await ctx.overview();
+ * ```
+ */
+export async function createContext(options: ContextOptions): Promise<ContextLayer> {
+  const fs = options.fs;
+  const ownsStore = !(options.store instanceof StateStore);
+  const store = options.store instanceof StateStore ? options.store : openStore(options.store, fs.root);
+  const registry = new FileRegistry(fs, store, {
+    ...options.registry,
+    entrypoints: options.registry?.entrypoints ?? options.entrypoints ?? DEFAULT_ENTRYPOINTS,
+  });
+  const loader = new DocumentLoader(fs, options.cache);
+  const ws: Workspace = {
+    fs,
+    store,
+    registry,
+    loader,
+    tokenizer: options.tokenizer ?? o200kTokenizer,
+    redactor: options.redaction instanceof Redactor ? options.redaction : new Redactor(options.redaction),
+    summarizer: options.summarizer ?? new StructuralSummarizer(options.tokenizer ?? o200kTokenizer),
+    summaries: new SummaryCache(store),
+    relations: new RelationIndex(fs, store, registry, loader),
+  };
+  const versions = new VersionStore(store);
+  const journal = new EditJournal(store, versions);
+  const layer = new ContextLayer(
+    ws,
+    ownsStore,
+    resolveProfile(options.profile ?? 'large'),
+    options.agent ?? 'default',
+    options.sessionId,
+    options.entrypoints ?? DEFAULT_ENTRYPOINTS,
+    { versions, journal, settings: options.edits ?? {} },
+  );
+  // A change interrupted by a crash is settled before anything else reads or writes.
+  if (!fs.readOnly) layer.recovery = await journal.recover(fs);
+  if (options.edits?.retention) layer.pruneHistory();
+  return layer;
+}

@@ -1,0 +1,156 @@
+/**
+ * `applyPatch`: a unified diff of one or many files, applied all or nothing.
+ * Every file is planned first — hunks located by content in the version the
+ * editor read (merged with later changes when it is stale), new files
+ * checked absent, deleted files checked present — and only when every file
+ * plans cleanly is anything written; a write that fails puts the earlier
+ * files back.
+ *
+ * @module
+ */
+
+import { applyHunks } from '../patch/apply-hunks.ts';
+import { type FilePatch, PatchParseError, parsePatch } from '../patch/parse-patch.ts';
+import { type EditResult, q, refusal } from './edit-result.ts';
+import { type EditOptions, type FileEditor, type PlannedFile, Refusal, type Transform } from './file-editor.ts';
+
+/** Options of `applyPatch`. */
+export interface ApplyPatchOptions extends EditOptions {
+  /** The file a patch without `---`/`+++` headers applies to. */
+  path?: string;
+  /** Base versions per file of a multi-file patch (default: each file's last read). */
+  baseVersions?: Readonly<Record<string, string>>;
+}
+
+function hunkTransform(fp: FilePatch): Transform {
+  return (text) => {
+    const r = applyHunks(text, fp.hunks);
+    if (r.ok) return { ok: true, text: r.text };
+    const detail = r.failures.map((f) => f.message).join('\n\n');
+    return {
+      ok: false,
+      code: 'ECONFLICT',
+      message: `The patch does not apply: ${r.failures.length} of ${fp.hunks.length} hunk(s) refused, so no file was changed.\n\n${detail}`,
+      hunks: r.failures,
+    };
+  };
+}
+
+/**
+ * Applies `patch` through `editor`.
+ *
+ * @example
+ * ```ts
+ * await applyPatch(editor, '--- a/a.ts\n+++ b/a.ts\n@@ @@\n-old\n+new\n', { author: 'llm:claude' });
+ * ```
+ */
+export async function applyPatch(editor: FileEditor, patch: string, options: ApplyPatchOptions = {}): Promise<EditResult> {
+  const op = 'patch';
+  let files: FilePatch[];
+  try {
+    files = parsePatch(patch);
+  } catch (err) {
+    if (err instanceof PatchParseError) return refusal(op, options.path ?? '', 'EINVAL', `The patch could not be parsed: ${err.message}.`);
+    throw err;
+  }
+  if (files.length === 0) {
+    return refusal(
+      op,
+      options.path ?? '',
+      'EINVAL',
+      'The patch contains no hunks. Send a unified diff: `--- a/path` and `+++ b/path` headers, then `@@ ... @@` hunks whose lines start with " ", "-" or "+".',
+    );
+  }
+  const targets: Array<{ fp: FilePatch; path: string; from: string | undefined }> = [];
+  try {
+    for (const fp of files) {
+      const raw = fp.newPath ?? fp.oldPath ?? (files.length === 1 ? options.path : undefined);
+      if (raw === undefined) {
+        return refusal(op, '', 'EINVAL', 'The patch has no file headers, so it is not known which file it changes. Add `--- a/<path>` and `+++ b/<path>` lines, or pass { path }.');
+      }
+      const path = editor.normalize(op, raw);
+      const from = fp.oldPath !== undefined && fp.newPath !== undefined && fp.oldPath !== fp.newPath ? editor.normalize(op, fp.oldPath) : undefined;
+      targets.push({ fp, path, from });
+    }
+  } catch (err) {
+    if (err instanceof Refusal) return err.result;
+    throw err;
+  }
+  const seen = new Set<string>();
+  for (const t of targets) {
+    if (seen.has(t.path)) return refusal(op, t.path, 'EINVAL', `The patch changes ${t.path} in two separate sections; merge them into one.`);
+    seen.add(t.path);
+  }
+  const paths = targets.flatMap((t) => (t.from ? [t.from, t.path] : [t.path]));
+  return editor.run(op, paths, options, async () => {
+    const plans: PlannedFile[] = [];
+    const refusals: Refusal[] = [];
+    for (const t of targets) {
+      const fileOptions: EditOptions = { ...options, baseVersion: options.baseVersions?.[t.path] ?? (targets.length === 1 ? options.baseVersion : undefined) };
+      try {
+        plans.push(...(await planFile(editor, t.fp, t.path, t.from, fileOptions)));
+      } catch (err) {
+        if (err instanceof Refusal) refusals.push(err);
+        else throw err;
+      }
+    }
+    if (refusals.length === 1 && targets.length === 1) throw refusals[0];
+    if (refusals.length > 0) {
+      const first = refusals[0] as Refusal;
+      const list = refusals.map((r) => `- ${r.result.path}: ${r.result.message}`).join('\n\n');
+      throw new Refusal({
+        ...first.result,
+        message: `The patch was not applied: ${refusals.length} of ${targets.length} file(s) refused, and a patch applies to all its files or to none. No file was changed.\n\n${list}`,
+      });
+    }
+    return plans;
+  });
+}
+
+async function planFile(editor: FileEditor, fp: FilePatch, path: string, from: string | undefined, options: EditOptions): Promise<PlannedFile[]> {
+  const op = 'patch';
+  if (fp.isNew) {
+    const current = await editor.load(op, path);
+    if (current !== undefined && current.text !== '') {
+      throw new Refusal(
+        refusal(op, path, 'EEXIST', `The patch creates ${path}, but it already exists. Read it with readFile(${q(path)}) and send a patch against its content.`, {
+          version: current.sha256,
+          next: `readFile(${q(path)})`,
+        }),
+      );
+    }
+    const r = hunkTransform(fp)('');
+    if (!r.ok) throw new Refusal(refusal(op, path, r.code, r.message));
+    return [current ? await editor.planModify(op, 'patch', path, current, () => r, options) : editor.planCreate('create', path, r.text)];
+  }
+  const source = from ?? path;
+  const current = await editor.load(op, source);
+  if (current === undefined) {
+    throw new Refusal(
+      refusal(op, source, 'ENOENT', `The patch changes ${source}, which does not exist. Check the path (glob or list the directory), or create the file with a \`--- /dev/null\` patch.`),
+    );
+  }
+  if (fp.isDelete) {
+    if (fp.hunks.length > 0) {
+      const check = hunkTransform(fp)(current.text);
+      if (!check.ok) throw new Refusal(refusal(op, path, check.code, check.message, { version: current.sha256 }));
+      if (check.text !== '') {
+        throw new Refusal(
+          refusal(op, path, 'ECONFLICT', `The patch deletes ${path}, but its hunks do not remove every line of it. Re-read the file with readFile(${q(path)}).`, {
+            version: current.sha256,
+          }),
+        );
+      }
+    }
+    return [editor.planDelete(op, path, current, options)];
+  }
+  if (from !== undefined) {
+    const target = await editor.load(op, path);
+    if (target !== undefined) throw new Refusal(refusal(op, path, 'EEXIST', `The patch renames ${from} to ${path}, but ${path} already exists.`));
+    const modified = fp.hunks.length > 0 ? await editor.planModify(op, 'patch', from, current, hunkTransform(fp), options) : undefined;
+    // A rename with changes: the new path gets the changed content, the old one goes.
+    const created = editor.planBytes('rename', path, undefined, modified?.bytes ?? current.bytes);
+    return [{ ...created, merged: modified?.merged ?? false }, editor.planBytes('rename', from, current, null)];
+  }
+  return [await editor.planModify(op, 'patch', path, current, hunkTransform(fp), options)];
+}

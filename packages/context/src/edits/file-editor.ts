@@ -1,0 +1,591 @@
+/**
+ * The edit pipeline shared by every edit operation:
+ *
+ * 1. lock the files (per path, in path order, so two calls never deadlock);
+ * 2. load each file's bytes; a content nobody recorded is first recorded as an
+ *    `external` (or `initial`) version, so history is complete and undoable;
+ * 3. find the edit's base version — explicit, or what this agent last read —
+ *    and, when the file changed since, apply the edit to the base and resolve
+ *    the difference with the conflict strategy (never blindly on top);
+ * 4. journal the intent, write through the backend's atomic write, record the
+ *    versions (see `journal.ts`), refresh the registry and the agent's read
+ *    record, and report the diff.
+ *
+ * @module
+ */
+
+import { type Filesystem, type FsErrorCode, isFsError, parentPath, resolvePath } from '@ctxfs/core';
+import { overlappingEdits, patchMismatch, staleBuffer } from '../conflicts/conflict-detector.ts';
+import { type ConflictOptions, resolveStale } from '../conflicts/strategies.ts';
+import { formatUnifiedDiff } from '../history/unified-diff.ts';
+import { type FileVersion, sha256Hex, type VersionOp, type VersionStore } from '../history/version-store.ts';
+import type { HunkFailure } from '../patch/apply-hunks.ts';
+import type { FileRegistry } from '../registry/file-registry.ts';
+import type { SessionContext } from '../session/session-context.ts';
+import type { StateStore } from '../state/store.ts';
+import { type EditConflict, type EditResult, type FileChange, q, refusal, type StaleReader, shortHash } from './edit-result.ts';
+import { decodeFile, diskHash, encodeLike, type FileText, loadFileText } from './file-text.ts';
+import { type CrashHook, EditJournal, type JournalEntry } from './journal.ts';
+
+/** Options every edit accepts. */
+export interface EditOptions extends ConflictOptions {
+  /** Recorded on the version; default the session's agent. */
+  author?: string;
+  message?: string;
+  /**
+   * The version (content hash, or a unique prefix of one) the edit was
+   * prepared against. Default: what this agent last read of the file in
+   * this session; with neither, the edit applies to the file as it is.
+   */
+  baseVersion?: string;
+}
+
+/** What an operation wants done to one file, given its text (base or current). */
+export type Transform = (text: string) => TransformOutcome;
+
+/** Result of a {@link Transform}. */
+export type TransformOutcome =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly code: FsErrorCode; readonly message: string; readonly hunks?: readonly HunkFailure[] | undefined };
+
+/** One planned file change. */
+export interface PlannedFile {
+  readonly path: string;
+  readonly op: VersionOp;
+  /** The file now (`undefined`: absent). */
+  readonly current: FileText | undefined;
+  /** New bytes, or `null` to delete. */
+  readonly bytes: Uint8Array | null;
+  /** Text before/after, for the diff. */
+  readonly beforeText: string;
+  readonly afterText: string;
+  readonly merged: boolean;
+  /** For a rename: the source path (this entry is the destination). */
+  readonly renameFrom?: string | undefined;
+  readonly undoOf?: number | undefined;
+}
+
+/** The services an editor works with. */
+export interface EditorDeps {
+  readonly fs: Filesystem;
+  readonly store: StateStore;
+  readonly registry: FileRegistry;
+  readonly versions: VersionStore;
+  readonly journal: EditJournal;
+  readonly session: SessionContext;
+  readonly agent: string;
+  readonly defaults: ConflictOptions;
+  /** Test hook for crash simulation. */
+  readonly crashHook?: CrashHook | undefined;
+}
+
+// ------------------------------------------------------------------ locks
+
+const LOCKS = new WeakMap<Filesystem, Map<string, Promise<void>>>();
+
+async function acquire(fs: Filesystem, path: string): Promise<() => void> {
+  let map = LOCKS.get(fs);
+  if (!map) {
+    map = new Map();
+    LOCKS.set(fs, map);
+  }
+  const prev = map.get(path) ?? Promise.resolve();
+  let release!: () => void;
+  const mine = new Promise<void>((r) => {
+    release = r;
+  });
+  const tail = prev.then(() => mine);
+  map.set(path, tail);
+  await prev;
+  const m = map;
+  return () => {
+    release();
+    if (m.get(path) === tail) m.delete(path);
+  };
+}
+
+/** Runs `fn` holding the edit locks of `paths` (in one process; acquired in path order). */
+export async function withLocks<T>(fs: Filesystem, paths: readonly string[], fn: () => Promise<T>): Promise<T> {
+  const sorted = [...new Set(paths)].sort();
+  const releases: Array<() => void> = [];
+  try {
+    for (const p of sorted) releases.push(await acquire(fs, p));
+    return await fn();
+  } finally {
+    for (const r of releases.reverse()) r();
+  }
+}
+
+/** Thrown inside the pipeline to turn into a refusal. */
+export class Refusal extends Error {
+  readonly result: EditResult;
+  constructor(result: EditResult) {
+    super(result.message);
+    this.result = result;
+  }
+}
+
+/** The edit pipeline for one agent's session. */
+export class FileEditor {
+  readonly deps: EditorDeps;
+
+  constructor(deps: EditorDeps) {
+    this.deps = deps;
+  }
+
+  get #versions(): VersionStore {
+    return this.deps.versions;
+  }
+
+  /** Normalizes a path or throws a refusal. */
+  normalize(op: string, path: string): string {
+    try {
+      return resolvePath(path, op).path;
+    } catch (err) {
+      if (isFsError(err)) throw new Refusal(refusal(op, String(path), err.code, `${err.reason}: ${err.hint}`));
+      throw err;
+    }
+  }
+
+  /**
+   * Records what is on disk when history does not know it yet: the first
+   * content of a file (`initial`), or a change made behind ctxfs's back
+   * (`external`, or a deletion).
+   */
+  noteDisk(path: string, current: FileText | undefined): FileVersion | undefined {
+    const latest = this.#versions.latest(path);
+    const sha = current?.sha256;
+    if (latest === undefined && current === undefined) return undefined;
+    if (latest !== undefined && latest.sha256 === sha) return latest;
+    return this.deps.store.transaction(() => {
+      if (current) this.#versions.putBlob(current.bytes, current.sha256);
+      return this.#versions.append({
+        path,
+        sha256: sha,
+        size: current?.bytes.byteLength ?? 0,
+        op: latest === undefined ? 'initial' : 'external',
+        author: latest === undefined ? 'initial' : 'external',
+        message: current === undefined ? 'deleted outside ctxfs' : undefined,
+      });
+    });
+  }
+
+  /** Loads a file, recording its content in history if unknown. */
+  async load(op: string, path: string): Promise<FileText | undefined> {
+    let current: FileText | undefined;
+    try {
+      current = await loadFileText(this.deps.fs, path, op);
+    } catch (err) {
+      if (isFsError(err)) throw new Refusal(refusal(op, path, err.code, `${err.reason}; ${err.hint}`));
+      throw err;
+    }
+    this.noteDisk(path, current);
+    // Remember it as a possible merge base for other agents' stale edits.
+    if (current) this.#versions.putBlob(current.bytes, current.sha256);
+    return current;
+  }
+
+  /** The base version of an edit: explicit, or this agent's last read. */
+  baseOf(op: string, path: string, options: EditOptions, current: FileText | undefined): string | undefined {
+    const given = options.baseVersion;
+    if (given === undefined) return this.deps.session.lastRead(this.deps.agent, path)?.sha256;
+    if (!/^[0-9a-f]{6,64}$/i.test(given)) {
+      throw new Refusal(
+        refusal(op, path, 'EINVAL', `baseVersion ${q(given)} is not a version id: pass the 64-hex-digit hash (or a prefix of 6+ digits) a read returned as \`version\`.`),
+      );
+    }
+    const v = given.toLowerCase();
+    if (v.length === 64) return v;
+    if (current?.sha256.startsWith(v)) return current.sha256;
+    const found = this.#versions.byHash(path, v);
+    if (found === 'ambiguous') throw new Refusal(refusal(op, path, 'EINVAL', `baseVersion ${q(given)} matches several versions of ${path}; give more digits.`));
+    if (found?.sha256) return found.sha256;
+    throw new Refusal(
+      refusal(op, path, 'ECONFLICT', `baseVersion ${q(given)} is not a known version of ${path}. Re-read the file: readFile(${q(path)}), then redo the edit.`, {
+        next: `readFile(${q(path)})`,
+        version: current?.sha256,
+      }),
+    );
+  }
+
+  /** Authors of the versions after `baseSha` up to now. */
+  changedSince(path: string, baseSha: string): string[] {
+    const authors: string[] = [];
+    for (const v of this.#versions.list(path, 200)) {
+      if (v.sha256 === baseSha) break;
+      if (!authors.includes(v.author)) authors.push(v.author);
+    }
+    return authors;
+  }
+
+  /**
+   * Plans a modification of an existing file: `transform` is applied to the
+   * base version when the file changed since the editor read it, and the
+   * difference resolved by the conflict strategy.
+   */
+  async planModify(op: string, vop: VersionOp, path: string, current: FileText, transform: Transform, options: EditOptions): Promise<PlannedFile> {
+    const base = this.baseOf(op, path, options, current);
+    const cfg: ConflictOptions = { ...this.deps.defaults, ...stripUndefined(options) };
+    const apply = (text: string, against: 'current' | 'base'): string => {
+      const r = transform(text);
+      if (r.ok) return r.text;
+      const version = against === 'current' ? current.sha256 : base;
+      const conflict = r.hunks ? patchMismatch(path, version, r.hunks) : undefined;
+      const note = against === 'base' ? ` (applied to version ${shortHash(base)}, the one you read; the file has changed since)` : '';
+      throw new Refusal(refusal(op, path, r.code, `${r.message}${note}`, { conflict, version: current.sha256, next: nextRead(path, conflict) }));
+    };
+    if (base === undefined || base === current.sha256) {
+      const text = apply(current.text, 'current');
+      return this.#plan(vop, path, current, text, false);
+    }
+    const changedBy = this.changedSince(path, base);
+    const baseBytes = this.#versions.getBlob(base);
+    if (baseBytes === undefined) {
+      const conflict = staleBuffer({ path, baseVersion: base, currentVersion: current.sha256, changedBy, baseText: undefined, currentText: current.text });
+      throw new Refusal(
+        refusal(
+          op,
+          path,
+          'ECONFLICT',
+          `${path} changed since you read it (you read ${shortHash(base)}, it is now ${shortHash(current.sha256)}${by(changedBy)}), and the version you read is not stored, so the edit cannot be merged. Re-read the file with readFile(${q(path)}) and redo the edit.`,
+          { conflict, version: current.sha256, next: `readFile(${q(path)})` },
+        ),
+      );
+    }
+    const baseText = decodeFile(path, baseBytes).text;
+    const ours = apply(baseText, 'base');
+    const resolution = await resolveStale(
+      { path, agent: this.deps.agent, baseVersion: base, currentVersion: current.sha256, changedBy, base: baseText, theirs: current.text, ours },
+      cfg,
+    );
+    if (resolution.ok) return this.#plan(vop, path, current, resolution.text, true);
+    const markers = cfg.markers ? resolution.markedText : undefined;
+    let conflict: EditConflict;
+    let message: string;
+    if (resolution.conflicts.length > 0) {
+      conflict = overlappingEdits({
+        path,
+        baseVersion: base,
+        currentVersion: current.sha256,
+        changedBy,
+        baseText,
+        currentText: current.text,
+        yourText: ours,
+        conflicts: resolution.conflicts,
+        markedText: markers,
+      });
+      const first = conflict.lines[0];
+      message = `${path} changed since you read it${by(changedBy)}, and those changes overlap yours at ${describe(conflict.lines)} of the current file (${resolution.message}). Nothing was written. Re-read ${first ? `lines ${first.start}-${Math.max(first.start, first.end)} with readLines(${q(path)}, ${first.start}, ${Math.max(first.start, first.end)})` : `the file with readFile(${q(path)})`} and redo the edit against the current text.`;
+    } else {
+      conflict = { ...staleBuffer({ path, baseVersion: base, currentVersion: current.sha256, changedBy, baseText, currentText: current.text }), markedText: markers };
+      message = `${path} changed since you read it (you read ${shortHash(base)}, it is now ${shortHash(current.sha256)}${by(changedBy)}) and the edit was not merged: ${resolution.message}. Nothing was written. Re-read the file with readFile(${q(path)}) and redo the edit.`;
+    }
+    const first = conflict.lines[0];
+    throw new Refusal(
+      refusal(op, path, 'ECONFLICT', message, {
+        conflict,
+        version: current.sha256,
+        next: first && conflict.type === 'overlapping_edits' ? `readLines(${q(path)}, ${first.start}, ${Math.max(first.start, first.end)})` : `readFile(${q(path)})`,
+      }),
+    );
+  }
+
+  #plan(op: VersionOp, path: string, current: FileText | undefined, text: string, merged: boolean): PlannedFile {
+    return { path, op, current, bytes: encodeLike(text, current), beforeText: current?.text ?? '', afterText: text, merged };
+  }
+
+  /** Plans a new file with `text`. */
+  planCreate(op: VersionOp, path: string, text: string): PlannedFile {
+    return this.#plan(op, path, undefined, text, false);
+  }
+
+  /** Plans writing exact bytes (a rollback to a stored version). */
+  planBytes(op: VersionOp, path: string, current: FileText | undefined, bytes: Uint8Array | null, undoOf?: number): PlannedFile {
+    const afterText = bytes === null ? '' : decodeFile(path, bytes).text;
+    return { path, op, current, bytes, beforeText: current?.text ?? '', afterText, merged: false, undoOf };
+  }
+
+  /** Plans a deletion, refused when the agent's read is stale. */
+  planDelete(op: string, path: string, current: FileText, options: EditOptions): PlannedFile {
+    const base = this.baseOf(op, path, options, current);
+    if (base !== undefined && base !== current.sha256) {
+      const changedBy = this.changedSince(path, base);
+      const baseBytes = this.#versions.getBlob(base);
+      const conflict = staleBuffer({
+        path,
+        baseVersion: base,
+        currentVersion: current.sha256,
+        changedBy,
+        baseText: baseBytes ? decodeFile(path, baseBytes).text : undefined,
+        currentText: current.text,
+      });
+      throw new Refusal(
+        refusal(
+          op,
+          path,
+          'ECONFLICT',
+          `${path} changed since you read it${by(changedBy)}; deleting it would discard those changes. Nothing was deleted. Re-read it with readFile(${q(path)}); if it should still go, delete it with baseVersion set to the version that read returns.`,
+          { conflict, version: current.sha256, next: `readFile(${q(path)})` },
+        ),
+      );
+    }
+    return { path, op: 'delete', current, bytes: null, beforeText: current.text, afterText: '', merged: false };
+  }
+
+  /**
+   * Journals, writes and records `plans` as one change: all files or none.
+   * A plan whose bytes equal the current ones is left out.
+   */
+  async commit(op: string, plans: readonly PlannedFile[], options: EditOptions): Promise<EditResult> {
+    const author = options.author ?? this.deps.agent;
+    const first = plans[0];
+    const primary = first?.path ?? '';
+    const effective = plans.filter((p) => p.renameFrom !== undefined || (p.bytes === null ? p.current !== undefined : p.current === undefined || sha256Hex(p.bytes) !== p.current.sha256));
+    if (effective.length === 0) {
+      return {
+        ...refusal(op, primary, 'EINVAL', `No change: the new content of ${primary} equals the current one.`, { version: first?.current?.sha256 }),
+        success: true,
+        code: undefined,
+        unchanged: true,
+      };
+    }
+    const entries: JournalEntry[] = [];
+    const blobs: Uint8Array[] = [];
+    for (const p of effective) {
+      if (p.renameFrom !== undefined) {
+        const src = p.current as FileText;
+        entries.push({ path: p.renameFrom, before: src.sha256, after: null, op: 'rename', size: 0, relatedPath: p.path });
+        entries.push({ path: p.path, before: null, after: src.sha256, op: 'rename', size: src.bytes.byteLength, relatedPath: p.renameFrom });
+        blobs.push(src.bytes);
+        continue;
+      }
+      if (p.current) blobs.push(p.current.bytes);
+      if (p.bytes) blobs.push(p.bytes);
+      entries.push({
+        path: p.path,
+        before: p.current?.sha256 ?? null,
+        after: p.bytes === null ? null : sha256Hex(p.bytes),
+        op: p.op,
+        size: p.bytes?.byteLength ?? 0,
+        undoOf: p.undoOf,
+      });
+    }
+    const { fs, journal } = this.deps;
+    // Last look before writing: a change another process made since the load
+    // must not be overwritten (the window left is the backend's write itself).
+    for (const e of entries) {
+      const now = (await diskHash(fs, e.path)) ?? null;
+      if (now !== e.before) {
+        return refusal(
+          op,
+          e.path,
+          'ECONFLICT',
+          `${e.path} changed while the edit was being prepared (by another process or outside ctxfs). Nothing was written. Re-read it with readFile(${q(e.path)}) and redo the edit.`,
+          { version: now ?? undefined, next: `readFile(${q(e.path)})` },
+        );
+      }
+    }
+    const pending = journal.begin({ op, author, message: options.message, entries, blobs });
+    const hook = this.deps.crashHook;
+    await hook?.('after-intent', 0, primary);
+    const done: JournalEntry[] = [];
+    try {
+      let k = 0;
+      for (const p of effective) {
+        if (p.renameFrom !== undefined) {
+          const parent = parentPath(p.path);
+          if (parent !== '') await fs.mkdir(parent, { parents: true, existOk: true });
+          await fs.rename(p.renameFrom, p.path, { overwrite: false });
+          done.push(...entries.filter((e) => e.path === p.renameFrom || e.path === p.path));
+        } else if (p.bytes === null) {
+          await fs.delete(p.path);
+          done.push(entries.find((e) => e.path === p.path) as JournalEntry);
+        } else {
+          await fs.writeBytes(p.path, p.bytes, { createParents: true });
+          done.push(entries.find((e) => e.path === p.path) as JournalEntry);
+        }
+        await hook?.('after-write', k++, p.path);
+      }
+    } catch (err) {
+      // Put back what was written, newest first, then forget the intent.
+      let restoreFailed: unknown;
+      for (const e of done.reverse()) {
+        try {
+          await journal.restore(fs, e);
+        } catch (restoreErr) {
+          restoreFailed ??= restoreErr;
+        }
+      }
+      if (restoreFailed === undefined) journal.abandon(pending);
+      const code: FsErrorCode = isFsError(err) ? err.code : 'EIO';
+      const reason = isFsError(err) ? `${err.reason} (${err.path ?? primary}); ${err.hint}` : String((err as Error).message ?? err);
+      const restored =
+        restoreFailed === undefined
+          ? 'Every file was left (or put back) as it was.'
+          : 'Putting the files back failed too; the journal keeps the change, and the next open of the context layer settles it.';
+      return refusal(op, primary, code, `The edit could not be written: ${reason}. ${restored}`, { version: first?.current?.sha256 });
+    }
+    await hook?.('before-record', 0, primary);
+    const recorded = journal.commit(pending);
+    const files: FileChange[] = [];
+    let diff = '';
+    let added = 0;
+    let removed = 0;
+    for (const p of effective) {
+      const beforeLabel = p.renameFrom !== undefined ? `a/${p.renameFrom}` : p.current ? `a/${p.path}` : '/dev/null';
+      const afterLabel = p.bytes === null && p.renameFrom === undefined ? '/dev/null' : `b/${p.path}`;
+      const d = formatUnifiedDiff(p.beforeText, p.afterText, { oldLabel: beforeLabel, newLabel: afterLabel });
+      if (p.renameFrom !== undefined) diff += `rename from ${p.renameFrom}\nrename to ${p.path}\n`;
+      diff += d.text;
+      added += d.linesAdded;
+      removed += d.linesRemoved;
+      const v = recorded.filter((r) => r.path === p.path).at(-1);
+      files.push({
+        path: p.path,
+        op: p.op,
+        version: v?.sha256,
+        previousVersion: p.current?.sha256,
+        seq: v?.seq,
+        linesAdded: d.linesAdded,
+        linesRemoved: d.linesRemoved,
+        merged: p.merged,
+      });
+      await this.#afterWrite(p, author, options.message);
+      if (p.renameFrom !== undefined) await this.#afterWrite({ ...p, path: p.renameFrom, bytes: null, renameFrom: undefined }, author, options.message);
+    }
+    const staleReaders = this.staleReaders(effective.map((p) => p.path));
+    const merged = effective.some((p) => p.merged);
+    const head = files[0] as FileChange;
+    const summary =
+      files.length === 1
+        ? `${describeOp(head.op)} ${head.path}: +${added} -${removed} lines, version ${shortHash(head.version)} (#${head.seq ?? '?'})`
+        : `${describeOp(op)} ${files.length} files: +${added} -${removed} lines`;
+    const mergeNote = merged ? ' The file had changed since you read it; your edit was merged with those changes (see diff).' : '';
+    const staleNote = staleReaders.length > 0 ? ` Now stale for: ${[...new Set(staleReaders.map((r) => r.agent))].join(', ')}.` : '';
+    return {
+      success: true,
+      message: `${summary}.${mergeNote}${staleNote}`,
+      code: undefined,
+      op,
+      path: head.path,
+      version: head.version,
+      previousVersion: head.previousVersion,
+      seq: head.seq,
+      diff,
+      linesAdded: added,
+      linesRemoved: removed,
+      linesChanged: added + removed,
+      merged,
+      unchanged: false,
+      conflict: undefined,
+      next: undefined,
+      files,
+      staleReaders,
+    };
+  }
+
+  async #afterWrite(p: PlannedFile, author: string, message: string | undefined): Promise<void> {
+    const { registry, fs, session, agent } = this.deps;
+    try {
+      if (p.bytes === null) {
+        await registry.refresh(p.path);
+        return;
+      }
+      const sha = sha256Hex(p.bytes);
+      const st = await fs.stat(p.path);
+      registry.observe(p.path, { sha256: sha, size: p.bytes.byteLength, mtimeMs: st.mtime.getTime() }, author, message);
+      // The editor has now seen what it wrote: its next edit is based on it.
+      session.recordRead({ agent, path: p.path, sha256: sha, op: 'edit', tokens: 0 });
+    } catch {
+      // The change is on disk and in history; the registry catches up on its next check.
+    }
+  }
+
+  /** Agents (any session) whose last read of one of `paths` is not what is there now. */
+  staleReaders(paths: readonly string[]): StaleReader[] {
+    const out: StaleReader[] = [];
+    for (const path of paths) {
+      const now = this.#versions.latest(path)?.sha256;
+      const rows = this.deps.store.db
+        .prepare(
+          'SELECT r.session_id, r.agent, r.sha256 FROM session_reads r WHERE r.path = ? AND r.id = (SELECT MAX(id) FROM session_reads WHERE session_id = r.session_id AND agent = r.agent AND path = r.path)',
+        )
+        .all(path) as Array<{ session_id: string; agent: string; sha256: string }>;
+      for (const r of rows) {
+        if (r.sha256 !== now && !(r.session_id === this.deps.session.id && r.agent === this.deps.agent)) {
+          out.push({ agent: r.agent, sessionId: r.session_id, version: r.sha256 });
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Runs a whole operation: locks, plan, commit; refusals become results. */
+  async run(op: string, paths: readonly string[], options: EditOptions, plan: () => Promise<PlannedFile[]>): Promise<EditResult> {
+    try {
+      return await withLocks(this.deps.fs, paths, async () => {
+        const plans = await plan();
+        const result = await this.commit(op, plans, options);
+        this.deps.store.audit({
+          op,
+          path: paths[0],
+          agent: this.deps.agent,
+          sessionId: this.deps.session.id,
+          result: result.success ? (result.merged ? 'merged' : result.unchanged ? 'unchanged' : 'ok') : (result.code ?? 'refused'),
+        });
+        return result;
+      });
+    } catch (err) {
+      if (err instanceof Refusal) {
+        this.deps.store.audit({ op, path: paths[0], agent: this.deps.agent, sessionId: this.deps.session.id, result: err.result.code ?? 'refused' });
+        return err.result;
+      }
+      if (isFsError(err)) return refusal(op, paths[0] ?? '', err.code, `${err.reason}; ${err.hint}`);
+      throw err;
+    }
+  }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+function by(authors: readonly string[]): string {
+  return authors.length > 0 ? ` by ${authors.join(', ')}` : '';
+}
+
+function describe(ranges: ReadonlyArray<{ start: number; end: number }>): string {
+  return ranges.map((r) => (r.end < r.start ? `before line ${r.start}` : r.start === r.end ? `line ${r.start}` : `lines ${r.start}-${r.end}`)).join(', ');
+}
+
+function nextRead(path: string, conflict: EditConflict | undefined): string {
+  const first = conflict?.lines[0];
+  return first ? `readLines(${q(path)}, ${first.start}, ${Math.max(first.start, first.end)})` : `readFile(${q(path)})`;
+}
+
+function describeOp(op: string): string {
+  switch (op) {
+    case 'write':
+      return 'Wrote';
+    case 'create':
+      return 'Created';
+    case 'delete':
+      return 'Deleted';
+    case 'rename':
+      return 'Renamed to';
+    case 'patch':
+      return 'Patched';
+    case 'replace':
+      return 'Replaced in';
+    case 'edit-lines':
+      return 'Edited';
+    case 'rollback':
+      return 'Rolled back';
+    case 'undo':
+      return 'Undid the last change of';
+    default:
+      return 'Changed';
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * A file as an edit sees it: its exact bytes and hash (the version), the
+ * encoding and byte-order mark it was written with, and its text. Writing
+ * back encodes the new text the same way, so an edit changes the lines it
+ * meant to and no other byte — BOM, encoding, invalid sequences and line
+ * endings included.
+ *
+ * @module
+ */
+
+import {
+  createDecoder,
+  DETECTION_SAMPLE_BYTES,
+  detectEncoding,
+  encodeTextExact,
+  type Filesystem,
+  type FsOperation,
+  fsError,
+  isFsError,
+} from '@ctxfs/core';
+import { sha256Hex } from '../history/version-store.ts';
+
+/** A file loaded for editing. */
+export interface FileText {
+  readonly path: string;
+  readonly bytes: Uint8Array;
+  readonly sha256: string;
+  readonly encoding: string;
+  /** The byte-order mark, kept verbatim. */
+  readonly bom: Uint8Array;
+  readonly text: string;
+}
+
+/** Decodes bytes as ctxfs's readers do (BOM, then UTF-16 heuristic, then UTF-8, then legacy). */
+export function decodeFile(path: string, bytes: Uint8Array, op: FsOperation = 'edit'): FileText {
+  const info = detectEncoding(bytes.subarray(0, DETECTION_SAMPLE_BYTES));
+  if (info.binary) {
+    throw fsError('EBINARY', op, path, {
+      reason: 'the file looks binary, so it cannot be edited as text',
+      hint: 'write it with fs.writeBytes(); text edits only apply to text files',
+    });
+  }
+  const decoder = createDecoder(info.encoding, { op, path });
+  const text = decoder.decode(bytes.subarray(info.bomLength)) + decoder.end();
+  return { path, bytes, sha256: sha256Hex(bytes), encoding: info.encoding, bom: bytes.slice(0, info.bomLength), text };
+}
+
+/** Encodes `text` the way `previous` was stored (UTF-8 without BOM for a new file). */
+export function encodeLike(text: string, previous: FileText | undefined): Uint8Array {
+  if (previous === undefined) return new TextEncoder().encode(text);
+  const body = encodeTextExact(text, previous.encoding, previous.bytes.subarray(previous.bom.byteLength));
+  if (previous.bom.byteLength === 0) return body;
+  const out = new Uint8Array(previous.bom.byteLength + body.byteLength);
+  out.set(previous.bom, 0);
+  out.set(body, previous.bom.byteLength);
+  return out;
+}
+
+/** Reads `path` for editing; `undefined` when it does not exist. */
+export async function loadFileText(fs: Filesystem, path: string, op: FsOperation = 'edit'): Promise<FileText | undefined> {
+  let bytes: Uint8Array;
+  try {
+    const stat = await fs.stat(path);
+    if (stat.kind === 'directory') throw fsError('EISDIR', op, path, { hint: 'name a file, not a directory' });
+    bytes = await fs.readBytes(path);
+  } catch (err) {
+    if (isFsError(err, 'ENOENT')) return undefined;
+    throw err;
+  }
+  return decodeFile(path, bytes, op);
+}
+
+/** The hash of what is on disk now, `undefined` when the file is absent. */
+export async function diskHash(fs: Filesystem, path: string): Promise<string | undefined> {
+  try {
+    return sha256Hex(await fs.readBytes(path));
+  } catch (err) {
+    if (isFsError(err, 'ENOENT') || isFsError(err, 'EISDIR')) return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * The write-ahead journal that keeps files and their version records in
+ * agreement. Before any byte is written, one transaction stores the old and
+ * new contents and an intent row naming every file of the change with its
+ * hash before and after. The files are then written (each atomically by the
+ * backend), and a second transaction appends the versions and deletes the
+ * intent. A process that dies in between leaves the intent behind; on the
+ * next open {@link EditJournal.recover} looks at the disk: when every file
+ * holds its new content the versions are recorded, otherwise every file that
+ * was already written is put back — a change is recorded completely or not
+ * at all, and never half-applied.
+ *
+ * @module
+ */
+
+import { randomUUID } from 'node:crypto';
+import { type Filesystem, isFsError } from '@ctxfs/core';
+import type { StateStore } from '../state/store.ts';
+import type { FileVersion, VersionOp, VersionStore } from '../history/version-store.ts';
+import { diskHash } from './file-text.ts';
+
+/** One file of a journaled change. `null` hashes mean "absent". */
+export interface JournalEntry {
+  readonly path: string;
+  readonly before: string | null;
+  readonly after: string | null;
+  readonly op: VersionOp;
+  readonly size: number;
+  readonly relatedPath?: string | undefined;
+  readonly undoOf?: number | undefined;
+}
+
+/** A change announced but not yet recorded. */
+export interface PendingChange {
+  readonly id: number;
+  readonly changeId: string;
+  readonly op: string;
+  readonly author: string;
+  readonly message: string | undefined;
+  readonly entries: readonly JournalEntry[];
+}
+
+/** What {@link EditJournal.recover} did with each pending change. */
+export interface RecoveryReport {
+  /** Changes found complete on disk and recorded. */
+  readonly completed: readonly string[];
+  /** Changes found partial or absent on disk and undone. */
+  readonly rolledBack: readonly string[];
+  /** Files that held neither the old nor the new content (changed by someone else since); left alone. */
+  readonly untouched: readonly string[];
+}
+
+/** Test hook: called at the named points of a journaled write. */
+export type CrashHook = (point: 'after-intent' | 'after-write' | 'before-record', index: number, path: string) => void | Promise<void>;
+
+/**
+ * The journal over a state store.
+ *
+ * @example
+ * ```ts
+ * const journal = new EditJournal(store, versions);
+ * const report = await journal.recover(fs); // on open
+ * ```
+ */
+export class EditJournal {
+  readonly store: StateStore;
+  readonly versions: VersionStore;
+
+  constructor(store: StateStore, versions: VersionStore) {
+    this.store = store;
+    this.versions = versions;
+  }
+
+  /** Stores the contents and the intent in one transaction; returns the intent. */
+  begin(change: { op: string; author: string; message?: string | undefined; entries: readonly JournalEntry[]; blobs: ReadonlyArray<Uint8Array> }): PendingChange {
+    const changeId = randomUUID();
+    return this.store.transaction(() => {
+      for (const b of change.blobs) this.versions.putBlob(b);
+      const r = this.store.db
+        .prepare('INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(changeId, change.op, change.author, change.message ?? null, JSON.stringify(change.entries), Date.now());
+      return { id: Number(r.lastInsertRowid), changeId, op: change.op, author: change.author, message: change.message, entries: change.entries };
+    });
+  }
+
+  /** Appends the versions of a written change and clears its intent, atomically. */
+  commit(pending: PendingChange): FileVersion[] {
+    return this.store.transaction(() => {
+      const out: FileVersion[] = [];
+      for (const e of pending.entries) {
+        out.push(
+          this.versions.append({
+            path: e.path,
+            sha256: e.after ?? undefined,
+            size: e.size,
+            op: e.op,
+            author: pending.author,
+            message: pending.message,
+            changeId: pending.changeId,
+            relatedPath: e.relatedPath,
+            undoOf: e.undoOf,
+          }),
+        );
+      }
+      this.store.db.prepare('DELETE FROM edit_journal WHERE id = ?').run(pending.id);
+      return out;
+    });
+  }
+
+  /** Drops an intent whose files were all put back (or never written). */
+  abandon(pending: PendingChange): void {
+    this.store.db.prepare('DELETE FROM edit_journal WHERE id = ?').run(pending.id);
+  }
+
+  /** Intents left by a process that stopped mid-change. */
+  pending(): PendingChange[] {
+    const rows = this.store.db.prepare('SELECT * FROM edit_journal ORDER BY id').all() as Array<Record<string, unknown>>;
+    return rows.map((r) => ({
+      id: Number(r.id),
+      changeId: String(r.change_id),
+      op: String(r.op),
+      author: String(r.author),
+      message: r.message === null ? undefined : String(r.message),
+      entries: JSON.parse(String(r.entries)) as JournalEntry[],
+    }));
+  }
+
+  /** Puts `entry.path` back to its `before` state. */
+  async restore(fs: Filesystem, entry: JournalEntry): Promise<void> {
+    if (entry.before === null) {
+      try {
+        await fs.delete(entry.path);
+      } catch (err) {
+        if (!isFsError(err, 'ENOENT')) throw err;
+      }
+      return;
+    }
+    const bytes = this.versions.getBlob(entry.before);
+    if (bytes === undefined) throw new Error(`journal: content ${entry.before} of ${entry.path} is missing from the store`);
+    await fs.writeBytes(entry.path, bytes, { createParents: true });
+  }
+
+  /**
+   * Settles every pending change against the disk (see the module comment).
+   * Safe to run at any time no change is in flight in this store.
+   */
+  async recover(fs: Filesystem): Promise<RecoveryReport> {
+    const completed: string[] = [];
+    const rolledBack: string[] = [];
+    const untouched: string[] = [];
+    for (const p of this.pending()) {
+      const states = await Promise.all(p.entries.map(async (e) => ({ e, now: (await diskHash(fs, e.path)) ?? null })));
+      if (states.every((s) => s.now === s.e.after)) {
+        this.commit(p);
+        completed.push(p.changeId);
+        continue;
+      }
+      for (const s of states) {
+        if (s.now === s.e.before) continue;
+        if (s.now === s.e.after) await this.restore(fs, s.e);
+        else untouched.push(s.e.path);
+      }
+      this.abandon(p);
+      rolledBack.push(p.changeId);
+    }
+    return { completed, rolledBack, untouched };
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * The edit operations as one agent calls them: write, create, replace,
+ * line-range edits, delete, rename, patch, and the history edits. Each
+ * returns an {@link EditResult}; none throws for a refusal.
+ *
+ * @module
+ */
+
+import { isFsError } from '@ctxfs/core';
+import { type LineEdit, type Occurrence, applyLineEdit, replaceText } from '../patch/text-edits.ts';
+import { type ApplyPatchOptions, applyPatch } from './apply-patch.ts';
+import { type EditResult, q, refusal } from './edit-result.ts';
+import { type EditOptions, type FileEditor, Refusal } from './file-editor.ts';
+
+/** Options of `replace`. */
+export interface ReplaceCallOptions extends EditOptions {
+  /** Default `unique`: exactly one match, else a refusal with the count and where they are. */
+  occurrence?: Occurrence;
+  /** `old` is a JavaScript regular expression; `new` may use `$1`, `$<name>`. */
+  regex?: boolean;
+  /** Extra regex flags (`i`, `m`, `s`). */
+  flags?: string;
+}
+
+/** Options of `renameFile`. */
+export interface RenameCallOptions extends EditOptions {
+  /** Replace an existing destination. Default `false`. */
+  overwrite?: boolean;
+}
+
+function guard(op: string, path: string, fn: () => Promise<EditResult>): Promise<EditResult> {
+  return fn().catch((err) => {
+    if (err instanceof Refusal) return err.result;
+    if (isFsError(err)) return refusal(op, path, err.code, `${err.reason}; ${err.hint}`);
+    throw err;
+  });
+}
+
+/** The edit API over one {@link FileEditor}. */
+export class EditOperations {
+  readonly editor: FileEditor;
+
+  constructor(editor: FileEditor) {
+    this.editor = editor;
+  }
+
+  /** Creates or overwrites `path` with `content` (stale edits merge or refuse). */
+  writeFile(path: string, content: string, options: EditOptions = {}): Promise<EditResult> {
+    const op = 'write';
+    return guard(op, path, async () => {
+      const p = this.editor.normalize(op, path);
+      return this.editor.run(op, [p], options, async () => {
+        const current = await this.editor.load(op, p);
+        if (current === undefined) return [this.editor.planCreate('create', p, content)];
+        return [await this.editor.planModify(op, 'write', p, current, () => ({ ok: true, text: content }), options)];
+      });
+    });
+  }
+
+  /** Creates `path`; refused when it exists. */
+  createFile(path: string, content: string, options: EditOptions = {}): Promise<EditResult> {
+    const op = 'create';
+    return guard(op, path, async () => {
+      const p = this.editor.normalize(op, path);
+      return this.editor.run(op, [p], options, async () => {
+        const current = await this.editor.load(op, p);
+        if (current !== undefined) {
+          throw new Refusal(
+            refusal(op, p, 'EEXIST', `${p} already exists. Read it with readFile(${q(p)}) and edit it, or overwrite it with writeFile(${q(p)}, content).`, {
+              version: current.sha256,
+              next: `readFile(${q(p)})`,
+            }),
+          );
+        }
+        return [this.editor.planCreate('create', p, content)];
+      });
+    });
+  }
+
+  /** Exact-text (or regex) replacement; unique match by default. */
+  replace(path: string, search: string, replacement: string, options: ReplaceCallOptions = {}): Promise<EditResult> {
+    const op = 'replace';
+    return guard(op, path, async () => {
+      const p = this.editor.normalize(op, path);
+      return this.editor.run(op, [p], options, async () => {
+        const current = await this.requireFile(op, p);
+        return [
+          await this.editor.planModify(
+            op,
+            'replace',
+            p,
+            current,
+            (text) => {
+              const r = replaceText(text, search, replacement, { occurrence: options.occurrence, regex: options.regex, flags: options.flags });
+              if (r.ok) return { ok: true, text: r.text };
+              const code = r.reason === 'bad-regex' ? 'EBADPATTERN' : r.reason === 'not-found' ? 'ENOENT' : 'EINVAL';
+              return { ok: false, code, message: `${p}: ${r.message}` };
+            },
+            options,
+          ),
+        ];
+      });
+    });
+  }
+
+  /** A line-range edit (replace, insert before/after, delete); lines refer to the version the agent read. */
+  editLines(path: string, edit: LineEdit, options: EditOptions = {}): Promise<EditResult> {
+    const op = 'edit-lines';
+    return guard(op, path, async () => {
+      const p = this.editor.normalize(op, path);
+      return this.editor.run(op, [p], options, async () => {
+        const current = await this.requireFile(op, p);
+        return [
+          await this.editor.planModify(
+            op,
+            'edit-lines',
+            p,
+            current,
+            (text) => {
+              const r = applyLineEdit(text, edit);
+              return r.ok ? { ok: true, text: r.text } : { ok: false, code: 'EINVAL', message: `${p}: ${r.message}` };
+            },
+            options,
+          ),
+        ];
+      });
+    });
+  }
+
+  /** Deletes `path`; refused when the agent's read of it is stale. */
+  deleteFile(path: string, options: EditOptions = {}): Promise<EditResult> {
+    const op = 'delete';
+    return guard(op, path, async () => {
+      const p = this.editor.normalize(op, path);
+      return this.editor.run(op, [p], options, async () => {
+        const current = await this.requireFile(op, p);
+        return [this.editor.planDelete(op, p, current, options)];
+      });
+    });
+  }
+
+  /** Renames `from` to `to` (versions on both paths, one change). */
+  renameFile(from: string, to: string, options: RenameCallOptions = {}): Promise<EditResult> {
+    const op = 'rename';
+    return guard(op, from, async () => {
+      const src = this.editor.normalize(op, from);
+      const dst = this.editor.normalize(op, to);
+      if (src === dst) return refusal(op, src, 'EINVAL', 'The source and destination are the same path.');
+      return this.editor.run(op, [src, dst], options, async () => {
+        const current = await this.requireFile(op, src);
+        const target = await this.editor.load(op, dst);
+        if (target !== undefined) {
+          if (!options.overwrite) {
+            throw new Refusal(
+              refusal(op, dst, 'EEXIST', `${dst} already exists. Pick another name, or pass { overwrite: true } to replace it (its content stays in history).`, {
+                version: target.sha256,
+              }),
+            );
+          }
+          // Replacing: the destination's old content becomes a version, then the move is a write + delete.
+          return [
+            { ...this.editor.planBytes('rename', dst, target, current.bytes), renameFrom: undefined },
+            this.editor.planBytes('rename', src, current, null),
+          ];
+        }
+        return [{ path: dst, op: 'rename', current, bytes: current.bytes, beforeText: current.text, afterText: current.text, merged: false, renameFrom: src }];
+      });
+    });
+  }
+
+  /** Applies a unified diff (one or many files), all or nothing. */
+  applyPatch(patch: string, options: ApplyPatchOptions = {}): Promise<EditResult> {
+    return guard('patch', options.path ?? '', () => applyPatch(this.editor, patch, options));
+  }
+
+  async requireFile(op: string, path: string) {
+    const current = await this.editor.load(op, path);
+    if (current === undefined) {
+      throw new Refusal(
+        refusal(op, path, 'ENOENT', `${path} does not exist. Check the path (glob("**/${path.split('/').pop()}") finds it by name), or create it with writeFile(${q(path)}, content).`),
+      );
+    }
+    return current;
+  }
+}

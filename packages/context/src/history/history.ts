@@ -1,0 +1,209 @@
+/**
+ * Reading history — versions of a file, one version's content, the diff
+ * between two versions — and the two history edits, `rollback` and `undo`,
+ * which are themselves new versions (history only grows).
+ *
+ * Version references: a `seq` number (`3`), a content hash or a prefix of
+ * one (6+ hex digits), `current` (the newest recorded version), `previous`
+ * (the one before it) or `disk` (the file as it is on disk right now).
+ *
+ * @module
+ */
+
+import { fsError } from '@ctxfs/core';
+import { type EditResult, q, refusal, shortHash } from '../edits/edit-result.ts';
+import { decodeFile, encodeLike, loadFileText } from '../edits/file-text.ts';
+import { type EditOptions, type FileEditor, Refusal } from '../edits/file-editor.ts';
+import { merge3 } from '../merge/merge3.ts';
+import { formatUnifiedDiff } from './unified-diff.ts';
+import type { FileVersion } from './version-store.ts';
+
+/** A version reference: seq number, hash (prefix), `current`, `previous` or `disk`. */
+export type VersionRef = number | string;
+
+/** A version with its content. */
+export interface VersionContent {
+  readonly path: string;
+  /** Undefined for `disk` when the on-disk content was never recorded. */
+  readonly meta: FileVersion | undefined;
+  /** `undefined` when the version is "deleted". */
+  readonly sha256: string | undefined;
+  readonly bytes: Uint8Array | undefined;
+  readonly text: string | undefined;
+}
+
+/** Result of `getDiff`. */
+export interface VersionDiff {
+  readonly path: string;
+  readonly from: string;
+  readonly to: string;
+  readonly diff: string;
+  readonly linesAdded: number;
+  readonly linesRemoved: number;
+}
+
+function label(ref: VersionRef, v: VersionContent): string {
+  if (typeof ref === 'string' && (ref === 'disk' || ref === 'current' || ref === 'previous')) return `${ref} (${shortHash(v.sha256)})`;
+  return v.meta ? `#${v.meta.seq} (${shortHash(v.sha256)})` : shortHash(v.sha256);
+}
+
+/** Resolves `ref` to a recorded version of `path`, or throws an FsError. */
+export function resolveVersion(editor: FileEditor, path: string, ref: VersionRef): FileVersion {
+  const versions = editor.deps.versions;
+  let found: FileVersion | 'ambiguous' | undefined;
+  if (typeof ref === 'number') found = versions.bySeq(path, ref);
+  else if (ref === 'current') found = versions.latest(path);
+  else if (ref === 'previous') found = versions.list(path, 2)[1];
+  else if (/^[0-9a-f]{6,64}$/i.test(ref)) found = versions.byHash(path, ref.toLowerCase());
+  else if (/^#?\d+$/.test(ref)) found = versions.bySeq(path, Number(ref.replace('#', '')));
+  if (found === 'ambiguous') throw fsError('EINVAL', 'getVersion', path, { reason: `version ${q(String(ref))} matches several versions`, hint: 'give more hex digits' });
+  if (found === undefined) {
+    throw fsError('ENOENT', 'getVersion', path, {
+      reason: `no version ${q(String(ref))} of ${path}`,
+      hint: `list the versions with history(${q(path)}); refer to one by its number, its hash, 'current', 'previous' or 'disk'`,
+    });
+  }
+  return found;
+}
+
+/**
+ * Versions of `path`, newest first. The file on disk is checked first: a
+ * change made behind ctxfs's back becomes an `external` version.
+ */
+export async function getFileHistory(editor: FileEditor, path: string, limit = 50): Promise<FileVersion[]> {
+  const p = editor.normalize('history', path);
+  await editor.load('history', p).catch((err) => {
+    if (!(err instanceof Refusal)) throw err;
+  });
+  return editor.deps.versions.list(p, limit);
+}
+
+/** One version with its content. */
+export async function getVersion(editor: FileEditor, path: string, ref: VersionRef): Promise<VersionContent> {
+  const p = editor.normalize('getVersion', path);
+  if (ref === 'disk') {
+    const now = await loadFileText(editor.deps.fs, p, 'getVersion');
+    const meta = now ? editor.deps.versions.byHash(p, now.sha256) : undefined;
+    return { path: p, meta: meta === 'ambiguous' ? undefined : meta, sha256: now?.sha256, bytes: now?.bytes, text: now?.text };
+  }
+  const meta = resolveVersion(editor, p, ref);
+  if (meta.sha256 === undefined) return { path: p, meta, sha256: undefined, bytes: undefined, text: undefined };
+  const bytes = editor.deps.versions.getBlob(meta.sha256);
+  if (bytes === undefined) {
+    throw fsError('ENOENT', 'getVersion', p, { reason: `the content of version #${meta.seq} was removed by retention`, hint: 'pick a newer version' });
+  }
+  return { path: p, meta, sha256: meta.sha256, bytes, text: decodeFile(p, bytes, 'getVersion').text };
+}
+
+/**
+ * Unified diff between two versions (default: the newest recorded version
+ * → the file on disk, i.e. what changed behind ctxfs's back).
+ */
+export async function getDiff(editor: FileEditor, path: string, from: VersionRef = 'current', to: VersionRef = 'disk'): Promise<VersionDiff> {
+  const a = await getVersion(editor, path, from);
+  const b = await getVersion(editor, path, to);
+  const d = formatUnifiedDiff(a.text ?? '', b.text ?? '', { oldLabel: `a/${a.path} ${label(from, a)}`, newLabel: `b/${b.path} ${label(to, b)}` });
+  return { path: a.path, from: label(from, a), to: label(to, b), diff: d.text, linesAdded: d.linesAdded, linesRemoved: d.linesRemoved };
+}
+
+/**
+ * Makes version `ref` the current content again (a new version; deleting
+ * the file when `ref` is a deletion).
+ */
+export async function rollback(editor: FileEditor, path: string, ref: VersionRef, options: EditOptions = {}): Promise<EditResult> {
+  let p: string;
+  try {
+    p = editor.normalize('rollback', path);
+  } catch (err) {
+    if (err instanceof Refusal) return err.result;
+    throw err;
+  }
+  return editor.run('rollback', [p], { message: `rollback to ${String(ref)}`, ...options }, async () => {
+    const current = await editor.load('rollback', p);
+    let target: VersionContent;
+    try {
+      target = await getVersion(editor, p, ref);
+    } catch (err) {
+      const e = err as { code?: string; reason?: string; hint?: string };
+      throw new Refusal(refusal('rollback', p, 'ENOENT', `${e.reason ?? String(err)}; ${e.hint ?? ''}`, { version: current?.sha256, next: `history(${q(p)})` }));
+    }
+    return [editor.planBytes('rollback', p, current, target.bytes ?? null)];
+  });
+}
+
+/** The version `undo` would revert: the newest change not itself an undo nor undone. */
+export function undoTarget(history: readonly FileVersion[]): { target: FileVersion; before: FileVersion | undefined } | undefined {
+  const undone = new Set<number>();
+  for (const v of history) if (v.op === 'undo' && v.undoOf !== undefined) undone.add(v.undoOf);
+  for (let i = 0; i < history.length; i++) {
+    const v = history[i] as FileVersion;
+    if (v.op === 'undo' || undone.has(v.seq) || v.op === 'initial') continue;
+    return { target: v, before: history[i + 1] };
+  }
+  return undefined;
+}
+
+/**
+ * Reverts the newest change of `path` that has not been undone (repeated
+ * calls walk further back). The revert is merged onto the current content,
+ * so later changes to other lines survive; an overlap is refused.
+ */
+export async function undo(editor: FileEditor, path: string, options: EditOptions = {}): Promise<EditResult> {
+  let p: string;
+  try {
+    p = editor.normalize('undo', path);
+  } catch (err) {
+    if (err instanceof Refusal) return err.result;
+    throw err;
+  }
+  const opts: EditOptions = { ...options };
+  return editor.run('undo', [p], opts, async () => {
+    const current = await editor.load('undo', p);
+    const history = editor.deps.versions.list(p, 10_000);
+    const found = undoTarget(history);
+    if (!found) {
+      throw new Refusal(refusal('undo', p, 'ENOENT', `Nothing to undo: ${p} has no recorded change after its first version.`, { version: current?.sha256 }));
+    }
+    const { target, before } = found;
+    if (target.op === 'rename' && target.relatedPath !== undefined) {
+      const [src, dst] = target.sha256 === undefined ? [p, target.relatedPath] : [target.relatedPath, p];
+      throw new Refusal(
+        refusal('undo', p, 'EINVAL', `The last change of ${p} is a rename (${src} → ${dst}); undo it by renaming back: renameFile(${q(dst)}, ${q(src)}).`, {
+          version: current?.sha256,
+          next: `renameFile(${q(dst)}, ${q(src)})`,
+        }),
+      );
+    }
+    const blob = (sha: string | undefined) => (sha === undefined ? null : (editor.deps.versions.getBlob(sha) ?? null));
+    const beforeBytes = blob(before?.sha256);
+    if (before?.sha256 !== undefined && beforeBytes === null) {
+      throw new Refusal(refusal('undo', p, 'ENOENT', `Cannot undo #${target.seq}: the content before it was removed by retention.`, { version: current?.sha256 }));
+    }
+    opts.message ??= `undo #${target.seq} (${target.op} by ${target.author})`;
+    if (current?.sha256 === target.sha256 || (current === undefined && target.sha256 === undefined)) {
+      return [editor.planBytes('undo', p, current, beforeBytes, target.seq)];
+    }
+    // The file moved on since the change being undone: revert it by merging.
+    const targetBytes = blob(target.sha256);
+    if (current === undefined || target.sha256 === undefined || beforeBytes === null || targetBytes === null) {
+      throw new Refusal(
+        refusal('undo', p, 'ECONFLICT', `Cannot undo #${target.seq}: the file was created or deleted since, so the change cannot be reverted on its own.`, {
+          version: current?.sha256,
+          next: `rollback(${q(p)}, ${before?.seq ?? 1})`,
+        }),
+      );
+    }
+    const merged = merge3(decodeFile(p, targetBytes).text, decodeFile(p, beforeBytes).text, current.text);
+    if (!merged.clean || merged.text === undefined) {
+      const lines = merged.conflicts.map((c) => `${c.theirs.start + 1}-${Math.max(c.theirs.start + 1, c.theirs.end)}`).join(', ');
+      throw new Refusal(
+        refusal('undo', p, 'ECONFLICT', `Cannot undo #${target.seq}: later changes touch the same lines (current lines ${lines}). Nothing was changed. Edit those lines by hand, or rollback(${q(p)}, ${before?.seq ?? 1}) to discard the later changes too.`, {
+          version: current.sha256,
+          next: `readLines(${q(p)}, ${(merged.conflicts[0]?.theirs.start ?? 0) + 1}, ${Math.max((merged.conflicts[0]?.theirs.start ?? 0) + 1, merged.conflicts[0]?.theirs.end ?? 1)})`,
+        }),
+      );
+    }
+    const plan = editor.planBytes('undo', p, current, null, target.seq);
+    return [{ ...plan, bytes: encodeLike(merged.text, current), afterText: merged.text }];
+  });
+}

@@ -1,0 +1,318 @@
+/**
+ * Version storage: file contents kept once by SHA-256 (deflated when that
+ * saves space), and per-file version rows that point at them. A version is
+ * a state of one path — its content hash, or `undefined` for "deleted" —
+ * with who made it and why. Retention drops the oldest versions beyond a
+ * count per file and a byte budget overall, never a file's latest version.
+ *
+ * @module
+ */
+
+import { createHash } from 'node:crypto';
+import type { SQLInputValue, StatementSync } from 'node:sqlite';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { StateStore } from '../state/store.ts';
+
+/** How a version came to be. */
+export type VersionOp =
+  | 'initial'
+  | 'external'
+  | 'write'
+  | 'create'
+  | 'patch'
+  | 'replace'
+  | 'edit-lines'
+  | 'delete'
+  | 'rename'
+  | 'rollback'
+  | 'undo'
+  | 'merge'
+  | 'recovered';
+
+/** One version of one file. */
+export interface FileVersion {
+  readonly path: string;
+  /** 1-based position in the file's history. */
+  readonly seq: number;
+  /** Content hash; `undefined` when this version is "the file was deleted". */
+  readonly sha256: string | undefined;
+  readonly size: number;
+  readonly op: VersionOp;
+  /** `user`, `llm:<backend>`, `tool:<name>`, `external`, `initial`. */
+  readonly author: string;
+  readonly message: string | undefined;
+  /** Versions written by one call (a multi-file patch, a rename) share it. */
+  readonly changeId: string | undefined;
+  /** For a rename: the other path. */
+  readonly relatedPath: string | undefined;
+  /** For an undo: the `seq` of the version it reverted. */
+  readonly undoOf: number | undefined;
+  readonly createdAt: Date;
+}
+
+/** Retention limits; the newest version of every file is always kept. */
+export interface RetentionOptions {
+  /** Most versions kept per file; default 1,000. */
+  maxVersionsPerFile?: number;
+  /** Most bytes of stored content (after compression) overall; default 512 MiB. */
+  maxBytes?: number;
+}
+
+/** What a prune removed. */
+export interface PruneResult {
+  readonly versionsRemoved: number;
+  readonly blobsRemoved: number;
+  readonly bytesFreed: number;
+}
+
+interface HistoryRow {
+  path: string;
+  seq: number;
+  sha256: string | null;
+  size: number;
+  op: string;
+  author: string;
+  message: string | null;
+  change_id: string | null;
+  related_path: string | null;
+  undo_of: number | null;
+  created_ms: number;
+}
+
+function fromRow(r: HistoryRow): FileVersion {
+  return {
+    path: r.path,
+    seq: Number(r.seq),
+    sha256: r.sha256 ?? undefined,
+    size: Number(r.size),
+    op: r.op as VersionOp,
+    author: r.author,
+    message: r.message ?? undefined,
+    changeId: r.change_id ?? undefined,
+    relatedPath: r.related_path ?? undefined,
+    undoOf: r.undo_of === null ? undefined : Number(r.undo_of),
+    createdAt: new Date(Number(r.created_ms)),
+  };
+}
+
+/** Hex SHA-256 of bytes: the version id everywhere in ctxfs. */
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+// Below this, deflate's header costs more than it saves.
+const COMPRESS_MIN = 512;
+
+/**
+ * The content-addressed store and the version table.
+ *
+ * @example
+ * ```ts
+ * const versions = new VersionStore(store);
+ * const sha = versions.putBlob(new TextEncoder().encode('hello\n'));
+ * versions.append({ path: 'a.txt', sha256: sha, size: 6, op: 'write', author: 'user' });
+ * versions.latest('a.txt')?.seq; // 1
+ * ```
+ */
+export class VersionStore {
+  readonly store: StateStore;
+  readonly #statements = new Map<string, StatementSync>();
+
+  constructor(store: StateStore) {
+    this.store = store;
+  }
+
+  #sql(sql: string): StatementSync {
+    let st = this.#statements.get(sql);
+    if (!st) {
+      st = this.store.db.prepare(sql);
+      this.#statements.set(sql, st);
+    }
+    return st;
+  }
+
+  /** Stores `bytes` once (by hash) and returns the hash. */
+  putBlob(bytes: Uint8Array, sha256: string = sha256Hex(bytes)): string {
+    if (this.hasBlob(sha256)) return sha256;
+    let codec = 'raw';
+    let content: Uint8Array = bytes;
+    if (bytes.byteLength >= COMPRESS_MIN) {
+      const packed = deflateRawSync(bytes, { level: 6 });
+      if (packed.byteLength < bytes.byteLength * 0.9) {
+        codec = 'deflate';
+        content = packed;
+      }
+    }
+    this.#sql('INSERT OR IGNORE INTO blobs (sha256, size, codec, content, stored_ms) VALUES (?, ?, ?, ?, ?)').run(
+      sha256,
+      bytes.byteLength,
+      codec,
+      content,
+      Date.now(),
+    );
+    return sha256;
+  }
+
+  hasBlob(sha256: string): boolean {
+    return this.#sql('SELECT 1 AS x FROM blobs WHERE sha256 = ?').get(sha256) !== undefined;
+  }
+
+  /** The stored bytes of `sha256`, or `undefined` when never stored or pruned. */
+  getBlob(sha256: string): Uint8Array | undefined {
+    const row = this.#sql('SELECT codec, content FROM blobs WHERE sha256 = ?').get(sha256) as { codec: string; content: Uint8Array } | undefined;
+    if (!row) return undefined;
+    return row.codec === 'deflate' ? new Uint8Array(inflateRawSync(row.content)) : row.content;
+  }
+
+  /** Appends a version of `entry.path` and returns it. */
+  append(entry: {
+    path: string;
+    sha256: string | undefined;
+    size: number;
+    op: VersionOp;
+    author: string;
+    message?: string | undefined;
+    changeId?: string | undefined;
+    relatedPath?: string | undefined;
+    undoOf?: number | undefined;
+  }): FileVersion {
+    const last = this.#sql('SELECT MAX(seq) AS seq FROM history WHERE path = ?').get(entry.path) as { seq: number | null };
+    const seq = Number(last.seq ?? 0) + 1;
+    const now = Date.now();
+    this.#sql(
+      'INSERT INTO history (path, seq, sha256, size, op, author, message, change_id, related_path, undo_of, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(
+      entry.path,
+      seq,
+      entry.sha256 ?? null,
+      entry.size,
+      entry.op,
+      entry.author,
+      entry.message ?? null,
+      entry.changeId ?? null,
+      entry.relatedPath ?? null,
+      entry.undoOf ?? null,
+      now,
+    );
+    return fromRow({
+      path: entry.path,
+      seq,
+      sha256: entry.sha256 ?? null,
+      size: entry.size,
+      op: entry.op,
+      author: entry.author,
+      message: entry.message ?? null,
+      change_id: entry.changeId ?? null,
+      related_path: entry.relatedPath ?? null,
+      undo_of: entry.undoOf ?? null,
+      created_ms: now,
+    });
+  }
+
+  /** The newest version of `path`. */
+  latest(path: string): FileVersion | undefined {
+    const row = this.#sql('SELECT * FROM history WHERE path = ? ORDER BY seq DESC LIMIT 1').get(path) as HistoryRow | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  /** Versions of `path`, newest first. */
+  list(path: string, limit = 50, beforeSeq?: number): FileVersion[] {
+    const params: SQLInputValue[] = [path];
+    let sql = 'SELECT * FROM history WHERE path = ?';
+    if (beforeSeq !== undefined) {
+      sql += ' AND seq < ?';
+      params.push(beforeSeq);
+    }
+    sql += ' ORDER BY seq DESC LIMIT ?';
+    params.push(limit);
+    return (this.#sql(sql).all(...params) as unknown as HistoryRow[]).map(fromRow);
+  }
+
+  /** Version `seq` of `path`. */
+  bySeq(path: string, seq: number): FileVersion | undefined {
+    const row = this.#sql('SELECT * FROM history WHERE path = ? AND seq = ?').get(path, seq) as HistoryRow | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  /** The newest version of `path` whose hash starts with `prefix`; `ambiguous` when prefixes of different hashes match. */
+  byHash(path: string, prefix: string): FileVersion | 'ambiguous' | undefined {
+    const rows = this.#sql("SELECT * FROM history WHERE path = ? AND sha256 LIKE ? || '%' ORDER BY seq DESC").all(path, prefix) as unknown as HistoryRow[];
+    if (rows.length === 0) return undefined;
+    const distinct = new Set(rows.map((r) => r.sha256));
+    if (distinct.size > 1) return 'ambiguous';
+    return fromRow(rows[0] as HistoryRow);
+  }
+
+  /** Number of versions of `path`. */
+  count(path: string): number {
+    const row = this.#sql('SELECT COUNT(*) AS n FROM history WHERE path = ?').get(path) as { n: number };
+    return Number(row.n);
+  }
+
+  /** Bytes of stored content (compressed size). */
+  storedBytes(): number {
+    const row = this.#sql('SELECT COALESCE(SUM(LENGTH(content)), 0) AS n FROM blobs').get() as { n: number };
+    return Number(row.n);
+  }
+
+  /**
+   * Applies the retention limits: per file, versions beyond the count are
+   * dropped oldest first; then, while stored content exceeds the byte
+   * budget, the oldest non-latest versions anywhere are dropped. Content no
+   * version (and no pending journal entry) refers to is deleted.
+   */
+  prune(options: RetentionOptions = {}): PruneResult {
+    const maxVersions = Math.max(1, options.maxVersionsPerFile ?? 1000);
+    const maxBytes = options.maxBytes ?? 512 * 1024 * 1024;
+    return this.store.transaction(() => {
+      let versionsRemoved = 0;
+      const over = this.#sql('SELECT path, MAX(seq) AS top, COUNT(*) AS n FROM history GROUP BY path HAVING n > ?').all(maxVersions) as Array<{
+        path: string;
+        top: number;
+        n: number;
+      }>;
+      for (const o of over) {
+        const r = this.#sql('DELETE FROM history WHERE path = ? AND seq <= ?').run(o.path, Number(o.top) - maxVersions);
+        versionsRemoved += Number(r.changes);
+      }
+      let { blobsRemoved, bytesFreed } = this.#collect();
+      while (this.storedBytes() > maxBytes) {
+        // The oldest 64 versions that are not their file's latest.
+        const victims = this.#sql(
+          'SELECT h.id FROM history h WHERE h.seq < (SELECT MAX(seq) FROM history WHERE path = h.path) ORDER BY h.created_ms, h.id LIMIT 64',
+        ).all() as Array<{ id: number }>;
+        if (victims.length === 0) break;
+        for (const v of victims) this.#sql('DELETE FROM history WHERE id = ?').run(v.id);
+        versionsRemoved += victims.length;
+        const c = this.#collect();
+        blobsRemoved += c.blobsRemoved;
+        bytesFreed += c.bytesFreed;
+      }
+      return { versionsRemoved, blobsRemoved, bytesFreed };
+    });
+  }
+
+  #collect(): { blobsRemoved: number; bytesFreed: number } {
+    const journal = this.#sql('SELECT entries FROM edit_journal').all() as Array<{ entries: string }>;
+    const pinned = new Set<string>();
+    for (const j of journal) {
+      for (const e of JSON.parse(j.entries) as Array<{ before?: string | null; after?: string | null }>) {
+        if (e.before) pinned.add(e.before);
+        if (e.after) pinned.add(e.after);
+      }
+    }
+    const orphans = this.#sql('SELECT sha256, LENGTH(content) AS n FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM history WHERE sha256 IS NOT NULL)').all() as Array<{
+      sha256: string;
+      n: number;
+    }>;
+    let blobsRemoved = 0;
+    let bytesFreed = 0;
+    for (const o of orphans) {
+      if (pinned.has(o.sha256)) continue;
+      this.#sql('DELETE FROM blobs WHERE sha256 = ?').run(o.sha256);
+      blobsRemoved++;
+      bytesFreed += Number(o.n);
+    }
+    return { blobsRemoved, bytesFreed };
+  }
+}

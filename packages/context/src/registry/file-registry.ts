@@ -1,0 +1,552 @@
+/**
+ * The file registry: every file of the workspace with its metadata, kept in
+ * the state store and refreshed incrementally. A rescan stats every file but
+ * hashes only those whose size or mtime moved; a hash that did not change
+ * leaves the version alone, so touching a file is not an edit.
+ *
+ * @module
+ */
+
+import { createHash } from 'node:crypto';
+import type { StatementSync } from 'node:sqlite';
+import { type FileEntry, type Filesystem, fsError, isFsError, walkTree } from '@ctxfs/core';
+import type { StateStore } from '../state/store.ts';
+import {
+  compileMatcher,
+  DEFAULT_ENTRYPOINTS,
+  DEFAULT_SENSITIVE_PATTERNS,
+  type FileTag,
+  hasGeneratedMarker,
+  isSensitivePath,
+  languageOf,
+  tagsOf,
+} from './classify.ts';
+import { compileGitignore } from './gitignore.ts';
+
+/** What the registry knows about one file. */
+export interface FileRecord {
+  readonly path: string;
+  /** Language id from the name (`typescript`, `markdown`...), if known. */
+  readonly language: string | undefined;
+  readonly tags: readonly FileTag[];
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** Hex SHA-256 of the content: the file's version id. */
+  readonly sha256: string;
+  /** Number of distinct contents seen so far (1 for a new file). */
+  readonly version: number;
+  readonly accessCount: number;
+  readonly lastAccessedMs: number | undefined;
+  readonly entrypoint: boolean;
+  readonly sensitive: boolean;
+  readonly generated: boolean;
+}
+
+/** Reported while a scan runs (at most every 250 files, and once at the end). */
+export interface ScanProgress {
+  readonly phase: 'walk' | 'hash' | 'done';
+  /** Files found so far. */
+  readonly files: number;
+  /** Files statted so far. */
+  readonly checked: number;
+  /** Files hashed so far, and how many need it (known once the walk ended). */
+  readonly hashed: number;
+  readonly toHash: number | undefined;
+  readonly bytesHashed: number;
+  readonly elapsedMs: number;
+}
+
+/** Outcome of a scan. */
+export interface ScanResult {
+  readonly files: number;
+  readonly added: readonly string[];
+  readonly changed: readonly string[];
+  readonly removed: readonly string[];
+  /** Files whose size and mtime were unchanged (not hashed). */
+  readonly unchanged: number;
+  /** Files read and hashed. */
+  readonly hashed: number;
+  readonly bytesHashed: number;
+  readonly durationMs: number;
+}
+
+/** Options of {@link FileRegistry}. */
+export interface FileRegistryOptions {
+  /**
+   * Glob patterns of directories and files left out of the registry. Default:
+   * `.git`, `.hg`, `.svn`, `node_modules`, `__pycache__`, `.venv`, `.ctxfs`.
+   */
+  ignore?: readonly string[];
+  /** Entrypoint paths (workspace-relative). Default {@link DEFAULT_ENTRYPOINTS}. */
+  entrypoints?: readonly string[];
+  /** Globs of sensitive files, added to {@link DEFAULT_SENSITIVE_PATTERNS}. */
+  sensitive?: readonly string[];
+  /** Also leave out what the root `.gitignore` lists (subset of git's rules, no negations). Default `true`. */
+  gitignore?: boolean;
+  /** Stats and reads in flight at once; default 4 (local backends answer synchronously, so more only adds overhead; raise it for remote ones). */
+  concurrency?: number;
+}
+
+/** Options of {@link FileRegistry.scan}. */
+export interface ScanOptions {
+  onProgress?: (progress: ScanProgress) => void;
+  signal?: AbortSignal;
+}
+
+/** How a change was made; versions record it (`external` for edits ctxfs did not make). */
+export type VersionAuthor = 'initial' | 'external' | 'user' | `llm:${string}` | `tool:${string}` | (string & {});
+
+/** One version row of a file. */
+export interface FileVersionRecord {
+  readonly path: string;
+  readonly version: number;
+  readonly sha256: string;
+  readonly size: number;
+  readonly author: string;
+  readonly message: string | undefined;
+  readonly createdMs: number;
+}
+
+export const DEFAULT_IGNORE: readonly string[] = ['.git', '.hg', '.svn', 'node_modules', '__pycache__', '.venv', '.ctxfs', '.DS_Store'];
+
+// Larger files are streamed so a scan's memory stays bounded by chunks, not files.
+const HASH_READ_LIMIT = 1024 * 1024;
+
+interface Observed {
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/** Row shape in SQLite. */
+interface FileRow {
+  path: string;
+  language: string | null;
+  tags: string;
+  size: number;
+  mtime_ms: number;
+  sha256: string | null;
+  version: number;
+  access_count: number;
+  last_accessed_ms: number | null;
+  is_entrypoint: number;
+  is_sensitive: number;
+  is_generated: number;
+}
+
+function fromRow(r: FileRow): FileRecord {
+  return {
+    path: r.path,
+    language: r.language ?? undefined,
+    tags: r.tags === '' ? [] : (r.tags.split(',') as FileTag[]),
+    size: Number(r.size),
+    mtimeMs: Number(r.mtime_ms),
+    sha256: r.sha256 ?? '',
+    version: Number(r.version),
+    accessCount: Number(r.access_count),
+    lastAccessedMs: r.last_accessed_ms === null ? undefined : Number(r.last_accessed_ms),
+    entrypoint: r.is_entrypoint === 1,
+    sensitive: r.is_sensitive === 1,
+    generated: r.is_generated === 1,
+  };
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+async function pool<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await fn(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * The registry of one workspace.
+ *
+ * @example
+ * ```ts
+ * const registry = new FileRegistry(fs, store);
+ * const result = await registry.scan({ onProgress: (p) => console.log(p.checked, p.hashed) });
+ * registry.get('README.md')?.entrypoint; // true
+ * ```
+ */
+export class FileRegistry {
+  readonly fs: Filesystem;
+  readonly store: StateStore;
+  readonly #records = new Map<string, FileRecord>();
+  readonly #baseIgnored: (path: string) => boolean;
+  #gitignored: (path: string) => boolean = () => false;
+  readonly #useGitignore: boolean;
+  readonly #sensitive: (path: string) => boolean;
+  readonly #entrypoints: ReadonlySet<string>;
+  readonly #concurrency: number;
+  #loaded = false;
+  #scanned = false;
+  readonly #statements = new Map<string, StatementSync>();
+
+  /** Compiled once per registry: preparing per row would dominate a large scan. */
+  #sql(sql: string): StatementSync {
+    let st = this.#statements.get(sql);
+    if (!st) {
+      st = this.store.db.prepare(sql);
+      this.#statements.set(sql, st);
+    }
+    return st;
+  }
+
+  constructor(fs: Filesystem, store: StateStore, options: FileRegistryOptions = {}) {
+    this.fs = fs;
+    this.store = store;
+    this.#baseIgnored = compileMatcher(options.ignore ?? DEFAULT_IGNORE);
+    this.#useGitignore = options.gitignore ?? true;
+    this.#sensitive = compileMatcher([...DEFAULT_SENSITIVE_PATTERNS, ...(options.sensitive ?? [])]);
+    this.#entrypoints = new Set(options.entrypoints ?? DEFAULT_ENTRYPOINTS);
+    this.#concurrency = options.concurrency ?? 4;
+  }
+
+  #load(): void {
+    if (this.#loaded) return;
+    this.#loaded = true;
+    for (const row of this.store.db.prepare('SELECT * FROM files').all() as unknown as FileRow[]) {
+      this.#records.set(row.path, fromRow(row));
+    }
+  }
+
+  /** Whether a full scan ran in this process. */
+  get scanned(): boolean {
+    return this.#scanned;
+  }
+
+  /** Whether the registry leaves `path` out (ignored directory or file). */
+  isIgnored(path: string): boolean {
+    return this.#ignored(path);
+  }
+
+  #ignored(path: string): boolean {
+    return this.#baseIgnored(path) || this.#gitignored(path);
+  }
+
+  async #loadGitignore(): Promise<void> {
+    if (!this.#useGitignore) return;
+    try {
+      this.#gitignored = compileGitignore(new TextDecoder().decode(await this.fs.readBytes('.gitignore')));
+    } catch (err) {
+      if (!isFsError(err)) throw err;
+      this.#gitignored = () => false;
+    }
+  }
+
+  /** The record of `path`, as last scanned or refreshed. */
+  get(path: string): FileRecord | undefined {
+    this.#load();
+    return this.#records.get(path);
+  }
+
+  /** All records, sorted by path. */
+  list(filter: { tag?: FileTag; under?: string } = {}): FileRecord[] {
+    this.#load();
+    const out: FileRecord[] = [];
+    const prefix = filter.under ? `${filter.under.replace(/\/$/, '')}/` : '';
+    for (const r of this.#records.values()) {
+      if (filter.tag && !r.tags.includes(filter.tag)) continue;
+      if (prefix && !r.path.startsWith(prefix)) continue;
+      out.push(r);
+    }
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** Number of registered files. */
+  get size(): number {
+    this.#load();
+    return this.#records.size;
+  }
+
+  /**
+   * Walks the workspace and brings the registry up to date: new files are
+   * added, vanished ones removed, and files whose size or mtime moved are
+   * re-hashed — a new hash is a new version authored `external`.
+   */
+  async scan(options: ScanOptions = {}): Promise<ScanResult> {
+    this.#load();
+    const started = performance.now();
+    const { onProgress, signal } = options;
+    const entries: FileEntry[] = [];
+    let checked = 0;
+    let hashed = 0;
+    let bytesHashed = 0;
+    let toHash: number | undefined;
+    let lastReport = 0;
+    const report = (phase: ScanProgress['phase'], force = false) => {
+      if (!onProgress) return;
+      const count = checked + hashed;
+      if (!force && count - lastReport < 250) return;
+      lastReport = count;
+      onProgress({ phase, files: entries.length, checked, hashed, toHash, bytesHashed, elapsedMs: performance.now() - started });
+    };
+
+    await this.#loadGitignore();
+    for await (const { entry } of walkTree((p) => this.fs.list(p), '', { enter: (e) => !this.#ignored(e.path) })) {
+      if (entry.kind !== 'file' || this.#ignored(entry.path)) continue;
+      entries.push(entry);
+    }
+    signal?.throwIfAborted();
+
+    const stale: Array<{ path: string; stat: Observed }> = [];
+    const seen = new Set<string>();
+    let unchanged = 0;
+    await pool(entries, this.#concurrency, async (entry) => {
+      signal?.throwIfAborted();
+      let stat: Observed;
+      try {
+        const s = await this.fs.stat(entry.path);
+        stat = { size: s.size, mtimeMs: s.mtime.getTime() };
+      } catch (err) {
+        if (isFsError(err, 'ENOENT')) return;
+        throw err;
+      }
+      seen.add(entry.path);
+      checked++;
+      const known = this.#records.get(entry.path);
+      if (known && known.sha256 !== '' && known.size === stat.size && known.mtimeMs === stat.mtimeMs) unchanged++;
+      else stale.push({ path: entry.path, stat });
+      report('walk');
+    });
+    toHash = stale.length;
+    // Hash in path order so versions and progress are deterministic.
+    stale.sort((a, b) => (a.path < b.path ? -1 : 1));
+    const hashes = new Map<string, { sha256: string; head: string; size: number }>();
+    await pool(stale, this.#concurrency, async ({ path, stat }) => {
+      signal?.throwIfAborted();
+      try {
+        const h = await this.#hash(path, stat.size);
+        hashes.set(path, h);
+        bytesHashed += h.size;
+      } catch (err) {
+        if (isFsError(err, 'ENOENT')) {
+          seen.delete(path);
+          return;
+        }
+        throw err;
+      }
+      hashed++;
+      report('hash');
+    });
+
+    const added: string[] = [];
+    const changed: string[] = [];
+    const removed: string[] = [];
+    const now = Date.now();
+    this.store.transaction(() => {
+      for (const { path, stat } of stale) {
+        const h = hashes.get(path);
+        if (!h) continue;
+        const known = this.#records.get(path);
+        if (!known) added.push(path);
+        else if (known.sha256 !== h.sha256) changed.push(path);
+        this.#put(path, { size: h.size, mtimeMs: stat.mtimeMs }, h.sha256, h.head, known ? 'external' : 'initial', undefined, now);
+      }
+      const del = this.#sql('DELETE FROM files WHERE path = ?');
+      for (const path of [...this.#records.keys()]) {
+        if (!seen.has(path)) {
+          removed.push(path);
+          this.#records.delete(path);
+          del.run(path);
+        }
+      }
+    });
+    this.#scanned = true;
+    const result: ScanResult = {
+      files: seen.size,
+      added: added.sort(),
+      changed: changed.sort(),
+      removed: removed.sort(),
+      unchanged,
+      hashed,
+      bytesHashed,
+      durationMs: performance.now() - started,
+    };
+    onProgress?.({ phase: 'done', files: seen.size, checked, hashed, toHash, bytesHashed, elapsedMs: result.durationMs });
+    return result;
+  }
+
+  async #hash(path: string, knownSize?: number): Promise<{ sha256: string; head: string; size: number }> {
+    const hash = createHash('sha256');
+    let head: Uint8Array | undefined;
+    let size = 0;
+    const expected = knownSize ?? (await this.fs.stat(path)).size;
+    if (expected <= HASH_READ_LIMIT) {
+      const bytes = await this.fs.readBytes(path);
+      hash.update(bytes);
+      size = bytes.byteLength;
+      head = bytes.subarray(0, 1024);
+    } else {
+      await using reader = await this.fs.openRead(path, { chunkSize: 1 << 20 });
+      for await (const chunk of reader) {
+        if (size === 0) head = chunk.slice(0, 1024);
+        hash.update(chunk);
+        size += chunk.byteLength;
+      }
+    }
+    // Only the generated-marker verdict is kept, not the text: a scan of tens
+    // of thousands of files must not hold a kilobyte of each. The markers are
+    // ASCII, so a latin1 view is enough and far cheaper than UTF-8 decoding.
+    const marker =
+      head !== undefined && languageOf(path) !== undefined && hasGeneratedMarker(Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1'));
+    return { sha256: hash.digest('hex'), head: marker ? '@generated' : '', size };
+  }
+
+  /** Writes one file's record; a new hash adds a version row. Returns the record. */
+  #put(path: string, stat: Observed, sha256: string, head: string | undefined, author: string, message: string | undefined, now: number): FileRecord {
+    const known = this.#records.get(path);
+    const language = languageOf(path);
+    const tags = head === undefined && known ? known.tags : tagsOf(path, language, head);
+    const isNewContent = !known || known.sha256 !== sha256;
+    const version = isNewContent ? (known?.version ?? 0) + 1 : (known?.version ?? 1);
+    const record: FileRecord = {
+      path,
+      language,
+      tags,
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      sha256,
+      version,
+      accessCount: known?.accessCount ?? 0,
+      lastAccessedMs: known?.lastAccessedMs,
+      entrypoint: this.#entrypoints.has(path),
+      sensitive: isSensitivePath(path, this.#sensitive),
+      generated: tags.includes('generated'),
+    };
+    this.#sql(
+      `INSERT INTO files (path, kind, language, tags, size, mtime_ms, sha256, version, access_count, last_accessed_ms, is_entrypoint, is_sensitive, is_generated, scanned_ms)
+         VALUES (?, 'file', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (path) DO UPDATE SET language = excluded.language, tags = excluded.tags, size = excluded.size, mtime_ms = excluded.mtime_ms,
+           sha256 = excluded.sha256, version = excluded.version, is_entrypoint = excluded.is_entrypoint, is_sensitive = excluded.is_sensitive,
+           is_generated = excluded.is_generated, scanned_ms = excluded.scanned_ms`,
+    ).run(
+      path,
+      language ?? null,
+      tags.join(','),
+      stat.size,
+      stat.mtimeMs,
+      sha256,
+      version,
+      record.accessCount,
+      record.lastAccessedMs ?? null,
+      record.entrypoint ? 1 : 0,
+      record.sensitive ? 1 : 0,
+      record.generated ? 1 : 0,
+      now,
+    );
+    if (isNewContent) {
+      this.#sql('INSERT OR IGNORE INTO file_versions (path, version, sha256, size, author, message, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+        path,
+        version,
+        sha256,
+        stat.size,
+        author,
+        message ?? null,
+        now,
+      );
+    }
+    this.#records.set(path, record);
+    return record;
+  }
+
+  /**
+   * Compares one file with its record (stat first, hash only when size or
+   * mtime moved) and updates it. Returns what happened.
+   */
+  async check(path: string): Promise<{ status: 'unchanged' | 'changed' | 'added' | 'removed'; record: FileRecord | undefined }> {
+    this.#load();
+    const known = this.#records.get(path);
+    let stat: Observed;
+    try {
+      const s = await this.fs.stat(path);
+      if (s.kind !== 'file') throw fsError('EISDIR', 'check', path);
+      stat = { size: s.size, mtimeMs: s.mtime.getTime() };
+    } catch (err) {
+      if (!isFsError(err, 'ENOENT')) throw err;
+      if (!known) return { status: 'removed', record: undefined };
+      this.#forget(path);
+      return { status: 'removed', record: undefined };
+    }
+    if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs && known.sha256 !== '') return { status: 'unchanged', record: known };
+    const h = await this.#hash(path, stat.size);
+    const record = this.#put(path, stat, h.sha256, h.head, known ? 'external' : 'initial', undefined, Date.now());
+    return { status: !known ? 'added' : known.sha256 === h.sha256 ? 'unchanged' : 'changed', record };
+  }
+
+  /**
+   * Records content the caller just read or wrote (its hash already known),
+   * without another read. A different hash is a new version by `author`
+   * (`external` when ctxfs learns of an edit it did not make).
+   */
+  observe(
+    path: string,
+    observed: { sha256: string; size: number; mtimeMs: number; head?: string },
+    author: VersionAuthor = 'external',
+    message?: string,
+  ): FileRecord {
+    this.#load();
+    const known = this.#records.get(path);
+    if (known && known.sha256 === observed.sha256 && known.size === observed.size && known.mtimeMs === observed.mtimeMs) return known;
+    return this.#put(path, observed, observed.sha256, observed.head, known ? author : author === 'external' ? 'initial' : author, message, Date.now());
+  }
+
+  /**
+   * Refreshes the record after a write made through ctxfs, recording the new
+   * content as a version by `author`.
+   *
+   * @example
+   * ```ts
+   * await fs.write('src/a.ts', code);
+   * await registry.refresh('src/a.ts', { author: 'llm:ollama', message: 'fix bug' });
+   * ```
+   */
+  async refresh(path: string, options: { author?: VersionAuthor; message?: string } = {}): Promise<FileRecord | undefined> {
+    this.#load();
+    let s: Observed;
+    try {
+      const st = await this.fs.stat(path);
+      s = { size: st.size, mtimeMs: st.mtime.getTime() };
+    } catch (err) {
+      if (!isFsError(err, 'ENOENT')) throw err;
+      this.#forget(path);
+      return undefined;
+    }
+    const h = await this.#hash(path);
+    return this.#put(path, s, h.sha256, h.head, options.author ?? 'user', options.message, Date.now());
+  }
+
+  #forget(path: string): void {
+    this.#records.delete(path);
+    this.#sql('DELETE FROM files WHERE path = ?').run(path);
+  }
+
+  /** Counts one access (reads served to a model). */
+  recordAccess(path: string): void {
+    const known = this.#records.get(path);
+    if (!known) return;
+    const now = Date.now();
+    this.#records.set(path, { ...known, accessCount: known.accessCount + 1, lastAccessedMs: now });
+    this.#sql('UPDATE files SET access_count = access_count + 1, last_accessed_ms = ? WHERE path = ?').run(now, path);
+  }
+
+  /** Version rows of a file, newest first. */
+  versions(path: string, limit = 20): FileVersionRecord[] {
+    const rows = this.store.db
+      .prepare('SELECT path, version, sha256, size, author, message, created_ms FROM file_versions WHERE path = ? ORDER BY version DESC LIMIT ?')
+      .all(path, limit) as Array<Record<string, unknown>>;
+    return rows.map((r) => ({
+      path: String(r.path),
+      version: Number(r.version),
+      sha256: String(r.sha256),
+      size: Number(r.size),
+      author: String(r.author),
+      message: r.message === null ? undefined : String(r.message),
+      createdMs: Number(r.created_ms),
+    }));
+  }
+}

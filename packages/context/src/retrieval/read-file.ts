@@ -1,0 +1,184 @@
+/**
+ * `readFile`: the whole file when it fits the budget; otherwise either a cut
+ * by the caller's strategy (`start`, `end`, `middle`) that says which lines
+ * are missing and how to get them, or — when no strategy was asked for — the
+ * outline and summary with an instruction to narrow the request (seed
+ * workflow "local LLM with large file").
+ *
+ * @module
+ */
+
+import type { Document } from '../content/document.ts';
+import { type TruncationStrategy, truncateTokens } from '../tokens/tokenizer.ts';
+import { outlineText } from './outline.ts';
+import {
+  type Caller,
+  callBudget,
+  documentTokens,
+  lineTokens,
+  loadDocument,
+  MIN_USEFUL_TOKENS,
+  type Omission,
+  overBudget,
+  q,
+  redactedLines,
+  type Served,
+  serve,
+  type Workspace,
+  wrappedTokens,
+  wrapperTokens,
+} from './shared.ts';
+import { summaryOf } from './summary.ts';
+
+/** Options of `readFile`. */
+export interface ReadFileOptions {
+  /** Token budget of the result; capped by the profile and the session. */
+  maxTokens?: number;
+  /**
+   * How to cut a file over budget. Without one, an over-budget read returns
+   * the outline and summary instead of content.
+   */
+  strategy?: TruncationStrategy;
+}
+
+function sum(values: readonly number[], from: number, to: number): number {
+  let s = 0;
+  for (let i = from; i < to; i++) s += values[i] as number;
+  return s;
+}
+
+/** Chooses the kept line spans (0-based, end exclusive) for a strategy. */
+function keptSpans(tokens: readonly number[], room: number, strategy: TruncationStrategy): Array<[number, number]> {
+  const n = tokens.length;
+  if (strategy === 'start') {
+    let used = 0;
+    let i = 0;
+    while (i < n && used + (tokens[i] as number) <= room) used += tokens[i++] as number;
+    return [[0, i]];
+  }
+  if (strategy === 'end') {
+    let used = 0;
+    let i = n;
+    while (i > 0 && used + (tokens[i - 1] as number) <= room) used += tokens[--i] as number;
+    return [[i, n]];
+  }
+  let head = 0;
+  let tail = n;
+  let used = 0;
+  // Alternate so both ends get a fair share; the head gets the first line.
+  let turn = 0;
+  let stuck = 0;
+  while (head < tail && stuck < 2) {
+    const i = turn % 2 === 0 ? head : tail - 1;
+    const t = tokens[i] as number;
+    if (used + t <= room) {
+      used += t;
+      if (turn % 2 === 0) head++;
+      else tail--;
+      stuck = 0;
+    } else stuck++;
+    turn++;
+  }
+  return [
+    [0, head],
+    [tail, n],
+  ];
+}
+
+function cutMarker(path: string, start: number, end: number, tokens: number): string {
+  return `[… lines ${start}-${end} omitted (${tokens} tokens); readLines(${q(path)}, ${start}, ${end}) shows them …]`;
+}
+
+async function narrow(ws: Workspace, caller: Caller, doc: Document, budget: number): Promise<Served> {
+  const path = doc.path;
+  const total = documentTokens(ws, doc);
+  const intro = `${path} is ${doc.lines.length} lines / ${total} tokens, over this call's budget of ${budget} tokens (profile ${caller.profile.name}). Content not sent.`;
+  const instruction = `Narrow the request: getSymbol(${q(path)}, name) for one definition, readLines(${q(path)}, start, end) for a range, grep for a pattern, or readFile(${q(path)}, { strategy: 'start' | 'end' | 'middle' }) for a cut.`;
+  const fixed = ws.tokenizer.count(`${intro}\n\n${instruction}`) + wrapperTokens(ws, doc, undefined, 'narrow') + 16;
+  const summaryBudget = Math.max(MIN_USEFUL_TOKENS, Math.min(caller.profile.summaryTokens, Math.floor((budget - fixed) / 3)));
+  const summary = await summaryOf(ws, doc, summaryBudget);
+  const outlineBudget = Math.max(0, budget - fixed - ws.tokenizer.count(summary) - 8);
+  const outline = outlineBudget >= 24 ? (await outlineText(ws, doc, outlineBudget, caller.profile.outlineSymbols)).text : '';
+  let body = [intro, `Summary:\n${summary}`, outline ? `Outline:\n${outline}` : '', instruction].filter(Boolean).join('\n\n');
+  if (wrappedTokens(ws, doc, body, undefined, 'narrow') > budget)
+    body = [intro, outline ? `Outline:\n${outline}` : '', instruction].filter(Boolean).join('\n\n');
+  if (wrappedTokens(ws, doc, body, undefined, 'narrow') > budget) body = `${intro}\n\n${instruction}`;
+  if (wrappedTokens(ws, doc, body, undefined, 'narrow') > budget) return overBudget(ws, caller, doc, budget);
+  return serve(ws, caller, 'readFile', doc, body, {
+    view: 'narrow',
+    omitted: [{ startLine: 1, endLine: doc.lines.length, tokens: total }],
+    next: instruction,
+    redactions: 0,
+  });
+}
+
+/** Serves a file within budget. */
+export async function readFile(ws: Workspace, caller: Caller, path: string, options: ReadFileOptions = {}): Promise<Served> {
+  const doc = await loadDocument(ws, path, 'readFile');
+  const budget = callBudget(caller, options.maxTokens);
+  if (budget < MIN_USEFUL_TOKENS) return overBudget(ws, caller, doc, budget);
+  const { lines, findings } = redactedLines(ws, doc);
+  const tokens = lineTokens(ws, doc);
+  const total = documentTokens(ws, doc);
+  const fullLabel = `1-${doc.lines.length} of ${doc.lines.length}`;
+  const overhead = wrapperTokens(ws, doc, fullLabel, 'full');
+  if (total + overhead <= budget && wrappedTokens(ws, doc, lines.join('\n'), fullLabel, 'full') <= budget) {
+    return serve(ws, caller, 'readFile', doc, lines.join('\n'), {
+      view: 'full',
+      startLine: 1,
+      endLine: doc.lines.length,
+      omitted: [],
+      redactions: findings,
+      label: fullLabel,
+    });
+  }
+  if (!options.strategy) return narrow(ws, caller, doc, budget);
+
+  const strategy = options.strategy;
+  let room = budget - wrapperTokens(ws, doc, `cut of ${doc.lines.length}`, 'truncated') - 40;
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const spans = keptSpans(tokens, Math.max(0, room), strategy).filter(([a, b]) => b > a);
+    const parts: string[] = [];
+    const omitted: Omission[] = [];
+    let cursor = 0;
+    for (const [a, b] of spans) {
+      if (a > cursor) {
+        const t = sum(tokens, cursor, a);
+        omitted.push({ startLine: cursor + 1, endLine: a, tokens: t });
+        parts.push(cutMarker(path, cursor + 1, a, t));
+      }
+      parts.push(lines.slice(a, b).join('\n'));
+      cursor = b;
+    }
+    if (cursor < lines.length) {
+      const t = sum(tokens, cursor, lines.length);
+      omitted.push({ startLine: cursor + 1, endLine: lines.length, tokens: t });
+      parts.push(cutMarker(path, cursor + 1, lines.length, t));
+    }
+    let body = parts.join('\n');
+    const keptLines = spans.reduce((a, [x, y]) => a + (y - x), 0);
+    if (keptLines === 0) {
+      // One huge line (minified code): cut inside it by tokens instead.
+      const cut = truncateTokens(ws.tokenizer, lines.join('\n'), Math.max(0, room), strategy, '\n[… cut …]\n');
+      body = `${cut.text}\n[… ${cut.totalTokens - cut.tokens} of ${cut.totalTokens} tokens cut (strategy ${strategy}); the file has ${lines.length} line(s) — readLines(${q(path)}, start, end) or grep narrows it …]`;
+      omitted.length = 0;
+      omitted.push({ startLine: 1, endLine: lines.length, tokens: cut.totalTokens - cut.tokens });
+    }
+    const served = serveIfFits(ws, caller, doc, body, budget, {
+      view: 'truncated',
+      omitted,
+      redactions: findings,
+      next: omitted.map((o) => `readLines(${q(path)}, ${o.startLine}, ${o.endLine})`).join(' or '),
+      label: `${keptLines} of ${lines.length} lines (strategy ${strategy})`,
+      ...(spans.length === 1 && spans[0] ? { startLine: spans[0][0] + 1, endLine: spans[0][1] } : {}),
+    });
+    if (served) return served;
+    room -= Math.max(16, Math.ceil(room * 0.1));
+  }
+  return narrow(ws, caller, doc, budget);
+}
+
+function serveIfFits(ws: Workspace, caller: Caller, doc: Document, body: string, budget: number, fields: Parameters<typeof serve>[5]): Served | undefined {
+  if (wrappedTokens(ws, doc, body, fields.label, fields.view) > budget) return undefined;
+  return serve(ws, caller, 'readFile', doc, body, fields);
+}

@@ -1,0 +1,193 @@
+/**
+ * What every retrieval call shares: the workspace services, the caller (agent,
+ * profile, session), the served-result shape, budgets, redaction of a
+ * document (once per content hash) and the bookkeeping after serving.
+ *
+ * @module
+ */
+
+import type { Filesystem } from '@ctxfs/core';
+import { type Document, type DocumentLoader, derive } from '../content/document.ts';
+import type { ModelProfile } from '../profiles/model-profiles.ts';
+import type { FileRegistry } from '../registry/file-registry.ts';
+import { wrapContent } from '../safety/delimiters.ts';
+import type { Redactor } from '../safety/redaction.ts';
+import type { SessionContext } from '../session/session-context.ts';
+import type { StateStore } from '../state/store.ts';
+import type { Summarizer, SummaryCache } from '../summaries/summarizer.ts';
+import type { Tokenizer } from '../tokens/tokenizer.ts';
+import type { RelationIndex } from './related.ts';
+
+/** Services of one workspace, shared by every session. */
+export interface Workspace {
+  readonly fs: Filesystem;
+  readonly store: StateStore;
+  readonly registry: FileRegistry;
+  readonly loader: DocumentLoader;
+  readonly tokenizer: Tokenizer;
+  readonly redactor: Redactor;
+  readonly summarizer: Summarizer;
+  readonly summaries: SummaryCache;
+  readonly relations: RelationIndex;
+}
+
+/** Who is asking. */
+export interface Caller {
+  readonly agent: string;
+  readonly profile: ModelProfile;
+  readonly session: SessionContext;
+}
+
+/** What kind of view a result is. */
+export type ViewKind = 'full' | 'truncated' | 'lines' | 'excerpt' | 'symbol' | 'outline' | 'summary' | 'related' | 'narrow' | 'over-budget';
+
+/** A span of lines left out of a result. */
+export interface Omission {
+  readonly startLine: number;
+  readonly endLine: number;
+  readonly tokens: number;
+}
+
+/**
+ * The result of every retrieval call. `text` is what to hand to the model:
+ * redacted, wrapped in delimiters naming the file, within budget.
+ */
+export interface Served {
+  readonly path: string;
+  /** Content hash of the file as served: the version an edit must be based on. */
+  readonly version: string;
+  readonly view: ViewKind;
+  readonly text: string;
+  /** Tokens of `text`, by the tokenizer. */
+  readonly tokens: number;
+  readonly totalLines: number;
+  /** Tokens of the whole file. */
+  readonly totalTokens: number;
+  /** Lines served, when the view is a range. */
+  readonly startLine?: number | undefined;
+  readonly endLine?: number | undefined;
+  /** Lines cut out, and what they would cost. */
+  readonly omitted: readonly Omission[];
+  /** How to get what is missing, in words a model can act on. */
+  readonly next?: string | undefined;
+  /** Secrets masked in the served text. */
+  readonly redactions: number;
+}
+
+/** A document's redacted lines, computed once per content hash. */
+export function redactedLines(ws: Workspace, doc: Document): { lines: readonly string[]; findings: number; lineHits: ReadonlySet<number> } {
+  return derive(doc, 'redacted', () => {
+    const r = ws.redactor.redact(doc.text);
+    const lines = r.findings.length === 0 ? doc.lines : r.text.split(/\r?\n/).slice(0, doc.lines.length);
+    return { lines, findings: r.findings.length, lineHits: new Set(r.findings.map((f) => f.line)) };
+  });
+}
+
+/** Tokens of each redacted line with its newline, computed once per content hash. */
+export function lineTokens(ws: Workspace, doc: Document): readonly number[] {
+  return derive(doc, `lineTokens:${ws.tokenizer.name}`, () => redactedLines(ws, doc).lines.map((l) => ws.tokenizer.count(`${l}\n`)));
+}
+
+/** Tokens of the whole (redacted) document. */
+export function documentTokens(ws: Workspace, doc: Document): number {
+  return derive(doc, `tokens:${ws.tokenizer.name}`, () => lineTokens(ws, doc).reduce((a, b) => a + b, 0));
+}
+
+/** Tokens the call may use: the caller's ask, capped by the profile and the session. */
+export function callBudget(caller: Caller, requested?: number): number {
+  const cap = Math.min(caller.profile.perCallTokens, caller.session.remainingTokens);
+  return Math.max(0, Math.min(requested ?? cap, cap));
+}
+
+/** Below this a call cannot say anything useful. */
+export const MIN_USEFUL_TOKENS = 48;
+
+/** Loads a document and brings the registry up to date with what was read. */
+export async function loadDocument(ws: Workspace, path: string, op: string): Promise<Document> {
+  const doc = await ws.loader.load(path, op);
+  if (!ws.registry.isIgnored(path)) {
+    ws.registry.observe(path, { sha256: doc.sha256, size: doc.size, mtimeMs: doc.mtimeMs, head: doc.text.slice(0, 1024) });
+    ws.registry.recordAccess(path);
+  }
+  return doc;
+}
+
+/** Wraps, counts and records one result. */
+export function serve(
+  ws: Workspace,
+  caller: Caller,
+  op: string,
+  doc: Document,
+  body: string,
+  fields: Omit<Served, 'text' | 'tokens' | 'path' | 'version' | 'totalLines' | 'totalTokens'> & { label?: string | undefined },
+): Served {
+  const text = wrapContent(body, {
+    path: doc.path,
+    version: doc.sha256,
+    lines: fields.label,
+    view: fields.view,
+    sensitive: ws.registry.get(doc.path)?.sensitive,
+  });
+  const tokens = ws.tokenizer.count(text);
+  const { label: _label, ...rest } = fields;
+  const served: Served = {
+    path: doc.path,
+    version: doc.sha256,
+    totalLines: doc.lines.length,
+    totalTokens: documentTokens(ws, doc),
+    text,
+    tokens,
+    ...rest,
+  };
+  caller.session.recordRead({ agent: caller.agent, path: doc.path, sha256: doc.sha256, op, startLine: fields.startLine, endLine: fields.endLine, tokens });
+  ws.store.audit({
+    op,
+    path: doc.path,
+    agent: caller.agent,
+    sessionId: caller.session.id,
+    params: { view: fields.view, startLine: fields.startLine, endLine: fields.endLine },
+    result: 'ok',
+    tokens,
+  });
+  return served;
+}
+
+/** Tokens the wrapper adds around a body (measured on an empty body). */
+export function wrapperTokens(ws: Workspace, doc: Document, label: string | undefined, view: ViewKind): number {
+  return ws.tokenizer.count(wrapContent('', { path: doc.path, version: doc.sha256, lines: label, view, sensitive: ws.registry.get(doc.path)?.sensitive })) + 2;
+}
+
+/** Exact tokens of `body` once wrapped. */
+export function wrappedTokens(ws: Workspace, doc: Document, body: string, label: string | undefined, view: ViewKind): number {
+  return ws.tokenizer.count(wrapContent(body, { path: doc.path, version: doc.sha256, lines: label, view, sensitive: ws.registry.get(doc.path)?.sensitive }));
+}
+
+/** `N\tline` numbering, the conventional form (as `cat -n` and most agent tools print). */
+export function numbered(lines: readonly string[], firstLine: number): string {
+  return lines.map((l, i) => `${firstLine + i}\t${l}`).join('\n');
+}
+
+/** A JSON-quoted path for instructions (`readLines("a b.ts", 1, 40)`). */
+export function q(path: string): string {
+  return JSON.stringify(path);
+}
+
+/** The result when the call's budget cannot hold even the smallest useful answer. */
+export function overBudget(ws: Workspace, caller: Caller, doc: Document, budget?: number): Served {
+  const perCall = budget !== undefined && caller.session.remainingTokens > budget;
+  const body = perCall
+    ? `The budget of this call (${budget} tokens) cannot hold even one line of ${doc.path} here. Ask for a smaller range, or raise maxTokens (the profile allows up to ${caller.profile.perCallTokens}).`
+    : `Session budget spent: ${caller.session.tokensServed} of ${caller.profile.sessionTokens} tokens served (profile ${caller.profile.name}). Nothing more can be served in this session; finish the task with what you have, or ask the orchestrator for a new session.`;
+  return {
+    path: doc.path,
+    version: doc.sha256,
+    view: 'over-budget',
+    text: body,
+    tokens: ws.tokenizer.count(body),
+    totalLines: doc.lines.length,
+    totalTokens: documentTokens(ws, doc),
+    omitted: [{ startLine: 1, endLine: doc.lines.length, tokens: documentTokens(ws, doc) }],
+    next: perCall ? 'narrow the request or raise maxTokens' : 'start a new session',
+    redactions: 0,
+  };
+}

@@ -1,0 +1,278 @@
+/**
+ * Secret redaction for everything served to a model: file content, excerpts,
+ * symbols, summaries, overviews. Provider-specific formats are matched by
+ * their documented prefixes and lengths; generic assignments
+ * (`password = "..."`) and URL credentials need a value that is not a
+ * placeholder or a variable reference, which is what keeps precision high.
+ * Line structure is preserved (a redacted multi-line key keeps its line
+ * count) so line numbers stay true.
+ *
+ * @module
+ */
+
+/** One kind of secret. */
+export interface SecretRule {
+  /** Stable id, shown in the marker: `[REDACTED:<kind>]`. */
+  readonly kind: string;
+  readonly description: string;
+  /** Global regular expression. */
+  readonly pattern: RegExp;
+  /** Capture group holding the secret itself; default the whole match. */
+  readonly group?: number;
+  /** Extra check on the secret (placeholders, entropy). */
+  readonly validate?: (secret: string) => boolean;
+}
+
+/** Where a secret was found (code-unit offsets in the input). */
+export interface SecretFinding {
+  readonly kind: string;
+  readonly start: number;
+  readonly end: number;
+  /** 1-based line of the start. */
+  readonly line: number;
+}
+
+/** Output of {@link Redactor.redact}. */
+export interface RedactionResult {
+  readonly text: string;
+  readonly findings: readonly SecretFinding[];
+}
+
+/** Options of {@link Redactor}. */
+export interface RedactionOptions {
+  /** Default `true`; `false` serves content as-is. */
+  enabled?: boolean;
+  /** Kinds to turn off. */
+  disable?: readonly string[];
+  /** Extra rules, e.g. a company's internal token format. */
+  rules?: readonly SecretRule[];
+  /** Secrets that are known to be harmless (exact strings or patterns). */
+  allow?: ReadonlyArray<string | RegExp>;
+}
+
+const PLACEHOLDER =
+  /^(?:\$\{.*\}|\$\(.*\)|\$[A-Za-z_][A-Za-z0-9_]*|%\(?[A-Za-z_]+\)?s?%?|\{\{.*\}\}|<[^>]*>|\[[^\]]*\]|x+|X+|\*+|\.+|-+|0+|#+|(?:your|my|the|some|insert|enter|replace|example|sample|dummy|fake|test|placeholder|changeme|change[_-]?me|secret|password|passwd|pass|token|api[_-]?key|redacted|none|null|nil|undefined|empty|todo|tbd|xxx+)(?:[_-].*)?)$/i;
+const CODE_REFERENCE = /process\.env|os\.environ|getenv|System\.getenv|ENV\[|config\.|settings\.|import\.meta\.env|vault:|secretRef|valueFrom/i;
+
+const DOC_EXAMPLE = /EXAMPLE|X{6,}|x{6,}|0{8,}|\*{4,}|123456789|abcdefgh/i;
+
+/** A provider-format token that is not a documentation example or a filler string. */
+function plausibleToken(secret: string): boolean {
+  if (secret.includes('\n')) return true; // key blocks: the format is proof enough
+  return !DOC_EXAMPLE.test(secret) && entropy(secret) >= 3;
+}
+
+/** Shannon entropy in bits per character. */
+export function entropy(s: string): number {
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let h = 0;
+  for (const c of counts.values()) {
+    const p = c / s.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+/** A value written by a person as a secret, not a placeholder, reference or label. */
+export function looksLikeSecretValue(value: string): boolean {
+  if (value.length < 8) return false;
+  if (PLACEHOLDER.test(value) || CODE_REFERENCE.test(value)) return false;
+  if (/^[a-z]+(?:[A-Z][a-z]+)+$/.test(value) && value.length < 24) return false; // camelCase identifier
+  if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value)) return false; // CONSTANT_NAME
+  if (/^(?:https?:)?\/\//.test(value) && !/:[^/@]+@/.test(value)) return false; // plain URL
+  if (/^[\w.-]+\.(?:json|ya?ml|pem|key|txt|env|toml|ini)$/.test(value)) return false; // a file name
+  if (/^(?:~|\.{1,2})?\/[\w.~/-]*$/.test(value)) return false; // a path (PWD: '/Users/me')
+  // Letters only, in several capitalized words, perhaps behind a sigil: an identifier or a label
+  // (`lastSignificantToken = "?InterpolationInJSX"`), not a credential.
+  if (/^[^A-Za-z0-9]{0,2}[A-Za-z]+$/.test(value) && (value.match(/[A-Z][a-z]+/g)?.length ?? 0) >= 2) return false;
+  if (/^(?:[A-Z][a-z]*|[A-Z]+)(?:-(?:[A-Z][a-z]*|[A-Z]+))+$/.test(value)) return false; // an HTTP header name
+  return entropy(value) >= 2.5;
+}
+
+/**
+ * The built-in rules, at least one per supported kind. Order matters only for
+ * overlaps: the earliest, longest finding wins.
+ */
+export const DEFAULT_SECRET_RULES: readonly SecretRule[] = [
+  {
+    kind: 'private-key',
+    description: 'PEM/OpenSSH private key block',
+    pattern: /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----\r?\n([\s\S]*?)\r?\n?-----END \1-----/g,
+    group: 2,
+  },
+  {
+    kind: 'aws-access-key-id',
+    description: 'AWS access key id',
+    pattern: /\b((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[A-Z2-7]{16})\b/g,
+    group: 1,
+  },
+  {
+    kind: 'aws-secret-access-key',
+    description: 'AWS secret access key next to its name',
+    pattern: /(?:aws_?secret_?access_?key|aws_?secret_?key|secretAccessKey|SecretAccessKey)["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
+    group: 1,
+  },
+  { kind: 'github-token', description: 'GitHub personal, OAuth, app or refresh token', pattern: /\b(gh[pousr]_[A-Za-z0-9]{36,251})\b/g, group: 1 },
+  { kind: 'github-fine-grained-token', description: 'GitHub fine-grained PAT', pattern: /\b(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})\b/g, group: 1 },
+  { kind: 'gitlab-token', description: 'GitLab personal/project/runner token', pattern: /\b((?:glpat|gldt|glrt|glptt|glcbt)-[A-Za-z0-9_-]{20,})\b/g, group: 1 },
+  {
+    kind: 'slack-token',
+    description: 'Slack bot/user/app token',
+    pattern: /\b(xox[abposr]-(?:[0-9]+-)+[A-Za-z0-9-]{10,}|xapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,})\b/g,
+    group: 1,
+  },
+  {
+    kind: 'slack-webhook',
+    description: 'Slack incoming webhook URL',
+    pattern: /(https:\/\/hooks\.slack\.com\/(?:services|workflows)\/T[A-Z0-9]{6,}\/[A-Z0-9]{6,}\/[A-Za-z0-9]{16,})/g,
+    group: 1,
+  },
+  { kind: 'stripe-key', description: 'Stripe secret or restricted key', pattern: /\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{24,})\b/g, group: 1 },
+  { kind: 'google-api-key', description: 'Google API key', pattern: /\b(AIza[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])/g, group: 1 },
+  { kind: 'anthropic-key', description: 'Anthropic API key', pattern: /\b(sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{80,})(?![A-Za-z0-9_-])/g, group: 1 },
+  {
+    kind: 'openai-key',
+    description: 'OpenAI API key (project, service account or legacy)',
+    pattern: /\b(sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|sk-[A-Za-z0-9]{48})(?![A-Za-z0-9_-])/g,
+    group: 1,
+  },
+  { kind: 'npm-token', description: 'npm access token', pattern: /\b(npm_[A-Za-z0-9]{36})\b/g, group: 1 },
+  { kind: 'pypi-token', description: 'PyPI upload token', pattern: /\b(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})(?![A-Za-z0-9_-])/g, group: 1 },
+  { kind: 'sendgrid-key', description: 'SendGrid API key', pattern: /\b(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])/g, group: 1 },
+  { kind: 'twilio-key', description: 'Twilio API key SID', pattern: /\b(SK[0-9a-f]{32})\b/g, group: 1 },
+  { kind: 'mailgun-key', description: 'Mailgun API key', pattern: /\b(key-[0-9a-f]{32})\b/g, group: 1 },
+  { kind: 'huggingface-token', description: 'Hugging Face access token', pattern: /\b(hf_[A-Za-z]{34})\b/g, group: 1 },
+  { kind: 'digitalocean-token', description: 'DigitalOcean token', pattern: /\b(do[por]_v1_[a-f0-9]{64})\b/g, group: 1 },
+  { kind: 'shopify-token', description: 'Shopify access token', pattern: /\b(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})\b/g, group: 1 },
+  {
+    kind: 'azure-storage-key',
+    description: 'Azure storage account key in a connection string',
+    pattern: /AccountKey=([A-Za-z0-9+/]{86}==)/g,
+    group: 1,
+  },
+  {
+    kind: 'jwt',
+    description: 'JSON Web Token',
+    pattern: /\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,})(?![A-Za-z0-9_-])/g,
+    group: 1,
+  },
+  {
+    kind: 'connection-string',
+    description: 'password inside a URL or database connection string',
+    pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@'"`]{0,64}:([^\s@/'"`]{3,128})@[\w.-]+/gi,
+    group: 1,
+    validate: (s) => !PLACEHOLDER.test(s) && !/^\$|^\{\{|^%|^<|^\*+$/.test(s) && entropy(s) >= 2,
+  },
+  {
+    kind: 'bearer-token',
+    description: 'token in an Authorization header',
+    pattern: /\bAuthorization["']?\s*[:=]\s*["']?(?:Bearer|Basic|token)\s+([A-Za-z0-9._~+/=-]{16,})/gi,
+    group: 1,
+    validate: (s) => !PLACEHOLDER.test(s) && entropy(s) >= 3,
+  },
+  {
+    kind: 'password-assignment',
+    description: 'a password, secret, token or key assigned a literal value',
+    pattern:
+      /(?<![\w-])["']?[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|client[_-]?secret|private[_-]?key|secret[_-]?key|token)["']?\s*(?::=|=>|=|:)\s*(["'`])([^"'`\s]{8,200})\1/gi,
+    group: 2,
+    validate: looksLikeSecretValue,
+  },
+  {
+    kind: 'password-assignment',
+    description: 'an unquoted secret in a .env-style line',
+    pattern:
+      /^[ \t]*(?:export[ \t]+)?[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CLIENT_SECRET)[A-Z0-9_]*[ \t]*=[ \t]*([^\s"'#`]{8,200})[ \t]*$/gm,
+    group: 1,
+    validate: looksLikeSecretValue,
+  },
+];
+
+/** Every kind the default rules support. */
+export const SUPPORTED_SECRET_KINDS: readonly string[] = [...new Set(DEFAULT_SECRET_RULES.map((r) => r.kind))];
+
+function lineAt(offset: number, starts: number[]): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] as number) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo + 1;
+}
+
+/**
+ * Finds and masks secrets.
+ *
+ * @example
+ * ```ts
+ * const redactor = new Redactor();
+ * redactor.redact('AWS_KEY=AKIAZ7XQ2M4N6P3R3T5V').text; // 'AWS_KEY=[REDACTED:aws-access-key-id]'
+ * ```
+ */
+export class Redactor {
+  readonly enabled: boolean;
+  readonly rules: readonly SecretRule[];
+  readonly #allow: ReadonlyArray<string | RegExp>;
+
+  constructor(options: RedactionOptions = {}) {
+    this.enabled = options.enabled ?? true;
+    const off = new Set(options.disable ?? []);
+    this.rules = [...DEFAULT_SECRET_RULES, ...(options.rules ?? [])].filter((r) => !off.has(r.kind));
+    this.#allow = options.allow ?? [];
+  }
+
+  #allowed(secret: string): boolean {
+    return this.#allow.some((a) => (typeof a === 'string' ? a === secret : a.test(secret)));
+  }
+
+  /** The secrets in `text`, sorted by position, overlaps resolved. */
+  find(text: string): SecretFinding[] {
+    if (!this.enabled || text.length === 0) return [];
+    const raw: Array<{ kind: string; start: number; end: number }> = [];
+    for (const rule of this.rules) {
+      const re = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
+      for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+        if (m[0].length === 0) {
+          re.lastIndex++;
+          continue;
+        }
+        const secret = rule.group === undefined ? m[0] : m[rule.group];
+        if (secret === undefined || secret.length === 0) continue;
+        const start = m.index + (rule.group === undefined ? 0 : m[0].lastIndexOf(secret));
+        if (rule.validate ? !rule.validate(secret) : !plausibleToken(secret)) continue;
+        if (this.#allowed(secret)) continue;
+        raw.push({ kind: rule.kind, start, end: start + secret.length });
+      }
+    }
+    raw.sort((a, b) => a.start - b.start || b.end - a.end);
+    const starts = [0];
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+    const out: SecretFinding[] = [];
+    let lastEnd = -1;
+    for (const f of raw) {
+      if (f.start < lastEnd) continue;
+      out.push({ ...f, line: lineAt(f.start, starts) });
+      lastEnd = f.end;
+    }
+    return out;
+  }
+
+  /** Replaces each secret with `[REDACTED:<kind>]`, keeping the number of lines. */
+  redact(text: string): RedactionResult {
+    const findings = this.find(text);
+    if (findings.length === 0) return { text, findings };
+    let out = '';
+    let at = 0;
+    for (const f of findings) {
+      out += text.slice(at, f.start);
+      const newlines = text.slice(f.start, f.end).split('\n').length - 1;
+      out += `[REDACTED:${f.kind}]${'\n'.repeat(newlines)}`;
+      at = f.end;
+    }
+    out += text.slice(at);
+    return { text: out, findings };
+  }
+}

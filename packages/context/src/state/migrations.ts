@@ -1,0 +1,137 @@
+/**
+ * The state store's schema, as an ordered list of migrations. A migration is
+ * never edited once released: changes come as a new entry, so a store written
+ * by any earlier version opens and upgrades in place.
+ *
+ * @module
+ */
+
+/** One schema step. `version` starts at 1 and increases by one. */
+export interface Migration {
+  readonly version: number;
+  readonly description: string;
+  readonly sql: string;
+}
+
+/** Every migration, in order. The store's `user_version` is the last applied. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'registry, versions, relations, summaries, sessions, audit',
+    sql: `
+      CREATE TABLE files (
+        path TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        language TEXT,
+        tags TEXT NOT NULL DEFAULT '',
+        size INTEGER NOT NULL,
+        mtime_ms REAL NOT NULL,
+        sha256 TEXT,
+        version INTEGER NOT NULL DEFAULT 0,
+        access_count INTEGER NOT NULL DEFAULT 0,
+        last_accessed_ms REAL,
+        is_entrypoint INTEGER NOT NULL DEFAULT 0,
+        is_sensitive INTEGER NOT NULL DEFAULT 0,
+        is_generated INTEGER NOT NULL DEFAULT 0,
+        scanned_ms REAL NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE file_versions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        path TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        sha256 TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        author TEXT NOT NULL,
+        message TEXT,
+        created_ms REAL NOT NULL,
+        UNIQUE (path, version)
+      );
+      CREATE INDEX file_versions_hash ON file_versions (sha256);
+      CREATE TABLE relations (
+        source TEXT NOT NULL,
+        source_sha256 TEXT NOT NULL,
+        specifier TEXT NOT NULL,
+        target TEXT,
+        kind TEXT NOT NULL,
+        line INTEGER NOT NULL
+      );
+      CREATE INDEX relations_source ON relations (source);
+      CREATE INDEX relations_target ON relations (target);
+      CREATE TABLE summaries (
+        sha256 TEXT NOT NULL,
+        summarizer TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        created_ms REAL NOT NULL,
+        PRIMARY KEY (sha256, summarizer)
+      ) WITHOUT ROWID;
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        profile TEXT NOT NULL,
+        created_ms REAL NOT NULL,
+        tokens_served INTEGER NOT NULL DEFAULT 0
+      ) WITHOUT ROWID;
+      CREATE TABLE session_reads (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL,
+        agent TEXT NOT NULL,
+        path TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        op TEXT NOT NULL,
+        start_line INTEGER,
+        end_line INTEGER,
+        tokens INTEGER NOT NULL,
+        read_ms REAL NOT NULL
+      );
+      CREATE INDEX session_reads_agent_path ON session_reads (session_id, agent, path, id);
+      CREATE TABLE audit (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at_ms REAL NOT NULL,
+        op TEXT NOT NULL,
+        path TEXT,
+        agent TEXT,
+        session_id TEXT,
+        params TEXT,
+        result TEXT NOT NULL,
+        tokens INTEGER
+      );
+    `,
+  },
+  {
+    version: 2,
+    description: 'edit history: content blobs by hash, per-file versions, write-ahead edit journal',
+    sql: `
+      CREATE TABLE blobs (
+        sha256 TEXT PRIMARY KEY,
+        size INTEGER NOT NULL,
+        codec TEXT NOT NULL,
+        content BLOB NOT NULL,
+        stored_ms REAL NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE history (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        path TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        sha256 TEXT,
+        size INTEGER NOT NULL DEFAULT 0,
+        op TEXT NOT NULL,
+        author TEXT NOT NULL,
+        message TEXT,
+        change_id TEXT,
+        related_path TEXT,
+        undo_of INTEGER,
+        created_ms REAL NOT NULL,
+        UNIQUE (path, seq)
+      );
+      CREATE INDEX history_sha ON history (sha256);
+      CREATE TABLE edit_journal (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        change_id TEXT NOT NULL,
+        op TEXT NOT NULL,
+        author TEXT NOT NULL,
+        message TEXT,
+        entries TEXT NOT NULL,
+        created_ms REAL NOT NULL
+      );
+    `,
+  },
+];

@@ -1,0 +1,61 @@
+/**
+ * Symbols as every extractor reports them.
+ *
+ * @module
+ */
+
+/** What a symbol is. */
+export type SymbolKind =
+  | 'function'
+  | 'method'
+  | 'constructor'
+  | 'class'
+  | 'interface'
+  | 'struct'
+  | 'enum'
+  | 'trait'
+  | 'impl'
+  | 'type'
+  | 'module'
+  | 'namespace'
+  | 'variable'
+  | 'property'
+  | 'section';
+
+/** One definition in a file, with 1-based inclusive line numbers. */
+export interface CodeSymbol {
+  readonly name: string;
+  /** `Outer.inner` for nested symbols; equals `name` at top level. */
+  readonly qualifiedName: string;
+  readonly kind: SymbolKind;
+  /** First line of the definition (decorators, `export` and attributes included). */
+  readonly startLine: number;
+  readonly endLine: number;
+  /** First line of the doc comment before it; `startLine` when there is none. */
+  readonly docStartLine: number;
+  /** The header without the body, whitespace collapsed. */
+  readonly signature: string;
+  readonly children: readonly CodeSymbol[];
+}
+
+/** Which extractor produced the symbols. */
+export type SymbolSource = 'tree-sitter' | 'regex' | 'markdown' | 'none';
+
+/** Symbols of one document. */
+export interface SymbolTable {
+  readonly source: SymbolSource;
+  readonly symbols: readonly CodeSymbol[];
+}
+
+/** Every symbol, depth first. */
+export function flattenSymbols(symbols: readonly CodeSymbol[]): CodeSymbol[] {
+  const out: CodeSymbol[] = [];
+  const visit = (list: readonly CodeSymbol[]) => {
+    for (const s of list) {
+      out.push(s);
+      visit(s.children);
+    }
+  };
+  visit(symbols);
+  return out;
+}

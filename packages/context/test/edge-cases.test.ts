@@ -1,0 +1,56 @@
+import { isFsError } from '@ctxfs/core';
+import { MemoryFilesystem } from '@ctxfs/memory';
+import { describe, expect, test } from 'vitest';
+import { createContext } from '../src/index.ts';
+
+describe('edge cases', () => {
+  test('empty, CRLF, BOM, UTF-16, binary, and a single huge line', async () => {
+    const utf16 = new Uint8Array([0xff, 0xfe, ...Array.from(new TextEncoder().encode('hi\nthere\n')).flatMap((b) => [b, 0])]);
+    const minified = `var a=${'1+'.repeat(20_000)}1;`;
+    const fs = new MemoryFilesystem({
+      files: {
+        'empty.txt': '',
+        'crlf.ts': 'export function a() {\r\n  return 1;\r\n}\r\n',
+        'bom.md': '\uFEFF# Title\n\nText.\n',
+        'utf16.txt': utf16,
+        'image.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0, 1, 2, 3]),
+        'bundle.min.js': minified,
+      },
+    });
+    const ctx = await createContext({ fs, profile: 'small' });
+    expect((await ctx.readFile('empty.txt')).view).toBe('full');
+    expect((await ctx.readLines('empty.txt', 1)).totalLines).toBe(0);
+
+    const crlf = await ctx.readLines('crlf.ts', 1, 3);
+    expect(crlf.text).toContain('1\texport function a() {\n2\t  return 1;\n3\t}');
+    expect(crlf.text).not.toContain('\r');
+    expect((await ctx.getSymbol('crlf.ts', 'a')).text).toContain('return 1;');
+
+    const bom = await ctx.getExcerpt('bom.md');
+    expect(bom.text).toContain('1\t# Title');
+    expect((await ctx.readLines('utf16.txt', 2, 2)).text).toContain('2\tthere');
+    expect(isFsError(await ctx.readFile('image.png').catch((e: unknown) => e), 'EBINARY')).toBe(true);
+
+    // One line far over budget: the cut happens inside the line, still within budget.
+    const cut = await ctx.readFile('bundle.min.js', { strategy: 'start' });
+    expect(cut.view).toBe('truncated');
+    expect(cut.tokens).toBeLessThanOrEqual(ctx.profile.perCallTokens);
+    expect(cut.text).toContain('tokens cut (strategy start)');
+    const narrow = await ctx.readFile('bundle.min.js');
+    expect(narrow.view).toBe('narrow');
+    expect(narrow.tokens).toBeLessThanOrEqual(ctx.profile.perCallTokens);
+    const line = await ctx.readLines('bundle.min.js', 1, 1);
+    expect(line.view).toBe('over-budget');
+    expect(line.text).toContain('cannot hold even one line');
+    ctx.close();
+  });
+
+  test('a tiny maxTokens is refused with a per-call notice, not a session one', async () => {
+    const fs = new MemoryFilesystem({ files: { 'a.ts': 'export const a = 1;\n'.repeat(50) } });
+    const ctx = await createContext({ fs, profile: 'small' });
+    const r = await ctx.readFile('a.ts', { maxTokens: 10, strategy: 'start' });
+    expect(r.view).toBe('over-budget');
+    expect(r.text).toContain('budget of this call (10 tokens)');
+    ctx.close();
+  });
+});

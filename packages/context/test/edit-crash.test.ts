@@ -1,0 +1,141 @@
+/**
+ * Crash consistency: a change interrupted at any point — in process (the
+ * edit stops forever at a journal step) or for real (a child process
+ * SIGKILLed at random moments) — is settled on the next open so that every
+ * file agrees with its newest version, and a multi-file change is either
+ * complete or absent.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HostFilesystem } from '@ctxfs/host';
+import { describe, expect, it } from 'vitest';
+import { type ContextLayer, type CrashHook, createContext, StateStore } from '../src/index.ts';
+import { BACKENDS } from './backends.ts';
+
+const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
+const here = dirname(fileURLToPath(import.meta.url));
+
+async function assertConsistent(ctx: ContextLayer, paths: readonly string[]): Promise<void> {
+  expect(ctx.journal.pending()).toEqual([]);
+  for (const p of paths) {
+    const exists = await ctx.fs.exists(p);
+    const latest = ctx.versions.latest(p);
+    if (!exists) expect(latest === undefined || latest.sha256 === undefined).toBe(true);
+    else expect(latest?.sha256, p).toBe(sha(await ctx.fs.readBytes(p)));
+  }
+}
+
+const POINTS: Array<{ point: Parameters<CrashHook>[0]; index: number; expectNew: boolean }> = [
+  { point: 'after-intent', index: 0, expectNew: false },
+  { point: 'after-write', index: 0, expectNew: false },
+  { point: 'after-write', index: 1, expectNew: true },
+  { point: 'before-record', index: 0, expectNew: true },
+];
+
+for (const backend of BACKENDS) {
+  describe(`crash recovery over ${backend.name}`, () => {
+    for (const { point, index, expectNew } of POINTS) {
+      it(`a two-file patch stopped at ${point} #${index} is ${expectNew ? 'completed' : 'rolled back'} on open`, async () => {
+        const ws = await backend.create({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+        const store = StateStore.open();
+        let stopped!: () => void;
+        const reached = new Promise<void>((r) => {
+          stopped = r;
+        });
+        const hook: CrashHook = (p, i) => {
+          if (p !== point || i !== index) return;
+          stopped();
+          return new Promise<void>(() => {}); // the process "dies" here: nothing after this runs
+        };
+        const first = await createContext({ fs: ws.fs, store, edits: { crashHook: hook } });
+        await first.readFile('a.txt');
+        void first.applyPatch('--- a/a.txt\n+++ b/a.txt\n@@ @@\n-a\n+A\n--- a/b.txt\n+++ b/b.txt\n@@ @@\n-b\n+B\n');
+        await reached;
+        expect(first.journal.pending()).toHaveLength(1);
+        const reopened = await createContext({ fs: ws.fs, store });
+        expect(reopened.recovery[expectNew ? 'completed' : 'rolledBack']).toHaveLength(1);
+        const a = new TextDecoder().decode(await ws.fs.readBytes('a.txt'));
+        const b = new TextDecoder().decode(await ws.fs.readBytes('b.txt'));
+        expect([a, b]).toEqual(expectNew ? ['A\n', 'B\n'] : ['a\n', 'b\n']);
+        await assertConsistent(reopened, ['a.txt', 'b.txt']);
+        if (expectNew) expect((await reopened.history('a.txt')).map((v) => v.op)).toEqual(['patch', 'initial']);
+        else expect((await reopened.history('a.txt')).map((v) => v.op)).toEqual(['initial']);
+        store.close();
+        await ws.cleanup();
+      });
+    }
+
+    it('a stopped create and a stopped delete are settled too', async () => {
+      const ws = await backend.create({ 'gone.txt': 'bye\n' });
+      const store = StateStore.open();
+      const hang: CrashHook = (p) => (p === 'before-record' ? new Promise<void>(() => {}) : undefined);
+      const first = await createContext({ fs: ws.fs, store, edits: { crashHook: hang } });
+      void first.createFile('new.txt', 'hi\n');
+      void first.deleteFile('gone.txt');
+      for (let i = 0; i < 50 && first.journal.pending().length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+      const reopened = await createContext({ fs: ws.fs, store });
+      expect(reopened.recovery.completed).toHaveLength(2);
+      await assertConsistent(reopened, ['new.txt', 'gone.txt']);
+      expect((await reopened.history('gone.txt'))[0]?.op).toBe('delete');
+      store.close();
+      await ws.cleanup();
+    });
+  });
+}
+
+describe('crash recovery after SIGKILL of a real process (host)', () => {
+  it('every kill leaves files and versions in agreement, two-file changes whole', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'ctxfs-crash-'));
+    const root = join(base, 'ws');
+    mkdirSync(root);
+    writeFileSync(join(root, 'a.txt'), 'head\nn=0\ntail\n');
+    writeFileSync(join(root, 'b.txt'), 'head\nn=0\ntail\n');
+    writeFileSync(join(root, 'c.txt'), 'c\n');
+    const db = join(base, 'state.db');
+    const stateDir = join(base, 'host-state');
+    let recoveredChanges = 0;
+    let lastN = 0;
+    try {
+      for (let round = 0; round < 12; round++) {
+        const child: ChildProcess = spawn(process.execPath, ['--conditions=ctxfs-source', join(here, 'support', 'crash-child.ts'), root, db, stateDir], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr?.on('data', (d) => {
+          stderr += String(d);
+        });
+        await new Promise<void>((resolve, reject) => {
+          child.stdout?.once('data', () => resolve());
+          child.once('exit', (code) => reject(new Error(`child exited early (${code}): ${stderr}`)));
+        });
+        await new Promise((r) => setTimeout(r, 30 + Math.floor(Math.random() * 250)));
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGKILL');
+        await exited;
+
+        const fs = await HostFilesystem.open({ root, stateDir, durability: 'none' });
+        const ctx = await createContext({ fs, store: db });
+        recoveredChanges += ctx.recovery.completed.length + ctx.recovery.rolledBack.length;
+        await assertConsistent(ctx, ['a.txt', 'b.txt', 'c.txt']);
+        const na = /n=(\d+)/.exec(readFileSync(join(root, 'a.txt'), 'utf8'))?.[1];
+        const nb = /n=(\d+)/.exec(readFileSync(join(root, 'b.txt'), 'utf8'))?.[1];
+        expect(na).toBe(nb);
+        expect(Number(na)).toBeGreaterThanOrEqual(lastN);
+        lastN = Number(na);
+        // The history of a.txt counts every completed step, none twice.
+        const steps = (await ctx.history('a.txt', 100_000)).filter((v) => v.op === 'patch').length;
+        expect(steps).toBe(lastN);
+        ctx.close();
+        await fs.close();
+      }
+      expect(lastN).toBeGreaterThan(0);
+      console.log(`[sigkill] 12 kills, ${lastN} two-file changes completed, ${recoveredChanges} interrupted changes settled on reopen`);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

@@ -1,0 +1,374 @@
+import { createHash } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ContextLayer, createContext, type EditSettings } from '../src/index.ts';
+import { BACKENDS, type Workspace } from './backends.ts';
+
+const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
+const text = async (ws: Workspace, p: string) => new TextDecoder().decode(await ws.fs.readBytes(p));
+const LINES = `${Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n')}\n`;
+
+for (const backend of BACKENDS) {
+  describe(`edits over ${backend.name}`, () => {
+    let ws: Workspace;
+    let ctx: ContextLayer;
+    const open = async (files: Record<string, string>, edits?: EditSettings) => {
+      ws = await backend.create(files);
+      ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:a', edits });
+      return ctx;
+    };
+    afterEach(async () => {
+      ctx?.close();
+      await ws?.cleanup();
+    });
+
+    it('writeFile creates and overwrites, with one result shape, diff and versions', async () => {
+      await open({ 'a.txt': 'one\ntwo\n' });
+      const created = await ctx.writeFile('dir/new.txt', 'hello\n', { message: 'add' });
+      expect(created).toMatchObject({ success: true, op: 'write', path: 'dir/new.txt', linesAdded: 1, linesRemoved: 0, linesChanged: 1, merged: false });
+      expect(created.version).toBe(sha('hello\n'));
+      expect(created.diff).toContain('--- /dev/null\n+++ b/dir/new.txt\n@@ -0,0 +1 @@\n+hello\n');
+      await ctx.readFile('a.txt');
+      const w = await ctx.writeFile('a.txt', 'one\nTWO\n', { author: 'user', message: 'caps' });
+      expect(w.success).toBe(true);
+      expect(w.diff).toBe('--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n');
+      expect(w.seq).toBe(2);
+      expect(await text(ws, 'a.txt')).toBe('one\nTWO\n');
+      const hist = await ctx.history('a.txt');
+      expect(hist.map((v) => [v.seq, v.op, v.author, v.message])).toEqual([
+        [2, 'write', 'user', 'caps'],
+        [1, 'initial', 'initial', undefined],
+      ]);
+      expect(ctx.registry.get('a.txt')?.sha256).toBe(sha('one\nTWO\n'));
+      expect(ctx.sessionContext.lastRead('llm:a', 'a.txt')?.sha256).toBe(sha('one\nTWO\n'));
+      const same = await ctx.writeFile('a.txt', 'one\nTWO\n');
+      expect(same).toMatchObject({ success: true, unchanged: true, diff: '' });
+      expect(await ctx.history('a.txt')).toHaveLength(2);
+    });
+
+    it('merges a stale edit that does not overlap, and says so', async () => {
+      await open({ 'a.txt': LINES });
+      const b = ctx.session({ agent: 'llm:b' });
+      await ctx.readFile('a.txt');
+      await b.readFile('a.txt');
+      const first = await b.replace('a.txt', 'line 2\n', 'line two\n');
+      expect(first.success).toBe(true);
+      expect(first.staleReaders.map((r) => r.agent)).toEqual(['llm:a']);
+      const second = await ctx.editLines('a.txt', { kind: 'replace', start: 18, end: 18, text: 'line eighteen' });
+      expect(second).toMatchObject({ success: true, merged: true });
+      expect(second.message).toMatch(/merged/);
+      const now = await text(ws, 'a.txt');
+      expect(now).toContain('line two\n');
+      expect(now).toContain('line eighteen\n');
+      expect(now.split('\n')).toHaveLength(21);
+    });
+
+    it('refuses overlapping stale edits with line ranges and the next call', async () => {
+      await open({ 'a.txt': LINES });
+      const b = ctx.session({ agent: 'llm:b' });
+      await ctx.readFile('a.txt');
+      await b.readFile('a.txt');
+      expect((await b.editLines('a.txt', { kind: 'replace', start: 5, end: 6, text: 'B5\nB6\n' })).success).toBe(true);
+      const before = await text(ws, 'a.txt');
+      const r = await ctx.editLines('a.txt', { kind: 'replace', start: 6, end: 6, text: 'A6' }, { markers: true });
+      expect(r).toMatchObject({ success: false, code: 'ECONFLICT' });
+      expect(r.conflict?.type).toBe('overlapping_edits');
+      expect(r.conflict?.changedBy).toEqual(['llm:b']);
+      expect(r.conflict?.lines[0]).toEqual({ start: 5, end: 6 });
+      expect(r.conflict?.regions[0]?.currentLines).toEqual(['B5', 'B6']);
+      expect(r.conflict?.markedText).toContain('<<<<<<< yours');
+      expect(r.message).toContain('lines 5-6');
+      expect(r.next).toBe('readLines("a.txt", 5, 6)');
+      expect(await text(ws, 'a.txt')).toBe(before);
+      // After re-reading, the same edit applies.
+      await ctx.readLines('a.txt', 5, 6);
+      expect((await ctx.editLines('a.txt', { kind: 'replace', start: 6, end: 6, text: 'A6' })).success).toBe(true);
+    });
+
+    it("strategy 'refuse' reports a stale buffer; an unstored base cannot be merged", async () => {
+      await open({ 'a.txt': LINES }, { strategy: 'refuse', rememberReadsUpTo: 0 });
+      await ctx.readFile('a.txt');
+      await ws.external('a.txt', LINES.replace('line 1\n', 'LINE 1\n'));
+      const r = await ctx.replace('a.txt', 'line 20', 'line twenty');
+      expect(r.success).toBe(false);
+      expect(r.conflict?.type).toBe('stale_buffer');
+      expect(r.message).toMatch(/not stored/);
+      expect(r.next).toBe('readFile("a.txt")');
+      // History never saw the version that was read: the edited file is its first version.
+      const hist = await ctx.history('a.txt');
+      expect(hist.map((v) => v.op)).toEqual(['initial']);
+    });
+
+    it('user_approval and review callbacks get base, both sides and diffs', async () => {
+      const seen: string[] = [];
+      await open(
+        { 'a.txt': 'a\nb\nc\n' },
+        {
+          strategy: 'user_approval',
+          approve: (req) => {
+            seen.push(req.base, req.theirs, req.ours, req.theirsDiff, req.oursDiff);
+            return { content: 'decided\n' };
+          },
+        },
+      );
+      const b = ctx.session({ agent: 'llm:b' });
+      await ctx.readFile('a.txt');
+      await b.writeFile('a.txt', 'a\nB\nc\n');
+      const r = await ctx.writeFile('a.txt', 'A\nb\nc\n');
+      expect(r).toMatchObject({ success: true, merged: true });
+      expect(seen.slice(0, 3)).toEqual(['a\nb\nc\n', 'a\nB\nc\n', 'A\nb\nc\n']);
+      expect(seen[3]).toContain('+B');
+      expect(await text(ws, 'a.txt')).toBe('decided\n');
+      const rev = await ctx.writeFile('a.txt', 'x\n', { baseVersion: sha('a\nB\nc\n'), strategy: 'review', review: () => undefined });
+      expect(rev.success).toBe(false);
+      expect(rev.message).toMatch(/declined/);
+      const noCb = await ctx.writeFile('a.txt', 'x\n', { baseVersion: sha('a\nB\nc\n'), strategy: 'review' });
+      expect(noCb.message).toMatch(/needs a review callback/);
+    });
+
+    it('explicit baseVersion: full hash, prefix, unknown and malformed', async () => {
+      await open({ 'a.txt': 'x\n' });
+      const v = sha('x\n');
+      expect((await ctx.writeFile('a.txt', 'y\n', { baseVersion: v.slice(0, 8) })).success).toBe(true);
+      const stale = await ctx.writeFile('a.txt', 'z\n', { baseVersion: v, strategy: 'refuse' });
+      expect(stale).toMatchObject({ success: false, code: 'ECONFLICT' });
+      expect((await ctx.writeFile('a.txt', 'z\n', { baseVersion: 'abcdef123' })).code).toBe('ECONFLICT');
+      expect((await ctx.writeFile('a.txt', 'z\n', { baseVersion: 'v5' })).code).toBe('EINVAL');
+    });
+
+    it('replace: unique by default, first, all, nth, regex, and its refusals', async () => {
+      await open({ 'r.txt': 'foo bar foo\nfoo\n' });
+      const dup = await ctx.replace('r.txt', 'foo', 'X');
+      expect(dup).toMatchObject({ success: false, code: 'EINVAL' });
+      expect(dup.message).toMatch(/3 times \(at 1:1, 1:9, 2:1\)/);
+      expect((await ctx.replace('r.txt', 'foo', 'F', { occurrence: 2 })).success).toBe(true);
+      expect(await text(ws, 'r.txt')).toBe('foo bar F\nfoo\n');
+      expect((await ctx.replace('r.txt', 'foo', 'G', { occurrence: 'first' })).success).toBe(true);
+      expect((await ctx.replace('r.txt', '(\\w)oo', '$1$1', { regex: true, occurrence: 'all' })).success).toBe(true);
+      expect(await text(ws, 'r.txt')).toBe('G bar F\nff\n');
+      expect((await ctx.replace('r.txt', 'nope', 'x')).code).toBe('ENOENT');
+      // Plain text with regex-looking characters is matched literally.
+      await ctx.writeFile('r2.txt', 'a-b/c (d) [e] $1\n');
+      expect((await ctx.replace('r2.txt', 'a-b/c (d) [e] $1', 'ok')).success).toBe(true);
+      expect(await text(ws, 'r2.txt')).toBe('ok\n');
+      expect((await ctx.replace('r.txt', 'F', 'x', { occurrence: 4 })).code).toBe('EINVAL');
+      expect((await ctx.replace('r.txt', '(', 'x', { regex: true })).code).toBe('EBADPATTERN');
+      expect((await ctx.replace('missing.txt', 'a', 'b')).code).toBe('ENOENT');
+      expect((await ctx.replace('../out.txt', 'a', 'b')).code).toBe('EPATHESCAPE');
+    });
+
+    it('line edits: replace, insert before/after, delete, out of range', async () => {
+      await open({ 'l.txt': 'a\nb\nc\n' });
+      expect((await ctx.editLines('l.txt', { kind: 'insert-before', line: 1, text: '0\n' })).success).toBe(true);
+      expect((await ctx.editLines('l.txt', { kind: 'insert-after', line: 4, text: 'd' })).success).toBe(true);
+      const del = await ctx.editLines('l.txt', { kind: 'delete', start: 2, end: 3 });
+      expect(del).toMatchObject({ success: true, linesRemoved: 2, linesAdded: 0 });
+      expect(await text(ws, 'l.txt')).toBe('0\nc\nd\n');
+      const bad = await ctx.editLines('l.txt', { kind: 'replace', start: 3, end: 9, text: 'x' });
+      expect(bad).toMatchObject({ success: false, code: 'EINVAL' });
+      expect(bad.message).toMatch(/past the end.*3 line/);
+    });
+
+    it('keeps CRLF, BOM, missing final newline and legacy encodings', async () => {
+      await open({ 'crlf.txt': 'a\r\nb\r\nc', 'bom.txt': '\ufeffx\ny\n' });
+      expect((await ctx.replace('crlf.txt', 'b', 'B')).success).toBe(true);
+      expect(await text(ws, 'crlf.txt')).toBe('a\r\nB\r\nc');
+      expect((await ctx.editLines('crlf.txt', { kind: 'insert-after', line: 1, text: 'new\n' })).success).toBe(true);
+      expect(await text(ws, 'crlf.txt')).toBe('a\r\nnew\r\nB\r\nc');
+      expect((await ctx.replace('bom.txt', 'y', 'Y')).success).toBe(true);
+      expect(Array.from((await ws.fs.readBytes('bom.txt')).subarray(0, 3))).toEqual([0xef, 0xbb, 0xbf]);
+      // windows-1252 bytes stay windows-1252.
+      await ws.fs.writeBytes('latin.txt', Uint8Array.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+      expect((await ctx.replace('latin.txt', 'café', 'cafés')).success).toBe(true);
+      expect(Array.from(await ws.fs.readBytes('latin.txt'))).toEqual([0x63, 0x61, 0x66, 0xe9, 0x73, 0x0a]);
+      await ws.fs.writeBytes('bin.dat', Uint8Array.from([0, 1, 2, 3, 0, 0, 9]));
+      expect((await ctx.replace('bin.dat', 'a', 'b')).code).toBe('EBINARY');
+    });
+
+    it('Unicode: edits next to emoji and CJK land where intended', async () => {
+      await open({ 'u.txt': '👋🏽 こんにちは 世界\n🎉 end 🎉\n' });
+      expect((await ctx.replace('u.txt', '世界', 'せかい')).success).toBe(true);
+      const dup = await ctx.replace('u.txt', '🎉', '✨');
+      expect(dup.message).toContain('at 2:1, 2:7');
+      expect((await ctx.replace('u.txt', '🎉', '✨', { occurrence: 2 })).success).toBe(true);
+      expect((await ctx.editLines('u.txt', { kind: 'insert-after', line: 1, text: '中文 🀄' })).success).toBe(true);
+      expect(await text(ws, 'u.txt')).toBe('👋🏽 こんにちは せかい\n中文 🀄\n🎉 end ✨\n');
+      const p = await ctx.applyPatch('--- a/u.txt\n+++ b/u.txt\n@@ @@\n 中文 🀄\n-🎉 end ✨\n+🎊 end ✨\n');
+      expect(p.success).toBe(true);
+      expect(await text(ws, 'u.txt')).toBe('👋🏽 こんにちは せかい\n中文 🀄\n🎊 end ✨\n');
+    });
+
+    it('create, delete and rename are versions; undo brings a deleted file back', async () => {
+      await open({ 'a.txt': 'A\n' });
+      expect((await ctx.createFile('a.txt', 'x')).code).toBe('EEXIST');
+      expect((await ctx.createFile('b.txt', 'B\n')).success).toBe(true);
+      const del = await ctx.deleteFile('a.txt');
+      expect(del).toMatchObject({ success: true, version: undefined, linesRemoved: 1 });
+      expect(await ws.fs.exists('a.txt')).toBe(false);
+      expect(ctx.registry.get('a.txt')).toBeUndefined();
+      expect((await ctx.deleteFile('a.txt')).code).toBe('ENOENT');
+      const un = await ctx.undo('a.txt');
+      expect(un.success).toBe(true);
+      expect(await text(ws, 'a.txt')).toBe('A\n');
+      const ren = await ctx.renameFile('b.txt', 'sub/c.txt');
+      expect(ren).toMatchObject({ success: true, path: 'sub/c.txt' });
+      expect(ren.diff).toContain('rename from b.txt\nrename to sub/c.txt');
+      expect(await ws.fs.exists('b.txt')).toBe(false);
+      expect(await text(ws, 'sub/c.txt')).toBe('B\n');
+      expect((await ctx.history('sub/c.txt'))[0]).toMatchObject({ op: 'rename', relatedPath: 'b.txt' });
+      expect((await ctx.history('b.txt'))[0]).toMatchObject({ op: 'rename', sha256: undefined });
+      expect((await ctx.renameFile('sub/c.txt', 'a.txt')).code).toBe('EEXIST');
+      expect((await ctx.undo('sub/c.txt')).next).toBe('renameFile("sub/c.txt", "b.txt")');
+      expect((await ctx.renameFile('sub/c.txt', 'a.txt', { overwrite: true })).success).toBe(true);
+      expect(await text(ws, 'a.txt')).toBe('B\n');
+    });
+
+    it('a stale delete is refused', async () => {
+      await open({ 'a.txt': 'A\n' });
+      await ctx.readFile('a.txt');
+      await ctx.session({ agent: 'llm:b' }).writeFile('a.txt', 'B\n');
+      const r = await ctx.deleteFile('a.txt');
+      expect(r).toMatchObject({ success: false, code: 'ECONFLICT' });
+      expect(r.conflict?.type).toBe('stale_buffer');
+      expect(await ws.fs.exists('a.txt')).toBe(true);
+    });
+
+    it('applyPatch: multi-file, new and deleted files, all or nothing', async () => {
+      await open({ 'a.txt': LINES, 'b.txt': 'b1\nb2\n', 'gone.txt': 'bye\n' });
+      const ok = await ctx.applyPatch(
+        [
+          '--- a/a.txt',
+          '+++ b/a.txt',
+          '@@ -3,3 +3,3 @@',
+          ' line 3',
+          '-line 4',
+          '+line four',
+          ' line 5',
+          '--- /dev/null',
+          '+++ b/new/file.txt',
+          '@@ -0,0 +1,2 @@',
+          '+n1',
+          '+n2',
+          '--- a/gone.txt',
+          '+++ /dev/null',
+          '@@ -1 +0,0 @@',
+          '-bye',
+          '',
+        ].join('\n'),
+        { message: 'three files' },
+      );
+      expect(ok.success).toBe(true);
+      expect(ok.files.map((f) => [f.path, f.op])).toEqual([
+        ['a.txt', 'patch'],
+        ['new/file.txt', 'create'],
+        ['gone.txt', 'delete'],
+      ]);
+      expect(await text(ws, 'new/file.txt')).toBe('n1\nn2\n');
+      expect(await ws.fs.exists('gone.txt')).toBe(false);
+      const hist = await ctx.history('a.txt');
+      expect(hist[0]?.changeId).toBe((await ctx.history('new/file.txt'))[0]?.changeId);
+
+      const before = { a: await text(ws, 'a.txt'), b: await text(ws, 'b.txt') };
+      const bad = await ctx.applyPatch('--- a/b.txt\n+++ b/b.txt\n@@ @@\n-b1\n+B1\n--- a/a.txt\n+++ b/a.txt\n@@ -10,3 +10,3 @@\n line 10\n-line 11 WRONG\n+x\n line 12\n');
+      expect(bad).toMatchObject({ success: false, code: 'ECONFLICT' });
+      expect(bad.message).toMatch(/1 of 2 file\(s\) refused/);
+      expect(bad.message).toMatch(/Closest region: lines 10-12 \(2 of 3 lines match\)/);
+      expect(bad.conflict?.type).toBe('patch_mismatch');
+      expect(bad.conflict?.lines[0]).toEqual({ start: 10, end: 12 });
+      expect({ a: await text(ws, 'a.txt'), b: await text(ws, 'b.txt') }).toEqual(before);
+
+      const amb = await ctx.applyPatch('@@ @@\n-b1\n+B\n', { path: 'b.txt' });
+      expect(amb.success).toBe(true);
+      expect((await ctx.applyPatch('@@ @@\n-x\n+y\n')).message).toMatch(/no file headers/);
+      expect((await ctx.applyPatch('not a patch')).code).toBe('EINVAL');
+      expect((await ctx.applyPatch('--- a/missing.txt\n+++ b/missing.txt\n@@ @@\n-a\n+b\n')).code).toBe('ENOENT');
+      expect((await ctx.applyPatch('--- /dev/null\n+++ b/b.txt\n@@ @@\n+x\n')).code).toBe('EEXIST');
+    });
+
+    it('a write that fails midway puts the earlier files back and records nothing', async () => {
+      await open({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+      const real = ws.fs;
+      const failing = new Proxy(real, {
+        get(target, prop, receiver) {
+          if (prop === 'writeBytes') {
+            return async (p: string, data: Uint8Array, o?: object) => {
+              if (p === 'b.txt') throw Object.assign(new Error('disk full'), { code: 'ENOSPC' });
+              return target.writeBytes(p, data, o);
+            };
+          }
+          const v = Reflect.get(target, prop, receiver);
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+      const c2 = await createContext({ fs: failing, store: ctx.store });
+      const r = await c2.applyPatch('--- a/a.txt\n+++ b/a.txt\n@@ @@\n-a\n+A\n--- a/b.txt\n+++ b/b.txt\n@@ @@\n-b\n+B\n');
+      expect(r.success).toBe(false);
+      expect(r.message).toMatch(/could not be written.*put back/s);
+      expect(await text(ws, 'a.txt')).toBe('a\n');
+      expect(await text(ws, 'b.txt')).toBe('b\n');
+      expect(c2.journal.pending()).toEqual([]);
+      expect((await c2.history('a.txt')).map((v) => v.op)).toEqual(['initial']);
+    });
+
+    it('history, getVersion, getDiff with current/disk, rollback and repeated undo', async () => {
+      await open({ 'h.txt': 'v1\n' });
+      await ctx.writeFile('h.txt', 'v2\n');
+      await ctx.writeFile('h.txt', 'v3\n');
+      expect((await ctx.getVersion('h.txt', 1)).text).toBe('v1\n');
+      expect((await ctx.getVersion('h.txt', 'previous')).text).toBe('v2\n');
+      expect((await ctx.getVersion('h.txt', sha('v2\n').slice(0, 10))).meta?.seq).toBe(2);
+      expect((await ctx.getDiff('h.txt', 1, 'current')).diff).toContain('-v1\n+v3\n');
+      await ws.external('h.txt', 'v4 external\n');
+      const d = await ctx.getDiff('h.txt');
+      expect(d.diff).toContain('-v3\n+v4 external\n');
+      expect(d.from).toMatch(/^current/);
+      const hist = await ctx.history('h.txt');
+      expect(hist[0]).toMatchObject({ op: 'external', author: 'external', seq: 4 });
+      const rb = await ctx.rollback('h.txt', 1);
+      expect(rb).toMatchObject({ success: true, seq: 5 });
+      expect(await text(ws, 'h.txt')).toBe('v1\n');
+      expect((await ctx.undo('h.txt')).success).toBe(true);
+      expect(await text(ws, 'h.txt')).toBe('v4 external\n');
+      expect((await ctx.undo('h.txt')).success).toBe(true);
+      expect(await text(ws, 'h.txt')).toBe('v3\n');
+      expect((await ctx.undo('h.txt')).success).toBe(true);
+      expect(await text(ws, 'h.txt')).toBe('v2\n');
+      expect((await ctx.undo('h.txt')).success).toBe(true);
+      expect(await text(ws, 'h.txt')).toBe('v1\n');
+      expect((await ctx.undo('h.txt')).code).toBe('ENOENT');
+      expect((await ctx.rollback('h.txt', 99)).code).toBe('ENOENT');
+      await expect(ctx.getVersion('h.txt', 'nope')).rejects.toMatchObject({ code: 'ENOENT' });
+    });
+
+    it('undo walks back through ctxfs and external changes alike', async () => {
+      await open({ 'u.txt': LINES });
+      await ctx.replace('u.txt', 'line 2\n', 'TWO\n');
+      await ctx.replace('u.txt', 'line 19\n', 'NINETEEN\n');
+      // Undo the latest (19), then the one before (2): each reverts just its lines.
+      await ws.external('u.txt', (await text(ws, 'u.txt')).replace('line 10\n', 'TEN\n'));
+      const u1 = await ctx.undo('u.txt'); // undoes the external change
+      expect(u1.success).toBe(true);
+      await ctx.replace('u.txt', 'line 10\n', 'ten\n');
+      const u2 = await ctx.undo('u.txt');
+      expect(u2.success).toBe(true);
+      const u3 = await ctx.undo('u.txt');
+      expect(u3.success).toBe(true);
+      expect(await text(ws, 'u.txt')).toBe(LINES.replace('line 2\n', 'TWO\n'));
+      expect((await ctx.history('u.txt')).filter((v) => v.op === 'undo').map((v) => v.undoOf)).toEqual([3, 6, 4]);
+    });
+
+    it('retention keeps the newest versions by count and by bytes', async () => {
+      await open({ 'r.txt': 'start\n' });
+      for (let i = 0; i < 12; i++) await ctx.writeFile('r.txt', `${'x'.repeat(2000)}${i}\n`.repeat(5 + i));
+      expect(await ctx.history('r.txt', 100)).toHaveLength(13);
+      const byCount = ctx.pruneHistory({ maxVersionsPerFile: 5 });
+      expect(byCount.versionsRemoved).toBe(8);
+      const left = await ctx.history('r.txt', 100);
+      expect(left.map((v) => v.seq)).toEqual([13, 12, 11, 10, 9]);
+      const byBytes = ctx.pruneHistory({ maxBytes: 1 });
+      expect(byBytes.versionsRemoved).toBe(4);
+      expect((await ctx.history('r.txt', 100)).map((v) => v.seq)).toEqual([13]);
+      expect((await ctx.getVersion('r.txt', 'current')).text).toBe(await text(ws, 'r.txt'));
+      expect((await ctx.rollback('r.txt', 9)).code).toBe('ENOENT');
+    });
+  });
+}

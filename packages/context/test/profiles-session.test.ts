@@ -1,0 +1,85 @@
+import { MemoryFilesystem } from '@ctxfs/memory';
+import { describe, expect, test } from 'vitest';
+import { createContext, MODEL_PROFILES, resolveProfile, SessionContext, StateStore } from '../src/index.ts';
+
+const BIG = Array.from({ length: 1200 }, (_, i) => `line ${i}: some content of the auth module, with words ${i * 7}`).join('\n');
+
+describe('model profiles', () => {
+  test('small ≈ 8k and large ≈ 200k with per-call and per-session budgets', () => {
+    expect(MODEL_PROFILES.small.contextTokens).toBe(8192);
+    expect(MODEL_PROFILES.large.contextTokens).toBe(200_000);
+    for (const p of Object.values(MODEL_PROFILES)) {
+      expect(p.perCallTokens).toBeLessThan(p.contextTokens);
+      expect(p.overviewTokens).toBeLessThan(p.contextTokens);
+      expect(p.sessionTokens).toBeGreaterThan(p.perCallTokens);
+    }
+    expect(resolveProfile({ base: 'small', perCallTokens: 900 })).toMatchObject({ contextTokens: 8192, perCallTokens: 900 });
+    expect(() => resolveProfile('huge' as 'small')).toThrow(/unknown model profile/);
+  });
+
+  test('the same read is shaped per profile: small gets the narrow view, large gets the file', async () => {
+    const fs = new MemoryFilesystem({ files: { 'src/auth.txt': BIG } });
+    const ctx = await createContext({ fs, profile: 'small', agent: 'llm:ollama' });
+    const small = await ctx.readFile('src/auth.txt');
+    expect(small.view).toBe('narrow');
+    expect(small.tokens).toBeLessThanOrEqual(MODEL_PROFILES.small.perCallTokens);
+    const large = await ctx.session({ agent: 'llm:claude', profile: 'large' }).readFile('src/auth.txt');
+    expect(large.view).toBe('full');
+    expect(large.tokens).toBeLessThanOrEqual(MODEL_PROFILES.large.perCallTokens);
+    // A caller cannot ask past the profile's per-call cap.
+    const asked = await ctx.readFile('src/auth.txt', { maxTokens: 100_000, strategy: 'start' });
+    expect(asked.tokens).toBeLessThanOrEqual(MODEL_PROFILES.small.perCallTokens);
+    ctx.close();
+  });
+
+  test('the session budget is enforced: when spent, reads return an over-budget notice instead of content', async () => {
+    const fs = new MemoryFilesystem({ files: { 'a.txt': BIG } });
+    const ctx = await createContext({ fs, profile: { base: 'small', sessionTokens: 3000 } });
+    let served = 0;
+    let last = await ctx.readLines('a.txt', 1, 1200);
+    for (let i = 0; i < 10 && last.view !== 'over-budget'; i++) {
+      served += last.tokens;
+      expect(served).toBeLessThanOrEqual(3000);
+      last = await ctx.readLines('a.txt', 1, 1200);
+    }
+    expect(last.view).toBe('over-budget');
+    expect(last.text).toContain('Session budget spent');
+    expect(ctx.sessionContext.tokensServed).toBeLessThanOrEqual(3000);
+    ctx.close();
+  });
+});
+
+describe('session context', () => {
+  test('records what each agent has seen at which version and detects staleness', async () => {
+    const fs = new MemoryFilesystem({ files: { 'src/a.ts': 'export const a = 1;\n' } });
+    const store = StateStore.open();
+    const ctx = await createContext({ fs, store, profile: 'large', agent: 'llm:a' });
+    const other = ctx.session({ agent: 'llm:b', sessionId: ctx.sessionContext.id });
+    const r1 = await ctx.readFile('src/a.ts');
+    await fs.write('src/a.ts', 'export const a = 22;\n');
+    const r2 = await other.getOutline('src/a.ts');
+    expect(r2.version).not.toBe(r1.version);
+
+    const s = ctx.sessionContext;
+    expect(s.lastRead('llm:a', 'src/a.ts')).toMatchObject({ sha256: r1.version, op: 'readFile', startLine: 1, endLine: 1 });
+    expect(s.lastRead('llm:b', 'src/a.ts')?.sha256).toBe(r2.version);
+    expect(s.isStale('llm:a', 'src/a.ts', r2.version)).toBe(true);
+    expect(s.isStale('llm:b', 'src/a.ts', r2.version)).toBe(false);
+    expect(s.isStale('llm:c', 'src/a.ts', r2.version)).toBeUndefined();
+    expect(s.readers('src/a.ts')).toEqual([
+      { agent: 'llm:a', sha256: r1.version },
+      { agent: 'llm:b', sha256: r2.version },
+    ]);
+    expect(s.recentReads(10).map((r) => r.agent)).toEqual(['llm:b', 'llm:a']);
+    await ctx.readFile('src/a.ts');
+    expect(s.versionsSeen('llm:a', 'src/a.ts')).toEqual([r1.version, r2.version]);
+
+    // The history survives in the store: a new handle on the same session sees it.
+    const resumed = SessionContext.open(store, MODEL_PROFILES.large, s.id);
+    expect(resumed.tokensServed).toBe(s.tokensServed);
+    expect(resumed.lastRead('llm:b', 'src/a.ts')?.sha256).toBe(r2.version);
+    expect(store.auditLog({ path: 'src/a.ts' }).map((a) => a.op)).toEqual(['readFile', 'getOutline', 'readFile']);
+    ctx.close();
+    store.close();
+  });
+});

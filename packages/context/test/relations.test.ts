@@ -1,0 +1,94 @@
+import { MemoryFilesystem } from '@ctxfs/memory';
+import { describe, expect, test } from 'vitest';
+import { createContext, extractImports } from '../src/index.ts';
+
+const FILES: Record<string, string> = {
+  // TypeScript / JavaScript
+  'web/src/app.ts':
+    "import { a } from './lib/a.js';\nimport b from './lib';\nimport React from 'react';\nexport * from './reexp';\nconst c = require('./c.cjs');\nconst d = await import('./d.mjs');\n",
+  'web/src/lib/a.ts': 'export const a = 1;\n',
+  'web/src/lib/index.ts': 'export default 1;\n',
+  'web/src/reexp.tsx': 'export const x = 1;\n',
+  'web/src/c.cjs': 'module.exports = 1;\n',
+  'web/src/d.mjs': 'export default 1;\n',
+  // Python
+  'py/pkg/__init__.py': '',
+  'py/pkg/core.py': 'from . import util\nfrom .models import User\nimport os\nimport pkg.helpers as h\n',
+  'py/pkg/util.py': 'x = 1\n',
+  'py/pkg/models.py': 'class User: pass\n',
+  'py/pkg/helpers.py': 'y = 1\n',
+  // Go
+  'go/go.mod': 'module example.com/shop\n\ngo 1.22\n',
+  'go/cmd/main.go': 'package main\n\nimport (\n\t"fmt"\n\t"example.com/shop/internal/cart"\n)\n\nfunc main() { fmt.Println(cart.New()) }\n',
+  'go/internal/cart/cart.go': 'package cart\n\nfunc New() int { return 1 }\n',
+  'go/internal/cart/cart_test.go': 'package cart\n',
+  // Rust
+  'rs/Cargo.toml': '[package]\nname = "r"\n',
+  'rs/src/main.rs': 'mod config;\nmod net;\nuse crate::net::client::Client;\nuse std::io;\nfn main() {}\n',
+  'rs/src/config.rs': 'pub struct C;\n',
+  'rs/src/net/mod.rs': 'pub mod client;\n',
+  'rs/src/net/client.rs': 'pub struct Client;\n',
+  // Java
+  'java/src/main/java/com/acme/App.java': 'package com.acme;\n\nimport com.acme.model.User;\nimport java.util.List;\n\npublic class App {}\n',
+  'java/src/main/java/com/acme/model/User.java': 'package com.acme.model;\n\npublic class User {}\n',
+  // C
+  'c/main.c': '#include <stdio.h>\n#include "util.h"\nint main() { return 0; }\n',
+  'c/util.h': 'int util(void);\n',
+};
+
+describe('import extraction from syntax trees', () => {
+  test('TypeScript: static, re-export, require and dynamic import', async () => {
+    const specs = await extractImports('typescript', FILES['web/src/app.ts'] as string);
+    expect(specs.map((s) => s.specifier)).toEqual(['./lib/a.js', './lib', 'react', './reexp', './c.cjs', './d.mjs']);
+    expect(specs[0]?.line).toBe(1);
+  });
+  test('Python, Go, Rust, Java, C', async () => {
+    expect((await extractImports('python', FILES['py/pkg/core.py'] as string)).map((s) => s.specifier)).toEqual(['.util', '.models', 'os', 'pkg.helpers']);
+    expect((await extractImports('go', FILES['go/cmd/main.go'] as string)).map((s) => s.specifier)).toEqual(['fmt', 'example.com/shop/internal/cart']);
+    expect((await extractImports('rust', FILES['rs/src/main.rs'] as string)).map((s) => `${s.kind}:${s.specifier}`)).toEqual([
+      'declares-module:config',
+      'declares-module:net',
+      'imports:crate::net::client::Client',
+      'imports:std::io',
+    ]);
+    expect((await extractImports('java', FILES['java/src/main/java/com/acme/App.java'] as string)).map((s) => s.specifier)).toEqual([
+      'com.acme.model.User',
+      'java.util.List',
+    ]);
+    expect((await extractImports('c', FILES['c/main.c'] as string)).map((s) => `${s.kind}:${s.specifier}`)).toEqual(['includes:stdio.h', 'includes:util.h']);
+  });
+});
+
+describe('resolution to workspace files', () => {
+  const cases: Array<[string, string[], string[]]> = [
+    ['web/src/app.ts', ['web/src/c.cjs', 'web/src/d.mjs', 'web/src/lib/a.ts', 'web/src/lib/index.ts', 'web/src/reexp.tsx'], ['react']],
+    ['py/pkg/core.py', ['py/pkg/helpers.py', 'py/pkg/models.py', 'py/pkg/util.py'], ['os']],
+    ['go/cmd/main.go', ['go/internal/cart/cart.go'], ['fmt']],
+    ['rs/src/main.rs', ['rs/src/config.rs', 'rs/src/net/client.rs', 'rs/src/net/mod.rs'], ['std::io']],
+    ['java/src/main/java/com/acme/App.java', ['java/src/main/java/com/acme/model/User.java'], ['java.util.List']],
+    ['c/main.c', ['c/util.h'], ['stdio.h']],
+  ];
+  test.each(cases)('%s', async (path, targets, external) => {
+    const fs = new MemoryFilesystem({ files: FILES });
+    const ctx = await createContext({ fs });
+    await ctx.scan();
+    const r = await ctx.getRelatedFiles(path);
+    expect(r.related.map((x) => x.path).sort()).toEqual(targets);
+    expect(r.external).toEqual(external);
+    ctx.close();
+  });
+
+  test('depth 2 follows imports of imports; importers appear once indexed', async () => {
+    const fs = new MemoryFilesystem({ files: FILES });
+    const ctx = await createContext({ fs });
+    await ctx.scan();
+    const one = await ctx.getRelatedFiles('rs/src/main.rs', 1);
+    expect(one.related.every((r) => r.depth === 1)).toBe(true);
+    const indexed = await ctx.indexRelations();
+    expect(indexed.files).toBeGreaterThan(10);
+    const back = await ctx.getRelatedFiles('web/src/lib/a.ts', 2);
+    expect(back.related[0]).toMatchObject({ path: 'web/src/app.ts', relation: 'imported-by', depth: 1 });
+    expect(back.related.filter((r) => r.depth === 2).map((r) => r.path)).toContain('web/src/lib/index.ts');
+    ctx.close();
+  });
+});

@@ -1,0 +1,120 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { defaultStatePath, MIGRATIONS, StateStore } from '../src/index.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'ctxfs-store-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('StateStore', () => {
+  test('migrates a new store to the latest schema version', () => {
+    const store = StateStore.open();
+    expect(store.schemaVersion).toBe(MIGRATIONS[MIGRATIONS.length - 1]?.version);
+    const tables = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
+    for (const t of ['audit', 'file_versions', 'files', 'relations', 'session_reads', 'sessions', 'summaries']) expect(tables).toContain(t);
+    store.close();
+    store.close(); // idempotent
+  });
+
+  test('reopening a file store keeps data and does not re-run migrations; later migrations apply in order', () => {
+    const path = join(dir, 'a', 'state.db');
+    const a = StateStore.open({ path });
+    a.audit({ op: 'test', result: 'ok' });
+    a.close();
+    const extra = [...MIGRATIONS, { version: MIGRATIONS.length + 1, description: 'extra', sql: 'CREATE TABLE extra (x INTEGER)' }];
+    const b = StateStore.open({ path, migrations: extra });
+    expect(b.schemaVersion).toBe(MIGRATIONS.length + 1);
+    expect(b.auditLog()).toHaveLength(1);
+    expect((b.db.prepare('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode).toBe('wal');
+    b.close();
+  });
+
+  test('a failing migration rolls back and reports EIO', () => {
+    const bad = [...MIGRATIONS, { version: MIGRATIONS.length + 1, description: 'bad', sql: 'CREATE TABLE files (x)' }];
+    const path = join(dir, 'bad.db');
+    expect(() => StateStore.open({ path, migrations: bad })).toThrow(expect.objectContaining({ code: 'EIO' }));
+    const s = StateStore.open({ path });
+    expect(s.schemaVersion).toBe(MIGRATIONS.length);
+    s.close();
+  });
+
+  test('transactions roll back on error and nest', () => {
+    const store = StateStore.open();
+    expect(() =>
+      store.transaction(() => {
+        store.audit({ op: 'a', result: 'ok' });
+        store.transaction(() => store.audit({ op: 'b', result: 'ok' }));
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    expect(store.auditLog()).toHaveLength(0);
+    store.close();
+  });
+
+  test('two processes write to one store concurrently without losing a row', async () => {
+    const path = join(dir, 'shared', 'state.db');
+    StateStore.open({ path }).close();
+    const script = `
+      const { DatabaseSync } = require('node:sqlite');
+      const db = new DatabaseSync(process.argv[1], { timeout: 10000 });
+      db.exec('PRAGMA journal_mode = WAL');
+      for (let i = 0; i < 300; i++) {
+        db.exec('BEGIN IMMEDIATE');
+        db.prepare("INSERT INTO audit (at_ms, op, result) VALUES (?, 'child', 'ok')").run(Date.now());
+        db.exec('COMMIT');
+      }
+      db.close();
+    `;
+    const child = spawn(process.execPath, ['-e', script, path], { stdio: 'inherit' });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const store = StateStore.open({ path });
+    for (let i = 0; i < 300; i++) {
+      store.transaction(() => store.audit({ op: 'parent', result: 'ok' }));
+      if (i % 50 === 0) await new Promise((r) => setTimeout(r, 1));
+    }
+    const code = await exited;
+    expect(code).toBe(0);
+    const counts = store.db.prepare('SELECT op, COUNT(*) AS n FROM audit GROUP BY op ORDER BY op').all() as Array<{ op: string; n: number }>;
+    expect(counts).toEqual([
+      { op: 'child', n: 300 },
+      { op: 'parent', n: 300 },
+    ]);
+    store.close();
+  });
+
+  test('default location is beside a host workspace, in memory otherwise', () => {
+    expect(defaultStatePath('/home/me/project')).toBe('/home/me/.project.ctxfs/state.db');
+    expect(defaultStatePath('memory:')).toBe(':memory:');
+    expect(defaultStatePath('docker://abc/work')).toBe(':memory:');
+    // sanity: the node running the tests has node:sqlite
+    expect(execFileSync(process.execPath, ['-e', "require('node:sqlite'); console.log('ok')"]).toString().trim()).toBe('ok');
+  });
+});
+
+describe('default state location over a host workspace', () => {
+  test('the store lives beside the workspace and never appears in list, glob or grep', async () => {
+    const { HostFilesystem } = await import('@ctxfs/host');
+    const { createContext } = await import('../src/index.ts');
+    const { mkdirSync, writeFileSync, existsSync } = await import('node:fs');
+    const root = join(dir, 'project');
+    mkdirSync(root);
+    writeFileSync(join(root, 'a.ts'), 'export const a = 1;\n');
+    const fs = await HostFilesystem.open({ root, stateDir: join(dir, 'host-state') });
+    const ctx = await createContext({ fs });
+    await ctx.scan();
+    expect(ctx.store.path).toBe(join(dir, '.project.ctxfs', 'state.db'));
+    expect(existsSync(ctx.store.path)).toBe(true);
+    const listed: string[] = [];
+    for await (const m of fs.glob('**', { dot: true })) listed.push(m.path);
+    expect(listed).toEqual(['a.ts']);
+    expect((await fs.list('')).map((e) => e.name)).toEqual(['a.ts']);
+    const hits: string[] = [];
+    for await (const m of fs.grep('CREATE TABLE', { dot: true })) hits.push(m.path);
+    expect(hits).toEqual([]);
+    expect(ctx.registry.list().map((r) => r.path)).toEqual(['a.ts']);
+    ctx.close();
+    await fs.close();
+  });
+});

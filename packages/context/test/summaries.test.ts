@@ -1,0 +1,98 @@
+import { MemoryFilesystem } from '@ctxfs/memory';
+import { describe, expect, test } from 'vitest';
+import { createContext, leadingDoc, StateStore, type Summarizer, type SummaryInput } from '../src/index.ts';
+
+const AUTH = `/**
+ * Authentication: login, JWT tokens and password hashing.
+ */
+import { sign } from 'jsonwebtoken';
+import { hash } from './crypto.js';
+
+export class AuthManager {
+  login(user: string, password: string) { return sign({ user }, 'k'); }
+  logout(session: string) {}
+}
+
+export function hashPassword(p: string) { return hash(p); }
+`;
+
+describe('structural summarizer', () => {
+  test('purpose from the leading doc comment; main symbols, imports and size', async () => {
+    const fs = new MemoryFilesystem({ files: { 'src/auth.ts': AUTH } });
+    const ctx = await createContext({ fs });
+    const r = await ctx.summarize('src/auth.ts');
+    expect(r.view).toBe('summary');
+    expect(r.text).toContain('Purpose: Authentication: login, JWT tokens and password hashing.');
+    expect(r.text).toContain('class AuthManager {login, logout} (7-10)');
+    expect(r.text).toContain('function hashPassword (12-12)');
+    expect(r.text).toContain('Imports: jsonwebtoken, ./crypto.js');
+    expect(r.text).toMatch(/Size: 12 lines, \d+ tokens, 0\.\d KB \(typescript\)/);
+    ctx.close();
+  });
+
+  test('purpose from a module docstring, a manifest, a markdown paragraph, or a README mention; license headers skipped', async () => {
+    expect(leadingDoc('#!/usr/bin/env python\n"""Sync tool for buckets."""\nimport os\n', 'python')).toBe('Sync tool for buckets.');
+    expect(leadingDoc('// Copyright 2024 Acme. Licensed under MIT.\n\n// Package cart keeps carts.\npackage cart\n', 'go')).toBe('Package cart keeps carts.');
+    expect(leadingDoc('//! Crate docs here.\nuse std::io;\n', 'rust')).toBe('Crate docs here.');
+    const fs = new MemoryFilesystem({
+      files: {
+        'package.json': '{"name":"shop","description":"An online shop."}',
+        'docs/guide.md': '# Guide\n\n![badge](x)\n\nHow to run the shop locally.\n',
+        'tools/README.md': '# Tools\n\n- `gen.sh` regenerates the API client.\n',
+        'tools/gen.sh': 'set -e\necho gen\n',
+      },
+    });
+    const ctx = await createContext({ fs });
+    expect((await ctx.summarize('package.json')).text).toContain('Purpose: shop: An online shop.');
+    expect((await ctx.summarize('docs/guide.md')).text).toContain('Purpose: How to run the shop locally.');
+    expect((await ctx.summarize('tools/gen.sh')).text).toContain('Purpose: `gen.sh` regenerates the API client.');
+    ctx.close();
+  });
+
+  test('deterministic, and within its token budget', async () => {
+    const many = Array.from({ length: 200 }, (_, i) => `export function fn${i}() {}`).join('\n');
+    const fs = new MemoryFilesystem({ files: { 'a.ts': many } });
+    const ctx = await createContext({ fs, profile: 'small' });
+    const a = await ctx.summarize('a.ts', { maxTokens: 80 });
+    const b = await ctx.summarize('a.ts', { maxTokens: 80 });
+    expect(a.text).toBe(b.text);
+    expect(a.tokens).toBeLessThanOrEqual(80);
+    expect(a.text).toMatch(/function fn0 \(1-1\), .*\(\+\d+ more\)/);
+    expect(a.text).toContain('Size: 200 lines');
+    ctx.close();
+  });
+});
+
+describe('summary cache', () => {
+  test('a pluggable summarizer is called once per content hash, survives a new layer on the same store, and is invalidated by an edit', async () => {
+    const calls: string[] = [];
+    const counting: Summarizer = {
+      id: 'test:v1',
+      summarize: async (input: SummaryInput) => {
+        calls.push(input.sha256);
+        return `summary of ${input.path} with password = "hunter2-Secret-99" inside`;
+      },
+    };
+    const fs = new MemoryFilesystem({ files: { 'a.ts': 'export const a = 1;\n' } });
+    const store = StateStore.open();
+    const ctx = await createContext({ fs, store, summarizer: counting });
+    const first = await ctx.summarize('a.ts');
+    await ctx.summarize('a.ts');
+    expect(calls).toHaveLength(1);
+    // Redaction applies to summaries as well.
+    expect(first.text).not.toContain('hunter2-Secret-99');
+    expect(first.text).toContain('[REDACTED:password-assignment]');
+
+    const again = await createContext({ fs, store, summarizer: counting });
+    await again.summarize('a.ts');
+    expect(calls).toHaveLength(1);
+
+    await fs.write('a.ts', 'export const a = 2000;\n');
+    await again.summarize('a.ts');
+    expect(calls).toHaveLength(2);
+    expect(calls[0]).not.toBe(calls[1]);
+    ctx.close();
+    again.close();
+    store.close();
+  });
+});

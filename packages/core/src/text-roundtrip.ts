@@ -1,0 +1,287 @@
+/**
+ * Byte-exact text round trips. Text reads decode as the WHATWG decoders do
+ * (an invalid UTF-8 sequence reads as U+FFFD, windows-1252's undefined bytes
+ * as the C1 controls of the same value). This module makes the way back
+ * exact:
+ *
+ * - {@link encodeTextExact} encodes with the inverse of the decoder that read
+ *   the text: single-byte encodings through a table built from that decoder
+ *   (so U+0081 goes back to 0x81 in windows-1252, where iconv-lite would
+ *   write `?`), ISO-2022-JP (which iconv-lite cannot encode) with escape
+ *   sequences as `iconv` writes them, everything else through iconv-lite.
+ * - With the file's previous bytes, every U+FFFD that stands for an invalid
+ *   sequence of the old file is written back as that sequence, never as the
+ *   bytes of U+FFFD: replacement characters are matched to the old ones
+ *   through the text's unchanged prefix and suffix, and in order in the
+ *   edited middle.
+ *
+ * @module
+ */
+
+import iconv from 'iconv-lite';
+import { normalizeEncoding } from './encoding.ts';
+
+function textDecoderFor(label: string): InstanceType<typeof TextDecoder> | undefined {
+  try {
+    return new TextDecoder(label, { ignoreBOM: true });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Decodes `bytes` exactly as core's text readers do (WHATWG decoder first, iconv-lite otherwise). */
+export function decodeLikeReader(bytes: Uint8Array, encoding: string): string {
+  const label = normalizeEncoding(encoding);
+  const td = textDecoderFor(label);
+  if (td) return td.decode(bytes);
+  return iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), label, { stripBOM: false });
+}
+
+// ------------------------------------------------------------------ single-byte tables
+
+interface SbcsTable {
+  /** byte → char as the reader decodes it. */
+  readonly chars: string;
+  /** char code → byte (defined bytes only). */
+  readonly bytes: Map<number, number>;
+}
+
+const sbcsCache = new Map<string, SbcsTable | null>();
+
+/** The reader's table of a single-byte encoding, or null for multi-byte ones. */
+function sbcsTable(encoding: string): SbcsTable | null {
+  const cached = sbcsCache.get(encoding);
+  if (cached !== undefined) return cached;
+  let table: SbcsTable | null = null;
+  if (!/^utf-|^utf$/.test(encoding)) {
+    try {
+      const all = new Uint8Array(256);
+      for (let i = 0; i < 256; i++) all[i] = i;
+      const chars = decodeLikeReader(all, encoding);
+      if (chars.length === 256) {
+        const bytes = new Map<number, number>();
+        for (let b = 255; b >= 0; b--) {
+          const c = chars.charCodeAt(b);
+          if (c !== 0xfffd) bytes.set(c, b); // lowest byte wins for duplicates
+        }
+        table = { chars, bytes };
+      }
+    } catch {
+      table = null;
+    }
+  }
+  sbcsCache.set(encoding, table);
+  return table;
+}
+
+// ------------------------------------------------------------------ ISO-2022-JP
+
+/** Encodes ISO-2022-JP: ASCII, and JIS X 0208 between `ESC $ B` and `ESC ( B`, as glibc's iconv does. */
+export function encodeIso2022Jp(text: string): Uint8Array {
+  const out: number[] = [];
+  let jis = false;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0) as number;
+    if (cp < 0x80) {
+      if (jis) {
+        out.push(0x1b, 0x28, 0x42);
+        jis = false;
+      }
+      out.push(cp);
+      continue;
+    }
+    const euc = iconv.encode(ch, 'euc-jp');
+    if (euc.length === 2 && (euc[0] as number) >= 0xa1 && (euc[1] as number) >= 0xa1) {
+      if (!jis) {
+        out.push(0x1b, 0x24, 0x42);
+        jis = true;
+      }
+      out.push((euc[0] as number) & 0x7f, (euc[1] as number) & 0x7f);
+      continue;
+    }
+    if (jis) {
+      out.push(0x1b, 0x28, 0x42);
+      jis = false;
+    }
+    out.push(0x3f); // not representable in ISO-2022-JP
+  }
+  if (jis) out.push(0x1b, 0x28, 0x42);
+  return Uint8Array.from(out);
+}
+
+// ------------------------------------------------------------------ plain encoding
+
+function encodeSbcs(text: string, table: SbcsTable, encoding: string): Uint8Array {
+  const out = new Uint8Array(text.length * 2);
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const b = table.bytes.get(c);
+    if (b !== undefined) {
+      out[n++] = b;
+      continue;
+    }
+    const len = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length ? 2 : 1;
+    const sub = iconv.encodingExists(encoding) ? iconv.encode(text.slice(i, i + len), encoding) : Buffer.from('?');
+    for (const x of sub) {
+      if (n >= out.length) break;
+      out[n++] = x;
+    }
+    i += len - 1;
+  }
+  return out.slice(0, n);
+}
+
+function encodePlain(text: string, encoding: string): Uint8Array {
+  if (encoding === 'utf-8') return new TextEncoder().encode(text);
+  if (encoding === 'iso-2022-jp') return encodeIso2022Jp(text);
+  const table = sbcsTable(encoding);
+  if (table) return encodeSbcs(text, table, encoding);
+  if (!iconv.encodingExists(encoding)) throw new RangeError(`unknown encoding '${encoding}'`);
+  return iconv.encode(text, encoding);
+}
+
+// ------------------------------------------------------------------ invalid sequences
+
+/** One U+FFFD of a decoded text that stands for invalid bytes. */
+export interface DecodeError {
+  /** UTF-16 index of the U+FFFD in the decoded text. */
+  readonly index: number;
+  /** The bytes the decoder replaced. */
+  readonly bytes: Uint8Array;
+}
+
+/** WHATWG UTF-8 decoding, recording the bytes behind each U+FFFD it emits. */
+function utf8Errors(bytes: Uint8Array): { text: string; errors: DecodeError[] } {
+  const errors: DecodeError[] = [];
+  let text = '';
+  let runStart = 0;
+  const td = new TextDecoder();
+  const flush = (end: number) => {
+    if (end > runStart) text += td.decode(bytes.subarray(runStart, end));
+  };
+  let i = 0;
+  const n = bytes.length;
+  while (i < n) {
+    const b = bytes[i] as number;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let need = 0;
+    let lower = 0x80;
+    let upper = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) lower = 0xa0;
+      if (b === 0xed) upper = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) lower = 0x90;
+      if (b === 0xf4) upper = 0x8f;
+    }
+    if (need === 0) {
+      flush(i);
+      errors.push({ index: text.length, bytes: bytes.slice(i, i + 1) });
+      text += '\ufffd';
+      i++;
+      runStart = i;
+      continue;
+    }
+    let k = 1;
+    let ok = true;
+    for (; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || c < lower || c > upper) {
+        ok = false;
+        break;
+      }
+      lower = 0x80;
+      upper = 0xbf;
+    }
+    if (ok) {
+      i += need + 1;
+      continue;
+    }
+    // The maximal valid prefix is replaced by one U+FFFD; the offending byte is read again.
+    flush(i);
+    errors.push({ index: text.length, bytes: bytes.slice(i, i + k) });
+    text += '\ufffd';
+    i += k;
+    runStart = i;
+  }
+  flush(n);
+  return { text, errors };
+}
+
+/**
+ * The text a reader sees for `bytes` (without BOM) and, for UTF-8 and
+ * single-byte encodings, the bytes behind each U+FFFD it contains.
+ */
+export function decodeWithErrors(bytes: Uint8Array, encoding: string): { text: string; errors: DecodeError[] } {
+  const label = normalizeEncoding(encoding);
+  if (label === 'utf-8') return utf8Errors(bytes);
+  const table = sbcsTable(label);
+  if (table) {
+    const errors: DecodeError[] = [];
+    let text = '';
+    for (let i = 0; i < bytes.length; i++) {
+      const ch = table.chars[bytes[i] as number] as string;
+      if (ch === '\ufffd') errors.push({ index: text.length, bytes: bytes.slice(i, i + 1) });
+      text += ch;
+    }
+    return { text, errors };
+  }
+  return { text: decodeLikeReader(bytes, label), errors: [] };
+}
+
+/**
+ * Encodes `text` in `encoding` so that text read from a file goes back to
+ * the same bytes. Pass the file's previous content (without BOM) as
+ * `previous` to write invalid sequences back instead of U+FFFD.
+ *
+ * @example
+ * ```ts
+ * const old = Uint8Array.from([0x61, 0xff, 0x62]);           // 'a', invalid byte, 'b'
+ * const text = new TextDecoder().decode(old);                // 'a\uFFFDb'
+ * encodeTextExact(text + '!', 'utf-8', old);                 // 61 ff 62 21: the 0xff is kept
+ * ```
+ */
+export function encodeTextExact(text: string, encoding: string, previous?: Uint8Array): Uint8Array {
+  const label = normalizeEncoding(encoding);
+  if (previous === undefined || !text.includes('\ufffd')) return encodePlain(text, label);
+  const old = decodeWithErrors(previous, label);
+  if (old.errors.length === 0) return encodePlain(text, label);
+  const errAt = new Map<number, Uint8Array>();
+  for (const e of old.errors) errAt.set(e.index, e.bytes);
+  const d = old.text;
+  let p = 0;
+  const max = Math.min(text.length, d.length);
+  while (p < max && text.charCodeAt(p) === d.charCodeAt(p)) p++;
+  let s = 0;
+  while (s < max - p && text.charCodeAt(text.length - 1 - s) === d.charCodeAt(d.length - 1 - s)) s++;
+  const middle = old.errors.filter((e) => e.index >= p && e.index < d.length - s);
+  let nextMiddle = 0;
+  const parts: Uint8Array[] = [];
+  let from = 0;
+  for (let i = text.indexOf('\ufffd'); i >= 0; i = text.indexOf('\ufffd', i + 1)) {
+    let bytes: Uint8Array | undefined;
+    if (i < p) bytes = errAt.get(i);
+    else if (i >= text.length - s) bytes = errAt.get(i - text.length + d.length);
+    else if (nextMiddle < middle.length) bytes = (middle[nextMiddle++] as DecodeError).bytes;
+    if (bytes === undefined) continue; // a replacement character the caller wrote on purpose
+    parts.push(encodePlain(text.slice(from, i), label), bytes);
+    from = i + 1;
+  }
+  parts.push(encodePlain(text.slice(from), label));
+  let total = 0;
+  for (const x of parts) total += x.byteLength;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const x of parts) {
+    out.set(x, at);
+    at += x.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,928 @@
+/**
+ * The host backend: a directory on the local disk behind the ctxfs protocol.
+ *
+ * @module
+ */
+
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import nodePath from 'node:path';
+import {
+  type ByteReader,
+  type ByteWriter,
+  type Capabilities,
+  type CopyOptions,
+  compareNames,
+  compileGlob,
+  createByteReader,
+  createByteWriter,
+  DETECTION_SAMPLE_BYTES,
+  type FileEntry,
+  type FileKind,
+  type FileStat,
+  FilesystemBase,
+  type FilesystemBaseOptions,
+  FsError,
+  type FsOperation,
+  fsError,
+  type GlobMatch,
+  type GlobOptions,
+  type GrepMatch,
+  type GrepMatcher,
+  type GrepOptions,
+  type GrepPlan,
+  joinPath,
+  type LegacyDetector,
+  type MkdirOptions,
+  type OpenWriteOptions,
+  parentPath,
+  type RenameOptions,
+  resolvePath,
+  type Snapshot,
+  scanChunks,
+  type TextOptions,
+  type TextReader,
+  toFsError,
+  type WriteMode,
+  type WriteOptions,
+  type WriteResult,
+} from '@ctxfs/core';
+import { cleanOrphans, type Durability, isTempName, openAtomicSink } from './atomic-write.ts';
+import { GitSnapshotStore } from './git-snapshots.ts';
+import { type IgnoreRule, isIgnored, parseGitignore } from './gitignore.ts';
+import { jschardetDetector } from './legacy-detection.ts';
+import { defaultLockDir, LockManager, type LockOptions } from './locks.ts';
+import { findRipgrep, type GrepFlags, ripgrepSearch } from './ripgrep.ts';
+import { closeQuietly, hostError, RootGuard, type SymlinkPolicy } from './root-guard.ts';
+import { encodeForFile, openTextDetected, type TextWriteOptions } from './text-format.ts';
+
+/** Options of {@link HostFilesystem}. */
+export interface HostFilesystemOptions extends FilesystemBaseOptions {
+  /** The workspace directory. It must exist. */
+  root: string;
+  /**
+   * `follow-inside` (default): symlinks are followed when their target stays
+   * inside the root and refused (`EPATHESCAPE`) otherwise. `refuse`: any
+   * path through a symlink is refused.
+   */
+  symlinks?: SymlinkPolicy;
+  /**
+   * Where ctxfs keeps its own state (lock files, the snapshot git directory).
+   * Must be outside the root. Default `$XDG_STATE_HOME/ctxfs/<hash of root>`
+   * (`~/.local/state/ctxfs/...`).
+   */
+  stateDir?: string;
+  /** `full` (default): fsync the file and its directory; `file`: the file only; `none`: no fsync (still atomic against crashes of the process, not of the machine). */
+  durability?: Durability;
+  /** Lock timeout, retries, staleness and cap. */
+  locks?: LockOptions;
+  /** `auto` (default): ripgrep when `rg` is on PATH, the JS scanner otherwise. */
+  grep?: 'auto' | 'ripgrep' | 'js';
+  /**
+   * Names (at any depth) that glob and grep never enter or report. Default
+   * `['.git']`; pass `[]` to see everything. `list()` always shows them.
+   */
+  exclude?: readonly string[];
+  /** Honour `.gitignore` files in glob and grep (git's rules; see gitignore.ts). Default `false`. */
+  gitignore?: boolean;
+  /** Names never entered by snapshots (and never touched by restore). Default `['.git']`. */
+  snapshotExclude?: readonly string[];
+  /** Statistical detector for legacy encodings; default {@link jschardetDetector} (core's `chardetDetector` is the alternative). */
+  legacyDetector?: LegacyDetector;
+}
+
+const O_PATH_DIR = true;
+
+/** Files up to this size are read whole by the literal fast path of the JS scanner. */
+const FAST_SCAN_MAX_BYTES = 8 * 1024 * 1024;
+
+async function* iterate(chunks: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
+  yield* chunks;
+}
+
+function readWhole(fd: number, size: number): Buffer {
+  const buf = Buffer.allocUnsafe(size);
+  let filled = 0;
+  while (filled < size) {
+    const n = fs.readSync(fd, buf, filled, size - filled, filled);
+    if (n === 0) break;
+    filled += n;
+  }
+  return buf.subarray(0, filled);
+}
+
+/** Views of `bytes` in the chunks a streaming reader would return. */
+function split(bytes: Buffer, chunkSize: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; at += chunkSize) out.push(new Uint8Array(bytes.buffer, bytes.byteOffset + at, Math.min(chunkSize, bytes.length - at)));
+  return out;
+}
+
+function kindOfStats(s: fs.Stats | fs.Dirent): FileKind {
+  return s.isFile() ? 'file' : s.isDirectory() ? 'directory' : s.isSymbolicLink() ? 'symlink' : 'other';
+}
+
+/** Names a path cannot address (control characters, bytes that are not UTF-8); they are left out of listings. */
+function addressable(name: string): boolean {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f || c === 0xfffd || c === 0x5c) return false;
+  }
+  return true;
+}
+
+function defaultStateDir(rootReal: string): string {
+  const base = process.env.XDG_STATE_HOME || nodePath.join(os.homedir(), '.local', 'state');
+  return nodePath.join(base, 'ctxfs', createHash('sha256').update(rootReal).digest('hex').slice(0, 16));
+}
+
+function isInside(parent: string, child: string): boolean {
+  const rel = nodePath.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !nodePath.isAbsolute(rel));
+}
+
+function realpathOfNearest(p: string): string {
+  let cur = nodePath.resolve(p);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return nodePath.join(fs.realpathSync.native(cur), ...rest.reverse());
+    } catch {
+      const parent = nodePath.dirname(cur);
+      if (parent === cur) return nodePath.resolve(p);
+      rest.push(nodePath.basename(cur));
+      cur = parent;
+    }
+  }
+}
+
+/**
+ * A workspace directory on the host disk.
+ *
+ * - The root is a wall: paths are validated before any I/O, every descriptor
+ *   is verified after open, symlinks are followed only inside the root.
+ * - Writes are atomic (temp file, fsync, rename) and keep the file's mode;
+ *   text writes to an existing file keep its encoding, BOM and line endings.
+ * - Writers exclude each other within the process and across processes.
+ * - Snapshots are git commits in a git directory outside the workspace.
+ *
+ * @example
+ * ```ts
+ * import { HostFilesystem } from '@ctxfs/host';
+ * await using fs = await HostFilesystem.open({ root: '/path/to/repo' });
+ * const page = await fs.read('src/index.ts');
+ * await fs.write('notes.txt', 'hello\n');          // atomic
+ * const snap = await fs.snapshot('before-refactor');
+ * await fs.restore(snap);                          // tree exactly as it was
+ * ```
+ */
+export class HostFilesystem extends FilesystemBase {
+  readonly root: string;
+  readonly capabilities: Capabilities;
+  /** Directory with lock files and the snapshot git directory. */
+  readonly stateDir: string;
+  readonly #guard: RootGuard;
+  readonly #durability: Durability;
+  readonly #locks: LockManager;
+  readonly #rg: string | undefined;
+  readonly #writers = new Set<ByteWriter>();
+  readonly #snapshotExclude: ReadonlySet<string>;
+  readonly #exclude: ReadonlySet<string>;
+  readonly #gitignore: boolean;
+  readonly #legacyDetector: LegacyDetector;
+  #snapshots: GitSnapshotStore | undefined;
+
+  /**
+   * Opens `options.root` synchronously. Prefer {@link HostFilesystem.open},
+   * which also removes temp files orphaned by a crashed process.
+   * Throws ENOENT/ENOTDIR/EACCES (with a remedy) when the root is unusable.
+   */
+  constructor(options: HostFilesystemOptions) {
+    super(options);
+    if (typeof options?.root !== 'string' || options.root === '') {
+      throw fsError('EINVAL', 'open', String(options?.root), { reason: 'root must be a directory path', hint: 'pass { root: "/path/to/workspace" }' });
+    }
+    const rootReal = HostFilesystem.#checkRoot(options.root, this.readOnly);
+    this.root = rootReal;
+    this.#guard = new RootGuard(rootReal, options.symlinks ?? 'follow-inside');
+    this.#durability = options.durability ?? 'full';
+    this.stateDir = nodePath.resolve(options.stateDir ?? defaultStateDir(rootReal));
+    if (isInside(rootReal, realpathOfNearest(this.stateDir))) {
+      throw fsError('EINVAL', 'open', this.stateDir, {
+        reason: 'the state directory is inside the workspace',
+        hint: 'choose a stateDir outside the root, so lock files and snapshots never show in the workspace',
+      });
+    }
+    const lockDir = this.readOnly
+      ? undefined
+      : defaultLockDir(createHash('sha256').update(rootReal).digest('hex').slice(0, 24), nodePath.join(this.stateDir, 'locks'));
+    this.#locks = new LockManager(rootReal, lockDir, options.locks);
+    const mode = options.grep ?? 'auto';
+    this.#rg = mode === 'js' ? undefined : findRipgrep();
+    if (mode === 'ripgrep' && this.#rg === undefined) {
+      throw fsError('EUNAVAILABLE', 'open', undefined, { reason: "ripgrep ('rg') is not on PATH", hint: "install ripgrep or pass { grep: 'auto' }" });
+    }
+    this.#snapshotExclude = new Set(options.snapshotExclude ?? ['.git']);
+    this.#exclude = new Set(options.exclude ?? ['.git']);
+    this.#gitignore = options.gitignore ?? false;
+    this.#legacyDetector = options.legacyDetector ?? jschardetDetector;
+    let birthtime = false;
+    try {
+      birthtime = fs.statSync(rootReal).birthtimeMs > 0;
+    } catch {
+      birthtime = false;
+    }
+    this.capabilities = Object.freeze({
+      snapshots: true,
+      watch: false,
+      symlinks: this.#guard.policy === 'follow-inside',
+      nativeGrep: this.#rg !== undefined,
+      readOnly: this.readOnly,
+      permissions: true,
+      birthtime,
+      snapshotsKeepEmptyDirs: true,
+    });
+  }
+
+  /**
+   * Opens a workspace and removes temp files left by crashed writers.
+   *
+   * @example
+   * ```ts
+   * const fs = await HostFilesystem.open({ root: process.cwd(), locks: { timeoutMs: 2000 } });
+   * ```
+   */
+  static async open(options: HostFilesystemOptions & { cleanOrphans?: boolean }): Promise<HostFilesystem> {
+    const hfs = new HostFilesystem(options);
+    if (!hfs.readOnly && options.cleanOrphans !== false) hfs.cleanOrphans();
+    return hfs;
+  }
+
+  static #checkRoot(root: string, readOnly: boolean): string {
+    const abs = nodePath.resolve(root);
+    let real: string;
+    try {
+      real = fs.realpathSync.native(abs);
+    } catch (err) {
+      const code = (err as { code?: string }).code === 'ENOENT' ? 'ENOENT' : 'EACCES';
+      throw fsError(code, 'open', abs, {
+        reason: code === 'ENOENT' ? 'the workspace root does not exist' : 'the workspace root cannot be resolved',
+        hint: code === 'ENOENT' ? 'create the directory first, or pass an existing root' : 'check the permissions of the root and its parents',
+        cause: err,
+      });
+    }
+    const st = fs.statSync(real);
+    if (!st.isDirectory()) throw fsError('ENOTDIR', 'open', abs, { reason: 'the workspace root is not a directory', hint: 'pass a directory as root' });
+    try {
+      fs.accessSync(real, fs.constants.R_OK | fs.constants.X_OK | (readOnly ? 0 : fs.constants.W_OK));
+    } catch (err) {
+      throw fsError('EACCES', 'open', abs, {
+        reason: `the workspace root is not ${readOnly ? 'readable' : 'readable and writable'} by this process`,
+        hint: readOnly ? `chmod u+rx '${abs}'` : `chmod u+rwx '${abs}', or open it with { readOnly: true }`,
+        cause: err,
+      });
+    }
+    return real;
+  }
+
+  /** Removes temp files whose writer process is dead; returns how many. */
+  cleanOrphans(): number {
+    return cleanOrphans(this.#guard);
+  }
+
+  /** Where cross-process lock files live (never inside the workspace); undefined when locks are in-process only. */
+  get lockDir(): string | undefined {
+    return this.#locks.dir;
+  }
+
+  /** Held locks (for leak checks). */
+  get heldLocks(): number {
+    return this.#locks.heldCount;
+  }
+
+  /**
+   * Runs `fn` while holding the lock of `path`: exclusive (default) against
+   * every writer in this and other processes, or shared with other readers
+   * of this process. Writes inside `fn` reuse the lock.
+   *
+   * @example
+   * ```ts
+   * await fs.withLock('counter.txt', async () => {
+   *   const n = Number((await fs.read('counter.txt')).text);
+   *   await fs.write('counter.txt', String(n + 1));
+   * });
+   * ```
+   */
+  withLock<T>(path: string, fn: () => Promise<T> | T, options: { shared?: boolean } = {}): Promise<T> {
+    const p = this.resolve(path, 'lock').path;
+    return this.#locks.with(p, options.shared ? 'shared' : 'exclusive', fn);
+  }
+
+  // ------------------------------------------------------------ escape probes
+
+  /**
+   * Refuses a path whose parent directory resolves outside the root, before
+   * the base's POSIX pre-checks (which would see a symlink to outside as
+   * "not a directory" and report ENOTDIR instead of EPATHESCAPE).
+   */
+  #probeParent(input: unknown, op: FsOperation): void {
+    let p: string;
+    try {
+      p = resolvePath(input, op, this.limits).path;
+    } catch {
+      return; // the base reports invalid paths itself
+    }
+    if (p === '') return;
+    try {
+      const fd = this.#guard.openPath(parentPath(p), true);
+      fs.closeSync(fd);
+    } catch (err) {
+      if (err instanceof FsError && err.code === 'EPATHESCAPE')
+        throw new FsError({ code: 'EPATHESCAPE', op, path: String(input), reason: err.reason, hint: err.hint });
+    }
+  }
+
+  /** Runs `fn`; a "not a directory" or "not found" caused by a parent outside the root is reported as EPATHESCAPE. */
+  async #escapeAware<T>(path: unknown, op: FsOperation, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof FsError && (err.code === 'ENOTDIR' || err.code === 'ENOENT')) this.#probeParent(path, op);
+      throw err;
+    }
+  }
+
+  override openWrite(path: string, options?: OpenWriteOptions): Promise<ByteWriter> {
+    return this.#escapeAware(path, 'openWrite', () => super.openWrite(path, options));
+  }
+
+  override mkdir(path: string, options?: MkdirOptions): Promise<void> {
+    return this.#escapeAware(path, 'mkdir', () => super.mkdir(path, options));
+  }
+
+  override rename(from: string, to: string, options?: RenameOptions): Promise<void> {
+    return this.#escapeAware(to, 'rename', () => super.rename(from, to, options));
+  }
+
+  override copy(from: string, to: string, options?: CopyOptions): Promise<void> {
+    return this.#escapeAware(to, 'copy', () => super.copy(from, to, options));
+  }
+
+  // ------------------------------------------------------------ primitives
+
+  protected async statPath(path: string): Promise<FileStat> {
+    let s: fs.Stats;
+    try {
+      const fd = this.#guard.openPath(path);
+      try {
+        s = fs.fstatSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch (err) {
+      // A symlink whose target is outside (or refused) is still an entry of
+      // the workspace: it stats as a symlink, can be listed, renamed and
+      // deleted, but never followed.
+      const link = (err as { code?: string }).code === 'EPATHESCAPE' ? this.#lstatLink(path) : undefined;
+      if (link === undefined) throw err;
+      s = link;
+    }
+    const kind = kindOfStats(s);
+    return {
+      path,
+      kind,
+      size: kind === 'directory' ? 0 : s.size,
+      mtime: s.mtime,
+      ctime: s.ctime,
+      birthtime: s.birthtimeMs > 0 ? s.birthtime : undefined,
+      mode: s.mode & 0o7777,
+    };
+  }
+
+  #lstatLink(path: string): fs.Stats | undefined {
+    if (path === '') return undefined;
+    let parent: { dfd: number; name: string };
+    try {
+      parent = this.#parent(path);
+    } catch {
+      return undefined;
+    }
+    try {
+      const st = fs.lstatSync(this.#guard.via(parent.dfd, parent.name));
+      return st.isSymbolicLink() ? st : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      fs.closeSync(parent.dfd);
+    }
+  }
+
+  protected async readDirectory(path: string): Promise<FileEntry[]> {
+    return this.#list(path);
+  }
+
+  #list(path: string): FileEntry[] {
+    const fd = this.#guard.openPath(path, O_PATH_DIR);
+    let dirents: fs.Dirent[];
+    try {
+      dirents = fs.readdirSync(this.#guard.via(fd), { withFileTypes: true });
+    } finally {
+      fs.closeSync(fd);
+    }
+    const prefix = path === '' ? '' : `${path}/`;
+    const out: FileEntry[] = [];
+    for (const d of dirents) {
+      const name = d.name;
+      if (isTempName(name) || !addressable(name)) continue;
+      out.push({ name, path: prefix + name, kind: kindOfStats(d) });
+    }
+    return out;
+  }
+
+  #openRegular(path: string): { fd: number; size: number } {
+    const fd = this.#guard.openRead(path);
+    try {
+      const st = fs.fstatSync(fd);
+      if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+      if (!st.isFile()) {
+        throw hostError('EINVAL', path, 'not a regular file (a FIFO, socket or device)', 'only regular files can be read; leave special files alone');
+      }
+      return { fd, size: st.size };
+    } catch (err) {
+      fs.closeSync(fd);
+      throw err;
+    }
+  }
+
+  protected async openFileReader(path: string, chunkSize: number, offset: number): Promise<ByteReader> {
+    const { fd, size } = this.#openRegular(path);
+    return createByteReader(
+      {
+        size,
+        readAt(position, length) {
+          // Synchronous reads: from the page cache they cost microseconds,
+          // several times less than a thread-pool round trip.
+          const b = Buffer.allocUnsafe(length);
+          const n = fs.readSync(fd, b, 0, length, position);
+          // A plain Uint8Array view: callers compare and keep it as protocol bytes, not a Buffer.
+          return new Uint8Array(b.buffer, b.byteOffset, n);
+        },
+        close() {
+          fs.closeSync(fd);
+        },
+      },
+      { path, chunkSize, offset },
+    );
+  }
+
+  protected override async readRange(path: string, offset: number, limit: number | undefined, cap: number): Promise<Uint8Array> {
+    const { fd, size } = this.#openRegular(path);
+    try {
+      // The size comes from the open handle, so a file swapped after a stat
+      // cannot slip past the cap.
+      const remaining = Math.max(0, size - offset);
+      if (limit === undefined && remaining > cap) {
+        throw hostError('ETOOLARGE', path, `${remaining} bytes exceed the convenience limit of ${cap} bytes`);
+      }
+      const want = Math.min(limit ?? remaining, remaining);
+      const b = Buffer.allocUnsafe(want);
+      const buf = new Uint8Array(b.buffer, b.byteOffset, want);
+      let filled = 0;
+      while (filled < want) {
+        const n = fs.readSync(fd, buf, filled, want - filled, offset + filled);
+        if (n === 0) break;
+        filled += n;
+      }
+      return filled === want ? buf : buf.subarray(0, filled);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  protected async openFileWriter(path: string, mode: WriteMode): Promise<ByteWriter> {
+    let writer: ByteWriter | undefined;
+    const sink = openAtomicSink(this.#guard, path, mode, {
+      durability: this.#durability,
+      lock: () => this.#locks.acquire(path, 'exclusive', { brief: mode !== 'append' }),
+      onSettled: () => {
+        if (writer) this.#writers.delete(writer);
+      },
+    });
+    writer = createByteWriter(sink, path, mode);
+    this.#writers.add(writer);
+    return writer;
+  }
+
+  #parent(path: string): { dfd: number; name: string } {
+    const i = path.lastIndexOf('/');
+    const parent = i < 0 ? '' : path.slice(0, i);
+    return { dfd: this.#guard.openPath(parent, O_PATH_DIR), name: i < 0 ? path : path.slice(i + 1) };
+  }
+
+  protected async removeFile(path: string): Promise<void> {
+    await this.#locks.with(path, 'exclusive', () => {
+      const { dfd, name } = this.#parent(path);
+      try {
+        fs.unlinkSync(this.#guard.via(dfd, name));
+      } finally {
+        fs.closeSync(dfd);
+      }
+    });
+  }
+
+  protected async removeDirectory(path: string, recursive: boolean): Promise<void> {
+    const { dfd, name } = this.#parent(path);
+    try {
+      const target = this.#guard.via(dfd, name);
+      // A symlink to a directory is removed as a link; its target is untouched.
+      if (fs.lstatSync(target).isSymbolicLink()) fs.unlinkSync(target);
+      else if (recursive) fs.rmSync(target, { recursive: true });
+      else fs.rmdirSync(target);
+    } finally {
+      fs.closeSync(dfd);
+    }
+  }
+
+  protected async createDirectory(path: string): Promise<void> {
+    const { dfd, name } = this.#parent(path);
+    try {
+      fs.mkdirSync(this.#guard.via(dfd, name));
+    } finally {
+      fs.closeSync(dfd);
+    }
+  }
+
+  protected async renamePath(from: string, to: string): Promise<void> {
+    const [a, b] = from < to ? [from, to] : [to, from];
+    await this.#locks.with(a, 'exclusive', () =>
+      this.#locks.with(b, 'exclusive', () => {
+        const src = this.#parent(from);
+        let dst: { dfd: number; name: string } | undefined;
+        try {
+          dst = this.#parent(to);
+          fs.renameSync(this.#guard.via(src.dfd, src.name), this.#guard.via(dst.dfd, dst.name));
+        } finally {
+          fs.closeSync(src.dfd);
+          closeQuietly(dst?.dfd);
+        }
+      }),
+    );
+  }
+
+  protected async copyFile(from: string, to: string): Promise<void> {
+    const { fd, size } = this.#openRegular(from);
+    try {
+      const mode = fs.fstatSync(fd).mode & 0o7777;
+      const sink = openAtomicSink(this.#guard, to, 'overwrite', {
+        durability: this.#durability,
+        lock: () => this.#locks.acquire(to, 'exclusive', { brief: true }),
+        mode,
+      });
+      try {
+        const buf = Buffer.allocUnsafe(Math.min(Math.max(size, 1), 1 << 20));
+        let pos = 0;
+        for (;;) {
+          const n = fs.readSync(fd, buf, 0, buf.length, pos);
+          if (n === 0) break;
+          await sink.write(buf.subarray(0, n));
+          pos += n;
+        }
+        await sink.commit();
+      } catch (err) {
+        await sink.abort();
+        throw err;
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  // ------------------------------------------------------------ glob
+
+  /**
+   * The base glob, same semantics and order (depth-first, parents first,
+   * siblings by name), walked synchronously a directory at a time and
+   * yielded in batches: one async step per batch instead of three per entry.
+   */
+  override glob(pattern: string, options: GlobOptions = {}): AsyncIterableIterator<GlobMatch> {
+    let inner: AsyncGenerator<GlobMatch> | undefined;
+    const it: AsyncIterableIterator<GlobMatch> = {
+      next: async () => {
+        inner ??= this.#glob(pattern, options ?? {});
+        try {
+          return await inner.next();
+        } catch (err) {
+          throw toFsError(err, 'glob', typeof pattern === 'string' ? pattern : undefined);
+        }
+      },
+      return: async (value?: unknown) => {
+        if (inner) await inner.return(value as GlobMatch);
+        return { done: true, value: undefined };
+      },
+      [Symbol.asyncIterator]: () => it,
+    };
+    return it;
+  }
+
+  async *#glob(pattern: string, options: GlobOptions): AsyncGenerator<GlobMatch> {
+    const cwd = this.resolve(options.cwd ?? '', 'glob').path;
+    const plan = compileGlob(pattern, { dot: options.dot, ignore: options.ignore, maxDepth: options.maxDepth });
+    const want = options.kind ?? 'any';
+    const start = joinPath(cwd, plan.base);
+    const startStat = await this.tryStat(start);
+    if (startStat?.kind !== 'directory') return;
+    const prefix = cwd === '' ? 0 : cwd.length + 1;
+    const namesDot = /(^|\/)\./.test(pattern);
+    const enter = (entry: FileEntry) => !plan.ignored(entry.path.slice(prefix)) && (options.dot === true || !entry.name.startsWith('.') || namesDot);
+    for (const batch of this.#walk(start, plan.maxDepth, enter)) {
+      const out: GlobMatch[] = [];
+      for (const entry of batch) {
+        if ((want === 'any' || entry.kind === want) && plan.matches(entry.path.slice(prefix))) out.push({ path: entry.path, kind: entry.kind });
+      }
+      yield* out;
+    }
+  }
+
+  /**
+   * The walk of core's `walkTree` (depth-first, parents before children,
+   * siblings by name, vanished directories skipped), run synchronously and
+   * handed out in batches of entries, so the per-entry cost is a loop
+   * iteration instead of several async steps.
+   */
+  *#walk(start: string, maxDepth: number, enter: (entry: FileEntry) => boolean, skipUnreadable = false): Generator<FileEntry[]> {
+    if (maxDepth < 1) return;
+    const sorted = (entries: FileEntry[]) => entries.sort((a, b) => compareNames(a.name, b.name));
+    type Frame = { entries: FileEntry[]; index: number; depth: number; rules: readonly IgnoreRule[] };
+    const stack: Frame[] = [{ entries: sorted(this.#list(start)), index: 0, depth: 1, rules: this.#gitignore ? this.#rulesFor(start) : [] }];
+    let batch: FileEntry[] = [];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1] as Frame;
+      if (top.index >= top.entries.length) {
+        stack.pop();
+        continue;
+      }
+      const entry = top.entries[top.index++] as FileEntry;
+      if (this.#exclude.has(entry.name)) continue;
+      if (top.rules.length > 0 && isIgnored(top.rules, entry.path, entry.kind === 'directory')) continue;
+      batch.push(entry);
+      if (entry.kind === 'directory' && top.depth < maxDepth && enter(entry)) {
+        let children: FileEntry[] | undefined;
+        try {
+          children = this.#list(entry.path);
+        } catch (err) {
+          // A directory removed while we walk is simply gone; grep also
+          // passes over directories it may not read, as ripgrep does.
+          const code = (err as { code?: string }).code;
+          if (code !== 'ENOENT' && !(skipUnreadable && (code === 'EACCES' || code === 'EPERM'))) throw err;
+        }
+        if (children !== undefined) {
+          const rules = this.#gitignore ? [...top.rules, ...this.#loadGitignore(entry.path)] : top.rules;
+          stack.push({ entries: sorted(children), index: 0, depth: top.depth + 1, rules });
+        }
+      }
+      if (batch.length >= 512) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
+  }
+
+  /** The rules of `dir/.gitignore`, none when it is missing or unreadable. */
+  #loadGitignore(dir: string): IgnoreRule[] {
+    const path = dir === '' ? '.gitignore' : `${dir}/.gitignore`;
+    try {
+      const { fd, size } = this.#openRegular(path);
+      try {
+        return parseGitignore(new TextDecoder().decode(readWhole(fd, Math.min(size, 1 << 20))), dir);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch {
+      return [];
+    }
+  }
+
+  /** Rules in force in `dir`: every `.gitignore` from the root down to it. */
+  #rulesFor(dir: string, cache?: Map<string, readonly IgnoreRule[]>): readonly IgnoreRule[] {
+    const hit = cache?.get(dir);
+    if (hit !== undefined) return hit;
+    const rules = dir === '' ? this.#loadGitignore('') : [...this.#rulesFor(parentPath(dir), cache), ...this.#loadGitignore(dir)];
+    cache?.set(dir, rules);
+    return rules;
+  }
+
+  /** Whether a walk from `scope` would skip `path` (a file below it): an excluded or ignored component. */
+  #hiddenFromWalk(path: string, scope: string, cache: Map<string, readonly IgnoreRule[]>): boolean {
+    const parts = path.split('/');
+    const first = scope === '' ? 0 : scope.split('/').length;
+    if (parts.slice(first).some((p) => this.#exclude.has(p))) return true;
+    if (!this.#gitignore) return false;
+    let dir = parts.slice(0, first).join('/');
+    for (let i = first; i < parts.length; i++) {
+      const here = dir === '' ? (parts[i] as string) : `${dir}/${parts[i]}`;
+      const isDir = i < parts.length - 1;
+      if (isIgnored(this.#rulesFor(dir, cache), here, isDir)) return true;
+      dir = here;
+    }
+    return false;
+  }
+
+  /** Files grep searches, in the base's order, from the batched walk. */
+  protected override async *grepCandidates(plan: GrepPlan): AsyncGenerator<string> {
+    const st = await this.statPath(plan.scope);
+    if (st.kind === 'file') {
+      yield plan.scope;
+      return;
+    }
+    if (st.kind !== 'directory') return;
+    const prefix = plan.scope === '' ? 0 : plan.scope.length + 1;
+    for (const batch of this.#walk(plan.scope, Number.POSITIVE_INFINITY, (entry) => plan.dot || !entry.name.startsWith('.'), true)) {
+      const out: string[] = [];
+      for (const entry of batch) {
+        if (entry.kind !== 'file') continue;
+        if (!plan.dot && entry.name.startsWith('.')) continue;
+        if (plan.filter && !plan.filter(entry.path.slice(prefix))) continue;
+        out.push(entry.path);
+      }
+      yield* out;
+    }
+  }
+
+  // ------------------------------------------------------------ grep
+
+  protected override nativeGrep(matcher: GrepMatcher, plan: GrepPlan): AsyncIterable<GrepMatch> {
+    return this.#grep(matcher, plan, { ignoreCase: plan.ignoreCase, literal: plan.literal });
+  }
+
+  async *#grep(matcher: GrepMatcher, plan: GrepPlan, flags: GrepFlags | undefined): AsyncGenerator<GrepMatch> {
+    if (this.#rg === undefined || flags === undefined) {
+      yield* this.#scan(matcher, plan, flags);
+      return;
+    }
+    const st = await this.statPath(plan.scope);
+    if (st.kind !== 'directory') {
+      // One file: the shared scanner is as fast, and rg treats named files differently.
+      yield* this.#scan(matcher, plan, flags);
+      return;
+    }
+    const ignoreCache = new Map<string, readonly IgnoreRule[]>();
+    yield* ripgrepSearch({
+      rg: this.#rg,
+      guard: this.#guard,
+      matcher,
+      plan,
+      flags,
+      addressable,
+      rescan: (path, limit) => this.#scanOne(path, matcher, limit),
+      fallback: () => this.#scan(matcher, plan, flags),
+      exclude: [...this.#exclude],
+      keep: this.#gitignore ? (path) => !this.#hiddenFromWalk(path, plan.scope, ignoreCache) : undefined,
+    });
+  }
+
+  /**
+   * The shared scanner, with a fast path for literal patterns: a file whose
+   * bytes do not contain the literal's UTF-8 bytes cannot have a matching
+   * line, so it is skipped after one `indexOf` instead of being decoded and
+   * split. Files that may match go through core's `scanChunks` in the same
+   * chunks the base scanner uses, so results are identical.
+   */
+  async *#scan(matcher: GrepMatcher, plan: GrepPlan, flags: GrepFlags | undefined): AsyncGenerator<GrepMatch> {
+    const source = matcher.source;
+    const caseless = source.toLowerCase() === source.toUpperCase();
+    const literal =
+      flags?.literal && (!flags.ignoreCase || caseless) && source.length > 0 && !source.includes('\ufffd') ? Buffer.from(source, 'utf8') : undefined;
+    if (literal === undefined) {
+      yield* this.scanFiles(matcher, plan);
+      return;
+    }
+    const chunkSize = this.limits.chunkSize;
+    let remaining = plan.maxMatches;
+    for await (const path of this.grepCandidates(plan)) {
+      let file: { fd: number; size: number };
+      try {
+        file = this.#openRegular(path);
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'EPERM' || code === 'EINVAL' || code === 'EPATHESCAPE') continue;
+        throw err;
+      }
+      let chunks: Uint8Array[] | undefined;
+      let skip = false;
+      try {
+        if (file.size <= FAST_SCAN_MAX_BYTES) {
+          const bytes = readWhole(file.fd, file.size);
+          const wide = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+          // UTF-16 files are decoded by the scanner; everything else is searched as UTF-8 bytes.
+          if (!wide && bytes.indexOf(literal) < 0) skip = true;
+          else chunks = split(bytes, chunkSize);
+        }
+      } finally {
+        fs.closeSync(file.fd);
+      }
+      if (skip) continue;
+      // Too large to hold: streamed, as the base scanner does.
+      const reader = chunks === undefined ? await this.openFileReader(path, chunkSize, 0) : undefined;
+      try {
+        for await (const m of scanChunks(path, reader ?? iterate(chunks ?? []), matcher, remaining)) {
+          yield m;
+          if (--remaining <= 0) return;
+        }
+      } finally {
+        await reader?.close();
+      }
+    }
+  }
+
+  async *#scanOne(path: string, matcher: GrepMatcher, limit: number): AsyncGenerator<GrepMatch> {
+    yield* this.scanFiles(matcher, {
+      scope: path,
+      maxMatches: limit,
+      filter: undefined,
+      dot: true,
+      pattern: matcher.source,
+      ignoreCase: false,
+      literal: false,
+    });
+  }
+
+  // ------------------------------------------------------------ text
+
+  override openText(path: string, options: TextOptions = {}): Promise<TextReader> {
+    return openTextDetected(
+      () => super.openRead(path),
+      options,
+      this.#legacyDetector,
+      (err) => (err instanceof FsError ? err.withOperation('openText') : err),
+    );
+  }
+
+  /**
+   * Writes text. Without an explicit `encoding`, an existing file keeps its
+   * encoding, byte-order mark and line endings (reading a file and writing the
+   * same text back is byte-identical); a new file is UTF-8 without BOM.
+   */
+  override async write(path: string, text: string, options: WriteOptions & TextWriteOptions = {}): Promise<WriteResult> {
+    if (typeof text !== 'string') return super.write(path, text, options);
+    let bytes: Uint8Array;
+    try {
+      const r = this.resolve(path, 'write');
+      const readPrefix = async (limit: number | undefined): Promise<Uint8Array | undefined> => {
+        try {
+          return await this.readRange(r.path, 0, limit, this.limits.maxConvenienceBytes);
+        } catch {
+          return undefined;
+        }
+      };
+      bytes = await encodeForFile(
+        text,
+        { ...options, mode: options.mode },
+        { head: () => readPrefix(DETECTION_SAMPLE_BYTES), all: () => readPrefix(undefined) },
+        this.#legacyDetector,
+      );
+    } catch (err) {
+      if (err instanceof FsError) throw err.withOperation('write');
+      throw err;
+    }
+    try {
+      return await this.writeBytes(path, bytes, options);
+    } catch (err) {
+      throw err instanceof FsError ? err.withOperation('write') : err;
+    }
+  }
+
+  // ------------------------------------------------------------ snapshots
+
+  #store(): GitSnapshotStore {
+    this.#snapshots ??= new GitSnapshotStore({
+      guard: this.#guard,
+      gitdir: nodePath.join(this.stateDir, 'snapshots.git'),
+      exclude: (name) => this.#snapshotExclude.has(name) || isTempName(name) || !addressable(name),
+    });
+    return this.#snapshots;
+  }
+
+  protected override async createSnapshot(tag: string | undefined): Promise<Snapshot> {
+    return this.#store().snapshot(tag);
+  }
+
+  protected override async restoreSnapshot(id: string): Promise<void> {
+    await this.#store().restore(id);
+  }
+
+  protected override async snapshotList(): Promise<Snapshot[]> {
+    return this.#store().list();
+  }
+
+  protected override async removeSnapshot(id: string): Promise<void> {
+    await this.#store().drop(id);
+  }
+
+  protected override async closeBackend(): Promise<void> {
+    for (const w of [...this.#writers]) await w.abort();
+    this.#writers.clear();
+    this.#locks.dispose();
+  }
+}

@@ -1,0 +1,338 @@
+/**
+ * Per-path locks: readers share, writers exclude, with a timeout, retries,
+ * stale-lock takeover and a cap on how many are held at once (seed 004,
+ * threat 1).
+ *
+ * - In the process: a fair reader/writer lock per workspace path.
+ * - Across processes: exclusive locks are also `proper-lockfile` locks
+ *   (atomic `mkdir` of a lock directory, mtime refreshed while held, taken
+ *   over once older than `staleMs`). Lock directories live in `/dev/shm`
+ *   (or the state directory), never in the workspace. Shared locks stay in-process: a writer
+ *   never changes a file in place (it renames a finished temp file over it),
+ *   so a reader in another process always sees a whole old or new file.
+ * - Re-entrant within one async context (AsyncLocalStorage): a `write` inside
+ *   `withLock(path)` does not wait for itself.
+ *
+ * @module
+ */
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { hostError } from './root-guard.ts';
+
+/** Lock behaviour of a {@link HostFilesystem}. */
+export interface LockOptions {
+  /** Give up after this long with `ELOCKTIMEOUT`. Default 10,000 ms. */
+  timeoutMs?: number;
+  /** First retry delay; doubles up to {@link retryMaxMs}. Default 5 ms. */
+  retryMinMs?: number;
+  /** Longest delay between retries. Default 100 ms. */
+  retryMaxMs?: number;
+  /** A cross-process lock not refreshed for this long belongs to a dead process and is taken over. Default 10,000 ms (minimum 2,000). */
+  staleMs?: number;
+  /** Most locks held at once by this filesystem; more is a leak and fails with `EBUSY`. Default 256. */
+  maxLocks?: number;
+  /** Also exclude writers in other processes. Default `true`. */
+  crossProcess?: boolean;
+  /**
+   * Directory of the cross-process lock files. Default: a private directory
+   * in `/dev/shm` (tmpfs: taking a lock costs microseconds and never adds
+   * metadata to the workspace disk's journal), else `<stateDir>/locks`.
+   * Every process sharing a workspace must use the same directory.
+   */
+  dir?: string;
+}
+
+/**
+ * The default lock directory for a workspace: `/dev/shm/ctxfs-<uid>/<id>`
+ * when that is a directory of ours, else `fallback`.
+ */
+export function defaultLockDir(workspaceId: string, fallback: string): string {
+  const uid = process.getuid?.() ?? 0;
+  const base = `/dev/shm/ctxfs-${uid}`;
+  try {
+    fs.mkdirSync(base, { mode: 0o700 });
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'EEXIST') return fallback;
+  }
+  try {
+    const st = fs.lstatSync(base);
+    // Anyone can create names in /dev/shm: use it only if it is ours and private.
+    if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o077) !== 0) return fallback;
+  } catch {
+    return fallback;
+  }
+  return path.join(base, workspaceId);
+}
+
+/** What a held lock gives back. */
+export interface LockHandle {
+  release(): void;
+}
+
+type Kind = 'shared' | 'exclusive';
+
+interface Waiter {
+  kind: Kind;
+  grant: () => void;
+}
+
+interface Entry {
+  readers: number;
+  writer: boolean;
+  queue: Waiter[];
+}
+
+const held = new AsyncLocalStorage<Map<string, Kind>>();
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Locks for one workspace. */
+export class LockManager {
+  readonly #entries = new Map<string, Entry>();
+  readonly #dir: string | undefined;
+  readonly #scope: string;
+  readonly #timeoutMs: number;
+  readonly #retryMinMs: number;
+  readonly #retryMaxMs: number;
+  readonly #staleMs: number;
+  readonly #maxLocks: number;
+  #count = 0;
+
+  /**
+   * @param scope identifies the workspace (its real path) in lock names
+   * @param dir directory for cross-process lock files; undefined disables them
+   */
+  constructor(scope: string, dir: string | undefined, options: LockOptions = {}) {
+    this.#scope = scope;
+    this.#dir = options.crossProcess === false ? undefined : (options.dir ?? dir);
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#retryMinMs = options.retryMinMs ?? 5;
+    this.#retryMaxMs = options.retryMaxMs ?? 100;
+    this.#staleMs = Math.max(2000, options.staleMs ?? 10_000);
+    this.#maxLocks = options.maxLocks ?? 256;
+    // The directory is created on the first cross-process lock (ENOENT path), so opening a workspace leaves nothing behind.
+  }
+
+  /** Removes this workspace's lock directory when no lock is left in it (best effort). */
+  dispose(): void {
+    if (this.#dir === undefined || this.#count > 0) return;
+    try {
+      fs.rmdirSync(this.#dir);
+    } catch {
+      // Locks of other processes, or already gone.
+    }
+  }
+
+  /** Directory of the cross-process lock files (undefined: in-process locks only). */
+  get dir(): string | undefined {
+    return this.#dir;
+  }
+
+  /** Locks currently held through this manager. */
+  get heldCount(): number {
+    return this.#count;
+  }
+
+  /** Runs `fn` holding a lock on `key`; the lock is released however `fn` ends. */
+  async with<T>(key: string, kind: Kind, fn: () => Promise<T> | T): Promise<T> {
+    const handle = await this.acquire(key, kind);
+    const outer = held.getStore();
+    const mine = new Map(outer);
+    if (mine.get(key) !== 'exclusive') mine.set(key, kind);
+    try {
+      return await held.run(mine, fn);
+    } finally {
+      handle.release();
+    }
+  }
+
+  /**
+   * Acquires a lock; resolves once granted, rejects with ELOCKTIMEOUT.
+   * `brief` locks (a commit's rename: microseconds) take the cross-process
+   * lock with a bare `mkdir` of the same lock directory proper-lockfile uses,
+   * without its refresh timer and mtime probe: they exclude and are excluded
+   * by proper-lockfile holders alike, at a fraction of the cost.
+   */
+  async acquire(key: string, kind: Kind, options: { brief?: boolean } = {}): Promise<LockHandle> {
+    const already = held.getStore()?.get(key);
+    if (already === 'exclusive' || (already === 'shared' && kind === 'shared')) return { release() {} };
+    if (already === 'shared') {
+      throw hostError('EBUSY', key, 'cannot upgrade a shared lock to an exclusive one', 'take the exclusive lock from the start');
+    }
+    if (this.#count >= this.#maxLocks) {
+      throw hostError(
+        'EBUSY',
+        key,
+        `too many locks held at once (cap ${this.#maxLocks}); locks are probably leaking`,
+        'close readers and writers you no longer need, or raise locks.maxLocks',
+      );
+    }
+    const deadline = Date.now() + this.#timeoutMs;
+    await this.#local(key, kind, deadline);
+    let releaseFile: (() => void) | undefined;
+    if (kind === 'exclusive' && this.#dir !== undefined) {
+      try {
+        releaseFile = options.brief ? await this.#briefFile(key, deadline) : await this.#file(key, deadline);
+      } catch (err) {
+        this.#unlocal(key, kind);
+        throw err;
+      }
+    }
+    this.#count++;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#count--;
+        try {
+          releaseFile?.();
+        } finally {
+          this.#unlocal(key, kind);
+        }
+      },
+    };
+  }
+
+  #local(key: string, kind: Kind, deadline: number): Promise<void> {
+    let e = this.#entries.get(key);
+    if (e === undefined) {
+      e = { readers: 0, writer: false, queue: [] };
+      this.#entries.set(key, e);
+    }
+    const entry = e;
+    const free = kind === 'shared' ? !entry.writer && entry.queue.length === 0 : !entry.writer && entry.readers === 0;
+    if (free) {
+      if (kind === 'shared') entry.readers++;
+      else entry.writer = true;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        kind,
+        grant: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(
+        () => {
+          const i = entry.queue.indexOf(waiter);
+          if (i >= 0) entry.queue.splice(i, 1);
+          this.#drain(key, entry);
+          reject(this.#timeout(key, 'another operation of this process holds it'));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
+      entry.queue.push(waiter);
+    });
+  }
+
+  #unlocal(key: string, kind: Kind): void {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return;
+    if (kind === 'shared') entry.readers--;
+    else entry.writer = false;
+    this.#drain(key, entry);
+  }
+
+  #drain(key: string, entry: Entry): void {
+    while (entry.queue.length > 0 && !entry.writer) {
+      const next = entry.queue[0] as Waiter;
+      if (next.kind === 'exclusive') {
+        if (entry.readers > 0) break;
+        entry.queue.shift();
+        entry.writer = true;
+        next.grant();
+        break;
+      }
+      entry.queue.shift();
+      entry.readers++;
+      next.grant();
+    }
+    if (entry.readers === 0 && !entry.writer && entry.queue.length === 0) this.#entries.delete(key);
+  }
+
+  #lockBase(key: string): string {
+    return path.join(this.#dir as string, createHash('sha256').update(this.#scope).update('\0').update(key).digest('hex').slice(0, 40));
+  }
+
+  async #briefFile(key: string, deadline: number): Promise<() => void> {
+    const lockPath = `${this.#lockBase(key)}.lock`;
+    let delay = this.#retryMinMs;
+    for (;;) {
+      try {
+        fs.mkdirSync(lockPath);
+        return () => {
+          try {
+            fs.rmdirSync(lockPath);
+          } catch {
+            // Taken over as stale meanwhile: nothing of ours to remove.
+          }
+        };
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === 'ENOENT') {
+          // Another process removed the (empty) lock directory on close.
+          fs.mkdirSync(this.#dir as string, { recursive: true, mode: 0o700 });
+          continue;
+        }
+        if (code !== 'EEXIST') throw err;
+      }
+      try {
+        // proper-lockfile's rule: a lock not refreshed within `stale` belongs to a dead process.
+        if (Date.now() - fs.statSync(lockPath).mtimeMs > this.#staleMs) {
+          fs.rmdirSync(lockPath);
+          continue;
+        }
+      } catch {
+        continue; // released meanwhile
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw this.#timeout(key, 'another process holds it');
+      await sleep(Math.min(left, delay * (0.5 + Math.random())));
+      delay = Math.min(this.#retryMaxMs, delay * 2);
+    }
+  }
+
+  async #file(key: string, deadline: number): Promise<() => void> {
+    const base = this.#lockBase(key);
+    let delay = this.#retryMinMs;
+    for (;;) {
+      try {
+        return lockfile.lockSync(base, {
+          realpath: false,
+          lockfilePath: `${base}.lock`,
+          stale: this.#staleMs,
+          // A lock we lost (e.g. the machine slept past `stale`) is reported on
+          // release instead of crashing the process from a timer.
+          onCompromised: () => {},
+        });
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === 'ENOENT') {
+          fs.mkdirSync(this.#dir as string, { recursive: true, mode: 0o700 });
+          continue;
+        }
+        if (code !== 'ELOCKED') throw err;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw this.#timeout(key, 'another process holds it');
+      await sleep(Math.min(left, delay * (0.5 + Math.random())));
+      delay = Math.min(this.#retryMaxMs, delay * 2);
+    }
+  }
+
+  #timeout(key: string, who: string): Error {
+    return hostError(
+      'ELOCKTIMEOUT',
+      key,
+      `could not lock the file within ${this.#timeoutMs} ms: ${who}`,
+      'retry later, or raise locks.timeoutMs; a lock of a dead process is taken over after locks.staleMs',
+    );
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * The root wall. Every host operation reaches the disk through a file
+ * descriptor that was opened first and verified second: the kernel resolves
+ * the path (following symlinks as it always would), and only then do we ask
+ * it where the descriptor actually landed (`/proc/self/fd/N`). A descriptor
+ * that landed outside the root is closed and the operation refused. Because
+ * the later I/O goes through that same descriptor (or through the magic link
+ * `/proc/self/fd/N/name`, which the kernel resolves to the verified
+ * directory), swapping a directory for a symlink between check and use
+ * cannot redirect anything outside (seed 004, threat 5).
+ *
+ * @module
+ */
+
+import fs from 'node:fs';
+import { FsError, type FsErrorCode } from '@ctxfs/core';
+
+/** Linux `O_PATH`: a descriptor that only names an inode (no read permission needed, FIFOs do not block). */
+export const O_PATH = 0o10000000;
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+const O_CLOEXEC = 0o2000000;
+
+/** How symlinks inside the workspace are treated. */
+export type SymlinkPolicy = 'follow-inside' | 'refuse';
+
+/**
+ * Builds an error for a primitive to throw. The op is `openRead`, which the
+ * base re-labels with the caller's real operation (it does so for errors of
+ * delegated operations), so the reported op is always the public one.
+ */
+export function hostError(code: FsErrorCode, path: string, reason: string, hint?: string): FsError {
+  return new FsError({ code, op: 'openRead', path: path === '' ? '.' : path, reason, hint });
+}
+
+function escapeError(path: string, landed: string): FsError {
+  return hostError(
+    'EPATHESCAPE',
+    path,
+    `the path resolves outside the workspace root (to '${landed}')`,
+    'symlinks may only point inside the workspace; use a path whose target stays inside it',
+  );
+}
+
+/** Opens paths below one root and refuses any descriptor that lands outside it. */
+export class RootGuard {
+  /** The root with every symlink resolved. */
+  readonly rootReal: string;
+  readonly policy: SymlinkPolicy;
+  readonly #rootPrefix: Buffer;
+  readonly #rootExact: Buffer;
+  readonly #procFd: boolean;
+
+  constructor(rootReal: string, policy: SymlinkPolicy) {
+    this.rootReal = rootReal;
+    this.policy = policy;
+    this.#rootExact = Buffer.from(rootReal);
+    this.#rootPrefix = Buffer.from(rootReal === '/' ? '/' : `${rootReal}/`);
+    this.#procFd = hasProcFd();
+  }
+
+  /** Absolute path of a normalized workspace path (not yet verified). */
+  abs(path: string): string {
+    return path === '' ? this.rootReal : this.rootReal === '/' ? `/${path}` : `${this.rootReal}/${path}`;
+  }
+
+  /** Path through which I/O reaches the inode behind a verified descriptor. */
+  via(fd: number, name?: string): string {
+    if (!this.#procFd) throw new Error('via() needs /proc/self/fd');
+    return name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`;
+  }
+
+  /** True when descriptors can be re-entered through `/proc/self/fd`. */
+  get hasProcFd(): boolean {
+    return this.#procFd;
+  }
+
+  /**
+   * Opens `path` with `flags` and verifies where the descriptor landed.
+   * Returns the descriptor; the caller closes it.
+   */
+  open(path: string, flags: number, mode?: number): number {
+    const nofollow = this.policy === 'refuse' ? O_NOFOLLOW : 0;
+    let fd: number;
+    try {
+      fd = fs.openSync(this.abs(path), flags | nofollow | O_CLOEXEC, mode);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (this.policy === 'refuse' && code === 'ELOOP') {
+        throw hostError('EPATHESCAPE', path, 'the path is a symbolic link and this workspace refuses symlinks', 'open the link target by its own path');
+      }
+      // "Not found" behind a link to outside would tell what exists out there.
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') this.#assertAncestorsInside(path);
+      throw err;
+    }
+    try {
+      this.verify(fd, path);
+    } catch (err) {
+      fs.closeSync(fd);
+      throw err;
+    }
+    return fd;
+  }
+
+  /** Throws EPATHESCAPE when the nearest existing ancestor of `path` lies outside the root. */
+  #assertAncestorsInside(path: string): void {
+    let p = path;
+    while (p !== '') {
+      const i = p.lastIndexOf('/');
+      p = i < 0 ? '' : p.slice(0, i);
+      let fd: number;
+      try {
+        fd = fs.openSync(this.abs(p), O_PATH | O_CLOEXEC | (this.policy === 'refuse' ? O_NOFOLLOW : 0));
+      } catch {
+        continue;
+      }
+      try {
+        this.verify(fd, p);
+      } catch (err) {
+        throw (err as FsError).code === 'EPATHESCAPE' ? hostError('EPATHESCAPE', path, (err as FsError).reason, (err as FsError).hint) : err;
+      } finally {
+        fs.closeSync(fd);
+      }
+      return;
+    }
+  }
+
+  /** An `O_PATH` descriptor for stat and directory work (no permissions needed). */
+  openPath(path: string, directory = false): number {
+    return this.open(path, O_PATH | (directory ? O_DIRECTORY : 0));
+  }
+
+  /** A read descriptor; FIFOs and devices do not block the open. */
+  openRead(path: string): number {
+    return this.open(path, O_RDONLY | O_NONBLOCK);
+  }
+
+  /** Throws EPATHESCAPE unless `fd` lies inside the root (and, when refusing symlinks, exactly at `path`). */
+  verify(fd: number, path: string): void {
+    const landed = this.#landed(fd, path);
+    if (this.policy === 'refuse') {
+      const expected = Buffer.from(this.abs(path));
+      if (!landed.equals(expected) && !isDeletedVariant(landed, expected)) {
+        throw hostError('EPATHESCAPE', path, 'the path goes through a symbolic link and this workspace refuses symlinks');
+      }
+      return;
+    }
+    const n = this.#rootPrefix.length;
+    if (landed.length > n && landed.compare(this.#rootPrefix, 0, n, 0, n) === 0) return;
+    if (landed.equals(this.#rootExact)) return;
+    throw escapeError(path, landed.toString());
+  }
+
+  #landed(fd: number, path: string): Buffer {
+    if (this.#procFd) return fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' });
+    // Without procfs: resolve the path again and insist it is the same inode.
+    const real = fs.realpathSync.native(this.abs(path), { encoding: 'buffer' });
+    const a = fs.fstatSync(fd);
+    const b = fs.statSync(real);
+    if (a.dev !== b.dev || a.ino !== b.ino) throw hostError('EPATHESCAPE', path, 'the path changed while it was being opened', 'retry the operation');
+    return real;
+  }
+}
+
+function isDeletedVariant(landed: Buffer, expected: Buffer): boolean {
+  // A file unlinked after open reads back as "<path> (deleted)".
+  return landed.length === expected.length + 10 && landed.subarray(0, expected.length).equals(expected);
+}
+
+let procFdCache: boolean | undefined;
+function hasProcFd(): boolean {
+  if (procFdCache !== undefined) return procFdCache;
+  try {
+    const fd = fs.openSync('/', O_PATH | O_DIRECTORY);
+    try {
+      procFdCache = fs.readlinkSync(`/proc/self/fd/${fd}`) === '/';
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    procFdCache = false;
+  }
+  return procFdCache;
+}
+
+/** Closes a descriptor, ignoring errors (used in cleanup paths). */
+export function closeQuietly(fd: number | undefined): void {
+  if (fd === undefined) return;
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // Already closed or never valid: nothing to release.
+  }
+}

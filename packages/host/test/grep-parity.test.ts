@@ -1,0 +1,129 @@
+import nodeFs from 'node:fs';
+import path from 'node:path';
+import { collect } from '@ctxfs/conformance';
+import type { GrepOptions } from '@ctxfs/core';
+import { findRipgrep, HostFilesystem, rgCompatible } from '@ctxfs/host';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempWorkspace } from './helpers.ts';
+
+const ws = tempWorkspace('ctxfs-grep-');
+let rg: HostFilesystem;
+let js: HostFilesystem;
+let rgIgn: HostFilesystem;
+let jsIgn: HostFilesystem;
+
+beforeAll(async () => {
+  const w = (p: string, data: string | Uint8Array) => {
+    nodeFs.mkdirSync(path.dirname(path.join(ws.root, p)), { recursive: true });
+    nodeFs.writeFileSync(path.join(ws.root, p), data);
+  };
+  w('a.txt', 'alpha beta\r\nGamma alpha\nlast alpha');
+  w('b/c.ts', 'const alpha = 1;\n// TODO: alpha\nfunction beta() {}\n');
+  w('b/d/e.md', '# Alpha\n\nαλφα alpha 😀 alpha\n');
+  w('bin.dat', Buffer.concat([Buffer.from('alpha\n'), Buffer.from([0, 1, 2]), Buffer.from('alpha\n')]));
+  w('late-nul.txt', Buffer.concat([Buffer.from('alpha line\n'.repeat(2000)), Buffer.from([0]), Buffer.from('alpha after\n')]));
+  w('utf16.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('utf16 alpha\nsecond\n', 'utf16le')]));
+  w('bom8.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('bom alpha\n')]));
+  w('invalid.txt', Buffer.from([0x61, 0x6c, 0x70, 0x68, 0x61, 0xff, 0x0a]));
+  w('.hidden/h.txt', 'alpha hidden\n');
+  w('.dot.txt', 'alpha dot\n');
+  w('z/zz/deep.txt', 'x'.repeat(10) + 'alpha'.repeat(3) + '\n');
+  w('aa-b.txt', 'alpha order\n');
+  w('a/b.txt', 'alpha order2\n');
+  w('.git/config', 'alpha in git dir\n');
+  w('.gitignore', 'ignored-dir/\n*.log\n!keep.log\n/rooted.txt\n');
+  w('ignored-dir/x.txt', 'alpha ignored\n');
+  w('b/debug.log', 'alpha log\n');
+  w('b/keep.log', 'alpha kept\n');
+  w('rooted.txt', 'alpha rooted\n');
+  w('b/rooted.txt', 'alpha not rooted\n');
+  w('b/d/.gitignore', 'e.md\n');
+  rg = await HostFilesystem.open({ root: ws.root, stateDir: ws.state });
+  js = await HostFilesystem.open({ root: ws.root, stateDir: ws.state, grep: 'js' });
+  rgIgn = await HostFilesystem.open({ root: ws.root, stateDir: ws.state, gitignore: true });
+  jsIgn = await HostFilesystem.open({ root: ws.root, stateDir: ws.state, grep: 'js', gitignore: true });
+});
+
+afterAll(async () => {
+  for (const f of [rg, js, rgIgn, jsIgn]) await f.close();
+  ws.remove();
+});
+
+const CASES: Array<[string, GrepOptions]> = [
+  ['alpha', {}],
+  ['alpha', { dot: true }],
+  ['ALPHA', { ignoreCase: true }],
+  ['a.p', {}],
+  ['alpha$', {}],
+  ['^alpha', {}],
+  ['(alpha|beta)', {}],
+  ['al+pha', { glob: '**/*.ts' }],
+  ['alpha', { path: 'b' }],
+  ['alpha', { maxMatches: 3 }],
+  ['\\w+a\\b', {}], // not rg-safe: the JS scanner answers
+  ['(?<=const )alpha', {}], // lookbehind: the JS scanner answers
+  ['a.b', { literal: true }],
+  ['alpha', { literal: true }],
+  ['alpha', { literal: true, dot: true, path: 'b' }],
+  [' alpha', { literal: true, ignoreCase: true }],
+  ['// TODO', { literal: true }],
+  ['utf16 alpha', { literal: true }],
+  ['😀', {}],
+  ['λ', {}],
+  ['[ab]l', { ignoreCase: true, dot: true }],
+];
+
+describe('grep: ripgrep and the JS scanner agree', () => {
+  it.runIf(findRipgrep() !== undefined)('uses ripgrep when it is on PATH', () => {
+    expect(rg.capabilities.nativeGrep).toBe(true);
+    expect(js.capabilities.nativeGrep).toBe(false);
+  });
+
+  for (const [pattern, options] of CASES) {
+    it(`${JSON.stringify(pattern)} ${JSON.stringify(options)}`, async () => {
+      const a = await collect(rg.grep(pattern, options));
+      const b = await collect(js.grep(pattern, options));
+      expect(a).toEqual(b);
+      if (pattern === 'alpha' && Object.keys(options).length === 0) expect(b.length).toBeGreaterThan(5);
+    });
+  }
+
+  for (const [pattern, options] of [
+    ['alpha', { dot: true }],
+    ['alpha', { literal: true, dot: true }],
+    ['al.ha', {}],
+  ] as Array<[string, GrepOptions]>) {
+    it(`with .gitignore: ${JSON.stringify(pattern)} ${JSON.stringify(options)}`, async () => {
+      const a = await collect(rgIgn.grep(pattern, options));
+      const b = await collect(jsIgn.grep(pattern, options));
+      expect(a).toEqual(b);
+      const paths = new Set(b.map((m) => m.path));
+      for (const gone of ['ignored-dir/x.txt', 'b/debug.log', 'rooted.txt', 'b/d/e.md', '.git/config']) expect(paths.has(gone), gone).toBe(false);
+      for (const kept of ['b/keep.log', 'b/rooted.txt', 'a.txt']) expect(paths.has(kept), kept).toBe(true);
+    });
+  }
+
+  it('glob honours .gitignore on request and excludes .git by default', async () => {
+    const all = (await collect(js.glob('**', { dot: true }))).map((m) => m.path);
+    expect(all).toContain('ignored-dir/x.txt');
+    expect(all.some((p) => p.startsWith('.git/') || p === '.git')).toBe(false);
+    const ign = (await collect(jsIgn.glob('**', { dot: true }))).map((m) => m.path);
+    expect(ign).not.toContain('ignored-dir');
+    expect(ign).not.toContain('ignored-dir/x.txt');
+    expect(ign).not.toContain('b/debug.log');
+    expect(ign).toContain('b/keep.log');
+    const everything = await HostFilesystem.open({ root: ws.root, stateDir: ws.state, exclude: [] });
+    expect((await collect(everything.glob('.git/*', { dot: true }))).map((m) => m.path)).toEqual(['.git/config']);
+    await everything.close();
+  });
+
+  it('hands rg only patterns whose meaning is the same or wider there', () => {
+    expect(rgCompatible('foo.*bar', false)).toBe(true);
+    expect(rgCompatible('a\\d+', false)).toBe(true);
+    expect(rgCompatible('\\bword\\b', false)).toBe(false);
+    expect(rgCompatible('(?<=x)y', false)).toBe(false);
+    expect(rgCompatible('[[:alpha:]]', false)).toBe(false);
+    expect(rgCompatible('(a)\\1', false)).toBe(false);
+    expect(rgCompatible('any(thing', true)).toBe(true);
+  });
+});

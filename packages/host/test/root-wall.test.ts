@@ -1,0 +1,215 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import nodeFs from 'node:fs';
+import path from 'node:path';
+import { collect } from '@ctxfs/conformance';
+import { HostFilesystem, isTempName } from '@ctxfs/host';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempWorkspace } from './helpers.ts';
+
+const spaces: Array<{ remove(): void }> = [];
+const open: HostFilesystem[] = [];
+afterEach(async () => {
+  for (const f of open.splice(0)) await f.close();
+  for (const w of spaces.splice(0)) w.remove();
+});
+
+async function workspace(options: Partial<ConstructorParameters<typeof HostFilesystem>[0]> = {}) {
+  const ws = tempWorkspace();
+  spaces.push(ws);
+  const hfs = await HostFilesystem.open({ root: ws.root, stateDir: ws.state, ...options });
+  open.push(hfs);
+  return { ws, hfs, abs: (p: string) => path.join(ws.root, p) };
+}
+
+const GREP_MODES = ['auto', 'js'] as const;
+
+describe('root wall: paths', () => {
+  it('refuses .., absolute paths, NUL and control characters before any I/O', async () => {
+    const { hfs } = await workspace();
+    for (const p of ['../x', 'a/../../x', '/etc/passwd', 'C:\\x']) await expect(hfs.read(p)).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+    for (const p of ['a\u0000b', 'a\nb']) await expect(hfs.read(p)).rejects.toMatchObject({ code: 'EINVAL' });
+  });
+
+  it('construction reports a missing root or a file as root, with a remedy', async () => {
+    const ws = tempWorkspace();
+    spaces.push(ws);
+    expect(() => new HostFilesystem({ root: path.join(ws.base, 'nope'), stateDir: ws.state })).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+    nodeFs.writeFileSync(path.join(ws.base, 'file'), '');
+    expect(() => new HostFilesystem({ root: path.join(ws.base, 'file'), stateDir: ws.state })).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+    expect(() => new HostFilesystem({ root: ws.root, stateDir: path.join(ws.root, '.state') })).toThrow(expect.objectContaining({ code: 'EINVAL' }));
+  });
+});
+
+describe('hostile trees', () => {
+  it('a symlink to /etc inside the root is never followed', async () => {
+    for (const grep of GREP_MODES) {
+      const { hfs, abs } = await workspace({ grep });
+      nodeFs.symlinkSync('/etc', abs('etc-link'));
+      nodeFs.writeFileSync(abs('ok.txt'), 'root: fine\n');
+      await expect(hfs.read('etc-link/passwd')).rejects.toMatchObject({ code: 'EPATHESCAPE', path: 'etc-link/passwd' });
+      await expect(hfs.list('etc-link')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+      await expect(hfs.write('etc-link/ctxfs-pwned', 'x')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+      await expect(hfs.copy('etc-link/passwd', 'stolen.txt')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+      expect(nodeFs.existsSync('/etc/ctxfs-pwned')).toBe(false);
+      expect((await hfs.stat('etc-link')).kind).toBe('symlink');
+      expect(await hfs.list()).toEqual([
+        { name: 'etc-link', path: 'etc-link', kind: 'symlink' },
+        { name: 'ok.txt', path: 'ok.txt', kind: 'file' },
+      ]);
+      expect((await collect(hfs.glob('**'))).map((m) => m.path)).toEqual(['etc-link', 'ok.txt']);
+      expect((await collect(hfs.grep('root:'))).map((m) => m.path)).toEqual(['ok.txt']);
+      await hfs.delete('etc-link'); // removes the link, not /etc
+      expect(nodeFs.existsSync('/etc/passwd')).toBe(true);
+    }
+  });
+
+  it('the refuse policy refuses every symlink, even one pointing inside', async () => {
+    const { hfs, abs } = await workspace({ symlinks: 'refuse' });
+    expect(hfs.capabilities.symlinks).toBe(false);
+    nodeFs.mkdirSync(abs('real'));
+    nodeFs.writeFileSync(abs('real/f.txt'), 'x');
+    nodeFs.symlinkSync('real', abs('alias'));
+    nodeFs.symlinkSync('real/f.txt', abs('f-link'));
+    await expect(hfs.read('alias/f.txt')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+    await expect(hfs.read('f-link')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+    await expect(hfs.write('f-link', 'y')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+    expect((await hfs.read('real/f.txt')).text).toBe('x');
+  });
+
+  it('symlink loops end in ELOOP, never in an endless walk', async () => {
+    for (const grep of GREP_MODES) {
+      const { hfs, abs } = await workspace({ grep });
+      nodeFs.symlinkSync('b', abs('a'));
+      nodeFs.symlinkSync('a', abs('b'));
+      nodeFs.mkdirSync(abs('d'));
+      nodeFs.symlinkSync('..', abs('d/up'));
+      nodeFs.writeFileSync(abs('d/f.txt'), 'loop\n');
+      await expect(hfs.read('a')).rejects.toMatchObject({ code: 'ELOOP' });
+      expect((await collect(hfs.glob('**'))).map((m) => m.path)).toEqual(['a', 'b', 'd', 'd/f.txt', 'd/up']);
+      expect((await collect(hfs.grep('loop'))).map((m) => m.path)).toEqual(['d/f.txt']);
+      expect((await hfs.list('d/up/d/up/d')).map((e) => e.name)).toEqual(['f.txt', 'up']);
+    }
+  });
+
+  it('a directory swapped for a symlink mid-write cannot redirect the write outside', async () => {
+    const { ws, hfs, abs } = await workspace();
+    const outside = path.join(ws.base, 'outside');
+    nodeFs.mkdirSync(outside);
+    nodeFs.mkdirSync(abs('sub'));
+    const w = await hfs.openWrite('sub/f.txt');
+    await w.write(new TextEncoder().encode('payload'));
+    nodeFs.renameSync(abs('sub'), abs('sub-moved'));
+    nodeFs.symlinkSync(outside, abs('sub'));
+    await w.close();
+    expect(nodeFs.readdirSync(outside)).toEqual([]);
+    expect(nodeFs.readFileSync(abs('sub-moved/f.txt'), 'utf8')).toBe('payload');
+    // A new operation through the swapped path is refused.
+    await expect(hfs.write('sub/g.txt', 'x')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+    await expect(hfs.read('sub/anything')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+    await expect(hfs.exists('sub/anything')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+  });
+
+  it('a reader keeps the file it opened when the path is swapped for a link outside', async () => {
+    const { ws, hfs, abs } = await workspace();
+    const secret = path.join(ws.base, 'secret.txt');
+    nodeFs.writeFileSync(secret, 'SECRET');
+    nodeFs.writeFileSync(abs('f.txt'), 'public');
+    const r = await hfs.openRead('f.txt');
+    nodeFs.rmSync(abs('f.txt'));
+    nodeFs.symlinkSync(secret, abs('f.txt'));
+    expect(new TextDecoder().decode(await r.read())).toBe('public');
+    await r.close();
+    await expect(hfs.read('f.txt')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+  });
+
+  it('a FIFO is listed as other, refused by reads without blocking, skipped by grep and snapshots', async () => {
+    for (const grep of GREP_MODES) {
+      const { hfs, abs } = await workspace({ grep });
+      execFileSync('mkfifo', [abs('pipe')]);
+      nodeFs.writeFileSync(abs('f.txt'), 'data\n');
+      expect(await hfs.list()).toContainEqual({ name: 'pipe', path: 'pipe', kind: 'other' });
+      await expect(hfs.read('pipe')).rejects.toMatchObject({ code: 'EINVAL' });
+      await expect(hfs.readBytes('pipe')).rejects.toMatchObject({ code: 'EINVAL' });
+      expect((await collect(hfs.grep('data'))).map((m) => m.path)).toEqual(['f.txt']);
+      const snap = await hfs.snapshot();
+      await hfs.restore(snap);
+      expect(nodeFs.statSync(abs('pipe')).isFIFO()).toBe(true);
+    }
+  });
+
+  it('names with newlines or invalid UTF-8 bytes are left out of listings, glob, grep and snapshots, and left alone', async () => {
+    for (const grep of GREP_MODES) {
+      const { ws, hfs, abs } = await workspace({ grep });
+      const rootBuf = Buffer.from(ws.root);
+      const bad = Buffer.concat([rootBuf, Buffer.from('/bad'), Buffer.from([0xff, 0xfe]), Buffer.from('.txt')]);
+      nodeFs.writeFileSync(bad, 'needle\n');
+      nodeFs.writeFileSync(abs('new\nline.txt'), 'needle\n');
+      nodeFs.writeFileSync(abs('good.txt'), 'needle\n');
+      expect((await hfs.list()).map((e) => e.name)).toEqual(['good.txt']);
+      expect((await collect(hfs.glob('**'))).map((m) => m.path)).toEqual(['good.txt']);
+      expect((await collect(hfs.grep('needle'))).map((m) => m.path)).toEqual(['good.txt']);
+      const snap = await hfs.snapshot();
+      await hfs.write('good.txt', 'changed');
+      await hfs.restore(snap);
+      expect(nodeFs.readFileSync(abs('good.txt'), 'utf8')).toBe('needle\n');
+      expect(nodeFs.existsSync(bad)).toBe(true);
+      expect(nodeFs.existsSync(abs('new\nline.txt'))).toBe(true);
+    }
+  });
+
+  it('an unreadable file, a read-only directory and a locked root, as an unprivileged user', () => {
+    const ws = tempWorkspace();
+    spaces.push(ws);
+    nodeFs.chmodSync(ws.base, 0o755);
+    nodeFs.chmodSync(ws.root, 0o755);
+    nodeFs.mkdirSync(ws.state);
+    nodeFs.chownSync(ws.state, 65534, 65534);
+    nodeFs.chownSync(ws.root, 65534, 65534);
+    nodeFs.writeFileSync(path.join(ws.root, 'secret.txt'), 'needle secret\n');
+    nodeFs.chmodSync(path.join(ws.root, 'secret.txt'), 0o000);
+    nodeFs.writeFileSync(path.join(ws.root, 'readable.txt'), 'needle\n');
+    nodeFs.mkdirSync(path.join(ws.root, 'ro-dir'), 0o555);
+    nodeFs.mkdirSync(path.join(ws.root, 'closed-dir'), 0o000);
+    const locked = path.join(ws.base, 'locked');
+    nodeFs.mkdirSync(locked, 0o000);
+    const child = path.join(import.meta.dirname, 'fixtures', 'unprivileged.ts');
+    const r = spawnSync(process.execPath, ['--conditions=ctxfs-source', child, '65534', ws.root, ws.state, locked], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    const report = JSON.parse(r.stdout) as Record<string, Record<string, unknown>>;
+    expect(report.uid).toBe(65534);
+    expect(report.lockedRoot).toMatchObject({ code: 'EACCES', op: 'open' });
+    expect(String(report.lockedRoot?.hint)).toMatch(/chmod/);
+    expect(report.stat).toEqual({ ok: true, value: 0 });
+    expect(report.read).toMatchObject({ code: 'EACCES', op: 'read', path: 'secret.txt' });
+    expect(report.readBytes).toMatchObject({ code: 'EACCES', op: 'readBytes', path: 'secret.txt' });
+    expect(report.list).toEqual({ ok: true, value: ['closed-dir', 'readable.txt', 'ro-dir', 'secret.txt'] });
+    expect(report.grepJs).toEqual({ ok: true, value: ['readable.txt'] });
+    expect(report.grepRg).toEqual({ ok: true, value: ['readable.txt'] });
+    expect(report.writeInReadOnlyDir).toMatchObject({ code: 'EACCES', op: 'write', path: 'ro-dir/new.txt' });
+    expect(report.listUnreadableDir).toMatchObject({ code: 'EACCES', op: 'list' });
+  });
+
+  it('disk full: a write into a full tmpfs fails with ENOSPC, the original intact, no temp file left', async () => {
+    const ws = tempWorkspace();
+    spaces.push(ws);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', ws.root]);
+    try {
+      const hfs = await HostFilesystem.open({ root: ws.root, stateDir: ws.state });
+      await hfs.write('keep.txt', 'original content\n');
+      await expect(hfs.writeBytes('keep.txt', new Uint8Array(2 * 1024 * 1024).fill(0x61))).rejects.toMatchObject({ code: 'ENOSPC', path: 'keep.txt' });
+      const w = await hfs.openWrite('keep.txt');
+      const chunk = new Uint8Array(256 * 1024).fill(0x62);
+      const err = await (async () => {
+        for (let i = 0; i < 8; i++) await w.write(chunk);
+        await w.close();
+      })().catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'ENOSPC' });
+      expect(String((err as Error).message)).toMatch(/original file is intact|free some/);
+      expect(nodeFs.readFileSync(path.join(ws.root, 'keep.txt'), 'utf8')).toBe('original content\n');
+      expect(nodeFs.readdirSync(ws.root).filter(isTempName)).toEqual([]);
+      await hfs.close();
+    } finally {
+      execFileSync('umount', [ws.root]);
+    }
+  });
+});
