@@ -7,17 +7,29 @@
  */
 
 import type { Filesystem } from '@ctxfs/core';
-import { DocumentLoader, type DocumentLoaderOptions } from './content/document.ts';
+import { staleBuffer } from './conflicts/conflict-detector.ts';
 import type { ConflictOptions } from './conflicts/strategies.ts';
+import { DocumentLoader, type DocumentLoaderOptions } from './content/document.ts';
 import type { ApplyPatchOptions } from './edits/apply-patch.ts';
-import type { EditResult } from './edits/edit-result.ts';
+import type { EditConflict, EditResult } from './edits/edit-result.ts';
 import { type EditOptions, FileEditor } from './edits/file-editor.ts';
+import { decodeFile } from './edits/file-text.ts';
 import { type CrashHook, EditJournal, type RecoveryReport } from './edits/journal.ts';
 import { EditOperations, type RenameCallOptions, type ReplaceCallOptions } from './edits/operations.ts';
-import { getDiff, getFileHistory, getVersion, rollback, undo, type VersionContent, type VersionDiff, type VersionRef } from './history/history.ts';
+import {
+  getDiff,
+  getFileHistory,
+  getVersion,
+  rollback,
+  type UndoOptions,
+  undo,
+  type VersionContent,
+  type VersionDiff,
+  type VersionRef,
+} from './history/history.ts';
 import { type FileVersion, type PruneResult, type RetentionOptions, sha256Hex, VersionStore } from './history/version-store.ts';
-import type { LineEdit } from './patch/text-edits.ts';
 import { buildOverview, type Overview, type ToolDescription } from './overview/project-overview.ts';
+import type { LineEdit } from './patch/text-edits.ts';
 import { type ModelProfile, type ProfileInput, resolveProfile } from './profiles/model-profiles.ts';
 import { DEFAULT_ENTRYPOINTS } from './registry/classify.ts';
 import { type FileRecord, FileRegistry, type FileRegistryOptions, type ScanOptions, type ScanResult, type VersionAuthor } from './registry/file-registry.ts';
@@ -129,11 +141,30 @@ export class ContextSession {
         journal: this.#edits.journal,
         session: this.sessionContext,
         agent: this.agent,
-        defaults: { strategy: this.#edits.settings.strategy, approve: this.#edits.settings.approve, review: this.#edits.settings.review, markers: this.#edits.settings.markers },
+        defaults: {
+          strategy: this.#edits.settings.strategy,
+          approve: this.#edits.settings.approve,
+          review: this.#edits.settings.review,
+          markers: this.#edits.settings.markers,
+        },
         crashHook: this.#edits.settings.crashHook,
+        afterCommit: (paths) => this.#refreshDerived(paths),
       }),
     );
     return this.#ops;
+  }
+
+  /** Re-indexes the imports of edited files that were indexed before, and forgets deleted ones. */
+  async #refreshDerived(paths: readonly string[]): Promise<void> {
+    const db = this.#ws.store.db;
+    for (const path of paths) {
+      if (db.prepare('SELECT 1 AS x FROM relations WHERE source = ? LIMIT 1').get(path) === undefined) continue;
+      if (!(await this.#ws.fs.exists(path))) {
+        db.prepare('DELETE FROM relations WHERE source = ?').run(path);
+        continue;
+      }
+      await this.#ws.relations.relationsOf(await this.#ws.loader.load(path, 'indexRelations'));
+    }
   }
 
   /** Keeps the content a model was served, so its later edit can be merged if the file moves on. */
@@ -287,6 +318,35 @@ export class ContextSession {
     return this.#operations.applyPatch(patch, options);
   }
 
+  /**
+   * Whether an edit of `path` by this agent now would be stale: `undefined`
+   * when the agent's last read (or `baseVersion`) is the current content,
+   * else a `stale_buffer` report — who changed it since and the diff —
+   * without editing anything.
+   *
+   * @example
+   * ```ts
+   * const c = await ctx.checkConflicts('src/a.ts');
+   * if (c) console.log(c.changedBy, c.theirsDiff);
+   * ```
+   */
+  async checkConflicts(path: string, baseVersion?: string): Promise<EditConflict | undefined> {
+    const editor = this.editor;
+    const p = editor.normalize('check', path);
+    const current = await editor.load('check', p);
+    const base = baseVersion ?? this.sessionContext.lastRead(this.agent, p)?.sha256;
+    if (base === undefined || base === current?.sha256) return undefined;
+    const bytes = this.#edits.versions.getBlob(base);
+    return staleBuffer({
+      path: p,
+      baseVersion: base,
+      currentVersion: current?.sha256,
+      changedBy: editor.changedSince(p, base),
+      baseText: bytes ? decodeFile(p, bytes).text : undefined,
+      currentText: current?.text,
+    });
+  }
+
   /** Versions of a file, newest first (a change made outside ctxfs is recorded as `external` first). */
   history(path: string, limit?: number): Promise<FileVersion[]> {
     return getFileHistory(this.editor, path, limit);
@@ -314,8 +374,11 @@ export class ContextSession {
     return rollback(this.editor, path, ref, options);
   }
 
-  /** Reverts the newest change not yet undone (a new version); repeat to go further back. */
-  undo(path: string, options?: EditOptions): Promise<EditResult> {
+  /**
+   * Reverts the newest change not yet undone (a new version); repeat to go
+   * further back. `{ change: n }` reverts change #n alone, keeping later ones.
+   */
+  undo(path: string, options?: UndoOptions): Promise<EditResult> {
     return undo(this.editor, path, options);
   }
 
@@ -429,7 +492,14 @@ export class ContextLayer extends ContextSession {
    */
   session(options: { agent: string; profile?: ProfileInput; sessionId?: string }): ContextSession {
     const profile = resolveProfile(options.profile ?? this.profile);
-    return new ContextSession(this.#ws, options.agent, profile, SessionContext.open(this.store, profile, options.sessionId), this.#entrypointList, this.#editServices);
+    return new ContextSession(
+      this.#ws,
+      options.agent,
+      profile,
+      SessionContext.open(this.store, profile, options.sessionId),
+      this.#entrypointList,
+      this.#editServices,
+    );
   }
 
   /**

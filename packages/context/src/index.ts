@@ -18,25 +18,44 @@
  * @module
  */
 
+export { conflictRegions, describeRanges, overlappingEdits, patchMismatch, staleBuffer } from './conflicts/conflict-detector.ts';
+export {
+  type ApprovalDecision,
+  type ConflictOptions,
+  type ConflictStrategy,
+  type MergeRequest,
+  type Resolution,
+  resolveStale,
+} from './conflicts/strategies.ts';
 export { type Document, DocumentLoader, type DocumentLoaderOptions } from './content/document.ts';
 export { LruCache } from './content/lru.ts';
-export { conflictRegions, describeRanges, overlappingEdits, patchMismatch, staleBuffer } from './conflicts/conflict-detector.ts';
-export { type ApprovalDecision, type ConflictOptions, type ConflictStrategy, type MergeRequest, type Resolution, resolveStale } from './conflicts/strategies.ts';
 export { ContextLayer, type ContextOptions, ContextSession, createContext, type EditSettings, type OverviewCallOptions } from './context-layer.ts';
 export { type ApplyPatchOptions, applyPatch } from './edits/apply-patch.ts';
 export type { ConflictRegion, ConflictType, EditConflict, EditResult, FileChange, LineRange, StaleReader } from './edits/edit-result.ts';
-export { decodeFile, encodeLike, type FileText, loadFileText } from './edits/file-text.ts';
 export { type EditOptions, FileEditor, type PlannedFile, type Transform, type TransformOutcome, withLocks } from './edits/file-editor.ts';
+export { decodeFile, encodeLike, type FileText, loadFileText } from './edits/file-text.ts';
 export { type CrashHook, EditJournal, type JournalEntry, type PendingChange, type RecoveryReport } from './edits/journal.ts';
 export { EditOperations, type RenameCallOptions, type ReplaceCallOptions } from './edits/operations.ts';
-export { getDiff, getFileHistory, getVersion, resolveVersion, rollback, undo, undoTarget, type VersionContent, type VersionDiff, type VersionRef } from './history/history.ts';
+export {
+  getDiff,
+  getFileHistory,
+  getVersion,
+  resolveVersion,
+  rollback,
+  type UndoOptions,
+  undo,
+  undoTarget,
+  type VersionContent,
+  type VersionDiff,
+  type VersionRef,
+} from './history/history.ts';
 export { formatUnifiedDiff, type UnifiedDiff, type UnifiedDiffOptions } from './history/unified-diff.ts';
-export { type FileVersion, type PruneResult, type RetentionOptions, sha256Hex, VersionStore, type VersionOp } from './history/version-store.ts';
-export { merge3, type Merge3Options, type Merge3Result, type MergeConflict } from './merge/merge3.ts';
-export { applyHunks, type ApplyResult, type HunkFailure } from './patch/apply-hunks.ts';
+export { type FileVersion, type PruneResult, type RetentionOptions, sha256Hex, type VersionOp, VersionStore } from './history/version-store.ts';
+export { type Merge3Options, type Merge3Result, type MergeConflict, merge3 } from './merge/merge3.ts';
+export { buildOverview, DEFAULT_TOOLS, type Overview, type OverviewDocument, type OverviewOptions, type ToolDescription } from './overview/project-overview.ts';
+export { type ApplyResult, applyHunks, type HunkFailure } from './patch/apply-hunks.ts';
 export { type FilePatch, type Hunk, PatchParseError, parsePatch } from './patch/parse-patch.ts';
 export { applyLineEdit, type LineEdit, type Occurrence, replaceText } from './patch/text-edits.ts';
-export { buildOverview, DEFAULT_TOOLS, type Overview, type OverviewDocument, type OverviewOptions, type ToolDescription } from './overview/project-overview.ts';
 export { MODEL_PROFILES, type ModelProfile, type ProfileInput, resolveProfile } from './profiles/model-profiles.ts';
 export { DEFAULT_ENTRYPOINTS, DEFAULT_SENSITIVE_PATTERNS, type FileTag, languageOf, tagsOf } from './registry/classify.ts';
 export {

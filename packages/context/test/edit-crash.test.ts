@@ -19,12 +19,17 @@ import { BACKENDS } from './backends.ts';
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const here = dirname(fileURLToPath(import.meta.url));
 
-async function assertConsistent(ctx: ContextLayer, paths: readonly string[]): Promise<void> {
+/**
+ * Files and version records agree. A file ctxfs has not edited yet may have no
+ * record, but then it must still hold its seed content (`untouched`).
+ */
+async function assertConsistent(ctx: ContextLayer, paths: readonly string[], untouched: Readonly<Record<string, string>> = {}): Promise<void> {
   expect(ctx.journal.pending()).toEqual([]);
   for (const p of paths) {
     const exists = await ctx.fs.exists(p);
     const latest = ctx.versions.latest(p);
     if (!exists) expect(latest === undefined || latest.sha256 === undefined).toBe(true);
+    else if (latest === undefined && p in untouched) expect(new TextDecoder().decode(await ctx.fs.readBytes(p)), p).toBe(untouched[p]);
     else expect(latest?.sha256, p).toBe(sha(await ctx.fs.readBytes(p)));
   }
 }
@@ -51,7 +56,11 @@ for (const backend of BACKENDS) {
           stopped();
           return new Promise<void>(() => {}); // the process "dies" here: nothing after this runs
         };
-        const first = await createContext({ fs: ws.fs, store, edits: { crashHook: hook } });
+        // The "dying" editor gets its own handle on the workspace, as another process would have:
+        // its in-process locks must not block the recovery (a dead process holds none).
+        const stateDir = mkdtempSync(join(tmpdir(), 'ctxfs-crash-state-'));
+        const dyingFs = backend.name === 'host' ? await HostFilesystem.open({ root: ws.fs.root, stateDir, locks: { crossProcess: false } }) : ws.fs;
+        const first = await createContext({ fs: dyingFs, store, edits: { crashHook: hook } });
         await first.readFile('a.txt');
         void first.applyPatch('--- a/a.txt\n+++ b/a.txt\n@@ @@\n-a\n+A\n--- a/b.txt\n+++ b/b.txt\n@@ @@\n-b\n+B\n');
         await reached;
@@ -66,6 +75,7 @@ for (const backend of BACKENDS) {
         else expect((await reopened.history('a.txt')).map((v) => v.op)).toEqual(['initial']);
         store.close();
         await ws.cleanup();
+        rmSync(stateDir, { recursive: true, force: true });
       });
     }
 
@@ -73,16 +83,25 @@ for (const backend of BACKENDS) {
       const ws = await backend.create({ 'gone.txt': 'bye\n' });
       const store = StateStore.open();
       const hang: CrashHook = (p) => (p === 'before-record' ? new Promise<void>(() => {}) : undefined);
-      const first = await createContext({ fs: ws.fs, store, edits: { crashHook: hang } });
+      const stateDir = mkdtempSync(join(tmpdir(), 'ctxfs-crash-state-'));
+      const dyingFs = backend.name === 'host' ? await HostFilesystem.open({ root: ws.fs.root, stateDir, locks: { crossProcess: false } }) : ws.fs;
+      const first = await createContext({ fs: dyingFs, store, edits: { crashHook: hang } });
       void first.createFile('new.txt', 'hi\n');
       void first.deleteFile('gone.txt');
-      for (let i = 0; i < 50 && first.journal.pending().length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+      for (let i = 0; i < 500 && first.journal.pending().length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(
+        first.journal
+          .pending()
+          .map((p) => p.op)
+          .sort(),
+      ).toEqual(['create', 'delete']);
       const reopened = await createContext({ fs: ws.fs, store });
       expect(reopened.recovery.completed).toHaveLength(2);
       await assertConsistent(reopened, ['new.txt', 'gone.txt']);
       expect((await reopened.history('gone.txt'))[0]?.op).toBe('delete');
       store.close();
       await ws.cleanup();
+      rmSync(stateDir, { recursive: true, force: true });
     });
   });
 }
@@ -101,9 +120,13 @@ describe('crash recovery after SIGKILL of a real process (host)', () => {
     let lastN = 0;
     try {
       for (let round = 0; round < 12; round++) {
-        const child: ChildProcess = spawn(process.execPath, ['--conditions=ctxfs-source', join(here, 'support', 'crash-child.ts'), root, db, stateDir], {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
+        const child: ChildProcess = spawn(
+          process.execPath,
+          ['--conditions=ctxfs-source', join(here, 'support', 'crash-child.ts'), root, db, stateDir, join(base, `locks-${round}`)],
+          {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
         let stderr = '';
         child.stderr?.on('data', (d) => {
           stderr += String(d);
@@ -117,10 +140,13 @@ describe('crash recovery after SIGKILL of a real process (host)', () => {
         child.kill('SIGKILL');
         await exited;
 
-        const fs = await HostFilesystem.open({ root, stateDir, durability: 'none' });
+        // The killed child's lock files would only be taken over once stale; the child is
+        // known dead here, so this process skips cross-process locks.
+        const fs = await HostFilesystem.open({ root, stateDir, durability: 'none', locks: { crossProcess: false } });
         const ctx = await createContext({ fs, store: db });
         recoveredChanges += ctx.recovery.completed.length + ctx.recovery.rolledBack.length;
-        await assertConsistent(ctx, ['a.txt', 'b.txt', 'c.txt']);
+        // A kill before the child's first write to c.txt leaves it unrecorded and as seeded.
+        await assertConsistent(ctx, ['a.txt', 'b.txt', 'c.txt'], { 'c.txt': 'c\n' });
         const na = /n=(\d+)/.exec(readFileSync(join(root, 'a.txt'), 'utf8'))?.[1];
         const nb = /n=(\d+)/.exec(readFileSync(join(root, 'b.txt'), 'utf8'))?.[1];
         expect(na).toBe(nb);

@@ -62,6 +62,24 @@ for (const backend of BACKENDS) {
       expect(now.split('\n')).toHaveLength(21);
     });
 
+    it('after a merged edit, the next edit from the same stale view is merged again, not misplaced', async () => {
+      await open({ 'a.txt': LINES });
+      const b = ctx.session({ agent: 'llm:b' });
+      await ctx.readFile('a.txt');
+      await b.readFile('a.txt');
+      expect((await b.editLines('a.txt', { kind: 'insert-before', line: 1, text: 'b1\nb2\nb3\n' })).success).toBe(true);
+      // A still counts lines as it read them: line 10 is "line 10".
+      const first = await ctx.editLines('a.txt', { kind: 'replace', start: 10, end: 10, text: 'TEN' });
+      expect(first.merged).toBe(true);
+      const second = await ctx.editLines('a.txt', { kind: 'replace', start: 12, end: 12, text: 'TWELVE' });
+      expect(second).toMatchObject({ success: true, merged: true });
+      const now = (await text(ws, 'a.txt')).split('\n');
+      expect(now.slice(0, 3)).toEqual(['b1', 'b2', 'b3']);
+      expect(now[12]).toBe('TEN');
+      expect(now[14]).toBe('TWELVE');
+      expect(now.filter((l) => l === 'line 12')).toEqual([]);
+    });
+
     it('refuses overlapping stale edits with line ranges and the next call', async () => {
       await open({ 'a.txt': LINES });
       const b = ctx.session({ agent: 'llm:b' });
@@ -123,6 +141,47 @@ for (const backend of BACKENDS) {
       expect(rev.message).toMatch(/declined/);
       const noCb = await ctx.writeFile('a.txt', 'x\n', { baseVersion: sha('a\nB\nc\n'), strategy: 'review' });
       expect(noCb.message).toMatch(/needs a review callback/);
+    });
+
+    it('checkConflicts reports a stale read without editing', async () => {
+      await open({ 'a.txt': LINES });
+      expect(await ctx.checkConflicts('a.txt')).toBeUndefined();
+      await ctx.readFile('a.txt');
+      expect(await ctx.checkConflicts('a.txt')).toBeUndefined();
+      await ctx.session({ agent: 'llm:b' }).replace('a.txt', 'line 7\n', 'SEVEN\n');
+      const c = await ctx.checkConflicts('a.txt');
+      expect(c).toMatchObject({ type: 'stale_buffer', changedBy: ['llm:b'], lines: [{ start: 7, end: 7 }] });
+      expect(c?.theirsDiff).toContain('-line 7\n+SEVEN\n');
+    });
+
+    it('a content-located edit whose text is only in the current file applies there', async () => {
+      await open({ 'a.txt': LINES });
+      await ctx.readFile('a.txt');
+      await ctx.session({ agent: 'llm:b' }).replace('a.txt', 'line 7\n', 'SEVEN\n');
+      // The stale reader names text it could only know from a newer view: found in the file as it is.
+      const r = await ctx.replace('a.txt', 'SEVEN', 'seven');
+      expect(r).toMatchObject({ success: true, merged: false });
+      const p = await ctx.applyPatch('--- a/a.txt\n+++ b/a.txt\n@@ @@\n seven\n-line 8\n+eight\n');
+      expect(p.success).toBe(true);
+      // A line edit has no text to locate by: from the stale read it merges (line 9 as read).
+      expect((await ctx.editLines('a.txt', { kind: 'delete', start: 9, end: 9 })).success).toBe(true);
+      expect((await text(ws, 'a.txt')).split('\n').slice(6, 9)).toEqual(['seven', 'eight', 'line 10']);
+    });
+
+    it('an edited file that was indexed for imports is re-indexed', async () => {
+      await open({
+        'src/a.ts': "import { b } from './b.ts';\nexport const a = b;\n",
+        'src/b.ts': 'export const b = 1;\n',
+        'src/c.ts': 'export const c = 2;\n',
+      });
+      await ctx.scan();
+      await ctx.indexRelations();
+      expect(ctx.relations.importers('src/b.ts').map((r) => r.source)).toEqual(['src/a.ts']);
+      await ctx.replace('src/a.ts', "./b.ts'", "./c.ts'");
+      expect(ctx.relations.importers('src/b.ts')).toEqual([]);
+      expect(ctx.relations.importers('src/c.ts').map((r) => r.source)).toEqual(['src/a.ts']);
+      await ctx.deleteFile('src/a.ts');
+      expect(ctx.relations.importers('src/c.ts')).toEqual([]);
     });
 
     it('explicit baseVersion: full hash, prefix, unknown and malformed', async () => {
@@ -268,7 +327,9 @@ for (const backend of BACKENDS) {
       expect(hist[0]?.changeId).toBe((await ctx.history('new/file.txt'))[0]?.changeId);
 
       const before = { a: await text(ws, 'a.txt'), b: await text(ws, 'b.txt') };
-      const bad = await ctx.applyPatch('--- a/b.txt\n+++ b/b.txt\n@@ @@\n-b1\n+B1\n--- a/a.txt\n+++ b/a.txt\n@@ -10,3 +10,3 @@\n line 10\n-line 11 WRONG\n+x\n line 12\n');
+      const bad = await ctx.applyPatch(
+        '--- a/b.txt\n+++ b/b.txt\n@@ @@\n-b1\n+B1\n--- a/a.txt\n+++ b/a.txt\n@@ -10,3 +10,3 @@\n line 10\n-line 11 WRONG\n+x\n line 12\n',
+      );
       expect(bad).toMatchObject({ success: false, code: 'ECONFLICT' });
       expect(bad.message).toMatch(/1 of 2 file\(s\) refused/);
       expect(bad.message).toMatch(/Closest region: lines 10-12 \(2 of 3 lines match\)/);
@@ -354,6 +415,23 @@ for (const backend of BACKENDS) {
       expect(u3.success).toBe(true);
       expect(await text(ws, 'u.txt')).toBe(LINES.replace('line 2\n', 'TWO\n'));
       expect((await ctx.history('u.txt')).filter((v) => v.op === 'undo').map((v) => v.undoOf)).toEqual([3, 6, 4]);
+    });
+
+    it('undo of one earlier change keeps later ones, and refuses when they overlap', async () => {
+      await open({ 'u.txt': LINES });
+      await ctx.replace('u.txt', 'line 2\n', 'TWO\n'); // #2
+      await ctx.replace('u.txt', 'line 19\n', 'NINETEEN\n'); // #3
+      await ctx.replace('u.txt', 'line 3\n', 'THREE\n'); // #4, next to #2
+      const r = await ctx.undo('u.txt', { change: 3 });
+      expect(r).toMatchObject({ success: true });
+      expect(await text(ws, 'u.txt')).toBe(LINES.replace('line 2\n', 'TWO\n').replace('line 3\n', 'THREE\n'));
+      const before = await text(ws, 'u.txt');
+      const clash = await ctx.undo('u.txt', { change: 2 });
+      expect(clash).toMatchObject({ success: false, code: 'ECONFLICT' });
+      expect(clash.message).toMatch(/later changes touch the same lines \(current lines 2-3\)/);
+      expect(clash.next).toBe('readLines("u.txt", 2, 3)');
+      expect(await text(ws, 'u.txt')).toBe(before);
+      expect((await ctx.undo('u.txt', { change: 1 })).code).toBe('ENOENT');
     });
 
     it('retention keeps the newest versions by count and by bytes', async () => {

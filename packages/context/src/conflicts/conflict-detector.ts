@@ -8,10 +8,10 @@
  * @module
  */
 
+import type { ConflictRegion, EditConflict, LineRange } from '../edits/edit-result.ts';
 import { formatUnifiedDiff } from '../history/unified-diff.ts';
 import type { MergeConflict } from '../merge/merge3.ts';
 import type { HunkFailure } from '../patch/apply-hunks.ts';
-import type { ConflictRegion, EditConflict, LineRange } from '../edits/edit-result.ts';
 
 function range(r: { start: number; end: number }): LineRange {
   return { start: r.start + 1, end: r.end };
@@ -51,7 +51,9 @@ export function staleBuffer(args: {
   currentText: string | undefined;
 }): EditConflict {
   const theirs =
-    args.baseText !== undefined && args.currentText !== undefined ? formatUnifiedDiff(args.baseText, args.currentText, { oldLabel: 'read', newLabel: 'current' }) : undefined;
+    args.baseText !== undefined && args.currentText !== undefined
+      ? formatUnifiedDiff(args.baseText, args.currentText, { oldLabel: 'read', newLabel: 'current' })
+      : undefined;
   return {
     type: 'stale_buffer',
     path: args.path,

@@ -9,10 +9,10 @@
  * @module
  */
 
+import type { ConflictRegion } from '../edits/edit-result.ts';
 import { formatUnifiedDiff } from '../history/unified-diff.ts';
 import { type MergeConflict, merge3 } from '../merge/merge3.ts';
 import { conflictRegions } from './conflict-detector.ts';
-import type { ConflictRegion } from '../edits/edit-result.ts';
 
 /** How stale edits are resolved. */
 export type ConflictStrategy = 'auto_merge' | 'refuse' | 'user_approval' | 'review';
@@ -95,7 +95,9 @@ export async function resolveStale(
 ): Promise<Resolution> {
   const strategy = options.strategy ?? 'auto_merge';
   const merge = merge3(input.base, input.ours, input.theirs);
-  const marked = merge.clean ? (merge.text as string) : (merge3(input.base, input.ours, input.theirs, { markers: true, labels: { ours: 'yours', theirs: 'current' } }).text as string);
+  const marked = merge.clean
+    ? (merge.text as string)
+    : (merge3(input.base, input.ours, input.theirs, { markers: true, labels: { ours: 'yours', theirs: 'current' } }).text as string);
   if (strategy === 'refuse') {
     return { ok: false, why: 'refused', conflicts: merge.conflicts, markedText: marked, message: 'the conflict strategy is refuse' };
   }
@@ -126,7 +128,13 @@ export async function resolveStale(
   if (decision === false) return { ok: false, why: 'declined', conflicts: merge.conflicts, markedText: marked, message: 'the merge was not approved' };
   if (decision === true || (typeof decision === 'object' && 'use' in decision && decision.use === 'merged')) {
     if (merge.clean) return { ok: true, text: merge.text as string, how: 'approved' };
-    return { ok: false, why: 'declined', conflicts: merge.conflicts, markedText: marked, message: 'the merge was approved but the changes overlap, so there is no clean merge to apply' };
+    return {
+      ok: false,
+      why: 'declined',
+      conflicts: merge.conflicts,
+      markedText: marked,
+      message: 'the merge was approved but the changes overlap, so there is no clean merge to apply',
+    };
   }
   if ('content' in decision) return { ok: true, text: decision.content, how: 'approved' };
   return decision.use === 'ours' ? { ok: true, text: input.ours, how: 'ours' } : { ok: true, text: input.theirs, how: 'theirs' };

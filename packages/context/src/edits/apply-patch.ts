@@ -66,7 +66,12 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
     for (const fp of files) {
       const raw = fp.newPath ?? fp.oldPath ?? (files.length === 1 ? options.path : undefined);
       if (raw === undefined) {
-        return refusal(op, '', 'EINVAL', 'The patch has no file headers, so it is not known which file it changes. Add `--- a/<path>` and `+++ b/<path>` lines, or pass { path }.');
+        return refusal(
+          op,
+          '',
+          'EINVAL',
+          'The patch has no file headers, so it is not known which file it changes. Add `--- a/<path>` and `+++ b/<path>` lines, or pass { path }.',
+        );
       }
       const path = editor.normalize(op, raw);
       const from = fp.oldPath !== undefined && fp.newPath !== undefined && fp.oldPath !== fp.newPath ? editor.normalize(op, fp.oldPath) : undefined;
@@ -113,10 +118,16 @@ async function planFile(editor: FileEditor, fp: FilePatch, path: string, from: s
     const current = await editor.load(op, path);
     if (current !== undefined && current.text !== '') {
       throw new Refusal(
-        refusal(op, path, 'EEXIST', `The patch creates ${path}, but it already exists. Read it with readFile(${q(path)}) and send a patch against its content.`, {
-          version: current.sha256,
-          next: `readFile(${q(path)})`,
-        }),
+        refusal(
+          op,
+          path,
+          'EEXIST',
+          `The patch creates ${path}, but it already exists. Read it with readFile(${q(path)}) and send a patch against its content.`,
+          {
+            version: current.sha256,
+            next: `readFile(${q(path)})`,
+          },
+        ),
       );
     }
     const r = hunkTransform(fp)('');
@@ -127,7 +138,12 @@ async function planFile(editor: FileEditor, fp: FilePatch, path: string, from: s
   const current = await editor.load(op, source);
   if (current === undefined) {
     throw new Refusal(
-      refusal(op, source, 'ENOENT', `The patch changes ${source}, which does not exist. Check the path (glob or list the directory), or create the file with a \`--- /dev/null\` patch.`),
+      refusal(
+        op,
+        source,
+        'ENOENT',
+        `The patch changes ${source}, which does not exist. Check the path (glob or list the directory), or create the file with a \`--- /dev/null\` patch.`,
+      ),
     );
   }
   if (fp.isDelete) {
@@ -136,9 +152,15 @@ async function planFile(editor: FileEditor, fp: FilePatch, path: string, from: s
       if (!check.ok) throw new Refusal(refusal(op, path, check.code, check.message, { version: current.sha256 }));
       if (check.text !== '') {
         throw new Refusal(
-          refusal(op, path, 'ECONFLICT', `The patch deletes ${path}, but its hunks do not remove every line of it. Re-read the file with readFile(${q(path)}).`, {
-            version: current.sha256,
-          }),
+          refusal(
+            op,
+            path,
+            'ECONFLICT',
+            `The patch deletes ${path}, but its hunks do not remove every line of it. Re-read the file with readFile(${q(path)}).`,
+            {
+              version: current.sha256,
+            },
+          ),
         );
       }
     }
@@ -147,10 +169,10 @@ async function planFile(editor: FileEditor, fp: FilePatch, path: string, from: s
   if (from !== undefined) {
     const target = await editor.load(op, path);
     if (target !== undefined) throw new Refusal(refusal(op, path, 'EEXIST', `The patch renames ${from} to ${path}, but ${path} already exists.`));
-    const modified = fp.hunks.length > 0 ? await editor.planModify(op, 'patch', from, current, hunkTransform(fp), options) : undefined;
+    const modified = fp.hunks.length > 0 ? await editor.planModify(op, 'patch', from, current, hunkTransform(fp), options, 'by-content') : undefined;
     // A rename with changes: the new path gets the changed content, the old one goes.
     const created = editor.planBytes('rename', path, undefined, modified?.bytes ?? current.bytes);
     return [{ ...created, merged: modified?.merged ?? false }, editor.planBytes('rename', from, current, null)];
   }
-  return [await editor.planModify(op, 'patch', path, current, hunkTransform(fp), options)];
+  return [await editor.planModify(op, 'patch', path, current, hunkTransform(fp), options, 'by-content')];
 }

@@ -25,7 +25,7 @@ import type { SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/store.ts';
 import { type EditConflict, type EditResult, type FileChange, q, refusal, type StaleReader, shortHash } from './edit-result.ts';
 import { decodeFile, diskHash, encodeLike, type FileText, loadFileText } from './file-text.ts';
-import { type CrashHook, EditJournal, type JournalEntry } from './journal.ts';
+import type { CrashHook, EditJournal, JournalEntry } from './journal.ts';
 
 /** Options every edit accepts. */
 export interface EditOptions extends ConflictOptions {
@@ -60,6 +60,12 @@ export interface PlannedFile {
   readonly beforeText: string;
   readonly afterText: string;
   readonly merged: boolean;
+  /**
+   * For a merged edit: the file as the editor believes it to be (what it
+   * read plus its own edit). Recorded as its read, so its next edit — made
+   * from that belief — is merged again instead of landing on shifted lines.
+   */
+  readonly editorView?: Uint8Array | undefined;
   /** For a rename: the source path (this entry is the destination). */
   readonly renameFrom?: string | undefined;
   readonly undoOf?: number | undefined;
@@ -77,6 +83,8 @@ export interface EditorDeps {
   readonly defaults: ConflictOptions;
   /** Test hook for crash simulation. */
   readonly crashHook?: CrashHook | undefined;
+  /** Called after a change is recorded, with every path it touched (derived caches refresh here). */
+  readonly afterCommit?: ((paths: readonly string[]) => Promise<void>) | undefined;
 }
 
 // ------------------------------------------------------------------ locks
@@ -104,13 +112,33 @@ async function acquire(fs: Filesystem, path: string): Promise<() => void> {
   };
 }
 
-/** Runs `fn` holding the edit locks of `paths` (in one process; acquired in path order). */
+/** A backend lock across processes (the host backend's `withLock`); not part of the protocol. */
+type BackendLock = <T>(path: string, fn: () => Promise<T>) => Promise<T>;
+
+function backendLock(fs: Filesystem): BackendLock | undefined {
+  const f = (fs as { withLock?: unknown }).withLock;
+  return typeof f === 'function' ? (f.bind(fs) as BackendLock) : undefined;
+}
+
+/**
+ * Runs `fn` holding the edit locks of `paths`, acquired in path order so two
+ * edits never deadlock: in-process locks always, and the backend's own
+ * cross-process lock when it has one (the host backend's `withLock`, which
+ * its writes inside `fn` re-enter).
+ */
 export async function withLocks<T>(fs: Filesystem, paths: readonly string[], fn: () => Promise<T>): Promise<T> {
   const sorted = [...new Set(paths)].sort();
   const releases: Array<() => void> = [];
   try {
     for (const p of sorted) releases.push(await acquire(fs, p));
-    return await fn();
+    const lock = backendLock(fs);
+    if (lock === undefined) return await fn();
+    let run = fn;
+    for (const p of [...sorted].reverse()) {
+      const inner = run;
+      run = () => lock(p, inner);
+    }
+    return await run();
   } finally {
     for (const r of releases.reverse()) r();
   }
@@ -191,7 +219,12 @@ export class FileEditor {
     if (given === undefined) return this.deps.session.lastRead(this.deps.agent, path)?.sha256;
     if (!/^[0-9a-f]{6,64}$/i.test(given)) {
       throw new Refusal(
-        refusal(op, path, 'EINVAL', `baseVersion ${q(given)} is not a version id: pass the 64-hex-digit hash (or a prefix of 6+ digits) a read returned as \`version\`.`),
+        refusal(
+          op,
+          path,
+          'EINVAL',
+          `baseVersion ${q(given)} is not a version id: pass the 64-hex-digit hash (or a prefix of 6+ digits) a read returned as \`version\`.`,
+        ),
       );
     }
     const v = given.toLowerCase();
@@ -223,7 +256,15 @@ export class FileEditor {
    * base version when the file changed since the editor read it, and the
    * difference resolved by the conflict strategy.
    */
-  async planModify(op: string, vop: VersionOp, path: string, current: FileText, transform: Transform, options: EditOptions): Promise<PlannedFile> {
+  async planModify(
+    op: string,
+    vop: VersionOp,
+    path: string,
+    current: FileText,
+    transform: Transform,
+    options: EditOptions,
+    located: 'by-content' | 'by-position' = 'by-position',
+  ): Promise<PlannedFile> {
     const base = this.baseOf(op, path, options, current);
     const cfg: ConflictOptions = { ...this.deps.defaults, ...stripUndefined(options) };
     const apply = (text: string, against: 'current' | 'base'): string => {
@@ -253,12 +294,19 @@ export class FileEditor {
       );
     }
     const baseText = decodeFile(path, baseBytes).text;
-    const ours = apply(baseText, 'base');
+    const onBase = transform(baseText);
+    if (!onBase.ok && located === 'by-content') {
+      // The edit names its text: if that text is in the file as it is now,
+      // the editor evidently worked from a newer view than its last read here.
+      const onCurrent = transform(current.text);
+      if (onCurrent.ok) return this.#plan(vop, path, current, onCurrent.text, false);
+    }
+    const ours = onBase.ok ? onBase.text : apply(baseText, 'base');
     const resolution = await resolveStale(
       { path, agent: this.deps.agent, baseVersion: base, currentVersion: current.sha256, changedBy, base: baseText, theirs: current.text, ours },
       cfg,
     );
-    if (resolution.ok) return this.#plan(vop, path, current, resolution.text, true);
+    if (resolution.ok) return { ...this.#plan(vop, path, current, resolution.text, true), editorView: encodeLike(ours, current) };
     const markers = cfg.markers ? resolution.markedText : undefined;
     let conflict: EditConflict;
     let message: string;
@@ -277,7 +325,10 @@ export class FileEditor {
       const first = conflict.lines[0];
       message = `${path} changed since you read it${by(changedBy)}, and those changes overlap yours at ${describe(conflict.lines)} of the current file (${resolution.message}). Nothing was written. Re-read ${first ? `lines ${first.start}-${Math.max(first.start, first.end)} with readLines(${q(path)}, ${first.start}, ${Math.max(first.start, first.end)})` : `the file with readFile(${q(path)})`} and redo the edit against the current text.`;
     } else {
-      conflict = { ...staleBuffer({ path, baseVersion: base, currentVersion: current.sha256, changedBy, baseText, currentText: current.text }), markedText: markers };
+      conflict = {
+        ...staleBuffer({ path, baseVersion: base, currentVersion: current.sha256, changedBy, baseText, currentText: current.text }),
+        markedText: markers,
+      };
       message = `${path} changed since you read it (you read ${shortHash(base)}, it is now ${shortHash(current.sha256)}${by(changedBy)}) and the edit was not merged: ${resolution.message}. Nothing was written. Re-read the file with readFile(${q(path)}) and redo the edit.`;
     }
     const first = conflict.lines[0];
@@ -285,7 +336,10 @@ export class FileEditor {
       refusal(op, path, 'ECONFLICT', message, {
         conflict,
         version: current.sha256,
-        next: first && conflict.type === 'overlapping_edits' ? `readLines(${q(path)}, ${first.start}, ${Math.max(first.start, first.end)})` : `readFile(${q(path)})`,
+        next:
+          first && conflict.type === 'overlapping_edits'
+            ? `readLines(${q(path)}, ${first.start}, ${Math.max(first.start, first.end)})`
+            : `readFile(${q(path)})`,
       }),
     );
   }
@@ -340,7 +394,9 @@ export class FileEditor {
     const author = options.author ?? this.deps.agent;
     const first = plans[0];
     const primary = first?.path ?? '';
-    const effective = plans.filter((p) => p.renameFrom !== undefined || (p.bytes === null ? p.current !== undefined : p.current === undefined || sha256Hex(p.bytes) !== p.current.sha256));
+    const effective = plans.filter(
+      (p) => p.renameFrom !== undefined || (p.bytes === null ? p.current !== undefined : p.current === undefined || sha256Hex(p.bytes) !== p.current.sha256),
+    );
     if (effective.length === 0) {
       return {
         ...refusal(op, primary, 'EINVAL', `No change: the new content of ${primary} equals the current one.`, { version: first?.current?.sha256 }),
@@ -453,6 +509,11 @@ export class FileEditor {
       await this.#afterWrite(p, author, options.message);
       if (p.renameFrom !== undefined) await this.#afterWrite({ ...p, path: p.renameFrom, bytes: null, renameFrom: undefined }, author, options.message);
     }
+    try {
+      await this.deps.afterCommit?.(effective.flatMap((p) => (p.renameFrom !== undefined ? [p.renameFrom, p.path] : [p.path])));
+    } catch {
+      // Derived data only; it is rebuilt when next asked for.
+    }
     const staleReaders = this.staleReaders(effective.map((p) => p.path));
     const merged = effective.some((p) => p.merged);
     const head = files[0] as FileChange;
@@ -494,8 +555,11 @@ export class FileEditor {
       const sha = sha256Hex(p.bytes);
       const st = await fs.stat(p.path);
       registry.observe(p.path, { sha256: sha, size: p.bytes.byteLength, mtimeMs: st.mtime.getTime() }, author, message);
-      // The editor has now seen what it wrote: its next edit is based on it.
-      session.recordRead({ agent, path: p.path, sha256: sha, op: 'edit', tokens: 0 });
+      // The editor has now seen what it wrote: its next edit is based on it —
+      // or, after a merge, on what it believes the file is (it has not seen the merge).
+      const view = p.editorView ?? p.bytes;
+      if (p.editorView) this.deps.versions.putBlob(view);
+      session.recordRead({ agent, path: p.path, sha256: sha256Hex(view), op: p.editorView ? 'edit-merged' : 'edit', tokens: 0 });
     } catch {
       // The change is on disk and in history; the registry catches up on its next check.
     }

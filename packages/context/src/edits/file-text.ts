@@ -8,16 +8,7 @@
  * @module
  */
 
-import {
-  createDecoder,
-  DETECTION_SAMPLE_BYTES,
-  detectEncoding,
-  encodeTextExact,
-  type Filesystem,
-  type FsOperation,
-  fsError,
-  isFsError,
-} from '@ctxfs/core';
+import { createDecoder, DETECTION_SAMPLE_BYTES, detectEncoding, encodeTextExact, type Filesystem, type FsOperation, fsError, isFsError } from '@ctxfs/core';
 import { sha256Hex } from '../history/version-store.ts';
 
 /** A file loaded for editing. */

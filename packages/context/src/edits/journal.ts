@@ -15,8 +15,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { type Filesystem, isFsError } from '@ctxfs/core';
-import type { StateStore } from '../state/store.ts';
 import type { FileVersion, VersionOp, VersionStore } from '../history/version-store.ts';
+import type { StateStore } from '../state/store.ts';
 import { diskHash } from './file-text.ts';
 
 /** One file of a journaled change. `null` hashes mean "absent". */
@@ -72,7 +72,13 @@ export class EditJournal {
   }
 
   /** Stores the contents and the intent in one transaction; returns the intent. */
-  begin(change: { op: string; author: string; message?: string | undefined; entries: readonly JournalEntry[]; blobs: ReadonlyArray<Uint8Array> }): PendingChange {
+  begin(change: {
+    op: string;
+    author: string;
+    message?: string | undefined;
+    entries: readonly JournalEntry[];
+    blobs: ReadonlyArray<Uint8Array>;
+  }): PendingChange {
     const changeId = randomUUID();
     return this.store.transaction(() => {
       for (const b of change.blobs) this.versions.putBlob(b);

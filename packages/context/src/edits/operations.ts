@@ -7,7 +7,7 @@
  */
 
 import { isFsError } from '@ctxfs/core';
-import { type LineEdit, type Occurrence, applyLineEdit, replaceText } from '../patch/text-edits.ts';
+import { applyLineEdit, type LineEdit, type Occurrence, replaceText } from '../patch/text-edits.ts';
 import { type ApplyPatchOptions, applyPatch } from './apply-patch.ts';
 import { type EditResult, q, refusal } from './edit-result.ts';
 import { type EditOptions, type FileEditor, Refusal } from './file-editor.ts';
@@ -97,6 +97,7 @@ export class EditOperations {
               return { ok: false, code, message: `${p}: ${r.message}` };
             },
             options,
+            'by-content',
           ),
         ];
       });
@@ -152,9 +153,15 @@ export class EditOperations {
         if (target !== undefined) {
           if (!options.overwrite) {
             throw new Refusal(
-              refusal(op, dst, 'EEXIST', `${dst} already exists. Pick another name, or pass { overwrite: true } to replace it (its content stays in history).`, {
-                version: target.sha256,
-              }),
+              refusal(
+                op,
+                dst,
+                'EEXIST',
+                `${dst} already exists. Pick another name, or pass { overwrite: true } to replace it (its content stays in history).`,
+                {
+                  version: target.sha256,
+                },
+              ),
             );
           }
           // Replacing: the destination's old content becomes a version, then the move is a write + delete.
@@ -177,7 +184,12 @@ export class EditOperations {
     const current = await this.editor.load(op, path);
     if (current === undefined) {
       throw new Refusal(
-        refusal(op, path, 'ENOENT', `${path} does not exist. Check the path (glob("**/${path.split('/').pop()}") finds it by name), or create it with writeFile(${q(path)}, content).`),
+        refusal(
+          op,
+          path,
+          'ENOENT',
+          `${path} does not exist. Check the path (glob("**/${path.split('/').pop()}") finds it by name), or create it with writeFile(${q(path)}, content).`,
+        ),
       );
     }
     return current;

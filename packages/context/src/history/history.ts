@@ -12,8 +12,8 @@
 
 import { fsError } from '@ctxfs/core';
 import { type EditResult, q, refusal, shortHash } from '../edits/edit-result.ts';
-import { decodeFile, encodeLike, loadFileText } from '../edits/file-text.ts';
 import { type EditOptions, type FileEditor, Refusal } from '../edits/file-editor.ts';
+import { decodeFile, encodeLike, loadFileText } from '../edits/file-text.ts';
 import { merge3 } from '../merge/merge3.ts';
 import { formatUnifiedDiff } from './unified-diff.ts';
 import type { FileVersion } from './version-store.ts';
@@ -56,7 +56,8 @@ export function resolveVersion(editor: FileEditor, path: string, ref: VersionRef
   else if (ref === 'previous') found = versions.list(path, 2)[1];
   else if (/^[0-9a-f]{6,64}$/i.test(ref)) found = versions.byHash(path, ref.toLowerCase());
   else if (/^#?\d+$/.test(ref)) found = versions.bySeq(path, Number(ref.replace('#', '')));
-  if (found === 'ambiguous') throw fsError('EINVAL', 'getVersion', path, { reason: `version ${q(String(ref))} matches several versions`, hint: 'give more hex digits' });
+  if (found === 'ambiguous')
+    throw fsError('EINVAL', 'getVersion', path, { reason: `version ${q(String(ref))} matches several versions`, hint: 'give more hex digits' });
   if (found === undefined) {
     throw fsError('ENOENT', 'getVersion', path, {
       reason: `no version ${q(String(ref))} of ${path}`,
@@ -125,14 +126,31 @@ export async function rollback(editor: FileEditor, path: string, ref: VersionRef
       target = await getVersion(editor, p, ref);
     } catch (err) {
       const e = err as { code?: string; reason?: string; hint?: string };
-      throw new Refusal(refusal('rollback', p, 'ENOENT', `${e.reason ?? String(err)}; ${e.hint ?? ''}`, { version: current?.sha256, next: `history(${q(p)})` }));
+      throw new Refusal(
+        refusal('rollback', p, 'ENOENT', `${e.reason ?? String(err)}; ${e.hint ?? ''}`, { version: current?.sha256, next: `history(${q(p)})` }),
+      );
     }
     return [editor.planBytes('rollback', p, current, target.bytes ?? null)];
   });
 }
 
+/** Options of {@link undo}. */
+export interface UndoOptions extends EditOptions {
+  /**
+   * Revert this change (its `seq`) instead of the newest one, keeping the
+   * changes made after it — like `git revert`. Refused when later changes
+   * touch the same lines.
+   */
+  change?: number;
+}
+
 /** The version `undo` would revert: the newest change not itself an undo nor undone. */
-export function undoTarget(history: readonly FileVersion[]): { target: FileVersion; before: FileVersion | undefined } | undefined {
+export function undoTarget(history: readonly FileVersion[], change?: number): { target: FileVersion; before: FileVersion | undefined } | undefined {
+  if (change !== undefined) {
+    const i = history.findIndex((v) => v.seq === change);
+    const target = history[i];
+    return target === undefined || target.op === 'initial' ? undefined : { target, before: history[i + 1] };
+  }
   const undone = new Set<number>();
   for (const v of history) if (v.op === 'undo' && v.undoOf !== undefined) undone.add(v.undoOf);
   for (let i = 0; i < history.length; i++) {
@@ -148,7 +166,7 @@ export function undoTarget(history: readonly FileVersion[]): { target: FileVersi
  * calls walk further back). The revert is merged onto the current content,
  * so later changes to other lines survive; an overlap is refused.
  */
-export async function undo(editor: FileEditor, path: string, options: EditOptions = {}): Promise<EditResult> {
+export async function undo(editor: FileEditor, path: string, options: UndoOptions = {}): Promise<EditResult> {
   let p: string;
   try {
     p = editor.normalize('undo', path);
@@ -160,9 +178,13 @@ export async function undo(editor: FileEditor, path: string, options: EditOption
   return editor.run('undo', [p], opts, async () => {
     const current = await editor.load('undo', p);
     const history = editor.deps.versions.list(p, 10_000);
-    const found = undoTarget(history);
+    const found = undoTarget(history, options.change);
     if (!found) {
-      throw new Refusal(refusal('undo', p, 'ENOENT', `Nothing to undo: ${p} has no recorded change after its first version.`, { version: current?.sha256 }));
+      const why =
+        options.change !== undefined
+          ? `${p} has no change #${options.change} to undo (the first version is not a change).`
+          : `${p} has no recorded change after its first version.`;
+      throw new Refusal(refusal('undo', p, 'ENOENT', `Nothing to undo: ${why} See history(${q(p)}).`, { version: current?.sha256, next: `history(${q(p)})` }));
     }
     const { target, before } = found;
     if (target.op === 'rename' && target.relatedPath !== undefined) {
@@ -177,7 +199,9 @@ export async function undo(editor: FileEditor, path: string, options: EditOption
     const blob = (sha: string | undefined) => (sha === undefined ? null : (editor.deps.versions.getBlob(sha) ?? null));
     const beforeBytes = blob(before?.sha256);
     if (before?.sha256 !== undefined && beforeBytes === null) {
-      throw new Refusal(refusal('undo', p, 'ENOENT', `Cannot undo #${target.seq}: the content before it was removed by retention.`, { version: current?.sha256 }));
+      throw new Refusal(
+        refusal('undo', p, 'ENOENT', `Cannot undo #${target.seq}: the content before it was removed by retention.`, { version: current?.sha256 }),
+      );
     }
     opts.message ??= `undo #${target.seq} (${target.op} by ${target.author})`;
     if (current?.sha256 === target.sha256 || (current === undefined && target.sha256 === undefined)) {
@@ -197,10 +221,16 @@ export async function undo(editor: FileEditor, path: string, options: EditOption
     if (!merged.clean || merged.text === undefined) {
       const lines = merged.conflicts.map((c) => `${c.theirs.start + 1}-${Math.max(c.theirs.start + 1, c.theirs.end)}`).join(', ');
       throw new Refusal(
-        refusal('undo', p, 'ECONFLICT', `Cannot undo #${target.seq}: later changes touch the same lines (current lines ${lines}). Nothing was changed. Edit those lines by hand, or rollback(${q(p)}, ${before?.seq ?? 1}) to discard the later changes too.`, {
-          version: current.sha256,
-          next: `readLines(${q(p)}, ${(merged.conflicts[0]?.theirs.start ?? 0) + 1}, ${Math.max((merged.conflicts[0]?.theirs.start ?? 0) + 1, merged.conflicts[0]?.theirs.end ?? 1)})`,
-        }),
+        refusal(
+          'undo',
+          p,
+          'ECONFLICT',
+          `Cannot undo #${target.seq}: later changes touch the same lines (current lines ${lines}). Nothing was changed. Edit those lines by hand, or rollback(${q(p)}, ${before?.seq ?? 1}) to discard the later changes too.`,
+          {
+            version: current.sha256,
+            next: `readLines(${q(p)}, ${(merged.conflicts[0]?.theirs.start ?? 0) + 1}, ${Math.max((merged.conflicts[0]?.theirs.start ?? 0) + 1, merged.conflicts[0]?.theirs.end ?? 1)})`,
+          },
+        ),
       );
     }
     const plan = editor.planBytes('undo', p, current, null, target.seq);

@@ -58,14 +58,26 @@ export function formatUnifiedDiff(oldText: string, newText: string, options: Uni
   const b = toDocument(newText);
   const aFull = a.lines.map((l, i) => l + a.eols[i]);
   const bFull = b.lines.map((l, i) => l + b.eols[i]);
-  const hunks = diffLines(aFull, bFull);
+  // Only the middle between the common prefix and suffix needs the Myers diff.
+  let pre = 0;
+  const max = Math.min(aFull.length, bFull.length);
+  while (pre < max && aFull[pre] === bFull[pre]) pre++;
+  let suf = 0;
+  while (suf < max - pre && aFull[aFull.length - 1 - suf] === bFull[bFull.length - 1 - suf]) suf++;
+  const hunks = diffLines(aFull.slice(pre, aFull.length - suf), bFull.slice(pre, bFull.length - suf)).map((h) => ({
+    aStart: h.aStart + pre,
+    aLength: h.aLength,
+    bStart: h.bStart + pre,
+    bLength: h.bLength,
+  }));
   if (hunks.length === 0) return { text: '', linesAdded: 0, linesRemoved: 0, ranges: [] };
-  const out: string[] = [`--- ${options.oldLabel ?? 'a'}`, `+++ ${options.newLabel ?? 'b'}`];
+  // Lines keep their own terminators (a CRLF file's diff carries its CRs, as git's does).
+  const out: string[] = [`--- ${options.oldLabel ?? 'a'}\n`, `+++ ${options.newLabel ?? 'b'}\n`];
   let added = 0;
   let removed = 0;
   const emit = (prefix: string, doc: typeof a, i: number) => {
-    out.push(prefix + (doc.lines[i] as string));
-    if (doc.eols[i] === '') out.push(NO_NEWLINE);
+    const eol = doc.eols[i] as string;
+    out.push(prefix + (doc.lines[i] as string) + (eol === '' ? `\n${NO_NEWLINE}\n` : eol));
   };
   let k = 0;
   while (k < hunks.length) {
@@ -83,7 +95,7 @@ export function formatUnifiedDiff(oldText: string, newText: string, options: Uni
     const aTo = Math.min(a.lines.length, last.aStart + last.aLength + context);
     const bFrom = first.bStart - (first.aStart - aFrom);
     const bTo = last.bStart + last.bLength + (aTo - (last.aStart + last.aLength));
-    out.push(`@@ -${range(aFrom, aTo - aFrom)} +${range(bFrom, bTo - bFrom)} @@`);
+    out.push(`@@ -${range(aFrom, aTo - aFrom)} +${range(bFrom, bTo - bFrom)} @@\n`);
     let ai = aFrom;
     let bi = bFrom;
     for (let h = k; h <= end; h++) {
@@ -102,5 +114,5 @@ export function formatUnifiedDiff(oldText: string, newText: string, options: Uni
     k = end + 1;
   }
   const ranges = hunks.map((h) => ({ oldStart: h.aStart + 1, oldEnd: h.aStart + h.aLength, newStart: h.bStart + 1, newEnd: h.bStart + h.bLength }));
-  return { text: `${out.join('\n')}\n`, linesAdded: added, linesRemoved: removed, ranges };
+  return { text: out.join(''), linesAdded: added, linesRemoved: removed, ranges };
 }

@@ -95,9 +95,20 @@ function fromRow(r: HistoryRow): FileVersion {
   };
 }
 
-/** Hex SHA-256 of bytes: the version id everywhere in ctxfs. */
+const HASHES = new WeakMap<Uint8Array, string>();
+
+/**
+ * Hex SHA-256 of bytes: the version id everywhere in ctxfs. Remembered per
+ * buffer, since one edit asks for the hash of the same bytes several times
+ * (callers never mutate a buffer after hashing it).
+ */
 export function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
+  let h = HASHES.get(bytes);
+  if (h === undefined) {
+    h = createHash('sha256').update(bytes).digest('hex');
+    HASHES.set(bytes, h);
+  }
+  return h;
 }
 
 // Below this, deflate's header costs more than it saves.
@@ -137,7 +148,7 @@ export class VersionStore {
     let codec = 'raw';
     let content: Uint8Array = bytes;
     if (bytes.byteLength >= COMPRESS_MIN) {
-      const packed = deflateRawSync(bytes, { level: 6 });
+      const packed = deflateRawSync(bytes, { level: 1 });
       if (packed.byteLength < bytes.byteLength * 0.9) {
         codec = 'deflate';
         content = packed;
@@ -301,7 +312,9 @@ export class VersionStore {
         if (e.after) pinned.add(e.after);
       }
     }
-    const orphans = this.#sql('SELECT sha256, LENGTH(content) AS n FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM history WHERE sha256 IS NOT NULL)').all() as Array<{
+    const orphans = this.#sql(
+      'SELECT sha256, LENGTH(content) AS n FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM history WHERE sha256 IS NOT NULL)',
+    ).all() as Array<{
       sha256: string;
       n: number;
     }>;

@@ -1,13 +1,14 @@
 /**
  * Child process of the crash test: edits two files in lockstep (each change
  * a two-file patch setting both counters to the same value, or a single-file
- * write) until it is SIGKILLed. argv: root, state database, host state dir.
+ * write) until it is SIGKILLed. argv: root, state database, host state dir, lock dir.
  */
 import { HostFilesystem } from '@ctxfs/host';
 import { createContext } from '../../src/index.ts';
 
-const [root, db, stateDir] = process.argv.slice(2) as [string, string, string];
-const fs = await HostFilesystem.open({ root, stateDir, durability: 'none' });
+const [root, db, stateDir, lockDir] = process.argv.slice(2) as [string, string, string, string];
+// A fresh lock directory per child: the previous child's locks died with it.
+const fs = await HostFilesystem.open({ root, stateDir, durability: 'none', locks: { dir: lockDir } });
 const ctx = await createContext({
   fs,
   store: db,
@@ -23,9 +24,8 @@ for (let i = 0; ; i++) {
     await ctx.writeFile('c.txt', `c=${i}\n`.repeat(1 + (i % 50)));
     continue;
   }
-  const r = await ctx.applyPatch(
-    `--- a/a.txt\n+++ b/a.txt\n@@ @@\n-n=${n}\n+n=${n + 1}\n--- a/b.txt\n+++ b/b.txt\n@@ @@\n-n=${n}\n+n=${n + 1}\n`,
-    { message: `step ${n + 1}` },
-  );
+  const r = await ctx.applyPatch(`--- a/a.txt\n+++ b/a.txt\n@@ @@\n-n=${n}\n+n=${n + 1}\n--- a/b.txt\n+++ b/b.txt\n@@ @@\n-n=${n}\n+n=${n + 1}\n`, {
+    message: `step ${n + 1}`,
+  });
   if (!r.success) throw new Error(r.message);
 }
