@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SummaryReporter from './vitest.summary-reporter.ts';
 
 // Workspace packages resolve to their TypeScript sources through the
 // `ctxfs-source` export condition, so tests never need a build first.
@@ -11,6 +12,6 @@ export default defineConfig({
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'conformance/test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: process.env.CI ? ['default'] : ['default'],
+    reporters: ['default', new SummaryReporter()],
   },
 });
