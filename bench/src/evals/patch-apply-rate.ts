@@ -17,7 +17,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { applyHunks, parsePatch } from '@ctxfs/context';
 import { applyPatch as jsdiffApply } from 'diff';
-import { type PatchCase, type VariantName, variantsOf } from '../../../packages/context/test/support/patch-variants.ts';
+import { isAmbiguous, type PatchCase, type VariantName, variantsOf } from '../../../packages/context/test/support/patch-variants.ts';
 
 /** Consecutive releases with unminified sources. */
 const RELEASES: ReadonlyArray<readonly [string, string, string]> = [
@@ -133,34 +133,6 @@ function runJsdiff(c: PatchCase): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function countOccurrences(lines: readonly string[], block: readonly string[]): number {
-  const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
-  const f = lines.map(norm);
-  const w = block.map(norm);
-  let n = 0;
-  for (let s = 0; s + w.length <= f.length; s++) {
-    let ok = true;
-    for (let i = 0; i < w.length && ok; i++) ok = f[s + i] === w[i];
-    if (ok) n++;
-  }
-  return n;
-}
-
-/** Ambiguous: the line numbers cannot be trusted and some hunk's text occurs more than once. */
-function isAmbiguous(c: PatchCase): boolean {
-  if (c.numbersReliable) return false;
-  const [file] = parsePatch(c.patch);
-  if (file === undefined) return false;
-  const lines = c.original.split('\n').map((l) => l.replace(/\r$/, ''));
-  return file.hunks.some(
-    (h) =>
-      countOccurrences(
-        lines,
-        h.lines.filter((l) => l.op !== '+').map((l) => l.text),
-      ) !== 1,
-  );
 }
 
 function main(): void {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { applyHunks } from '../src/patch/apply-hunks.ts';
 import { parsePatch } from '../src/patch/parse-patch.ts';
-import { type PatchCase, type VariantName, variantsOf } from './support/patch-variants.ts';
+import { isAmbiguous, type PatchCase, type VariantName, variantsOf } from './support/patch-variants.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'ctxfs-patch-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -37,18 +37,6 @@ function gitDiff(a: string, b: string, context: number): string {
   writeFileSync(join(work, 'b'), b);
   const r = spawnSync('git', ['diff', '--no-index', '--no-color', `-U${context}`, join(work, 'a'), join(work, 'b')], { encoding: 'utf8', maxBuffer: 1 << 26 });
   return r.stdout;
-}
-
-function countOccurrences(lines: readonly string[], block: readonly string[], norm: (s: string) => string): number {
-  const f = lines.map(norm);
-  const w = block.map(norm);
-  let n = 0;
-  for (let s = 0; s + w.length <= f.length; s++) {
-    let ok = true;
-    for (let i = 0; i < w.length && ok; i++) ok = f[s + i] === w[i];
-    if (ok) n++;
-  }
-  return n;
 }
 
 it('applies malformed variants of real diffs correctly, never wrongly, and refuses only ambiguity', () => {
@@ -85,17 +73,7 @@ it('applies malformed variants of real diffs correctly, never wrongly, and refus
     const [file] = parsePatch(c.patch);
     expect(file, c.variant).toBeDefined();
     if (file === undefined) continue;
-    const originalLines = c.original.split('\n').map((l) => l.replace(/\r$/, ''));
-    const ambiguous =
-      !c.numbersReliable &&
-      file.hunks.some(
-        (h) =>
-          countOccurrences(
-            originalLines,
-            h.lines.filter((l) => l.op !== '+').map((l) => l.text),
-            (s) => s.replace(/\s+/g, ' ').trim(),
-          ) !== 1,
-      );
+    const ambiguous = isAmbiguous(c);
     const result = applyHunks(c.original, file.hunks);
     const t = tally.get(c.variant) ?? { correct: 0, wrong: 0, refused: 0, ambiguous: 0 };
     if (ambiguous) t.ambiguous++;

@@ -426,13 +426,14 @@ export abstract class FilesystemBase implements Filesystem {
     if (startStat?.kind !== 'directory') return;
     const prefix = cwd === '' ? 0 : cwd.length + 1;
     const rel = (p: string) => p.slice(prefix);
-    const walk = walkTree((p) => this.readDirectory(p), start, {
-      maxDepth: plan.maxDepth,
-      enter: (entry) => !plan.ignored(rel(entry.path)) && (options.dot === true || !entry.name.startsWith('.') || this.#patternNamesDot(pattern)),
-    });
-    for await (const { entry } of walk) {
-      if (want !== 'any' && entry.kind !== want) continue;
-      if (plan.matches(rel(entry.path))) yield { path: entry.path, kind: entry.kind };
+    const namesDot = this.#patternNamesDot(pattern);
+    const enter = (entry: FileEntry) => !plan.ignored(rel(entry.path)) && (options.dot === true || !entry.name.startsWith('.') || namesDot);
+    for await (const batch of this.walkEntries(start, plan.maxDepth, enter)) {
+      const out: GlobMatch[] = [];
+      for (const entry of batch) {
+        if ((want === 'any' || entry.kind === want) && plan.matches(rel(entry.path))) out.push({ path: entry.path, kind: entry.kind });
+      }
+      yield* out;
     }
   }
 
@@ -500,15 +501,28 @@ export abstract class FilesystemBase implements Filesystem {
     }
     if (st.kind !== 'directory') return;
     const prefix = plan.scope === '' ? 0 : plan.scope.length + 1;
-    const walk = walkTree((p) => this.readDirectory(p), plan.scope, {
-      enter: (entry) => plan.dot || !entry.name.startsWith('.'),
-    });
-    for await (const { entry } of walk) {
-      if (entry.kind !== 'file') continue;
-      if (!plan.dot && entry.name.startsWith('.')) continue;
-      if (plan.filter && !plan.filter(entry.path.slice(prefix))) continue;
-      yield entry.path;
+    for await (const batch of this.walkEntries(plan.scope, Number.POSITIVE_INFINITY, (entry) => plan.dot || !entry.name.startsWith('.'))) {
+      const out: string[] = [];
+      for (const entry of batch) {
+        if (entry.kind !== 'file') continue;
+        if (!plan.dot && entry.name.startsWith('.')) continue;
+        if (plan.filter && !plan.filter(entry.path.slice(prefix))) continue;
+        out.push(entry.path);
+      }
+      yield* out;
     }
+  }
+
+  /**
+   * The tree walk behind glob and grep: every entry below `start`, parents
+   * before children, siblings by name, directories entered only when
+   * `enter` allows and above `maxDepth`; directories that vanish or cannot
+   * be read are passed over. Yields batches so a backend with a faster,
+   * synchronous walk can override this and pay one async step per batch
+   * instead of several per entry — with exactly these semantics.
+   */
+  protected async *walkEntries(start: string, maxDepth: number, enter: (entry: FileEntry) => boolean): AsyncGenerator<readonly FileEntry[]> {
+    for await (const { entry } of walkTree((p) => this.readDirectory(p), start, { maxDepth, enter })) yield [entry];
   }
 
   #iterate<T>(op: FsOperation, path: string, make: () => AsyncGenerator<T>): AsyncIterableIterator<T> {

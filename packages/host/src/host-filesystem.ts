@@ -600,48 +600,9 @@ export class HostFilesystem extends FilesystemBase {
 
   // ------------------------------------------------------------ glob
 
-  /**
-   * The base glob, same semantics and order (depth-first, parents first,
-   * siblings by name), walked synchronously a directory at a time and
-   * yielded in batches: one async step per batch instead of three per entry.
-   */
-  override glob(pattern: string, options: GlobOptions = {}): AsyncIterableIterator<GlobMatch> {
-    let inner: AsyncGenerator<GlobMatch> | undefined;
-    const it: AsyncIterableIterator<GlobMatch> = {
-      next: async () => {
-        inner ??= this.#glob(pattern, options ?? {});
-        try {
-          return await inner.next();
-        } catch (err) {
-          throw toFsError(err, 'glob', typeof pattern === 'string' ? pattern : undefined);
-        }
-      },
-      return: async (value?: unknown) => {
-        if (inner) await inner.return(value as GlobMatch);
-        return { done: true, value: undefined };
-      },
-      [Symbol.asyncIterator]: () => it,
-    };
-    return it;
-  }
-
-  async *#glob(pattern: string, options: GlobOptions): AsyncGenerator<GlobMatch> {
-    const cwd = this.resolve(options.cwd ?? '', 'glob').path;
-    const plan = compileGlob(pattern, { dot: options.dot, ignore: options.ignore, maxDepth: options.maxDepth });
-    const want = options.kind ?? 'any';
-    const start = joinPath(cwd, plan.base);
-    const startStat = await this.tryStat(start);
-    if (startStat?.kind !== 'directory') return;
-    const prefix = cwd === '' ? 0 : cwd.length + 1;
-    const namesDot = /(^|\/)\./.test(pattern);
-    const enter = (entry: FileEntry) => !plan.ignored(entry.path.slice(prefix)) && (options.dot === true || !entry.name.startsWith('.') || namesDot);
-    for (const batch of this.#walk(start, plan.maxDepth, enter)) {
-      const out: GlobMatch[] = [];
-      for (const entry of batch) {
-        if ((want === 'any' || entry.kind === want) && plan.matches(entry.path.slice(prefix))) out.push({ path: entry.path, kind: entry.kind });
-      }
-      yield* out;
-    }
+  /** The base's walk, run synchronously a directory at a time and handed out in batches. */
+  protected override async *walkEntries(start: string, maxDepth: number, enter: (entry: FileEntry) => boolean): AsyncGenerator<readonly FileEntry[]> {
+    yield* this.#walk(start, maxDepth, enter);
   }
 
   /**
@@ -650,7 +611,7 @@ export class HostFilesystem extends FilesystemBase {
    * handed out in batches of entries, so the per-entry cost is a loop
    * iteration instead of several async steps.
    */
-  *#walk(start: string, maxDepth: number, enter: (entry: FileEntry) => boolean, skipUnreadable = false): Generator<FileEntry[]> {
+  *#walk(start: string, maxDepth: number, enter: (entry: FileEntry) => boolean): Generator<FileEntry[]> {
     if (maxDepth < 1) return;
     const sorted = (entries: FileEntry[]) => entries.sort((a, b) => compareNames(a.name, b.name));
     type Frame = { entries: FileEntry[]; index: number; depth: number; rules: readonly IgnoreRule[] };
@@ -671,10 +632,10 @@ export class HostFilesystem extends FilesystemBase {
         try {
           children = this.#list(entry.path);
         } catch (err) {
-          // A directory removed while we walk is simply gone; grep also
-          // passes over directories it may not read, as ripgrep does.
+          // A directory removed, replaced or made unreadable while we walk
+          // is passed over, as the base walk (and find, and ripgrep) does.
           const code = (err as { code?: string }).code;
-          if (code !== 'ENOENT' && !(skipUnreadable && (code === 'EACCES' || code === 'EPERM'))) throw err;
+          if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EACCES' && code !== 'EPERM') throw err;
         }
         if (children !== undefined) {
           const rules = this.#gitignore ? [...top.rules, ...this.#loadGitignore(entry.path)] : top.rules;
@@ -727,27 +688,6 @@ export class HostFilesystem extends FilesystemBase {
       dir = here;
     }
     return false;
-  }
-
-  /** Files grep searches, in the base's order, from the batched walk. */
-  protected override async *grepCandidates(plan: GrepPlan): AsyncGenerator<string> {
-    const st = await this.statPath(plan.scope);
-    if (st.kind === 'file') {
-      yield plan.scope;
-      return;
-    }
-    if (st.kind !== 'directory') return;
-    const prefix = plan.scope === '' ? 0 : plan.scope.length + 1;
-    for (const batch of this.#walk(plan.scope, Number.POSITIVE_INFINITY, (entry) => plan.dot || !entry.name.startsWith('.'), true)) {
-      const out: string[] = [];
-      for (const entry of batch) {
-        if (entry.kind !== 'file') continue;
-        if (!plan.dot && entry.name.startsWith('.')) continue;
-        if (plan.filter && !plan.filter(entry.path.slice(prefix))) continue;
-        out.push(entry.path);
-      }
-      yield* out;
-    }
   }
 
   // ------------------------------------------------------------ grep

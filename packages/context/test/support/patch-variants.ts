@@ -5,6 +5,8 @@
  * patches, hunks out of order, wrong hunk counts.
  */
 
+import { parsePatch } from '../../src/patch/parse-patch.ts';
+
 export type VariantName = 'original' | 'shifted' | 'no-numbers' | 'whitespace' | 'no-headers' | 'context-1' | 'crlf-file' | 'reordered' | 'wrong-counts';
 
 export interface PatchCase {
@@ -102,4 +104,35 @@ export function variantsOf(original: string, expected: string, patch: string, pa
     },
   ];
   return cases;
+}
+
+function countOccurrences(lines: readonly string[], block: readonly string[]): number {
+  const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
+  const file = lines.map(norm);
+  const want = block.map(norm);
+  let n = 0;
+  for (let s = 0; s + want.length <= file.length; s++) {
+    let ok = true;
+    for (let i = 0; i < want.length && ok; i++) ok = file[s + i] === want[i];
+    if (ok) n++;
+  }
+  return n;
+}
+
+/**
+ * A case no tool can place for sure: its line numbers cannot be trusted and
+ * some hunk's old text (whitespace folded) occurs other than exactly once.
+ */
+export function isAmbiguous(c: PatchCase): boolean {
+  if (c.numbersReliable) return false;
+  const [file] = parsePatch(c.patch);
+  if (file === undefined) return false;
+  const lines = c.original.split('\n').map((l) => l.replace(/\r$/, ''));
+  return file.hunks.some(
+    (h) =>
+      countOccurrences(
+        lines,
+        h.lines.filter((l) => l.op !== '+').map((l) => l.text),
+      ) !== 1,
+  );
 }
