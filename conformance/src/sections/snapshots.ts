@@ -8,7 +8,7 @@
  */
 
 import type { Filesystem } from '@ctxfs/core';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { codeOf, collect, describeWhen, itWhen, type SuiteContext, text, utf8 } from '../context.ts';
 
 const ALL_BYTES = Uint8Array.from({ length: 256 }, (_, i) => i);

@@ -1,1 +1,17 @@
-export {};
+/**
+ * `@ctxfs/container` — a ctxfs workspace inside a Docker container, reached
+ * through the Docker Engine API only (local socket or remote engine).
+ *
+ * @example
+ * ```ts
+ * import { ContainerFilesystem } from '@ctxfs/container';
+ * await using fs = await ContainerFilesystem.open({ container: 'sandbox', workdir: '/work' });
+ * for await (const m of fs.grep('TODO')) console.log(`${m.path}:${m.line}: ${m.text}`);
+ * ```
+ *
+ * @module
+ */
+
+export { ContainerFilesystem, type ContainerFilesystemOptions, containerCapabilities } from './container-filesystem.ts';
+export { connectEngine, type EngineOptions } from './engine.ts';
+export { shellQuote } from './shell-quote.ts';

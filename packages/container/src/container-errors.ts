@@ -1,0 +1,85 @@
+/**
+ * Maps what the container and the engine report onto the ctxfs error model:
+ * tool messages (busybox and GNU phrase errno the same way) to Node-style
+ * codes, and engine failures to `EUNAVAILABLE` naming the container.
+ *
+ * @module
+ */
+
+import { errno, FsError, type FsErrorCode, type FsOperation } from '@ctxfs/core';
+import { STATUS_CODES } from './helper-script.ts';
+
+const MESSAGES: ReadonlyArray<readonly [RegExp, FsErrorCode]> = [
+  [/no such file or directory|nonexistent directory|can't stat|can't open/i, 'ENOENT'],
+  [/not a directory/i, 'ENOTDIR'],
+  [/is a directory/i, 'EISDIR'],
+  [/file exists/i, 'EEXIST'],
+  [/directory not empty/i, 'ENOTEMPTY'],
+  [/no space left on device|disk quota exceeded|file too large/i, 'ENOSPC'],
+  [/read-only file system/i, 'EROFS'],
+  [/permission denied/i, 'EACCES'],
+  [/operation not permitted/i, 'EPERM'],
+  [/file name too long/i, 'ENAMETOOLONG'],
+  [/too many levels of symbolic links/i, 'ELOOP'],
+  [/resource busy/i, 'EBUSY'],
+  [/invalid argument/i, 'EINVAL'],
+];
+
+/** The code a tool's stderr message names, if any. Specific errno text wins over "can't stat/open". */
+export function codeFromMessage(message: string): FsErrorCode | undefined {
+  for (const [re, code] of MESSAGES.slice(1)) if (re.test(message)) return code;
+  if (MESSAGES[0]?.[0].test(message)) return 'ENOENT';
+  return undefined;
+}
+
+/** A primitive-level error (the base adds op and path) for a failed helper request. */
+export function helperFailure(status: number, stderr: string, op: FsOperation, path: string | undefined): Error {
+  const own = STATUS_CODES[status];
+  if (own === 'EPATHESCAPE') {
+    return new FsError({
+      code: 'EPATHESCAPE',
+      op,
+      path,
+      reason: 'a symbolic link inside the container leads outside the workspace',
+      hint: 'use a path whose symlinks stay inside the workspace root',
+    });
+  }
+  if (own !== undefined) return errno(own as FsErrorCode);
+  const code = codeFromMessage(stderr);
+  if (code !== undefined) return errno(code, stderr.trim());
+  return new FsError({ code: 'EIO', op, path, reason: `the container reported status ${status}: ${stderr.trim() || 'no message'}` });
+}
+
+/** What went wrong with the engine or the container, for an `EUNAVAILABLE` message. */
+export interface Unavailability {
+  /** Container name or id as the caller gave it. */
+  container: string;
+  /** Short description: "is not running", "does not exist", "engine unreachable at ...". */
+  state: string;
+}
+
+/** The `EUNAVAILABLE` error for `op`, naming the container and what happened to it. */
+export function unavailable(op: FsOperation, path: string | undefined, u: Unavailability, cause?: unknown): FsError {
+  return new FsError({
+    code: 'EUNAVAILABLE',
+    op,
+    path,
+    reason: `container '${u.container}' ${u.state}`,
+    hint: 'start the container (or the Docker engine) again and retry; nothing was half-written',
+    cause,
+  });
+}
+
+/** Classifies an engine API error: HTTP status and message from dockerode/docker-modem. */
+export function describeEngineError(err: unknown): { notFound: boolean; notRunning: boolean; unreachable: boolean; message: string } {
+  const e = err as { statusCode?: number; code?: string; message?: string; json?: { message?: string } } | null;
+  const message = String(e?.json?.message ?? e?.message ?? err);
+  const status = e?.statusCode;
+  const netCodes = new Set(['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+  return {
+    notFound: status === 404 && /no such container/i.test(message),
+    notRunning: status === 409 || /is not running|is paused|is restarting/i.test(message),
+    unreachable: (typeof e?.code === 'string' && netCodes.has(e.code)) || /socket hang up|connect E/i.test(message),
+    message,
+  };
+}

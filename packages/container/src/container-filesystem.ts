@@ -1,0 +1,802 @@
+/**
+ * The container backend: a workspace directory inside a Docker container,
+ * reached only through the Docker Engine API, so a remote engine works the
+ * same as a local one (no bind mount is assumed).
+ *
+ * - Metadata and small files go through one long-lived helper session
+ *   ({@link HelperSession}): a shell loop serving framed requests, about a
+ *   millisecond each instead of tens for an exec per operation.
+ * - Large files stream as tar: reads from `GET /archive` (tar-stream parses
+ *   the entry as it arrives), writes into `PUT /archive` (generated parts).
+ * - Every write lands under a temporary name in the target's directory and is
+ *   renamed (or hard-linked, for `create`) into place by the helper, so an
+ *   interrupted write leaves the old file.
+ * - Paths follow the shared rules; on top, the helper checks every symlink
+ *   component inside the container and refuses one that leaves the workspace.
+ *
+ * @module
+ */
+
+import {
+  type ByteReader,
+  type ByteWriter,
+  type Capabilities,
+  compareNames,
+  createByteReader,
+  createByteWriter,
+  errno,
+  type FileEntry,
+  type FileKind,
+  type FileStat,
+  FilesystemBase,
+  type FilesystemBaseOptions,
+  FsError,
+  type FsOperation,
+  fsError,
+  type GrepMatch,
+  type GrepMatcher,
+  type GrepPlan,
+  type Snapshot,
+  scanChunks,
+  type WriteMode,
+} from '@ctxfs/core';
+import type Docker from 'dockerode';
+import { untarFiles } from './batch-read.ts';
+import { type ImageProbe, parseProbe, probeCommand } from './capabilities-probe.ts';
+import { codeFromMessage, describeEngineError, helperFailure, unavailable } from './container-errors.ts';
+import { connectEngine, describeEngine, type EngineOptions } from './engine.ts';
+import { type ExecStream, openExecFile, startExecStream } from './exec-stream.ts';
+import { TEMP_PREFIX } from './helper-script.ts';
+import { type HelperResponse, HelperSession } from './helper-session.ts';
+import { shellQuote as q } from './shell-quote.ts';
+import { SnapshotStore } from './snapshots.ts';
+import { openArchiveFile } from './tar-read.ts';
+import { type EntryOwner, putFile } from './tar-write.ts';
+
+/** Options of {@link ContainerFilesystem.open}. */
+export interface ContainerFilesystemOptions extends FilesystemBaseOptions {
+  /** Attach to this existing container (id or name). Exactly one of `container` and `image`. */
+  container?: string;
+  /** Create a container from this image; it is removed on close unless `keepContainer`. */
+  image?: string;
+  /** Extra create options for a created container (HostConfig.Tmpfs, Env, User...). */
+  create?: Partial<Docker.ContainerCreateOptions>;
+  /** Labels of a created container, e.g. to find and clean them up later. */
+  labels?: Record<string, string>;
+  /** Keep a container ctxfs created when the filesystem closes. */
+  keepContainer?: boolean;
+  /** Start an attached container that is stopped. Default `false` (EUNAVAILABLE). */
+  startIfStopped?: boolean;
+  /** Absolute workspace root inside the container; default `/work`. */
+  workdir?: string;
+  /** Create the workspace root if missing. Default `true`. */
+  createWorkdir?: boolean;
+  /** Engine connection; default: `DOCKER_HOST` and the TLS variables, else the local socket. */
+  engine?: EngineOptions;
+  /** Permission bits of files ctxfs creates; default: 0o644 (an overwrite keeps the old file's). */
+  fileMode?: number;
+  /** Owner of files ctxfs creates; default: the container's user (an overwrite keeps the old file's). */
+  owner?: { uid: number; gid: number };
+}
+
+/** Files up to this size are read in one helper response; larger ones stream as tar. */
+const INLINE_READ_BYTES = 1 << 20;
+/** Writes up to this size travel inline on the helper's stdin. */
+const INLINE_WRITE_BYTES = 256 << 10;
+/** Writes up to this size are staged in memory and sent as one archive; larger ones stream through an exec. */
+const STAGED_WRITE_BYTES = 8 << 20;
+
+const TEMP_NAME = /^\.ctxfs-[0-9a-f]{24}-/;
+/** Files per batch of small reads, and the largest file a batch carries (so a batch holds at most 16 MiB). */
+const BATCH_FILES = 256;
+const BATCH_FILE_BYTES = 64 << 10;
+
+/** Files whose bytes grep asks for at once (each at most the inline read size). */
+const GREP_WINDOW = 64;
+
+/** The walk's order: depth first, siblings by UTF-16 code unit. */
+function compareSegments(a: string, b: string): number {
+  const x = a.split('/');
+  const y = b.split('/');
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const c = compareNames(x[i] as string, y[i] as string);
+    if (c !== 0) return c;
+  }
+  return x.length - y.length;
+}
+
+async function* chunksOf(data: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
+  for (let at = 0; at < data.byteLength; at += size) yield data.subarray(at, at + size);
+}
+
+/** What a read needs first: the size, and the bytes when they came along. */
+interface ReadHead {
+  size: number;
+  data?: Buffer;
+  /** The file's path with symlinks resolved, for a stream read. */
+  real?: string;
+}
+
+const CAPABILITIES: Capabilities = Object.freeze({
+  snapshots: true,
+  watch: false,
+  symlinks: true,
+  nativeGrep: false,
+  readOnly: false,
+  permissions: true,
+  birthtime: false,
+  snapshotsKeepEmptyDirs: true,
+});
+
+/** The capabilities every container filesystem declares (read-only instances flip `readOnly`). */
+export function containerCapabilities(readOnly = false): Capabilities {
+  return Object.freeze({ ...CAPABILITIES, readOnly });
+}
+
+function kindOfMode(mode: number): FileKind {
+  const type = mode & 0o170000;
+  return type === 0o100000 ? 'file' : type === 0o040000 ? 'directory' : type === 0o120000 ? 'symlink' : 'other';
+}
+
+/** Parses `stat -c '%y'`: `2026-11-22 18:19:28.123456789 +0000`. */
+function parseStatTime(text: string): Date {
+  const m = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(\.\d+)? ([+-]\d\d)(\d\d)$/.exec(text.trim());
+  if (!m) return new Date(Number.NaN);
+  const frac = (m[3] ?? '.0').slice(0, 4).padEnd(4, '0');
+  return new Date(`${m[1]}T${m[2]}${frac}${m[4]}:${m[5]}`);
+}
+
+/** Parses one {@link STAT_FORMAT} line. */
+function parseStat(path: string, line: string): FileStat & { uid: number; gid: number } {
+  const [rawMode = '0', size = '0', mtime = '', ctime = '', uid = '0', gid = '0'] = line.trim().split('|');
+  const mode = Number.parseInt(rawMode, 16);
+  const kind = kindOfMode(mode);
+  return {
+    path,
+    kind,
+    size: kind === 'directory' ? 0 : Number(size),
+    mtime: parseStatTime(mtime),
+    ctime: parseStatTime(ctime),
+    mode: mode & 0o7777,
+    uid: Number(uid),
+    gid: Number(gid),
+  };
+}
+
+/**
+ * A {@link Filesystem} over a workspace inside a Docker container.
+ *
+ * @example
+ * ```ts
+ * import { ContainerFilesystem } from '@ctxfs/container';
+ * // Attach to a running container (DOCKER_HOST / TLS variables are honoured):
+ * await using fs = await ContainerFilesystem.open({ container: 'agent-sandbox', workdir: '/work' });
+ * await fs.write('notes.md', '# hi\n');
+ * // Or create one from an image; it is removed on close:
+ * await using tmp = await ContainerFilesystem.open({ image: 'busybox:latest' });
+ * ```
+ */
+export class ContainerFilesystem extends FilesystemBase {
+  readonly root: string;
+  readonly capabilities: Capabilities;
+  /** Absolute workspace root inside the container. */
+  readonly workdir: string;
+  /** The engine client. */
+  readonly docker: Docker;
+  /** The container (id or name as given, or the id of the one created). */
+  readonly containerRef: string;
+  readonly #container: Docker.Container;
+  readonly #created: boolean;
+  readonly #keep: boolean;
+  readonly #createWorkdir: boolean;
+  readonly #fileMode: number | undefined;
+  readonly #owner: { uid: number; gid: number } | undefined;
+  readonly #snapshots: SnapshotStore;
+  #session: HelperSession | undefined;
+  #starting: Promise<HelperSession> | undefined;
+  #probe: ImageProbe | undefined;
+  /** Temporaries of failed writes that could not be removed then; swept when a session starts. */
+  readonly #stale = new Set<string>();
+  #writeCounter = 0;
+  /** Small reads waiting for the next turn of the event loop, to be answered in one batch. */
+  #readQueue: Array<{ op: FsOperation; path: string; resolve: (h: ReadHead) => void; reject: (err: unknown) => void }> = [];
+
+  private constructor(options: ContainerFilesystemOptions, docker: Docker, container: Docker.Container, ref: string, created: boolean) {
+    super(options);
+    const workdir = (options.workdir ?? '/work').replace(/\/+$/, '');
+    if (!workdir.startsWith('/') || workdir === '' || workdir.split('/').some((s) => s === '..' || s === '.')) {
+      throw fsError('EINVAL', 'open', workdir, { reason: 'workdir must be an absolute, normalized path other than /' });
+    }
+    this.workdir = workdir;
+    this.docker = docker;
+    this.#container = container;
+    this.containerRef = ref;
+    this.#created = created;
+    this.#keep = options.keepContainer ?? false;
+    this.#createWorkdir = options.createWorkdir ?? true;
+    this.#fileMode = options.fileMode;
+    this.#owner = options.owner;
+    this.root = `docker://${ref}${workdir}`;
+    this.capabilities = containerCapabilities(this.readOnly);
+    this.#snapshots = new SnapshotStore(`ctr-${ref.slice(0, 12)}`);
+  }
+
+  /**
+   * Attaches to a container or creates one, starts the helper session and
+   * checks that the image offers what it needs.
+   */
+  static async open(options: ContainerFilesystemOptions): Promise<ContainerFilesystem> {
+    const docker = connectEngine(options.engine);
+    if ((options.container === undefined) === (options.image === undefined)) {
+      throw fsError('EINVAL', 'open', undefined, { reason: 'pass exactly one of { container } or { image }' });
+    }
+    let container: Docker.Container | undefined;
+    let ref: string;
+    let created = false;
+    if (options.container !== undefined) {
+      ref = options.container;
+      container = docker.getContainer(ref);
+      let info: Docker.ContainerInspectInfo;
+      try {
+        info = await container.inspect();
+      } catch (err) {
+        throw ContainerFilesystem.#engineFailure('open', ref, docker, err);
+      }
+      if (!info.State.Running) {
+        if (!options.startIfStopped) throw unavailable('open', undefined, { container: ref, state: `is not running (${info.State.Status})` });
+        await container.start();
+      }
+    } else {
+      const image = options.image as string;
+      try {
+        container = await docker.createContainer({
+          Image: image,
+          // PID 1 only has to stay alive; the helper runs as an exec beside it.
+          Cmd: ['sh', '-c', 'while :; do sleep 3600; done'],
+          ...options.create,
+          Labels: { 'ctxfs.managed': '1', ...options.create?.Labels, ...options.labels },
+        });
+        created = true;
+        await container.start();
+      } catch (err) {
+        if (created) await container?.remove({ force: true }).catch(() => {});
+        const d = describeEngineError(err);
+        if (d.unreachable) throw ContainerFilesystem.#engineFailure('open', image, docker, err);
+        throw new FsError({ code: 'EUNAVAILABLE', op: 'open', reason: `cannot create a container from image '${image}': ${d.message}`, cause: err });
+      }
+      ref = container.id;
+    }
+    const fs = new ContainerFilesystem(options, docker, container, ref, created);
+    try {
+      await fs.#ensureSession('open', undefined);
+    } catch (err) {
+      await fs.close().catch(() => {});
+      throw err;
+    }
+    return fs;
+  }
+
+  static #engineFailure(op: FsOperation, ref: string, docker: Docker, err: unknown): FsError {
+    const d = describeEngineError(err);
+    if (d.notFound) return unavailable(op, undefined, { container: ref, state: 'does not exist' }, err);
+    if (d.unreachable)
+      return unavailable(
+        op,
+        undefined,
+        { container: ref, state: `is unreachable: the Docker engine at ${describeEngine(docker)} does not answer (${d.message})` },
+        err,
+      );
+    return unavailable(op, undefined, { container: ref, state: `cannot be reached: ${d.message}` }, err);
+  }
+
+  /** The container object (dockerode), e.g. for tests and tooling. */
+  get container(): Docker.Container {
+    return this.#container;
+  }
+
+  /** uid and gid the helper runs as (the container's user). */
+  get user(): { uid: number; gid: number } {
+    return { uid: this.#probe?.uid ?? 0, gid: this.#probe?.gid ?? 0 };
+  }
+
+  // ------------------------------------------------------------ session
+
+  async #ensureSession(op: FsOperation, path: string | undefined): Promise<HelperSession> {
+    const current = this.#session;
+    if (current !== undefined && !current.lost) return current;
+    this.#starting ??= this.#startSession().finally(() => {
+      this.#starting = undefined;
+    });
+    try {
+      return await this.#starting;
+    } catch (err) {
+      if (err instanceof FsError) throw err.code === 'EUNAVAILABLE' ? err.withOperation(op) : err;
+      throw await this.#unavailable(op, path, err);
+    }
+  }
+
+  async #startSession(): Promise<HelperSession> {
+    const session = await HelperSession.start(this.#container, this.workdir);
+    const probeRes = await session.request(probeCommand(this.workdir, this.#createWorkdir && !this.readOnly));
+    const probe = parseProbe(probeRes.stdout.toString('utf8'));
+    if (probe.missing.length > 0) {
+      session.close();
+      throw new FsError({
+        code: 'EUNSUPPORTED',
+        op: 'open',
+        reason: `the image of container '${this.containerRef}' lacks ${probe.missing.join(', ')}`,
+        hint: 'use an image with a POSIX sh and busybox or coreutils',
+      });
+    }
+    if (!probe.rootExists) {
+      session.close();
+      throw new FsError({
+        code: 'ENOENT',
+        op: 'open',
+        path: this.workdir,
+        reason: `workspace root '${this.workdir}' does not exist in container '${this.containerRef}'`,
+      });
+    }
+    this.#probe = probe;
+    this.#session = session;
+    if (this.#stale.size > 0) {
+      const stale = [...this.#stale];
+      this.#stale.clear();
+      await session.request(`RMT ${stale.map(q).join(' ')}`).catch(() => {});
+    }
+    return session;
+  }
+
+  /** Builds EUNAVAILABLE for `op`, asking the engine what happened to the container. */
+  async #unavailable(op: FsOperation, path: string | undefined, cause: unknown): Promise<FsError> {
+    const d = describeEngineError(cause);
+    let state: string;
+    try {
+      const info = await Promise.race([
+        this.#container.inspect(),
+        new Promise<never>((_, reject) => setTimeout(() => reject(Object.assign(new Error('inspect timed out'), { code: 'ETIMEDOUT' })), 3000).unref()),
+      ]);
+      if (info.State.Paused) state = 'is paused';
+      else if (!info.State.Running) state = `is not running (${info.State.Status}, exit code ${info.State.ExitCode})`;
+      else state = `lost the helper session (${d.message})`;
+    } catch (err) {
+      const e = describeEngineError(err);
+      if (e.notFound) state = 'does not exist (it was removed)';
+      else if (e.unreachable) state = `is unreachable: the Docker engine at ${describeEngine(this.docker)} does not answer (${e.message})`;
+      else state = `cannot be inspected: ${e.message}`;
+    }
+    return unavailable(op, path, { container: this.containerRef, state }, cause);
+  }
+
+  /** Runs one helper request; transport failures become EUNAVAILABLE naming the container and `op`. */
+  async #run(op: FsOperation, path: string | undefined, code: string, input?: Uint8Array): Promise<HelperResponse> {
+    const session = await this.#ensureSession(op, path);
+    try {
+      return await session.request(code, input);
+    } catch (err) {
+      throw await this.#unavailable(op, path, err);
+    }
+  }
+
+  /** Like {@link #run} but throws the mapped error for a non-zero status. */
+  async #ok(op: FsOperation, path: string | undefined, code: string, input?: Uint8Array): Promise<HelperResponse> {
+    const res = await this.#run(op, path, code, input);
+    if (res.status !== 0) throw helperFailure(res.status, res.stderr, op, path);
+    return res;
+  }
+
+  /** Maps a transfer (archive or exec stream) failure: a missing container is EUNAVAILABLE, never ENOENT. */
+  #transferError(op: FsOperation, path: string): (err: unknown) => Error {
+    return (err: unknown) => {
+      if (err instanceof FsError) return err;
+      const d = describeEngineError(err);
+      const code = (err as { code?: unknown }).code;
+      if (code === 'EINVAL' || code === 'ENOENT' || code === 'EIO') {
+        if (code !== 'ENOENT' || !d.notFound) return err as Error;
+      }
+      if (code === 'ESTREAMEND' || d.notFound || d.unreachable || d.notRunning || /aborted|socket|ECONNRESET|EPIPE|premature|terminated/i.test(d.message)) {
+        return unavailable(op, path, { container: this.containerRef, state: `stopped answering during the transfer (${d.message})` }, err);
+      }
+      const named = codeFromMessage(d.message);
+      if (named !== undefined) return errno(named, d.message);
+      const status = (err as { statusCode?: number }).statusCode;
+      if (status === 404) return errno('ENOENT', d.message);
+      return new FsError({ code: 'EIO', op, path, reason: d.message, cause: err });
+    };
+  }
+
+  #abs(path: string): string {
+    return path === '' ? this.workdir : `${this.workdir}/${path}`;
+  }
+
+  // ------------------------------------------------------------ primitives
+
+  protected async statPath(path: string): Promise<FileStat> {
+    const res = await this.#ok('stat', path, `ST ${q(path)}`);
+    const { uid: _u, gid: _g, ...st } = parseStat(path, res.stdout.toString('utf8'));
+    return st;
+  }
+
+  protected async readDirectory(path: string): Promise<FileEntry[]> {
+    const res = await this.#ok('list', path, `LS ${q(path)}`);
+    const out: FileEntry[] = [];
+    const prefix = path === '' ? '' : `${path}/`;
+    const raw = res.stdout;
+    let start = 0;
+    for (;;) {
+      const end = raw.indexOf(0, start);
+      if (end < 0) break;
+      const rec = raw.subarray(start, end).toString('utf8');
+      start = end + 1;
+      const k = rec[0];
+      const name = rec.slice(1);
+      if (name === '' || (name.startsWith(TEMP_PREFIX) && TEMP_NAME.test(name))) continue;
+      const kind: FileKind = k === 'd' ? 'directory' : k === 'f' ? 'file' : k === 'l' ? 'symlink' : 'other';
+      out.push({ name, path: prefix + name, kind });
+    }
+    return out;
+  }
+
+  /** One helper request: stat, then the content if small, else the resolved path for a stream read. */
+  async #readHeadOne(op: FsOperation, path: string): Promise<ReadHead> {
+    const res = await this.#ok(op, path, `RD ${q(path)} ${INLINE_READ_BYTES}`);
+    const nl = res.stdout.indexOf(0x0a);
+    const st = parseStat(path, res.stdout.subarray(0, nl).toString('utf8'));
+    const rest = res.stdout.subarray(nl + 1);
+    if (st.size <= INLINE_READ_BYTES) return { size: rest.length, data: rest };
+    return { size: st.size, real: rest.toString('utf8').replace(/\n$/, '') };
+  }
+
+  /** Queues a read head; reads made in the same turn are batched (see batch-read.ts). */
+  #readHead(op: FsOperation, path: string): Promise<ReadHead> {
+    return new Promise<ReadHead>((resolve, reject) => {
+      this.#readQueue.push({ op, path, resolve, reject });
+      if (this.#readQueue.length === 1) setImmediate(() => void this.#flushReads());
+    });
+  }
+
+  async #flushReads(): Promise<void> {
+    const queue = this.#readQueue;
+    this.#readQueue = [];
+    if (queue.length < 4) {
+      for (const item of queue) this.#readHeadOne(item.op, item.path).then(item.resolve, item.reject);
+      return;
+    }
+    const unique = [...new Set(queue.map((item) => item.path))];
+    const answered = new Map<string, Buffer>();
+    // Batches are pipelined: all requests go out at once, each holds at most
+    // BATCH_FILES files of BATCH_FILE_BYTES.
+    await Promise.all(
+      Array.from({ length: Math.ceil(unique.length / BATCH_FILES) }, async (_, b) => {
+        const paths = unique.slice(b * BATCH_FILES, (b + 1) * BATCH_FILES);
+        // The path list travels as a payload: one read, not a byte-at-a-time command line.
+        const list = Buffer.from(`${paths.join('\n')}\n`);
+        try {
+          const res = await this.#run('readBytes', undefined, `RB ${BATCH_FILE_BYTES} ${list.length}`, list);
+          for (const [name, data] of await untarFiles(res.stdout)) answered.set(name, data);
+        } catch {
+          // Whatever went wrong, the single-file path reports it precisely.
+        }
+      }),
+    );
+    for (const item of queue) {
+      const data = answered.get(this.#abs(item.path).slice(1));
+      if (data !== undefined) item.resolve({ size: data.length, data });
+      else this.#readHeadOne(item.op, item.path).then(item.resolve, item.reject);
+    }
+  }
+
+  protected async openFileReader(path: string, chunkSize: number, offset: number): Promise<ByteReader> {
+    const head = await this.#readHead('openRead', path);
+    if (head.data) {
+      const data = head.data;
+      return createByteReader({ size: data.length, readAt: (pos, len) => new Uint8Array(data.subarray(pos, pos + len)) }, { path, chunkSize, offset });
+    }
+    // An exec stream, not the archive endpoint: a reader may stay open, and
+    // an open archive request holds the engine's lock on the container.
+    const file = await openExecFile(this.#container, head.real ?? this.#abs(path), head.size, this.#transferError('openRead', path));
+    return createByteReader({ size: file.size, readAt: (pos, len) => file.readAt(pos, len), close: () => file.close() }, { path, chunkSize, offset });
+  }
+
+  /** Whether the engine's archive endpoints see the workspace (they miss tmpfs mounts). */
+  get #archiveUsable(): boolean {
+    return this.#probe?.fstype !== 'tmpfs';
+  }
+
+  protected override async readRange(path: string, offset: number, limit: number | undefined, cap: number): Promise<Uint8Array> {
+    const head = await this.#readHead('readBytes', path);
+    const remaining = Math.max(0, head.size - offset);
+    if (limit === undefined && remaining > cap) {
+      throw fsError('ETOOLARGE', 'readBytes', path, { reason: `${remaining} bytes exceed the convenience limit of ${cap} bytes` });
+    }
+    const want = Math.min(limit ?? remaining, remaining);
+    if (head.data) return new Uint8Array(head.data.subarray(offset, offset + want));
+    const real = head.real ?? this.#abs(path);
+    const onError = this.#transferError('readBytes', path);
+    const file = this.#archiveUsable ? await openArchiveFile(this.#container, real, onError) : await openExecFile(this.#container, real, head.size, onError);
+    try {
+      const out = new Uint8Array(Math.min(want, file.size));
+      let filled = 0;
+      while (filled < out.length) {
+        const chunk = await file.readAt(offset + filled, out.length - filled);
+        if (chunk.byteLength === 0) break;
+        out.set(chunk, filled);
+        filled += chunk.byteLength;
+      }
+      return filled === out.length ? out : out.slice(0, filled);
+    } finally {
+      file.close();
+    }
+  }
+
+  protected async openFileWriter(path: string, mode: WriteMode): Promise<ByteWriter> {
+    const prep = await this.#ok('openWrite', path, `PW ${mode} ${q(path)}`);
+    const [dirAbs = this.workdir, existing] = prep.stdout.toString('utf8').split('\n');
+    // An overwrite keeps the replaced file's mode and owner; only what differs
+    // from how the helper creates files (0644, its own user) costs a chmod/chown.
+    let keepMode: number | undefined;
+    let keepOwner: { uid: number; gid: number } | undefined;
+    if (existing && mode === 'overwrite') {
+      const [m = '644', u = '0', g = '0'] = existing.split(':');
+      keepMode = Number.parseInt(m, 8);
+      keepOwner = { uid: Number(u), gid: Number(g) };
+    }
+    const fileMode = this.#fileMode ?? keepMode;
+    const fileOwner = this.#owner ?? keepOwner;
+    const perm = fileMode === undefined || fileMode === 0o644 ? '-' : fileMode.toString(8);
+    const ownerArg =
+      fileOwner === undefined || (fileOwner.uid === this.user.uid && fileOwner.gid === this.user.gid) ? '-' : `${fileOwner.uid}:${fileOwner.gid}`;
+    const owner: EntryOwner = {
+      mode: fileMode ?? 0o644,
+      uid: fileOwner?.uid ?? this.user.uid,
+      gid: fileOwner?.gid ?? this.user.gid,
+    };
+    let staged: Buffer[] = [];
+    let stagedBytes = 0;
+    let stream: ExecStream | undefined;
+    let tempAbs: string | undefined;
+    const newTemp = () => {
+      tempAbs = `${dirAbs}/${TEMP_PREFIX}${this.#session?.nonce ?? '0'.repeat(24)}-w${++this.#writeCounter}.tmp`;
+      return tempAbs;
+    };
+    const takeStaged = (): Buffer => {
+      const all = staged.length === 1 ? (staged[0] as Buffer) : Buffer.concat(staged, stagedBytes);
+      staged = [];
+      stagedBytes = 0;
+      return all;
+    };
+    const cleanupTemp = async () => {
+      if (tempAbs === undefined) return;
+      const t = tempAbs;
+      try {
+        const res = await this.#run('write', path, `RMT ${q(t)}`);
+        if (res.status !== 0) this.#stale.add(t);
+      } catch {
+        this.#stale.add(t);
+      }
+    };
+    /** Why an exec stream failed: the container's state first, then the tool's message. */
+    const streamFailure = async (s: ExecStream, err?: unknown): Promise<Error> => {
+      const info = await this.#container.inspect().catch(() => undefined);
+      if (info === undefined || !info.State.Running) return this.#unavailable('write', path, err ?? new Error('the write stream ended'));
+      const code = await Promise.race([s.exitCode(), new Promise<number>((r) => setTimeout(() => r(-1), 2000).unref())]);
+      return helperFailure(code === 0 ? 1 : code, s.stderr(), 'write', path);
+    };
+    const send = async (s: ExecStream, data: Uint8Array) => {
+      try {
+        // A process that exits early (disk full) stops reading: the write
+        // would never drain, so the end of its output ends the wait.
+        await Promise.race([
+          new Promise<void>((resolve, reject) => {
+            s.socket.write(data, (err) => (err ? reject(err) : resolve()));
+          }),
+          s.ended.then(() => {
+            throw new Error('the write stream ended');
+          }),
+        ]);
+      } catch (err) {
+        throw await streamFailure(s, err);
+      }
+    };
+    return createByteWriter(
+      {
+        write: async (chunk) => {
+          if (stream !== undefined) {
+            await send(stream, chunk);
+            return;
+          }
+          // Copy: the caller may reuse its buffer once write resolves.
+          staged.push(Buffer.from(chunk));
+          stagedBytes += chunk.byteLength;
+          if (stagedBytes <= STAGED_WRITE_BYTES) return;
+          try {
+            stream = await startExecStream(this.#container, ['sh', '-c', 'cat > "$1"', 'ctxfs-write', newTemp()], true);
+          } catch (err) {
+            throw await this.#unavailable('write', path, err);
+          }
+          stream.stdout.resume();
+          await send(stream, takeStaged());
+        },
+        commit: async () => {
+          if (stream === undefined && stagedBytes <= INLINE_WRITE_BYTES) {
+            const data = takeStaged();
+            await this.#ok('write', path, `WR ${mode} ${q(path)} ${data.length} ${perm} ${ownerArg}`, data);
+            return;
+          }
+          if (stream === undefined) {
+            const data = takeStaged();
+            const t = newTemp();
+            if (this.#archiveUsable) {
+              try {
+                await putFile(this.#container, dirAbs, t.slice(dirAbs.length + 1), data, owner);
+              } catch (err) {
+                throw this.#transferError('write', path)(err);
+              }
+            } else {
+              stream = await startExecStream(this.#container, ['sh', '-c', 'cat > "$1"', 'ctxfs-write', t], true).catch(async (err: unknown) => {
+                throw await this.#unavailable('write', path, err);
+              });
+              stream.stdout.resume();
+              await send(stream, data);
+            }
+          }
+          if (stream !== undefined) {
+            const s = stream;
+            s.socket.end();
+            const code = await s.exitCode();
+            if (code !== 0) throw await streamFailure(s);
+          }
+          await this.#ok('write', path, `JN ${mode} ${q(path)} ${q(tempAbs as string)} 0 ${perm} ${ownerArg}`);
+        },
+        abort: async () => {
+          staged = [];
+          stagedBytes = 0;
+          stream?.destroy();
+          await cleanupTemp();
+        },
+      },
+      path,
+      mode,
+    );
+  }
+
+  protected async removeFile(path: string): Promise<void> {
+    await this.#ok('delete', path, `RMF ${q(path)}`);
+  }
+
+  protected async removeDirectory(path: string, recursive: boolean): Promise<void> {
+    await this.#ok('delete', path, `RMD ${q(path)} ${recursive ? 1 : 0}`);
+  }
+
+  protected async createDirectory(path: string): Promise<void> {
+    await this.#ok('mkdir', path, `MK ${q(path)}`);
+  }
+
+  protected async renamePath(from: string, to: string): Promise<void> {
+    await this.#ok('rename', from, `MV ${q(from)} ${q(to)}`);
+  }
+
+  protected async copyFile(from: string, to: string): Promise<void> {
+    await this.#ok('copy', from, `CP ${q(from)} ${q(to)}`);
+  }
+
+  protected override async copyTree(from: string, to: string, overwrite: boolean): Promise<void> {
+    // A fresh destination is one `cp -R` in the container; merging into an
+    // existing tree needs the per-entry rules of the base.
+    if ((await this.tryStat(to)) === undefined) {
+      const res = await this.#run('copy', from, `CPR ${q(from)} ${q(to)}`);
+      if (res.status === 0) return;
+      if (res.status !== 103) throw helperFailure(res.status, res.stderr, 'copy', from);
+    }
+    await super.copyTree(from, to, overwrite);
+  }
+
+  // ------------------------------------------------------------ grep
+
+  /**
+   * Grep with the work pushed to the container where it keeps results
+   * identical: one `find` lists the files (instead of a request per
+   * directory), their bytes come back in batches (one `tar` per batch), and
+   * the shared scanner matches them, so regex dialect, binary detection,
+   * encodings and code-point spans are exactly the other backends'. busybox
+   * grep is not used for matching: its POSIX regex, byte-oriented `-i` and
+   * binary rules differ from the protocol's (hence `nativeGrep: false`).
+   */
+  protected override async *nativeGrep(matcher: GrepMatcher, plan: GrepPlan): AsyncGenerator<GrepMatch> {
+    const st = await this.statPath(plan.scope);
+    if (st.kind !== 'directory') {
+      if (st.kind === 'file') yield* this.scanFiles(matcher, plan);
+      return;
+    }
+    const res = await this.#ok('grep', plan.scope, `FL ${q(plan.scope)}`);
+    const prefix = plan.scope === '' ? '' : `${plan.scope}/`;
+    const files = res.stdout
+      .toString('utf8')
+      .split('\0')
+      .filter((p) => p.length > 0)
+      .map((p) => p.replace(/^\.\//, ''))
+      .filter((rel) => {
+        const segs = rel.split('/');
+        if (segs.some((seg) => TEMP_NAME.test(seg))) return false;
+        if (!plan.dot && segs.some((seg) => seg.startsWith('.'))) return false;
+        return plan.filter === undefined || plan.filter(rel);
+      })
+      .sort(compareSegments)
+      .map((rel) => prefix + rel);
+    let remaining = plan.maxMatches;
+    const chunkSize = this.limits.chunkSize;
+    for (let i = 0; i < files.length; i += GREP_WINDOW) {
+      const window = files.slice(i, i + GREP_WINDOW);
+      const heads = await Promise.all(window.map((p) => this.#readHead('grep', p).catch((err: unknown) => err as Error)));
+      for (const [k, path] of window.entries()) {
+        const head = heads[k] as ReadHead | Error;
+        let reader: ByteReader | undefined;
+        let source: AsyncIterable<Uint8Array>;
+        try {
+          if (head instanceof Error) throw head;
+          if (head.data) source = chunksOf(head.data, chunkSize);
+          else {
+            reader = await this.openFileReader(path, chunkSize, 0);
+            source = reader;
+          }
+        } catch (err) {
+          // Files that vanish or cannot be read mid-walk are skipped, as the shared walk does.
+          const code = (err as { code?: unknown }).code;
+          if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'EPERM' || code === 'ENOTDIR') continue;
+          throw err;
+        }
+        try {
+          for await (const m of scanChunks(path, source, matcher, remaining)) {
+            yield m;
+            if (--remaining <= 0) return;
+          }
+        } finally {
+          await reader?.close();
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ snapshots
+
+  protected override async createSnapshot(tag: string | undefined): Promise<Snapshot> {
+    await this.#ensureSession('snapshot', undefined);
+    try {
+      return await this.#snapshots.capture(this.#container, this.workdir, tag, !this.#archiveUsable);
+    } catch (err) {
+      throw this.#transferError('snapshot', '')(err);
+    }
+  }
+
+  protected override async restoreSnapshot(id: string): Promise<void> {
+    if (!this.#snapshots.has(id)) throw fsError('ENOSNAPSHOT', 'restore', undefined, { reason: `unknown snapshot '${id}'` });
+    await this.#ok('restore', '', 'CLR');
+    const parent = this.workdir.slice(0, this.workdir.lastIndexOf('/')) || '/';
+    try {
+      await this.#snapshots.upload(this.#container, id, parent, !this.#archiveUsable);
+    } catch (err) {
+      throw this.#transferError('restore', '')(err);
+    }
+  }
+
+  protected override async snapshotList(): Promise<Snapshot[]> {
+    return this.#snapshots.list();
+  }
+
+  protected override async removeSnapshot(id: string): Promise<void> {
+    if (!(await this.#snapshots.drop(id))) throw fsError('ENOSNAPSHOT', 'dropSnapshot', undefined, { reason: `unknown snapshot '${id}'` });
+  }
+
+  // ------------------------------------------------------------ lifecycle
+
+  protected override async closeBackend(): Promise<void> {
+    this.#session?.close();
+    this.#session = undefined;
+    await this.#snapshots.clear();
+    if (this.#created && !this.#keep) {
+      await this.#container.remove({ force: true }).catch((err: unknown) => {
+        if (!describeEngineError(err).notFound) throw err;
+      });
+    }
+  }
+}

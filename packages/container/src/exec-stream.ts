@@ -1,0 +1,117 @@
+/**
+ * A dedicated `exec` whose stdin or stdout carries one file's bytes: the
+ * streaming path for large files. Unlike the archive endpoints, an exec does
+ * not hold the engine's container lock while it streams (an open
+ * `GET /archive` blocks `docker kill`, `stop` and new execs until it ends,
+ * measured on Docker 20.10), so a reader or writer left open never wedges the
+ * container, and it sees tmpfs mounts, which the archive endpoints do not.
+ *
+ * @module
+ */
+
+import type { Duplex } from 'node:stream';
+import { PassThrough } from 'node:stream';
+import type Docker from 'dockerode';
+import { type ForwardStream, type RemoteFile, readableNext, sequentialFile } from './sequential-file.ts';
+
+/** A running exec with its demultiplexed output. */
+export interface ExecStream {
+  /** Demultiplexed stdout, with backpressure to the engine connection. */
+  readonly stdout: PassThrough;
+  /** The raw connection: write stdin here. */
+  readonly socket: Duplex;
+  /** Resolves when the engine closed the output (the process is gone). */
+  readonly ended: Promise<void>;
+  /** stderr text collected so far. */
+  stderr(): string;
+  /** Resolves with the exit code once the output has ended. */
+  exitCode(): Promise<number>;
+  /** Tears the connection down (the process sees EOF / EPIPE). */
+  destroy(): void;
+}
+
+/** Starts `cmd` in `container`; `stdin` attaches the connection's write side to the process. */
+export async function startExecStream(container: Docker.Container, cmd: string[], stdin: boolean): Promise<ExecStream> {
+  const exec = await container.exec({ Cmd: cmd, AttachStdin: stdin, AttachStdout: true, AttachStderr: true, Tty: false, WorkingDir: '/' });
+  const socket = (await exec.start({ hijack: true, stdin })) as unknown as Duplex;
+  const stdout = new PassThrough({ highWaterMark: 4 << 20 });
+  const errParts: Buffer[] = [];
+  let header: Buffer = Buffer.alloc(0);
+  let remaining = 0;
+  let stream = 1;
+  socket.on('data', (chunk: Buffer) => {
+    let at = 0;
+    while (at < chunk.length) {
+      if (remaining === 0) {
+        const need = 8 - header.length;
+        header = header.length === 0 ? chunk.subarray(at, at + need) : Buffer.concat([header, chunk.subarray(at, at + need)]);
+        at += Math.min(need, chunk.length - at);
+        if (header.length < 8) return;
+        stream = header[0] ?? 1;
+        remaining = header.readUInt32BE(4);
+        header = Buffer.alloc(0);
+        continue;
+      }
+      const take = Math.min(remaining, chunk.length - at);
+      const part = chunk.subarray(at, at + take);
+      at += take;
+      remaining -= take;
+      if (stream === 2) errParts.push(Buffer.from(part));
+      else if (!stdout.write(part)) {
+        socket.pause();
+        stdout.once('drain', () => socket.resume());
+      }
+    }
+  });
+  const ended = new Promise<void>((resolve) => {
+    const done = () => {
+      stdout.end();
+      resolve();
+    };
+    socket.once('end', done);
+    socket.once('close', done);
+    socket.once('error', (err: Error) => {
+      stdout.destroy(err);
+      resolve();
+    });
+  });
+  return {
+    stdout,
+    socket,
+    ended,
+    stderr: () => Buffer.concat(errParts).toString('utf8'),
+    async exitCode() {
+      await ended;
+      for (let i = 0; i < 200; i++) {
+        const info = await exec.inspect();
+        if (!info.Running) return info.ExitCode ?? -1;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      return -1;
+    },
+    destroy() {
+      socket.destroy();
+      stdout.destroy();
+    },
+  };
+}
+
+/**
+ * Opens `absPath` for reading through `dd` in a dedicated exec, starting at
+ * `position` (`iflag=skip_bytes`, so any offset is one seek, not a scan).
+ */
+export async function openExecFile(container: Docker.Container, absPath: string, size: number, onError: (err: unknown) => Error): Promise<RemoteFile> {
+  const open = async (position: number): Promise<ForwardStream> => {
+    const cmd = position === 0 ? ['cat', absPath] : ['dd', `if=${absPath}`, 'bs=1048576', 'iflag=skip_bytes', `skip=${position}`];
+    const s = await startExecStream(container, cmd, false);
+    return { next: readableNext(s.stdout), start: position, close: () => s.destroy() };
+  };
+  let first: ForwardStream;
+  try {
+    // Started at open, so the reader keeps the file it opened even if it is replaced.
+    first = await open(0);
+  } catch (err) {
+    throw onError(err);
+  }
+  return sequentialFile(size, open, onError, first);
+}

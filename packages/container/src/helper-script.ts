@@ -1,0 +1,184 @@
+/**
+ * The shell program of the helper session, run by the image's own `sh`
+ * (busybox ash is enough: no bash, no GNU options, no Node).
+ *
+ * Protocol: ctxfs writes one request per line, `<id> <code>`; the loop
+ * evaluates the code and ends the response with a marker on stdout
+ * (`RS nonce:id:status LF`) and one on stderr (`RS nonce:id LF`). Each
+ * channel is ordered on its own, so a response is complete when both markers
+ * have arrived; the random nonce keeps file content from forging one.
+ * Requests that carry bytes (small writes) have them follow the line; `read`
+ * takes its line one byte at a time and `dd iflag=fullblock` reads exactly the
+ * payload (busybox `head -c` reads ahead through stdio and would swallow the
+ * next pipelined request).
+ *
+ * Status codes above 100 are ctxfs's own (see `STATUS_CODES`); anything else
+ * is the failing tool's exit status, classified by its stderr message.
+ *
+ * @module
+ */
+
+/** Status codes the script returns, mapped to error codes. */
+export const STATUS_CODES: Readonly<Record<number, string>> = {
+  3: 'EPATHESCAPE',
+  100: 'ENOENT',
+  101: 'ENOTDIR',
+  102: 'EISDIR',
+  103: 'EEXIST',
+  104: 'ENOTEMPTY',
+  112: 'EINVAL',
+};
+
+/** Prefix of the helper's temporary names; hidden from listings. */
+export const TEMP_PREFIX = '.ctxfs-';
+
+/** `stat -c` format shared by every stat-like request: raw mode, size, mtime, ctime, uid, gid. */
+export const STAT_FORMAT = '%f|%s|%y|%z|%u|%g';
+
+export const HELPER_SCRIPT = String.raw`
+umask 022
+R=$1; N=$2; i=0
+RR=$(readlink -f "$R" 2>/dev/null) || RR=$R
+chk() {
+  P=$R
+  [ -z "$1" ] && return 0
+  local IFS=/ c t
+  set -f
+  for c in $1; do
+    P=$P/$c
+    if [ -L "$P" ]; then
+      t=$(readlink -f "$P") || { set +f; return 3; }
+      case $t in "$RR"|"$RR"/*) ;; *) set +f; return 3 ;; esac
+    fi
+  done
+  set +f
+  return 0
+}
+ST() { chk "$1" || return $?; stat -L -c '%f|%s|%y|%z|%u|%g' "$P"; }
+LS() {
+  chk "$1" || return $?
+  [ -d "$P" ] || { [ -e "$P" ] && return 101; stat -L "$P" >/dev/null; return 1; }
+  for e in "$P"/* "$P"/.*; do
+    n=${'$'}{e##*/}
+    case $n in .|..) continue ;; esac
+    if [ -L "$e" ]; then k=l; elif [ -d "$e" ]; then k=d; elif [ -f "$e" ]; then k=f; elif [ -e "$e" ]; then k=o; else continue; fi
+    printf '%s%s\0' "$k" "$n"
+  done
+}
+RD() {
+  chk "$1" || return $?
+  [ -d "$P" ] && return 102
+  s=$(stat -L -c '%f|%s|%y|%z|%u|%g' "$P") || return 1
+  [ -f "$P" ] || return 112
+  printf '%s\n' "$s"
+  z=${'$'}{s#*|}; z=${'$'}{z%%|*}
+  if [ "$z" -le "$2" ]; then cat "$P"; else readlink -f "$P"; fi
+}
+RB() {
+  l=$(dd bs="$2" count=1 iflag=fullblock 2>/dev/null)
+  local IFS='
+'
+  set -f; set -- "$1" $l; set +f
+  unset IFS
+  m=$1; shift
+  v=
+  for a; do if chk "$a"; then v="$v$P
+"; fi; done
+  [ -n "$v" ] || return 0
+  local IFS='
+'
+  set -f
+  f=$(find $v -maxdepth 0 -type f -size -$((m + 1))c 2>/dev/null)
+  set -- $f
+  set +f
+  unset IFS
+  [ $# -gt 0 ] && tar -cf - -C / -- "$@" 2>/dev/null
+  :
+}
+FL() { chk "$1" || return $?; [ -d "$P" ] || return 101; cd "$P" && find . -type f -print0; s=$?; cd /; return $s; }
+PW() {
+  chk "$2" || return $?
+  if [ -d "$P" ]; then return 102; fi
+  if [ "$1" = create ] && { [ -e "$P" ] || [ -L "$P" ]; }; then return 103; fi
+  printf '%s\n' "${'$'}{P%/*}"
+  if [ -f "$P" ]; then stat -L -c '%a:%u:%g' "$P"; fi
+}
+WR() {
+  chk "$2"; e=$?
+  if [ $e = 0 ]; then T=${'$'}{P%/*}/.ctxfs-$N-$i.tmp; else T=/dev/null; fi
+  if [ "$3" = 0 ]; then : > "$T" || return 1
+  elif : > "$T"; then
+    dd bs="$3" count=1 iflag=fullblock of="$T" || { s=$?; rm -f "$T"; return $s; }
+  else dd bs="$3" count=1 iflag=fullblock of=/dev/null 2>/dev/null; return 1
+  fi
+  [ $e = 0 ] || return $e
+  CM "$1" "$T" "$P" "$4" "$5"
+}
+CM() {
+  if [ -d "$3" ]; then rm -f "$2"; return 102; fi
+  [ "$4" = - ] || chmod "$4" "$2" || { rm -f "$2"; return 1; }
+  [ "$5" = - ] || chown "$5" "$2" || { rm -f "$2"; return 1; }
+  case $1 in
+  create)
+    if [ -e "$3" ] || [ -L "$3" ]; then rm -f "$2"; return 103; fi
+    if ln "$2" "$3" 2>/dev/null; then rm -f "$2"; return 0; fi
+    if [ -e "$3" ]; then rm -f "$2"; return 103; fi
+    mv -f "$2" "$3" ;;
+  append)
+    if [ -f "$3" ]; then
+      cp -p "$3" "$2.a" && cat "$2" >> "$2.a" && mv -f "$2.a" "$3"
+      s=$?; rm -f "$2" "$2.a"; return $s
+    fi
+    mv -f "$2" "$3" ;;
+  *) mv -f "$2" "$3" ;;
+  esac
+}
+JN() {
+  T=$3
+  if [ "$4" -gt 0 ]; then cat "$T".p* > "$T" || { s=$?; rm -f "$T" "$T".p*; return $s; }; rm -f "$T".p*; fi
+  chk "$2" || { s=$?; rm -f "$T"; return $s; }
+  CM "$1" "$T" "$P" "$5" "$6"
+}
+RMT() { for t in "$@"; do rm -f "$t" "$t".p* "$t".a; done; }
+CLR() {
+  chk '' || return $?
+  for e in "$R"/* "$R"/.*; do
+    case ${'$'}{e##*/} in .|..) continue ;; esac
+    if [ -e "$e" ] || [ -L "$e" ]; then rm -rf "$e" || return 1; fi
+  done
+}
+MK() { chk "$1" || return $?; mkdir "$P"; }
+RMF() { chk "$1" || return $?; [ -d "$P" ] && [ ! -L "$P" ] && return 102; rm "$P"; }
+RMD() {
+  chk "$1" || return $?
+  if [ "$2" = 1 ]; then rm -rf "$P"; return $?; fi
+  rmdir "$P"
+}
+MV() {
+  chk "$1" || return $?; A=$P
+  chk "$2" || return $?
+  if [ -d "$P" ] && [ ! -L "$P" ]; then rmdir "$P" || return 104; elif [ -L "$P" ]; then rm -f "$P"; fi
+  mv -f "$A" "$P"
+}
+CP() {
+  chk "$1" || return $?; A=$P
+  chk "$2" || return $?
+  [ -d "$P" ] && [ ! -L "$P" ] && return 102
+  T=${'$'}{P%/*}/.ctxfs-$N-$i.tmp
+  cp "$A" "$T" && chmod "$(stat -L -c %a "$A")" "$T" && mv -f "$T" "$P"
+  s=$?; [ $s = 0 ] || rm -f "$T"; return $s
+}
+CPR() {
+  chk "$1" || return $?; A=$P
+  chk "$2" || return $?
+  [ -e "$P" ] && return 103
+  cp -R "$A" "$P"
+}
+while IFS= read -r l; do
+  i=${'$'}{l%% *}
+  eval "${'$'}{l#* }"
+  r=$?
+  printf '\036%s:%s:%d\n' "$N" "$i" "$r"
+  printf '\036%s:%s\n' "$N" "$i" >&2
+done
+`;

@@ -1,0 +1,67 @@
+/**
+ * Reads of one file through `GET /containers/{id}/archive`: the engine's tar
+ * stream is parsed with tar-stream as it arrives and the entry's bytes are
+ * handed out on demand, so memory stays at one chunk however large the file.
+ *
+ * The engine holds its container lock while an archive request streams, so
+ * this path serves bounded reads that consume the stream at once
+ * (`readBytes`); readers that stay open use an exec stream.
+ *
+ * @module
+ */
+
+import type { IncomingMessage } from 'node:http';
+import type Docker from 'dockerode';
+import * as tar from 'tar-stream';
+import { type ForwardStream, type RemoteFile, sequentialFile } from './sequential-file.ts';
+
+async function openEntry(container: Docker.Container, absPath: string): Promise<{ stream: ForwardStream; size: number }> {
+  const response = (await container.getArchive({ path: absPath })) as unknown as IncomingMessage;
+  const extract = tar.extract();
+  const close = () => {
+    response.destroy();
+    extract.destroy();
+  };
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const fail = (err: unknown) => {
+      if (settled) return;
+      settled = true;
+      close();
+      reject(err instanceof Error ? err : new Error(String(err)));
+    };
+    extract.on('entry', (header, entry, next) => {
+      if (settled) {
+        entry.resume();
+        next();
+        return;
+      }
+      if (header.type !== 'file' && header.type !== 'contiguous-file') {
+        fail(Object.assign(new Error(`not a regular file (${header.type})`), { code: 'EINVAL' }));
+        return;
+      }
+      settled = true;
+      const iterator = (entry as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+      const pull = async () => {
+        const r = await iterator.next();
+        return r.done ? undefined : r.value;
+      };
+      resolve({ stream: { next: pull, start: 0, close }, size: header.size ?? 0 });
+    });
+    extract.on('error', fail);
+    extract.on('finish', () => fail(Object.assign(new Error('the archive held no file'), { code: 'ENOENT' })));
+    response.on('error', fail);
+    response.pipe(extract as unknown as NodeJS.WritableStream);
+  });
+}
+
+/** Opens `absPath` (a regular file, symlinks resolved) through the archive endpoint. */
+export async function openArchiveFile(container: Docker.Container, absPath: string, onError: (err: unknown) => Error): Promise<RemoteFile> {
+  let first: Awaited<ReturnType<typeof openEntry>>;
+  try {
+    first = await openEntry(container, absPath);
+  } catch (err) {
+    throw onError(err);
+  }
+  return sequentialFile(first.size, async () => (await openEntry(container, absPath)).stream, onError, first.stream);
+}

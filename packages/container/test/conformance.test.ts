@@ -1,0 +1,31 @@
+import { describeFilesystemConformance } from '@ctxfs/conformance';
+import type Docker from 'dockerode';
+import { afterAll, beforeAll } from 'vitest';
+import { ContainerFilesystem, containerCapabilities } from '../src/index.ts';
+import { dockerAvailable, removeTestContainers, seedWorkspace, startTestContainer } from './docker-fixture.ts';
+
+// One container for the whole file; every test gets a fresh workspace
+// directory inside it, seeded with one archive upload.
+const available = await dockerAvailable();
+let container: Docker.Container;
+let counter = 0;
+
+if (available) {
+  beforeAll(async () => {
+    container = await startTestContainer();
+  });
+  afterAll(async () => {
+    await removeTestContainers();
+  });
+
+  describeFilesystemConformance({
+    name: 'container (busybox, real Docker engine)',
+    capabilities: containerCapabilities(),
+    timeout: 120_000,
+    create: async ({ files, dirs, readOnly }) => {
+      const dir = `t${++counter}`;
+      await seedWorkspace(container, '/work', dir, files, dirs);
+      return ContainerFilesystem.open({ container: container.id, workdir: `/work/${dir}`, readOnly, createWorkdir: false });
+    },
+  });
+}

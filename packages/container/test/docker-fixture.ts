@@ -1,0 +1,114 @@
+/**
+ * Test fixture: one real container per test file, fresh workspaces inside
+ * it, and the CI rule that the container suite is never skipped.
+ */
+
+import { randomBytes } from 'node:crypto';
+import Docker from 'dockerode';
+import * as tar from 'tar-stream';
+
+export const TEST_IMAGE = process.env.CTXFS_TEST_IMAGE ?? 'ctxfs-busybox:latest';
+export const TEST_LABEL = 'ctxfs.test';
+
+/**
+ * Whether Docker is usable. In CI an unreachable engine is a failure (the
+ * suite must never be skipped there); locally it skips with a loud warning.
+ */
+export async function dockerAvailable(): Promise<boolean> {
+  const docker = new Docker();
+  try {
+    await docker.ping();
+    await docker.getImage(TEST_IMAGE).inspect();
+    return true;
+  } catch (err) {
+    const why = `Docker engine or image ${TEST_IMAGE} unavailable: ${(err as Error).message}`;
+    if (process.env.CI) throw new Error(`${why}. The container suite must run in CI (see .ci/system-deps.sh).`);
+    console.warn(
+      `\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n!! SKIPPING the container backend tests: ${why}\n!! Run bash .ci/system-deps.sh to get an engine and the test image.\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n`,
+    );
+    return false;
+  }
+}
+
+/** Creates and starts a labelled test container. */
+export async function startTestContainer(extra: Partial<Docker.ContainerCreateOptions> = {}): Promise<Docker.Container> {
+  const docker = new Docker();
+  const container = await docker.createContainer({
+    Image: TEST_IMAGE,
+    Cmd: ['sh', '-c', 'while :; do sleep 3600; done'],
+    name: `ctxfs-test-${randomBytes(4).toString('hex')}`,
+    ...extra,
+    Labels: { [TEST_LABEL]: '1', ...extra.Labels },
+  });
+  await container.start();
+  return container;
+}
+
+/** Removes every container with the test label (crash leftovers included). */
+export async function removeTestContainers(): Promise<void> {
+  const docker = new Docker();
+  const list = await docker.listContainers({ all: true, filters: { label: [`${TEST_LABEL}=1`] } });
+  await Promise.all(
+    list.map((c) =>
+      docker
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => {}),
+    ),
+  );
+}
+
+/** Runs a command in the container and returns its stdout (for assertions). */
+export async function sh(container: Docker.Container, script: string): Promise<{ code: number; stdout: string }> {
+  const exec = await container.exec({ Cmd: ['sh', '-c', script], AttachStdout: true, AttachStderr: true });
+  const stream = (await exec.start({ hijack: true, stdin: false })) as unknown as NodeJS.ReadableStream;
+  const out: Buffer[] = [];
+  const { PassThrough } = await import('node:stream');
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  container.modem.demuxStream(stream, stdout, stderr);
+  stdout.on('data', (d: Buffer) => out.push(d));
+  await new Promise((resolve) => stream.on('end', resolve));
+  let info = await exec.inspect();
+  while (info.Running) {
+    await new Promise((r) => setTimeout(r, 10));
+    info = await exec.inspect();
+  }
+  return { code: info.ExitCode ?? -1, stdout: Buffer.concat(out).toString('utf8') };
+}
+
+/**
+ * Seeds directory `dir` (relative name under `parentAbs`) with files and
+ * empty directories in one archive upload.
+ */
+export async function seedWorkspace(
+  container: Docker.Container,
+  parentAbs: string,
+  dir: string,
+  files: Readonly<Record<string, string | Uint8Array>> = {},
+  dirs: readonly string[] = [],
+): Promise<void> {
+  const pack = tar.pack();
+  const put = container.putArchive(pack as unknown as NodeJS.ReadableStream, { path: parentAbs });
+  const made = new Set<string>();
+  const mkdirs = (rel: string) => {
+    const parts = rel.split('/').filter(Boolean);
+    let cur = dir;
+    for (const p of parts) {
+      cur = `${cur}/${p}`;
+      if (made.has(cur)) continue;
+      made.add(cur);
+      pack.entry({ name: `${cur}/`, type: 'directory', mode: 0o755 });
+    }
+  };
+  pack.entry({ name: `${dir}/`, type: 'directory', mode: 0o755 });
+  for (const d of dirs) mkdirs(d);
+  for (const [path, content] of Object.entries(files)) {
+    const slash = path.lastIndexOf('/');
+    if (slash > 0) mkdirs(path.slice(0, slash));
+    const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
+    pack.entry({ name: `${dir}/${path}`, type: 'file', mode: 0o644 }, data);
+  }
+  pack.finalize();
+  await put;
+}
