@@ -45,7 +45,7 @@ import type {
   WriteResult,
   WriteTextOptions,
 } from './types.ts';
-import { walkTree } from './walk.ts';
+import { walkBatches, walkTree } from './walk.ts';
 
 /** Options every backend accepts. */
 export interface FilesystemBaseOptions {
@@ -522,7 +522,7 @@ export abstract class FilesystemBase implements Filesystem {
    * instead of several per entry — with exactly these semantics.
    */
   protected async *walkEntries(start: string, maxDepth: number, enter: (entry: FileEntry) => boolean): AsyncGenerator<readonly FileEntry[]> {
-    for await (const { entry } of walkTree((p) => this.readDirectory(p), start, { maxDepth, enter })) yield [entry];
+    for await (const batch of walkBatches((p) => this.readDirectory(p), start, { maxDepth, enter })) yield batch.map((step) => step.entry);
   }
 
   #iterate<T>(op: FsOperation, path: string, make: () => AsyncGenerator<T>): AsyncIterableIterator<T> {

@@ -25,6 +25,12 @@ export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** One entry met by a walk, with its depth below the start (children of the start are 1). */
+export interface WalkStep {
+  readonly entry: FileEntry;
+  readonly depth: number;
+}
+
 /**
  * Yields every entry below `start` (not `start` itself), parents before
  * children, siblings sorted by name. Each directory is read only when reached.
@@ -34,22 +40,34 @@ export function compareNames(a: string, b: string): number {
  * for await (const { entry, depth } of walkTree((p) => fs.list(p), 'src')) console.log(depth, entry.path);
  * ```
  */
-export async function* walkTree(readDirectory: ReadDirectory, start: string, options: WalkOptions = {}): AsyncGenerator<{ entry: FileEntry; depth: number }> {
+export async function* walkTree(readDirectory: ReadDirectory, start: string, options: WalkOptions = {}): AsyncGenerator<WalkStep> {
+  for await (const batch of walkBatches(readDirectory, start, options)) yield* batch;
+}
+
+/**
+ * {@link walkTree} in batches: every entry up to (and including) the next
+ * directory to descend into comes in one array, so a consumer pays one async
+ * step per directory read instead of one per entry. Same order, same rules.
+ */
+export async function* walkBatches(readDirectory: ReadDirectory, start: string, options: WalkOptions = {}): AsyncGenerator<WalkStep[]> {
   const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
   if (maxDepth < 1) return;
-  const stack: Array<{ entries: FileEntry[]; index: number; depth: number }> = [];
+  type Frame = { entries: FileEntry[]; index: number; depth: number };
   const first = await readDirectory(start);
   first.sort((a, b) => compareNames(a.name, b.name));
-  stack.push({ entries: first, index: 0, depth: 1 });
+  const stack: Frame[] = [{ entries: first, index: 0, depth: 1 }];
+  let batch: WalkStep[] = [];
   while (stack.length > 0) {
-    const top = stack[stack.length - 1] as { entries: FileEntry[]; index: number; depth: number };
+    const top = stack[stack.length - 1] as Frame;
     if (top.index >= top.entries.length) {
       stack.pop();
       continue;
     }
     const entry = top.entries[top.index++] as FileEntry;
-    yield { entry, depth: top.depth };
+    batch.push({ entry, depth: top.depth });
     if (entry.kind === 'directory' && top.depth < maxDepth && (options.enter?.(entry, top.depth) ?? true)) {
+      yield batch;
+      batch = [];
       let children: FileEntry[];
       try {
         children = await readDirectory(entry.path);
@@ -63,4 +81,5 @@ export async function* walkTree(readDirectory: ReadDirectory, start: string, opt
       stack.push({ entries: children, index: 0, depth: top.depth + 1 });
     }
   }
+  if (batch.length > 0) yield batch;
 }
