@@ -222,4 +222,26 @@ export function metadataSection(ctx: SuiteContext): void {
       expect(await fs.list('dir #1 🚀')).toEqual([{ name: '100% done.txt', path: 'dir #1 🚀/100% done.txt', kind: 'file' }]);
     });
   });
+
+  it('list with { stat: true } gives each entry the metadata stat reports', async () => {
+    const fs = await ctx.make({ files: { 'd/a.txt': 'aaa', 'd/b.bin': new Uint8Array([0, 1, 2, 3, 4]), 'd/sub/c.txt': 'c' }, dirs: ['d/empty'] });
+    const entries = await fs.list('d', { stat: true });
+    expect(entries.map((e) => e.name)).toEqual(['a.txt', 'b.bin', 'empty', 'sub']);
+    for (const entry of entries) {
+      const expected = await fs.stat(entry.path);
+      expect(entry.stat, entry.path).toBeDefined();
+      expect(entry.stat?.path).toBe(entry.path);
+      expect(entry.stat?.kind).toBe(expected.kind);
+      expect(entry.stat?.size).toBe(expected.size);
+      expect(entry.stat?.mtime.getTime()).toBe(expected.mtime.getTime());
+      if (ctx.caps.permissions) expect(entry.stat?.mode).toBe(expected.mode);
+    }
+    expect(entries.find((e) => e.name === 'b.bin')?.stat?.size).toBe(5);
+  });
+
+  it('list without { stat: true } leaves stat out', async () => {
+    const fs = await ctx.make({ files: { 'a.txt': 'a' } });
+    const [entry] = await fs.list('');
+    expect(entry?.stat).toBeUndefined();
+  });
 }

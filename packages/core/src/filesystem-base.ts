@@ -30,6 +30,7 @@ import type {
   GlobOptions,
   GrepMatch,
   GrepOptions,
+  ListOptions,
   MkdirOptions,
   OpenReadOptions,
   OpenWriteOptions,
@@ -405,12 +406,27 @@ export abstract class FilesystemBase implements Filesystem {
     });
   }
 
-  list(path = ''): Promise<FileEntry[]> {
+  list(path = '', options: ListOptions = {}): Promise<FileEntry[]> {
     return this.#guard('list', path, async () => {
       const r = this.resolve(path, 'list');
       const entries = await this.readDirectory(r.path);
-      return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const listed = options.stat === true ? await this.statEntries(r.path, entries) : entries;
+      return listed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     });
+  }
+
+  /**
+   * Adds `stat` to the entries of one directory, leaving out entries that
+   * vanished meanwhile. The default stats each entry; backends override it
+   * with one pass over the directory.
+   */
+  protected async statEntries(_dir: string, entries: FileEntry[]): Promise<FileEntry[]> {
+    const out: FileEntry[] = [];
+    for (const entry of entries) {
+      const stat = await this.tryStat(entry.path);
+      if (stat !== undefined) out.push({ ...entry, stat });
+    }
+    return out;
   }
 
   glob(pattern: string, options: GlobOptions = {}): AsyncIterableIterator<GlobMatch> {

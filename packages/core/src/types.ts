@@ -38,6 +38,19 @@ export interface FileEntry {
   /** Normalized workspace-relative path. */
   readonly path: string;
   readonly kind: FileKind;
+  /** The entry's metadata, when the listing was asked for it (`list(dir, { stat: true })`). */
+  readonly stat?: FileStat | undefined;
+}
+
+/** Options of {@link Filesystem.list}. */
+export interface ListOptions {
+  /**
+   * Include each entry's {@link FileStat} (as `stat` would report it,
+   * following symlinks that stay inside the root). Backends answer this in
+   * one pass over the directory, much cheaper than a `stat` per entry.
+   * Entries that vanish between listing and stat are left out.
+   */
+  stat?: boolean;
 }
 
 /** One path matched by {@link Filesystem.glob}. */
@@ -355,7 +368,7 @@ export interface Filesystem extends AsyncDisposable {
   // Core operations
   exists(path: string): Promise<boolean>;
   stat(path: string): Promise<FileStat>;
-  list(path?: string): Promise<FileEntry[]>;
+  list(path?: string, options?: ListOptions): Promise<FileEntry[]>;
   glob(pattern: string, options?: GlobOptions): AsyncIterableIterator<GlobMatch>;
   grep(pattern: string, options?: GrepOptions): AsyncIterableIterator<GrepMatch>;
   delete(path: string, options?: DeleteOptions): Promise<void>;

@@ -113,6 +113,20 @@ function split(bytes: Buffer, chunkSize: number): Uint8Array[] {
   return out;
 }
 
+/** The protocol's FileStat of node's Stats. */
+function statOf(path: string, s: fs.Stats): FileStat {
+  const kind = kindOfStats(s);
+  return {
+    path,
+    kind,
+    size: kind === 'directory' ? 0 : s.size,
+    mtime: s.mtime,
+    ctime: s.ctime,
+    birthtime: s.birthtimeMs > 0 ? s.birthtime : undefined,
+    mode: s.mode & 0o7777,
+  };
+}
+
 function kindOfStats(s: fs.Stats | fs.Dirent): FileKind {
   return s.isFile() ? 'file' : s.isDirectory() ? 'directory' : s.isSymbolicLink() ? 'symlink' : 'other';
 }
@@ -382,16 +396,7 @@ export class HostFilesystem extends FilesystemBase {
       if (link === undefined) throw err;
       s = link;
     }
-    const kind = kindOfStats(s);
-    return {
-      path,
-      kind,
-      size: kind === 'directory' ? 0 : s.size,
-      mtime: s.mtime,
-      ctime: s.ctime,
-      birthtime: s.birthtimeMs > 0 ? s.birthtime : undefined,
-      mode: s.mode & 0o7777,
-    };
+    return statOf(path, s);
   }
 
   #lstatLink(path: string): fs.Stats | undefined {
@@ -414,6 +419,37 @@ export class HostFilesystem extends FilesystemBase {
 
   protected async readDirectory(path: string): Promise<FileEntry[]> {
     return this.#list(path);
+  }
+
+  /**
+   * Stats a directory's entries through one checked handle on the directory:
+   * `lstat` of `/proc/self/fd/N/name` resolves no component but the last and
+   * follows nothing, so it needs no per-entry guard. Symlinks go through the
+   * guarded `statPath`, which follows them only inside the root.
+   */
+  protected override async statEntries(dir: string, entries: FileEntry[]): Promise<FileEntry[]> {
+    const dfd = this.#guard.openPath(dir, O_PATH_DIR);
+    const out: FileEntry[] = [];
+    try {
+      for (const entry of entries) {
+        let s: fs.Stats;
+        try {
+          s = fs.lstatSync(this.#guard.via(dfd, entry.name));
+        } catch (err) {
+          if ((err as { code?: string }).code === 'ENOENT') continue;
+          throw err;
+        }
+        if (s.isSymbolicLink()) {
+          const followed = await this.tryStat(entry.path);
+          if (followed !== undefined) out.push({ ...entry, stat: followed });
+          continue;
+        }
+        out.push({ ...entry, stat: statOf(entry.path, s) });
+      }
+    } finally {
+      fs.closeSync(dfd);
+    }
+    return out;
   }
 
   #list(path: string): FileEntry[] {

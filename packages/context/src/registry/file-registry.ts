@@ -287,7 +287,8 @@ export class FileRegistry {
     };
 
     await this.#loadGitignore();
-    for await (const { entry } of walkTree((p) => this.fs.list(p), '', { enter: (e) => !this.#ignored(e.path) })) {
+    // One pass per directory brings each entry's size and mtime along: no stat per file.
+    for await (const { entry } of walkTree((p) => this.fs.list(p, { stat: true }), '', { enter: (e) => !this.#ignored(e.path) })) {
       if (entry.kind !== 'file' || this.#ignored(entry.path)) continue;
       entries.push(entry);
     }
@@ -300,7 +301,7 @@ export class FileRegistry {
       signal?.throwIfAborted();
       let stat: Observed;
       try {
-        const s = await this.fs.stat(entry.path);
+        const s = entry.stat ?? (await this.fs.stat(entry.path));
         stat = { size: s.size, mtimeMs: s.mtime.getTime() };
       } catch (err) {
         if (isFsError(err, 'ENOENT')) return;
