@@ -24,12 +24,12 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import nodeFs from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { GlobMatch, GrepMatch } from '@ctxfs/core';
 import { findRipgrep, HostFilesystem } from '@ctxfs/host';
+import fastGlob from 'fast-glob';
+import writeFileAtomic from 'write-file-atomic';
 import { type Case, defineSuite, single } from '../harness.ts';
 
 const KB = 1024;
@@ -38,14 +38,6 @@ const GIB = 1024 * MB;
 const REPO = join(import.meta.dirname, '..', '..', '..');
 const SNAP_FILES = 1000;
 const GREP_LITERAL = 'Licensed under the';
-
-// write-file-atomic and fast-glob are dependencies of @ctxfs/host, resolved from there.
-const hostRequire = createRequire(fileURLToPath(import.meta.resolve('@ctxfs/host')));
-const writeFileAtomic = hostRequire('write-file-atomic') as { sync(file: string, data: Uint8Array): void } & ((
-  file: string,
-  data: Uint8Array,
-) => Promise<void>);
-const fastGlob = hostRequire('fast-glob') as { stream(pattern: string, options: object): AsyncIterable<unknown> };
 
 const GIT_ENV = {
   ...process.env,
