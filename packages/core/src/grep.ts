@@ -17,6 +17,12 @@ import type { GrepMatch, MatchSpan } from './types.ts';
 /** A compiled search pattern. */
 export interface GrepMatcher {
   readonly source: string;
+  /**
+   * Text every match contains verbatim, when the pattern is a plain
+   * case-sensitive literal: the scanner skips decoded text without it
+   * instead of splitting it into lines and running the regex on each.
+   */
+  readonly literal?: string | undefined;
   /** Every non-overlapping match in `line`, as code-point spans. */
   spans(line: string): MatchSpan[];
 }
@@ -53,6 +59,7 @@ export function compileGrep(pattern: string, options: { ignoreCase?: boolean; li
   }
   return {
     source: pattern,
+    literal: !options.ignoreCase && pattern.length > 0 && (options.literal || !/[\\^$.*+?()[\]{}|]/.test(pattern)) ? pattern : undefined,
     spans(line: string): MatchSpan[] {
       re.lastIndex = 0;
       const out: MatchSpan[] = [];
@@ -133,6 +140,12 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
       if (++count >= limit) return;
     }
   };
+  const literal = matcher.literal;
+  const emitText = function* (text: string): Generator<GrepMatch> {
+    // Text that cannot hold a match (with the unfinished line before it) only advances the line count.
+    if (literal !== undefined && !splitter.pendingIncludes(text, literal)) lineNo += splitter.skip(text);
+    else yield* emit(splitter.push(text));
+  };
   // Detection needs the first 8 KiB however small the source's first chunks are.
   let head: Uint8Array[] = [];
   let headBytes = 0;
@@ -164,12 +177,12 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
         chunk = next.value;
         if (!wideEncoding && hasNul(chunk)) return;
       }
-      yield* emit(splitter.push(decoder.decode(chunk)));
+      yield* emitText(decoder.decode(chunk));
       if (count >= limit || next.done) break;
     }
     if (count >= limit) return;
     if (decoder) {
-      yield* emit(splitter.push(decoder.end()));
+      yield* emitText(decoder.end());
       if (count >= limit) return;
     }
     yield* emit(splitter.end());

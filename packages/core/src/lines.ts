@@ -24,6 +24,30 @@ export class LineSplitter {
     return parts;
   }
 
+  /**
+   * Feeds a chunk without building its lines (a search knows none of them
+   * matches); returns how many lines it completed.
+   */
+  skip(chunk: string): number {
+    const last = chunk.lastIndexOf('\n');
+    if (last < 0) {
+      this.#partial += chunk;
+      return 0;
+    }
+    let n = 0;
+    for (let i = chunk.indexOf('\n'); i >= 0 && i <= last; i = chunk.indexOf('\n', i + 1)) n++;
+    this.#partial = chunk.slice(last + 1);
+    return n;
+  }
+
+  /** Whether `needle` occurs in the unfinished line followed by `chunk`. */
+  pendingIncludes(chunk: string, needle: string): boolean {
+    if (chunk.includes(needle)) return true;
+    if (this.#partial.length === 0) return false;
+    // In the unfinished line itself, or straddling the boundary.
+    return (this.#partial + chunk.slice(0, needle.length - 1)).includes(needle);
+  }
+
   /** Length in UTF-16 units of the line still being assembled. */
   get pendingLength(): number {
     return this.#partial.length;

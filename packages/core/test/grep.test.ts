@@ -218,3 +218,40 @@ describe('scanChunks', () => {
     expect(out[0]?.path).toBe('dir/x.txt');
   });
 });
+
+describe('scanChunks literal skipping', () => {
+  it('finds exactly what the regex path finds, at the same line numbers, across chunk boundaries', async () => {
+    const { compileGrep, scanChunks } = await import('@ctxfs/core');
+    let seed = 5;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const words = ['alpha', 'beta', 'needle', 'nee', 'dle', 'gamma', '😀', '漢字', '\r\n', '\n', '\n', ' '];
+    for (let round = 0; round < 200; round++) {
+      const text = Array.from({ length: 50 + rand(400) }, () => words[rand(words.length)]).join('');
+      const bytes = new TextEncoder().encode(text);
+      const size = 1 + rand(40);
+      const chunked = async function* () {
+        for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+      };
+      const fast = compileGrep('needle');
+      expect(fast.literal).toBe('needle');
+      // The same pattern as a regex with no literal hint takes the line-by-line path.
+      const slow = { ...compileGrep('needle'), literal: undefined };
+      const a: unknown[] = [];
+      for await (const m of scanChunks('f', chunked(), fast, 10_000)) a.push(m);
+      const b: unknown[] = [];
+      for await (const m of scanChunks('f', chunked(), slow, 10_000)) b.push(m);
+      expect(a, `round ${round}`).toEqual(b);
+    }
+  });
+
+  it('offers a literal only for plain case-sensitive patterns', async () => {
+    const { compileGrep } = await import('@ctxfs/core');
+    expect(compileGrep('a.b').literal).toBeUndefined();
+    expect(compileGrep('a.b', { literal: true }).literal).toBe('a.b');
+    expect(compileGrep('abc', { ignoreCase: true }).literal).toBeUndefined();
+    expect(compileGrep('plain words-here').literal).toBe('plain words-here');
+  });
+});
