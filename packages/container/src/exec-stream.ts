@@ -12,6 +12,7 @@
 import type { Duplex } from 'node:stream';
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
+import { FrameDemuxer, STDERR } from './frame-demuxer.ts';
 import { type ForwardStream, type RemoteFile, readableNext, sequentialFile } from './sequential-file.ts';
 
 /** A running exec with its demultiplexed output. */
@@ -36,33 +37,16 @@ export async function startExecStream(container: Docker.Container, cmd: string[]
   const socket = (await exec.start({ hijack: true, stdin })) as unknown as Duplex;
   const stdout = new PassThrough({ highWaterMark: 4 << 20 });
   const errParts: Buffer[] = [];
-  let header: Buffer = Buffer.alloc(0);
-  let remaining = 0;
-  let stream = 1;
-  socket.on('data', (chunk: Buffer) => {
-    let at = 0;
-    while (at < chunk.length) {
-      if (remaining === 0) {
-        const need = 8 - header.length;
-        header = header.length === 0 ? chunk.subarray(at, at + need) : Buffer.concat([header, chunk.subarray(at, at + need)]);
-        at += Math.min(need, chunk.length - at);
-        if (header.length < 8) return;
-        stream = header[0] ?? 1;
-        remaining = header.readUInt32BE(4);
-        header = Buffer.alloc(0);
-        continue;
-      }
-      const take = Math.min(remaining, chunk.length - at);
-      const part = chunk.subarray(at, at + take);
-      at += take;
-      remaining -= take;
-      if (stream === 2) errParts.push(Buffer.from(part));
+  const demux = new FrameDemuxer();
+  socket.on('data', (chunk: Buffer) =>
+    demux.push(chunk, (stream, part) => {
+      if (stream === STDERR) errParts.push(Buffer.from(part));
       else if (!stdout.write(part)) {
         socket.pause();
         stdout.once('drain', () => socket.resume());
       }
-    }
-  });
+    }),
+  );
   const ended = new Promise<void>((resolve) => {
     const done = () => {
       stdout.end();

@@ -14,6 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
+import { FrameDemuxer, STDERR } from './frame-demuxer.ts';
 import { HELPER_SCRIPT } from './helper-script.ts';
 
 /** One response of the helper. */
@@ -121,31 +122,9 @@ export class HelperSession {
     this.#socket = socket;
     this.nonce = nonce;
     this.#onLost = onLost;
-    let header: Buffer = Buffer.alloc(0);
-    let remaining = 0;
-    let stream = 1;
-    // Docker multiplexes stdout and stderr on one connection in frames of
-    // an 8-byte header (stream id, size) and a payload.
+    const demux = new FrameDemuxer();
     socket.on('data', (chunk: Buffer) => {
-      let at = 0;
-      while (at < chunk.length) {
-        if (remaining === 0) {
-          const need = 8 - header.length;
-          header = Buffer.concat([header, chunk.subarray(at, at + need)]);
-          at += Math.min(need, chunk.length - at);
-          if (header.length < 8) return;
-          stream = header[0] ?? 1;
-          remaining = header.readUInt32BE(4);
-          header = Buffer.alloc(0);
-          continue;
-        }
-        const take = Math.min(remaining, chunk.length - at);
-        const part = chunk.subarray(at, at + take);
-        at += take;
-        remaining -= take;
-        if (stream === 2) this.#err.push(part);
-        else this.#out.push(part);
-      }
+      demux.push(chunk, (stream, part) => (stream === STDERR ? this.#err : this.#out).push(part));
       this.#drain();
     });
     const fail = (err?: unknown) => this.#fail(err instanceof Error ? err : new SessionLostError('the helper session ended'));

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { concatBytes } from './bytes.ts';
 import { createDecoder, DETECTION_SAMPLE_BYTES, detectBom } from './encoding.ts';
 import { FsError } from './errors.ts';
 import { LineSplitter } from './lines.ts';
@@ -99,18 +100,6 @@ export function codePointOffset(s: string, utf16Index: number): number {
     n++;
   }
   return n;
-}
-
-function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const p of parts) size += p.byteLength;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
 }
 
 function hasNul(bytes: Uint8Array): boolean {

@@ -19,6 +19,7 @@
  */
 
 import iconv from 'iconv-lite';
+import { concatBytes } from './bytes.ts';
 import { normalizeEncoding } from './encoding.ts';
 
 function textDecoderFor(label: string): InstanceType<typeof TextDecoder> | undefined {
@@ -275,13 +276,5 @@ export function encodeTextExact(text: string, encoding: string, previous?: Uint8
     from = i + 1;
   }
   parts.push(encodePlain(text.slice(from), label));
-  let total = 0;
-  for (const x of parts) total += x.byteLength;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const x of parts) {
-    out.set(x, at);
-    at += x.byteLength;
-  }
-  return out;
+  return concatBytes(parts);
 }

@@ -13,6 +13,7 @@ import {
   type ByteReader,
   type ByteWriter,
   type Capabilities,
+  concatBytes,
   createByteReader,
   createByteWriter,
   errno,
@@ -248,7 +249,7 @@ export class MemoryFilesystem extends FilesystemBase {
         },
         commit: () => {
           const node = check();
-          const data = chunks.length === 1 ? (chunks[0] as Uint8Array) : concat(chunks, total);
+          const data = chunks.length === 1 ? (chunks[0] as Uint8Array) : concatBytes(chunks, total);
           if (mode === 'append' && node !== undefined) {
             // memfs grows capacity geometrically and writes only past the
             // current size, so many small appends stay linear overall.
@@ -354,15 +355,5 @@ function copyOut(view: Uint8Array, start: number, end: number): Uint8Array {
 function copyBytes(bytes: Uint8Array): Uint8Array {
   const out = Buffer.allocUnsafe(bytes.byteLength);
   out.set(bytes);
-  return out;
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
   return out;
 }
