@@ -112,6 +112,87 @@ function markChanges(a: Int32Array, b: Int32Array, ca: Uint8Array, cb: Uint8Arra
   }
 }
 
+/** xdiff's rough square root: the smallest power of two whose square reaches `n`. */
+function bogoSqrt(n: number): number {
+  let i = 1;
+  for (let m = n; m > 0; m >>= 2) i <<= 1;
+  return i;
+}
+
+const SIMSCAN_WINDOW = 100;
+const KEEP_DISCARDED_RUN = 4;
+const MAX_EQ_LIMIT = 1024;
+
+/**
+ * Whether a line that has many matches in the other file sits inside a run
+ * of lines with no match, where xdiff discards it too (`xdl_clean_mmatch`).
+ */
+function discardMultimatch(dis: Uint8Array, i: number, start: number, end: number): boolean {
+  const s = i - start > SIMSCAN_WINDOW ? i - SIMSCAN_WINDOW : start;
+  const e = end - i > SIMSCAN_WINDOW ? i + SIMSCAN_WINDOW : end;
+  let none0 = 0;
+  let multi0 = 1;
+  for (let r = 1; i - r >= s; r++) {
+    const d = dis[i - r];
+    if (d === 0) none0++;
+    else if (d === 2) multi0++;
+    else break;
+  }
+  if (none0 === 0) return false;
+  let none1 = 0;
+  let multi1 = 1;
+  for (let r = 1; i + r <= e; r++) {
+    const d = dis[i + r];
+    if (d === 0) none1++;
+    else if (d === 2) multi1++;
+    else break;
+  }
+  if (none1 === 0) return false;
+  const none = none0 + none1;
+  const multi = multi0 + multi1;
+  return multi * KEEP_DISCARDED_RUN < multi + none;
+}
+
+/**
+ * xdiff's `xdl_cleanup_records`: after trimming the common prefix and
+ * suffix, lines with no match in the other file are changes before any
+ * search (and lines with very many matches inside such runs too). Marks them
+ * and returns the indices left for the Myers search. Doing this as git does
+ * makes the search pick the same alignment among equally short diffs.
+ */
+function discardUnmatched(a: Int32Array, b: Int32Array, ca: Uint8Array, cb: Uint8Array): [number[], number[]] {
+  let pre = 0;
+  while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
+  let suf = 0;
+  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
+  const countIn = (xs: Int32Array) => {
+    const m = new Map<number, number>();
+    for (const x of xs) m.set(x, (m.get(x) ?? 0) + 1);
+    return m;
+  };
+  const inA = countIn(a);
+  const inB = countIn(b);
+  const side = (xs: Int32Array, other: Map<number, number>, changed: Uint8Array): number[] => {
+    const start = pre;
+    const end = xs.length - suf - 1;
+    const limit = Math.min(bogoSqrt(xs.length), MAX_EQ_LIMIT);
+    const dis = new Uint8Array(xs.length);
+    for (let i = start; i <= end; i++) {
+      const nm = other.get(xs[i] as number) ?? 0;
+      dis[i] = nm === 0 ? 0 : nm >= limit ? 2 : 1;
+    }
+    const kept: number[] = [];
+    for (let i = 0; i < start; i++) kept.push(i);
+    for (let i = start; i <= end; i++) {
+      if (dis[i] === 1 || (dis[i] === 2 && !discardMultimatch(dis, i, start, end))) kept.push(i);
+      else changed[i] = 1;
+    }
+    for (let i = end + 1; i < xs.length; i++) kept.push(i);
+    return kept;
+  };
+  return [side(a, inB, ca), side(b, inA, cb)];
+}
+
 /**
  * Slides groups of changed lines the way xdiff's `xdl_change_compact` does:
  * each group of `xs` is moved up as far as equal lines allow, then down as
@@ -202,7 +283,14 @@ export function diffLines(a: readonly string[], b: readonly string[]): DiffHunk[
   const [ia, ib] = intern(a, b);
   const ca = new Uint8Array(a.length);
   const cb = new Uint8Array(b.length);
-  markChanges(ia, ib, ca, cb);
+  const [keptA, keptB] = discardUnmatched(ia, ib, ca, cb);
+  const subA = Int32Array.from(keptA, (i) => ia[i] as number);
+  const subB = Int32Array.from(keptB, (j) => ib[j] as number);
+  const subCa = new Uint8Array(subA.length);
+  const subCb = new Uint8Array(subB.length);
+  markChanges(subA, subB, subCa, subCb);
+  for (let k = 0; k < keptA.length; k++) if (subCa[k]) ca[keptA[k] as number] = 1;
+  for (let k = 0; k < keptB.length; k++) if (subCb[k]) cb[keptB[k] as number] = 1;
   compact(ia, ca, cb);
   compact(ib, cb, ca);
   const hunks: DiffHunk[] = [];
