@@ -17,6 +17,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { homedir, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { merge3 } from '@ctxfs/context';
+import { gitMergeFile } from '../../../packages/context/test/support/git-merge.ts';
 
 const PACKAGES = [
   'vite',
@@ -101,14 +102,7 @@ function textFiles(root: string): Map<string, string> {
   return out;
 }
 
-function gitMerge(base: string, ours: string, theirs: string): { clean: boolean; text: string } {
-  writeFileSync(join(work, 'base'), base);
-  writeFileSync(join(work, 'ours'), ours);
-  writeFileSync(join(work, 'theirs'), theirs);
-  const r = spawnSync('git', ['merge-file', '-p', join(work, 'ours'), join(work, 'base'), join(work, 'theirs')], { encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.status === null || r.status < 0 || r.status > 127) throw new Error(`git merge-file failed: ${r.stderr}`);
-  return { clean: r.status === 0, text: r.stdout };
-}
+const gitMerge = (base: string, ours: string, theirs: string) => gitMergeFile(work, base, ours, theirs);
 
 function main(): void {
   let merges = 0;

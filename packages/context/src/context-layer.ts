@@ -156,11 +156,11 @@ export class ContextSession {
 
   /** Re-indexes the imports of edited files that were indexed before, and forgets deleted ones. */
   async #refreshDerived(paths: readonly string[]): Promise<void> {
-    const db = this.#ws.store.db;
+    const store = this.#ws.store;
     for (const path of paths) {
-      if (db.prepare('SELECT 1 AS x FROM relations WHERE source = ? LIMIT 1').get(path) === undefined) continue;
+      if (store.statement('SELECT 1 AS x FROM relations WHERE source = ? LIMIT 1').get(path) === undefined) continue;
       if (!(await this.#ws.fs.exists(path))) {
-        db.prepare('DELETE FROM relations WHERE source = ?').run(path);
+        store.statement('DELETE FROM relations WHERE source = ?').run(path);
         continue;
       }
       await this.#ws.relations.relationsOf(await this.#ws.loader.load(path, 'indexRelations'));

@@ -1,23 +1,15 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { diffLines } from '../src/merge/line-diff.ts';
 import { merge3 } from '../src/merge/merge3.ts';
+import { gitMergeFile } from './support/git-merge.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'ctxfs-merge-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** Runs real `git merge-file -p` and returns its verdict and output. */
-function gitMerge(base: string, ours: string, theirs: string): { clean: boolean; text: string } {
-  writeFileSync(join(work, 'base'), base);
-  writeFileSync(join(work, 'ours'), ours);
-  writeFileSync(join(work, 'theirs'), theirs);
-  const r = spawnSync('git', ['merge-file', '-p', join(work, 'ours'), join(work, 'base'), join(work, 'theirs')], { encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.status === null || r.status < 0 || r.status > 127) throw new Error(`git merge-file failed: ${r.stderr}`);
-  return { clean: r.status === 0, text: r.stdout };
-}
+const gitMerge = (base: string, ours: string, theirs: string) => gitMergeFile(work, base, ours, theirs);
 
 describe('diffLines', () => {
   it('reports replaced, inserted and deleted lines', () => {

@@ -144,7 +144,5 @@ export function shortHash(sha: string | undefined): string {
   return sha === undefined ? '(none)' : sha.slice(0, 12);
 }
 
-/** `"a.ts"` quoted as in a call. */
-export function q(s: string): string {
-  return JSON.stringify(s);
-}
+/** `"a.ts"` quoted as in a call (one helper for the read and the edit side). */
+export { q } from '../retrieval/shared.ts';

@@ -570,8 +570,8 @@ export class FileEditor {
     const out: StaleReader[] = [];
     for (const path of paths) {
       const now = this.#versions.latest(path)?.sha256;
-      const rows = this.deps.store.db
-        .prepare(
+      const rows = this.deps.store
+        .statement(
           'SELECT r.session_id, r.agent, r.sha256 FROM session_reads r WHERE r.path = ? AND r.id = (SELECT MAX(id) FROM session_reads WHERE session_id = r.session_id AND agent = r.agent AND path = r.path)',
         )
         .all(path) as Array<{ session_id: string; agent: string; sha256: string }>;

@@ -82,8 +82,8 @@ export class EditJournal {
     const changeId = randomUUID();
     return this.store.transaction(() => {
       for (const b of change.blobs) this.versions.putBlob(b);
-      const r = this.store.db
-        .prepare('INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms) VALUES (?, ?, ?, ?, ?, ?)')
+      const r = this.store
+        .statement('INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms) VALUES (?, ?, ?, ?, ?, ?)')
         .run(changeId, change.op, change.author, change.message ?? null, JSON.stringify(change.entries), Date.now());
       return { id: Number(r.lastInsertRowid), changeId, op: change.op, author: change.author, message: change.message, entries: change.entries };
     });
@@ -108,19 +108,19 @@ export class EditJournal {
           }),
         );
       }
-      this.store.db.prepare('DELETE FROM edit_journal WHERE id = ?').run(pending.id);
+      this.store.statement('DELETE FROM edit_journal WHERE id = ?').run(pending.id);
       return out;
     });
   }
 
   /** Drops an intent whose files were all put back (or never written). */
   abandon(pending: PendingChange): void {
-    this.store.db.prepare('DELETE FROM edit_journal WHERE id = ?').run(pending.id);
+    this.store.statement('DELETE FROM edit_journal WHERE id = ?').run(pending.id);
   }
 
   /** Intents left by a process that stopped mid-change. */
   pending(): PendingChange[] {
-    const rows = this.store.db.prepare('SELECT * FROM edit_journal ORDER BY id').all() as Array<Record<string, unknown>>;
+    const rows = this.store.statement('SELECT * FROM edit_journal ORDER BY id').all() as Array<Record<string, unknown>>;
     return rows.map((r) => ({
       id: Number(r.id),
       changeId: String(r.change_id),

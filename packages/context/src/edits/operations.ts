@@ -10,7 +10,7 @@ import { isFsError } from '@ctxfs/core';
 import { applyLineEdit, type LineEdit, type Occurrence, replaceText } from '../patch/text-edits.ts';
 import { type ApplyPatchOptions, applyPatch } from './apply-patch.ts';
 import { type EditResult, q, refusal } from './edit-result.ts';
-import { type EditOptions, type FileEditor, Refusal } from './file-editor.ts';
+import { type EditOptions, type FileEditor, Refusal, type TransformOutcome } from './file-editor.ts';
 
 /** Options of `replace`. */
 export interface ReplaceCallOptions extends EditOptions {
@@ -79,51 +79,41 @@ export class EditOperations {
 
   /** Exact-text (or regex) replacement; unique match by default. */
   replace(path: string, search: string, replacement: string, options: ReplaceCallOptions = {}): Promise<EditResult> {
-    const op = 'replace';
-    return guard(op, path, async () => {
-      const p = this.editor.normalize(op, path);
-      return this.editor.run(op, [p], options, async () => {
-        const current = await this.requireFile(op, p);
-        return [
-          await this.editor.planModify(
-            op,
-            'replace',
-            p,
-            current,
-            (text) => {
-              const r = replaceText(text, search, replacement, { occurrence: options.occurrence, regex: options.regex, flags: options.flags });
-              if (r.ok) return { ok: true, text: r.text };
-              const code = r.reason === 'bad-regex' ? 'EBADPATTERN' : r.reason === 'not-found' ? 'ENOENT' : 'EINVAL';
-              return { ok: false, code, message: `${p}: ${r.message}` };
-            },
-            options,
-            'by-content',
-          ),
-        ];
-      });
-    });
+    return this.#modifyOne(
+      'replace',
+      path,
+      options,
+      (text, p) => {
+        const r = replaceText(text, search, replacement, { occurrence: options.occurrence, regex: options.regex, flags: options.flags });
+        if (r.ok) return { ok: true, text: r.text };
+        const code = r.reason === 'bad-regex' ? 'EBADPATTERN' : r.reason === 'not-found' ? 'ENOENT' : 'EINVAL';
+        return { ok: false, code, message: `${p}: ${r.message}` };
+      },
+      'by-content',
+    );
   }
 
   /** A line-range edit (replace, insert before/after, delete); lines refer to the version the agent read. */
   editLines(path: string, edit: LineEdit, options: EditOptions = {}): Promise<EditResult> {
-    const op = 'edit-lines';
+    return this.#modifyOne('edit-lines', path, options, (text, p) => {
+      const r = applyLineEdit(text, edit);
+      return r.ok ? { ok: true, text: r.text } : { ok: false, code: 'EINVAL', message: `${p}: ${r.message}` };
+    });
+  }
+
+  /** One existing file changed by `transform`, through the editor's stale-read and history pipeline. */
+  #modifyOne(
+    op: 'replace' | 'edit-lines',
+    path: string,
+    options: EditOptions,
+    transform: (text: string, path: string) => TransformOutcome,
+    located?: 'by-content' | 'by-position',
+  ): Promise<EditResult> {
     return guard(op, path, async () => {
       const p = this.editor.normalize(op, path);
       return this.editor.run(op, [p], options, async () => {
         const current = await this.requireFile(op, p);
-        return [
-          await this.editor.planModify(
-            op,
-            'edit-lines',
-            p,
-            current,
-            (text) => {
-              const r = applyLineEdit(text, edit);
-              return r.ok ? { ok: true, text: r.text } : { ok: false, code: 'EINVAL', message: `${p}: ${r.message}` };
-            },
-            options,
-          ),
-        ];
+        return [await this.editor.planModify(op, op, p, current, (text) => transform(text, p), options, located)];
       });
     });
   }

@@ -9,7 +9,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import type { SQLInputValue, StatementSync } from 'node:sqlite';
+import type { SQLInputValue } from 'node:sqlite';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { StateStore } from '../state/store.ts';
 
@@ -127,19 +127,9 @@ const COMPRESS_MIN = 512;
  */
 export class VersionStore {
   readonly store: StateStore;
-  readonly #statements = new Map<string, StatementSync>();
 
   constructor(store: StateStore) {
     this.store = store;
-  }
-
-  #sql(sql: string): StatementSync {
-    let st = this.#statements.get(sql);
-    if (!st) {
-      st = this.store.db.prepare(sql);
-      this.#statements.set(sql, st);
-    }
-    return st;
   }
 
   /** Stores `bytes` once (by hash) and returns the hash. */
@@ -154,23 +144,19 @@ export class VersionStore {
         content = packed;
       }
     }
-    this.#sql('INSERT OR IGNORE INTO blobs (sha256, size, codec, content, stored_ms) VALUES (?, ?, ?, ?, ?)').run(
-      sha256,
-      bytes.byteLength,
-      codec,
-      content,
-      Date.now(),
-    );
+    this.store
+      .statement('INSERT OR IGNORE INTO blobs (sha256, size, codec, content, stored_ms) VALUES (?, ?, ?, ?, ?)')
+      .run(sha256, bytes.byteLength, codec, content, Date.now());
     return sha256;
   }
 
   hasBlob(sha256: string): boolean {
-    return this.#sql('SELECT 1 AS x FROM blobs WHERE sha256 = ?').get(sha256) !== undefined;
+    return this.store.statement('SELECT 1 AS x FROM blobs WHERE sha256 = ?').get(sha256) !== undefined;
   }
 
   /** The stored bytes of `sha256`, or `undefined` when never stored or pruned. */
   getBlob(sha256: string): Uint8Array | undefined {
-    const row = this.#sql('SELECT codec, content FROM blobs WHERE sha256 = ?').get(sha256) as { codec: string; content: Uint8Array } | undefined;
+    const row = this.store.statement('SELECT codec, content FROM blobs WHERE sha256 = ?').get(sha256) as { codec: string; content: Uint8Array } | undefined;
     if (!row) return undefined;
     return row.codec === 'deflate' ? new Uint8Array(inflateRawSync(row.content)) : row.content;
   }
@@ -187,24 +173,26 @@ export class VersionStore {
     relatedPath?: string | undefined;
     undoOf?: number | undefined;
   }): FileVersion {
-    const last = this.#sql('SELECT MAX(seq) AS seq FROM history WHERE path = ?').get(entry.path) as { seq: number | null };
+    const last = this.store.statement('SELECT MAX(seq) AS seq FROM history WHERE path = ?').get(entry.path) as { seq: number | null };
     const seq = Number(last.seq ?? 0) + 1;
     const now = Date.now();
-    this.#sql(
-      'INSERT INTO history (path, seq, sha256, size, op, author, message, change_id, related_path, undo_of, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    ).run(
-      entry.path,
-      seq,
-      entry.sha256 ?? null,
-      entry.size,
-      entry.op,
-      entry.author,
-      entry.message ?? null,
-      entry.changeId ?? null,
-      entry.relatedPath ?? null,
-      entry.undoOf ?? null,
-      now,
-    );
+    this.store
+      .statement(
+        'INSERT INTO history (path, seq, sha256, size, op, author, message, change_id, related_path, undo_of, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        entry.path,
+        seq,
+        entry.sha256 ?? null,
+        entry.size,
+        entry.op,
+        entry.author,
+        entry.message ?? null,
+        entry.changeId ?? null,
+        entry.relatedPath ?? null,
+        entry.undoOf ?? null,
+        now,
+      );
     return fromRow({
       path: entry.path,
       seq,
@@ -222,7 +210,7 @@ export class VersionStore {
 
   /** The newest version of `path`. */
   latest(path: string): FileVersion | undefined {
-    const row = this.#sql('SELECT * FROM history WHERE path = ? ORDER BY seq DESC LIMIT 1').get(path) as HistoryRow | undefined;
+    const row = this.store.statement('SELECT * FROM history WHERE path = ? ORDER BY seq DESC LIMIT 1').get(path) as HistoryRow | undefined;
     return row ? fromRow(row) : undefined;
   }
 
@@ -236,18 +224,20 @@ export class VersionStore {
     }
     sql += ' ORDER BY seq DESC LIMIT ?';
     params.push(limit);
-    return (this.#sql(sql).all(...params) as unknown as HistoryRow[]).map(fromRow);
+    return (this.store.statement(sql).all(...params) as unknown as HistoryRow[]).map(fromRow);
   }
 
   /** Version `seq` of `path`. */
   bySeq(path: string, seq: number): FileVersion | undefined {
-    const row = this.#sql('SELECT * FROM history WHERE path = ? AND seq = ?').get(path, seq) as HistoryRow | undefined;
+    const row = this.store.statement('SELECT * FROM history WHERE path = ? AND seq = ?').get(path, seq) as HistoryRow | undefined;
     return row ? fromRow(row) : undefined;
   }
 
   /** The newest version of `path` whose hash starts with `prefix`; `ambiguous` when prefixes of different hashes match. */
   byHash(path: string, prefix: string): FileVersion | 'ambiguous' | undefined {
-    const rows = this.#sql("SELECT * FROM history WHERE path = ? AND sha256 LIKE ? || '%' ORDER BY seq DESC").all(path, prefix) as unknown as HistoryRow[];
+    const rows = this.store
+      .statement("SELECT * FROM history WHERE path = ? AND sha256 LIKE ? || '%' ORDER BY seq DESC")
+      .all(path, prefix) as unknown as HistoryRow[];
     if (rows.length === 0) return undefined;
     const distinct = new Set(rows.map((r) => r.sha256));
     if (distinct.size > 1) return 'ambiguous';
@@ -256,13 +246,13 @@ export class VersionStore {
 
   /** Number of versions of `path`. */
   count(path: string): number {
-    const row = this.#sql('SELECT COUNT(*) AS n FROM history WHERE path = ?').get(path) as { n: number };
+    const row = this.store.statement('SELECT COUNT(*) AS n FROM history WHERE path = ?').get(path) as { n: number };
     return Number(row.n);
   }
 
   /** Bytes of stored content (compressed size). */
   storedBytes(): number {
-    const row = this.#sql('SELECT COALESCE(SUM(LENGTH(content)), 0) AS n FROM blobs').get() as { n: number };
+    const row = this.store.statement('SELECT COALESCE(SUM(LENGTH(content)), 0) AS n FROM blobs').get() as { n: number };
     return Number(row.n);
   }
 
@@ -277,23 +267,23 @@ export class VersionStore {
     const maxBytes = options.maxBytes ?? 512 * 1024 * 1024;
     return this.store.transaction(() => {
       let versionsRemoved = 0;
-      const over = this.#sql('SELECT path, MAX(seq) AS top, COUNT(*) AS n FROM history GROUP BY path HAVING n > ?').all(maxVersions) as Array<{
+      const over = this.store.statement('SELECT path, MAX(seq) AS top, COUNT(*) AS n FROM history GROUP BY path HAVING n > ?').all(maxVersions) as Array<{
         path: string;
         top: number;
         n: number;
       }>;
       for (const o of over) {
-        const r = this.#sql('DELETE FROM history WHERE path = ? AND seq <= ?').run(o.path, Number(o.top) - maxVersions);
+        const r = this.store.statement('DELETE FROM history WHERE path = ? AND seq <= ?').run(o.path, Number(o.top) - maxVersions);
         versionsRemoved += Number(r.changes);
       }
       let { blobsRemoved, bytesFreed } = this.#collect();
       while (this.storedBytes() > maxBytes) {
         // The oldest 64 versions that are not their file's latest.
-        const victims = this.#sql(
-          'SELECT h.id FROM history h WHERE h.seq < (SELECT MAX(seq) FROM history WHERE path = h.path) ORDER BY h.created_ms, h.id LIMIT 64',
-        ).all() as Array<{ id: number }>;
+        const victims = this.store
+          .statement('SELECT h.id FROM history h WHERE h.seq < (SELECT MAX(seq) FROM history WHERE path = h.path) ORDER BY h.created_ms, h.id LIMIT 64')
+          .all() as Array<{ id: number }>;
         if (victims.length === 0) break;
-        for (const v of victims) this.#sql('DELETE FROM history WHERE id = ?').run(v.id);
+        for (const v of victims) this.store.statement('DELETE FROM history WHERE id = ?').run(v.id);
         versionsRemoved += victims.length;
         const c = this.#collect();
         blobsRemoved += c.blobsRemoved;
@@ -304,7 +294,7 @@ export class VersionStore {
   }
 
   #collect(): { blobsRemoved: number; bytesFreed: number } {
-    const journal = this.#sql('SELECT entries FROM edit_journal').all() as Array<{ entries: string }>;
+    const journal = this.store.statement('SELECT entries FROM edit_journal').all() as Array<{ entries: string }>;
     const pinned = new Set<string>();
     for (const j of journal) {
       for (const e of JSON.parse(j.entries) as Array<{ before?: string | null; after?: string | null }>) {
@@ -312,9 +302,9 @@ export class VersionStore {
         if (e.after) pinned.add(e.after);
       }
     }
-    const orphans = this.#sql(
-      'SELECT sha256, LENGTH(content) AS n FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM history WHERE sha256 IS NOT NULL)',
-    ).all() as Array<{
+    const orphans = this.store
+      .statement('SELECT sha256, LENGTH(content) AS n FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM history WHERE sha256 IS NOT NULL)')
+      .all() as Array<{
       sha256: string;
       n: number;
     }>;
@@ -322,7 +312,7 @@ export class VersionStore {
     let bytesFreed = 0;
     for (const o of orphans) {
       if (pinned.has(o.sha256)) continue;
-      this.#sql('DELETE FROM blobs WHERE sha256 = ?').run(o.sha256);
+      this.store.statement('DELETE FROM blobs WHERE sha256 = ?').run(o.sha256);
       blobsRemoved++;
       bytesFreed += Number(o.n);
     }

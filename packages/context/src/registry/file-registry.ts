@@ -8,7 +8,6 @@
  */
 
 import { createHash } from 'node:crypto';
-import type { StatementSync } from 'node:sqlite';
 import { type FileEntry, type Filesystem, fsError, isFsError, walkTree } from '@ctxfs/core';
 import type { StateStore } from '../state/store.ts';
 import {
@@ -184,17 +183,6 @@ export class FileRegistry {
   readonly #concurrency: number;
   #loaded = false;
   #scanned = false;
-  readonly #statements = new Map<string, StatementSync>();
-
-  /** Compiled once per registry: preparing per row would dominate a large scan. */
-  #sql(sql: string): StatementSync {
-    let st = this.#statements.get(sql);
-    if (!st) {
-      st = this.store.db.prepare(sql);
-      this.#statements.set(sql, st);
-    }
-    return st;
-  }
 
   constructor(fs: Filesystem, store: StateStore, options: FileRegistryOptions = {}) {
     this.fs = fs;
@@ -209,7 +197,7 @@ export class FileRegistry {
   #load(): void {
     if (this.#loaded) return;
     this.#loaded = true;
-    for (const row of this.store.db.prepare('SELECT * FROM files').all() as unknown as FileRow[]) {
+    for (const row of this.store.statement('SELECT * FROM files').all() as unknown as FileRow[]) {
       this.#records.set(row.path, fromRow(row));
     }
   }
@@ -348,7 +336,7 @@ export class FileRegistry {
         else if (known.sha256 !== h.sha256) changed.push(path);
         this.#put(path, { size: h.size, mtimeMs: stat.mtimeMs }, h.sha256, h.head, known ? 'external' : 'initial', undefined, now);
       }
-      const del = this.#sql('DELETE FROM files WHERE path = ?');
+      const del = this.store.statement('DELETE FROM files WHERE path = ?');
       for (const path of [...this.#records.keys()]) {
         if (!seen.has(path)) {
           removed.push(path);
@@ -419,37 +407,33 @@ export class FileRegistry {
       sensitive: isSensitivePath(path, this.#sensitive),
       generated: tags.includes('generated'),
     };
-    this.#sql(
-      `INSERT INTO files (path, kind, language, tags, size, mtime_ms, sha256, version, access_count, last_accessed_ms, is_entrypoint, is_sensitive, is_generated, scanned_ms)
+    this.store
+      .statement(
+        `INSERT INTO files (path, kind, language, tags, size, mtime_ms, sha256, version, access_count, last_accessed_ms, is_entrypoint, is_sensitive, is_generated, scanned_ms)
          VALUES (?, 'file', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (path) DO UPDATE SET language = excluded.language, tags = excluded.tags, size = excluded.size, mtime_ms = excluded.mtime_ms,
            sha256 = excluded.sha256, version = excluded.version, is_entrypoint = excluded.is_entrypoint, is_sensitive = excluded.is_sensitive,
            is_generated = excluded.is_generated, scanned_ms = excluded.scanned_ms`,
-    ).run(
-      path,
-      language ?? null,
-      tags.join(','),
-      stat.size,
-      stat.mtimeMs,
-      sha256,
-      version,
-      record.accessCount,
-      record.lastAccessedMs ?? null,
-      record.entrypoint ? 1 : 0,
-      record.sensitive ? 1 : 0,
-      record.generated ? 1 : 0,
-      now,
-    );
-    if (isNewContent) {
-      this.#sql('INSERT OR IGNORE INTO file_versions (path, version, sha256, size, author, message, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      )
+      .run(
         path,
-        version,
-        sha256,
+        language ?? null,
+        tags.join(','),
         stat.size,
-        author,
-        message ?? null,
+        stat.mtimeMs,
+        sha256,
+        version,
+        record.accessCount,
+        record.lastAccessedMs ?? null,
+        record.entrypoint ? 1 : 0,
+        record.sensitive ? 1 : 0,
+        record.generated ? 1 : 0,
         now,
       );
+    if (isNewContent) {
+      this.store
+        .statement('INSERT OR IGNORE INTO file_versions (path, version, sha256, size, author, message, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(path, version, sha256, stat.size, author, message ?? null, now);
     }
     this.#records.set(path, record);
     return record;
@@ -523,7 +507,7 @@ export class FileRegistry {
 
   #forget(path: string): void {
     this.#records.delete(path);
-    this.#sql('DELETE FROM files WHERE path = ?').run(path);
+    this.store.statement('DELETE FROM files WHERE path = ?').run(path);
   }
 
   /** Counts one access (reads served to a model). */
@@ -532,13 +516,13 @@ export class FileRegistry {
     if (!known) return;
     const now = Date.now();
     this.#records.set(path, { ...known, accessCount: known.accessCount + 1, lastAccessedMs: now });
-    this.#sql('UPDATE files SET access_count = access_count + 1, last_accessed_ms = ? WHERE path = ?').run(now, path);
+    this.store.statement('UPDATE files SET access_count = access_count + 1, last_accessed_ms = ? WHERE path = ?').run(now, path);
   }
 
   /** Version rows of a file, newest first. */
   versions(path: string, limit = 20): FileVersionRecord[] {
-    const rows = this.store.db
-      .prepare('SELECT path, version, sha256, size, author, message, created_ms FROM file_versions WHERE path = ? ORDER BY version DESC LIMIT ?')
+    const rows = this.store
+      .statement('SELECT path, version, sha256, size, author, message, created_ms FROM file_versions WHERE path = ? ORDER BY version DESC LIMIT ?')
       .all(path, limit) as Array<Record<string, unknown>>;
     return rows.map((r) => ({
       path: String(r.path),

@@ -68,8 +68,8 @@ export class RelationIndex {
 
   /** Resolved relations of a document (stored by content hash). */
   async relationsOf(doc: Document): Promise<Relation[]> {
-    const rows = this.#store.db
-      .prepare('SELECT specifier, target, kind, line FROM relations WHERE source = ? AND source_sha256 = ? ORDER BY rowid')
+    const rows = this.#store
+      .statement('SELECT specifier, target, kind, line FROM relations WHERE source = ? AND source_sha256 = ? ORDER BY rowid')
       .all(doc.path, doc.sha256) as Array<{
       specifier: string;
       target: string | null;
@@ -89,8 +89,8 @@ export class RelationIndex {
       for (const target of targets) if (target !== doc.path) out.push({ ...spec, source: doc.path, target });
     }
     this.#store.transaction(() => {
-      this.#store.db.prepare('DELETE FROM relations WHERE source = ?').run(doc.path);
-      const ins = this.#store.db.prepare('INSERT INTO relations (source, source_sha256, specifier, target, kind, line) VALUES (?, ?, ?, ?, ?, ?)');
+      this.#store.statement('DELETE FROM relations WHERE source = ?').run(doc.path);
+      const ins = this.#store.statement('INSERT INTO relations (source, source_sha256, specifier, target, kind, line) VALUES (?, ?, ?, ?, ?, ?)');
       for (const r of out) ins.run(r.source, doc.sha256, r.specifier, r.target ?? null, r.kind, r.line);
       // A marker row so a file without imports is not parsed again.
       if (out.length === 0) ins.run(doc.path, doc.sha256, '', null, 'none', 0);
@@ -100,7 +100,7 @@ export class RelationIndex {
 
   /** Files known to import `path` (among indexed files). */
   importers(path: string): Array<{ source: string; specifier: string; line: number }> {
-    return this.#store.db.prepare('SELECT DISTINCT source, specifier, line FROM relations WHERE target = ? ORDER BY source').all(path) as Array<{
+    return this.#store.statement('SELECT DISTINCT source, specifier, line FROM relations WHERE target = ? ORDER BY source').all(path) as Array<{
       source: string;
       specifier: string;
       line: number;

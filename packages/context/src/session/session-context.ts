@@ -64,13 +64,13 @@ export class SessionContext {
 
   /** Opens session `id` (resuming its history) or a new one. */
   static open(store: StateStore, profile: ModelProfile, id: string = randomUUID()): SessionContext {
-    store.db.prepare('INSERT OR IGNORE INTO sessions (id, profile, created_ms, tokens_served) VALUES (?, ?, ?, 0)').run(id, profile.name, Date.now());
+    store.statement('INSERT OR IGNORE INTO sessions (id, profile, created_ms, tokens_served) VALUES (?, ?, ?, 0)').run(id, profile.name, Date.now());
     return new SessionContext(store, id, profile);
   }
 
   /** Tokens served so far in this session, by every handle on it (read from the store). */
   get tokensServed(): number {
-    const row = this.store.db.prepare('SELECT tokens_served FROM sessions WHERE id = ?').get(this.id) as { tokens_served: number } | undefined;
+    const row = this.store.statement('SELECT tokens_served FROM sessions WHERE id = ?').get(this.id) as { tokens_served: number } | undefined;
     return row ? Number(row.tokens_served) : 0;
   }
 
@@ -90,30 +90,30 @@ export class SessionContext {
     tokens: number;
   }): void {
     this.store.transaction(() => {
-      this.store.db
-        .prepare('INSERT INTO session_reads (session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      this.store
+        .statement('INSERT INTO session_reads (session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
         .run(this.id, read.agent, read.path, read.sha256, read.op, read.startLine ?? null, read.endLine ?? null, read.tokens, Date.now());
-      this.store.db.prepare('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?').run(read.tokens, this.id);
+      this.store.statement('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?').run(read.tokens, this.id);
     });
   }
 
   /** Charges tokens that were not a file read (overview, refusals). */
   charge(tokens: number): void {
-    this.store.db.prepare('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?').run(tokens, this.id);
+    this.store.statement('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?').run(tokens, this.id);
   }
 
   /** The last read of `path` by `agent` in this session. */
   lastRead(agent: string, path: string): ReadRecord | undefined {
-    const row = this.store.db
-      .prepare('SELECT * FROM session_reads WHERE session_id = ? AND agent = ? AND path = ? ORDER BY id DESC LIMIT 1')
+    const row = this.store
+      .statement('SELECT * FROM session_reads WHERE session_id = ? AND agent = ? AND path = ? ORDER BY id DESC LIMIT 1')
       .get(this.id, agent, path) as Record<string, unknown> | undefined;
     return row ? toRecord(row) : undefined;
   }
 
   /** Every version of `path` that `agent` has seen, oldest first. */
   versionsSeen(agent: string, path: string): string[] {
-    const rows = this.store.db
-      .prepare('SELECT sha256, MIN(id) AS first FROM session_reads WHERE session_id = ? AND agent = ? AND path = ? GROUP BY sha256 ORDER BY first')
+    const rows = this.store
+      .statement('SELECT sha256, MIN(id) AS first FROM session_reads WHERE session_id = ? AND agent = ? AND path = ? GROUP BY sha256 ORDER BY first')
       .all(this.id, agent, path) as Array<{ sha256: string }>;
     return rows.map((r) => r.sha256);
   }
@@ -131,16 +131,16 @@ export class SessionContext {
   recentReads(limit = 20, agent?: string): ReadRecord[] {
     const rows = (
       agent === undefined
-        ? this.store.db.prepare('SELECT * FROM session_reads WHERE session_id = ? ORDER BY id DESC LIMIT ?').all(this.id, limit)
-        : this.store.db.prepare('SELECT * FROM session_reads WHERE session_id = ? AND agent = ? ORDER BY id DESC LIMIT ?').all(this.id, agent, limit)
+        ? this.store.statement('SELECT * FROM session_reads WHERE session_id = ? ORDER BY id DESC LIMIT ?').all(this.id, limit)
+        : this.store.statement('SELECT * FROM session_reads WHERE session_id = ? AND agent = ? ORDER BY id DESC LIMIT ?').all(this.id, agent, limit)
     ) as Array<Record<string, unknown>>;
     return rows.map(toRecord);
   }
 
   /** Agents that have read `path` in this session, with the version each saw last. */
   readers(path: string): Array<{ agent: string; sha256: string }> {
-    const rows = this.store.db
-      .prepare(
+    const rows = this.store
+      .statement(
         'SELECT agent, sha256 FROM session_reads r WHERE session_id = ? AND path = ? AND id = (SELECT MAX(id) FROM session_reads WHERE session_id = r.session_id AND agent = r.agent AND path = r.path) ORDER BY agent',
       )
       .all(this.id, path) as Array<{ agent: string; sha256: string }>;

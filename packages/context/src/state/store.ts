@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { fsError } from '@ctxfs/core';
 import { MIGRATIONS, type Migration } from './migrations.ts';
 
@@ -68,6 +68,7 @@ export class StateStore {
   readonly db: DatabaseSync;
   readonly path: string;
   #depth = 0;
+  readonly #statements = new Map<string, StatementSync>();
   #closed = false;
 
   private constructor(db: DatabaseSync, path: string) {
@@ -120,6 +121,19 @@ export class StateStore {
       this.db.exec('ROLLBACK');
       throw fsError('EIO', 'openState', this.path, { reason: `state store migration failed: ${(err as Error).message}`, cause: err });
     }
+  }
+
+  /**
+   * The prepared statement for `sql`, compiled once per store: preparing on
+   * every call would dominate hot paths (a registry scan, every served read).
+   */
+  statement(sql: string): StatementSync {
+    let st = this.#statements.get(sql);
+    if (st === undefined) {
+      st = this.db.prepare(sql);
+      this.#statements.set(sql, st);
+    }
+    return st;
   }
 
   /** Runs `fn` in one transaction (nested calls join the outer one). */

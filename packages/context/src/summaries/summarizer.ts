@@ -62,7 +62,7 @@ export class SummaryCache {
     const key = `${summarizerId}\0${sha256}`;
     const hot = this.#lru.get(key);
     if (hot !== undefined) return hot;
-    const row = this.#store.db.prepare('SELECT summary FROM summaries WHERE sha256 = ? AND summarizer = ?').get(sha256, summarizerId) as
+    const row = this.#store.statement('SELECT summary FROM summaries WHERE sha256 = ? AND summarizer = ?').get(sha256, summarizerId) as
       | { summary: string }
       | undefined;
     if (row) this.#lru.set(key, row.summary);
@@ -71,8 +71,8 @@ export class SummaryCache {
 
   set(sha256: string, summarizerId: string, summary: string): void {
     this.#lru.set(`${summarizerId}\0${sha256}`, summary);
-    this.#store.db
-      .prepare(
+    this.#store
+      .statement(
         'INSERT INTO summaries (sha256, summarizer, summary, created_ms) VALUES (?, ?, ?, ?) ON CONFLICT (sha256, summarizer) DO UPDATE SET summary = excluded.summary',
       )
       .run(sha256, summarizerId, summary, Date.now());
