@@ -80,6 +80,7 @@ const OPERATIONS: readonly Operation[] = [
   ['rename', (fs, p) => fs.rename('keep.txt', p, { overwrite: false })],
   ['copy', (fs, p) => fs.copy(p, 'copy-target', { recursive: true })],
   ['copy', (fs, p) => fs.copy('dir', p, { recursive: true, overwrite: false })],
+  ['walk', async (fs, p) => (await collect(fs.walk(p, { maxDepth: 3 }))).slice(0, 50)],
   ['glob', async (fs, p) => (await collect(fs.glob('**', { cwd: p, maxDepth: 3 }))).slice(0, 50)],
   ['grep', async (fs, p) => collect(fs.grep('e', { path: p, maxMatches: 5 }))],
 ];
@@ -169,7 +170,7 @@ export function fuzzSection(ctx: SuiteContext): void {
         expect(allowedRoots.has(path.split('/')[0] as string), `unexpected path ${JSON.stringify(path)}`).toBe(true);
       }
       // Read-only operations leave the seed untouched.
-      if (['exists', 'stat', 'list', 'readBytes', 'read', 'openRead', 'openText', 'glob', 'grep'].includes(name)) {
+      if (['exists', 'stat', 'list', 'readBytes', 'read', 'openRead', 'openText', 'walk', 'glob', 'grep'].includes(name)) {
         expect(await treeOf(fs)).toEqual(['dir', 'dir/inner.txt', 'dir/sub', 'dir/sub/deep.txt', 'keep.txt']);
         expect(text(await fs.readBytes('keep.txt'))).toBe('keep');
       }

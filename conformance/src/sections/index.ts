@@ -11,6 +11,7 @@ import { concurrencySection } from './concurrency.ts';
 import { convenienceSection } from './convenience.ts';
 import { copySection } from './copy.ts';
 import { deleteSection } from './delete.ts';
+import { digestSection } from './digest.ts';
 import { fuzzSection } from './fuzz.ts';
 import { globSection } from './glob.ts';
 import { grepSection } from './grep.ts';
@@ -25,6 +26,7 @@ import { snapshotsSection } from './snapshots.ts';
 import { streamingReadSection } from './streaming-read.ts';
 import { streamingWriteSection } from './streaming-write.ts';
 import { textSection } from './text.ts';
+import { walkSection } from './walk.ts';
 
 /** A section registers tests for one area of the protocol. */
 export type Section = (ctx: SuiteContext) => void;
@@ -44,6 +46,8 @@ export const SECTIONS: ReadonlyArray<readonly [string, Section]> = [
   ['mkdir', mkdirSection],
   ['rename', renameSection],
   ['copy', copySection],
+  ['walk', walkSection],
+  ['digest', digestSection],
   ['glob', globSection],
   ['grep', grepSection],
   ['snapshots', snapshotsSection],

@@ -20,6 +20,7 @@ const OPERATIONS: ReadonlyArray<readonly [string, (fs: Filesystem) => Promise<un
   ['exists', (fs) => fs.exists('a.txt')],
   ['stat', (fs) => fs.stat('a.txt')],
   ['list', (fs) => fs.list()],
+  ['walk', (fs) => collect(fs.walk())],
   ['glob', (fs) => collect(fs.glob('**'))],
   ['grep', (fs) => collect(fs.grep('a'))],
   ['delete', (fs) => fs.delete('a.txt')],

@@ -36,6 +36,7 @@ const ATTEMPTS: readonly Attempt[] = [
   ['rename', (fs, p) => fs.rename('_seed.txt', p)],
   ['copy', (fs, p) => fs.copy(p, '_copied', { recursive: true })],
   ['copy', (fs, p) => fs.copy('_seed', p, { recursive: true })],
+  ['walk', (fs, p) => collect(fs.walk(p, { stat: true }))],
   ['glob', (fs, p) => collect(fs.glob('**', { cwd: p }))],
   ['grep', (fs, p) => collect(fs.grep('seed', { path: p }))],
 ];

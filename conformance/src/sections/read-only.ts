@@ -107,6 +107,19 @@ export function readOnlySection(ctx: SuiteContext): void {
       expect((await collect(fs.grep('a$'))).map((m) => `${m.path}:${m.line}`)).toEqual(['a.txt:1', 'a.txt:2']);
     });
 
+    it('walk', async () => {
+      const fs = await make();
+      const entries = (await collect(fs.walk('', { stat: true }))).flat();
+      expect(entries.map((e) => `${e.path}:${e.kind}:${e.stat?.size}`).sort()).toEqual([
+        'a.txt:file:11',
+        'dir/b.txt:file:6',
+        'dir/sub/c.bin:file:4',
+        'dir/sub:directory:0',
+        'dir:directory:0',
+        'empty:directory:0',
+      ]);
+    });
+
     itWhen(ctx.caps.snapshots)('snapshot and listSnapshots are allowed (they do not mutate the workspace)', async () => {
       const fs = await make();
       const snap = await fs.snapshot('ro');

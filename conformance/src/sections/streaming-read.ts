@@ -344,4 +344,59 @@ export function streamingReadSection(ctx: SuiteContext): void {
     expect(chunks.every((c) => c.byteLength === 1)).toBe(true);
     expect(concat(chunks)).toEqual(utf8('héllo wörld 😀'));
   });
+
+  it('readInto fills the buffer it is given, moves the position, and returns 0 at the end', async () => {
+    const fs = await ctx.make({ files: { 'd.txt': DIGITS } });
+    await using reader = await fs.openRead('d.txt');
+    const buffer = new Uint8Array(4);
+    const seen: string[] = [];
+    for (let n = await reader.readInto(buffer); n > 0; n = await reader.readInto(buffer)) seen.push(text(buffer.subarray(0, n)));
+    expect(seen.join('')).toBe(DIGITS);
+    expect(seen.every((s) => s.length <= 4)).toBe(true);
+    expect(reader.position).toBe(DIGITS.length);
+    expect(await reader.readInto(buffer)).toBe(0);
+  });
+
+  it('readInto writes only into the view it is given, and agrees with read() and seek()', async () => {
+    const fs = await ctx.make({ files: { 'd.txt': DIGITS } });
+    await using reader = await fs.openRead('d.txt', { offset: 2 });
+    const backing = new Uint8Array(10).fill(0xee);
+    expect(await reader.readInto(backing.subarray(3, 6))).toBe(3);
+    expect([...backing]).toEqual([0xee, 0xee, 0xee, 0x32, 0x33, 0x34, 0xee, 0xee, 0xee, 0xee]);
+    expect(text(await reader.read(2))).toBe('56');
+    reader.seek(-1, 'end');
+    const one = new Uint8Array(8);
+    expect(await reader.readInto(one)).toBe(1);
+    expect(text(one.subarray(0, 1))).toBe('9');
+    expect(await reader.readInto(new Uint8Array(0))).toBe(0);
+    expect(reader.position).toBe(DIGITS.length);
+  });
+
+  it(
+    'one reused buffer carries a file larger than it, byte for byte',
+    async () => {
+      const size = 300_000 + 7;
+      const fs = await ctx.make();
+      await fs.writeBytes('big.bin', patternBytes(size, 11));
+      await using reader = await fs.openRead('big.bin');
+      const buffer = new Uint8Array(64 * 1024);
+      const hash = createHash('sha256');
+      let total = 0;
+      for (let n = await reader.readInto(buffer); n > 0; n = await reader.readInto(buffer)) {
+        hash.update(buffer.subarray(0, n));
+        total += n;
+      }
+      expect(total).toBe(size);
+      expect(hash.digest('hex')).toBe(createHash('sha256').update(patternBytes(size, 11)).digest('hex'));
+    },
+    timeout,
+  );
+
+  it('readInto after close is ECLOSED; a non-Uint8Array target is EINVAL', async () => {
+    const fs = await ctx.make({ files: { 'd.txt': DIGITS } });
+    const reader = await fs.openRead('d.txt');
+    expect(await codeOf(reader.readInto([1, 2, 3] as unknown as Uint8Array))).toBe('EINVAL');
+    await reader.close();
+    expect(await codeOf(reader.readInto(new Uint8Array(4)))).toBe('ECLOSED');
+  });
 }

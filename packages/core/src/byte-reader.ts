@@ -15,6 +15,11 @@ export interface RandomAccessSource {
   readonly size: number;
   /** Reads up to `length` bytes at `position`; fewer (or none) at the end. */
   readAt(position: number, length: number): Promise<Uint8Array> | Uint8Array;
+  /**
+   * Reads up to `target.byteLength` bytes at `position` into `target`;
+   * returns how many. Optional: without it, `readInto` copies from `readAt`.
+   */
+  readInto?(position: number, target: Uint8Array): Promise<number> | number;
   /** Releases the underlying handle. Called once. */
   close?(): Promise<void> | void;
 }
@@ -55,6 +60,21 @@ class RandomAccessByteReader implements ByteReader {
     const chunk = await this.#source.readAt(this.#position, length);
     this.#position += chunk.byteLength;
     return chunk;
+  }
+
+  async readInto(target: Uint8Array): Promise<number> {
+    if (this.#closed) throw fsError('ECLOSED', 'read', this.path, { reason: 'reader is closed' });
+    if (!(target instanceof Uint8Array)) throw fsError('EINVAL', 'read', this.path, { reason: 'readInto needs a Uint8Array to fill' });
+    if (target.byteLength === 0) return 0;
+    let n: number;
+    if (this.#source.readInto) n = await this.#source.readInto(this.#position, target);
+    else {
+      const chunk = await this.#source.readAt(this.#position, target.byteLength);
+      target.set(chunk);
+      n = chunk.byteLength;
+    }
+    this.#position += n;
+    return n;
   }
 
   seek(offset: number, whence: SeekWhence = 'start'): number {

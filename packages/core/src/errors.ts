@@ -67,6 +67,8 @@ export type FsOperation =
   | 'exists'
   | 'stat'
   | 'list'
+  | 'walk'
+  | 'digest'
   | 'glob'
   | 'grep'
   | 'delete'

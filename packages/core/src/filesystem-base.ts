@@ -9,6 +9,7 @@
  * @module
  */
 
+import { DIGEST_BUFFER_BYTES, digestStream, MAX_DIGEST_HEAD_BYTES } from './digest.ts';
 import { encodeText } from './encoding.ts';
 import { FsError, type FsErrorCode, type FsOperation, fsError, toFsError } from './errors.ts';
 import { compileFileFilter, compileGlob } from './glob.ts';
@@ -22,6 +23,8 @@ import type {
   Capabilities,
   CopyOptions,
   DeleteOptions,
+  DigestOptions,
+  FileDigest,
   FileEntry,
   FileStat,
   Filesystem,
@@ -41,6 +44,7 @@ import type {
   TextOptions,
   TextPage,
   TextReader,
+  WalkOptions,
   WriteMode,
   WriteOptions,
   WriteResult,
@@ -133,6 +137,13 @@ export abstract class FilesystemBase implements Filesystem {
 
   /** Optional native grep over files below `path`; must agree with the shared scanner. */
   protected nativeGrep?(matcher: GrepMatcher, plan: GrepPlan): AsyncIterable<GrepMatch>;
+  /**
+   * A faster walk for `plan` (an external tool, one pass of the engine), or
+   * `undefined` to let the base walk over {@link walkEntries}. It must yield
+   * what the base would — the same entries, `exclude` and `enter` applied,
+   * stats when asked — in any order that keeps parents before children.
+   */
+  protected nativeWalk?(plan: WalkPlan): AsyncIterable<readonly FileEntry[]> | undefined;
 
   /** Snapshot primitives; the defaults refuse with EUNSUPPORTED. */
   protected async createSnapshot(_tag: string | undefined): Promise<Snapshot> {
@@ -429,6 +440,116 @@ export abstract class FilesystemBase implements Filesystem {
     return out;
   }
 
+  walk(path = '', options: WalkOptions = {}): AsyncIterableIterator<readonly FileEntry[]> {
+    return this.#iterate('walk', path, () => this.#walk(path, options));
+  }
+
+  async *#walk(path: string, options: WalkOptions): AsyncGenerator<readonly FileEntry[]> {
+    const start = this.resolve(path, 'walk').path;
+    const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
+    if (maxDepth !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(maxDepth) || maxDepth < 0)) {
+      throw fsError('EINVAL', 'walk', path, { reason: `maxDepth must be a non-negative integer, got ${String(options.maxDepth)}` });
+    }
+    const kind = (await this.statPath(start)).kind;
+    // A symlink the backend would not follow is refused the way list refuses it.
+    if (kind === 'symlink') await this.readDirectory(start);
+    if (kind !== 'directory') throw fsError('ENOTDIR', 'walk', path);
+    const plan: WalkPlan = { start, maxDepth, stat: options.stat === true, exclude: new Set(options.exclude ?? []), enter: options.enter };
+    if (maxDepth === 0) return;
+    const native = this.nativeWalk?.(plan);
+    if (native) {
+      yield* native;
+      return;
+    }
+    const { exclude, enter } = plan;
+    // Each directory is read (and statted) once, when the walk reaches it.
+    const read = async (dir: string) => {
+      const listed = await this.readDirectory(dir);
+      const kept = exclude.size === 0 ? listed : listed.filter((entry) => !exclude.has(entry.name));
+      return plan.stat ? this.statEntries(dir, kept) : kept;
+    };
+    for await (const batch of walkBatches(read, start, { maxDepth, enter })) yield batch.map((step) => step.entry);
+  }
+
+  digest(paths: readonly string[], options: DigestOptions = {}): AsyncIterableIterator<readonly FileDigest[]> {
+    return this.#iterate('digest', '', () => this.#digest(paths, options));
+  }
+
+  async *#digest(paths: readonly string[], options: DigestOptions): AsyncGenerator<readonly FileDigest[]> {
+    if (this.#closed) throw fsError('ECLOSED', 'digest', undefined, { reason: 'filesystem is closed' });
+    if (!Array.isArray(paths)) throw fsError('EINVAL', 'digest', undefined, { reason: 'paths must be an array of paths' });
+    const headBytes = options.headBytes ?? 0;
+    if (!Number.isSafeInteger(headBytes) || headBytes < 0 || headBytes > MAX_DIGEST_HEAD_BYTES) {
+      throw fsError('EINVAL', 'digest', undefined, {
+        reason: `headBytes must be an integer from 0 to ${MAX_DIGEST_HEAD_BYTES}, got ${String(options.headBytes)}`,
+      });
+    }
+    const targets: DigestTarget[] = [];
+    const early = new Map<number, FileDigest>();
+    paths.forEach((input, i) => {
+      try {
+        const r = this.resolve(input, 'digest');
+        targets.push({ input, path: r.path, dirOnly: r.dirOnly, index: i });
+      } catch (err) {
+        early.set(i, { path: String(input), error: toFsError(err, 'digest', String(input)) });
+      }
+    });
+    // Results keep the caller's order: invalid paths slot in where they were given.
+    let next = 0;
+    const flushEarly = (upTo: number, out: FileDigest[]) => {
+      for (; next < upTo; next++) {
+        const e = early.get(next);
+        if (e) out.push(e);
+      }
+    };
+    for await (const batch of this.digestFiles(targets, headBytes)) {
+      const out: FileDigest[] = [];
+      for (const { index, digest } of batch) {
+        flushEarly(index, out);
+        next = index + 1;
+        out.push(digest);
+      }
+      if (out.length > 0) yield out;
+    }
+    const tail: FileDigest[] = [];
+    flushEarly(paths.length, tail);
+    if (tail.length > 0) yield tail;
+  }
+
+  /**
+   * Hashes `targets` in order, a batch of results at a time, each carrying
+   * its target's index. The default streams every file through one reused
+   * buffer; backends override it to hash where the bytes are.
+   */
+  protected async *digestFiles(targets: readonly DigestTarget[], headBytes: number): AsyncGenerator<Array<{ index: number; digest: FileDigest }>> {
+    const buffer = new Uint8Array(DIGEST_BUFFER_BYTES);
+    let batch: Array<{ index: number; digest: FileDigest }> = [];
+    for (const t of targets) {
+      batch.push({ index: t.index, digest: await this.#digestOne(t, buffer, headBytes) });
+      if (batch.length >= 256) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
+  }
+
+  async #digestOne(t: DigestTarget, buffer: Uint8Array, headBytes: number): Promise<FileDigest> {
+    try {
+      if (t.dirOnly) await this.#assertDirOnlyTarget(t.path, 'digest');
+      const reader = await this.openFileReader(t.path, this.limits.chunkSize, 0);
+      try {
+        const d = await digestStream((target) => reader.readInto(target), buffer, headBytes);
+        return { path: t.input, size: d.size, sha256: d.sha256, head: d.head };
+      } finally {
+        await reader.close();
+      }
+    } catch (err) {
+      const e = toFsError(err, 'digest', t.input);
+      return { path: t.input, error: e.op === 'digest' ? e : e.withOperation('digest') };
+    }
+  }
+
   glob(pattern: string, options: GlobOptions = {}): AsyncIterableIterator<GlobMatch> {
     return this.#iterate('glob', pattern, () => this.#glob(pattern, options));
   }
@@ -543,7 +664,8 @@ export abstract class FilesystemBase implements Filesystem {
 
   #iterate<T>(op: FsOperation, path: string, make: () => AsyncGenerator<T>): AsyncIterableIterator<T> {
     let inner: AsyncGenerator<T> | undefined;
-    const wrap = (err: unknown) => toFsError(err, op, typeof path === 'string' ? path : undefined);
+    const wrap = (err: unknown) =>
+      err instanceof FsError && DELEGATED_OPS.has(err.op) ? err.withOperation(op) : toFsError(err, op, typeof path === 'string' ? path : undefined);
     const it: AsyncIterableIterator<T> = {
       async next() {
         inner ??= make();
@@ -761,6 +883,29 @@ export abstract class FilesystemBase implements Filesystem {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/** One file a {@link Filesystem.digest} call asks for, its path validated. */
+export interface DigestTarget {
+  /** The path as the caller gave it (results carry it back). */
+  readonly input: string;
+  /** Normalized path. */
+  readonly path: string;
+  /** The caller wrote a trailing slash. */
+  readonly dirOnly: boolean;
+  /** Position in the caller's list. */
+  readonly index: number;
+}
+
+/** What a {@link Filesystem.walk} asks for, validated and normalized. */
+export interface WalkPlan {
+  /** Normalized directory to walk below. */
+  readonly start: string;
+  /** Deepest level to yield (≥ 1, or infinite). */
+  readonly maxDepth: number;
+  readonly stat: boolean;
+  readonly exclude: ReadonlySet<string>;
+  readonly enter: ((entry: FileEntry) => boolean) | undefined;
 }
 
 /** What grep searches: the scope, the limit and the file filter. */

@@ -106,6 +106,39 @@ export function compileGlob(pattern: string, options: CompileGlobOptions = {}): 
 }
 
 /**
+ * Compiles several file filters ({@link compileFileFilter} rules) into one
+ * predicate that is true when any matches. Name patterns (no `/`, or only a
+ * leading `**\/` when `dot` is on, where the two mean the same) are joined
+ * into a single regular expression over the file name, so a long list costs
+ * about one match per path instead of one per pattern.
+ *
+ * @example
+ * ```ts
+ * const secret = compileFileFilters(['**\/*.pem', '.env', 'config/keys/**']);
+ * secret('a/b/server.pem'); // true
+ * ```
+ */
+export function compileFileFilters(patterns: readonly string[], dot = true): (relativePath: string) => boolean {
+  const names: RegExp[] = [];
+  const paths: Array<(relativePath: string) => boolean> = [];
+  for (const pattern of patterns) {
+    const name = dot && pattern.startsWith('**/') ? pattern.slice(3) : pattern;
+    if (name.includes('/') || name === '') paths.push(compileFileFilter(pattern, dot));
+    else {
+      try {
+        names.push(picomatch.makeRe(name, { dot, posix: true }));
+      } catch (err) {
+        throw new FsError({ code: 'EBADPATTERN', op: 'grep', path: pattern, reason: (err as Error).message });
+      }
+    }
+  }
+  const byName =
+    names.length === 0 ? undefined : new RegExp(names.map((r) => `(?:${r.source})`).join('|'), names.some((r) => r.flags.includes('i')) ? 'i' : '');
+  if (byName === undefined && paths.length === 0) return () => false;
+  return (p) => (byName?.test(p.slice(p.lastIndexOf('/') + 1)) ?? false) || paths.some((f) => f(p));
+}
+
+/**
  * Compiles a file filter the way ripgrep's `-g` works: a pattern without `/`
  * matches the file name at any depth; one with `/` matches the relative path.
  */

@@ -14,6 +14,7 @@
 export * from './byte-reader.ts';
 export * from './byte-writer.ts';
 export * from './bytes.ts';
+export * from './digest.ts';
 export * from './encoding.ts';
 export * from './errors.ts';
 export * from './filesystem-base.ts';

@@ -9,6 +9,7 @@
  * @module
  */
 
+import type { FsError } from './errors.ts';
 import type { PathLimits } from './path.ts';
 
 /** What a path names. Backends without symlink support never report `symlink`. */
@@ -52,6 +53,58 @@ export interface ListOptions {
    */
   stat?: boolean;
 }
+
+/**
+ * Options of {@link Filesystem.walk}.
+ *
+ * @example
+ * ```ts
+ * for await (const batch of fs.walk('', { stat: true, exclude: ['node_modules', '.git'] })) {
+ *   for (const entry of batch) if (entry.kind === 'file') console.log(entry.path, entry.stat?.size);
+ * }
+ * ```
+ */
+export interface WalkOptions {
+  /** Include each entry's {@link FileStat}, exactly as `list(dir, { stat: true })` would. Default `false`. */
+  stat?: boolean;
+  /** Deepest level to yield; the start directory's children are depth 1. Default: no limit. */
+  maxDepth?: number;
+  /**
+   * Names left out wherever they occur: a file so named is not yielded, a
+   * directory so named is neither yielded nor entered. Backends apply it
+   * natively, so it is the cheap way to keep out `node_modules` or `.git`.
+   */
+  exclude?: readonly string[];
+  /**
+   * Asked for each directory (after `exclude`) before the walk goes below
+   * it; `false` yields the directory but nothing under it.
+   */
+  enter?: (entry: FileEntry) => boolean;
+}
+
+/** Options of {@link Filesystem.digest}. */
+export interface DigestOptions {
+  /** Also return each file's first `headBytes` bytes (to sniff its type or a marker). Default 0, at most 64 KiB. */
+  headBytes?: number;
+}
+
+/** One file's outcome in {@link Filesystem.digest}: its SHA-256, or why there is none. */
+export type FileDigest =
+  | {
+      /** The path as it was passed. */
+      readonly path: string;
+      readonly size: number;
+      /** Lower-case hex SHA-256 of the content. */
+      readonly sha256: string;
+      /** The first `headBytes` bytes, when asked for. */
+      readonly head?: Uint8Array | undefined;
+      readonly error?: undefined;
+    }
+  | {
+      readonly path: string;
+      /** Why this file has no digest: `ENOENT`, `EISDIR`, `EACCES`, `EPATHESCAPE`, `EINVAL`... */
+      readonly error: FsError;
+    };
 
 /** One path matched by {@link Filesystem.glob}. */
 export interface GlobMatch {
@@ -116,6 +169,19 @@ export interface ByteReader extends AsyncIterable<Uint8Array>, AsyncDisposable {
   readonly position: number;
   /** Reads up to `length` bytes (default: chunk size) from the position; empty at end of file. */
   read(length?: number): Promise<Uint8Array>;
+  /**
+   * Reads up to `target.byteLength` bytes from the position into `target`
+   * and returns how many (0 at end of file). Nothing is allocated, so one
+   * buffer can carry a whole stream, or many files, at constant memory.
+   *
+   * @example
+   * ```ts
+   * const buffer = new Uint8Array(1 << 20);
+   * await using reader = await fs.openRead('big.bin');
+   * for (let n = await reader.readInto(buffer); n > 0; n = await reader.readInto(buffer)) hash.update(buffer.subarray(0, n));
+   * ```
+   */
+  readInto(target: Uint8Array): Promise<number>;
   /** Moves the position; returns the new absolute offset. Throws `EINVAL` for a negative result. */
   seek(offset: number, whence?: SeekWhence): number;
   /** Releases the reader. Idempotent; later reads throw `ECLOSED`. */
@@ -369,6 +435,30 @@ export interface Filesystem extends AsyncDisposable {
   exists(path: string): Promise<boolean>;
   stat(path: string): Promise<FileStat>;
   list(path?: string, options?: ListOptions): Promise<FileEntry[]>;
+  /**
+   * Every entry below a directory (not the directory itself), in batches,
+   * parents before their children. Siblings come in no promised order (a
+   * native walk streams as the disk answers): sort when order matters, or use
+   * `glob`, whose order is fixed. Directories that vanish or cannot be read
+   * mid-walk are passed over, as `find` does. The cheap way to enumerate a
+   * large tree with sizes and times.
+   */
+  walk(path?: string, options?: WalkOptions): AsyncIterableIterator<readonly FileEntry[]>;
+  /**
+   * The SHA-256 of many files at once, in the order given, in batches. A file
+   * that cannot be hashed (missing, a directory, unreadable) gets an `error`
+   * instead of failing the call. Backends hash where the bytes are (worker
+   * threads on the host, no content over the wire in a container), so this
+   * is far cheaper than reading each file.
+   *
+   * @example
+   * ```ts
+   * for await (const batch of fs.digest(['a.ts', 'b.ts'], { headBytes: 512 })) {
+   *   for (const d of batch) console.log(d.path, d.error ? d.error.code : d.sha256);
+   * }
+   * ```
+   */
+  digest(paths: readonly string[], options?: DigestOptions): AsyncIterableIterator<readonly FileDigest[]>;
   glob(pattern: string, options?: GlobOptions): AsyncIterableIterator<GlobMatch>;
   grep(pattern: string, options?: GrepOptions): AsyncIterableIterator<GrepMatch>;
   delete(path: string, options?: DeleteOptions): Promise<void>;

@@ -13,7 +13,7 @@ const SKIPPABLE: ReadonlySet<string> = new Set(['ENOENT', 'ENOTDIR', 'EACCES', '
 export type ReadDirectory = (path: string) => Promise<FileEntry[]>;
 
 /** Options of {@link walkTree}. */
-export interface WalkOptions {
+export interface WalkTreeOptions {
   /** Deepest level to yield; the start directory's children are depth 1. */
   maxDepth?: number;
   /** Called for each directory before descending; return false to prune it. */
@@ -40,7 +40,7 @@ export interface WalkStep {
  * for await (const { entry, depth } of walkTree((p) => fs.list(p), 'src')) console.log(depth, entry.path);
  * ```
  */
-export async function* walkTree(readDirectory: ReadDirectory, start: string, options: WalkOptions = {}): AsyncGenerator<WalkStep> {
+export async function* walkTree(readDirectory: ReadDirectory, start: string, options: WalkTreeOptions = {}): AsyncGenerator<WalkStep> {
   for await (const batch of walkBatches(readDirectory, start, options)) yield* batch;
 }
 
@@ -49,7 +49,7 @@ export async function* walkTree(readDirectory: ReadDirectory, start: string, opt
  * directory to descend into comes in one array, so a consumer pays one async
  * step per directory read instead of one per entry. Same order, same rules.
  */
-export async function* walkBatches(readDirectory: ReadDirectory, start: string, options: WalkOptions = {}): AsyncGenerator<WalkStep[]> {
+export async function* walkBatches(readDirectory: ReadDirectory, start: string, options: WalkTreeOptions = {}): AsyncGenerator<WalkStep[]> {
   const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
   if (maxDepth < 1) return;
   type Frame = { entries: FileEntry[]; index: number; depth: number };

@@ -17,12 +17,15 @@ import {
   createByteReader,
   createByteWriter,
   DETECTION_SAMPLE_BYTES,
+  type DigestTarget,
+  type FileDigest,
   type FileEntry,
   type FileKind,
   type FileStat,
   FilesystemBase,
   type FilesystemBaseOptions,
   FsError,
+  type FsErrorCode,
   type FsOperation,
   fsError,
   type GrepMatch,
@@ -38,11 +41,15 @@ import {
   scanChunks,
   type TextOptions,
   type TextReader,
+  toFsError,
+  type WalkPlan,
   type WriteMode,
   type WriteOptions,
   type WriteResult,
 } from '@ctxfs/core';
 import { cleanOrphans, type Durability, isTempName, openAtomicSink } from './atomic-write.ts';
+import { DigestPool, type WorkerDigest } from './digest-pool.ts';
+import { findGnuFind, findWalk } from './find-walk.ts';
 import { GitSnapshotStore } from './git-snapshots.ts';
 import { type IgnoreRule, isIgnored, parseGitignore } from './gitignore.ts';
 import { jschardetDetector } from './legacy-detection.ts';
@@ -82,11 +89,32 @@ export interface HostFilesystemOptions extends FilesystemBaseOptions {
   gitignore?: boolean;
   /** Names never entered by snapshots (and never touched by restore). Default `['.git']`. */
   snapshotExclude?: readonly string[];
+  /**
+   * Worker threads that hash files for `digest` (started on the first digest
+   * of many files, stopped by `close`). Default: one per core, at most 4;
+   * `0` hashes on the calling thread.
+   */
+  digestWorkers?: number;
   /** Statistical detector for legacy encodings; default {@link jschardetDetector} (core's `chardetDetector` is the alternative). */
   legacyDetector?: LegacyDetector;
 }
 
 const O_PATH_DIR = true;
+
+/** Fewer files than this are hashed on the calling thread. */
+const DIGEST_POOL_MIN_FILES = 64;
+/** Paths per worker request. */
+const DIGEST_SLICE = 256;
+
+/** A worker's answer as the protocol's result. */
+function digestOf(target: DigestTarget, answer: WorkerDigest): FileDigest {
+  if ('sha256' in answer) return { path: target.input, size: answer.size, sha256: answer.sha256, head: answer.head };
+  const err =
+    answer.reason === undefined
+      ? toFsError(Object.assign(new Error(answer.code), { code: answer.code }), 'digest', target.input)
+      : new FsError({ code: answer.code as FsErrorCode, op: 'digest', path: target.input, reason: answer.reason, hint: answer.hint });
+  return { path: target.input, error: err };
+}
 
 /** Files up to this size are read whole by the literal fast path of the JS scanner. */
 const FAST_SCAN_MAX_BYTES = 8 * 1024 * 1024;
@@ -200,6 +228,8 @@ export class HostFilesystem extends FilesystemBase {
   readonly #gitignore: boolean;
   readonly #legacyDetector: LegacyDetector;
   #snapshots: GitSnapshotStore | undefined;
+  readonly #digestWorkers: number;
+  #digestPool: DigestPool | undefined;
 
   /**
    * Opens `options.root` synchronously. Prefer {@link HostFilesystem.open},
@@ -235,6 +265,11 @@ export class HostFilesystem extends FilesystemBase {
     this.#exclude = new Set(options.exclude ?? ['.git']);
     this.#gitignore = options.gitignore ?? false;
     this.#legacyDetector = options.legacyDetector ?? jschardetDetector;
+    const workers = options.digestWorkers ?? Math.min(4, os.availableParallelism());
+    if (!Number.isSafeInteger(workers) || workers < 0) {
+      throw fsError('EINVAL', 'open', undefined, { reason: `digestWorkers must be a non-negative integer, got ${String(options.digestWorkers)}` });
+    }
+    this.#digestWorkers = workers;
     let birthtime = false;
     try {
       birthtime = fs.statSync(rootReal).birthtimeMs > 0;
@@ -470,23 +505,8 @@ export class HostFilesystem extends FilesystemBase {
     return out;
   }
 
-  #openRegular(path: string): { fd: number; size: number } {
-    const fd = this.#guard.openRead(path);
-    try {
-      const st = fs.fstatSync(fd);
-      if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-      if (!st.isFile()) {
-        throw hostError('EINVAL', path, 'not a regular file (a FIFO, socket or device)', 'only regular files can be read; leave special files alone');
-      }
-      return { fd, size: st.size };
-    } catch (err) {
-      fs.closeSync(fd);
-      throw err;
-    }
-  }
-
   protected async openFileReader(path: string, chunkSize: number, offset: number): Promise<ByteReader> {
-    const { fd, size } = this.#openRegular(path);
+    const { fd, size } = this.#guard.openRegular(path);
     return createByteReader(
       {
         size,
@@ -498,6 +518,9 @@ export class HostFilesystem extends FilesystemBase {
           // A plain Uint8Array view: callers compare and keep it as protocol bytes, not a Buffer.
           return new Uint8Array(b.buffer, b.byteOffset, n);
         },
+        readInto(position, target) {
+          return fs.readSync(fd, target, 0, target.byteLength, position);
+        },
         close() {
           fs.closeSync(fd);
         },
@@ -507,7 +530,7 @@ export class HostFilesystem extends FilesystemBase {
   }
 
   protected override async readRange(path: string, offset: number, limit: number | undefined, cap: number): Promise<Uint8Array> {
-    const { fd, size } = this.#openRegular(path);
+    const { fd, size } = this.#guard.openRegular(path);
     try {
       // The size comes from the open handle, so a file swapped after a stat
       // cannot slip past the cap.
@@ -601,7 +624,7 @@ export class HostFilesystem extends FilesystemBase {
   }
 
   protected async copyFile(from: string, to: string): Promise<void> {
-    const { fd, size } = this.#openRegular(from);
+    const { fd, size } = this.#guard.openRegular(from);
     try {
       const mode = fs.fstatSync(fd).mode & 0o7777;
       const sink = openAtomicSink(this.#guard, to, 'overwrite', {
@@ -625,6 +648,92 @@ export class HostFilesystem extends FilesystemBase {
       }
     } finally {
       fs.closeSync(fd);
+    }
+  }
+
+  // ------------------------------------------------------------ walk
+
+  /**
+   * A walk with stats through GNU find: one child process lists and stats the
+   * tree on the other core, with no per-entry guard (see find-walk.ts). Walks
+   * without stats, with `.gitignore` rules, or where find is not GNU go
+   * through the JavaScript walk.
+   */
+  protected override nativeWalk(plan: WalkPlan): AsyncIterable<readonly FileEntry[]> | undefined {
+    if (!plan.stat || this.#gitignore || !this.#guard.hasProcFd) return undefined;
+    const find = findGnuFind();
+    return find === undefined ? undefined : this.#findWalk(find, plan);
+  }
+
+  async *#findWalk(find: string, plan: WalkPlan): AsyncGenerator<readonly FileEntry[]> {
+    const { exclude } = plan;
+    const prefix = plan.start === '' ? '' : `${plan.start}/`;
+    // find reports a directory's subtree right after it, so one prefix is
+    // enough to leave out what lies below a directory that is not entered.
+    let pruned: string | undefined;
+    for await (const found of findWalk(this.#guard, find, { dir: plan.start, maxDepth: plan.maxDepth, exclude })) {
+      const out: FileEntry[] = [];
+      for (const f of found) {
+        if (pruned !== undefined) {
+          if (f.rel.startsWith(pruned)) continue;
+          pruned = undefined;
+        }
+        const name = f.rel.slice(f.rel.lastIndexOf('/') + 1);
+        const kind: FileKind = f.type === 'f' ? 'file' : f.type === 'd' ? 'directory' : f.type === 'l' ? 'symlink' : 'other';
+        if (isTempName(name) || !addressable(name) || exclude.has(name)) {
+          if (kind === 'directory') pruned = `${f.rel}/`;
+          continue;
+        }
+        const path = prefix + f.rel;
+        // A symlink's stat is its target's when that stays inside the root: the guarded stat decides.
+        const stat: FileStat | undefined =
+          kind === 'symlink'
+            ? await this.tryStat(path)
+            : { path, kind, size: kind === 'directory' ? 0 : f.size, mtime: f.mtime, ctime: f.ctime, birthtime: undefined, mode: f.mode };
+        if (stat === undefined) continue;
+        const entry: FileEntry = { name, path, kind, stat };
+        out.push(entry);
+        if (kind === 'directory' && plan.enter !== undefined && !plan.enter(entry)) pruned = `${f.rel}/`;
+      }
+      if (out.length > 0) yield out;
+    }
+  }
+
+  // ------------------------------------------------------------ digest
+
+  /**
+   * Many files are hashed in worker threads, a slice of paths per request
+   * and two requests per worker in flight, so the workers never wait for the
+   * caller; a few files are not worth the round trip.
+   */
+  protected override async *digestFiles(targets: readonly DigestTarget[], headBytes: number): AsyncGenerator<Array<{ index: number; digest: FileDigest }>> {
+    if (targets.length < DIGEST_POOL_MIN_FILES || this.#digestWorkers === 0) {
+      yield* super.digestFiles(targets, headBytes);
+      return;
+    }
+    this.#digestPool ??= new DigestPool({ rootReal: this.#guard.rootReal, policy: this.#guard.policy }, this.#digestWorkers);
+    const pool = this.#digestPool;
+    const slices: Array<readonly DigestTarget[]> = [];
+    for (let i = 0; i < targets.length; i += DIGEST_SLICE) slices.push(targets.slice(i, i + DIGEST_SLICE));
+    const send = (slice: readonly DigestTarget[]) => {
+      const p = pool.run(
+        slice.map((t) => t.path),
+        slice.map((t) => t.dirOnly),
+        headBytes,
+      );
+      p.catch(() => {}); // awaited below; a consumer that stops early must not leave it unhandled
+      return p;
+    };
+    const inFlight: Array<{ slice: readonly DigestTarget[]; results: Promise<readonly WorkerDigest[]> }> = [];
+    let next = 0;
+    while (next < slices.length || inFlight.length > 0) {
+      while (inFlight.length < pool.size * 2 && next < slices.length) {
+        const slice = slices[next++] as readonly DigestTarget[];
+        inFlight.push({ slice, results: send(slice) });
+      }
+      const { slice, results } = inFlight.shift() as (typeof inFlight)[number];
+      const answers = await results;
+      yield slice.map((t, i) => ({ index: t.index, digest: digestOf(t, answers[i] as WorkerDigest) }));
     }
   }
 
@@ -684,7 +793,7 @@ export class HostFilesystem extends FilesystemBase {
   #loadGitignore(dir: string): IgnoreRule[] {
     const path = dir === '' ? '.gitignore' : `${dir}/.gitignore`;
     try {
-      const { fd, size } = this.#openRegular(path);
+      const { fd, size } = this.#guard.openRegular(path);
       try {
         return parseGitignore(new TextDecoder().decode(readWhole(fd, Math.min(size, 1 << 20))), dir);
       } finally {
@@ -773,7 +882,7 @@ export class HostFilesystem extends FilesystemBase {
     for await (const path of this.grepCandidates(plan)) {
       let file: { fd: number; size: number };
       try {
-        file = this.#openRegular(path);
+        file = this.#guard.openRegular(path);
       } catch (err) {
         const code = (err as { code?: string }).code;
         if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'EPERM' || code === 'EINVAL' || code === 'EPATHESCAPE') continue;
@@ -891,6 +1000,7 @@ export class HostFilesystem extends FilesystemBase {
   }
 
   protected override async closeBackend(): Promise<void> {
+    await this.#digestPool?.close();
     for (const w of [...this.#writers]) await w.abort();
     this.#writers.clear();
     this.#locks.dispose();

@@ -13,41 +13,22 @@
  *   searched by the JS scanner.
  * - A file in which rg saw a NUL byte is searched again by the JS scanner,
  *   so binary handling is the scanner's exactly.
- * - rg runs with its working directory set through the verified descriptor
- *   (passed as its fd 3, cwd `/proc/self/fd/3`) and searches `.`, so a
- *   directory swapped for a symlink after the check cannot send it outside.
+ * - rg runs inside the verified directory (see spawn-in-directory.ts) and
+ *   searches `.`, so a directory swapped for a symlink after the check
+ *   cannot send it outside.
  *
  * @module
  */
 
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import nodePath from 'node:path';
 import type { Readable } from 'node:stream';
 import type { GrepMatch, GrepMatcher, GrepPlan, MatchSpan } from '@ctxfs/core';
 import { TEMP_PREFIX } from './atomic-write.ts';
 import type { RootGuard } from './root-guard.ts';
-
-let cached: string | null | undefined;
+import { findExecutable, spawnInDirectory } from './spawn-in-directory.ts';
 
 /** Absolute path of `rg` on PATH, or undefined. */
 export function findRipgrep(): string | undefined {
-  if (cached !== undefined) return cached ?? undefined;
-  cached = null;
-  for (const dir of (process.env.PATH ?? '').split(nodePath.delimiter)) {
-    if (dir === '') continue;
-    const candidate = nodePath.join(dir, 'rg');
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      if (fs.statSync(candidate).isFile()) {
-        cached = candidate;
-        break;
-      }
-    } catch {
-      // not here
-    }
-  }
-  return cached ?? undefined;
+  return findExecutable('rg');
 }
 
 /** Flags of the grep call that the matcher does not expose. */
@@ -153,47 +134,20 @@ export async function* ripgrepSearch(s: RipgrepSearch): AsyncGenerator<GrepMatch
     yield* s.fallback();
     return;
   }
-  const dirFd = s.guard.openPath(plan.scope, true);
   const args = ['--json', '--no-config', '--no-ignore', '--hidden', '--binary', '--sort', 'path', '--crlf', '--no-messages', '-g', `!${TEMP_PREFIX}*`];
   if (!plan.dot) args.push('-g', '!.*');
   for (const name of s.exclude ?? []) args.push('-g', `!${name.replace(/[\\*?[\]{}!]/g, '\\$&')}`);
   args.push(flags.ignoreCase ? '--ignore-case' : '--case-sensitive');
   if (flags.literal) args.push('--fixed-strings');
   args.push('--regexp', matcher.source, '--', '.');
-  // The child starts in the verified directory itself: the descriptor becomes
-  // its fd 3 (libuv sets up stdio before changing directory), its cwd is
-  // resolved through it, and every path rg opens is relative to that inode.
-  // (The child's own /proc/self stays readable even when this process is not
-  // dumpable, e.g. after dropping privileges.)
-  let child: ReturnType<typeof spawn>;
-  try {
-    child = spawn(s.rg, args, { cwd: '/proc/self/fd/3', stdio: ['ignore', 'pipe', 'pipe', dirFd] });
-    // spawn has resolved the cwd once the child exists; wait for that before closing the descriptor.
-    await new Promise<void>((resolve) => {
-      child.once('spawn', resolve);
-      child.once('error', () => resolve());
-    });
-  } finally {
-    fs.closeSync(dirFd);
-  }
-  const { stdout, stderr: errStream } = child;
-  if (stdout === null || errStream === null) throw new Error('rg was spawned without pipes');
-  let stderr = '';
-  errStream.setEncoding('utf8');
-  errStream.on('data', (d: string) => {
-    if (stderr.length < 4096) stderr += d;
-  });
-  const exited = new Promise<number | null>((resolve) => {
-    child.on('close', (code) => resolve(code));
-    child.on('error', () => resolve(-1));
-  });
+  const child = await spawnInDirectory(s.guard, plan.scope, s.rg, args);
   const prefix = './';
   const scopePrefix = plan.scope === '' ? '' : `${plan.scope}/`;
   let remaining = plan.maxMatches;
   let produced = false;
   let current: { rel: string; ok: boolean; matches: GrepMatch[] } | undefined;
   try {
-    for await (const line of jsonLines(stdout)) {
+    for await (const line of jsonLines(child.stdout)) {
       let msg: { type: string; data: { path?: RgText; lines?: RgText; line_number?: number; binary_offset?: number | null } };
       try {
         msg = JSON.parse(line);
@@ -229,14 +183,14 @@ export async function* ripgrepSearch(s: RipgrepSearch): AsyncGenerator<GrepMatch
         }
       }
     }
-    const code = await exited;
-    if (code === 2 && !produced && /regex|parse|error/i.test(stderr)) {
+    const code = await child.exited;
+    if (code === 2 && !produced && /regex|parse|error/i.test(child.stderr())) {
       // rg refused the pattern: the scanner decides.
       yield* s.fallback();
     } else if (code === -1 && !produced) {
       yield* s.fallback();
     }
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    child.stop();
   }
 }

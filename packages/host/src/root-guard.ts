@@ -134,6 +134,25 @@ export class RootGuard {
     return this.open(path, O_RDONLY | O_NONBLOCK);
   }
 
+  /**
+   * A read descriptor on a regular file and its size at open; directories
+   * are EISDIR, FIFOs, sockets and devices EINVAL. The caller closes it.
+   */
+  openRegular(path: string): { fd: number; size: number } {
+    const fd = this.openRead(path);
+    try {
+      const st = fs.fstatSync(fd);
+      if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+      if (!st.isFile()) {
+        throw hostError('EINVAL', path, 'not a regular file (a FIFO, socket or device)', 'only regular files can be read; leave special files alone');
+      }
+      return { fd, size: st.size };
+    } catch (err) {
+      fs.closeSync(fd);
+      throw err;
+    }
+  }
+
   /** Throws EPATHESCAPE unless `fd` lies inside the root (and, when refusing symlinks, exactly at `path`). */
   verify(fd: number, path: string): void {
     const landed = this.#landed(fd, path);

@@ -193,7 +193,18 @@ export class MemoryFilesystem extends FilesystemBase {
     // The view is fixed at open: later writes install new buffers or append
     // past its end, so this reader sees exactly the content it opened.
     const view = this.#contentView(path);
-    return createByteReader({ size: view.byteLength, readAt: (pos, len) => copyOut(view, pos, pos + len) }, { path, chunkSize, offset });
+    return createByteReader(
+      {
+        size: view.byteLength,
+        readAt: (pos, len) => copyOut(view, pos, pos + len),
+        readInto(pos, target) {
+          const part = view.subarray(Math.min(pos, view.byteLength), Math.min(pos + target.byteLength, view.byteLength));
+          target.set(part);
+          return part.byteLength;
+        },
+      },
+      { path, chunkSize, offset },
+    );
   }
 
   /**

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { compileFileFilter } from '@ctxfs/core';
+import { compileFileFilters } from '@ctxfs/core';
 
 /** Coarse role of a file. A file can carry several (a test is also code). */
 export type FileTag = 'doc' | 'config' | 'code' | 'test' | 'generated';
@@ -192,9 +192,7 @@ const SENSITIVE_EXEMPT = /\.env\.(example|sample|template|dist|defaults)$/;
 
 /** Compiles path matchers once. */
 export function compileMatcher(patterns: readonly string[]): (path: string) => boolean {
-  if (patterns.length === 0) return () => false;
-  const filters = patterns.map((p) => compileFileFilter(p, true));
-  return (path) => filters.some((f) => f(path));
+  return compileFileFilters(patterns, true);
 }
 
 /** Language id of a path (`typescript`, `python`, `markdown`...), or `undefined`. */

@@ -7,8 +7,7 @@
  * @module
  */
 
-import { createHash } from 'node:crypto';
-import { type FileEntry, type Filesystem, fsError, isFsError, walkTree } from '@ctxfs/core';
+import { type FileDigest, type Filesystem, fsError, isFsError } from '@ctxfs/core';
 import type { StateStore } from '../state/store.ts';
 import {
   compileMatcher,
@@ -66,6 +65,8 @@ export interface ScanResult {
   /** Files read and hashed. */
   readonly hashed: number;
   readonly bytesHashed: number;
+  /** Files that could not be read (permissions, FIFOs and devices), with the error code; they are not registered. */
+  readonly skipped: ReadonlyArray<{ readonly path: string; readonly code: string }>;
   readonly durationMs: number;
 }
 
@@ -82,8 +83,6 @@ export interface FileRegistryOptions {
   sensitive?: readonly string[];
   /** Also leave out what the root `.gitignore` lists (subset of git's rules, no negations). Default `true`. */
   gitignore?: boolean;
-  /** Stats and reads in flight at once; default 4 (local backends answer synchronously, so more only adds overhead; raise it for remote ones). */
-  concurrency?: number;
 }
 
 /** Options of {@link FileRegistry.scan}. */
@@ -108,8 +107,21 @@ export interface FileVersionRecord {
 
 export const DEFAULT_IGNORE: readonly string[] = ['.git', '.hg', '.svn', 'node_modules', '__pycache__', '.venv', '.ctxfs', '.DS_Store'];
 
-// Larger files are streamed so a scan's memory stays bounded by chunks, not files.
-const HASH_READ_LIMIT = 1024 * 1024;
+/** Changed files sent to `digest` at a time while the walk goes on. */
+const SCAN_SLICE = 1024;
+
+/** Bytes of each file's head checked for a generated-code marker. */
+const HEAD_BYTES = 1024;
+
+/** Error codes that mean a file is simply no longer there. */
+const GONE: ReadonlySet<string> = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
+
+/** A file's hash, size and generated-marker verdict. */
+interface Hashed {
+  readonly sha256: string;
+  readonly head: string;
+  readonly size: number;
+}
 
 interface Observed {
   readonly size: number;
@@ -149,18 +161,6 @@ function fromRow(r: FileRow): FileRecord {
   };
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight. */
-async function pool<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await fn(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
 /**
  * The registry of one workspace.
  *
@@ -176,22 +176,26 @@ export class FileRegistry {
   readonly store: StateStore;
   readonly #records = new Map<string, FileRecord>();
   readonly #baseIgnored: (path: string) => boolean;
+  /** Ignore patterns that are plain names: the walk leaves them out natively. */
+  readonly #excludeNames: readonly string[];
   #gitignored: (path: string) => boolean = () => false;
   readonly #useGitignore: boolean;
   readonly #sensitive: (path: string) => boolean;
   readonly #entrypoints: ReadonlySet<string>;
-  readonly #concurrency: number;
   #loaded = false;
   #scanned = false;
 
   constructor(fs: Filesystem, store: StateStore, options: FileRegistryOptions = {}) {
     this.fs = fs;
     this.store = store;
-    this.#baseIgnored = compileMatcher(options.ignore ?? DEFAULT_IGNORE);
+    const ignore = options.ignore ?? DEFAULT_IGNORE;
+    this.#excludeNames = ignore.filter((p) => /^[^/*?[\]{}()!+@\\]+$/.test(p));
+    const names = new Set(this.#excludeNames);
+    const patterns = compileMatcher(ignore.filter((p) => !names.has(p)));
+    this.#baseIgnored = (path) => names.has(path.slice(path.lastIndexOf('/') + 1)) || patterns(path);
     this.#useGitignore = options.gitignore ?? true;
     this.#sensitive = compileMatcher([...DEFAULT_SENSITIVE_PATTERNS, ...(options.sensitive ?? [])]);
     this.#entrypoints = new Set(options.entrypoints ?? DEFAULT_ENTRYPOINTS);
-    this.#concurrency = options.concurrency ?? 4;
   }
 
   #load(): void {
@@ -260,7 +264,7 @@ export class FileRegistry {
     this.#load();
     const started = performance.now();
     const { onProgress, signal } = options;
-    const entries: FileEntry[] = [];
+    let files = 0;
     let checked = 0;
     let hashed = 0;
     let bytesHashed = 0;
@@ -271,71 +275,94 @@ export class FileRegistry {
       const count = checked + hashed;
       if (!force && count - lastReport < 250) return;
       lastReport = count;
-      onProgress({ phase, files: entries.length, checked, hashed, toHash, bytesHashed, elapsedMs: performance.now() - started });
+      onProgress({ phase, files, checked, hashed, toHash, bytesHashed, elapsedMs: performance.now() - started });
     };
 
     await this.#loadGitignore();
-    // One pass per directory brings each entry's size and mtime along: no stat per file.
-    for await (const { entry } of walkTree((p) => this.fs.list(p, { stat: true }), '', { enter: (e) => !this.#ignored(e.path) })) {
-      if (entry.kind !== 'file' || this.#ignored(entry.path)) continue;
-      entries.push(entry);
-    }
-    signal?.throwIfAborted();
-
-    const stale: Array<{ path: string; stat: Observed }> = [];
+    // One walk with metadata (no stat per file, excluded names never
+    // entered), and hashing pipelined behind it: every slice of changed files
+    // goes to `digest` as soon as it is known, so the backend hashes (on
+    // other cores, where it can) while the walk goes on, and each slice of
+    // results is recorded in a short transaction of its own.
+    const stale = new Map<string, Observed>();
     const seen = new Set<string>();
-    let unchanged = 0;
-    await pool(entries, this.#concurrency, async (entry) => {
-      signal?.throwIfAborted();
-      let stat: Observed;
-      try {
-        const s = entry.stat ?? (await this.fs.stat(entry.path));
-        stat = { size: s.size, mtimeMs: s.mtime.getTime() };
-      } catch (err) {
-        if (isFsError(err, 'ENOENT')) return;
-        throw err;
-      }
-      seen.add(entry.path);
-      checked++;
-      const known = this.#records.get(entry.path);
-      if (known && known.sha256 !== '' && known.size === stat.size && known.mtimeMs === stat.mtimeMs) unchanged++;
-      else stale.push({ path: entry.path, stat });
-      report('walk');
-    });
-    toHash = stale.length;
-    // Hash in path order so versions and progress are deterministic.
-    stale.sort((a, b) => (a.path < b.path ? -1 : 1));
-    const hashes = new Map<string, { sha256: string; head: string; size: number }>();
-    await pool(stale, this.#concurrency, async ({ path, stat }) => {
-      signal?.throwIfAborted();
-      try {
-        const h = await this.#hash(path, stat.size);
-        hashes.set(path, h);
-        bytesHashed += h.size;
-      } catch (err) {
-        if (isFsError(err, 'ENOENT')) {
-          seen.delete(path);
-          return;
-        }
-        throw err;
-      }
-      hashed++;
-      report('hash');
-    });
-
     const added: string[] = [];
     const changed: string[] = [];
     const removed: string[] = [];
+    const skipped: Array<{ path: string; code: string }> = [];
     const now = Date.now();
-    this.store.transaction(() => {
-      for (const { path, stat } of stale) {
-        const h = hashes.get(path);
-        if (!h) continue;
-        const known = this.#records.get(path);
-        if (!known) added.push(path);
-        else if (known.sha256 !== h.sha256) changed.push(path);
-        this.#put(path, { size: h.size, mtimeMs: stat.mtimeMs }, h.sha256, h.head, known ? 'external' : 'initial', undefined, now);
+    let unchanged = 0;
+    const record = (batch: readonly FileDigest[]) => {
+      this.store.transaction(() => {
+        for (const d of batch) {
+          if (d.error) {
+            seen.delete(d.path);
+            // Gone or replaced by a directory since the walk: simply not there.
+            // Unreadable (permissions, a special file): left out, and said so.
+            if (!GONE.has(d.error.code)) skipped.push({ path: d.path, code: d.error.code });
+            continue;
+          }
+          const known = this.#records.get(d.path);
+          if (!known) added.push(d.path);
+          else if (known.sha256 !== d.sha256) changed.push(d.path);
+          const mtimeMs = (stale.get(d.path) as Observed).mtimeMs;
+          this.#put(d.path, { size: d.size, mtimeMs }, d.sha256, this.#markerOf(d.path, d.head), known ? 'external' : 'initial', undefined, now);
+          bytesHashed += d.size;
+          hashed++;
+        }
+      });
+      report('hash');
+    };
+    const hashing: Array<Promise<void>> = [];
+    let slice: string[] = [];
+    const send = () => {
+      if (slice.length === 0) return;
+      const paths = slice;
+      slice = [];
+      hashing.push(
+        (async () => {
+          for await (const batch of this.fs.digest(paths, { headBytes: HEAD_BYTES })) {
+            signal?.throwIfAborted();
+            record(batch);
+          }
+        })(),
+      );
+    };
+    const walk = this.fs.walk('', { stat: true, exclude: this.#excludeNames, enter: (e) => !this.#ignored(e.path) });
+    let walkError: unknown;
+    try {
+      for await (const batch of walk) {
+        signal?.throwIfAborted();
+        for (const entry of batch) {
+          if (entry.kind !== 'file' || this.#ignored(entry.path)) continue;
+          files++;
+          const s = entry.stat;
+          if (s === undefined) continue; // vanished between listing and stat
+          const stat = { size: s.size, mtimeMs: s.mtime.getTime() };
+          seen.add(entry.path);
+          checked++;
+          const known = this.#records.get(entry.path);
+          if (known && known.sha256 !== '' && known.size === stat.size && known.mtimeMs === stat.mtimeMs) unchanged++;
+          else {
+            stale.set(entry.path, stat);
+            slice.push(entry.path);
+          }
+        }
+        if (slice.length >= SCAN_SLICE) send();
+        report('walk');
       }
+      send();
+      toHash = stale.size;
+    } catch (err) {
+      walkError = err;
+    }
+    // Whatever happened to the walk, no hashing is left running unobserved.
+    const failed = (await Promise.allSettled(hashing)).find((o) => o.status === 'rejected');
+    if (walkError !== undefined) throw walkError;
+    if (failed) throw failed.reason;
+    signal?.throwIfAborted();
+
+    this.store.transaction(() => {
       const del = this.store.statement('DELETE FROM files WHERE path = ?');
       for (const path of [...this.#records.keys()]) {
         if (!seen.has(path)) {
@@ -354,36 +381,32 @@ export class FileRegistry {
       unchanged,
       hashed,
       bytesHashed,
+      skipped: skipped.sort((a, b) => (a.path < b.path ? -1 : 1)),
       durationMs: performance.now() - started,
     };
     onProgress?.({ phase: 'done', files: seen.size, checked, hashed, toHash, bytesHashed, elapsedMs: result.durationMs });
     return result;
   }
 
-  async #hash(path: string, knownSize?: number): Promise<{ sha256: string; head: string; size: number }> {
-    const hash = createHash('sha256');
-    let head: Uint8Array | undefined;
-    let size = 0;
-    const expected = knownSize ?? (await this.fs.stat(path)).size;
-    if (expected <= HASH_READ_LIMIT) {
-      const bytes = await this.fs.readBytes(path);
-      hash.update(bytes);
-      size = bytes.byteLength;
-      head = bytes.subarray(0, 1024);
-    } else {
-      await using reader = await this.fs.openRead(path, { chunkSize: 1 << 20 });
-      for await (const chunk of reader) {
-        if (size === 0) head = chunk.slice(0, 1024);
-        hash.update(chunk);
-        size += chunk.byteLength;
-      }
+  /** Hashes one file (through the same `digest` a scan uses); throws its error. */
+  async #hash(path: string): Promise<Hashed> {
+    for await (const [d] of this.fs.digest([path], { headBytes: HEAD_BYTES })) {
+      if (d === undefined) break;
+      if (d.error) throw d.error;
+      return { sha256: d.sha256, head: this.#markerOf(path, d.head), size: d.size };
     }
-    // Only the generated-marker verdict is kept, not the text: a scan of tens
-    // of thousands of files must not hold a kilobyte of each. The markers are
-    // ASCII, so a latin1 view is enough and far cheaper than UTF-8 decoding.
-    const marker =
-      head !== undefined && languageOf(path) !== undefined && hasGeneratedMarker(Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1'));
-    return { sha256: hash.digest('hex'), head: marker ? '@generated' : '', size };
+    throw fsError('EIO', 'digest', path, { reason: 'the backend returned no digest' });
+  }
+
+  /**
+   * The generated-marker verdict on a file's head, the only part of the
+   * head kept: a scan of tens of thousands of files must not hold a
+   * kilobyte of each. The markers are ASCII, so a latin1 view is enough and
+   * far cheaper than UTF-8 decoding.
+   */
+  #markerOf(path: string, head: Uint8Array | undefined): string {
+    if (head === undefined || head.byteLength === 0 || languageOf(path) === undefined) return '';
+    return hasGeneratedMarker(Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1')) ? '@generated' : '';
   }
 
   /** Writes one file's record; a new hash adds a version row. Returns the record. */
@@ -458,7 +481,7 @@ export class FileRegistry {
       return { status: 'removed', record: undefined };
     }
     if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs && known.sha256 !== '') return { status: 'unchanged', record: known };
-    const h = await this.#hash(path, stat.size);
+    const h = await this.#hash(path);
     const record = this.#put(path, stat, h.sha256, h.head, known ? 'external' : 'initial', undefined, Date.now());
     return { status: !known ? 'added' : known.sha256 === h.sha256 ? 'unchanged' : 'changed', record };
   }

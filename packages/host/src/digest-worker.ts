@@ -1,0 +1,56 @@
+/**
+ * The body of a digest worker (see digest-pool.ts): opens each file through
+ * its own root guard and hashes it with core's shared `digestStream`, through
+ * one buffer for the worker's whole life.
+ *
+ * @module
+ */
+
+import fs from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { DIGEST_BUFFER_BYTES, digestStream, FsError } from '@ctxfs/core';
+import type { DigestReply, DigestRequest, DigestWorkerData, WorkerDigest } from './digest-pool.ts';
+import { closeQuietly, RootGuard } from './root-guard.ts';
+
+const data = workerData as DigestWorkerData;
+const guard = new RootGuard(data.rootReal, data.policy);
+const buffer = Buffer.allocUnsafeSlow(DIGEST_BUFFER_BYTES);
+
+async function digestOne(path: string, dirOnly: boolean, headBytes: number): Promise<WorkerDigest> {
+  let fd: number | undefined;
+  try {
+    if (dirOnly) {
+      fd = guard.openPath(path);
+      const code = fs.fstatSync(fd).isDirectory() ? 'EISDIR' : 'ENOTDIR';
+      return { code, reason: undefined, hint: undefined };
+    }
+    const file = guard.openRegular(path);
+    fd = file.fd;
+    const handle = file.fd;
+    let position = 0;
+    const d = await digestStream(
+      (target) => {
+        const n = fs.readSync(handle, target, 0, target.byteLength, position);
+        position += n;
+        return n;
+      },
+      buffer,
+      headBytes,
+    );
+    return { size: d.size, sha256: d.sha256, head: d.head };
+  } catch (err) {
+    if (err instanceof FsError) return { code: err.code, reason: err.reason, hint: err.hint };
+    const code = (err as { code?: unknown }).code;
+    return { code: typeof code === 'string' ? code : 'EIO', reason: typeof code === 'string' ? undefined : String(err), hint: undefined };
+  } finally {
+    closeQuietly(fd);
+  }
+}
+
+parentPort?.on('message', async (request: DigestRequest) => {
+  const results: WorkerDigest[] = [];
+  for (let i = 0; i < request.paths.length; i++) {
+    results.push(await digestOne(request.paths[i] as string, request.dirOnly[i] === true, request.headBytes));
+  }
+  parentPort?.postMessage({ id: request.id, results } satisfies DigestReply);
+});

@@ -1,0 +1,137 @@
+/**
+ * A tree walk with metadata through GNU find. find stats every entry with
+ * `fstatat` relative to the directory it is reading (and checks, as fts does,
+ * that each directory it enters is the one it statted), so it needs no
+ * per-entry guard; in one process, on the other core, it lists and stats a
+ * 35,000-file tree in about 110 ms where the guarded per-entry `lstat` costs
+ * 4 µs an entry. It runs inside the verified start directory (see
+ * spawn-in-directory.ts) and never follows a symlink (`-P`).
+ *
+ * Only GNU find has `-printf`; without it the host walks in JavaScript.
+ *
+ * @module
+ */
+
+import { execFileSync } from 'node:child_process';
+import type { RootGuard } from './root-guard.ts';
+import { findExecutable, spawnInDirectory } from './spawn-in-directory.ts';
+
+/** One entry as find reports it. */
+export interface FoundEntry {
+  /** Path relative to the start directory (`a/b.txt`). */
+  readonly rel: string;
+  /** find's `%y` letter: `f`, `d`, `l`, `p`, `s`, `c`, `b`. */
+  readonly type: string;
+  readonly size: number;
+  readonly mtime: Date;
+  readonly ctime: Date;
+  /** Permission bits, as `stat().mode & 0o7777`. */
+  readonly mode: number;
+}
+
+/** What to walk. */
+export interface FindWalkPlan {
+  /** Normalized workspace directory to start in. */
+  readonly dir: string;
+  /** Deepest level (children of `dir` are 1); infinite for none. */
+  readonly maxDepth: number;
+  /** Names neither reported nor entered. */
+  readonly exclude: Iterable<string>;
+}
+
+let gnuFind: string | null | undefined;
+
+/** Path of a GNU find with `-printf`, or undefined (probed once). */
+export function findGnuFind(): string | undefined {
+  if (gnuFind !== undefined) return gnuFind ?? undefined;
+  gnuFind = null;
+  const path = findExecutable('find');
+  if (path !== undefined) {
+    try {
+      if (/GNU findutils/.test(execFileSync(path, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }))) gnuFind = path;
+    } catch {
+      // not runnable: the JavaScript walk serves
+    }
+  }
+  return gnuFind ?? undefined;
+}
+
+// Type, size, mtime and ctime as seconds.fraction, octal mode, path; NUL-ended
+// because names may hold newlines.
+const FORMAT = '%y %s %T@ %C@ %m %P\\0';
+
+/** find's messages for entries that vanished or cannot be read: passed over, as the JavaScript walk does. */
+const PASSABLE = /(No such file or directory|Permission denied|Not a directory)$/;
+
+/**
+ * Walks below `plan.dir`, yielding entries in find's order (pre-order: a
+ * directory before what is inside it), a batch per chunk of output.
+ */
+export async function* findWalk(guard: RootGuard, find: string, plan: FindWalkPlan): AsyncGenerator<FoundEntry[]> {
+  const args = ['-P', '.', '-mindepth', '1'];
+  if (Number.isFinite(plan.maxDepth)) args.push('-maxdepth', String(plan.maxDepth));
+  const names = [...plan.exclude];
+  if (names.length > 0) {
+    args.push('(');
+    names.forEach((name, i) => {
+      if (i > 0) args.push('-o');
+      args.push('-name', name.replace(/[\\*?[\]]/g, '\\$&'));
+    });
+    args.push(')', '-prune', '-o');
+  }
+  args.push('-printf', FORMAT);
+  const child = await spawnInDirectory(guard, plan.dir, find, args);
+  try {
+    let rest: Buffer | undefined;
+    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+      const buf = rest === undefined ? chunk : Buffer.concat([rest, chunk]);
+      const batch: FoundEntry[] = [];
+      let start = 0;
+      for (let end = buf.indexOf(0, start); end >= 0; end = buf.indexOf(0, start)) {
+        batch.push(parseRecord(buf.toString('utf8', start, end)));
+        start = end + 1;
+      }
+      rest = start < buf.length ? buf.subarray(start) : undefined;
+      if (batch.length > 0) yield batch;
+    }
+    const code = await child.exited;
+    const complaints = child
+      .stderr()
+      .split('\n')
+      .filter((line) => line !== '' && !PASSABLE.test(line));
+    if (code !== 0 && (code !== 1 || complaints.length > 0)) {
+      throw Object.assign(new Error(`find failed (exit ${String(code)}): ${complaints.join('; ') || child.stderr().trim()}`), { code: 'EIO' });
+    }
+  } finally {
+    child.stop();
+  }
+}
+
+function parseRecord(record: string): FoundEntry {
+  let i = 2;
+  let j = record.indexOf(' ', i);
+  const size = Number(record.slice(i, j));
+  i = j + 1;
+  j = record.indexOf(' ', i);
+  const mtime = timeOf(record.slice(i, j));
+  i = j + 1;
+  j = record.indexOf(' ', i);
+  const ctime = timeOf(record.slice(i, j));
+  i = j + 1;
+  j = record.indexOf(' ', i);
+  const mode = Number.parseInt(record.slice(i, j), 8);
+  return { type: record[0] as string, size, mtime, ctime, mode, rel: record.slice(j + 1) };
+}
+
+/**
+ * `seconds.fraction` as the Date node:fs would give: Node computes
+ * `sec * 1e3 + nsec / 1e6` and rounds it, so this does exactly that rather
+ * than parse a float that has lost the nanoseconds.
+ */
+function timeOf(text: string): Date {
+  const dot = text.indexOf('.');
+  if (text.startsWith('-') || dot < 0) return new Date(Math.round(Number(text) * 1000));
+  const sec = Number(text.slice(0, dot));
+  const nsec = Number(text.slice(dot + 1, dot + 10).padEnd(9, '0'));
+  return new Date(Math.round(sec * 1e3 + nsec / 1e6));
+}

@@ -1,0 +1,90 @@
+/**
+ * Runs an external tool (ripgrep, find) inside one verified workspace
+ * directory. The directory's descriptor becomes the child's fd 3 (libuv sets
+ * up stdio before it changes directory) and the child's cwd is
+ * `/proc/self/fd/3`, so the tool starts in exactly the inode the root guard
+ * checked and every path it opens is relative to it: a directory swapped for
+ * a symlink after the check cannot send it outside the root. (The child's own
+ * /proc/self stays readable even when this process is not dumpable, e.g.
+ * after dropping privileges.)
+ *
+ * @module
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import nodePath from 'node:path';
+import type { Readable } from 'node:stream';
+import type { RootGuard } from './root-guard.ts';
+
+/** A tool running in a verified directory. */
+export interface DirectoryProcess {
+  readonly stdout: Readable;
+  /** Exit code; `null` when killed by a signal, `-1` when it could not start. */
+  readonly exited: Promise<number | null>;
+  /** The first 4 KiB the tool wrote to stderr. */
+  stderr(): string;
+  /** Kills the tool if it still runs (for consumers that stop early). */
+  stop(): void;
+}
+
+/**
+ * Spawns `command` with `args` in the workspace directory `dir` (normalized
+ * path, checked by `guard`).
+ */
+export async function spawnInDirectory(guard: RootGuard, dir: string, command: string, args: readonly string[]): Promise<DirectoryProcess> {
+  const dirFd = guard.openPath(dir, true);
+  let child: ChildProcess;
+  try {
+    child = spawn(command, args, { cwd: '/proc/self/fd/3', stdio: ['ignore', 'pipe', 'pipe', dirFd] });
+    // spawn has resolved the cwd once the child exists; wait for that before closing the descriptor.
+    await new Promise<void>((resolve) => {
+      child.once('spawn', resolve);
+      child.once('error', () => resolve());
+    });
+  } finally {
+    fs.closeSync(dirFd);
+  }
+  const { stdout, stderr: errStream } = child;
+  if (stdout === null || errStream === null) throw new Error(`${command} was spawned without pipes`);
+  let stderr = '';
+  errStream.setEncoding('utf8');
+  errStream.on('data', (d: string) => {
+    if (stderr.length < 4096) stderr += d;
+  });
+  const exited = new Promise<number | null>((resolve) => {
+    child.on('close', (code) => resolve(code));
+    child.on('error', () => resolve(-1));
+  });
+  return {
+    stdout,
+    exited,
+    stderr: () => stderr,
+    stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+const executables = new Map<string, string | undefined>();
+
+/** Absolute path of the executable `name` on PATH (looked up once), or undefined. */
+export function findExecutable(name: string): string | undefined {
+  if (executables.has(name)) return executables.get(name);
+  let found: string | undefined;
+  for (const dir of (process.env.PATH ?? '').split(nodePath.delimiter)) {
+    if (dir === '') continue;
+    const candidate = nodePath.join(dir, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      if (fs.statSync(candidate).isFile()) {
+        found = candidate;
+        break;
+      }
+    } catch {
+      // not here
+    }
+  }
+  executables.set(name, found);
+  return found;
+}
