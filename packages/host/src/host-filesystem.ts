@@ -91,8 +91,8 @@ export interface HostFilesystemOptions extends FilesystemBaseOptions {
   snapshotExclude?: readonly string[];
   /**
    * Worker threads that hash files for `digest` (started on the first digest
-   * of many files, stopped by `close`). Default: one per core, at most 4;
-   * `0` hashes on the calling thread.
+   * of many files, stopped by `close`). Default: one per core but one, at
+   * least 1 and at most 4; `0` hashes on the calling thread.
    */
   digestWorkers?: number;
   /** Statistical detector for legacy encodings; default {@link jschardetDetector} (core's `chardetDetector` is the alternative). */
@@ -265,7 +265,8 @@ export class HostFilesystem extends FilesystemBase {
     this.#exclude = new Set(options.exclude ?? ['.git']);
     this.#gitignore = options.gitignore ?? false;
     this.#legacyDetector = options.legacyDetector ?? jschardetDetector;
-    const workers = options.digestWorkers ?? Math.min(4, os.availableParallelism());
+    // One core stays with the caller, who records what the workers hash.
+    const workers = options.digestWorkers ?? Math.max(1, Math.min(4, os.availableParallelism() - 1));
     if (!Number.isSafeInteger(workers) || workers < 0) {
       throw fsError('EINVAL', 'open', undefined, { reason: `digestWorkers must be a non-negative integer, got ${String(options.digestWorkers)}` });
     }

@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { SQLInputValue } from 'node:sqlite';
 import { type FileDigest, type Filesystem, fsError, isFsError } from '@ctxfs/core';
 import type { StateStore } from '../state/store.ts';
 import {
@@ -115,6 +116,17 @@ const HEAD_BYTES = 1024;
 
 /** Error codes that mean a file is simply no longer there. */
 const GONE: ReadonlySet<string> = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
+
+/** Multi-row statements: rows per INSERT (13 parameters each, far below SQLite's limit). */
+const ROWS_PER_STATEMENT = 64;
+
+/** A record about to be stored, with what its version row needs. */
+interface PendingRow {
+  readonly record: FileRecord;
+  readonly isNewContent: boolean;
+  readonly author: string;
+  readonly message: string | undefined;
+}
 
 /** A file's hash, size and generated-marker verdict. */
 interface Hashed {
@@ -294,6 +306,7 @@ export class FileRegistry {
     let unchanged = 0;
     const record = (batch: readonly FileDigest[]) => {
       this.store.transaction(() => {
+        const rows: PendingRow[] = [];
         for (const d of batch) {
           if (d.error) {
             seen.delete(d.path);
@@ -306,10 +319,11 @@ export class FileRegistry {
           if (!known) added.push(d.path);
           else if (known.sha256 !== d.sha256) changed.push(d.path);
           const mtimeMs = (stale.get(d.path) as Observed).mtimeMs;
-          this.#put(d.path, { size: d.size, mtimeMs }, d.sha256, this.#markerOf(d.path, d.head), known ? 'external' : 'initial', undefined, now);
+          rows.push(this.#recordOf(d.path, { size: d.size, mtimeMs }, d.sha256, this.#markerOf(d.path, d.head), known ? 'external' : 'initial', undefined));
           bytesHashed += d.size;
           hashed++;
         }
+        this.#write(rows, now);
       });
       report('hash');
     };
@@ -411,6 +425,13 @@ export class FileRegistry {
 
   /** Writes one file's record; a new hash adds a version row. Returns the record. */
   #put(path: string, stat: Observed, sha256: string, head: string | undefined, author: string, message: string | undefined, now: number): FileRecord {
+    const row = this.#recordOf(path, stat, sha256, head, author, message);
+    this.#write([row], now);
+    return row.record;
+  }
+
+  /** The record `path` gets for this content, and whether that is a new version. */
+  #recordOf(path: string, stat: Observed, sha256: string, head: string | undefined, author: string, message: string | undefined): PendingRow {
     const known = this.#records.get(path);
     const language = languageOf(path);
     const tags = head === undefined && known ? known.tags : tagsOf(path, language, head);
@@ -430,36 +451,44 @@ export class FileRegistry {
       sensitive: isSensitivePath(path, this.#sensitive),
       generated: tags.includes('generated'),
     };
-    this.store
-      .statement(
-        `INSERT INTO files (path, kind, language, tags, size, mtime_ms, sha256, version, access_count, last_accessed_ms, is_entrypoint, is_sensitive, is_generated, scanned_ms)
-         VALUES (?, 'file', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (path) DO UPDATE SET language = excluded.language, tags = excluded.tags, size = excluded.size, mtime_ms = excluded.mtime_ms,
-           sha256 = excluded.sha256, version = excluded.version, is_entrypoint = excluded.is_entrypoint, is_sensitive = excluded.is_sensitive,
-           is_generated = excluded.is_generated, scanned_ms = excluded.scanned_ms`,
-      )
-      .run(
-        path,
-        language ?? null,
-        tags.join(','),
-        stat.size,
-        stat.mtimeMs,
-        sha256,
-        version,
-        record.accessCount,
-        record.lastAccessedMs ?? null,
-        record.entrypoint ? 1 : 0,
-        record.sensitive ? 1 : 0,
-        record.generated ? 1 : 0,
-        now,
-      );
-    if (isNewContent) {
+    return { record, isNewContent, author, message };
+  }
+
+  /**
+   * Stores records (and a version row for each new content), many rows per
+   * statement: a scan writes tens of thousands, and one statement per row
+   * would cost more than the hashing.
+   */
+  #write(rows: readonly PendingRow[], now: number): void {
+    const versions = rows.filter((r) => r.isNewContent);
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
+      const params: SQLInputValue[] = [];
+      for (const { record: r } of chunk) {
+        params.push(r.path, r.language ?? null, r.tags.join(','), r.size, r.mtimeMs, r.sha256, r.version, r.accessCount);
+        params.push(r.lastAccessedMs ?? null, r.entrypoint ? 1 : 0, r.sensitive ? 1 : 0, r.generated ? 1 : 0, now);
+      }
       this.store
-        .statement('INSERT OR IGNORE INTO file_versions (path, version, sha256, size, author, message, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(path, version, sha256, stat.size, author, message ?? null, now);
+        .statement(
+          `INSERT INTO files (path, kind, language, tags, size, mtime_ms, sha256, version, access_count, last_accessed_ms, is_entrypoint, is_sensitive, is_generated, scanned_ms)
+           VALUES ${Array(chunk.length).fill("(?, 'file', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ')}
+           ON CONFLICT (path) DO UPDATE SET language = excluded.language, tags = excluded.tags, size = excluded.size, mtime_ms = excluded.mtime_ms,
+             sha256 = excluded.sha256, version = excluded.version, is_entrypoint = excluded.is_entrypoint, is_sensitive = excluded.is_sensitive,
+             is_generated = excluded.is_generated, scanned_ms = excluded.scanned_ms`,
+        )
+        .run(...params);
     }
-    this.#records.set(path, record);
-    return record;
+    for (let i = 0; i < versions.length; i += ROWS_PER_STATEMENT) {
+      const chunk = versions.slice(i, i + ROWS_PER_STATEMENT);
+      const params: SQLInputValue[] = [];
+      for (const { record: r, author, message } of chunk) params.push(r.path, r.version, r.sha256, r.size, author, message ?? null, now);
+      this.store
+        .statement(
+          `INSERT OR IGNORE INTO file_versions (path, version, sha256, size, author, message, created_ms) VALUES ${Array(chunk.length).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        )
+        .run(...params);
+    }
+    for (const { record } of rows) this.#records.set(record.path, record);
   }
 
   /**

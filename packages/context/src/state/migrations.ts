@@ -134,4 +134,12 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    description: 'registry scans: drop the unused index of versions by hash; index reads by path for stale-read checks',
+    sql: `
+      DROP INDEX file_versions_hash;
+      CREATE INDEX session_reads_path ON session_reads (path, id);
+    `,
+  },
 ];
