@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, test } from 'vitest';
 import { FileRegistry, languageOf, type ScanProgress, StateStore, tagsOf } from '../src/index.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
@@ -159,6 +160,26 @@ for (const backend of BACKENDS) {
       for (const gone of ['target/debug/app', 'crates/x/target/out.rs', 'build/out.js', 'logs/app.log', 'docs/generated/api.md'])
         expect(paths).not.toContain(gone);
       for (const kept of ['src/build/keep.ts', 'docs/manual.md', '.gitignore']) expect(paths).toContain(kept);
+    });
+
+    test('a scan larger than one digest slice hashes every file right, and a rescan after edits hashes only those', async () => {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 2600; i++) files[`pkg${i % 13}/lib/m${i}.js`] = `module.exports = ${i};\n`.repeat(1 + (i % 4));
+      const registry = await setup(files);
+      const first = await registry.scan();
+      expect(first.files).toBe(2600);
+      expect(first.hashed).toBe(2600);
+      expect(first.skipped).toEqual([]);
+      for (const [path, text] of Object.entries(files)) {
+        const r = registry.get(path);
+        expect(r?.sha256).toBe(createHash('sha256').update(text).digest('hex'));
+        expect(r?.size).toBe(Buffer.byteLength(text));
+      }
+      await ws.external('pkg1/lib/m1.js', 'changed\n');
+      await ws.external('pkg2/lib/m2.js', null);
+      const again = await registry.scan();
+      expect(again).toMatchObject({ files: 2599, changed: ['pkg1/lib/m1.js'], removed: ['pkg2/lib/m2.js'], added: [], hashed: 1 });
+      expect(registry.get('pkg1/lib/m1.js')?.version).toBe(2);
     });
 
     test('custom ignore and sensitive patterns', async () => {

@@ -187,6 +187,14 @@ describe('hostile trees', () => {
     expect(report.grepRg).toEqual({ ok: true, value: ['readable.txt'] });
     expect(report.writeInReadOnlyDir).toMatchObject({ code: 'EACCES', op: 'write', path: 'ro-dir/new.txt' });
     expect(report.listUnreadableDir).toMatchObject({ code: 'EACCES', op: 'list' });
+    expect(report.digest).toEqual({ ok: true, value: ['EACCES digest', 'OK'] });
+    expect(report.digestInWorkers).toEqual({ ok: true, value: ['OK', 'EACCES digest'] });
+    // An unreadable directory is listed and passed over, as find and the JavaScript walk both do.
+    expect(report.walk).toEqual({
+      ok: true,
+      value: expect.arrayContaining(['closed-dir directory', 'readable.txt file', 'ro-dir directory', 'secret.txt file']),
+    });
+    expect((report.walk as { value: string[] }).value).toHaveLength(4);
   });
 
   it('disk full: a write into a full tmpfs fails with ENOSPC, the original intact, no temp file left', async () => {
