@@ -7,16 +7,28 @@
  * @module
  */
 
-/** Splits a stream of text chunks into lines, holding only the unfinished one. */
+/**
+ * Splits a stream of text chunks into lines, holding only the unfinished one.
+ * The unfinished line is kept as its pieces and joined once, when its end
+ * arrives: a single giant line (a minified bundle with no newline) streamed
+ * in thousands of chunks costs linear time, not a re-copy per chunk.
+ */
 export class LineSplitter {
-  #partial = '';
+  #pieces: string[] = [];
+  #length = 0;
+  /** Whether the unfinished line holds `needle`, kept up to date as it grows. */
+  #seen: { needle: string; found: boolean } | undefined;
 
   /** Feeds a chunk; returns the lines it completed. */
   push(chunk: string): string[] {
     if (chunk.length === 0) return [];
-    const text = this.#partial + chunk;
-    const parts = text.split('\n');
-    this.#partial = parts.pop() ?? '';
+    if (chunk.indexOf('\n') < 0) {
+      this.#append(chunk);
+      return [];
+    }
+    const parts = chunk.split('\n');
+    parts[0] = this.#take() + (parts[0] as string);
+    this.#restart(parts.pop() ?? '');
     for (let i = 0; i < parts.length; i++) {
       const line = parts[i] as string;
       if (line.charCodeAt(line.length - 1) === 0x0d) parts[i] = line.slice(0, -1);
@@ -31,34 +43,75 @@ export class LineSplitter {
   skip(chunk: string): number {
     const last = chunk.lastIndexOf('\n');
     if (last < 0) {
-      this.#partial += chunk;
+      this.#append(chunk);
       return 0;
     }
     let n = 0;
     for (let i = chunk.indexOf('\n'); i >= 0 && i <= last; i = chunk.indexOf('\n', i + 1)) n++;
-    this.#partial = chunk.slice(last + 1);
+    this.#take();
+    this.#restart(chunk.slice(last + 1));
     return n;
   }
 
   /** Whether `needle` occurs in the unfinished line followed by `chunk`. */
   pendingIncludes(chunk: string, needle: string): boolean {
     if (chunk.includes(needle)) return true;
-    if (this.#partial.length === 0) return false;
-    // In the unfinished line itself, or straddling the boundary.
-    return (this.#partial + chunk.slice(0, needle.length - 1)).includes(needle);
+    if (this.#length === 0) return false;
+    if (this.#seen?.needle !== needle) this.#seen = { needle, found: this.#joined().includes(needle) };
+    if (this.#seen.found) return true;
+    // Straddling the boundary: only the last needle.length - 1 units can take part.
+    return (this.#tail(needle.length - 1) + chunk.slice(0, needle.length - 1)).includes(needle);
   }
 
   /** Length in UTF-16 units of the line still being assembled. */
   get pendingLength(): number {
-    return this.#partial.length;
+    return this.#length;
   }
 
   /** Ends the stream; returns the last line if it had no terminator. */
   end(): string[] {
-    const rest = this.#partial;
-    this.#partial = '';
+    const rest = this.#take();
     if (rest.length === 0) return [];
     return [rest.charCodeAt(rest.length - 1) === 0x0d ? rest.slice(0, -1) : rest];
+  }
+
+  #append(piece: string): void {
+    if (this.#seen !== undefined && !this.#seen.found) {
+      const n = this.#seen.needle.length;
+      this.#seen.found = (this.#tail(n - 1) + piece).includes(this.#seen.needle);
+    }
+    this.#pieces.push(piece);
+    this.#length += piece.length;
+  }
+
+  /** The unfinished line as one string (joined once, then kept so). */
+  #joined(): string {
+    if (this.#pieces.length > 1) this.#pieces = [this.#pieces.join('')];
+    return this.#pieces[0] ?? '';
+  }
+
+  /** Removes and returns the unfinished line. */
+  #take(): string {
+    const line = this.#joined();
+    this.#pieces = [];
+    this.#length = 0;
+    return line;
+  }
+
+  #restart(piece: string): void {
+    if (this.#seen !== undefined) this.#seen.found = piece.includes(this.#seen.needle);
+    if (piece.length > 0) {
+      this.#pieces.push(piece);
+      this.#length = piece.length;
+    }
+  }
+
+  /** The last `n` UTF-16 units of the unfinished line. */
+  #tail(n: number): string {
+    if (n <= 0) return '';
+    let out = '';
+    for (let i = this.#pieces.length - 1; i >= 0 && out.length < n; i--) out = (this.#pieces[i] as string) + out;
+    return out.length > n ? out.slice(out.length - n) : out;
   }
 }
 

@@ -80,4 +80,33 @@ describe('LineSplitter', () => {
     expect(s.pendingLength).toBe(2);
     expect(s.push('b\n')).toEqual(['a\rb']);
   });
+
+  it('a line streamed in thousands of pieces comes out whole, with pendingIncludes exact at every step', () => {
+    const s = new LineSplitter();
+    const line = Array.from({ length: 5000 }, (_, i) => `p${i};`).join('');
+    let expectedSeen = '';
+    for (let at = 0; at < line.length; at += 7) {
+      const piece = line.slice(at, at + 7);
+      // The oracle: the unfinished line and the piece, joined naively.
+      for (const needle of ['p4999;', 'p12;p13', ';p2', 'zz']) expect(s.pendingIncludes(piece, needle)).toBe((expectedSeen + piece).includes(needle));
+      s.skip(piece);
+      expectedSeen += piece;
+      expect(s.pendingLength).toBe(expectedSeen.length);
+    }
+    expect(s.push('\r\nnext')).toEqual([line]);
+    expect(s.pendingIncludes('', 'next')).toBe(true);
+    expect(s.pendingIncludes('', 'p1')).toBe(false);
+    expect(s.end()).toEqual(['next']);
+  });
+
+  it('a needle straddling several one-character pieces is found', () => {
+    const s = new LineSplitter();
+    for (const c of 'abcde') s.push(c);
+    expect(s.pendingIncludes('f', 'abcdef')).toBe(true);
+    expect(s.pendingIncludes('g', 'abcdef')).toBe(false);
+    expect(s.pendingIncludes('', 'bcd')).toBe(true);
+    s.push('f\nxy');
+    expect(s.pendingIncludes('', 'abc')).toBe(false);
+    expect(s.pendingIncludes('z', 'xyz')).toBe(true);
+  });
 });
