@@ -16,6 +16,34 @@ const data = workerData as DigestWorkerData;
 const guard = new RootGuard(data.rootReal, data.policy);
 const buffer = Buffer.allocUnsafeSlow(DIGEST_BUFFER_BYTES);
 
+/**
+ * The directory of the previous file, opened (and verified) through the
+ * guard: a request's paths come grouped by directory, so most files are
+ * opened relative to it (see `RootGuard.openRegularAt`). It is held for one
+ * request at most.
+ */
+let current: { dir: string; fd: number } | undefined;
+
+function releaseDirectory(): void {
+  closeQuietly(current?.fd);
+  current = undefined;
+}
+
+function openFile(path: string): { fd: number; size: number } {
+  const slash = path.lastIndexOf('/');
+  const dir = slash < 0 ? '' : path.slice(0, slash);
+  if (current?.dir !== dir) {
+    releaseDirectory();
+    try {
+      current = { dir, fd: guard.openPath(dir, true) };
+    } catch {
+      // The guarded open below reports what is wrong with the path.
+    }
+  }
+  const fast = current === undefined ? undefined : guard.openRegularAt(current.fd, path.slice(slash + 1));
+  return fast ?? guard.openRegular(path);
+}
+
 async function digestOne(path: string, dirOnly: boolean, headBytes: number): Promise<WorkerDigest> {
   let fd: number | undefined;
   try {
@@ -24,7 +52,7 @@ async function digestOne(path: string, dirOnly: boolean, headBytes: number): Pro
       const code = fs.fstatSync(fd).isDirectory() ? 'EISDIR' : 'ENOTDIR';
       return { code, reason: undefined, hint: undefined };
     }
-    const file = guard.openRegular(path);
+    const file = openFile(path);
     fd = file.fd;
     const handle = file.fd;
     let position = 0;
@@ -52,5 +80,6 @@ parentPort?.on('message', async (request: DigestRequest) => {
   for (let i = 0; i < request.paths.length; i++) {
     results.push(await digestOne(request.paths[i] as string, request.dirOnly[i] === true, request.headBytes));
   }
+  releaseDirectory();
   parentPort?.postMessage({ id: request.id, results } satisfies DigestReply);
 });

@@ -153,6 +153,32 @@ export class RootGuard {
     }
   }
 
+  /**
+   * {@link openRegular} of `name` inside the directory `dirFd`, which the
+   * caller opened through this guard (so it is verified), for many files of
+   * one directory in a row. Only the last component is resolved, through the
+   * directory's magic link and with `O_NOFOLLOW`, so the descriptor cannot
+   * land anywhere but in that directory and needs no landing check: one
+   * procfs lookup instead of an open and a readlink per file. Returns
+   * undefined when this shortcut does not apply (a symlink, a missing or
+   * special entry): the caller asks {@link openRegular} for the exact answer.
+   */
+  openRegularAt(dirFd: number, name: string): { fd: number; size: number } | undefined {
+    if (!this.#procFd) return undefined;
+    let fd: number;
+    try {
+      fd = fs.openSync(`/proc/self/fd/${dirFd}/${name}`, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    } catch {
+      return undefined;
+    }
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) {
+      fs.closeSync(fd);
+      return undefined;
+    }
+    return { fd, size: st.size };
+  }
+
   /** Throws EPATHESCAPE unless `fd` lies inside the root (and, when refusing symlinks, exactly at `path`). */
   verify(fd: number, path: string): void {
     const landed = this.#landed(fd, path);
