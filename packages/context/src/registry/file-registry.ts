@@ -110,6 +110,10 @@ export const DEFAULT_IGNORE: readonly string[] = ['.git', '.hg', '.svn', 'node_m
 
 /** Changed files sent to `digest` at a time while the walk goes on. */
 const SCAN_SLICE = 1024;
+/** Rows stored per transaction during a scan. */
+const ROWS_PER_COMMIT = 4096;
+/** Slices the walk may send before the oldest of them is hashed. */
+const SLICES_AHEAD = 4;
 
 /** Bytes of each file's head checked for a generated-code marker. */
 const HEAD_BYTES = 1024;
@@ -304,43 +308,56 @@ export class FileRegistry {
     const skipped: Array<{ path: string; code: string }> = [];
     const now = Date.now();
     let unchanged = 0;
+    // Results are stored a few thousand rows per transaction: each commit
+    // rewrites the index pages it touched, so tiny transactions would cost
+    // more than the rows.
+    let pending: PendingRow[] = [];
+    const flush = () => {
+      if (pending.length === 0) return;
+      // In key order: the B-tree pages each transaction dirties stay few.
+      const rows = pending.sort((a, b) => (a.record.path < b.record.path ? -1 : 1));
+      pending = [];
+      this.store.transaction(() => this.#write(rows, now));
+    };
     const record = (batch: readonly FileDigest[]) => {
-      this.store.transaction(() => {
-        const rows: PendingRow[] = [];
-        for (const d of batch) {
-          if (d.error) {
-            seen.delete(d.path);
-            // Gone or replaced by a directory since the walk: simply not there.
-            // Unreadable (permissions, a special file): left out, and said so.
-            if (!GONE.has(d.error.code)) skipped.push({ path: d.path, code: d.error.code });
-            continue;
-          }
-          const known = this.#records.get(d.path);
-          if (!known) added.push(d.path);
-          else if (known.sha256 !== d.sha256) changed.push(d.path);
-          const mtimeMs = (stale.get(d.path) as Observed).mtimeMs;
-          rows.push(this.#recordOf(d.path, { size: d.size, mtimeMs }, d.sha256, this.#markerOf(d.path, d.head), known ? 'external' : 'initial', undefined));
-          bytesHashed += d.size;
-          hashed++;
+      for (const d of batch) {
+        if (d.error) {
+          seen.delete(d.path);
+          // Gone or replaced by a directory since the walk: simply not there.
+          // Unreadable (permissions, a special file): left out, and said so.
+          if (!GONE.has(d.error.code)) skipped.push({ path: d.path, code: d.error.code });
+          continue;
         }
-        this.#write(rows, now);
-      });
+        const known = this.#records.get(d.path);
+        if (!known) added.push(d.path);
+        else if (known.sha256 !== d.sha256) changed.push(d.path);
+        const mtimeMs = (stale.get(d.path) as Observed).mtimeMs;
+        const language = languageOf(d.path);
+        const marker = this.#markerOf(d.path, d.head, language);
+        pending.push(this.#recordOf(d.path, { size: d.size, mtimeMs }, d.sha256, marker, known ? 'external' : 'initial', undefined, language));
+        bytesHashed += d.size;
+        hashed++;
+      }
+      if (pending.length >= ROWS_PER_COMMIT) flush();
       report('hash');
     };
     const hashing: Array<Promise<void>> = [];
     let slice: string[] = [];
-    const send = () => {
+    const send = async () => {
       if (slice.length === 0) return;
       const paths = slice;
       slice = [];
-      hashing.push(
-        (async () => {
-          for await (const batch of this.fs.digest(paths, { headBytes: HEAD_BYTES })) {
-            signal?.throwIfAborted();
-            record(batch);
-          }
-        })(),
-      );
+      const done = (async () => {
+        for await (const batch of this.fs.digest(paths, { headBytes: HEAD_BYTES })) {
+          signal?.throwIfAborted();
+          record(batch);
+        }
+      })();
+      hashing.push(done);
+      // The walk runs at most a few slices ahead of the hashing, so a scan's
+      // pending work is bounded whatever the size of the tree; racing
+      // further would hash nothing sooner. Failures surface below, once.
+      if (hashing.length > SLICES_AHEAD) await (hashing[hashing.length - 1 - SLICES_AHEAD] as Promise<void>).catch(() => {});
     };
     const walk = this.fs.walk('', { stat: true, exclude: this.#excludeNames, enter: (e) => !this.#ignored(e.path) });
     let walkError: unknown;
@@ -362,10 +379,10 @@ export class FileRegistry {
             slice.push(entry.path);
           }
         }
-        if (slice.length >= SCAN_SLICE) send();
+        if (slice.length >= SCAN_SLICE) await send();
         report('walk');
       }
-      send();
+      await send();
       toHash = stale.size;
     } catch (err) {
       walkError = err;
@@ -377,6 +394,7 @@ export class FileRegistry {
     signal?.throwIfAborted();
 
     this.store.transaction(() => {
+      flush();
       const del = this.store.statement('DELETE FROM files WHERE path = ?');
       for (const path of [...this.#records.keys()]) {
         if (!seen.has(path)) {
@@ -418,8 +436,8 @@ export class FileRegistry {
    * kilobyte of each. The markers are ASCII, so a latin1 view is enough and
    * far cheaper than UTF-8 decoding.
    */
-  #markerOf(path: string, head: Uint8Array | undefined): string {
-    if (head === undefined || head.byteLength === 0 || languageOf(path) === undefined) return '';
+  #markerOf(path: string, head: Uint8Array | undefined, language = languageOf(path)): string {
+    if (head === undefined || head.byteLength === 0 || language === undefined) return '';
     return hasGeneratedMarker(Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1')) ? '@generated' : '';
   }
 
@@ -431,9 +449,16 @@ export class FileRegistry {
   }
 
   /** The record `path` gets for this content, and whether that is a new version. */
-  #recordOf(path: string, stat: Observed, sha256: string, head: string | undefined, author: string, message: string | undefined): PendingRow {
+  #recordOf(
+    path: string,
+    stat: Observed,
+    sha256: string,
+    head: string | undefined,
+    author: string,
+    message: string | undefined,
+    language = languageOf(path),
+  ): PendingRow {
     const known = this.#records.get(path);
-    const language = languageOf(path);
     const tags = head === undefined && known ? known.tags : tagsOf(path, language, head);
     const isNewContent = !known || known.sha256 !== sha256;
     const version = isNewContent ? (known?.version ?? 0) + 1 : (known?.version ?? 1);
