@@ -18,6 +18,9 @@
  * - `restore` makes the tree exactly the snapshot's: files created since are
  *   removed, deleted and changed ones rewritten (atomically, temp + rename),
  *   modes restored; unchanged files are not rewritten.
+ * - `drop` deletes the ref, then garbage-collects: loose objects no remaining
+ *   ref reaches are deleted (mark from every ref, sweep `objects/xx/…`).
+ *   Packfiles are never written by ctxfs and are left alone.
  *
  * @module
  */
@@ -27,6 +30,7 @@ import fs from 'node:fs';
 import nodePath from 'node:path';
 import zlib from 'node:zlib';
 import type { Snapshot } from '@ctxfs/core';
+import lockfile from 'proper-lockfile';
 import { tempName } from './atomic-write.ts';
 import { closeQuietly, hostError, O_PATH, type RootGuard } from './root-guard.ts';
 
@@ -82,6 +86,14 @@ async function loadGit(): Promise<Git> {
 const REF_PREFIX = 'refs/ctxfs/';
 const RACY_MARGIN_NS = 50_000_000n; // timestamps come from a coarse clock
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+const STORE_LOCK_STALE_MS = 10_000;
+const STORE_LOCK_TIMEOUT_MS = 60_000;
+const TMP_OBJECT_MAX_AGE_MS = 3_600_000; // a temp object this old belongs to a crashed write
+const OID = /^[0-9a-f]{40}$/;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 function gitHash(type: string, body: Uint8Array): { oid: string; wrapped: Buffer } {
   const wrapped = Buffer.concat([Buffer.from(`${type} ${body.byteLength}\0`), body]);
@@ -114,6 +126,8 @@ export class GitSnapshotStore {
   #cache = new Map<string, CacheEntry>();
   #trees = new Map<string, TreeCacheEntry>();
   #cacheLoaded = false;
+  /** The prune generation the in-memory cache was last checked against (see {@link #checkCache}). */
+  #gcSeen: string | undefined;
   #busy: Promise<unknown> = Promise.resolve();
 
   constructor(options: GitSnapshotStoreOptions) {
@@ -211,25 +225,35 @@ export class GitSnapshotStore {
   snapshot(tag: string | undefined): Promise<Snapshot> {
     return this.#serial(async () => {
       await this.#init();
-      const started = BigInt(Date.now()) * 1_000_000n;
-      const modes: Record<string, number> = {};
-      const seen = new Set<string>();
-      const tree = await this.#snapDir('', started, modes, seen);
-      for (const key of this.#cache.keys()) if (!seen.has(key)) this.#cache.delete(key);
-      const id = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
-      const createdAt = new Date();
-      const meta: Meta = { ctxfs: 1, id, tag, createdAt: createdAt.toISOString(), modes };
-      const git = await loadGit();
-      const who = { name: 'ctxfs', email: 'ctxfs@localhost', timestamp: Math.floor(createdAt.getTime() / 1000), timezoneOffset: 0 };
-      const commit = await git.writeCommit({
-        fs,
-        gitdir: this.#gitdir,
-        commit: { message: `ctxfs snapshot${tag ? ` ${tag}` : ''}\n\n${JSON.stringify(meta)}\n`, tree, parent: [], author: who, committer: who },
-      });
-      await git.writeRef({ fs, gitdir: this.#gitdir, ref: REF_PREFIX + id, value: commit, force: true });
-      this.#saveCache();
-      return Object.freeze({ id, createdAt, tag, ref: commit });
+      const release = await this.#lockStore('snapshot');
+      try {
+        return await this.#snapshotLocked(tag);
+      } finally {
+        release();
+      }
     });
+  }
+
+  async #snapshotLocked(tag: string | undefined): Promise<Snapshot> {
+    this.#checkCache();
+    const started = BigInt(Date.now()) * 1_000_000n;
+    const modes: Record<string, number> = {};
+    const seen = new Set<string>();
+    const tree = await this.#snapDir('', started, modes, seen);
+    for (const key of this.#cache.keys()) if (!seen.has(key)) this.#cache.delete(key);
+    const id = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+    const createdAt = new Date();
+    const meta: Meta = { ctxfs: 1, id, tag, createdAt: createdAt.toISOString(), modes };
+    const git = await loadGit();
+    const who = { name: 'ctxfs', email: 'ctxfs@localhost', timestamp: Math.floor(createdAt.getTime() / 1000), timezoneOffset: 0 };
+    const commit = await git.writeCommit({
+      fs,
+      gitdir: this.#gitdir,
+      commit: { message: `ctxfs snapshot${tag ? ` ${tag}` : ''}\n\n${JSON.stringify(meta)}\n`, tree, parent: [], author: who, committer: who },
+    });
+    await git.writeRef({ fs, gitdir: this.#gitdir, ref: REF_PREFIX + id, value: commit, force: true });
+    this.#saveCache();
+    return Object.freeze({ id, createdAt, tag, ref: commit });
   }
 
   async #snapDir(dir: string, started: bigint, modes: Record<string, number>, seen: Set<string>): Promise<string> {
@@ -308,9 +332,15 @@ export class GitSnapshotStore {
   restore(id: string): Promise<void> {
     return this.#serial(async () => {
       await this.#init();
-      const { tree, meta } = await this.#lookup(id, 'restore');
-      await this.#restoreDir('', tree, meta.modes);
-      this.#saveCache();
+      // Locked so that another process cannot drop and prune this snapshot's objects mid-restore.
+      const release = await this.#lockStore('restore');
+      try {
+        const { tree, meta } = await this.#lookup(id, 'restore');
+        await this.#restoreDir('', tree, meta.modes);
+        this.#saveCache();
+      } finally {
+        release();
+      }
     });
   }
 
@@ -451,7 +481,241 @@ export class GitSnapshotStore {
       await this.#lookup(id, 'dropSnapshot');
       const git = await loadGit();
       await git.deleteRef({ fs, gitdir: this.#gitdir, ref: REF_PREFIX + id });
+      // The drop has happened; a failed prune only leaves garbage that the next drop collects.
+      try {
+        await this.#prune();
+      } catch {
+        // nothing deleted that any ref reaches: mark completes before the sweep starts
+      }
     });
+  }
+
+  // ---------------------------------------------------------------- garbage collection
+
+  /**
+   * Deletes the loose objects that no ref reaches, so that snapshots dropped
+   * over a long session do not grow the state directory without bound.
+   * Run by `drop` (inside the serialization, so it never races a snapshot of
+   * this store); exposed for tests and maintenance.
+   *
+   * Returns what was deleted, or `undefined` when another process held the
+   * store (it is snapshotting or restoring; the next drop collects instead).
+   *
+   * @example
+   * ```ts
+   * const { deleted, kept } = (await store.prune()) ?? { deleted: 0, kept: 0 };
+   * ```
+   */
+  prune(): Promise<{ deleted: number; kept: number } | undefined> {
+    return this.#serial(() => this.#prune());
+  }
+
+  async #prune(): Promise<{ deleted: number; kept: number } | undefined> {
+    await this.#init();
+    let release: () => void;
+    try {
+      release = this.#tryLockStore();
+    } catch {
+      return undefined;
+    }
+    try {
+      return await this.#pruneLocked();
+    } finally {
+      release();
+    }
+  }
+
+  async #pruneLocked(): Promise<{ deleted: number; kept: number }> {
+    // Mark everything first: any error here (unreadable ref, missing or
+    // corrupt object) aborts before a single file is deleted.
+    const marked = new Set<string>();
+    const visited = new Set<string>(); // commits and trees already walked: shared subtrees are read once
+    for (const oid of this.#refTips()) await this.#mark(oid, 'commit', marked, visited);
+
+    // The incremental-hash cache reuses blob/tree oids of the last snapshot
+    // without rewriting them. If that snapshot was just dropped, those oids
+    // are about to vanish: forget every cached oid that is not marked, and
+    // persist that *before* sweeping, so that neither this store nor a later
+    // one loading ctxfs-cache.json can build a tree over a deleted object
+    // even if the sweep dies halfway. Other processes see the new generation
+    // token and re-check their in-memory caches on their next snapshot.
+    for (const [k, e] of this.#cache) if (!marked.has(e.oid)) this.#cache.delete(k);
+    for (const [k, e] of this.#trees) if (!marked.has(e.oid)) this.#trees.delete(k);
+    this.#saveCache();
+    this.#gcSeen = this.#writeGcToken();
+
+    let deleted = 0;
+    let kept = 0;
+    const objects = nodePath.join(this.#gitdir, 'objects');
+    const now = Date.now();
+    for (const fan of fs.readdirSync(objects)) {
+      if (!/^[0-9a-f]{2}$/.test(fan)) continue; // pack/, info/: never written by ctxfs, left alone
+      const dir = nodePath.join(objects, fan);
+      let names: string[];
+      try {
+        names = fs.readdirSync(dir);
+      } catch {
+        continue;
+      }
+      let left = names.length;
+      for (const name of names) {
+        const file = nodePath.join(dir, name);
+        try {
+          if (/^[0-9a-f]{38}$/.test(name)) {
+            if (marked.has(fan + name)) {
+              kept++;
+              continue;
+            }
+          } else if (!(name.startsWith('tmp_') && now - fs.lstatSync(file).mtimeMs > TMP_OBJECT_MAX_AGE_MS)) {
+            continue;
+          }
+          fs.unlinkSync(file);
+          deleted++;
+          left--;
+        } catch {
+          // Not deletable now (permissions, vanished): harmless garbage, retried next prune.
+        }
+      }
+      if (left === 0) {
+        try {
+          fs.rmdirSync(dir);
+        } catch {
+          // not empty after all
+        }
+      }
+    }
+    return { deleted, kept };
+  }
+
+  /** Commit oids of every ref (loose and packed), not only ours: anything a ref names is kept. */
+  #refTips(): string[] {
+    const tips: string[] = [];
+    const walk = (dir: string) => {
+      let entries: fs.Dirent[];
+      try {
+        entries = fs.readdirSync(dir, { withFileTypes: true });
+      } catch (err) {
+        if ((err as { code?: string }).code === 'ENOENT') return;
+        throw err;
+      }
+      for (const d of entries) {
+        const p = nodePath.join(dir, d.name);
+        if (d.isDirectory()) walk(p);
+        else if (d.name.endsWith('.lock')) continue;
+        else {
+          const value = fs.readFileSync(p, 'utf8').trim();
+          if (value.startsWith('ref: ')) continue; // symbolic: its target is a ref file of its own
+          if (!OID.test(value)) throw new Error(`unreadable ref ${p}`);
+          tips.push(value);
+        }
+      }
+    };
+    walk(nodePath.join(this.#gitdir, 'refs'));
+    let packed = '';
+    try {
+      packed = fs.readFileSync(nodePath.join(this.#gitdir, 'packed-refs'), 'utf8');
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'ENOENT') throw err;
+    }
+    for (const line of packed.split('\n')) {
+      const oid = line.replace(/^\^/, '').slice(0, 40);
+      if (OID.test(oid)) tips.push(oid);
+    }
+    return tips;
+  }
+
+  async #mark(oid: string, type: 'commit' | 'tree', marked: Set<string>, visited: Set<string>): Promise<void> {
+    if (visited.has(oid)) return;
+    visited.add(oid);
+    marked.add(oid);
+    if (oid === EMPTY_TREE && type === 'tree') return;
+    const obj = await this.#readObject(oid);
+    if (obj.type !== type) throw new Error(`object ${oid} is a ${obj.type}, expected a ${type}`);
+    if (type === 'commit') {
+      // Header lines up to the blank line: the tree and any parents. The
+      // snapshot metadata lives in the message, not in objects of its own.
+      const header = obj.body.toString('latin1', 0, Math.max(0, obj.body.indexOf('\n\n')));
+      for (const line of header.split('\n')) {
+        const [key, value] = line.split(' ');
+        if (key === 'tree' && value !== undefined) await this.#mark(value, 'tree', marked, visited);
+        else if (key === 'parent' && value !== undefined) await this.#mark(value, 'commit', marked, visited);
+      }
+      return;
+    }
+    for (const e of await this.#readTree(oid)) {
+      if (e.type === 'tree') await this.#mark(e.oid, 'tree', marked, visited);
+      else if (e.mode !== '160000') marked.add(e.oid); // blobs are not read; gitlinks name no object here
+    }
+  }
+
+  #writeGcToken(): string {
+    const token = randomBytes(8).toString('hex');
+    const file = nodePath.join(this.#gitdir, 'ctxfs-gc-token');
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, token);
+    fs.renameSync(tmp, file);
+    return token;
+  }
+
+  #readGcToken(): string {
+    try {
+      return fs.readFileSync(nodePath.join(this.#gitdir, 'ctxfs-gc-token'), 'utf8');
+    } catch {
+      return '';
+    }
+  }
+
+  /**
+   * Before a snapshot reuses cached oids: if a prune ran since this cache was
+   * last checked (in another process, or before this process loaded
+   * ctxfs-cache.json), forget entries whose object is gone. Safe because the
+   * store lock is held: no prune can run between this check and the ref write.
+   */
+  #checkCache(): void {
+    const token = this.#readGcToken();
+    if (token === this.#gcSeen) return;
+    const exists = (oid: string) => fs.existsSync(nodePath.join(this.#gitdir, 'objects', oid.slice(0, 2), oid.slice(2)));
+    for (const [k, e] of this.#cache) if (!exists(e.oid)) this.#cache.delete(k);
+    for (const [k, e] of this.#trees) if (!exists(e.oid)) this.#trees.delete(k);
+    this.#gcSeen = token;
+  }
+
+  // ---------------------------------------------------------------- cross-process store lock
+
+  // In-process, #serial orders operations; this lock extends that to other
+  // processes sharing the state directory (the default stateDir is derived
+  // from the workspace, so two processes on one workspace share the store):
+  // a prune must never run between a snapshot writing its objects and
+  // writing its ref.
+  #tryLockStore(): () => void {
+    return lockfile.lockSync(this.#gitdir, {
+      realpath: false,
+      lockfilePath: nodePath.join(this.#gitdir, 'ctxfs-store.lock'),
+      stale: STORE_LOCK_STALE_MS,
+      onCompromised: () => {}, // a lost lock must not crash the process from a timer
+    });
+  }
+
+  async #lockStore(op: string): Promise<() => void> {
+    const deadline = Date.now() + STORE_LOCK_TIMEOUT_MS;
+    let delay = 5;
+    for (;;) {
+      try {
+        return this.#tryLockStore();
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'ELOCKED') throw err;
+      }
+      if (Date.now() >= deadline) {
+        throw hostError(
+          'ELOCKTIMEOUT',
+          '',
+          `${op}: the snapshot store stayed locked by another process for ${STORE_LOCK_TIMEOUT_MS} ms`,
+          'retry later; a lock of a dead process is taken over after 10 s',
+        );
+      }
+      await sleep(delay * (0.5 + Math.random()));
+      delay = Math.min(100, delay * 2);
+    }
   }
 }
 

@@ -146,3 +146,193 @@ describe('git snapshots', () => {
     expect((await again.listSnapshots()).map((s) => s.id)).toEqual([b.id]);
   });
 });
+
+/** Every object reachable from `commits`, computed by git itself (the oracle for the prune). */
+function reachable(gitdir: string, ...commits: string[]): Set<string> {
+  if (commits.length === 0) return new Set();
+  const out = execFileSync('git', ['--git-dir', gitdir, 'rev-list', '--objects', ...commits]).toString();
+  return new Set(
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.slice(0, 40)),
+  );
+}
+
+/** The loose object files on disk, by oid. */
+function looseObjects(gitdir: string): Set<string> {
+  const out = new Set<string>();
+  const objects = path.join(gitdir, 'objects');
+  for (const fan of nodeFs.readdirSync(objects)) {
+    if (!/^[0-9a-f]{2}$/.test(fan)) continue;
+    for (const name of nodeFs.readdirSync(path.join(objects, fan))) out.add(fan + name);
+  }
+  return out;
+}
+
+function fsck(gitdir: string): string {
+  return execFileSync('git', ['--git-dir', gitdir, 'fsck', '--full', '--strict'], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+}
+
+function age(root: string): void {
+  // Past the racy-git window, so the incremental cache trusts these files and reuses their oids.
+  const past = new Date(Date.now() - 10_000);
+  const walk = (dir: string) => {
+    for (const d of nodeFs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, d.name);
+      if (d.isDirectory()) walk(p);
+      else nodeFs.utimesSync(p, past, past);
+    }
+  };
+  walk(root);
+}
+
+describe('garbage collection of dropped snapshots', () => {
+  it('dropping A deletes exactly the objects only A reached and keeps everything B reaches', async () => {
+    const { hfs, abs, ws } = await workspace();
+    const gitdir = path.join(ws.state, 'snapshots.git');
+    nodeFs.mkdirSync(abs('src/lib'), { recursive: true });
+    nodeFs.mkdirSync(abs('empty'));
+    for (let i = 0; i < 30; i++) nodeFs.writeFileSync(abs(`src/lib/f${i}.ts`), `export const v${i} = ${i};\n`);
+    nodeFs.writeFileSync(abs('README.md'), '# A\n');
+    nodeFs.writeFileSync(abs('gone.txt'), 'only in A\n');
+    age(ws.root);
+    const a = await hfs.snapshot('a');
+    nodeFs.writeFileSync(abs('README.md'), '# B\n');
+    nodeFs.writeFileSync(abs('src/lib/f7.ts'), 'changed\n');
+    nodeFs.rmSync(abs('gone.txt'));
+    nodeFs.writeFileSync(abs('new.txt'), 'only in B\n');
+    const b = await hfs.snapshot('b');
+    const inB = tree(ws.root);
+    const objA = reachable(gitdir, a.ref as string);
+    const objB = reachable(gitdir, b.ref as string);
+    const onlyA = [...objA].filter((o) => !objB.has(o));
+    // commit, root tree, src, src/lib, README, f7, gone.txt: shared blobs and the empty dir's tree are not among them.
+    expect(onlyA).toHaveLength(7);
+    expect(looseObjects(gitdir)).toEqual(new Set([...objA, ...objB]));
+
+    await hfs.dropSnapshot(a);
+
+    expect(looseObjects(gitdir)).toEqual(objB);
+    for (const o of onlyA) {
+      expect(() => execFileSync('git', ['--git-dir', gitdir, 'cat-file', '-e', o], { stdio: 'ignore' })).toThrow();
+    }
+    expect(fsck(gitdir)).toBe('');
+    nodeFs.rmSync(abs('src'), { recursive: true });
+    nodeFs.writeFileSync(abs('README.md'), 'scribbled');
+    await hfs.restore(b);
+    expect(tree(ws.root)).toEqual(inB);
+  });
+
+  it('dropping every snapshot leaves no loose objects', async () => {
+    const { hfs, abs, ws } = await workspace();
+    const gitdir = path.join(ws.state, 'snapshots.git');
+    nodeFs.mkdirSync(abs('d/e'), { recursive: true });
+    nodeFs.writeFileSync(abs('d/x.txt'), 'x');
+    const s1 = await hfs.snapshot();
+    nodeFs.writeFileSync(abs('d/y.txt'), 'y');
+    const s2 = await hfs.snapshot();
+    const s3 = await hfs.snapshot(); // same tree as s2: only a new commit
+    expect(gitObjects(gitdir)).toBeGreaterThan(5);
+    for (const s of [s2, s1, s3]) await hfs.dropSnapshot(s);
+    expect(await hfs.listSnapshots()).toEqual([]);
+    expect(gitObjects(gitdir)).toBe(0);
+    expect(nodeFs.readdirSync(path.join(gitdir, 'objects')).filter((n) => /^[0-9a-f]{2}$/.test(n))).toEqual([]);
+    expect(fsck(gitdir)).toBe('');
+  });
+
+  it('20 snapshot/drop cycles of a changing tree keep exactly the live objects', async () => {
+    const { hfs, abs, ws } = await workspace();
+    const gitdir = path.join(ws.state, 'snapshots.git');
+    for (let i = 0; i < 50; i++) {
+      nodeFs.mkdirSync(abs(`d${i % 5}`), { recursive: true });
+      nodeFs.writeFileSync(abs(`d${i % 5}/f${i}.txt`), `base ${i}\n`);
+    }
+    age(ws.root);
+    const base = await hfs.snapshot('base'); // kept throughout: its objects are shared with every cycle
+    const inBase = tree(ws.root);
+    let prev = base;
+    let first = true;
+    const counts: number[] = [];
+    for (let round = 0; round < 20; round++) {
+      for (let k = 0; k < 5; k++) {
+        const n = (round * 7 + k * 11) % 50;
+        nodeFs.writeFileSync(abs(`d${n % 5}/f${n}.txt`), `round ${round} ${k}\n`);
+      }
+      nodeFs.writeFileSync(abs('extra.txt'), `extra ${round}\n`);
+      const s = await hfs.snapshot(`r${round}`);
+      if (!first) await hfs.dropSnapshot(prev);
+      first = false;
+      prev = s;
+      const live = reachable(gitdir, base.ref as string, s.ref as string);
+      expect(looseObjects(gitdir)).toEqual(live);
+      counts.push(live.size);
+    }
+    // Base (50 blobs, 5 dirs, root, commit = 57) plus at most one other whole
+    // snapshot (51 blobs, 5 dirs, root, commit = 58); without collection the
+    // store would hold every round's ~13 new objects (57 + 20 * 13).
+    expect(Math.max(...counts)).toBeLessThanOrEqual(57 + 58);
+    expect(counts.at(-1)).toBeLessThan(57 + 20 * 5);
+    expect(fsck(gitdir)).toBe('');
+    await hfs.restore(base);
+    expect(tree(ws.root)).toEqual(inBase);
+  });
+
+  it('after a prune the incremental cache never reuses a deleted blob (same store and another process)', async () => {
+    const { hfs, abs, ws } = await workspace();
+    const gitdir = path.join(ws.state, 'snapshots.git');
+    nodeFs.mkdirSync(abs('a/b'), { recursive: true });
+    nodeFs.mkdirSync(abs('keep-empty'));
+    for (let i = 0; i < 20; i++) nodeFs.writeFileSync(abs(`a/b/f${i}.txt`), `content ${i}\n`);
+    age(ws.root);
+    const inWs = tree(ws.root);
+    const s1 = await hfs.snapshot();
+    // Every object of s1 goes; the cache still holds their oids for these unchanged files.
+    await hfs.dropSnapshot(s1);
+    expect(gitObjects(gitdir)).toBe(0);
+    const s2 = await hfs.snapshot();
+    expect(fsck(gitdir)).toBe('');
+    expect(looseObjects(gitdir)).toEqual(reachable(gitdir, s2.ref as string));
+    nodeFs.rmSync(abs('a'), { recursive: true });
+    await hfs.restore(s2);
+    expect(tree(ws.root)).toEqual(inWs);
+
+    // A second store on the same state directory has its own in-memory cache;
+    // a prune by the first one must not leave it pointing at deleted objects.
+    age(ws.root);
+    const other = await HostFilesystem.open({ root: ws.root, stateDir: ws.state });
+    open.push(other);
+    const s3 = await other.snapshot();
+    await hfs.dropSnapshot(s2);
+    await hfs.dropSnapshot(s3.id);
+    expect(gitObjects(gitdir)).toBe(0);
+    const s4 = await other.snapshot();
+    expect(fsck(gitdir)).toBe('');
+    nodeFs.rmSync(abs('a'), { recursive: true });
+    await hfs.restore(s4);
+    expect(tree(ws.root)).toEqual(inWs);
+  });
+
+  it('a prune that cannot read every ref deletes nothing and does not fail the drop; foreign refs keep their objects', async () => {
+    const { hfs, abs, ws } = await workspace();
+    const gitdir = path.join(ws.state, 'snapshots.git');
+    nodeFs.writeFileSync(abs('x.txt'), 'x');
+    const a = await hfs.snapshot();
+    nodeFs.writeFileSync(abs('x.txt'), 'y');
+    const b = await hfs.snapshot();
+    nodeFs.writeFileSync(abs('x.txt'), 'z');
+    const c = await hfs.snapshot();
+    const before = looseObjects(gitdir);
+    nodeFs.mkdirSync(path.join(gitdir, 'refs/other'), { recursive: true });
+    nodeFs.writeFileSync(path.join(gitdir, 'refs/other/broken'), 'not an oid\n');
+    await hfs.dropSnapshot(a); // the ref goes, the prune gives up before deleting anything
+    expect((await hfs.listSnapshots()).map((s) => s.id)).toEqual([b.id, c.id]);
+    expect(looseObjects(gitdir)).toEqual(before);
+    // A ref that is not a snapshot still keeps what it reaches.
+    nodeFs.writeFileSync(path.join(gitdir, 'refs/other/broken'), `${b.ref}\n`);
+    await hfs.dropSnapshot(b);
+    await hfs.dropSnapshot(c);
+    expect(looseObjects(gitdir)).toEqual(reachable(gitdir, b.ref as string));
+    expect(fsck(gitdir)).toBe('');
+  });
+});
