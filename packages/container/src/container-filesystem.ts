@@ -24,7 +24,9 @@ import {
   compareNames,
   createByteReader,
   createByteWriter,
+  type DigestTarget,
   errno,
+  type FileDigest,
   type FileEntry,
   type FileKind,
   type FileStat,
@@ -435,6 +437,50 @@ export class ContainerFilesystem extends FilesystemBase {
       out.push({ name, path: prefix + name, kind });
     }
     return out;
+  }
+
+  /**
+   * One helper request stats a whole directory (`stat` over its entries, in
+   * one process) instead of a request per entry. Symlinks, and anything the
+   * batch did not answer for (a name with a newline, an entry that vanished),
+   * take the per-entry path, which follows links only inside the root.
+   */
+  protected override async statEntries(dir: string, entries: FileEntry[]): Promise<FileEntry[]> {
+    if (entries.length === 0) return [];
+    const res = await this.#run('list', dir, `SE ${q(dir)}`);
+    if (res.status !== 0) return super.statEntries(dir, entries);
+    const lines = new Map<string, string>();
+    for (const line of res.stdout.toString('utf8').split('\n')) {
+      // Six fields, then the name (which may itself hold a '|').
+      let bar = -1;
+      for (let field = 0; field < 6 && (field === 0 || bar >= 0); field++) bar = line.indexOf('|', bar + 1);
+      if (bar > 0) lines.set(line.slice(bar + 1), line.slice(0, bar));
+    }
+    const out: FileEntry[] = [];
+    for (const entry of entries) {
+      const line = entry.kind === 'symlink' ? undefined : lines.get(entry.name);
+      if (line === undefined) {
+        const stat = await this.tryStat(entry.path);
+        if (stat !== undefined) out.push({ ...entry, stat });
+        continue;
+      }
+      const { uid: _u, gid: _g, ...stat } = parseStat(entry.path, line);
+      out.push({ ...entry, stat });
+    }
+    return out;
+  }
+
+  /**
+   * Hashes a slice of files at a time, their reads issued together so that
+   * small files arrive as one tar per slice (see batch-read.ts) instead of a
+   * helper request each; the bytes are hashed here.
+   */
+  protected override async *digestFiles(targets: readonly DigestTarget[], headBytes: number): AsyncGenerator<Array<{ index: number; digest: FileDigest }>> {
+    for (let i = 0; i < targets.length; i += BATCH_FILES) {
+      const slice = targets.slice(i, i + BATCH_FILES);
+      const digests = await Promise.all(slice.map((t) => this.digestOne(t, headBytes)));
+      yield slice.map((t, k) => ({ index: t.index, digest: digests[k] as FileDigest }));
+    }
   }
 
   /** One helper request: stat, then the content if small, else the resolved path for a stream read. */

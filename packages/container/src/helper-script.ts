@@ -38,6 +38,8 @@ export const STAT_FORMAT = '%f|%s|%y|%z|%u|%g';
 export const HELPER_SCRIPT = String.raw`
 umask 022
 R=$1; N=$2; i=0
+NL='
+'
 RR=$(readlink -f "$R" 2>/dev/null) || RR=$R
 chk() {
   P=$R
@@ -93,6 +95,21 @@ RB() {
   set +f
   unset IFS
   [ $# -gt 0 ] && tar -cf - -C / -- "$@" 2>/dev/null
+  :
+}
+SE() {
+  chk "$1" || return $?
+  [ -d "$P" ] || return 101
+  cd "$P" || return 1
+  set --
+  for e in * .*; do
+    case $e in .|..|*"$NL"*) continue ;; esac
+    [ -L "$e" ] && continue
+    [ -e "$e" ] || continue
+    set -- "$@" "$e"
+  done
+  [ $# -gt 0 ] && stat -c '%f|%s|%y|%z|%u|%g|%n' -- "$@" 2>/dev/null
+  cd /
   :
 }
 FL() { chk "$1" || return $?; [ -d "$P" ] || return 101; cd "$P" && find . -type f -print0; s=$?; cd /; return $s; }

@@ -525,7 +525,7 @@ export abstract class FilesystemBase implements Filesystem {
     const buffer = new Uint8Array(DIGEST_BUFFER_BYTES);
     let batch: Array<{ index: number; digest: FileDigest }> = [];
     for (const t of targets) {
-      batch.push({ index: t.index, digest: await this.#digestOne(t, buffer, headBytes) });
+      batch.push({ index: t.index, digest: await this.digestOne(t, headBytes, buffer) });
       if (batch.length >= 256) {
         yield batch;
         batch = [];
@@ -534,19 +534,25 @@ export abstract class FilesystemBase implements Filesystem {
     if (batch.length > 0) yield batch;
   }
 
-  async #digestOne(t: DigestTarget, buffer: Uint8Array, headBytes: number): Promise<FileDigest> {
+  /**
+   * Hashes one target through `buffer`, or, without one, through a buffer
+   * sized to the file (for callers that hash several files at once);
+   * failures come back as the target's error.
+   */
+  protected async digestOne(t: DigestTarget, headBytes: number, buffer?: Uint8Array): Promise<FileDigest> {
     try {
       if (t.dirOnly) await this.#assertDirOnlyTarget(t.path, 'digest');
       const reader = await this.openFileReader(t.path, this.limits.chunkSize, 0);
       try {
-        const d = await digestStream((target) => reader.readInto(target), buffer, headBytes);
+        // One byte over the size lets a file that fits be hashed in one shot.
+        const through = buffer ?? new Uint8Array(Math.min(reader.size + 1, DIGEST_BUFFER_BYTES));
+        const d = await digestStream((target) => reader.readInto(target), through, headBytes);
         return { path: t.input, size: d.size, sha256: d.sha256, head: d.head };
       } finally {
         await reader.close();
       }
     } catch (err) {
-      const e = toFsError(err, 'digest', t.input);
-      return { path: t.input, error: e.op === 'digest' ? e : e.withOperation('digest') };
+      return { path: t.input, error: toFsError(err, 'digest', t.input).withOperation('digest') };
     }
   }
 
