@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, test } from 'vitest';
 import { FileRegistry, languageOf, type ScanProgress, StateStore, tagsOf } from '../src/index.ts';
+import { gitignoreNames } from '../src/registry/gitignore.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
 
 const FILES: Record<string, string> = {
@@ -20,6 +21,13 @@ const FILES: Record<string, string> = {
   'node_modules/dep/index.js': 'module.exports = 1;\n',
   '.git/HEAD': 'ref: refs/heads/main\n',
 };
+
+describe('.gitignore names a walk can leave out natively', () => {
+  test('plain, unanchored names only; globs, anchored paths and negations are left to the matcher', () => {
+    const text = '# build output\ndist\ntarget/\n/build\nsrc/gen\n*.log\n!keep.log\n.venv\n\\#notes\nlogs/**\n';
+    expect(gitignoreNames(text)).toEqual(['dist', 'target', '.venv', '#notes']);
+  });
+});
 
 describe('classification', () => {
   test('languages and tags from the path', () => {

@@ -20,7 +20,7 @@ import {
   languageOf,
   tagsOf,
 } from './classify.ts';
-import { compileGitignore } from './gitignore.ts';
+import { compileGitignore, gitignoreNames, isPlainName } from './gitignore.ts';
 
 /** What the registry knows about one file. */
 export interface FileRecord {
@@ -195,6 +195,8 @@ export class FileRegistry {
   /** Ignore patterns that are plain names: the walk leaves them out natively. */
   readonly #excludeNames: readonly string[];
   #gitignored: (path: string) => boolean = () => false;
+  /** Plain-name patterns of the root `.gitignore`, left out by the walk itself. */
+  #gitignoreNames: readonly string[] = [];
   readonly #useGitignore: boolean;
   readonly #sensitive: (path: string) => boolean;
   readonly #entrypoints: ReadonlySet<string>;
@@ -205,7 +207,7 @@ export class FileRegistry {
     this.fs = fs;
     this.store = store;
     const ignore = options.ignore ?? DEFAULT_IGNORE;
-    this.#excludeNames = ignore.filter((p) => /^[^/*?[\]{}()!+@\\]+$/.test(p));
+    this.#excludeNames = ignore.filter(isPlainName);
     const names = new Set(this.#excludeNames);
     const patterns = compileMatcher(ignore.filter((p) => !names.has(p)));
     this.#baseIgnored = (path) => names.has(path.slice(path.lastIndexOf('/') + 1)) || patterns(path);
@@ -239,10 +241,13 @@ export class FileRegistry {
   async #loadGitignore(): Promise<void> {
     if (!this.#useGitignore) return;
     try {
-      this.#gitignored = compileGitignore(new TextDecoder().decode(await this.fs.readBytes('.gitignore')));
+      const text = new TextDecoder().decode(await this.fs.readBytes('.gitignore'));
+      this.#gitignored = compileGitignore(text);
+      this.#gitignoreNames = gitignoreNames(text);
     } catch (err) {
       if (!isFsError(err)) throw err;
       this.#gitignored = () => false;
+      this.#gitignoreNames = [];
     }
   }
 
@@ -359,7 +364,8 @@ export class FileRegistry {
       // further would hash nothing sooner. Failures surface below, once.
       if (hashing.length > SLICES_AHEAD) await (hashing[hashing.length - 1 - SLICES_AHEAD] as Promise<void>).catch(() => {});
     };
-    const walk = this.fs.walk('', { stat: true, exclude: this.#excludeNames, enter: (e) => !this.#ignored(e.path) });
+    const exclude = [...this.#excludeNames, ...this.#gitignoreNames];
+    const walk = this.fs.walk('', { stat: true, exclude, enter: (e) => !this.#ignored(e.path) });
     let walkError: unknown;
     try {
       for await (const batch of walk) {

@@ -11,16 +11,26 @@
 
 import { compileFileFilter } from '@ctxfs/core';
 
-/** Compiles `.gitignore` text to a path predicate (workspace-relative paths). */
-export function compileGitignore(text: string): (path: string) => boolean {
-  const filters: Array<(path: string) => boolean> = [];
+/** One usable pattern of a `.gitignore`: the pattern, and whether it is anchored to the root. */
+interface GitignorePattern {
+  readonly pattern: string;
+  readonly anchored: boolean;
+}
+
+function* patternsOf(text: string): Generator<GitignorePattern> {
   for (const raw of text.split(/\r?\n/)) {
     let line = raw.replace(/(?<!\\)\s+$/, '');
     if (line === '' || line.startsWith('#') || line.startsWith('!')) continue;
     line = line.replace(/^\\([#!])/, '$1').replace(/\/+$/, '');
     if (line === '' || line === '/') continue;
-    const anchored = line.startsWith('/') || line.includes('/');
-    const pattern = line.replace(/^\//, '');
+    yield { pattern: line.replace(/^\//, ''), anchored: line.startsWith('/') || line.includes('/') };
+  }
+}
+
+/** Compiles `.gitignore` text to a path predicate (workspace-relative paths). */
+export function compileGitignore(text: string): (path: string) => boolean {
+  const filters: Array<(path: string) => boolean> = [];
+  for (const { pattern, anchored } of patternsOf(text)) {
     try {
       if (anchored) {
         // A pattern with a slash matches the whole relative path (`./x` forces that for a bare name).
@@ -33,4 +43,20 @@ export function compileGitignore(text: string): (path: string) => boolean {
     }
   }
   return (path) => filters.some((f) => f(path));
+}
+
+/**
+ * The patterns of a `.gitignore` that are plain names (`dist`, `.venv`,
+ * `target/`): they mean "this name at any depth", which a walk can leave
+ * out natively without entering the directory.
+ */
+export function gitignoreNames(text: string): string[] {
+  const names: string[] = [];
+  for (const { pattern, anchored } of patternsOf(text)) if (!anchored && isPlainName(pattern)) names.push(pattern);
+  return names;
+}
+
+/** A name without glob syntax: it matches only itself. */
+export function isPlainName(pattern: string): boolean {
+  return /^[^/*?[\]{}()!+@\\]+$/.test(pattern);
 }
