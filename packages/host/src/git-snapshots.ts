@@ -30,8 +30,8 @@ import fs from 'node:fs';
 import nodePath from 'node:path';
 import zlib from 'node:zlib';
 import type { Snapshot } from '@ctxfs/core';
-import lockfile from 'proper-lockfile';
 import { tempName } from './atomic-write.ts';
+import { lockFileWithin, tryLockFile } from './locks.ts';
 import { closeQuietly, hostError, O_PATH, type RootGuard } from './root-guard.ts';
 
 const { O_DIRECTORY, O_NOFOLLOW, O_WRONLY, O_CREAT, O_EXCL } = fs.constants;
@@ -90,10 +90,6 @@ const STORE_LOCK_STALE_MS = 10_000;
 const STORE_LOCK_TIMEOUT_MS = 60_000;
 const TMP_OBJECT_MAX_AGE_MS = 3_600_000; // a temp object this old belongs to a crashed write
 const OID = /^[0-9a-f]{40}$/;
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 function gitHash(type: string, body: Uint8Array): { oid: string; wrapped: Buffer } {
   const wrapped = Buffer.concat([Buffer.from(`${type} ${body.byteLength}\0`), body]);
@@ -688,34 +684,23 @@ export class GitSnapshotStore {
   // a prune must never run between a snapshot writing its objects and
   // writing its ref.
   #tryLockStore(): () => void {
-    return lockfile.lockSync(this.#gitdir, {
-      realpath: false,
-      lockfilePath: nodePath.join(this.#gitdir, 'ctxfs-store.lock'),
-      stale: STORE_LOCK_STALE_MS,
-      onCompromised: () => {}, // a lost lock must not crash the process from a timer
-    });
+    return tryLockFile(this.#gitdir, nodePath.join(this.#gitdir, 'ctxfs-store.lock'), STORE_LOCK_STALE_MS);
   }
 
-  async #lockStore(op: string): Promise<() => void> {
-    const deadline = Date.now() + STORE_LOCK_TIMEOUT_MS;
-    let delay = 5;
-    for (;;) {
-      try {
-        return this.#tryLockStore();
-      } catch (err) {
-        if ((err as { code?: string }).code !== 'ELOCKED') throw err;
-      }
-      if (Date.now() >= deadline) {
-        throw hostError(
+  #lockStore(op: string): Promise<() => void> {
+    return lockFileWithin(this.#gitdir, nodePath.join(this.#gitdir, 'ctxfs-store.lock'), {
+      staleMs: STORE_LOCK_STALE_MS,
+      deadline: Date.now() + STORE_LOCK_TIMEOUT_MS,
+      retryMinMs: 5,
+      retryMaxMs: 100,
+      timeout: () =>
+        hostError(
           'ELOCKTIMEOUT',
           '',
           `${op}: the snapshot store stayed locked by another process for ${STORE_LOCK_TIMEOUT_MS} ms`,
           'retry later; a lock of a dead process is taken over after 10 s',
-        );
-      }
-      await sleep(delay * (0.5 + Math.random()));
-      delay = Math.min(100, delay * 2);
-    }
+        ),
+    });
   }
 }
 

@@ -299,32 +299,16 @@ export class LockManager {
     }
   }
 
-  async #file(key: string, deadline: number): Promise<() => void> {
+  #file(key: string, deadline: number): Promise<() => void> {
     const base = this.#lockBase(key);
-    let delay = this.#retryMinMs;
-    for (;;) {
-      try {
-        return lockfile.lockSync(base, {
-          realpath: false,
-          lockfilePath: `${base}.lock`,
-          stale: this.#staleMs,
-          // A lock we lost (e.g. the machine slept past `stale`) is reported on
-          // release instead of crashing the process from a timer.
-          onCompromised: () => {},
-        });
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (code === 'ENOENT') {
-          fs.mkdirSync(this.#dir as string, { recursive: true, mode: 0o700 });
-          continue;
-        }
-        if (code !== 'ELOCKED') throw err;
-      }
-      const left = deadline - Date.now();
-      if (left <= 0) throw this.#timeout(key, 'another process holds it');
-      await sleep(Math.min(left, delay * (0.5 + Math.random())));
-      delay = Math.min(this.#retryMaxMs, delay * 2);
-    }
+    return lockFileWithin(base, `${base}.lock`, {
+      staleMs: this.#staleMs,
+      deadline,
+      retryMinMs: this.#retryMinMs,
+      retryMaxMs: this.#retryMaxMs,
+      timeout: () => this.#timeout(key, 'another process holds it'),
+      onMissing: () => fs.mkdirSync(this.#dir as string, { recursive: true, mode: 0o700 }),
+    });
   }
 
   #timeout(key: string, who: string): Error {
@@ -334,5 +318,58 @@ export class LockManager {
       `could not lock the file within ${this.#timeoutMs} ms: ${who}`,
       'retry later, or raise locks.timeoutMs; a lock of a dead process is taken over after locks.staleMs',
     );
+  }
+}
+
+/**
+ * proper-lockfile's lock on `base`, kept at `lockPath`, taken now or not at
+ * all (its error, `ELOCKED` when another process holds it). Returns the
+ * release function.
+ */
+export function tryLockFile(base: string, lockPath: string, staleMs: number): () => void {
+  return lockfile.lockSync(base, {
+    realpath: false,
+    lockfilePath: lockPath,
+    stale: staleMs,
+    // A lock we lost (e.g. the machine slept past `stale`) is reported on
+    // release instead of crashing the process from a timer.
+    onCompromised: () => {},
+  });
+}
+
+/** How {@link lockFileWithin} waits. */
+export interface LockWait {
+  readonly staleMs: number;
+  /** `Date.now()` after which it gives up. */
+  readonly deadline: number;
+  readonly retryMinMs: number;
+  readonly retryMaxMs: number;
+  /** The error to throw at the deadline. */
+  timeout(): Error;
+  /** Called when the lock's directory is missing, before trying again; without it that is an error. */
+  onMissing?(): void;
+}
+
+/**
+ * {@link tryLockFile}, retried with jittered exponential backoff until the
+ * deadline. Returns the release function.
+ */
+export async function lockFileWithin(base: string, lockPath: string, wait: LockWait): Promise<() => void> {
+  let delay = wait.retryMinMs;
+  for (;;) {
+    try {
+      return tryLockFile(base, lockPath, wait.staleMs);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'ENOENT' && wait.onMissing) {
+        wait.onMissing();
+        continue;
+      }
+      if (code !== 'ELOCKED') throw err;
+    }
+    const left = wait.deadline - Date.now();
+    if (left <= 0) throw wait.timeout();
+    await sleep(Math.min(left, delay * (0.5 + Math.random())));
+    delay = Math.min(wait.retryMaxMs, delay * 2);
   }
 }
