@@ -139,7 +139,8 @@ export abstract class FilesystemBase implements Filesystem {
   protected nativeGrep?(matcher: GrepMatcher, plan: GrepPlan): AsyncIterable<GrepMatch>;
   /**
    * A faster walk for `plan` (an external tool, one pass of the engine), or
-   * `undefined` to let the base walk over {@link walkEntries}. It must yield
+   * `undefined` to let the base walk (a `readDirectory`, and `statEntries`
+   * when asked, per directory). It must yield
    * what the base would — the same entries, `exclude` and `enter` applied,
    * stats when asked — in any order that keeps parents before children.
    */
@@ -239,8 +240,7 @@ export abstract class FilesystemBase implements Filesystem {
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof FsError && DELEGATED_OPS.has(err.op)) throw err.withOperation(op);
-      throw toFsError(err, op, path, dest);
+      throw asPublicError(err, op, path, dest);
     }
   }
 
@@ -670,8 +670,7 @@ export abstract class FilesystemBase implements Filesystem {
 
   #iterate<T>(op: FsOperation, path: string, make: () => AsyncGenerator<T>): AsyncIterableIterator<T> {
     let inner: AsyncGenerator<T> | undefined;
-    const wrap = (err: unknown) =>
-      err instanceof FsError && DELEGATED_OPS.has(err.op) ? err.withOperation(op) : toFsError(err, op, typeof path === 'string' ? path : undefined);
+    const wrap = (err: unknown) => asPublicError(err, op, typeof path === 'string' ? path : undefined);
     const it: AsyncIterableIterator<T> = {
       async next() {
         inner ??= make();
@@ -889,6 +888,16 @@ export abstract class FilesystemBase implements Filesystem {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/**
+ * The error a public operation throws: an FsError raised under a delegated
+ * op (a primitive labels its errors `openRead`) takes the caller's op; any
+ * other error becomes an FsError of `op`.
+ */
+function asPublicError(err: unknown, op: FsOperation, path: string | undefined, dest?: string): FsError {
+  if (err instanceof FsError && DELEGATED_OPS.has(err.op)) return err.withOperation(op);
+  return toFsError(err, op, path, dest);
 }
 
 /** One file a {@link Filesystem.digest} call asks for, its path validated. */
