@@ -52,6 +52,11 @@ function refuse(code: 'EINVAL' | 'EPATHESCAPE' | 'ENAMETOOLONG', op: FsOperation
 
 const encoder = new TextEncoder();
 
+/** Whether `s` holds `.` or `..` at `start` (`length` 1 or 2). */
+function isDots(s: string, start: number, length: number): boolean {
+  return s.charCodeAt(start) === 0x2e && (length === 1 || s.charCodeAt(start + 1) === 0x2e);
+}
+
 function utf8Length(s: string): number {
   // Pure ASCII is the overwhelmingly common case; skip the encode.
   for (let i = 0; i < s.length; i++) {
@@ -83,9 +88,22 @@ export function resolvePath(input: unknown, op: FsOperation, limits: PathLimits 
     throw refuse('EINVAL', op, input, `path must be a string, got ${input === null ? 'null' : typeof input}`, 'pass a workspace-relative path string');
   }
   let hasBackslash = false;
+  // Whether the input is already normal (no empty, `.` or `..` segment, no
+  // leading or trailing slash), and its longest segment: most paths come
+  // from a listing and are, and those need no splitting and rejoining.
+  let normal = input.length > 0;
+  let segmentStart = 0;
+  let segments = 1;
+  let longest = 0;
   for (let i = 0; i < input.length; i++) {
     const c = input.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f) {
+    if (c === 0x2f) {
+      const length = i - segmentStart;
+      if (length === 0 || (length <= 2 && isDots(input, segmentStart, length))) normal = false;
+      if (length > longest) longest = length;
+      segments++;
+      segmentStart = i + 1;
+    } else if (c < 0x20 || c === 0x7f) {
       throw refuse(
         'EINVAL',
         op,
@@ -100,6 +118,19 @@ export function resolvePath(input: unknown, op: FsOperation, limits: PathLimits 
       if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++;
       else throw refuse('EINVAL', op, input, 'path contains an unpaired UTF-16 surrogate', 'pass a well-formed Unicode string');
     }
+  }
+  const last = input.length - segmentStart;
+  if (last === 0 || (last <= 2 && isDots(input, segmentStart, last))) normal = false;
+  // A UTF-16 unit is at most 3 UTF-8 bytes: within these bounds no length check can fail.
+  if (
+    normal &&
+    !hasBackslash &&
+    input.charCodeAt(1) !== 0x3a &&
+    Math.max(longest, last) * 3 <= limits.maxSegmentBytes &&
+    input.length * 3 <= limits.maxPathBytes &&
+    segments <= limits.maxDepth
+  ) {
+    return { path: input, dirOnly: false };
   }
   const p = hasBackslash ? input.replaceAll('\\', '/') : input;
   if (p.charCodeAt(0) === 0x2f) {

@@ -166,6 +166,69 @@ describe('resolvePath', () => {
       expect(refusal('a'.repeat(900))?.code).toBe('ENAMETOOLONG');
     });
 
+    it('agrees with a plain reference on random paths, normal ones included, near every limit', () => {
+      // The reference: split, drop empty and `.` segments, pop on `..`, count UTF-8 bytes.
+      function reference(input: string, limits: typeof tight): { path: string; dirOnly: boolean } | string {
+        const p = input.replaceAll('\\', '/');
+        if (p.startsWith('/') || /^[A-Za-z]:/.test(p)) return 'EPATHESCAPE';
+        const out: string[] = [];
+        for (const seg of p.split('/')) {
+          if (seg === '' || seg === '.') continue;
+          if (seg === '..') {
+            if (out.length === 0) return 'EPATHESCAPE';
+            out.pop();
+          } else if (Buffer.byteLength(seg) > limits.maxSegmentBytes) return 'ENAMETOOLONG';
+          else out.push(seg);
+        }
+        if (out.length > limits.maxDepth || Buffer.byteLength(out.join('/')) > limits.maxPathBytes) return 'ENAMETOOLONG';
+        return { path: out.join('/'), dirOnly: p.endsWith('/') };
+      }
+      // Inputs built segment by segment, so normal paths near each limit are common:
+      // one, two, three and four UTF-8 bytes a character, dot segments, empty
+      // segments, and now and then a backslash, a colon or a leading slash.
+      const alphabets = [['a', 'b', 'é', '中', '😀'], ['中'], ['a']];
+      let seed = 0x2545f491;
+      const random = (n: number) => {
+        // xorshift32: exact in 32-bit integers, so the sequence never degenerates.
+        seed ^= seed << 13;
+        seed ^= seed >>> 17;
+        seed ^= seed << 5;
+        return (seed >>> 0) % n;
+      };
+      const shapes = [tight, { maxDepth: 4, maxSegmentBytes: 9, maxPathBytes: 24 }, { maxDepth: 6, maxSegmentBytes: 60, maxPathBytes: 150 }];
+      // Deep rather than long: the depth limit binds before the length limits.
+      shapes.push({ maxDepth: 5, maxSegmentBytes: 12, maxPathBytes: 400 });
+      for (const limits of shapes) {
+        for (let n = 0; n < 5000; n++) {
+          const characters = alphabets[random(alphabets.length)] as string[];
+          const segments: string[] = [];
+          const count = 1 + random(limits.maxDepth + 2);
+          for (let k = 0; k < count; k++) {
+            const kind = random(20);
+            if (kind === 0) segments.push('');
+            else if (kind === 1) segments.push('.');
+            else if (kind === 2) segments.push('..');
+            else {
+              let seg = '';
+              const length = 1 + random(Math.ceil(limits.maxSegmentBytes / 2) + 2);
+              for (let i = 0; i < length; i++) seg += characters[random(characters.length)];
+              segments.push(seg);
+            }
+          }
+          let input = segments.join('/');
+          const twist = random(30);
+          if (twist === 0) input = `/${input}`;
+          else if (twist === 1) input = `${input}/`;
+          else if (twist === 2) input = input.replace('/', '\\');
+          else if (twist === 3) input = `Z:${input}`;
+          const expected = reference(input, limits);
+          const got = refusal(input, limits);
+          if (typeof expected === 'string') expect([input, got?.code]).toEqual([input, expected]);
+          else expect([input, resolvePath(input, 'stat', limits)]).toEqual([input, expected]);
+        }
+      }
+    });
+
     it('limits never relax escape or character rules', () => {
       const wide = { maxDepth: 1000, maxSegmentBytes: 1000, maxPathBytes: 100_000 };
       expect(refusal('../x', wide)?.code).toBe('EPATHESCAPE');
