@@ -42,7 +42,7 @@ function pattern(size: number, seed: number): Uint8Array {
   const out = new Uint8Array(size);
   let x = seed;
   for (let i = 0; i < size; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
     out[i] = x >>> 24;
   }
   return out;

@@ -42,8 +42,9 @@ function gitDiff(a: string, b: string, context: number): string {
 it('applies malformed variants of real diffs correctly, never wrongly, and refuses only ambiguity', () => {
   let seed = 11;
   const rand = (n: number) => {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    return seed % n;
+    // Math.imul keeps the product exact; the high bits are the random ones.
+    seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
+    return Math.floor((seed / 0x80000000) * n);
   };
   const files = corpus(120);
   expect(files.length).toBeGreaterThan(40);

@@ -224,8 +224,9 @@ describe('scanChunks literal skipping', () => {
     const { compileGrep, scanChunks } = await import('@ctxfs/core');
     let seed = 5;
     const rand = (n: number) => {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      return seed % n;
+      // Math.imul keeps the product exact; the high bits are the random ones.
+      seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
+      return Math.floor((seed / 0x80000000) * n);
     };
     const words = ['alpha', 'beta', 'needle', 'nee', 'dle', 'gamma', '😀', '漢字', '\r\n', '\n', '\n', ' '];
     for (let round = 0; round < 200; round++) {
