@@ -24,7 +24,9 @@ export interface StreamDigest {
 /**
  * Hashes a file read through `read` (fills the target it is given and
  * returns how many bytes, 0 at the end) using `buffer` as the only storage.
- * The head is a copy, so the buffer can go on to the next file.
+ * The head is a copy, so the buffer can go on to the next file: into
+ * `headTarget` when given (at least `headBytes` long, and the head is a view
+ * of it), else into a new array.
  *
  * @example
  * ```ts
@@ -33,7 +35,12 @@ export interface StreamDigest {
  * d.sha256; // 'e3b0c442...'
  * ```
  */
-export async function digestStream(read: (target: Uint8Array) => number | Promise<number>, buffer: Uint8Array, headBytes: number): Promise<StreamDigest> {
+export async function digestStream(
+  read: (target: Uint8Array) => number | Promise<number>,
+  buffer: Uint8Array,
+  headBytes: number,
+  headTarget?: Uint8Array,
+): Promise<StreamDigest> {
   let size = 0;
   // Fill the whole buffer first: most files fit, and one-shot hashing of a
   // single view is cheaper than an incremental hash object.
@@ -42,7 +49,7 @@ export async function digestStream(read: (target: Uint8Array) => number | Promis
     if (n === 0) break;
     size += n;
   }
-  const head = headBytes > 0 ? copyOf(buffer.subarray(0, Math.min(size, headBytes))) : undefined;
+  const head = headBytes > 0 ? copyOf(buffer.subarray(0, Math.min(size, headBytes)), headTarget) : undefined;
   if (size < buffer.byteLength) return { size, sha256: hash('sha256', buffer.subarray(0, size), 'hex'), head };
   const h = createHash('sha256').update(buffer);
   for (let n = await read(buffer); n > 0; n = await read(buffer)) {
@@ -52,8 +59,8 @@ export async function digestStream(read: (target: Uint8Array) => number | Promis
   return { size, sha256: h.digest('hex'), head };
 }
 
-function copyOf(view: Uint8Array): Uint8Array {
-  const out = new Uint8Array(view.byteLength);
+function copyOf(view: Uint8Array, target: Uint8Array | undefined): Uint8Array {
+  const out = target === undefined ? new Uint8Array(view.byteLength) : target.subarray(0, view.byteLength);
   out.set(view);
   return out;
 }

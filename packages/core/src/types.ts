@@ -96,7 +96,11 @@ export type FileDigest =
       readonly size: number;
       /** Lower-case hex SHA-256 of the content. */
       readonly sha256: string;
-      /** The first `headBytes` bytes, when asked for. */
+      /**
+       * The first `headBytes` bytes, when asked for. It may be a view into a
+       * buffer shared with the other digests of its batch: copy it
+       * (`head.slice()`) to keep it long after the batch.
+       */
       readonly head?: Uint8Array | undefined;
       readonly error?: undefined;
     }

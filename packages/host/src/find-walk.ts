@@ -88,7 +88,7 @@ export async function* findWalk(guard: RootGuard, find: string, plan: FindWalkPl
       const batch: FoundEntry[] = [];
       let start = 0;
       for (let end = buf.indexOf(0, start); end >= 0; end = buf.indexOf(0, start)) {
-        batch.push(parseRecord(buf.toString('utf8', start, end)));
+        batch.push(parseRecord(buf, start, end));
         start = end + 1;
       }
       rest = start < buf.length ? buf.subarray(start) : undefined;
@@ -107,20 +107,30 @@ export async function* findWalk(guard: RootGuard, find: string, plan: FindWalkPl
   }
 }
 
-function parseRecord(record: string): FoundEntry {
-  let i = 2;
-  let j = record.indexOf(' ', i);
-  const size = Number(record.slice(i, j));
-  i = j + 1;
-  j = record.indexOf(' ', i);
-  const mtime = timeOf(record.slice(i, j));
-  i = j + 1;
-  j = record.indexOf(' ', i);
-  const ctime = timeOf(record.slice(i, j));
-  i = j + 1;
-  j = record.indexOf(' ', i);
-  const mode = Number.parseInt(record.slice(i, j), 8);
-  return { type: record[0] as string, size, mtime, ctime, mode, rel: record.slice(j + 1) };
+/**
+ * One record, read from the bytes: the header is ASCII, and only the path
+ * becomes a string. Decoding the whole record and slicing the path out of it
+ * would keep the record's text alive as long as the path is (a registry keeps
+ * paths for good).
+ */
+function parseRecord(buf: Buffer, start: number, end: number): FoundEntry {
+  const fields: number[] = [];
+  let i = start + 2;
+  for (let field = 0; field < 4; field++) {
+    let j = i;
+    while (j < end && buf[j] !== 0x20) j++;
+    fields.push(i, j);
+    i = j + 1;
+  }
+  const [sizeAt, sizeEnd, mtimeAt, mtimeEnd, ctimeAt, ctimeEnd, modeAt, modeEnd] = fields as [number, number, number, number, number, number, number, number];
+  return {
+    type: String.fromCharCode(buf[start] as number),
+    size: Number(buf.toString('latin1', sizeAt, sizeEnd)),
+    mtime: timeOf(buf, mtimeAt, mtimeEnd),
+    ctime: timeOf(buf, ctimeAt, ctimeEnd),
+    mode: Number.parseInt(buf.toString('latin1', modeAt, modeEnd), 8),
+    rel: buf.toString('utf8', i, end),
+  };
 }
 
 /**
@@ -128,7 +138,8 @@ function parseRecord(record: string): FoundEntry {
  * `sec * 1e3 + nsec / 1e6` and rounds it, so this does exactly that rather
  * than parse a float that has lost the nanoseconds.
  */
-function timeOf(text: string): Date {
+function timeOf(buf: Buffer, start: number, end: number): Date {
+  const text = buf.toString('latin1', start, end);
   const dot = text.indexOf('.');
   if (text.startsWith('-') || dot < 0) return new Date(Math.round(Number(text) * 1000));
   const sec = Number(text.slice(0, dot));

@@ -134,7 +134,7 @@ const sha = (text: string | Uint8Array) => createHash('sha256').update(text).dig
 
 async function digestAll(fs: Filesystem, paths: readonly string[]): Promise<FileDigest[]> {
   const out: FileDigest[] = [];
-  for await (const batch of fs.digest(paths, { headBytes: 8 })) out.push(...batch);
+  for await (const batch of fs.digest(paths, { headBytes: 24 })) out.push(...batch);
   return out;
 }
 
@@ -155,7 +155,10 @@ describe('digest in worker threads', () => {
       out.slice(special.length).forEach((d, i) => {
         expect(d.path).toBe(files[i]);
         expect(d.error === undefined && d.sha256).toBe(sha(`content of ${files[i]}`));
+        // Heads from a worker share one buffer per request; each must still be its own file's.
+        expect(Buffer.from(d.error === undefined ? (d.head ?? []) : []).toString()).toBe(`content of ${files[i]}`.slice(0, 24));
       });
+      expect(out[0]?.error === undefined && Buffer.from(out[0]?.head ?? []).toString()).toBe('a');
       for (const d of out) if (d.error) expect(d.error.hint.length).toBeGreaterThan(0);
     });
   }
