@@ -34,6 +34,9 @@ describe('classification', () => {
     expect(languageOf('a/b.tsx')).toBe('tsx');
     expect(languageOf('Makefile')).toBe('make');
     expect(languageOf('x.unknownext')).toBeUndefined();
+    // Names that are properties of every object are names like any other.
+    for (const name of ['constructor', 'x.constructor', 'toString', 'a/__proto__', 'x.__proto__', 'hasOwnProperty.valueOf'])
+      expect(languageOf(name)).toBeUndefined();
     expect(tagsOf('src/a.ts', 'typescript')).toEqual(['code']);
     expect(tagsOf('src/a.test.ts', 'typescript')).toEqual(['code', 'test']);
     expect(tagsOf('pkg/x_test.go', 'go')).toEqual(['code', 'test']);
@@ -139,6 +142,47 @@ for (const backend of BACKENDS) {
       await ws.external('src/a.ts', null);
       expect((await registry.check('src/a.ts')).status).toBe('removed');
       expect(await registry.refresh('src/a.ts')).toBeUndefined();
+    });
+
+    test('a first content found by a scan has its version row deferred, yet every version stays in the history', async () => {
+      const registry = await setup();
+      await registry.scan();
+      const stored = () => Number((store.statement('SELECT count(*) AS n FROM file_versions').get() as { n: number }).n);
+      // The scan wrote no version rows: each would repeat its files row.
+      expect(stored()).toBe(0);
+      const first = registry.get('src/a.ts');
+      expect(registry.versions('src/a.ts')).toEqual([
+        { path: 'src/a.ts', version: 1, sha256: first?.sha256, size: first?.size, author: 'initial', message: undefined, createdMs: first?.versionMs },
+      ]);
+
+      // A touch with the same content is not a version and keeps the time the version was recorded.
+      await ws.external('src/a.ts', FILES['src/a.ts'] as string);
+      await registry.scan();
+      expect(registry.get('src/a.ts')?.versionMs).toBe(first?.versionMs);
+
+      // A new content writes the deferred row of the one it replaces, then its own.
+      await ws.external('src/a.ts', 'export const a = 22;\n');
+      await registry.scan();
+      expect(registry.versions('src/a.ts').map((v) => [v.version, v.author, v.sha256])).toEqual([
+        [2, 'external', registry.get('src/a.ts')?.sha256],
+        [1, 'initial', first?.sha256],
+      ]);
+      expect(registry.versions('src/a.ts', 1).map((v) => v.version)).toEqual([2]);
+
+      // A removed file keeps its last version in the history, by a rescan or by check().
+      const guide = registry.get('docs/guide.md');
+      await ws.external('docs/guide.md', null);
+      await registry.scan();
+      expect(registry.versions('docs/guide.md')).toMatchObject([{ version: 1, author: 'initial', sha256: guide?.sha256 }]);
+      const readme = registry.get('README.md');
+      await ws.external('README.md', null);
+      expect((await registry.check('README.md')).status).toBe('removed');
+      expect(registry.versions('README.md')).toMatchObject([{ version: 1, sha256: readme?.sha256 }]);
+
+      // Another instance on the same store sees the same history.
+      const other = new FileRegistry(ws.fs, store);
+      expect(other.versions('src/index.ts')).toEqual(registry.versions('src/index.ts'));
+      expect(other.versions('src/a.ts')).toEqual(registry.versions('src/a.ts'));
     });
 
     test('the registry persists in the store: a new instance sees the old records and rescans incrementally', async () => {

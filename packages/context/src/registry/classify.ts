@@ -11,76 +11,79 @@ import { compileFileFilters } from '@ctxfs/core';
 /** Coarse role of a file. A file can carry several (a test is also code). */
 export type FileTag = 'doc' | 'config' | 'code' | 'test' | 'generated';
 
-const LANGUAGES: Record<string, string> = {
-  ts: 'typescript',
-  mts: 'typescript',
-  cts: 'typescript',
-  tsx: 'tsx',
-  js: 'javascript',
-  mjs: 'javascript',
-  cjs: 'javascript',
-  jsx: 'javascript',
-  py: 'python',
-  pyi: 'python',
-  go: 'go',
-  rs: 'rust',
-  java: 'java',
-  cs: 'c-sharp',
-  cpp: 'cpp',
-  cc: 'cpp',
-  cxx: 'cpp',
-  hpp: 'cpp',
-  hh: 'cpp',
-  hxx: 'cpp',
-  c: 'c',
-  h: 'c',
-  rb: 'ruby',
-  php: 'php',
-  sh: 'bash',
-  bash: 'bash',
-  zsh: 'bash',
-  kt: 'kotlin',
-  kts: 'kotlin',
-  swift: 'swift',
-  scala: 'scala',
-  lua: 'lua',
-  pl: 'perl',
-  pm: 'perl',
-  ex: 'elixir',
-  exs: 'elixir',
-  dart: 'dart',
-  r: 'r',
-  jl: 'julia',
-  hs: 'haskell',
-  ml: 'ocaml',
-  clj: 'clojure',
-  css: 'css',
-  scss: 'scss',
-  less: 'less',
-  html: 'html',
-  htm: 'html',
-  vue: 'vue',
-  svelte: 'svelte',
-  sql: 'sql',
-  ps1: 'powershell',
-  md: 'markdown',
-  markdown: 'markdown',
-  mdx: 'markdown',
-  rst: 'rst',
-  txt: 'text',
-  adoc: 'asciidoc',
-  json: 'json',
-  jsonc: 'json',
-  json5: 'json',
-  yaml: 'yaml',
-  yml: 'yaml',
-  toml: 'toml',
-  ini: 'ini',
-  cfg: 'ini',
-  xml: 'xml',
-  gradle: 'gradle',
-  properties: 'properties',
-};
+/** Language by lower-case extension. A map, not an object: a file named `.constructor` has no language. */
+const LANGUAGES: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    ts: 'typescript',
+    mts: 'typescript',
+    cts: 'typescript',
+    tsx: 'tsx',
+    js: 'javascript',
+    mjs: 'javascript',
+    cjs: 'javascript',
+    jsx: 'javascript',
+    py: 'python',
+    pyi: 'python',
+    go: 'go',
+    rs: 'rust',
+    java: 'java',
+    cs: 'c-sharp',
+    cpp: 'cpp',
+    cc: 'cpp',
+    cxx: 'cpp',
+    hpp: 'cpp',
+    hh: 'cpp',
+    hxx: 'cpp',
+    c: 'c',
+    h: 'c',
+    rb: 'ruby',
+    php: 'php',
+    sh: 'bash',
+    bash: 'bash',
+    zsh: 'bash',
+    kt: 'kotlin',
+    kts: 'kotlin',
+    swift: 'swift',
+    scala: 'scala',
+    lua: 'lua',
+    pl: 'perl',
+    pm: 'perl',
+    ex: 'elixir',
+    exs: 'elixir',
+    dart: 'dart',
+    r: 'r',
+    jl: 'julia',
+    hs: 'haskell',
+    ml: 'ocaml',
+    clj: 'clojure',
+    css: 'css',
+    scss: 'scss',
+    less: 'less',
+    html: 'html',
+    htm: 'html',
+    vue: 'vue',
+    svelte: 'svelte',
+    sql: 'sql',
+    ps1: 'powershell',
+    md: 'markdown',
+    markdown: 'markdown',
+    mdx: 'markdown',
+    rst: 'rst',
+    txt: 'text',
+    adoc: 'asciidoc',
+    json: 'json',
+    jsonc: 'json',
+    json5: 'json',
+    yaml: 'yaml',
+    yml: 'yaml',
+    toml: 'toml',
+    ini: 'ini',
+    cfg: 'ini',
+    xml: 'xml',
+    gradle: 'gradle',
+    properties: 'properties',
+  }),
+);
 
 const CODE_LANGUAGES = new Set([
   'typescript',
@@ -120,23 +123,25 @@ const CODE_LANGUAGES = new Set([
 const DOC_LANGUAGES = new Set(['markdown', 'rst', 'text', 'asciidoc']);
 const CONFIG_LANGUAGES = new Set(['json', 'yaml', 'toml', 'ini', 'xml', 'gradle', 'properties']);
 
-const SPECIAL_NAMES: Record<string, string> = {
-  Dockerfile: 'dockerfile',
-  Makefile: 'make',
-  makefile: 'make',
-  GNUmakefile: 'make',
-  Rakefile: 'ruby',
-  Gemfile: 'ruby',
-  Jenkinsfile: 'groovy',
-  LICENSE: 'text',
-  'LICENSE.txt': 'text',
-  CHANGELOG: 'text',
-  '.gitignore': 'ignore',
-  '.npmignore': 'ignore',
-  '.dockerignore': 'ignore',
-  '.editorconfig': 'ini',
-  '.env': 'dotenv',
-};
+const SPECIAL_NAMES: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    Dockerfile: 'dockerfile',
+    Makefile: 'make',
+    makefile: 'make',
+    GNUmakefile: 'make',
+    Rakefile: 'ruby',
+    Gemfile: 'ruby',
+    Jenkinsfile: 'groovy',
+    LICENSE: 'text',
+    'LICENSE.txt': 'text',
+    CHANGELOG: 'text',
+    '.gitignore': 'ignore',
+    '.npmignore': 'ignore',
+    '.dockerignore': 'ignore',
+    '.editorconfig': 'ini',
+    '.env': 'dotenv',
+  }),
+);
 const DOC_NAMES = /^(README|CHANGELOG|CHANGES|HISTORY|LICENSE|LICENCE|COPYING|AUTHORS|CONTRIBUTING|NOTICE|SECURITY|AGENTS|CLAUDE)(\..*)?$/i;
 const CONFIG_NAMES =
   /^(package\.json|tsconfig.*\.json|jsconfig\.json|pyproject\.toml|setup\.cfg|setup\.py|Cargo\.toml|go\.mod|go\.sum|pom\.xml|build\.gradle(\.kts)?|settings\.gradle(\.kts)?|Dockerfile|docker-compose.*\.ya?ml|Makefile|\.env.*|\.editorconfig|\.gitignore|\.npmrc|\.nvmrc|\.prettierrc.*|\.eslintrc.*|eslint\.config\..*|biome\.jsonc?|vite\.config\..*|vitest\.config\..*|jest\.config\..*|webpack\.config\..*|rollup\.config\..*|babel\.config\..*|requirements.*\.txt|Gemfile|composer\.json|.*\.csproj)$/;
@@ -145,6 +150,12 @@ const TEST_PATH =
 const GENERATED_PATH =
   /(^|\/)(dist|build|out|target|\.next|coverage|__generated__|generated)\/|\.min\.(js|css)$|\.map$|\.d\.ts$|(^|\/)(package-lock\.json|pnpm-lock\.yaml|yarn\.lock|Cargo\.lock|poetry\.lock|composer\.lock|Gemfile\.lock|go\.sum|bun\.lockb)$|_pb2(_grpc)?\.py$|\.pb\.go$|\.generated\.[^/]+$|\.g\.dart$/;
 const GENERATED_MARKER = /@generated|Code generated .* DO NOT EDIT|<auto-generated|This file is (automatically |auto-)generated|DO NOT EDIT/i;
+/**
+ * What every marker above contains. Almost no file has it, and this
+ * alternation of literals is found by a quick scan where the full pattern
+ * tries each alternative at each position: a scan checks every file's head.
+ */
+const GENERATED_MARKER_WORDS = /generated|do not edit/i;
 
 /** Paths whose content is credentials by convention; flagged sensitive in the registry. */
 export const DEFAULT_SENSITIVE_PATTERNS: readonly string[] = [
@@ -198,12 +209,12 @@ export function compileMatcher(patterns: readonly string[]): (path: string) => b
 /** Language id of a path (`typescript`, `python`, `markdown`...), or `undefined`. */
 export function languageOf(path: string): string | undefined {
   const name = path.slice(path.lastIndexOf('/') + 1);
-  const special = SPECIAL_NAMES[name];
+  const special = SPECIAL_NAMES.get(name);
   if (special) return special;
   if (name.startsWith('.env')) return 'dotenv';
   const dot = name.lastIndexOf('.');
   if (dot <= 0) return undefined;
-  return LANGUAGES[name.slice(dot + 1).toLowerCase()];
+  return LANGUAGES.get(name.slice(dot + 1).toLowerCase());
 }
 
 /** Tags of a path; `head` (the first bytes) lets generated markers count. */
@@ -214,7 +225,7 @@ export function tagsOf(path: string, language: string | undefined, head?: string
   if (CONFIG_NAMES.test(name) || (language !== undefined && CONFIG_LANGUAGES.has(language)) || language === 'dotenv') tags.add('config');
   if (language !== undefined && CODE_LANGUAGES.has(language)) tags.add('code');
   if (tags.has('code') && TEST_PATH.test(path)) tags.add('test');
-  if (GENERATED_PATH.test(path) || (head !== undefined && GENERATED_MARKER.test(head.slice(0, 1024)))) tags.add('generated');
+  if (GENERATED_PATH.test(path) || (head !== undefined && hasGeneratedMarker(head))) tags.add('generated');
   // A doc tag wins over nothing; code in a docs folder stays code.
   if (tags.has('code')) tags.delete('doc');
   return [...tags].sort();
@@ -222,7 +233,8 @@ export function tagsOf(path: string, language: string | undefined, head?: string
 
 /** Whether the first bytes of a file carry a generated-code marker. */
 export function hasGeneratedMarker(head: string): boolean {
-  return GENERATED_MARKER.test(head.slice(0, 1024));
+  const start = head.length > 1024 ? head.slice(0, 1024) : head;
+  return GENERATED_MARKER_WORDS.test(start) && GENERATED_MARKER.test(start);
 }
 
 /** Whether a path is sensitive under the default rules plus `extra` matchers. */

@@ -21,6 +21,7 @@ import {
   tagsOf,
 } from './classify.ts';
 import { compileGitignore, gitignoreNames, isPlainName } from './gitignore.ts';
+import { RecordTable, tagsFromList } from './record-table.ts';
 
 /** What the registry knows about one file. */
 export interface FileRecord {
@@ -34,6 +35,8 @@ export interface FileRecord {
   readonly sha256: string;
   /** Number of distinct contents seen so far (1 for a new file). */
   readonly version: number;
+  /** When the current version was recorded: first seen by a scan, or written. */
+  readonly versionMs: number;
   readonly accessCount: number;
   readonly lastAccessedMs: number | undefined;
   readonly entrypoint: boolean;
@@ -108,12 +111,17 @@ export interface FileVersionRecord {
 
 export const DEFAULT_IGNORE: readonly string[] = ['.git', '.hg', '.svn', 'node_modules', '__pycache__', '.venv', '.ctxfs', '.DS_Store'];
 
-/** Changed files sent to `digest` at a time while the walk goes on. */
-const SCAN_SLICE = 1024;
+// How much work a scan keeps in flight. Results that wait (digests not yet
+// recorded, rows not yet committed) outlive V8's young-generation
+// collections, and what survives those makes V8 grow the young generation:
+// with four slices of 1,024 files ahead and 4,096 rows a commit, a first scan
+// of 35,000 files peaked about 20 MiB higher than with these, at the same speed.
+/** Changed files sent to `digest` at a time while the walk goes on (one worker request on the host). */
+const SCAN_SLICE = 256;
 /** Rows stored per transaction during a scan. */
-const ROWS_PER_COMMIT = 4096;
+const ROWS_PER_COMMIT = 1024;
 /** Slices the walk may send before the oldest of them is hashed. */
-const SLICES_AHEAD = 4;
+const SLICES_AHEAD = 2;
 
 /** Bytes of each file's head checked for a generated-code marker. */
 const HEAD_BYTES = 1024;
@@ -121,10 +129,48 @@ const HEAD_BYTES = 1024;
 /** Error codes that mean a file is simply no longer there. */
 const GONE: ReadonlySet<string> = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
 
-/** Multi-row statements: rows per INSERT (13 parameters each, far below SQLite's limit). */
+/** Multi-row statements: rows per INSERT (14 parameters each, far below SQLite's limit). */
 const ROWS_PER_STATEMENT = 64;
 
-/** A record about to be stored, with what its version row needs. */
+/**
+ * The SQL of a multi-row statement for `rows` rows, built once per row count:
+ * the text is also the key of the store's prepared-statement cache, and a
+ * scan runs hundreds of these.
+ */
+function multiRow(head: string, tuple: string, tail = ''): (rows: number) => string {
+  const built = new Map<number, string>();
+  return (rows) => {
+    let sql = built.get(rows);
+    if (sql === undefined) {
+      sql = `${head} ${Array(rows).fill(tuple).join(', ')} ${tail}`;
+      built.set(rows, sql);
+    }
+    return sql;
+  };
+}
+
+const INSERT_FILES = multiRow(
+  `INSERT INTO files (path, kind, language, tags, size, mtime_ms, sha256, version, access_count, last_accessed_ms, is_entrypoint, is_sensitive,
+     is_generated, scanned_ms, version_ms) VALUES`,
+  "(?, 'file', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  `ON CONFLICT (path) DO UPDATE SET language = excluded.language, tags = excluded.tags, size = excluded.size, mtime_ms = excluded.mtime_ms,
+     sha256 = excluded.sha256, version = excluded.version, is_entrypoint = excluded.is_entrypoint, is_sensitive = excluded.is_sensitive,
+     is_generated = excluded.is_generated, scanned_ms = excluded.scanned_ms, version_ms = excluded.version_ms`,
+);
+
+const INSERT_VERSIONS = multiRow(
+  'INSERT OR IGNORE INTO file_versions (path, version, sha256, size, author, message, created_ms) VALUES',
+  '(?, ?, ?, ?, ?, ?, ?)',
+);
+
+/**
+ * A record about to be stored, with what its version row needs. The version
+ * row of a file's first content, when nobody but the scan authored it, is
+ * deferred: the `files` row already holds everything it would say, and
+ * writing it would nearly double a first scan's writes. It is written when
+ * that content stops being current (a new version, or the file's removal),
+ * and {@link FileRegistry.versions} reads it from the `files` row until then.
+ */
 interface PendingRow {
   readonly record: FileRecord;
   readonly isNewContent: boolean;
@@ -158,17 +204,26 @@ interface FileRow {
   is_entrypoint: number;
   is_sensitive: number;
   is_generated: number;
+  scanned_ms: number;
+  /** Null in rows written before migration 4, whose version rows were all written eagerly. */
+  version_ms: number | null;
+}
+
+/** The version row a record's current content has, or would have if it was deferred. */
+function deferredVersionOf(r: FileRecord): FileVersionRecord {
+  return { path: r.path, version: r.version, sha256: r.sha256, size: r.size, author: 'initial', message: undefined, createdMs: r.versionMs };
 }
 
 function fromRow(r: FileRow): FileRecord {
   return {
     path: r.path,
     language: r.language ?? undefined,
-    tags: r.tags === '' ? [] : (r.tags.split(',') as FileTag[]),
+    tags: tagsFromList(r.tags === '' ? [] : (r.tags.split(',') as FileTag[])),
     size: Number(r.size),
     mtimeMs: Number(r.mtime_ms),
     sha256: r.sha256 ?? '',
     version: Number(r.version),
+    versionMs: Number(r.version_ms ?? r.scanned_ms),
     accessCount: Number(r.access_count),
     lastAccessedMs: r.last_accessed_ms === null ? undefined : Number(r.last_accessed_ms),
     entrypoint: r.is_entrypoint === 1,
@@ -190,7 +245,7 @@ function fromRow(r: FileRow): FileRecord {
 export class FileRegistry {
   readonly fs: Filesystem;
   readonly store: StateStore;
-  readonly #records = new Map<string, FileRecord>();
+  readonly #records = new RecordTable();
   readonly #baseIgnored: (path: string) => boolean;
   /** Ignore patterns that are plain names: the walk leaves them out natively. */
   readonly #excludeNames: readonly string[];
@@ -220,7 +275,7 @@ export class FileRegistry {
     if (this.#loaded) return;
     this.#loaded = true;
     for (const row of this.store.statement('SELECT * FROM files').all() as unknown as FileRow[]) {
-      this.#records.set(row.path, fromRow(row));
+      this.#records.set(fromRow(row));
     }
   }
 
@@ -260,13 +315,8 @@ export class FileRegistry {
   /** All records, sorted by path. */
   list(filter: { tag?: FileTag; under?: string } = {}): FileRecord[] {
     this.#load();
-    const out: FileRecord[] = [];
     const prefix = filter.under ? `${filter.under.replace(/\/$/, '')}/` : '';
-    for (const r of this.#records.values()) {
-      if (filter.tag && !r.tags.includes(filter.tag)) continue;
-      if (prefix && !r.path.startsWith(prefix)) continue;
-      out.push(r);
-    }
+    const out = [...this.#records.select(prefix, filter.tag)];
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
@@ -305,8 +355,15 @@ export class FileRegistry {
     // goes to `digest` as soon as it is known, so the backend hashes (on
     // other cores, where it can) while the walk goes on, and each slice of
     // results is recorded in a short transaction of its own.
-    const stale = new Map<string, Observed>();
-    const seen = new Set<string>();
+    // Only what a first scan of a big tree cannot do without is kept per
+    // file: every object that outlives a few milliseconds makes V8 grow its
+    // young generation, which is most of a scan's resident memory.
+    // Files registered before the scan, and those of them the walk found:
+    // the others were removed.
+    const knownBefore = [...this.#records.paths()];
+    const seenKnown = new Set<string>();
+    // Files found that could not be hashed after all.
+    let dropped = 0;
     const added: string[] = [];
     const changed: string[] = [];
     const removed: string[] = [];
@@ -324,10 +381,13 @@ export class FileRegistry {
       pending = [];
       this.store.transaction(() => this.#write(rows, now));
     };
-    const record = (batch: readonly FileDigest[]) => {
-      for (const d of batch) {
+    /** Records a batch of a slice's digests; `mtimes` holds the slice's mtimes from `at` on, in the same order. */
+    const record = (batch: readonly FileDigest[], mtimes: readonly number[], at: number) => {
+      for (let i = 0; i < batch.length; i++) {
+        const d = batch[i] as FileDigest;
         if (d.error) {
-          seen.delete(d.path);
+          seenKnown.delete(d.path);
+          dropped++;
           // Gone or replaced by a directory since the walk: simply not there.
           // Unreadable (permissions, a special file): left out, and said so.
           if (!GONE.has(d.error.code)) skipped.push({ path: d.path, code: d.error.code });
@@ -336,10 +396,10 @@ export class FileRegistry {
         const known = this.#records.get(d.path);
         if (!known) added.push(d.path);
         else if (known.sha256 !== d.sha256) changed.push(d.path);
-        const mtimeMs = (stale.get(d.path) as Observed).mtimeMs;
+        const mtimeMs = mtimes[at + i] as number;
         const language = languageOf(d.path);
         const marker = this.#markerOf(d.path, d.head, language);
-        pending.push(this.#recordOf(d.path, { size: d.size, mtimeMs }, d.sha256, marker, known ? 'external' : 'initial', undefined, language));
+        pending.push(this.#recordOf(d.path, { size: d.size, mtimeMs }, d.sha256, marker, known ? 'external' : 'initial', undefined, now, language));
         bytesHashed += d.size;
         hashed++;
       }
@@ -348,14 +408,22 @@ export class FileRegistry {
     };
     const hashing: Array<Promise<void>> = [];
     let slice: string[] = [];
+    let sliceMtimes: number[] = [];
+    let sent = 0;
     const send = async () => {
       if (slice.length === 0) return;
       const paths = slice;
+      const mtimes = sliceMtimes;
       slice = [];
+      sliceMtimes = [];
+      sent += paths.length;
       const done = (async () => {
+        // Digests come back in the order of `paths` (the protocol says so).
+        let at = 0;
         for await (const batch of this.fs.digest(paths, { headBytes: HEAD_BYTES })) {
           signal?.throwIfAborted();
-          record(batch);
+          record(batch, mtimes, at);
+          at += batch.length;
         }
       })();
       hashing.push(done);
@@ -375,21 +443,20 @@ export class FileRegistry {
           files++;
           const s = entry.stat;
           if (s === undefined) continue; // vanished between listing and stat
-          const stat = { size: s.size, mtimeMs: s.mtime.getTime() };
-          seen.add(entry.path);
+          const mtimeMs = s.mtime.getTime();
           checked++;
-          const known = this.#records.get(entry.path);
-          if (known && known.sha256 !== '' && known.size === stat.size && known.mtimeMs === stat.mtimeMs) unchanged++;
+          if (this.#records.has(entry.path)) seenKnown.add(entry.path);
+          if (this.#records.isUnchanged(entry.path, s.size, mtimeMs)) unchanged++;
           else {
-            stale.set(entry.path, stat);
             slice.push(entry.path);
+            sliceMtimes.push(mtimeMs);
           }
         }
         if (slice.length >= SCAN_SLICE) await send();
         report('walk');
       }
       await send();
-      toHash = stale.size;
+      toHash = sent;
     } catch (err) {
       walkError = err;
     }
@@ -401,18 +468,12 @@ export class FileRegistry {
 
     this.store.transaction(() => {
       flush();
-      const del = this.store.statement('DELETE FROM files WHERE path = ?');
-      for (const path of [...this.#records.keys()]) {
-        if (!seen.has(path)) {
-          removed.push(path);
-          this.#records.delete(path);
-          del.run(path);
-        }
-      }
+      for (const path of knownBefore) if (!seenKnown.has(path)) removed.push(path);
+      this.#retire(removed);
     });
     this.#scanned = true;
     const result: ScanResult = {
-      files: seen.size,
+      files: checked - dropped,
       added: added.sort(),
       changed: changed.sort(),
       removed: removed.sort(),
@@ -422,7 +483,7 @@ export class FileRegistry {
       skipped: skipped.sort((a, b) => (a.path < b.path ? -1 : 1)),
       durationMs: performance.now() - started,
     };
-    onProgress?.({ phase: 'done', files: seen.size, checked, hashed, toHash, bytesHashed, elapsedMs: result.durationMs });
+    onProgress?.({ phase: 'done', files: result.files, checked, hashed, toHash, bytesHashed, elapsedMs: result.durationMs });
     return result;
   }
 
@@ -449,7 +510,7 @@ export class FileRegistry {
 
   /** Writes one file's record; a new hash adds a version row. Returns the record. */
   #put(path: string, stat: Observed, sha256: string, head: string | undefined, author: string, message: string | undefined, now: number): FileRecord {
-    const row = this.#recordOf(path, stat, sha256, head, author, message);
+    const row = this.#recordOf(path, stat, sha256, head, author, message, now);
     this.#write([row], now);
     return row.record;
   }
@@ -462,10 +523,11 @@ export class FileRegistry {
     head: string | undefined,
     author: string,
     message: string | undefined,
+    now: number,
     language = languageOf(path),
   ): PendingRow {
     const known = this.#records.get(path);
-    const tags = head === undefined && known ? known.tags : tagsOf(path, language, head);
+    const tags = head === undefined && known ? known.tags : tagsFromList(tagsOf(path, language, head));
     const isNewContent = !known || known.sha256 !== sha256;
     const version = isNewContent ? (known?.version ?? 0) + 1 : (known?.version ?? 1);
     const record: FileRecord = {
@@ -476,6 +538,7 @@ export class FileRegistry {
       mtimeMs: stat.mtimeMs,
       sha256,
       version,
+      versionMs: isNewContent || !known ? now : known.versionMs,
       accessCount: known?.accessCount ?? 0,
       lastAccessedMs: known?.lastAccessedMs,
       entrypoint: this.#entrypoints.has(path),
@@ -491,35 +554,55 @@ export class FileRegistry {
    * would cost more than the hashing.
    */
   #write(rows: readonly PendingRow[], now: number): void {
-    const versions = rows.filter((r) => r.isNewContent);
+    const versions: FileVersionRecord[] = [];
+    for (const { record: r, isNewContent, author, message } of rows) {
+      if (!isNewContent) continue;
+      // The content this one replaces becomes history: its row may have been deferred.
+      const known = this.#records.get(r.path);
+      if (known) versions.push(deferredVersionOf(known));
+      if (author !== 'initial' || message !== undefined) {
+        versions.push({ path: r.path, version: r.version, sha256: r.sha256, size: r.size, author, message, createdMs: r.versionMs });
+      }
+    }
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
       const params: SQLInputValue[] = [];
       for (const { record: r } of chunk) {
         params.push(r.path, r.language ?? null, r.tags.join(','), r.size, r.mtimeMs, r.sha256, r.version, r.accessCount);
-        params.push(r.lastAccessedMs ?? null, r.entrypoint ? 1 : 0, r.sensitive ? 1 : 0, r.generated ? 1 : 0, now);
+        params.push(r.lastAccessedMs ?? null, r.entrypoint ? 1 : 0, r.sensitive ? 1 : 0, r.generated ? 1 : 0, now, r.versionMs);
       }
-      this.store
-        .statement(
-          `INSERT INTO files (path, kind, language, tags, size, mtime_ms, sha256, version, access_count, last_accessed_ms, is_entrypoint, is_sensitive, is_generated, scanned_ms)
-           VALUES ${Array(chunk.length).fill("(?, 'file', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ')}
-           ON CONFLICT (path) DO UPDATE SET language = excluded.language, tags = excluded.tags, size = excluded.size, mtime_ms = excluded.mtime_ms,
-             sha256 = excluded.sha256, version = excluded.version, is_entrypoint = excluded.is_entrypoint, is_sensitive = excluded.is_sensitive,
-             is_generated = excluded.is_generated, scanned_ms = excluded.scanned_ms`,
-        )
-        .run(...params);
+      this.store.statement(INSERT_FILES(chunk.length)).run(...params);
     }
+    this.#insertVersions(versions);
+    for (const { record } of rows) this.#records.set(record);
+  }
+
+  /** Adds version rows; one already there (same path and version) is kept. */
+  #insertVersions(versions: readonly FileVersionRecord[]): void {
     for (let i = 0; i < versions.length; i += ROWS_PER_STATEMENT) {
       const chunk = versions.slice(i, i + ROWS_PER_STATEMENT);
       const params: SQLInputValue[] = [];
-      for (const { record: r, author, message } of chunk) params.push(r.path, r.version, r.sha256, r.size, author, message ?? null, now);
-      this.store
-        .statement(
-          `INSERT OR IGNORE INTO file_versions (path, version, sha256, size, author, message, created_ms) VALUES ${Array(chunk.length).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-        )
-        .run(...params);
+      for (const v of chunk) params.push(v.path, v.version, v.sha256, v.size, v.author, v.message ?? null, v.createdMs);
+      this.store.statement(INSERT_VERSIONS(chunk.length)).run(...params);
     }
-    for (const { record } of rows) this.#records.set(record.path, record);
+  }
+
+  /** Forgets files that are gone, keeping their last version in the history. */
+  #retire(paths: readonly string[]): void {
+    if (paths.length === 0) return;
+    this.store.transaction(() => {
+      this.#insertVersions(
+        paths.flatMap((path) => {
+          const known = this.#records.get(path);
+          return known ? [deferredVersionOf(known)] : [];
+        }),
+      );
+      const del = this.store.statement('DELETE FROM files WHERE path = ?');
+      for (const path of paths) {
+        this.#records.delete(path);
+        del.run(path);
+      }
+    });
   }
 
   /**
@@ -589,16 +672,13 @@ export class FileRegistry {
   }
 
   #forget(path: string): void {
-    this.#records.delete(path);
-    this.store.statement('DELETE FROM files WHERE path = ?').run(path);
+    this.#retire([path]);
   }
 
   /** Counts one access (reads served to a model). */
   recordAccess(path: string): void {
-    const known = this.#records.get(path);
-    if (!known) return;
     const now = Date.now();
-    this.#records.set(path, { ...known, accessCount: known.accessCount + 1, lastAccessedMs: now });
+    if (!this.#records.touch(path, now)) return;
     this.store.statement('UPDATE files SET access_count = access_count + 1, last_accessed_ms = ? WHERE path = ?').run(now, path);
   }
 
@@ -607,7 +687,7 @@ export class FileRegistry {
     const rows = this.store
       .statement('SELECT path, version, sha256, size, author, message, created_ms FROM file_versions WHERE path = ? ORDER BY version DESC LIMIT ?')
       .all(path, limit) as Array<Record<string, unknown>>;
-    return rows.map((r) => ({
+    const out: FileVersionRecord[] = rows.map((r) => ({
       path: String(r.path),
       version: Number(r.version),
       sha256: String(r.sha256),
@@ -616,5 +696,13 @@ export class FileRegistry {
       message: r.message === null ? undefined : String(r.message),
       createdMs: Number(r.created_ms),
     }));
+    // The current version's row may still be deferred: the store's files row
+    // says what it would (read from the store, which another process may
+    // have written since this one loaded).
+    const current = this.store.statement('SELECT * FROM files WHERE path = ?').get(path) as FileRow | undefined;
+    if (current !== undefined && current.sha256 !== null && Number(current.version) > (out[0]?.version ?? 0)) {
+      out.unshift(deferredVersionOf(fromRow(current)));
+    }
+    return out.slice(0, limit);
   }
 }

@@ -142,4 +142,11 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX session_reads_path ON session_reads (path, id);
     `,
   },
+  {
+    version: 4,
+    description: 'registry scans: the version row of a file first seen by a scan is written when it stops being the current version',
+    sql: `
+      ALTER TABLE files ADD COLUMN version_ms REAL;
+    `,
+  },
 ];
