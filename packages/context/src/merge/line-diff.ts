@@ -1,9 +1,11 @@
 /**
- * Line diff: Myers' O(ND) algorithm on interned lines, followed by the same
- * change compaction git's xdiff performs (slide each changed group as far
- * down as it can go, then back up to line up with a change on the other
- * side), so the hunks we report sit where git puts them — which decides
- * whether two edits touch in a three-way merge.
+ * Line diff that reproduces git's (xdiff, default Myers, no indent
+ * heuristic) hunk for hunk: the same discarding of unmatched lines, the same
+ * Myers search with its scan order, tie-breaks and cost cut-offs, and the same
+ * change compaction (slide each changed group as far down as it can go, then
+ * back up to line up with a change on the other side). A merely minimal diff
+ * is not enough: where the hunks sit decides whether two edits touch in a
+ * three-way merge.
  *
  * @module
  */
@@ -34,123 +36,256 @@ function intern(a: readonly string[], b: readonly string[]): [Int32Array, Int32A
   return [map(a), map(b)];
 }
 
+// git's figures for its Myers search (xdiff, `xdiffi.c`); matching them is
+// what makes big diffs give up on minimality where git's do.
+/** Fewest edit steps a search may take before it settles for a good-enough split (more on big inputs). */
+const COST_LIMIT_FLOOR = 256;
+/** Edit steps after which a search may stop at the end of a long run of equal lines. */
+const SHORTCUT_FROM_COST = 256;
+/** Equal lines in a row that count as a long run. */
+const LONG_RUN = 20;
+/** How far ahead (per edit step) a long run must have got to be taken. */
+const PROGRESS_FACTOR = 4;
+/** A backward-search position past every line. */
+const NOWHERE = 0x7fffffff;
+
 /**
  * Marks changed lines of `a` and `b` (true = deleted from a / inserted in b)
- * with a linear-space divide-and-conquer Myers diff.
+ * with the divide-and-conquer Myers search exactly as xdiff runs it
+ * (`xdl_recs_cmp` / `xdl_split`): the same scan order over diagonals, the
+ * same tie-breaks, the same point where the two searches are taken to meet,
+ * and the same cost cut-offs for big diffs. Among the many equally short
+ * diffs of two texts, only this reproduces the one git picks — and which one
+ * is picked decides whether two sides' edits touch in a three-way merge.
  */
 function markChanges(a: Int32Array, b: Int32Array, ca: Uint8Array, cb: Uint8Array): void {
-  const max = a.length + b.length + 1;
-  const vf = new Int32Array(2 * max + 2);
-  const vb = new Int32Array(2 * max + 2);
+  const diagonals = a.length + b.length + 3;
+  // Diagonal d = i - j lives at index d + diagonalBase; the extra slots hold sentinels.
+  const diagonalBase = b.length + 1;
+  const forwardReach = new Float64Array(diagonals);
+  const backwardReach = new Float64Array(diagonals);
+  const costLimit = Math.max(roughSqrt(diagonals), COST_LIMIT_FLOOR);
+  const split = { x: 0, y: 0, exactBefore: true, exactAfter: true };
 
-  const middleSnake = (aLo: number, aHi: number, bLo: number, bHi: number): [number, number] => {
-    const n = aHi - aLo;
-    const m = bHi - bLo;
-    const delta = n - m;
-    const odd = (delta & 1) !== 0;
-    const off = max;
-    vf[off + 1] = 0;
-    vb[off + 1] = 0;
-    const dMax = Math.ceil((n + m) / 2);
-    for (let d = 0; d <= dMax; d++) {
-      for (let k = -d; k <= d; k += 2) {
-        let x =
-          k === -d || (k !== d && (vf[off + k - 1] as number) < (vf[off + k + 1] as number)) ? (vf[off + k + 1] as number) : (vf[off + k - 1] as number) + 1;
-        let y = x - k;
-        while (x < n && y < m && a[aLo + x] === b[bLo + y]) {
+  // Finds where to cut the box [aLow, aHigh) x [bLow, bHigh) (both non-empty, ends differing) into two.
+  const findSplit = (aLow: number, aHigh: number, bLow: number, bHigh: number, exact: boolean): void => {
+    const lowestDiagonal = aLow - bHigh;
+    const highestDiagonal = aHigh - bLow;
+    const forwardMid = aLow - bLow;
+    const backwardMid = aHigh - bHigh;
+    const odd = ((forwardMid - backwardMid) & 1) !== 0;
+    let forwardLow = forwardMid;
+    let forwardHigh = forwardMid;
+    let backwardLow = backwardMid;
+    let backwardHigh = backwardMid;
+    forwardReach[forwardMid + diagonalBase] = aLow;
+    backwardReach[backwardMid + diagonalBase] = aHigh;
+    for (let cost = 1; ; cost++) {
+      let sawLongRun = false;
+      // Widen the forward diagonal range by one each way, or narrow it where it hits the box.
+      if (forwardLow > lowestDiagonal) forwardReach[--forwardLow - 1 + diagonalBase] = -1;
+      else ++forwardLow;
+      if (forwardHigh < highestDiagonal) forwardReach[++forwardHigh + 1 + diagonalBase] = -1;
+      else --forwardHigh;
+      for (let d = forwardHigh; d >= forwardLow; d -= 2) {
+        const lo = forwardReach[d - 1 + diagonalBase] as number;
+        const hi = forwardReach[d + 1 + diagonalBase] as number;
+        let x = lo >= hi ? lo + 1 : hi;
+        const runStart = x;
+        let y = x - d;
+        while (x < aHigh && y < bHigh && a[x] === b[y]) {
           x++;
           y++;
         }
-        vf[off + k] = x;
-        const kb = delta - k;
-        if (odd && kb >= -(d - 1) && kb <= d - 1 && x + (vb[off + kb] as number) >= n) return [aLo + x, bLo + y];
+        if (x - runStart > LONG_RUN) sawLongRun = true;
+        forwardReach[d + diagonalBase] = x;
+        if (odd && backwardLow <= d && d <= backwardHigh && (backwardReach[d + diagonalBase] as number) <= x) {
+          split.x = x;
+          split.y = y;
+          split.exactBefore = split.exactAfter = true;
+          return;
+        }
       }
-      for (let k = -d; k <= d; k += 2) {
-        let x =
-          k === -d || (k !== d && (vb[off + k - 1] as number) < (vb[off + k + 1] as number)) ? (vb[off + k + 1] as number) : (vb[off + k - 1] as number) + 1;
-        let y = x - k;
-        while (x < n && y < m && a[aHi - 1 - x] === b[bHi - 1 - y]) {
-          x++;
-          y++;
+      if (backwardLow > lowestDiagonal) backwardReach[--backwardLow - 1 + diagonalBase] = NOWHERE;
+      else ++backwardLow;
+      if (backwardHigh < highestDiagonal) backwardReach[++backwardHigh + 1 + diagonalBase] = NOWHERE;
+      else --backwardHigh;
+      for (let d = backwardHigh; d >= backwardLow; d -= 2) {
+        const lo = backwardReach[d - 1 + diagonalBase] as number;
+        const hi = backwardReach[d + 1 + diagonalBase] as number;
+        let x = lo < hi ? lo : hi - 1;
+        const runStart = x;
+        let y = x - d;
+        while (x > aLow && y > bLow && a[x - 1] === b[y - 1]) {
+          x--;
+          y--;
         }
-        vb[off + k] = x;
-        const kf = delta - k;
-        if (!odd && kf >= -d && kf <= d && x + (vf[off + kf] as number) >= n) return [aHi - x, bHi - y];
+        if (runStart - x > LONG_RUN) sawLongRun = true;
+        backwardReach[d + diagonalBase] = x;
+        if (!odd && forwardLow <= d && d <= forwardHigh && x <= (forwardReach[d + diagonalBase] as number)) {
+          split.x = x;
+          split.y = y;
+          split.exactBefore = split.exactAfter = true;
+          return;
+        }
+      }
+      if (exact) continue;
+      // Expensive box: settle for a point that ends a long snake far along the search.
+      if (sawLongRun && cost > SHORTCUT_FROM_COST) {
+        let best = 0;
+        for (let d = forwardHigh; d >= forwardLow; d -= 2) {
+          const offCentre = d > forwardMid ? d - forwardMid : forwardMid - d;
+          const x = forwardReach[d + diagonalBase] as number;
+          const y = x - d;
+          const v = x - aLow + (y - bLow) - offCentre;
+          if (v > PROGRESS_FACTOR * cost && v > best && aLow + LONG_RUN <= x && x < aHigh && bLow + LONG_RUN <= y && y < bHigh) {
+            for (let k = 1; a[x - k] === b[y - k]; k++) {
+              if (k === LONG_RUN) {
+                best = v;
+                split.x = x;
+                split.y = y;
+                break;
+              }
+            }
+          }
+        }
+        if (best > 0) {
+          split.exactBefore = true;
+          split.exactAfter = false;
+          return;
+        }
+        for (let d = backwardHigh; d >= backwardLow; d -= 2) {
+          const offCentre = d > backwardMid ? d - backwardMid : backwardMid - d;
+          const x = backwardReach[d + diagonalBase] as number;
+          const y = x - d;
+          const v = aHigh - x + (bHigh - y) - offCentre;
+          if (v > PROGRESS_FACTOR * cost && v > best && aLow < x && x <= aHigh - LONG_RUN && bLow < y && y <= bHigh - LONG_RUN) {
+            for (let k = 0; a[x + k] === b[y + k]; k++) {
+              if (k === LONG_RUN - 1) {
+                best = v;
+                split.x = x;
+                split.y = y;
+                break;
+              }
+            }
+          }
+        }
+        if (best > 0) {
+          split.exactBefore = false;
+          split.exactAfter = true;
+          return;
+        }
+      }
+      // Too expensive: take whichever search got furthest.
+      if (cost >= costLimit) {
+        let forwardBest = -1;
+        let forwardBestA = -1;
+        for (let d = forwardHigh; d >= forwardLow; d -= 2) {
+          let x = Math.min(forwardReach[d + diagonalBase] as number, aHigh);
+          let y = x - d;
+          if (bHigh < y) {
+            x = bHigh + d;
+            y = bHigh;
+          }
+          if (forwardBest < x + y) {
+            forwardBest = x + y;
+            forwardBestA = x;
+          }
+        }
+        let backwardBest = NOWHERE;
+        let backwardBestA = NOWHERE;
+        for (let d = backwardHigh; d >= backwardLow; d -= 2) {
+          let x = Math.max(aLow, backwardReach[d + diagonalBase] as number);
+          let y = x - d;
+          if (y < bLow) {
+            x = bLow + d;
+            y = bLow;
+          }
+          if (x + y < backwardBest) {
+            backwardBest = x + y;
+            backwardBestA = x;
+          }
+        }
+        if (aHigh + bHigh - backwardBest < forwardBest - (aLow + bLow)) {
+          split.x = forwardBestA;
+          split.y = forwardBest - forwardBestA;
+          split.exactBefore = true;
+          split.exactAfter = false;
+        } else {
+          split.x = backwardBestA;
+          split.y = backwardBest - backwardBestA;
+          split.exactBefore = false;
+          split.exactAfter = true;
+        }
+        return;
       }
     }
-    return [aLo, bLo];
   };
 
-  const stack: Array<[number, number, number, number]> = [[0, a.length, 0, b.length]];
+  // Boxes still to compare; each box is independent, so the order does not matter.
+  const stack: Array<[number, number, number, number, boolean]> = [[0, a.length, 0, b.length, false]];
   while (stack.length > 0) {
-    let [aLo, aHi, bLo, bHi] = stack.pop() as [number, number, number, number];
-    while (aLo < aHi && bLo < bHi && a[aLo] === b[bLo]) {
-      aLo++;
-      bLo++;
+    let [aLow, aHigh, bLow, bHigh, exact] = stack.pop() as [number, number, number, number, boolean];
+    while (aLow < aHigh && bLow < bHigh && a[aLow] === b[bLow]) {
+      aLow++;
+      bLow++;
     }
-    while (aLo < aHi && bLo < bHi && a[aHi - 1] === b[bHi - 1]) {
-      aHi--;
-      bHi--;
+    while (aLow < aHigh && bLow < bHigh && a[aHigh - 1] === b[bHigh - 1]) {
+      aHigh--;
+      bHigh--;
     }
-    if (aLo === aHi) {
-      for (let j = bLo; j < bHi; j++) cb[j] = 1;
-      continue;
+    if (aLow === aHigh) {
+      for (let j = bLow; j < bHigh; j++) cb[j] = 1;
+    } else if (bLow === bHigh) {
+      for (let i = aLow; i < aHigh; i++) ca[i] = 1;
+    } else {
+      findSplit(aLow, aHigh, bLow, bHigh, exact);
+      const { x, y, exactBefore, exactAfter } = split;
+      stack.push([x, aHigh, y, bHigh, exactAfter]);
+      stack.push([aLow, x, bLow, y, exactBefore]);
     }
-    if (bLo === bHi) {
-      for (let i = aLo; i < aHi; i++) ca[i] = 1;
-      continue;
-    }
-    const [x, y] = middleSnake(aLo, aHi, bLo, bHi);
-    if ((x === aLo && y === bLo) || (x === aHi && y === bHi)) {
-      // No progress possible through a snake: everything here differs.
-      for (let i = aLo; i < aHi; i++) ca[i] = 1;
-      for (let j = bLo; j < bHi; j++) cb[j] = 1;
-      continue;
-    }
-    stack.push([x, aHi, y, bHi]);
-    stack.push([aLo, x, bLo, y]);
   }
 }
 
 /** xdiff's rough square root: the smallest power of two whose square reaches `n`. */
-function bogoSqrt(n: number): number {
+function roughSqrt(n: number): number {
   let i = 1;
   for (let m = n; m > 0; m >>= 2) i <<= 1;
   return i;
 }
 
-const SIMSCAN_WINDOW = 100;
-const KEEP_DISCARDED_RUN = 4;
-const MAX_EQ_LIMIT = 1024;
+const NEIGHBOURHOOD = 100;
+const RUN_RATIO = 4;
+const COMMON_LINE_CAP = 1024;
 
 /**
  * Whether a line that has many matches in the other file sits inside a run
  * of lines with no match, where xdiff discards it too (`xdl_clean_mmatch`).
  */
-function discardMultimatch(dis: Uint8Array, i: number, start: number, end: number): boolean {
-  const s = i - start > SIMSCAN_WINDOW ? i - SIMSCAN_WINDOW : start;
-  const e = end - i > SIMSCAN_WINDOW ? i + SIMSCAN_WINDOW : end;
-  let none0 = 0;
-  let multi0 = 1;
+function discardMultimatch(verdict: Uint8Array, i: number, start: number, end: number): boolean {
+  const s = i - start > NEIGHBOURHOOD ? i - NEIGHBOURHOOD : start;
+  const e = end - i > NEIGHBOURHOOD ? i + NEIGHBOURHOOD : end;
+  let unmatchedBefore = 0;
+  let commonBefore = 1;
   for (let r = 1; i - r >= s; r++) {
-    const d = dis[i - r];
-    if (d === 0) none0++;
-    else if (d === 2) multi0++;
+    const d = verdict[i - r];
+    if (d === 0) unmatchedBefore++;
+    else if (d === 2) commonBefore++;
     else break;
   }
-  if (none0 === 0) return false;
-  let none1 = 0;
-  let multi1 = 1;
+  if (unmatchedBefore === 0) return false;
+  let unmatchedAfter = 0;
+  let commonAfter = 1;
   for (let r = 1; i + r <= e; r++) {
-    const d = dis[i + r];
-    if (d === 0) none1++;
-    else if (d === 2) multi1++;
+    const d = verdict[i + r];
+    if (d === 0) unmatchedAfter++;
+    else if (d === 2) commonAfter++;
     else break;
   }
-  if (none1 === 0) return false;
-  const none = none0 + none1;
-  const multi = multi0 + multi1;
-  return multi * KEEP_DISCARDED_RUN < multi + none;
+  if (unmatchedAfter === 0) return false;
+  const none = unmatchedBefore + unmatchedAfter;
+  const multi = commonBefore + commonAfter;
+  return multi * RUN_RATIO < multi + none;
 }
 
 /**
@@ -175,19 +310,18 @@ function discardUnmatched(a: Int32Array, b: Int32Array, ca: Uint8Array, cb: Uint
   const side = (xs: Int32Array, other: Map<number, number>, changed: Uint8Array): number[] => {
     const start = pre;
     const end = xs.length - suf - 1;
-    const limit = Math.min(bogoSqrt(xs.length), MAX_EQ_LIMIT);
-    const dis = new Uint8Array(xs.length);
+    const limit = Math.min(roughSqrt(xs.length), COMMON_LINE_CAP);
+    const verdict = new Uint8Array(xs.length);
     for (let i = start; i <= end; i++) {
-      const nm = other.get(xs[i] as number) ?? 0;
-      dis[i] = nm === 0 ? 0 : nm >= limit ? 2 : 1;
+      const matches = other.get(xs[i] as number) ?? 0;
+      verdict[i] = matches === 0 ? 0 : matches >= limit ? 2 : 1;
     }
+    // The common prefix and suffix stay unchanged and out of the search, as in xdiff.
     const kept: number[] = [];
-    for (let i = 0; i < start; i++) kept.push(i);
     for (let i = start; i <= end; i++) {
-      if (dis[i] === 1 || (dis[i] === 2 && !discardMultimatch(dis, i, start, end))) kept.push(i);
+      if (verdict[i] === 1 || (verdict[i] === 2 && !discardMultimatch(verdict, i, start, end))) kept.push(i);
       else changed[i] = 1;
     }
-    for (let i = end + 1; i < xs.length; i++) kept.push(i);
     return kept;
   };
   return [side(a, inB, ca), side(b, inA, cb)];
