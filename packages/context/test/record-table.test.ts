@@ -70,12 +70,12 @@ describe('RecordTable', () => {
     table.set(record('src/a.ts'));
     table.set(record('src/b.md', { language: 'markdown', tags: tagsFromList(['doc']) }));
     table.set(record('lib/c.ts', { sha256: '' }));
-    expect(table.isUnchanged('src/a.ts', 120, 1_700_000_000_123.5)).toBe(true);
-    expect(table.isUnchanged('src/a.ts', 121, 1_700_000_000_123.5)).toBe(false);
-    expect(table.isUnchanged('src/a.ts', 120, 1_700_000_000_123)).toBe(false);
+    expect(table.compare('src/a.ts', 120, 1_700_000_000_123.5)).toBe('unchanged');
+    expect(table.compare('src/a.ts', 121, 1_700_000_000_123.5)).toBe('changed');
+    expect(table.compare('src/a.ts', 120, 1_700_000_000_123)).toBe('changed');
     // A record without a hash is never unchanged: it still has to be hashed.
-    expect(table.isUnchanged('lib/c.ts', 120, 1_700_000_000_123.5)).toBe(false);
-    expect(table.isUnchanged('nope', 120, 1_700_000_000_123.5)).toBe(false);
+    expect(table.compare('lib/c.ts', 120, 1_700_000_000_123.5)).toBe('changed');
+    expect(table.compare('nope', 120, 1_700_000_000_123.5)).toBe('absent');
 
     const paths = (prefix: string, tag?: 'code' | 'doc') => [...table.select(prefix, tag)].map((r) => r.path).sort();
     expect(paths('')).toEqual(['lib/c.ts', 'src/a.ts', 'src/b.md']);

@@ -173,6 +173,8 @@ const INSERT_VERSIONS = multiRow(
  */
 interface PendingRow {
   readonly record: FileRecord;
+  /** The record it replaces. */
+  readonly previous: FileRecord | undefined;
   readonly isNewContent: boolean;
   readonly author: string;
   readonly message: string | undefined;
@@ -399,7 +401,7 @@ export class FileRegistry {
         const mtimeMs = mtimes[at + i] as number;
         const language = languageOf(d.path);
         const marker = this.#markerOf(d.path, d.head, language);
-        pending.push(this.#recordOf(d.path, { size: d.size, mtimeMs }, d.sha256, marker, known ? 'external' : 'initial', undefined, now, language));
+        pending.push(this.#recordOf(d.path, known, { size: d.size, mtimeMs }, d.sha256, marker, known ? 'external' : 'initial', undefined, now, language));
         bytesHashed += d.size;
         hashed++;
       }
@@ -445,8 +447,9 @@ export class FileRegistry {
           if (s === undefined) continue; // vanished between listing and stat
           const mtimeMs = s.mtime.getTime();
           checked++;
-          if (this.#records.has(entry.path)) seenKnown.add(entry.path);
-          if (this.#records.isUnchanged(entry.path, s.size, mtimeMs)) unchanged++;
+          const state = this.#records.compare(entry.path, s.size, mtimeMs);
+          if (state !== 'absent') seenKnown.add(entry.path);
+          if (state === 'unchanged') unchanged++;
           else {
             slice.push(entry.path);
             sliceMtimes.push(mtimeMs);
@@ -510,7 +513,7 @@ export class FileRegistry {
 
   /** Writes one file's record; a new hash adds a version row. Returns the record. */
   #put(path: string, stat: Observed, sha256: string, head: string | undefined, author: string, message: string | undefined, now: number): FileRecord {
-    const row = this.#recordOf(path, stat, sha256, head, author, message, now);
+    const row = this.#recordOf(path, this.#records.get(path), stat, sha256, head, author, message, now);
     this.#write([row], now);
     return row.record;
   }
@@ -518,6 +521,7 @@ export class FileRegistry {
   /** The record `path` gets for this content, and whether that is a new version. */
   #recordOf(
     path: string,
+    known: FileRecord | undefined,
     stat: Observed,
     sha256: string,
     head: string | undefined,
@@ -526,7 +530,6 @@ export class FileRegistry {
     now: number,
     language = languageOf(path),
   ): PendingRow {
-    const known = this.#records.get(path);
     const tags = head === undefined && known ? known.tags : tagsFromList(tagsOf(path, language, head));
     const isNewContent = !known || known.sha256 !== sha256;
     const version = isNewContent ? (known?.version ?? 0) + 1 : (known?.version ?? 1);
@@ -545,7 +548,7 @@ export class FileRegistry {
       sensitive: isSensitivePath(path, this.#sensitive),
       generated: tags.includes('generated'),
     };
-    return { record, isNewContent, author, message };
+    return { record, previous: known, isNewContent, author, message };
   }
 
   /**
@@ -555,11 +558,10 @@ export class FileRegistry {
    */
   #write(rows: readonly PendingRow[], now: number): void {
     const versions: FileVersionRecord[] = [];
-    for (const { record: r, isNewContent, author, message } of rows) {
+    for (const { record: r, previous, isNewContent, author, message } of rows) {
       if (!isNewContent) continue;
       // The content this one replaces becomes history: its row may have been deferred.
-      const known = this.#records.get(r.path);
-      if (known) versions.push(deferredVersionOf(known));
+      if (previous) versions.push(deferredVersionOf(previous));
       if (author !== 'initial' || message !== undefined) {
         versions.push({ path: r.path, version: r.version, sha256: r.sha256, size: r.size, author, message, createdMs: r.versionMs });
       }

@@ -22,6 +22,8 @@ const TAG_BIT: ReadonlyMap<FileTag, number> = new Map(TAGS.map((t, i) => [t, 1 <
 const TAG_ARRAYS: ReadonlyArray<readonly FileTag[]> = Array.from({ length: 1 << TAGS.length }, (_, mask) =>
   Object.freeze(TAGS.filter((_, i) => (mask & (1 << i)) !== 0)),
 );
+/** The mask of each shared array, so storing a record's tags is one lookup. */
+const MASK_OF: ReadonlyMap<readonly FileTag[], number> = new Map(TAG_ARRAYS.map((tags, mask) => [tags, mask]));
 const GENERATED = TAG_BIT.get('generated') as number;
 
 const FLAG_ENTRYPOINT = 1;
@@ -36,7 +38,9 @@ export function tagsFromList(tags: readonly FileTag[]): readonly FileTag[] {
 }
 
 function maskOf(tags: readonly FileTag[]): number {
-  let mask = 0;
+  let mask = MASK_OF.get(tags);
+  if (mask !== undefined) return mask;
+  mask = 0;
   for (const t of tags) mask |= TAG_BIT.get(t) ?? 0;
   return mask;
 }
@@ -93,11 +97,15 @@ export class RecordTable {
     }
   }
 
-  /** Whether `path` has a hashed record with this size and mtime. */
-  isUnchanged(path: string, size: number, mtimeMs: number): boolean {
+  /**
+   * How a file the scan found stands against its record: `absent` (no
+   * record), `unchanged` (hashed, same size and mtime) or `changed`.
+   */
+  compare(path: string, size: number, mtimeMs: number): 'absent' | 'unchanged' | 'changed' {
     const slot = this.#slots.get(path);
-    if (slot === undefined) return false;
-    return ((this.#flags[slot] as number) & FLAG_HASHED) !== 0 && this.#size[slot] === size && this.#mtimeMs[slot] === mtimeMs;
+    if (slot === undefined) return 'absent';
+    const same = ((this.#flags[slot] as number) & FLAG_HASHED) !== 0 && this.#size[slot] === size && this.#mtimeMs[slot] === mtimeMs;
+    return same ? 'unchanged' : 'changed';
   }
 
   /** Stores `record` (replacing the record of its path). */
