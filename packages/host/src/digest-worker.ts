@@ -56,10 +56,15 @@ async function digestOne(path: string, dirOnly: boolean, headBytes: number, head
     fd = file.fd;
     const handle = file.fd;
     let position = 0;
+    let ended = false;
     const d = await digestStream(
       (target) => {
+        // A short read of a regular file is its end: asking again would cost
+        // a system call a file just to hear 0 (most files fit in one read).
+        if (ended) return 0;
         const n = fs.readSync(handle, target, 0, target.byteLength, position);
         position += n;
+        ended = n < target.byteLength;
         return n;
       },
       buffer,

@@ -114,12 +114,15 @@ export const DEFAULT_IGNORE: readonly string[] = ['.git', '.hg', '.svn', 'node_m
 // How much work a scan keeps in flight. Results that wait (digests not yet
 // recorded, rows not yet committed) outlive V8's young-generation
 // collections, and what survives those makes V8 grow the young generation:
-// with four slices of 1,024 files ahead and 4,096 rows a commit, a first scan
-// of 35,000 files peaked about 20 MiB higher than with these, at the same speed.
+// with four slices of 1,024 files ahead, a first scan of 35,000 files peaked
+// about 20 MiB higher than with these, at the same speed. Commits are the
+// other way round: each rewrites every page its rows touch, and rows arrive
+// in no key order, so 1,024 rows a commit wrote 37% more pages than 4,096 and
+// took 7% longer, for 8 MiB less peak memory; 2,048 sits between.
 /** Changed files sent to `digest` at a time while the walk goes on (one worker request on the host). */
 const SCAN_SLICE = 256;
 /** Rows stored per transaction during a scan. */
-const ROWS_PER_COMMIT = 1024;
+const ROWS_PER_COMMIT = 2048;
 /** Slices the walk may send before the oldest of them is hashed. */
 const SLICES_AHEAD = 2;
 
