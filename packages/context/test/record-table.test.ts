@@ -1,6 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import type { FileRecord } from '../src/index.ts';
-import { RecordTable, tagsFromList } from '../src/registry/record-table.ts';
+import { type FileTag, maskOfTags, tagsOfMask } from '../src/registry/classify.ts';
+import { RecordTable } from '../src/registry/record-table.ts';
+
+const tagsFromList = (tags: FileTag[]) => tagsOfMask(maskOfTags(tags));
 
 function record(path: string, over: Partial<FileRecord> = {}): FileRecord {
   return {

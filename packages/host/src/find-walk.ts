@@ -134,15 +134,28 @@ function parseRecord(buf: Buffer, start: number, end: number): FoundEntry {
 }
 
 /**
- * `seconds.fraction` as the Date node:fs would give: Node computes
- * `sec * 1e3 + nsec / 1e6` and rounds it, so this does exactly that rather
- * than parse a float that has lost the nanoseconds.
+ * find's `seconds.fraction` as the Date node:fs would give. Node computes
+ * `sec * 1e3 + nsec / 1e6` and rounds it, so this does exactly that, from the
+ * digits themselves, rather than parse a float that has lost the
+ * nanoseconds. Before 1970 find prints the whole seconds rounded down and
+ * the nanoseconds after them: -1.25 s reads `-2.7500000000`.
  */
 function timeOf(buf: Buffer, start: number, end: number): Date {
-  const text = buf.toString('latin1', start, end);
-  const dot = text.indexOf('.');
-  if (text.startsWith('-') || dot < 0) return new Date(Math.round(Number(text) * 1000));
-  const sec = Number(text.slice(0, dot));
-  const nsec = Number(text.slice(dot + 1, dot + 10).padEnd(9, '0'));
-  return new Date(Math.round(sec * 1e3 + nsec / 1e6));
+  const negative = buf[start] === 0x2d;
+  let sec = 0;
+  let i = negative ? start + 1 : start;
+  for (; i < end && buf[i] !== 0x2e; i++) {
+    const digit = (buf[i] as number) - 0x30;
+    if (digit < 0 || digit > 9) return new Date(Number.NaN);
+    sec = sec * 10 + digit;
+  }
+  let nsec = 0;
+  let digits = 0;
+  for (i++; i < end && digits < 9; i++, digits++) {
+    const digit = (buf[i] as number) - 0x30;
+    if (digit < 0 || digit > 9) return new Date(Number.NaN);
+    nsec = nsec * 10 + digit;
+  }
+  for (; digits < 9; digits++) nsec *= 10;
+  return new Date(Math.round((negative ? -sec : sec) * 1e3 + nsec / 1e6));
 }

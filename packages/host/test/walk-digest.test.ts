@@ -103,9 +103,30 @@ describe('walk with stats through GNU find', () => {
     // Sub-millisecond times on both sides of .5 ms.
     for (let i = 0; i < 50; i++)
       nodeFs.utimesSync(path.join(ws.root, `f${i}.txt`), 1_700_000_000 + i / 1000 + 0.0004 + (i % 2) * 0.0002, 1_700_000_000.123456 + i);
-    for await (const batch of hfs.walk('', { stat: true })) {
-      for (const e of batch) expect(e.stat?.mtime.getTime()).toBe((await hfs.stat(e.path)).mtime.getTime());
+    // Before 1970 (find prints the seconds rounded down, then the fraction), at
+    // the epoch, whole seconds, past 2038. touch, because node:fs turns a
+    // negative time into now.
+    const odd = {
+      'neg.txt': '-86400.2506',
+      'neg-small.txt': '-0.75',
+      'neg-whole.txt': '-3',
+      'epoch.txt': '0',
+      'whole.txt': '1600000000',
+      'late.txt': '4102444800.9995',
+    };
+    for (const [name, time] of Object.entries(odd)) {
+      nodeFs.writeFileSync(path.join(ws.root, name), name);
+      execFileSync('touch', ['-d', `@${time}`, path.join(ws.root, name)]);
     }
+    let seen = 0;
+    for await (const batch of hfs.walk('', { stat: true })) {
+      for (const e of batch) {
+        expect([e.path, e.stat?.mtime.getTime()]).toEqual([e.path, (await hfs.stat(e.path)).mtime.getTime()]);
+        seen++;
+      }
+    }
+    expect(seen).toBe(56);
+    expect((await hfs.stat('neg.txt')).mtime.getTime()).toBe(-86_400_251);
   });
 
   it('a start directory that is a symlink to outside is refused, not walked', async () => {

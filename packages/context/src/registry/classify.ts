@@ -217,18 +217,63 @@ export function languageOf(path: string): string | undefined {
   return LANGUAGES.get(name.slice(dot + 1).toLowerCase());
 }
 
-/** Tags of a path; `head` (the first bytes) lets generated markers count. */
-export function tagsOf(path: string, language: string | undefined, head?: string): FileTag[] {
+/** Tags in the order `tagsOf` gives them (sorted); bit `i` of a tag mask stands for `TAGS[i]`. */
+const TAGS: readonly FileTag[] = ['code', 'config', 'doc', 'generated', 'test'];
+const CODE = 1;
+const CONFIG = 2;
+const DOC = 4;
+const GENERATED = 8;
+const TEST = 16;
+const BIT_OF: ReadonlyMap<FileTag, number> = new Map(TAGS.map((t, i) => [t, 1 << i]));
+/** One frozen array per mask: every record with the same tags shares it. */
+const TAG_ARRAYS: ReadonlyArray<readonly FileTag[]> = Array.from({ length: 1 << TAGS.length }, (_, mask) =>
+  Object.freeze(TAGS.filter((_, i) => (mask & (1 << i)) !== 0)),
+);
+const MASK_OF: ReadonlyMap<readonly FileTag[], number> = new Map(TAG_ARRAYS.map((tags, mask) => [tags, mask]));
+
+/** The tags of a path as a mask (see {@link tagsOfMask}); `head` (the first bytes) lets generated markers count. */
+export function tagMask(path: string, language: string | undefined, head?: string): number {
   const name = path.slice(path.lastIndexOf('/') + 1);
-  const tags = new Set<FileTag>();
-  if (DOC_NAMES.test(name) || (language !== undefined && DOC_LANGUAGES.has(language)) || /(^|\/)docs?\//.test(path)) tags.add('doc');
-  if (CONFIG_NAMES.test(name) || (language !== undefined && CONFIG_LANGUAGES.has(language)) || language === 'dotenv') tags.add('config');
-  if (language !== undefined && CODE_LANGUAGES.has(language)) tags.add('code');
-  if (tags.has('code') && TEST_PATH.test(path)) tags.add('test');
-  if (GENERATED_PATH.test(path) || (head !== undefined && hasGeneratedMarker(head))) tags.add('generated');
-  // A doc tag wins over nothing; code in a docs folder stays code.
-  if (tags.has('code')) tags.delete('doc');
-  return [...tags].sort();
+  let mask = 0;
+  if (language !== undefined && CODE_LANGUAGES.has(language)) {
+    mask |= CODE;
+    if (TEST_PATH.test(path)) mask |= TEST;
+    // Code in a docs folder stays code: no doc tag.
+  } else if (DOC_NAMES.test(name) || (language !== undefined && DOC_LANGUAGES.has(language)) || /(^|\/)docs?\//.test(path)) mask |= DOC;
+  if (CONFIG_NAMES.test(name) || (language !== undefined && CONFIG_LANGUAGES.has(language)) || language === 'dotenv') mask |= CONFIG;
+  if (GENERATED_PATH.test(path) || (head !== undefined && hasGeneratedMarker(head))) mask |= GENERATED;
+  return mask;
+}
+
+/** The shared, frozen, sorted array of a tag mask. */
+export function tagsOfMask(mask: number): readonly FileTag[] {
+  return TAG_ARRAYS[mask & (TAG_ARRAYS.length - 1)] as readonly FileTag[];
+}
+
+/** The mask of a list of tags (any order; duplicates and unknown names ignored). */
+export function maskOfTags(tags: readonly FileTag[]): number {
+  let mask = MASK_OF.get(tags);
+  if (mask !== undefined) return mask;
+  mask = 0;
+  for (const t of tags) mask |= BIT_OF.get(t) ?? 0;
+  return mask;
+}
+
+/** Whether a tag mask has the `generated` tag. */
+export function isGeneratedMask(mask: number): boolean {
+  return (mask & GENERATED) !== 0;
+}
+
+/**
+ * Tags of a path; `head` (the first bytes) lets generated markers count.
+ *
+ * @example
+ * ```ts
+ * tagsOf('src/a.test.ts', 'typescript'); // ['code', 'test']
+ * ```
+ */
+export function tagsOf(path: string, language: string | undefined, head?: string): FileTag[] {
+  return [...tagsOfMask(tagMask(path, language, head))];
 }
 
 /** Whether the first bytes of a file carry a generated-code marker. */

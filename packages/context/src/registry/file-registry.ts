@@ -18,10 +18,12 @@ import {
   hasGeneratedMarker,
   isSensitivePath,
   languageOf,
-  tagsOf,
+  maskOfTags,
+  tagMask,
+  tagsOfMask,
 } from './classify.ts';
 import { compileGitignore, gitignoreNames, isPlainName } from './gitignore.ts';
-import { RecordTable, tagsFromList } from './record-table.ts';
+import { RecordTable } from './record-table.ts';
 
 /** What the registry knows about one file. */
 export interface FileRecord {
@@ -223,7 +225,7 @@ function fromRow(r: FileRow): FileRecord {
   return {
     path: r.path,
     language: r.language ?? undefined,
-    tags: tagsFromList(r.tags === '' ? [] : (r.tags.split(',') as FileTag[])),
+    tags: tagsOfMask(maskOfTags(r.tags === '' ? [] : (r.tags.split(',') as FileTag[]))),
     size: Number(r.size),
     mtimeMs: Number(r.mtime_ms),
     sha256: r.sha256 ?? '',
@@ -533,7 +535,7 @@ export class FileRegistry {
     now: number,
     language = languageOf(path),
   ): PendingRow {
-    const tags = head === undefined && known ? known.tags : tagsFromList(tagsOf(path, language, head));
+    const tags = head === undefined && known ? known.tags : tagsOfMask(tagMask(path, language, head));
     const isNewContent = !known || known.sha256 !== sha256;
     const version = isNewContent ? (known?.version ?? 0) + 1 : (known?.version ?? 1);
     const record: FileRecord = {

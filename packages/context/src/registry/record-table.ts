@@ -12,38 +12,15 @@
  * @module
  */
 
-import type { FileTag } from './classify.ts';
+import { type FileTag, isGeneratedMask, maskOfTags, tagsOfMask } from './classify.ts';
 import type { FileRecord } from './file-registry.ts';
 
-/** Tags in the order `tagsOf` returns them (sorted); bit `i` of a mask is `TAGS[i]`. */
-const TAGS: readonly FileTag[] = ['code', 'config', 'doc', 'generated', 'test'];
-const TAG_BIT: ReadonlyMap<FileTag, number> = new Map(TAGS.map((t, i) => [t, 1 << i]));
-/** One frozen array per mask, shared by every record with those tags. */
-const TAG_ARRAYS: ReadonlyArray<readonly FileTag[]> = Array.from({ length: 1 << TAGS.length }, (_, mask) =>
-  Object.freeze(TAGS.filter((_, i) => (mask & (1 << i)) !== 0)),
-);
-/** The mask of each shared array, so storing a record's tags is one lookup. */
-const MASK_OF: ReadonlyMap<readonly FileTag[], number> = new Map(TAG_ARRAYS.map((tags, mask) => [tags, mask]));
-const GENERATED = TAG_BIT.get('generated') as number;
-
+const GENERATED_BIT = maskOfTags(['generated']);
 const FLAG_ENTRYPOINT = 1;
 const FLAG_SENSITIVE = 2;
 const FLAG_HASHED = 4;
 
 const SHA_BYTES = 32;
-
-/** Shared tags array for a list of tags (any order, duplicates ignored). */
-export function tagsFromList(tags: readonly FileTag[]): readonly FileTag[] {
-  return TAG_ARRAYS[maskOf(tags)] as readonly FileTag[];
-}
-
-function maskOf(tags: readonly FileTag[]): number {
-  let mask = MASK_OF.get(tags);
-  if (mask !== undefined) return mask;
-  mask = 0;
-  for (const t of tags) mask |= TAG_BIT.get(t) ?? 0;
-  return mask;
-}
 
 /** The records of one registry, by path. */
 export class RecordTable {
@@ -89,7 +66,7 @@ export class RecordTable {
 
   /** Records whose path starts with `prefix` and that carry `tag` (when given). */
   *select(prefix: string, tag: FileTag | undefined): Generator<FileRecord> {
-    const bit = tag === undefined ? 0 : (TAG_BIT.get(tag) ?? 0);
+    const bit = tag === undefined ? 0 : maskOfTags([tag]);
     for (const [path, slot] of this.#slots) {
       if (bit !== 0 && ((this.#tags[slot] as number) & bit) === 0) continue;
       if (prefix !== '' && !path.startsWith(prefix)) continue;
@@ -121,7 +98,7 @@ export class RecordTable {
     this.#lastAccessedMs[slot] = record.lastAccessedMs ?? Number.NaN;
     this.#version[slot] = record.version;
     this.#accessCount[slot] = record.accessCount;
-    this.#tags[slot] = maskOf(record.tags) | (record.generated ? GENERATED : 0);
+    this.#tags[slot] = maskOfTags(record.tags) | (record.generated ? GENERATED_BIT : 0);
     const hashed = record.sha256.length === SHA_BYTES * 2;
     this.#flags[slot] = (record.entrypoint ? FLAG_ENTRYPOINT : 0) | (record.sensitive ? FLAG_SENSITIVE : 0) | (hashed ? FLAG_HASHED : 0);
     this.#language[slot] = this.#languageId(record.language);
@@ -152,7 +129,7 @@ export class RecordTable {
     return {
       path,
       language: this.#languages[this.#language[slot] as number],
-      tags: TAG_ARRAYS[tags] as readonly FileTag[],
+      tags: tagsOfMask(tags),
       size: this.#size[slot] as number,
       mtimeMs: this.#mtimeMs[slot] as number,
       sha256: (flags & FLAG_HASHED) === 0 ? '' : this.#sha.toString('hex', slot * SHA_BYTES, (slot + 1) * SHA_BYTES),
@@ -162,7 +139,7 @@ export class RecordTable {
       lastAccessedMs: Number.isNaN(lastAccessedMs) ? undefined : lastAccessedMs,
       entrypoint: (flags & FLAG_ENTRYPOINT) !== 0,
       sensitive: (flags & FLAG_SENSITIVE) !== 0,
-      generated: (tags & GENERATED) !== 0,
+      generated: isGeneratedMask(tags),
     };
   }
 
