@@ -21,15 +21,33 @@ export interface DigestRequest {
   readonly headBytes: number;
 }
 
-/** A worker's answer for one path: a digest, or an error's code and words. */
-export type WorkerDigest =
-  | { readonly size: number; readonly sha256: string; readonly head: Uint8Array | undefined }
-  | { readonly code: string; readonly reason: string | undefined; readonly hint: string | undefined };
+/** Why a path could not be hashed: an error's code and words. */
+export interface WorkerFailure {
+  readonly code: string;
+  readonly reason: string | undefined;
+  readonly hint: string | undefined;
+}
+
+/**
+ * The digests of one request, packed in a few arrays rather than an object
+ * a path: the receiving thread would rebuild those one by one, property by
+ * property, and it is the thread that has the rest of a scan to do.
+ */
+export interface DigestAnswers {
+  /** Per path: its size, or -1 when it failed (see `failures`). */
+  readonly sizes: Float64Array;
+  /** Per path, 64 characters each: its hex SHA-256 (filler where it failed). */
+  readonly hashes: string;
+  /** Per path, `headBytes` apart: its first `min(size, headBytes)` bytes. */
+  readonly heads: Uint8Array;
+  readonly headBytes: number;
+  /** The paths that failed, by index. */
+  readonly failures: ReadonlyArray<readonly [index: number, failure: WorkerFailure]>;
+}
 
 /** A worker's reply. */
-export interface DigestReply {
+export interface DigestReply extends DigestAnswers {
   readonly id: number;
-  readonly results: readonly WorkerDigest[];
 }
 
 /** What a worker is started with. */
@@ -40,7 +58,7 @@ export interface DigestWorkerData {
 
 interface Pending {
   readonly worker: Worker;
-  resolve(results: readonly WorkerDigest[]): void;
+  resolve(answers: DigestAnswers): void;
   reject(err: Error): void;
 }
 
@@ -65,7 +83,7 @@ export class DigestPool {
   }
 
   /** Hashes `paths` in one worker; results are in the order of `paths`. */
-  run(paths: readonly string[], dirOnly: readonly boolean[], headBytes: number): Promise<readonly WorkerDigest[]> {
+  run(paths: readonly string[], dirOnly: readonly boolean[], headBytes: number): Promise<DigestAnswers> {
     if (this.#closed) return Promise.reject(Object.assign(new Error('the digest workers were stopped'), { code: 'ECLOSED' }));
     while (this.#workers.length < this.size) this.#workers.push(this.#start());
     const worker = this.#workers[this.#turn++ % this.#workers.length] as Worker;
@@ -92,7 +110,7 @@ export class DigestPool {
       if (!p) return;
       this.#pending.delete(reply.id);
       this.#settled(worker);
-      p.resolve(reply.results);
+      p.resolve(reply);
     });
     const fail = (err: Error) => {
       // A worker that died takes its requests with it; the next run starts a new one.

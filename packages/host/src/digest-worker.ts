@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { DIGEST_BUFFER_BYTES, digestStream, FsError } from '@ctxfs/core';
-import type { DigestReply, DigestRequest, DigestWorkerData, WorkerDigest } from './digest-pool.ts';
+import type { DigestReply, DigestRequest, DigestWorkerData, WorkerFailure } from './digest-pool.ts';
 import { closeQuietly, RootGuard } from './root-guard.ts';
 
 const data = workerData as DigestWorkerData;
@@ -44,7 +44,13 @@ function openFile(path: string): { fd: number; size: number } {
   return fast ?? guard.openRegular(path);
 }
 
-async function digestOne(path: string, dirOnly: boolean, headBytes: number, headTarget: Uint8Array): Promise<WorkerDigest> {
+/** One file's size and hex SHA-256 (its head written to `headTarget`), or why it could not be hashed. */
+async function digestOne(
+  path: string,
+  dirOnly: boolean,
+  headBytes: number,
+  headTarget: Uint8Array,
+): Promise<{ readonly size: number; readonly sha256: string } | WorkerFailure> {
   let fd: number | undefined;
   try {
     if (dirOnly) {
@@ -71,7 +77,7 @@ async function digestOne(path: string, dirOnly: boolean, headBytes: number, head
       headBytes,
       headTarget,
     );
-    return { size: d.size, sha256: d.sha256, head: d.head };
+    return { size: d.size, sha256: d.sha256 };
   } catch (err) {
     if (err instanceof FsError) return { code: err.code, reason: err.reason, hint: err.hint };
     const code = (err as { code?: unknown }).code;
@@ -81,16 +87,30 @@ async function digestOne(path: string, dirOnly: boolean, headBytes: number, head
   }
 }
 
+/** Stands for the hash of a path that failed, so every path has 64 characters in `hashes`. */
+const NO_HASH = '-'.repeat(64);
+
 parentPort?.on('message', async (request: DigestRequest) => {
   const { headBytes } = request;
-  // The heads of a request share one buffer, handed over (not copied) with
-  // the reply: one allocation a request instead of one a file on each side.
-  const heads = new Uint8Array(request.paths.length * headBytes);
-  const results: WorkerDigest[] = [];
-  for (let i = 0; i < request.paths.length; i++) {
+  const count = request.paths.length;
+  // The arrays are handed over with the reply, not copied.
+  const sizes = new Float64Array(count);
+  const heads = new Uint8Array(count * headBytes);
+  const hashes: string[] = [];
+  const failures: Array<readonly [number, WorkerFailure]> = [];
+  for (let i = 0; i < count; i++) {
     const target = heads.subarray(i * headBytes, (i + 1) * headBytes);
-    results.push(await digestOne(request.paths[i] as string, request.dirOnly[i] === true, headBytes, target));
+    const d = await digestOne(request.paths[i] as string, request.dirOnly[i] === true, headBytes, target);
+    if ('sha256' in d) {
+      sizes[i] = d.size;
+      hashes.push(d.sha256);
+    } else {
+      sizes[i] = -1;
+      hashes.push(NO_HASH);
+      failures.push([i, d]);
+    }
   }
   releaseDirectory();
-  parentPort?.postMessage({ id: request.id, results } satisfies DigestReply, headBytes > 0 ? [heads.buffer] : []);
+  const reply: DigestReply = { id: request.id, sizes, hashes: hashes.join(''), heads, headBytes, failures };
+  parentPort?.postMessage(reply, [sizes.buffer, heads.buffer]);
 });

@@ -48,7 +48,7 @@ import {
   type WriteResult,
 } from '@ctxfs/core';
 import { cleanOrphans, type Durability, isTempName, openAtomicSink } from './atomic-write.ts';
-import { DigestPool, type WorkerDigest } from './digest-pool.ts';
+import { type DigestAnswers, DigestPool, type WorkerFailure } from './digest-pool.ts';
 import { findGnuFind, findWalk } from './find-walk.ts';
 import { GitSnapshotStore } from './git-snapshots.ts';
 import { type IgnoreRule, isIgnored, parseGitignore } from './gitignore.ts';
@@ -106,9 +106,22 @@ const DIGEST_POOL_MIN_FILES = 64;
 /** Paths per worker request. */
 const DIGEST_SLICE = 256;
 
-/** A worker's answer as the protocol's result. */
-function digestOf(target: DigestTarget, answer: WorkerDigest): FileDigest {
-  if ('sha256' in answer) return { path: target.input, size: answer.size, sha256: answer.sha256, head: answer.head };
+/** The protocol's results for a slice from a worker's packed answers. */
+function digestsOf(slice: readonly DigestTarget[], answers: DigestAnswers): Array<{ index: number; digest: FileDigest }> {
+  const failed = new Map(answers.failures);
+  const { sizes, hashes, heads, headBytes } = answers;
+  return slice.map((target, i) => {
+    const failure = failed.get(i);
+    if (failure !== undefined) return { index: target.index, digest: failureOf(target, failure) };
+    const size = sizes[i] as number;
+    const at = i * headBytes;
+    const head = headBytes > 0 ? heads.subarray(at, at + Math.min(size, headBytes)) : undefined;
+    return { index: target.index, digest: { path: target.input, size, sha256: hashes.slice(i * 64, i * 64 + 64), head } };
+  });
+}
+
+/** A worker's failure as the protocol's error. */
+function failureOf(target: DigestTarget, answer: WorkerFailure): FileDigest {
   const err =
     answer.reason === undefined
       ? toFsError(Object.assign(new Error(answer.code), { code: answer.code }), 'digest', target.input)
@@ -725,7 +738,7 @@ export class HostFilesystem extends FilesystemBase {
       p.catch(() => {}); // awaited below; a consumer that stops early must not leave it unhandled
       return p;
     };
-    const inFlight: Array<{ slice: readonly DigestTarget[]; results: Promise<readonly WorkerDigest[]> }> = [];
+    const inFlight: Array<{ slice: readonly DigestTarget[]; results: Promise<DigestAnswers> }> = [];
     let next = 0;
     while (next < slices.length || inFlight.length > 0) {
       while (inFlight.length < pool.size * 2 && next < slices.length) {
@@ -733,8 +746,7 @@ export class HostFilesystem extends FilesystemBase {
         inFlight.push({ slice, results: send(slice) });
       }
       const { slice, results } = inFlight.shift() as (typeof inFlight)[number];
-      const answers = await results;
-      yield slice.map((t, i) => ({ index: t.index, digest: digestOf(t, answers[i] as WorkerDigest) }));
+      yield digestsOf(slice, await results);
     }
   }
 
