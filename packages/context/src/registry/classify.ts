@@ -259,6 +259,13 @@ export function maskOfTags(tags: readonly FileTag[]): number {
   return mask;
 }
 
+const TAG_TEXT: ReadonlyMap<readonly FileTag[], string> = new Map(TAG_ARRAYS.map((tags) => [tags, tags.join(',')]));
+
+/** Tags as stored in the state store (`code,test`); no allocation for the shared arrays. */
+export function tagsText(tags: readonly FileTag[]): string {
+  return TAG_TEXT.get(tags) ?? tags.join(',');
+}
+
 /** Whether a tag mask has the `generated` tag. */
 export function isGeneratedMask(mask: number): boolean {
   return (mask & GENERATED) !== 0;

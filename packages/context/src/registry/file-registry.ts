@@ -21,6 +21,7 @@ import {
   maskOfTags,
   tagMask,
   tagsOfMask,
+  tagsText,
 } from './classify.ts';
 import { compileGitignore, gitignoreNames, isPlainName } from './gitignore.ts';
 import { RecordTable } from './record-table.ts';
@@ -577,7 +578,7 @@ export class FileRegistry {
       const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
       const params: SQLInputValue[] = [];
       for (const { record: r } of chunk) {
-        params.push(r.path, r.language ?? null, r.tags.join(','), r.size, r.mtimeMs, r.sha256, r.version, r.accessCount);
+        params.push(r.path, r.language ?? null, tagsText(r.tags), r.size, r.mtimeMs, r.sha256, r.version, r.accessCount);
         params.push(r.lastAccessedMs ?? null, r.entrypoint ? 1 : 0, r.sensitive ? 1 : 0, r.generated ? 1 : 0, now, r.versionMs);
       }
       this.store.statement(INSERT_FILES(chunk.length)).run(...params);
