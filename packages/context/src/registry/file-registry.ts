@@ -363,11 +363,13 @@ export class FileRegistry {
     // One walk with metadata (no stat per file, excluded names never
     // entered), and hashing pipelined behind it: every slice of changed files
     // goes to `digest` as soon as it is known, so the backend hashes (on
-    // other cores, where it can) while the walk goes on, and each slice of
-    // results is recorded in a short transaction of its own.
-    // Only what a first scan of a big tree cannot do without is kept per
-    // file: every object that outlives a few milliseconds makes V8 grow its
-    // young generation, which is most of a scan's resident memory.
+    // other cores, where it can) while the walk goes on, and results are
+    // stored a few thousand rows a transaction.
+    //
+    // Only what the scan cannot do without is kept per file: every object
+    // that outlives a few milliseconds makes V8 grow its young generation,
+    // which was most of a first scan's resident memory.
+    //
     // Files registered before the scan, and those of them the walk found:
     // the others were removed.
     const knownBefore = [...this.#records.paths()];
@@ -380,9 +382,8 @@ export class FileRegistry {
     const skipped: Array<{ path: string; code: string }> = [];
     const now = Date.now();
     let unchanged = 0;
-    // Results are stored a few thousand rows per transaction: each commit
-    // rewrites the index pages it touched, so tiny transactions would cost
-    // more than the rows.
+    // Each commit rewrites the pages it touched, so tiny transactions would
+    // cost more than the rows (see ROWS_PER_COMMIT).
     let pending: PendingRow[] = [];
     const flush = () => {
       if (pending.length === 0) return;
