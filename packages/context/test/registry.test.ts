@@ -179,6 +179,18 @@ for (const backend of BACKENDS) {
       expect((await registry.check('README.md')).status).toBe('removed');
       expect(registry.versions('README.md')).toMatchObject([{ version: 1, sha256: readme?.sha256 }]);
 
+      // Back again with new content, it goes on from its last version instead of starting over.
+      await ws.external('docs/guide.md', '# Guide, second life\n');
+      await registry.scan();
+      const back = registry.get('docs/guide.md');
+      expect(back?.version).toBe(2);
+      expect(registry.versions('docs/guide.md').map((v) => [v.version, v.sha256])).toEqual([
+        [2, back?.sha256],
+        [1, guide?.sha256],
+      ]);
+      await ws.external('README.md', '# Project, again\n');
+      expect((await registry.check('README.md')).record?.version).toBe(2);
+
       // Another instance on the same store sees the same history.
       const other = new FileRegistry(ws.fs, store);
       expect(other.versions('src/index.ts')).toEqual(registry.versions('src/index.ts'));

@@ -267,6 +267,8 @@ export class FileRegistry {
   readonly #entrypoints: ReadonlySet<string>;
   #loaded = false;
   #scanned = false;
+  /** Whether the store holds any version row; false only while a scan knows it holds none. */
+  #storeHasVersions: boolean | undefined;
 
   constructor(fs: Filesystem, store: StateStore, options: FileRegistryOptions = {}) {
     this.fs = fs;
@@ -343,6 +345,16 @@ export class FileRegistry {
    */
   async scan(options: ScanOptions = {}): Promise<ScanResult> {
     this.#load();
+    // A store with no history at all (a first scan) needs no lookup of a new file's last version.
+    this.#storeHasVersions = this.store.statement('SELECT 1 FROM file_versions LIMIT 1').get() !== undefined;
+    try {
+      return await this.#scan(options);
+    } finally {
+      this.#storeHasVersions = undefined;
+    }
+  }
+
+  async #scan(options: ScanOptions): Promise<ScanResult> {
     const started = performance.now();
     const { onProgress, signal } = options;
     let files = 0;
@@ -499,6 +511,13 @@ export class FileRegistry {
     return result;
   }
 
+  /** The highest version the history holds for `path` (0 for none): a file removed, then created again, goes on from it. */
+  #lastVersion(path: string): number {
+    if (this.#storeHasVersions === false) return 0;
+    const row = this.store.statement('SELECT MAX(version) AS v FROM file_versions WHERE path = ?').get(path) as { v: number | null } | undefined;
+    return Number(row?.v ?? 0);
+  }
+
   /** Hashes one file (through the same `digest` a scan uses); throws its error. */
   async #hash(path: string): Promise<Hashed> {
     for await (const [d] of this.fs.digest([path], { headBytes: HEAD_BYTES })) {
@@ -541,7 +560,8 @@ export class FileRegistry {
   ): PendingRow {
     const tags = head === undefined && known ? known.tags : tagsOfMask(tagMask(path, language, head));
     const isNewContent = !known || known.sha256 !== sha256;
-    const version = isNewContent ? (known?.version ?? 0) + 1 : (known?.version ?? 1);
+    // A file that was removed and is back goes on from its last version.
+    const version = isNewContent ? (known?.version ?? this.#lastVersion(path)) + 1 : (known?.version ?? 1);
     const record: FileRecord = {
       path,
       language,
