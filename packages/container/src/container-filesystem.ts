@@ -40,6 +40,7 @@ import {
   type GrepPlan,
   type Snapshot,
   scanChunks,
+  type WalkPlan,
   type WriteMode,
 } from '@ctxfs/core';
 import type Docker from 'dockerode';
@@ -163,6 +164,88 @@ function parseStat(path: string, line: string): FileStat & { uid: number; gid: n
     uid: Number(uid),
     gid: Number(gid),
   };
+}
+
+/** One entry of a `WK` answer: its path below the walked directory and its {@link STAT_FORMAT} fields. */
+interface StatRecord {
+  readonly rel: string;
+  readonly fields: string;
+}
+
+/** Entries a native walk hands out at once. */
+const WALK_BATCH = 512;
+/** Deeper than any path can reach (PATH_MAX is 4096 bytes); busybox refuses larger numbers. */
+const WALK_DEPTH_CAP = 4096;
+/** Messages of entries that vanished or cannot be read during a walk: passed over, as the base walk does. */
+const PASSABLE_COMPLAINT = /^(?:find|stat): [\s\S]*?(?:No such file or directory|Permission denied|Not a directory)$/gm;
+
+/** The kind in a {@link STAT_FORMAT} field list (its first field is the raw mode). */
+function kindOfFields(fields: string): FileKind {
+  return kindOfMode(Number.parseInt(fields.slice(0, fields.indexOf('|')), 16));
+}
+
+/** A {@link STAT_FORMAT} field list as the stat ctxfs reports (owner left out, as `statPath` does). */
+function statOfFields(path: string, fields: string): FileStat {
+  const { uid: _u, gid: _g, ...stat } = parseStat(path, fields);
+  return stat;
+}
+
+/**
+ * Parses the answer of `WK`: lines `fields|./rel` in find's pre-order, and,
+ * for paths holding a newline (which no line can carry), records
+ * `SOH fields LF ./rel NUL`, printed as find meets them. Those come last,
+ * still parents first among themselves; none of their ancestors without a
+ * newline can be among them. Only the path is decoded as UTF-8, straight from
+ * the bytes, so a kept path does not pin its whole line in memory.
+ */
+function parseWalkOutput(raw: Buffer): StatRecord[] {
+  const plain: StatRecord[] = [];
+  const odd: StatRecord[] = [];
+  let at = 0;
+  while (at < raw.length) {
+    if (raw[at] === 0x01) {
+      const nl = raw.indexOf(0x0a, at);
+      const end = nl < 0 ? -1 : raw.indexOf(0, nl + 1);
+      if (end < 0) break;
+      odd.push({ fields: raw.toString('latin1', at + 1, nl), rel: raw.toString('utf8', nl + 3, end) });
+      at = end + 1;
+      continue;
+    }
+    let end = raw.indexOf(0x0a, at);
+    if (end < 0) end = raw.length;
+    // Six fields, then the path (which may itself hold a '|').
+    let bar = at - 1;
+    for (let field = 0; field < 6 && (field === 0 || bar >= 0); field++) bar = raw.indexOf(0x7c, bar + 1);
+    if (bar >= 0 && bar < end) plain.push({ fields: raw.toString('latin1', at, bar), rel: raw.toString('utf8', bar + 3, end) });
+    at = end + 1;
+  }
+  return odd.length === 0 ? plain : plain.concat(odd);
+}
+
+/** Whether `rel` lies below one of the directories in `pruned`. */
+function underPruned(rel: string, pruned: ReadonlySet<string>): boolean {
+  for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) {
+    if (pruned.has(rel.slice(0, i))) return true;
+  }
+  return false;
+}
+
+/** `-maxdepth` and the `-prune` clause of excluded names, as quoted `find` words. */
+function walkFindArgs(maxDepth: number, exclude: ReadonlySet<string>): string {
+  const words: string[] = [];
+  if (maxDepth <= WALK_DEPTH_CAP) words.push('-maxdepth', String(maxDepth));
+  // A name no entry can have stays out of the command line (a newline cannot
+  // be quoted for the helper); the walk filters every excluded name anyway.
+  const names = [...exclude].filter((n) => n !== '' && n !== '.' && n !== '..' && !n.includes('/') && !n.includes('\n') && !n.includes('\0'));
+  if (names.length > 0) {
+    words.push('(');
+    names.forEach((name, i) => {
+      if (i > 0) words.push('-o');
+      words.push('-name', name.replace(/[\\*?[\]]/g, '\\$&'));
+    });
+    words.push(')', '-prune', '-o');
+  }
+  return words.map(q).join(' ');
 }
 
 /**
@@ -440,34 +523,139 @@ export class ContainerFilesystem extends FilesystemBase {
   }
 
   /**
-   * One helper request stats a whole directory (`stat` over its entries, in
-   * one process) instead of a request per entry. Symlinks, and anything the
-   * batch did not answer for (a name with a newline, an entry that vanished),
-   * take the per-entry path, which follows links only inside the root.
+   * One helper request stats a whole directory (the walk's `find` with depth
+   * 1: one `stat` over all entries) instead of a request per entry. Symlinks
+   * take the guarded per-entry stat ({@link #entryStat}); an entry the answer
+   * lacks (created since the listing) the per-entry path.
    */
   protected override async statEntries(dir: string, entries: FileEntry[]): Promise<FileEntry[]> {
     if (entries.length === 0) return [];
-    const res = await this.#run('list', dir, `SE ${q(dir)}`);
-    if (res.status !== 0) return super.statEntries(dir, entries);
-    const lines = new Map<string, string>();
-    for (const line of res.stdout.toString('utf8').split('\n')) {
-      // Six fields, then the name (which may itself hold a '|').
-      let bar = -1;
-      for (let field = 0; field < 6 && (field === 0 || bar >= 0); field++) bar = line.indexOf('|', bar + 1);
-      if (bar > 0) lines.set(line.slice(bar + 1), line.slice(0, bar));
+    let records: StatRecord[];
+    try {
+      records = await this.#statTree('list', dir, 1, new Set());
+    } catch (err) {
+      if (err instanceof FsError && err.code === 'EUNAVAILABLE') throw err;
+      return super.statEntries(dir, entries);
     }
+    const fields = new Map<string, string>();
+    for (const r of records) fields.set(r.rel, r.fields);
+    const stats = await Promise.all(
+      entries.map((entry) => {
+        const f = fields.get(entry.name);
+        if (f !== undefined) return this.#entryStat(entry.path, f);
+        // Vanished (the stat will say so) or new since the listing; a name with a newline cannot be asked about.
+        return entry.name.includes('\n') ? undefined : this.tryStat(entry.path);
+      }),
+    );
     const out: FileEntry[] = [];
-    for (const entry of entries) {
-      const line = entry.kind === 'symlink' ? undefined : lines.get(entry.name);
-      if (line === undefined) {
-        const stat = await this.tryStat(entry.path);
-        if (stat !== undefined) out.push({ ...entry, stat });
+    entries.forEach((entry, i) => {
+      const stat = stats[i];
+      if (stat !== undefined) out.push({ ...entry, stat });
+    });
+    return out;
+  }
+
+  /**
+   * The stat of an entry from its {@link STAT_FORMAT} fields (taken without
+   * following links). A symlink gets its target's stat when the target stays
+   * inside the workspace (the helper's guarded stat decides); one that leads
+   * outside, dangles or has a name the helper cannot take gets the link's own
+   * stat, so nothing about the outside shows. `undefined`: it vanished.
+   */
+  async #entryStat(path: string, fields: string): Promise<FileStat | undefined> {
+    if (kindOfFields(fields) !== 'symlink') return statOfFields(path, fields);
+    if (!path.includes('\n')) {
+      try {
+        return await this.statPath(path);
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+        if (code !== 'EPATHESCAPE') throw err;
+      }
+    }
+    return statOfFields(path, fields);
+  }
+
+  /**
+   * Every entry below `dir` (down to `maxDepth`, excluded names pruned) with
+   * its metadata, from one `find` in the container (`WK`). Entries that vanish
+   * or cannot be read meanwhile are passed over; anything else find or stat
+   * complain about fails the request.
+   */
+  async #statTree(op: FsOperation, dir: string, maxDepth: number, exclude: ReadonlySet<string>): Promise<StatRecord[]> {
+    const args = walkFindArgs(maxDepth, exclude);
+    const res = await this.#run(op, dir, `WK ${q(dir)}${args === '' ? '' : ` ${args}`}`);
+    if (res.status !== 0) {
+      if (res.status !== 1) throw helperFailure(res.status, res.stderr, op, dir);
+      const complaints = res.stderr.replace(PASSABLE_COMPLAINT, '').trim();
+      if (complaints !== '') throw new FsError({ code: 'EIO', op, path: dir, reason: `the walk in the container failed: ${complaints}` });
+    }
+    return parseWalkOutput(res.stdout);
+  }
+
+  /**
+   * The whole walk in one helper request: one busybox `find` lists and stats
+   * the tree, where the base walk costs a request per directory (38,600
+   * entries: 0.56 s against 5.9 s with stats, 0.5 s against 1.6 s without,
+   * so walks without stats take this path too). The
+   * answer is parsed into batches here; `enter` prunes by path, temporary
+   * names are left out with what is below them, and symlinks get the guarded
+   * stat ({@link #entryStat}).
+   */
+  protected override nativeWalk(plan: WalkPlan): AsyncIterable<readonly FileEntry[]> {
+    return this.#findWalk(plan);
+  }
+
+  async *#findWalk(plan: WalkPlan): AsyncGenerator<readonly FileEntry[]> {
+    const { exclude, enter, maxDepth } = plan;
+    const records = await this.#statTree('walk', plan.start, maxDepth, exclude);
+    const prefix = plan.start === '' ? '' : `${plan.start}/`;
+    const pruned = new Set<string>();
+    let batch: Array<FileEntry | undefined> = [];
+    let links: Array<{ at: number; fields: string }> = [];
+    const settle = async (): Promise<FileEntry[]> => {
+      const out = batch;
+      const pending = links;
+      batch = [];
+      links = [];
+      if (pending.length === 0) return out as FileEntry[];
+      // A guarded stat per symlink; they go out together.
+      const stats = await Promise.all(pending.map(({ at, fields }) => this.#entryStat((out[at] as FileEntry).path, fields)));
+      pending.forEach(({ at }, k) => {
+        const stat = stats[k];
+        out[at] = stat === undefined ? undefined : { ...(out[at] as FileEntry), stat };
+      });
+      return out.filter((e): e is FileEntry => e !== undefined);
+    };
+    for (const { rel, fields } of records) {
+      if (pruned.size > 0 && underPruned(rel, pruned)) continue;
+      const slash = rel.lastIndexOf('/');
+      const name = slash < 0 ? rel : rel.slice(slash + 1);
+      const kind = kindOfFields(fields);
+      if ((name.startsWith(TEMP_PREFIX) && TEMP_NAME.test(name)) || exclude.has(name)) {
+        if (kind === 'directory') pruned.add(rel);
         continue;
       }
-      const { uid: _u, gid: _g, ...stat } = parseStat(entry.path, line);
-      out.push({ ...entry, stat });
+      const path = prefix + rel;
+      let entry: FileEntry;
+      if (!plan.stat) entry = { name, path, kind };
+      else if (kind === 'symlink') {
+        links.push({ at: batch.length, fields });
+        entry = { name, path, kind };
+      } else entry = { name, path, kind, stat: statOfFields(path, fields) };
+      batch.push(entry);
+      if (kind === 'directory' && enter !== undefined) {
+        // The base asks only about directories it could descend into.
+        const depth = maxDepth === Number.POSITIVE_INFINITY ? 0 : rel.split('/').length;
+        if (depth < maxDepth && !enter(entry)) pruned.add(rel);
+      }
+      if (batch.length >= WALK_BATCH) {
+        const out = await settle();
+        if (out.length > 0) yield out;
+      }
     }
-    return out;
+    const out = await settle();
+    if (out.length > 0) yield out;
   }
 
   /**

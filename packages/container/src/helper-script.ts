@@ -12,6 +12,14 @@
  * payload (busybox `head -c` reads ahead through stdio and would swallow the
  * next pipelined request).
  *
+ * `WK dir [find words]` walks a tree with one busybox `find` (no GNU
+ * options): a line `mode|size|mtime|ctime|uid|gid|./path` per entry from
+ * `stat` batched by `-exec {} +`, taken without following links. A path
+ * holding a newline would split its line, so those are printed as find meets
+ * them, `SOH fields LF ./path NUL`. Status 1 is find's own (entries that
+ * vanished or cannot be read, which the caller passes over by message); an
+ * unreadable start answers nothing, as `LS` does.
+ *
  * Status codes above 100 are ctxfs's own (see `STATUS_CODES`); anything else
  * is the failing tool's exit status, classified by its stderr message.
  *
@@ -40,6 +48,7 @@ umask 022
 R=$1; N=$2; i=0
 NL='
 '
+SOH=$(printf '\001')
 RR=$(readlink -f "$R" 2>/dev/null) || RR=$R
 chk() {
   P=$R
@@ -97,20 +106,14 @@ RB() {
   [ $# -gt 0 ] && tar -cf - -C / -- "$@" 2>/dev/null
   :
 }
-SE() {
+WK() {
   chk "$1" || return $?
-  [ -d "$P" ] || return 101
-  cd "$P" || return 1
-  set --
-  for e in * .*; do
-    case $e in .|..|*"$NL"*) continue ;; esac
-    [ -L "$e" ] && continue
-    [ -e "$e" ] || continue
-    set -- "$@" "$e"
-  done
-  [ $# -gt 0 ] && stat -c '%f|%s|%y|%z|%u|%g|%n' -- "$@" 2>/dev/null
-  cd /
-  :
+  [ -d "$P" ] || { [ -e "$P" ] && return 101; stat -L "$P" >/dev/null; return 2; }
+  cd "$P" 2>/dev/null || return 0
+  shift
+  find . -mindepth 1 "$@" -path "*$NL*" -exec stat -c "$SOH%f|%s|%y|%z|%u|%g" {} \; -exec printf '%s\0' {} \; \
+    -o ! -path "*$NL*" -exec stat -c '%f|%s|%y|%z|%u|%g|%n' {} +
+  s=$?; cd /; return $s
 }
 FL() { chk "$1" || return $?; [ -d "$P" ] || return 101; cd "$P" && find . -type f -print0; s=$?; cd /; return $s; }
 PW() {
