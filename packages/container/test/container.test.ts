@@ -11,7 +11,7 @@ import { MemoryFilesystem } from '@ctxfs/memory';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContainerFilesystem } from '../src/index.ts';
-import { dockerAvailable, removeTestContainers, seedWorkspace, sh, startTestContainer, TEST_IMAGE, TEST_LABEL } from './docker-fixture.ts';
+import { dockerAvailable, removeTestContainers, seedWorkspace, sh, startTestContainer, TEST_IMAGE, TEST_LABELS } from './docker-fixture.ts';
 
 const available = await dockerAvailable();
 
@@ -70,7 +70,7 @@ describe.runIf(available)('container backend', () => {
     });
 
     it('creates a container from an image and removes it on close', async () => {
-      const fs = await ContainerFilesystem.open({ image: TEST_IMAGE, labels: { [TEST_LABEL]: '1' } });
+      const fs = await ContainerFilesystem.open({ image: TEST_IMAGE, labels: TEST_LABELS });
       const id = fs.containerRef;
       await fs.write('x/y.txt', 'made', { createParents: true });
       expect(await fs.read('x/y.txt')).toMatchObject({ text: 'made' });
@@ -86,7 +86,7 @@ describe.runIf(available)('container backend', () => {
     });
 
     it('keepContainer leaves a created container in place', async () => {
-      const fs = await ContainerFilesystem.open({ image: TEST_IMAGE, labels: { [TEST_LABEL]: '1' }, keepContainer: true });
+      const fs = await ContainerFilesystem.open({ image: TEST_IMAGE, labels: TEST_LABELS, keepContainer: true });
       await fs.close();
       const info = await new Docker().getContainer(fs.containerRef).inspect();
       expect(info.State.Running).toBe(true);

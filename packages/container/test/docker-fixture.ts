@@ -9,6 +9,16 @@ import * as tar from 'tar-stream';
 
 export const TEST_IMAGE = process.env.CTXFS_TEST_IMAGE ?? 'ctxfs-busybox:latest';
 export const TEST_LABEL = 'ctxfs.test';
+/**
+ * Which test file's module made a container: test files run in parallel, and
+ * one file's clean-up must not remove the containers another is using.
+ */
+const RUN_LABEL = 'ctxfs.test.run';
+const RUN_ID = randomBytes(6).toString('hex');
+/** Labels of every container a test makes (pass them to `ContainerFilesystem.open` too). */
+export const TEST_LABELS: Readonly<Record<string, string>> = Object.freeze({ [TEST_LABEL]: '1', [RUN_LABEL]: RUN_ID });
+/** Test containers older than this are a crashed run's leftovers. */
+const LEFTOVER_AGE_S = 3600;
 
 /**
  * Whether Docker is usable. In CI an unreachable engine is a failure (the
@@ -38,16 +48,18 @@ export async function startTestContainer(extra: Partial<Docker.ContainerCreateOp
     Cmd: ['sh', '-c', 'while :; do sleep 3600; done'],
     name: `ctxfs-test-${randomBytes(4).toString('hex')}`,
     ...extra,
-    Labels: { [TEST_LABEL]: '1', ...extra.Labels },
+    Labels: { ...TEST_LABELS, ...extra.Labels },
   });
   await container.start();
   return container;
 }
 
-/** Removes every container with the test label (crash leftovers included). */
+/** Removes this test file's containers, and test containers a crashed run left an hour or more ago. */
 export async function removeTestContainers(): Promise<void> {
   const docker = new Docker();
-  const list = await docker.listContainers({ all: true, filters: { label: [`${TEST_LABEL}=1`] } });
+  const labelled = await docker.listContainers({ all: true, filters: { label: [`${TEST_LABEL}=1`] } });
+  const now = Date.now() / 1000;
+  const list = labelled.filter((c) => c.Labels[RUN_LABEL] === RUN_ID || now - c.Created > LEFTOVER_AGE_S);
   await Promise.all(
     list.map((c) =>
       docker
