@@ -34,10 +34,12 @@ import {
   type FilesystemBaseOptions,
   FsError,
   type FsOperation,
+  findPruneWords,
   fsError,
   type GrepMatch,
   type GrepMatcher,
   type GrepPlan,
+  isAddressableName,
   type Snapshot,
   scanChunks,
   type WalkPlan,
@@ -193,21 +195,20 @@ function statOfFields(path: string, fields: string): FileStat {
 /**
  * Parses the answer of `WK`: lines `fields|./rel` in find's pre-order, and,
  * for paths holding a newline (which no line can carry), records
- * `SOH fields LF ./rel NUL`, printed as find meets them. Those come last,
- * still parents first among themselves; none of their ancestors without a
- * newline can be among them. Only the path is decoded as UTF-8, straight from
- * the bytes, so a kept path does not pin its whole line in memory.
+ * `SOH fields LF ./rel NUL`. Those are read whole, so nothing is mis-split,
+ * and dropped: a newline makes a name no path can address (see
+ * {@link isAddressableName}), and every entry below such a name holds one in
+ * its path too. Only the path is decoded as UTF-8, straight from the bytes,
+ * so a kept path does not pin its whole line in memory.
  */
 function parseWalkOutput(raw: Buffer): StatRecord[] {
   const plain: StatRecord[] = [];
-  const odd: StatRecord[] = [];
   let at = 0;
   while (at < raw.length) {
     if (raw[at] === 0x01) {
       const nl = raw.indexOf(0x0a, at);
       const end = nl < 0 ? -1 : raw.indexOf(0, nl + 1);
       if (end < 0) break;
-      odd.push({ fields: raw.toString('latin1', at + 1, nl), rel: raw.toString('utf8', nl + 3, end) });
       at = end + 1;
       continue;
     }
@@ -219,7 +220,7 @@ function parseWalkOutput(raw: Buffer): StatRecord[] {
     if (bar >= 0 && bar < end) plain.push({ fields: raw.toString('latin1', at, bar), rel: raw.toString('utf8', bar + 3, end) });
     at = end + 1;
   }
-  return odd.length === 0 ? plain : plain.concat(odd);
+  return plain;
 }
 
 /** Whether `rel` lies below one of the directories in `pruned`. */
@@ -234,17 +235,10 @@ function underPruned(rel: string, pruned: ReadonlySet<string>): boolean {
 function walkFindArgs(maxDepth: number, exclude: ReadonlySet<string>): string {
   const words: string[] = [];
   if (maxDepth <= WALK_DEPTH_CAP) words.push('-maxdepth', String(maxDepth));
-  // A name no entry can have stays out of the command line (a newline cannot
-  // be quoted for the helper); the walk filters every excluded name anyway.
-  const names = [...exclude].filter((n) => n !== '' && n !== '.' && n !== '..' && !n.includes('/') && !n.includes('\n') && !n.includes('\0'));
-  if (names.length > 0) {
-    words.push('(');
-    names.forEach((name, i) => {
-      if (i > 0) words.push('-o');
-      words.push('-name', name.replace(/[\\*?[\]]/g, '\\$&'));
-    });
-    words.push(')', '-prune', '-o');
-  }
+  // A name with a newline stays out of the command line (the helper reads a
+  // request per line); the walk drops such names, and filters every excluded
+  // name, anyway.
+  words.push(...findPruneWords([...exclude].filter((n) => !n.includes('\n'))));
   return words.map(q).join(' ');
 }
 
@@ -515,7 +509,8 @@ export class ContainerFilesystem extends FilesystemBase {
       start = end + 1;
       const k = rec[0];
       const name = rec.slice(1);
-      if (name === '' || (name.startsWith(TEMP_PREFIX) && TEMP_NAME.test(name))) continue;
+      // Names no path can address are left out, as every backend leaves them out.
+      if (!isAddressableName(name) || (name.startsWith(TEMP_PREFIX) && TEMP_NAME.test(name))) continue;
       const kind: FileKind = k === 'd' ? 'directory' : k === 'f' ? 'file' : k === 'l' ? 'symlink' : 'other';
       out.push({ name, path: prefix + name, kind });
     }
@@ -543,8 +538,8 @@ export class ContainerFilesystem extends FilesystemBase {
       entries.map((entry) => {
         const f = fields.get(entry.name);
         if (f !== undefined) return this.#entryStat(entry.path, f);
-        // Vanished (the stat will say so) or new since the listing; a name with a newline cannot be asked about.
-        return entry.name.includes('\n') ? undefined : this.tryStat(entry.path);
+        // Vanished (the stat will say so) or new since the listing.
+        return this.tryStat(entry.path);
       }),
     );
     const out: FileEntry[] = [];
@@ -559,19 +554,17 @@ export class ContainerFilesystem extends FilesystemBase {
    * The stat of an entry from its {@link STAT_FORMAT} fields (taken without
    * following links). A symlink gets its target's stat when the target stays
    * inside the workspace (the helper's guarded stat decides); one that leads
-   * outside, dangles or has a name the helper cannot take gets the link's own
-   * stat, so nothing about the outside shows. `undefined`: it vanished.
+   * outside or dangles gets the link's own stat, so nothing about the outside
+   * shows. `undefined`: it vanished.
    */
   async #entryStat(path: string, fields: string): Promise<FileStat | undefined> {
     if (kindOfFields(fields) !== 'symlink') return statOfFields(path, fields);
-    if (!path.includes('\n')) {
-      try {
-        return await this.statPath(path);
-      } catch (err) {
-        const code = (err as { code?: unknown }).code;
-        if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-        if (code !== 'EPATHESCAPE') throw err;
-      }
+    try {
+      return await this.statPath(path);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      if (code !== 'EPATHESCAPE') throw err;
     }
     return statOfFields(path, fields);
   }
@@ -599,8 +592,8 @@ export class ContainerFilesystem extends FilesystemBase {
    * entries: 0.56 s against 5.9 s with stats, 0.5 s against 1.6 s without,
    * so walks without stats take this path too). The
    * answer is parsed into batches here; `enter` prunes by path, temporary
-   * names are left out with what is below them, and symlinks get the guarded
-   * stat ({@link #entryStat}).
+   * names and names no path can address are left out with what is below
+   * them, and symlinks get the guarded stat ({@link #entryStat}).
    */
   protected override nativeWalk(plan: WalkPlan): AsyncIterable<readonly FileEntry[]> {
     return this.#findWalk(plan);
@@ -632,7 +625,7 @@ export class ContainerFilesystem extends FilesystemBase {
       const slash = rel.lastIndexOf('/');
       const name = slash < 0 ? rel : rel.slice(slash + 1);
       const kind = kindOfFields(fields);
-      if ((name.startsWith(TEMP_PREFIX) && TEMP_NAME.test(name)) || exclude.has(name)) {
+      if (!isAddressableName(name) || (name.startsWith(TEMP_PREFIX) && TEMP_NAME.test(name)) || exclude.has(name)) {
         if (kind === 'directory') pruned.add(rel);
         continue;
       }
@@ -951,7 +944,7 @@ export class ContainerFilesystem extends FilesystemBase {
       .map((p) => p.replace(/^\.\//, ''))
       .filter((rel) => {
         const segs = rel.split('/');
-        if (segs.some((seg) => TEMP_NAME.test(seg))) return false;
+        if (segs.some((seg) => TEMP_NAME.test(seg) || !isAddressableName(seg))) return false;
         if (!plan.dot && segs.some((seg) => seg.startsWith('.'))) return false;
         return plan.filter === undefined || plan.filter(rel);
       })

@@ -16,7 +16,8 @@
  * options): a line `mode|size|mtime|ctime|uid|gid|./path` per entry from
  * `stat` batched by `-exec {} +`, taken without following links. A path
  * holding a newline would split its line, so those are printed as find meets
- * them, `SOH fields LF ./path NUL`. Status 1 is find's own (entries that
+ * them, `SOH fields LF ./path NUL` (read whole and dropped by the caller: no
+ * path can address them). Status 1 is find's own (entries that
  * vanished or cannot be read, which the caller passes over by message); an
  * unreadable start answers nothing, as `LS` does.
  *

@@ -18,6 +18,7 @@ export * from './digest.ts';
 export * from './encoding.ts';
 export * from './errors.ts';
 export * from './filesystem-base.ts';
+export * from './find-words.ts';
 export * from './glob.ts';
 export * from './grep.ts';
 export * from './legacy-detector.ts';

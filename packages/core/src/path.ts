@@ -172,6 +172,41 @@ export function resolvePath(input: unknown, op: FsOperation, limits: PathLimits 
   return { path, dirOnly };
 }
 
+/**
+ * Whether a directory entry's name can be reached through a path: it is not
+ * `''`, `.` or `..`, holds no `/`, no backslash (paths read it as a
+ * separator), no control character (code units below 0x20 and 0x7f, which
+ * {@link resolvePath} refuses), no U+FFFD (what bytes that are not UTF-8
+ * decode to, so the name as listed is not the name on disk) and no unpaired
+ * surrogate. Backends leave entries failing it out of every listing, walk,
+ * glob and grep, with everything below them: reporting a path nothing can
+ * stat, read or write only misleads. Length is not checked: the system
+ * bounds every name it lists (`NAME_MAX`), and path limits are per
+ * filesystem.
+ *
+ * @example
+ * ```ts
+ * isAddressableName('notes.md');      // true
+ * isAddressableName('new\nline.txt'); // false: a control character
+ * isAddressableName('a\\b');          // false: a backslash
+ * isAddressableName('caf\ufffd');     // false: bytes that were not UTF-8
+ * ```
+ */
+export function isAddressableName(name: string): boolean {
+  const n = name.length;
+  if (n === 0 || (n <= 2 && isDots(name, 0, n))) return false;
+  for (let i = 0; i < n; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f || c === 0x5c || c === 0x2f || c === 0xfffd) return false;
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const next = name.charCodeAt(i + 1);
+      if (c > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) return false;
+      i++;
+    }
+  }
+  return true;
+}
+
 /** Joins normalized paths; `''` is the root. */
 export function joinPath(dir: string, name: string): string {
   if (dir === '') return name;

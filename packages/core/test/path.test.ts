@@ -3,7 +3,18 @@ import { describe, expect, it } from 'vitest';
 // the one path implementation in agreement without a backend in between.
 import { HOSTILE_PATHS, pathOfBytes, showPath } from '../../../conformance/src/hostile-paths.ts';
 import { FsError, isFsError } from '../src/errors.ts';
-import { baseName, DEFAULT_PATH_LIMITS, describeInput, displayPath, isSameOrInside, joinPath, parentPath, pathSegments, resolvePath } from '../src/path.ts';
+import {
+  baseName,
+  DEFAULT_PATH_LIMITS,
+  describeInput,
+  displayPath,
+  isAddressableName,
+  isSameOrInside,
+  joinPath,
+  parentPath,
+  pathSegments,
+  resolvePath,
+} from '../src/path.ts';
 
 function refusal(input: unknown, limits = DEFAULT_PATH_LIMITS): FsError | undefined {
   try {
@@ -327,5 +338,113 @@ describe('displayPath, pathSegments, describeInput', () => {
     expect(describeInput('plain')).toBe('plain');
     expect(describeInput('tab\there')).toBe('tab\\there');
     expect(describeInput(null)).toBe('null');
+  });
+});
+
+describe('isAddressableName', () => {
+  it.each([
+    'a',
+    'notes.md',
+    '...',
+    '.hidden',
+    'name with spaces',
+    'q\'uote "dq" $HOME `x`',
+    '-dash',
+    'p|ipe',
+    'x*y?[z]',
+    'C:',
+    'é 😀 中文',
+    '\u00a0nbsp\u200b',
+    '\u0080\u009f',
+  ])('accepts %j', (name) => {
+    expect(isAddressableName(name)).toBe(true);
+  });
+
+  it.each([
+    ['', 'empty'],
+    ['.', 'dot'],
+    ['..', 'dot-dot'],
+    ['a/b', 'a slash'],
+    ['new\nline', 'a newline'],
+    ['tab\t', 'a tab'],
+    ['\u0000', 'NUL'],
+    ['\u001f', 'the last C0 control'],
+    ['del\u007f', 'DEL'],
+    ['a\\b', 'a backslash'],
+    ['caf\ufffd', 'U+FFFD (bytes that were not UTF-8)'],
+    ['\ud800x', 'a lone high surrogate'],
+    ['x\udc00', 'a lone low surrogate'],
+    ['\ud83d', 'a high surrogate at the end'],
+  ])('refuses %j (%s)', (name) => {
+    expect(isAddressableName(name)).toBe(false);
+  });
+
+  // Names built from the characters that matter (controls, separators, dots,
+  // surrogate halves, U+FFFD) mixed with ordinary and astral ones; seeded, so
+  // a failure repeats.
+  const ALPHABET = [
+    'a',
+    'Z',
+    '0',
+    '.',
+    '.',
+    '-',
+    ' ',
+    '|',
+    '*',
+    ':',
+    '\u00e9',
+    '\u4e2d',
+    '\u{1f600}',
+    '\n',
+    '\t',
+    '\u0000',
+    '\u001f',
+    '\u007f',
+    '\u0080',
+    '\\',
+    '/',
+    '\ufffd',
+    '\ud800',
+    '\udc00',
+  ];
+  function randomNames(count: number, seed: number): string[] {
+    let state = seed >>> 0;
+    const next = (n: number) => {
+      // mulberry32
+      state = (state + 0x6d2b79f5) >>> 0;
+      let t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return (((t ^ (t >>> 14)) >>> 0) % n) as number;
+    };
+    return Array.from({ length: count }, () => {
+      // Up to 40 units: at most 120 UTF-8 bytes, inside the default segment limit.
+      const length = next(41);
+      let name = '';
+      for (let i = 0; i < length; i++) name += next(4) === 0 ? (ALPHABET[next(ALPHABET.length)] as string) : String.fromCharCode(0x20 + next(0x5f));
+      return name.slice(0, 40);
+    });
+  }
+
+  it('every name it accepts, joined under a directory, resolvePath takes unchanged; no other reaches its entry', () => {
+    const names = randomNames(20_000, 0x5eed);
+    let accepted = 0;
+    for (const name of names) {
+      const input = `dir/sub/${name}`;
+      if (isAddressableName(name)) {
+        accepted++;
+        expect(resolvePath(input, 'stat'), JSON.stringify(name)).toEqual({ path: input, dirOnly: false });
+        continue;
+      }
+      // U+FFFD alone resolves: the name it stands for on disk is what a path cannot reach.
+      if (name.includes('\ufffd') && isAddressableName(name.replaceAll('\ufffd', 'x'))) continue;
+      const err = refusal(input);
+      // Resolved, the path must name something else: another path, or more segments than dir, sub and the name.
+      if (err === undefined) expect(pathSegments(resolvePath(input, 'stat').path), JSON.stringify(name)).not.toEqual(['dir', 'sub', name]);
+    }
+    // Both sides are exercised, not one.
+    expect(accepted).toBeGreaterThan(2_000);
+    expect(names.length - accepted).toBeGreaterThan(2_000);
   });
 });

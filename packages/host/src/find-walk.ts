@@ -13,6 +13,7 @@
  */
 
 import { execFileSync } from 'node:child_process';
+import { findPruneWords } from '@ctxfs/core';
 import type { RootGuard } from './root-guard.ts';
 import { findExecutable, spawnInDirectory } from './spawn-in-directory.ts';
 
@@ -70,16 +71,7 @@ const PASSABLE = /(No such file or directory|Permission denied|Not a directory)$
 export async function* findWalk(guard: RootGuard, find: string, plan: FindWalkPlan): AsyncGenerator<FoundEntry[]> {
   const args = ['-P', '.', '-mindepth', '1'];
   if (Number.isFinite(plan.maxDepth)) args.push('-maxdepth', String(plan.maxDepth));
-  const names = [...plan.exclude];
-  if (names.length > 0) {
-    args.push('(');
-    names.forEach((name, i) => {
-      if (i > 0) args.push('-o');
-      args.push('-name', name.replace(/[\\*?[\]]/g, '\\$&'));
-    });
-    args.push(')', '-prune', '-o');
-  }
-  args.push('-printf', FORMAT);
+  args.push(...findPruneWords(plan.exclude), '-printf', FORMAT);
   const child = await spawnInDirectory(guard, plan.dir, find, args);
   try {
     let rest: Buffer | undefined;

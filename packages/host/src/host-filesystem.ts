@@ -31,6 +31,7 @@ import {
   type GrepMatch,
   type GrepMatcher,
   type GrepPlan,
+  isAddressableName,
   type LegacyDetector,
   type MkdirOptions,
   type OpenWriteOptions,
@@ -170,15 +171,6 @@ function statOf(path: string, s: fs.Stats): FileStat {
 
 function kindOfStats(s: fs.Stats | fs.Dirent): FileKind {
   return s.isFile() ? 'file' : s.isDirectory() ? 'directory' : s.isSymbolicLink() ? 'symlink' : 'other';
-}
-
-/** Names a path cannot address (control characters, bytes that are not UTF-8); they are left out of listings. */
-function addressable(name: string): boolean {
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f || c === 0xfffd || c === 0x5c) return false;
-  }
-  return true;
 }
 
 function defaultStateDir(rootReal: string): string {
@@ -513,7 +505,7 @@ export class HostFilesystem extends FilesystemBase {
     const out: FileEntry[] = [];
     for (const d of dirents) {
       const name = d.name;
-      if (isTempName(name) || !addressable(name)) continue;
+      if (isTempName(name) || !isAddressableName(name)) continue;
       out.push({ name, path: prefix + name, kind: kindOfStats(d) });
     }
     return out;
@@ -694,7 +686,7 @@ export class HostFilesystem extends FilesystemBase {
         }
         const name = f.rel.slice(f.rel.lastIndexOf('/') + 1);
         const kind: FileKind = f.type === 'f' ? 'file' : f.type === 'd' ? 'directory' : f.type === 'l' ? 'symlink' : 'other';
-        if (isTempName(name) || !addressable(name) || exclude.has(name)) {
+        if (isTempName(name) || !isAddressableName(name) || exclude.has(name)) {
           if (kind === 'directory') pruned = `${f.rel}/`;
           continue;
         }
@@ -866,7 +858,6 @@ export class HostFilesystem extends FilesystemBase {
       matcher,
       plan,
       flags,
-      addressable,
       rescan: (path, limit) => this.#scanOne(path, matcher, limit),
       fallback: () => this.#scan(matcher, plan, flags),
       exclude: [...this.#exclude],
@@ -991,7 +982,7 @@ export class HostFilesystem extends FilesystemBase {
     this.#snapshots ??= new GitSnapshotStore({
       guard: this.#guard,
       gitdir: nodePath.join(this.stateDir, 'snapshots.git'),
-      exclude: (name) => this.#snapshotExclude.has(name) || isTempName(name) || !addressable(name),
+      exclude: (name) => this.#snapshotExclude.has(name) || isTempName(name) || !isAddressableName(name),
     });
     return this.#snapshots;
   }

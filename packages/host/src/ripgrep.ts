@@ -21,7 +21,7 @@
  */
 
 import type { Readable } from 'node:stream';
-import type { GrepMatch, GrepMatcher, GrepPlan, MatchSpan } from '@ctxfs/core';
+import { type GrepMatch, type GrepMatcher, type GrepPlan, isAddressableName, type MatchSpan } from '@ctxfs/core';
 import { TEMP_PREFIX } from './atomic-write.ts';
 import type { RootGuard } from './root-guard.ts';
 import { findExecutable, spawnInDirectory } from './spawn-in-directory.ts';
@@ -115,8 +115,6 @@ export interface RipgrepSearch {
   matcher: GrepMatcher;
   plan: GrepPlan;
   flags: GrepFlags;
-  /** Path names the protocol can address (others are skipped, as listings skip them). */
-  addressable: (name: string) => boolean;
   /** The shared scanner over one file, for files rg saw as binary. */
   rescan: (path: string, limit: number) => AsyncIterable<GrepMatch>;
   /** The shared scanner over the whole plan, when rg cannot take the pattern. */
@@ -160,7 +158,8 @@ export async function* ripgrepSearch(s: RipgrepSearch): AsyncGenerator<GrepMatch
         const rel = full.startsWith(prefix) ? full.slice(prefix.length) : full;
         const ok =
           rgPathIsText(d.path) &&
-          rel.split('/').every(s.addressable) &&
+          // A file below a name no path can address is skipped, as listings skip it.
+          rel.split('/').every(isAddressableName) &&
           (plan.filter === undefined || plan.filter(rel)) &&
           (s.keep === undefined || s.keep(scopePrefix + rel));
         current = { rel, ok, matches: [] };
