@@ -455,23 +455,15 @@ export function walkSection(ctx: SuiteContext): void {
   });
 
   describe('errors', () => {
-    it('a missing path is ENOENT, with or without stat', async () => {
+    it.each([
+      ['a missing path is ENOENT', 'ENOENT', ['missing', 'dir/missing', 'missing/deeper', 'empty/x']],
+      ['a file is ENOTDIR', 'ENOTDIR', ['a.txt', 'dir/b.txt', 'bin.dat', 'a.txt/']],
+    ] as const)('%s, with or without stat', async (_title, code, paths) => {
       const fs = await tree();
-      for (const p of ['missing', 'dir/missing', 'missing/deeper', 'empty/x']) {
+      for (const p of paths) {
         for (const stat of [false, true]) {
           const err = await walkError(fs, p, { stat });
-          expect(err, p).toMatchObject({ code: 'ENOENT', op: 'walk', path: p });
-          expect(isFsError(err) && err.hint.length > 0).toBe(true);
-        }
-      }
-    });
-
-    it('a file is ENOTDIR, with or without stat', async () => {
-      const fs = await tree();
-      for (const p of ['a.txt', 'dir/b.txt', 'bin.dat', 'a.txt/']) {
-        for (const stat of [false, true]) {
-          const err = await walkError(fs, p, { stat });
-          expect(err, p).toMatchObject({ code: 'ENOTDIR', op: 'walk', path: p });
+          expect(err, p).toMatchObject({ code, op: 'walk', path: p });
           expect(isFsError(err) && err.hint.length > 0).toBe(true);
         }
       }
