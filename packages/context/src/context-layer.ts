@@ -30,6 +30,7 @@ import {
 import { type FileVersion, type PruneResult, type RetentionOptions, sha256Hex, VersionStore } from './history/version-store.ts';
 import { buildOverview, type Overview, type ToolDescription } from './overview/project-overview.ts';
 import type { LineEdit } from './patch/text-edits.ts';
+import { contextPath } from './paths/context-path.ts';
 import { type ModelProfile, type ProfileInput, resolveProfile } from './profiles/model-profiles.ts';
 import { DEFAULT_ENTRYPOINTS } from './registry/classify.ts';
 import { type FileRecord, FileRegistry, type FileRegistryOptions, type ScanOptions, type ScanResult, type VersionAuthor } from './registry/file-registry.ts';
@@ -172,10 +173,9 @@ export class ContextSession {
     const limit = this.#edits.settings.rememberReadsUpTo ?? 1024 * 1024;
     if (limit <= 0 || served.version === '' || this.#edits.versions.hasBlob(served.version)) return served;
     try {
-      const path = this.#operations.editor.normalize('readFile', served.path);
-      const stat = await this.#ws.fs.stat(path);
+      const stat = await this.#ws.fs.stat(served.path);
       if (stat.size > limit) return served;
-      const bytes = await this.#ws.fs.readBytes(path);
+      const bytes = await this.#ws.fs.readBytes(served.path);
       if (sha256Hex(bytes) === served.version) this.#edits.versions.putBlob(bytes, served.version);
     } catch {
       // Best effort: without the stored base, a stale edit is refused instead of merged.
@@ -196,7 +196,7 @@ export class ContextSession {
    * ```
    */
   async readFile(path: string, options?: ReadFileOptions): Promise<Served> {
-    return this.#remember(await readFile(this.#ws, this.#caller, path, options));
+    return this.#remember(await readFile(this.#ws, this.#caller, contextPath(path, 'readFile'), options));
   }
 
   /**
@@ -211,12 +211,12 @@ export class ContextSession {
    * ```
    */
   async readLines(path: string, start: number, end?: number, options?: ReadLinesOptions): Promise<Served> {
-    return this.#remember(await readLines(this.#ws, this.#caller, path, start, end, options));
+    return this.#remember(await readLines(this.#ws, this.#caller, contextPath(path, 'readLines'), start, end, options));
   }
 
   /** The first `maxLines` lines, numbered. */
   async getExcerpt(path: string, maxLines?: number): Promise<Served> {
-    return this.#remember(await getExcerpt(this.#ws, this.#caller, path, maxLines));
+    return this.#remember(await getExcerpt(this.#ws, this.#caller, contextPath(path, 'getExcerpt'), maxLines));
   }
 
   /**
@@ -228,22 +228,22 @@ export class ContextSession {
    * ```
    */
   async getSymbol(path: string, name: string, options?: { maxTokens?: number }): Promise<Served> {
-    return this.#remember(await getSymbol(this.#ws, this.#caller, path, name, options));
+    return this.#remember(await getSymbol(this.#ws, this.#caller, contextPath(path, 'getSymbol'), name, options));
   }
 
   /** Symbols with line ranges and signatures, bodies elided. */
-  getOutline(path: string, options?: { maxTokens?: number }): Promise<Served> {
-    return getOutline(this.#ws, this.#caller, path, options);
+  async getOutline(path: string, options?: { maxTokens?: number }): Promise<Served> {
+    return await getOutline(this.#ws, this.#caller, contextPath(path, 'getOutline'), options);
   }
 
   /** Files `path` imports and files importing it, to `depth` hops. */
-  getRelatedFiles(path: string, depth = 1): Promise<RelatedResult> {
-    return getRelatedFiles(this.#ws, this.#caller, path, depth);
+  async getRelatedFiles(path: string, depth = 1): Promise<RelatedResult> {
+    return await getRelatedFiles(this.#ws, this.#caller, contextPath(path, 'getRelatedFiles'), depth);
   }
 
   /** The file's summary (structural by default), cached by content hash. */
-  summarize(path: string, options?: { maxTokens?: number }): Promise<Served> {
-    return summarizeFile(this.#ws, this.#caller, path, options);
+  async summarize(path: string, options?: { maxTokens?: number }): Promise<Served> {
+    return await summarizeFile(this.#ws, this.#caller, contextPath(path, 'summarize'), options);
   }
 
   // ------------------------------------------------------------ edits

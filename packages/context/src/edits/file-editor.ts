@@ -14,12 +14,13 @@
  * @module
  */
 
-import { type Filesystem, type FsErrorCode, isFsError, parentPath, resolvePath } from '@ctxfs/core';
+import { type Filesystem, type FsErrorCode, isFsError, parentPath } from '@ctxfs/core';
 import { overlappingEdits, patchMismatch, staleBuffer } from '../conflicts/conflict-detector.ts';
 import { type ConflictOptions, resolveStale } from '../conflicts/strategies.ts';
 import { formatUnifiedDiff } from '../history/unified-diff.ts';
 import { type FileVersion, sha256Hex, type VersionOp, type VersionStore } from '../history/version-store.ts';
 import type { HunkFailure } from '../patch/apply-hunks.ts';
+import { contextPath } from '../paths/context-path.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import type { SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/store.ts';
@@ -168,7 +169,7 @@ export class FileEditor {
   /** Normalizes a path or throws a refusal. */
   normalize(op: string, path: string): string {
     try {
-      return resolvePath(path, op).path;
+      return contextPath(path, op);
     } catch (err) {
       if (isFsError(err)) throw new Refusal(refusal(op, String(path), err.code, `${err.reason}: ${err.hint}`));
       throw err;

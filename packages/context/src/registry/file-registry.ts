@@ -9,6 +9,7 @@
 
 import type { SQLInputValue } from 'node:sqlite';
 import { type FileDigest, type Filesystem, fsError, isFsError } from '@ctxfs/core';
+import { contextPath } from '../paths/context-path.ts';
 import type { StateStore } from '../state/store.ts';
 import {
   compileMatcher,
@@ -321,7 +322,7 @@ export class FileRegistry {
   /** The record of `path`, as last scanned or refreshed. */
   get(path: string): FileRecord | undefined {
     this.#load();
-    return this.#records.get(path);
+    return this.#records.get(contextPath(path, 'get'));
   }
 
   /** All records, sorted by path. */
@@ -640,7 +641,8 @@ export class FileRegistry {
    * Compares one file with its record (stat first, hash only when size or
    * mtime moved) and updates it. Returns what happened.
    */
-  async check(path: string): Promise<{ status: 'unchanged' | 'changed' | 'added' | 'removed'; record: FileRecord | undefined }> {
+  async check(input: string): Promise<{ status: 'unchanged' | 'changed' | 'added' | 'removed'; record: FileRecord | undefined }> {
+    const path = contextPath(input, 'check');
     this.#load();
     const known = this.#records.get(path);
     let stat: Observed;
@@ -687,7 +689,8 @@ export class FileRegistry {
    * await registry.refresh('src/a.ts', { author: 'llm:ollama', message: 'fix bug' });
    * ```
    */
-  async refresh(path: string, options: { author?: VersionAuthor; message?: string } = {}): Promise<FileRecord | undefined> {
+  async refresh(input: string, options: { author?: VersionAuthor; message?: string } = {}): Promise<FileRecord | undefined> {
+    const path = contextPath(input, 'refresh');
     this.#load();
     let s: Observed;
     try {
@@ -714,7 +717,8 @@ export class FileRegistry {
   }
 
   /** Version rows of a file, newest first. */
-  versions(path: string, limit = 20): FileVersionRecord[] {
+  versions(input: string, limit = 20): FileVersionRecord[] {
+    const path = contextPath(input, 'versions');
     const rows = this.store
       .statement('SELECT path, version, sha256, size, author, message, created_ms FROM file_versions WHERE path = ? ORDER BY version DESC LIMIT ?')
       .all(path, limit) as Array<Record<string, unknown>>;

@@ -8,6 +8,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import { contextPath } from '../paths/context-path.ts';
 import type { ModelProfile } from '../profiles/model-profiles.ts';
 import type { StateStore } from '../state/store.ts';
 
@@ -89,10 +90,11 @@ export class SessionContext {
     endLine?: number | undefined;
     tokens: number;
   }): void {
+    const path = contextPath(read.path, read.op);
     this.store.transaction(() => {
       this.store
         .statement('INSERT INTO session_reads (session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(this.id, read.agent, read.path, read.sha256, read.op, read.startLine ?? null, read.endLine ?? null, read.tokens, Date.now());
+        .run(this.id, read.agent, path, read.sha256, read.op, read.startLine ?? null, read.endLine ?? null, read.tokens, Date.now());
       this.store.statement('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?').run(read.tokens, this.id);
     });
   }
@@ -104,6 +106,7 @@ export class SessionContext {
 
   /** The last read of `path` by `agent` in this session. */
   lastRead(agent: string, path: string): ReadRecord | undefined {
+    path = contextPath(path, 'lastRead');
     const row = this.store
       .statement('SELECT * FROM session_reads WHERE session_id = ? AND agent = ? AND path = ? ORDER BY id DESC LIMIT 1')
       .get(this.id, agent, path) as Record<string, unknown> | undefined;
@@ -112,6 +115,7 @@ export class SessionContext {
 
   /** Every version of `path` that `agent` has seen, oldest first. */
   versionsSeen(agent: string, path: string): string[] {
+    path = contextPath(path, 'versionsSeen');
     const rows = this.store
       .statement('SELECT sha256, MIN(id) AS first FROM session_reads WHERE session_id = ? AND agent = ? AND path = ? GROUP BY sha256 ORDER BY first')
       .all(this.id, agent, path) as Array<{ sha256: string }>;
@@ -139,6 +143,7 @@ export class SessionContext {
 
   /** Agents that have read `path` in this session, with the version each saw last. */
   readers(path: string): Array<{ agent: string; sha256: string }> {
+    path = contextPath(path, 'readers');
     const rows = this.store
       .statement(
         'SELECT agent, sha256 FROM session_reads r WHERE session_id = ? AND path = ? AND id = (SELECT MAX(id) FROM session_reads WHERE session_id = r.session_id AND agent = r.agent AND path = r.path) ORDER BY agent',

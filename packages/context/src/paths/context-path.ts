@@ -1,0 +1,39 @@
+/**
+ * The one place a caller's path enters the context layer. Every spelling of
+ * a file (`./src/a.ts`, `src//a.ts`, `src\a.ts`, `x/../src/a.ts`) resolves
+ * here, through core's path module, to the single key under which reads,
+ * versions, the registry and the audit record it. A read through one
+ * spelling is then the base of an edit through another, so a change made in
+ * between is merged or refused, never overwritten.
+ *
+ * @module
+ */
+
+import { displayPath, fsError, resolvePath } from '@ctxfs/core';
+
+/** What the path must name. */
+export type PathTarget = 'file' | 'any';
+
+/**
+ * Resolves a caller's path to its canonical workspace-relative form (`''` is
+ * the root). A trailing slash on a path that must name a file is `ENOTDIR`
+ * (as `open("a.ts/")` is); escapes, control characters and over-long paths
+ * throw core's `FsError`.
+ *
+ * @example
+ * ```ts
+ * contextPath('./src//lib/../a.ts', 'readFile'); // 'src/a.ts'
+ * contextPath('src/a.ts/', 'readFile');          // throws FsError ENOTDIR
+ * contextPath('docs/', 'listFiles', 'any');      // 'docs'
+ * ```
+ */
+export function contextPath(input: unknown, op: string, target: PathTarget = 'file'): string {
+  const { path, dirOnly } = resolvePath(input, op);
+  if (dirOnly && target === 'file') {
+    throw fsError('ENOTDIR', op, displayPath(path), {
+      reason: `"${String(input)}" ends with a slash, which names a directory, but ${op} takes a file`,
+      hint: `remove the trailing slash: ${JSON.stringify(displayPath(path))}`,
+    });
+  }
+  return path;
+}

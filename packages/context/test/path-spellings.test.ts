@@ -1,0 +1,136 @@
+/**
+ * Every spelling of a path names one file: a read through `./src/a.ts` is the
+ * base of an edit through `src\a.ts`, so a change made on disk in between is
+ * merged or refused, never overwritten. Property-tested over random spellings
+ * × every read call × every edit call, on the memory and host backends.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { type ContextSession, createContext, type EditResult, type Served } from '../src/index.ts';
+import { BACKENDS } from './backends.ts';
+
+const CANONICAL = 'src/lib/a.ts';
+const LINES = [
+  '/** Configuration values. */',
+  'export const k1 = 1;',
+  'export const k2 = 2;',
+  '',
+  'export function alpha(x: number): number {',
+  '  return x + 1;',
+  '}',
+  '',
+  'export function omega(x: number): number {',
+  '  return x * 9;',
+  '}',
+  '',
+];
+const ORIGINAL = `${LINES.join('\n')}\n`;
+// Another writer's change: a line inserted at the top (every later line moves) and k1 changed.
+const EXTERNAL = `// edited by a person\n${ORIGINAL.replace('k1 = 1;', 'k1 = 100;')}`;
+// The agent's intent, on the lines it read: omega multiplies by 10.
+const INTENDED_ON_BASE = ORIGINAL.replace('x * 9', 'x * 10');
+const EXPECTED = EXTERNAL.replace('x * 9', 'x * 10');
+
+/** Ways a model spells one path: `./`, `..` detours, doubled slashes, backslashes. */
+const spelling: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.constantFrom('', './', '.\\', './/'),
+    fc.array(fc.constantFrom('/', '//', '/./', '\\', '/x/../', '/lib/../', '\\.\\'), { minLength: 2, maxLength: 2 }),
+    fc.boolean(),
+  )
+  .map(([lead, seps, detour]) => `${lead}${detour ? 'zz/../' : ''}src${seps[0]}lib${seps[1]}a.ts`);
+
+type ReadCall = (s: ContextSession, path: string) => Promise<Served>;
+const READS: Record<string, ReadCall> = {
+  readFile: (s, p) => s.readFile(p),
+  readLines: (s, p) => s.readLines(p, 8, 11),
+  getExcerpt: (s, p) => s.getExcerpt(p, 40),
+  getSymbol: (s, p) => s.getSymbol(p, 'omega'),
+  getOutline: (s, p) => s.getOutline(p),
+  summarize: (s, p) => s.summarize(p),
+};
+/** Reads whose content is kept, so an edit based on them can be merged (the others may refuse instead). */
+const MERGEABLE = new Set(['readFile', 'readLines', 'getExcerpt', 'getSymbol']);
+
+type EditCall = (s: ContextSession, path: string) => Promise<EditResult>;
+const EDITS: Record<string, EditCall> = {
+  writeFile: (s, p) => s.writeFile(p, INTENDED_ON_BASE),
+  replace: (s, p) => s.replace(p, 'x * 9', 'x * 10'),
+  editLines: (s, p) => s.editLines(p, { kind: 'replace', start: 10, end: 10, text: '  return x * 10;\n' }),
+  applyPatch: (s, p) =>
+    s.applyPatch(`--- a/${p}\n+++ b/${p}\n@@ -9,3 +9,3 @@\n export function omega(x: number): number {\n-  return x * 9;\n+  return x * 10;\n }\n`),
+};
+
+describe.each(BACKENDS)('path spellings on $name', (backend) => {
+  it('a read through one spelling is the base of an edit through another: no silent overwrite', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        spelling,
+        spelling,
+        fc.constantFrom(...Object.keys(READS)),
+        fc.constantFrom(...Object.keys(EDITS)),
+        async (readAs, editAs, readName, editName) => {
+          const ws = await backend.create({ [CANONICAL]: ORIGINAL });
+          const ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:test' });
+          try {
+            const served = await (READS[readName] as ReadCall)(ctx, readAs);
+            expect(served.path).toBe(CANONICAL);
+            expect(served.text).not.toContain(readAs === CANONICAL ? '\0' : `path="${readAs}"`);
+            expect(ctx.sessionContext.lastRead('llm:test', CANONICAL)?.sha256).toBe(served.version);
+            await ws.external(CANONICAL, EXTERNAL);
+            const result = await (EDITS[editName] as EditCall)(ctx, editAs);
+            const disk = new TextDecoder().decode(await ws.fs.readBytes(CANONICAL));
+            if (result.success) expect(disk).toBe(EXPECTED);
+            else expect(disk).toBe(EXTERNAL);
+            if (MERGEABLE.has(readName)) expect(result.success, result.message).toBe(true);
+          } finally {
+            ctx.close();
+            await ws.cleanup();
+          }
+        },
+      ),
+      { numRuns: backend.name === 'memory' ? 300 : 60 },
+    );
+  });
+
+  it('records every read, version and audit row under the resolved path', async () => {
+    const ws = await backend.create({ [CANONICAL]: ORIGINAL });
+    const ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:test' });
+    try {
+      await ctx.scan();
+      for (const p of ['./src/lib/a.ts', 'src//lib/./a.ts', 'src\\lib\\a.ts', 'x/../src/lib/a.ts']) {
+        const r = await ctx.readLines(p, 1, 3);
+        expect(r.text).toContain(`path="${CANONICAL}"`);
+      }
+      await ctx.replace('./src//lib/a.ts', 'k2 = 2', 'k2 = 3');
+      const paths = (sql: string) => (ctx.store.statement(sql).all() as Array<{ path: string | null }>).map((r) => r.path).filter((p) => p !== null);
+      expect(new Set(paths('SELECT path FROM session_reads'))).toEqual(new Set([CANONICAL]));
+      expect(new Set(paths('SELECT path FROM audit'))).toEqual(new Set([CANONICAL]));
+      expect(new Set(paths('SELECT path FROM history'))).toEqual(new Set([CANONICAL]));
+      expect(ctx.registry.get('./src/lib/a.ts')?.path).toBe(CANONICAL);
+      expect(ctx.sessionContext.lastRead('llm:test', 'src\\lib\\a.ts')?.path).toBe(CANONICAL);
+      expect((await ctx.history('./src/lib/a.ts')).length).toBeGreaterThan(0);
+    } finally {
+      ctx.close();
+      await ws.cleanup();
+    }
+  });
+
+  it('refuses a file path with a trailing slash and paths that leave the root, recording nothing', async () => {
+    const ws = await backend.create({ [CANONICAL]: ORIGINAL });
+    const ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:test' });
+    try {
+      await expect(ctx.readFile('src/lib/a.ts/')).rejects.toMatchObject({ code: 'ENOTDIR' });
+      await expect(ctx.readLines('../a.ts', 1, 2)).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+      await expect(ctx.getOutline('src/../../a.ts')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+      const w = await ctx.writeFile('src/lib/a.ts/', 'x');
+      expect(w.success).toBe(false);
+      expect(w.code).toBe('ENOTDIR');
+      expect(ctx.store.statement('SELECT COUNT(*) AS n FROM session_reads').get()).toEqual({ n: 0 });
+      expect(new TextDecoder().decode(await ws.fs.readBytes(CANONICAL))).toBe(ORIGINAL);
+    } finally {
+      ctx.close();
+      await ws.cleanup();
+    }
+  });
+});
