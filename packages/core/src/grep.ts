@@ -37,12 +37,14 @@ export interface GrepMatcher {
 }
 
 /**
- * How much searching one line's spans may cost, in RE2 program steps
- * (characters examined × program size), beyond its first match. Finding
- * every match can be quadratic (each search may look ahead to the end of
- * the line), so past this the remaining spans of the line are left out.
- * About a third of a second of re2js; a line of up to ~1,000 characters
- * always gets all of its spans.
+ * How much listing one line's spans may cost, in RE2 program steps
+ * (characters a search may examine × program size; see
+ * `LinearRegex.matchAll`). Listing every match can be quadratic: each search
+ * of a pattern with unbounded repetition may look ahead to the end of the
+ * line. Past this budget, about a third of a second of re2js, the line's
+ * remaining spans are left out. A pattern without unbounded repetition, a
+ * plain-text pattern, and a short line (a few hundred characters for an
+ * ordinary pattern) always get all of their spans.
  */
 const SPAN_STEP_BUDGET = 2 ** 24;
 /** ...and, for longer lines, at least this many passes over the line. */
