@@ -23,6 +23,7 @@ import { SECTIONS } from './sections/index.ts';
 import type { ConformanceTarget } from './target.ts';
 
 export { codeOf, collect, type SuiteContext, text, utf8 } from './context.ts';
+export * from './regex-catalogue.ts';
 export type { ConformanceTarget, FixtureInit } from './target.ts';
 
 /** Registers the whole conformance suite for `target` in the current test file. */

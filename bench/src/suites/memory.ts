@@ -2,7 +2,9 @@
  * `@ctxfs/memory` against the raw memfs `Volume` it wraps, same content, same
  * process, same run. Targets from issue 2: reads and writes of 1 KB and 1 MB
  * within 1.2x of raw memfs; a snapshot of 10,000 files under 5 ms and under
- * 2 MiB of new memory (the 10 MiB of content must not be copied).
+ * 2 MiB of new memory (the 10 MiB of content must not be copied). Issue 11:
+ * grep with a regex (re2js, linear time) beside the backtracking V8 path it
+ * replaced, and a pattern that stalls V8 answered within 100 ms.
  *
  * @module
  */
@@ -17,6 +19,8 @@ const KB = 1024;
 const MB = 1024 * 1024;
 const SNAPSHOT_FILES = 10_000;
 const SNAPSHOT_FILE_BYTES = KB;
+/** A camelCase call with a number: matches the needle lines, and offers no literal to skip text by. */
+const GREP_REGEX = '[a-z]+[A-Z]\\w*\\(\\d+\\)';
 
 function bytes(n: number, seed: number): Uint8Array {
   const out = new Uint8Array(n);
@@ -106,7 +110,7 @@ export default defineSuite({
     const data1m = bytes(MB, 2);
     const files: Record<string, string | Uint8Array> = { 'r/1k.bin': data1k, 'r/1m.bin': data1m, 'w/1k.bin': data1k, 'w/1m.bin': data1m };
     for (let i = 0; i < 1000; i++) files[`list/entry-${String(i).padStart(4, '0')}.txt`] = 'x';
-    Object.assign(files, globTree(), grepTree());
+    Object.assign(files, globTree(), grepTree(), { 'redos/a.txt': `${'a'.repeat(50_000)}!\n` });
     const fs = new MemoryFilesystem({ files });
     const vol = new Volume();
     populate(vol, files);
@@ -129,17 +133,27 @@ export default defineSuite({
       });
       return out;
     };
-    const rawGrep = () => {
+    // The hand-written search: read every file, split it, look for the first match in each line.
+    const rawGrep = (find: (line: string) => number = (line) => line.indexOf('findNeedleHere')) => {
       const out: Array<{ path: string; line: number; start: number }> = [];
       rawWalk(vol, '/grep', (abs) => {
         const lines = (vol.readFileSync(abs, 'utf8') as string).split('\n');
         for (let i = 0; i < lines.length; i++) {
-          const at = (lines[i] as string).indexOf('findNeedleHere');
+          const at = find(lines[i] as string);
           if (at >= 0) out.push({ path: abs, line: i + 1, start: at });
         }
       });
       return out;
     };
+    // What the scanner did before issue 11: a backtracking V8 RegExp per line.
+    const v8 = new RegExp(GREP_REGEX, 'u');
+    const v8Find = (line: string) => line.search(v8);
+    const grepKeys = async (pattern: string, options: { literal?: boolean }) =>
+      (await drain<GrepMatch>(fs.grep(pattern, { path: 'grep', ...options }))).map((m) => `/${m.path}:${m.line}:${m.matchStart}`).sort();
+    const rawKeys = (find?: (line: string) => number) =>
+      rawGrep(find)
+        .map((m) => `${m.path}:${m.line}:${m.start}`)
+        .sort();
     let restoreSnap: Awaited<ReturnType<typeof snapFs.snapshot>> | undefined;
     return [
       {
@@ -216,15 +230,26 @@ export default defineSuite({
         subject: () => drain<GrepMatch>(fs.grep('findNeedleHere', { path: 'grep', literal: true })),
         baselineName: 'readFileSync+indexOf',
         baseline: () => rawGrep(),
-        verify: async () => {
-          const key = (m: { path: string; line: number; start: number }) => `${m.path}:${m.line}:${m.start}`;
-          const ours = (await drain<GrepMatch>(fs.grep('findNeedleHere', { path: 'grep', literal: true }))).map((m) =>
-            key({ path: `/${m.path}`, line: m.line, start: m.matchStart }),
-          );
-          same('grep', ours.sort(), rawGrep().map(key).sort());
-        },
+        verify: async () => same('grep', await grepKeys('findNeedleHere', { literal: true }), rawKeys()),
         note: 'both sides find 100 matches; the baseline neither skips binaries nor handles CRLF/encodings',
       },
+      {
+        name: 'grep regex (1,000 files)',
+        subjectName: 'fs.grep (re2js)',
+        subject: () => drain<GrepMatch>(fs.grep(GREP_REGEX, { path: 'grep' })),
+        baselineName: 'readFileSync+V8 RegExp',
+        baseline: () => rawGrep(v8Find),
+        verify: async () => same('grep regex', await grepKeys(GREP_REGEX, {}), rawKeys(v8Find)),
+        note: `'${GREP_REGEX}' (no literal to prefilter on), 100 matches; the baseline is the backtracking V8 path the scanner had before issue 11, which '(a+)+$' stalls`,
+      },
+      single({
+        kind: 'single',
+        name: "grep '(a+)+$' over a 50 KB line",
+        subjectName: 'fs.grep (re2js)',
+        run: () => drain<GrepMatch>(fs.grep('(a+)+$', { path: 'redos' })),
+        budget: { maxMs: 100 },
+        note: 'V8 does not return from this one (exponential backtracking); re2js is linear in the line',
+      }),
       single({
         kind: 'single',
         name: `snapshot ${SNAPSHOT_FILES.toLocaleString('en')} files`,

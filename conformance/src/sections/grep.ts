@@ -1,5 +1,6 @@
 /**
- * grep: JavaScript regular expressions, one GrepMatch per matching line
+ * grep: ripgrep's regular-expression syntax, run in linear time (no pattern
+ * stalls a backend: see `regex-catalogue.ts`), one GrepMatch per matching line
  * (1-based line, text without its terminator, code-point spans), binary files
  * skipped, dotfiles skipped unless `dot`, files in path order, lazy.
  *
@@ -9,6 +10,7 @@
 import type { GrepMatch, GrepOptions } from '@ctxfs/core';
 import { describe, expect, it } from 'vitest';
 import { codeOf, collect, type SuiteContext, utf8 } from '../context.ts';
+import { CATASTROPHIC_BOUND_MS, CATASTROPHIC_LONG_LINE, CATASTROPHIC_PATTERNS, CATASTROPHIC_SHORT_LINE } from '../regex-catalogue.ts';
 
 function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
@@ -329,6 +331,40 @@ export function grepSection(ctx: SuiteContext): void {
     it('empty directories and empty trees yield nothing', async () => {
       const fs = await ctx.make({ dirs: ['e/f'] });
       expect(await collect(fs.grep('x'))).toEqual([]);
+    });
+  });
+
+  describe('no pattern stalls the search', () => {
+    const files = { 'long.txt': `${CATASTROPHIC_LONG_LINE}\n${CATASTROPHIC_SHORT_LINE}\n` };
+
+    for (const { pattern, why, expected } of CATASTROPHIC_PATTERNS) {
+      it(`${JSON.stringify(pattern)} (${why}) over a 50 KB line`, async () => {
+        const fs = await ctx.make({ files });
+        const started = performance.now();
+        const outcome = await collect(fs.grep(pattern)).then(
+          (matches) => matches.map((m) => m.line),
+          (err: unknown) => (err as { code?: string }).code,
+        );
+        expect(performance.now() - started, `bound ${CATASTROPHIC_BOUND_MS} ms`).toBeLessThan(CATASTROPHIC_BOUND_MS);
+        expect(outcome).toEqual(expected);
+      });
+    }
+
+    it('a refused pattern says why and what to write instead', async () => {
+      const fs = await ctx.make({ files });
+      const err = await collect(fs.grep('(a)\\1')).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'EBADPATTERN', op: 'grep' });
+      expect((err as Error).message).toMatch(/backreference/);
+      expect((err as { hint: string }).hint).toMatch(/spell the repeated text out/);
+    });
+
+    it('the spans of a long line stay exact as far as they go', async () => {
+      const fs = await ctx.make({ files });
+      const [long, short] = await collect(fs.grep('a(.*z)?'));
+      expect(short?.spans).toEqual([0, 1, 2, 3].map((i) => ({ start: i, end: i + 1 })));
+      expect([long?.matchStart, long?.matchEnd]).toEqual([0, 1]);
+      expect(long?.spans.length).toBeGreaterThan(0);
+      expect(long?.spans).toEqual(long?.spans.map((_, i) => ({ start: i, end: i + 1 })));
     });
   });
 }

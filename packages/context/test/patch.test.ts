@@ -1,4 +1,6 @@
+import { CATASTROPHIC_LONG_LINE, CATASTROPHIC_PATTERNS } from '@ctxfs/conformance';
 import { describe, expect, it } from 'vitest';
+import { npmFile } from '../../core/test/support/npm-package.ts';
 import { applyHunks } from '../src/patch/apply-hunks.ts';
 import { parsePatch } from '../src/patch/parse-patch.ts';
 import { applyLineEdit, replaceText } from '../src/patch/text-edits.ts';
@@ -141,6 +143,84 @@ describe('replaceText', () => {
 
   it('treats the search text literally without regex', () => {
     expect(replaceText('a.b axb', 'a.b', 'c')).toMatchObject({ ok: true, text: 'c axb' });
+  });
+});
+
+describe('replaceText with regex: true runs in linear time', () => {
+  it('a bad regex is refused once, with what to do', () => {
+    const r = replaceText('x', '(', 'y', { regex: true });
+    expect(r).toMatchObject({ ok: false, reason: 'bad-regex' });
+    expect(r.ok ? '' : r.message).toBe(
+      "Invalid regular expression: missing closing ): `(`. Fix the syntax (ripgrep's: no backreferences or look-around), or drop regex: true to match the text as-is.",
+    );
+  });
+
+  it.each([
+    ['(\\w)\\1', /^Backreference `\\1` is not supported\. Backreferences can take exponential time/],
+    ['(?<=a)b', /^Look-behind `\(\?<=` is not supported\. Look-around is not in the linear-time engine/],
+    ['a', /^Unknown regular expression flag `x`/, 'x'],
+  ])('%j is refused with a reason and a way out', (search, message, flags = '') => {
+    const r = replaceText('aab', search, 'z', { regex: true, flags });
+    expect(r.ok ? '' : r.message).toMatch(message);
+  });
+
+  it('$1, $<name>, $& and $$ expand; i, m and s flags apply', () => {
+    expect(replaceText('Key=1\nkey=2', '^(?<k>key)=(\\d)$', '$<k>:$2 ($&) $$', { regex: true, occurrence: 'all', flags: 'im' })).toMatchObject({
+      ok: true,
+      text: 'Key:1 (Key=1) $\nkey:2 (key=2) $',
+    });
+    expect(replaceText('a\nb', 'a.b', 'x', { regex: true })).toMatchObject({ ok: false, reason: 'not-found' });
+    expect(replaceText('a\nb', 'a.b', 'x', { regex: true, flags: 's' })).toMatchObject({ ok: true, text: 'x' });
+  });
+
+  it('. never takes the \\r of a CRLF ending', () => {
+    expect(replaceText('a = 1;\r\nb = 2;\r\n', '(\\w) = .*', '$1', { regex: true, occurrence: 'all' })).toMatchObject({ ok: true, text: 'a\r\nb\r\n' });
+  });
+
+  it('an empty match steps over a whole emoji', () => {
+    expect(replaceText('😀a', '', '-', { regex: true, occurrence: 'all' })).toMatchObject({ ok: true, text: '-😀-a-' });
+  });
+
+  it('catastrophic patterns answer at once over a 50 KB line', () => {
+    for (const { pattern, expected } of CATASTROPHIC_PATTERNS) {
+      if (pattern === 'a(.*z)?') continue; // quadratic to list: below
+      const started = performance.now();
+      const r = replaceText(CATASTROPHIC_LONG_LINE, pattern, 'x', { regex: true, occurrence: 'first' });
+      expect(performance.now() - started, pattern).toBeLessThan(5_000);
+      if (expected === 'EBADPATTERN') expect(r, pattern).toMatchObject({ ok: false, reason: 'bad-regex' });
+      else expect(r.ok, pattern).toBe(expected.includes(1));
+    }
+  });
+
+  it('a search whose matches would take quadratic time to list is refused after a bounded time', () => {
+    const started = performance.now();
+    const r = replaceText(CATASTROPHIC_LONG_LINE, 'a(.*z)?', 'x', { regex: true, occurrence: 'all' });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(r).toMatchObject({ ok: false, reason: 'bad-regex' });
+    expect(r.ok ? '' : r.message).toMatch(/^The regular expression takes too long on this file \(stopped after \d+ match\(es\) in 2 s\)/);
+  });
+
+  it('gives what a JavaScript replace gives on real files (pinned npm packages), LF and CRLF', () => {
+    const lodash = npmFile('lodash@4.17.21', 'lodash.js');
+    const ru = npmFile('moment@2.30.1', 'locale/ru.js');
+    const cases: Array<[string, string, string, string]> = [
+      [lodash, '(\\w+)\\.prototype\\.(\\w+) = ', '$2 of $1 = ', ''],
+      [lodash, 'function (?<name>\\w+)\\((\\w+)\\)', 'function $<name>(/* $2 */)', ''],
+      [lodash, '^\\s*\\* @param \\{(\\w+)\\}', '* @arg {$1}', 'm'],
+      [lodash, 'return (.*);$', 'return ($1);', 'm'],
+      [ru, '([а-яё]+)ь', '$1Ь', 'i'],
+    ];
+    for (const [text, search, replacement, flags] of cases) {
+      for (const eol of ['\n', '\r\n']) {
+        const input = eol === '\n' ? text : text.replace(/\n/g, '\r\n');
+        const r = replaceText(input, search, replacement, { regex: true, occurrence: 'all', flags });
+        const v8 = input.replace(new RegExp(search, `g${flags}u`), replacement);
+        // In m mode JavaScript's ^ and $ also match next to a lone \r (so `^\s*` there eats the \n of a CRLF); ours only at \n.
+        if (eol === '\r\n' && flags.includes('m')) continue;
+        expect(r.ok && r.replaced > 10, search).toBe(true);
+        expect(r.ok ? r.text === v8 : false, `${search} ${JSON.stringify(eol)}`).toBe(true);
+      }
+    }
   });
 });
 

@@ -154,7 +154,7 @@ export class FsError extends Error {
   readonly reason: string;
 
   constructor(init: FsErrorInit) {
-    const reason = init.reason ?? init.code;
+    const reason = plainReason(init.code, init.reason);
     const hint = init.hint ?? DEFAULT_HINTS[init.code];
     const where = init.path === undefined ? '' : init.dest === undefined ? ` '${init.path}'` : ` '${init.path}' -> '${init.dest}'`;
     super(`${init.code}: ${reason}, ${init.op}${where} (${hint})`, init.cause === undefined ? undefined : { cause: init.cause });
@@ -185,7 +185,7 @@ export function isFsError(err: unknown, code?: FsErrorCode): err is FsError {
   return err instanceof FsError && (code === undefined || err.code === code);
 }
 
-const REASONS: Partial<Record<FsErrorCode, string>> = {
+const REASONS: Record<NodeErrorCode, string> = {
   ENOENT: 'no such file or directory',
   EEXIST: 'file already exists',
   EISDIR: 'is a directory',
@@ -203,9 +203,41 @@ const REASONS: Partial<Record<FsErrorCode, string>> = {
   EBUSY: 'resource busy',
 };
 
+/** What each ctxfs code means, for an error that gives no reason of its own. */
+const CTXFS_REASONS: Record<CtxfsErrorCode, string> = {
+  EPATHESCAPE: 'path escapes the workspace',
+  ETOOLARGE: 'too large',
+  ELOCKTIMEOUT: 'lock wait timed out',
+  ECONFLICT: 'content changed since it was read',
+  EUNSUPPORTED: 'operation not supported',
+  EUNAVAILABLE: 'backend unavailable',
+  EBINARY: 'binary content',
+  EDECODE: 'bytes invalid in the encoding',
+  ECLOSED: 'already closed',
+  ENOSNAPSHOT: 'no such snapshot',
+  EBADPATTERN: 'invalid pattern',
+};
+
+/**
+ * The reason as the message shows it, after the code: a description of the
+ * code when none was given (or only the code itself), without a leading
+ * repetition of the code (`EBINARY: …`, as wrapped Node messages start), and
+ * with a clause that repeats the one before it dropped (`invalid regular
+ * expression: Invalid regular expression: …`, as wrapped engine messages
+ * do). Every message is built here, so no caller can repeat itself.
+ */
+function plainReason(code: FsErrorCode, reason: string | undefined): string {
+  let text = (reason ?? '').trim();
+  const prefix = new RegExp(`^${code}\\b[:,]?\\s*`);
+  while (prefix.test(text)) text = text.replace(prefix, '');
+  if (text === '') return code in REASONS ? REASONS[code as NodeErrorCode] : CTXFS_REASONS[code as CtxfsErrorCode];
+  const clauses = text.split(': ');
+  return clauses.filter((clause, i) => i === 0 || clause.toLowerCase() !== (clauses[i - 1] as string).toLowerCase()).join(': ');
+}
+
 /** Builds an {@link FsError} with the standard reason for `code`. */
 export function fsError(code: FsErrorCode, op: FsOperation, path?: string, extra: Omit<FsErrorInit, 'code' | 'op' | 'path'> = {}): FsError {
-  return new FsError({ code, op, path, reason: extra.reason ?? REASONS[code], ...extra });
+  return new FsError({ code, op, path, ...extra });
 }
 
 const NODE_CODES = new Set<string>(Object.keys(REASONS));

@@ -1,7 +1,8 @@
 /**
- * The shared grep scanner: compiles the pattern once and scans any byte
- * stream line by line in bounded memory. Binary files are skipped (a NUL in
- * the first 8 KiB, as ripgrep does), UTF-8/UTF-16 BOMs are honoured, `\r\n` endings are not
+ * The shared grep scanner: compiles the pattern once (ripgrep's syntax, run
+ * in linear time by `linear-regex.ts`) and scans any byte stream line by
+ * line in bounded memory. Binary files are skipped (a NUL in the first 8 KiB,
+ * as ripgrep does), UTF-8/UTF-16 BOMs are honoured, `\r\n` endings are not
  * part of the line, and spans are reported in Unicode code points.
  *
  * Backends without a native grep use this; native ones must agree with it.
@@ -11,12 +12,13 @@
 
 import { concatBytes } from './bytes.ts';
 import { createDecoder, DETECTION_SAMPLE_BYTES, detectBom } from './encoding.ts';
-import { FsError } from './errors.ts';
+import { compileLinearRegex, type LinearRegex } from './linear-regex.ts';
 import { LineSplitter } from './lines.ts';
 import type { GrepMatch, MatchSpan } from './types.ts';
 
 /** A compiled search pattern. */
 export interface GrepMatcher {
+  /** The caller's pattern. */
   readonly source: string;
   /**
    * Text every match contains verbatim, when the pattern is a plain
@@ -24,64 +26,105 @@ export interface GrepMatcher {
    * instead of splitting it into lines and running the regex on each.
    */
   readonly literal?: string | undefined;
-  /** Every non-overlapping match in `line`, as code-point spans. */
+  /**
+   * The pattern in ripgrep's syntax (Rust's regex crate), matching the same
+   * lines or more, or `undefined` when ripgrep cannot be given it. A native
+   * search with it must pass every line it finds through {@link spans}.
+   */
+  readonly rustPattern?: string | undefined;
+  /** Every non-overlapping match in `line`, as code-point spans (see {@link compileGrep} for very long lines). */
   spans(line: string): MatchSpan[];
 }
 
-function escapeRegExp(text: string): string {
-  // Syntax characters only: in Unicode mode escaping anything else (`-`, `/`) is an error.
-  return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
-}
+/**
+ * How much listing one line's spans may cost, in RE2 program steps
+ * (characters a search may examine × program size; see
+ * `LinearRegex.matchAll`). Listing every match can be quadratic: each search
+ * of a pattern with unbounded repetition may look ahead to the end of the
+ * line. Past this budget, about a third of a second of re2js, the line's
+ * remaining spans are left out. A pattern without unbounded repetition, a
+ * plain-text pattern, and a short line (a few hundred characters for an
+ * ordinary pattern) always get all of their spans.
+ */
+const SPAN_STEP_BUDGET = 2 ** 24;
+/** ...and, for longer lines, at least this many passes over the line. */
+const SPAN_MIN_PASSES = 16;
 
 /**
- * Compiles a grep pattern (JavaScript regular expression syntax, Unicode
- * mode when the pattern allows it).
+ * Compiles a grep pattern: ripgrep's syntax, run in linear time by
+ * {@link compileLinearRegex} (backreferences and look-around are refused with
+ * `EBADPATTERN`). A plain case-sensitive pattern is searched as text.
+ *
+ * A line's spans are complete unless finding them all would cost more than
+ * {@link SPAN_STEP_BUDGET} (a pathological pattern on a very long line): the
+ * line is still reported, with its first match exact and the spans found
+ * until then.
  *
  * @example
  * ```ts
  * compileGrep('fo+', { ignoreCase: true }).spans('a FOO b'); // [{ start: 2, end: 5 }]
  * ```
  */
-export function compileGrep(pattern: string, options: { ignoreCase?: boolean; literal?: boolean } = {}): GrepMatcher {
-  if (typeof pattern !== 'string') {
-    throw new FsError({ code: 'EBADPATTERN', op: 'grep', path: String(pattern), reason: 'pattern must be a string' });
-  }
-  const source = options.literal ? escapeRegExp(pattern) : pattern;
-  const flags = `g${options.ignoreCase ? 'i' : ''}`;
-  let re: RegExp;
-  try {
-    re = new RegExp(source, `${flags}u`);
-  } catch {
-    try {
-      re = new RegExp(source, flags);
-    } catch (err) {
-      throw new FsError({ code: 'EBADPATTERN', op: 'grep', path: pattern, reason: `invalid regular expression: ${(err as Error).message}` });
-    }
-  }
+export function compileGrep(pattern: string, options: { ignoreCase?: boolean | undefined; literal?: boolean | undefined } = {}): GrepMatcher {
+  const regex = compileLinearRegex(pattern, { ignoreCase: options.ignoreCase, literal: options.literal, op: 'grep' });
+  const plain = !options.ignoreCase && pattern.length > 0 && (options.literal || !/[\\^$.*+?()[\]{}|]/.test(pattern)) ? pattern : undefined;
   return {
     source: pattern,
-    literal: !options.ignoreCase && pattern.length > 0 && (options.literal || !/[\\^$.*+?()[\]{}|]/.test(pattern)) ? pattern : undefined,
-    spans(line: string): MatchSpan[] {
-      re.lastIndex = 0;
-      const out: MatchSpan[] = [];
-      const wide = hasSurrogates(line);
-      for (;;) {
-        const m = re.exec(line);
-        if (m === null) break;
-        const start = m.index;
-        const end = start + m[0].length;
-        out.push(wide ? { start: codePointOffset(line, start), end: codePointOffset(line, end) } : { start, end });
-        if (m[0].length === 0) {
-          // Step over the empty match (a whole surrogate pair at once).
-          if (start >= line.length) break;
-          const c = line.charCodeAt(start);
-          re.lastIndex = start + (c >= 0xd800 && c <= 0xdbff ? 2 : 1);
-        }
-      }
-      return out;
-    },
+    literal: plain,
+    rustPattern: regex.rustSource,
+    spans: plain === undefined ? (line) => regexSpans(regex, line) : (line) => textSpans(line, plain),
   };
 }
+
+function regexSpans(regex: LinearRegex, line: string): MatchSpan[] {
+  // The DFA answers "does it match" fastest; most lines do not.
+  if (!regex.test(line)) return [];
+  const maxScanned = Math.max(SPAN_STEP_BUDGET / regex.programSize, SPAN_MIN_PASSES * line.length);
+  const toCodePoints = codePointCursor(line);
+  const out: MatchSpan[] = [];
+  for (const m of regex.matchAll(line, { keepGoing: (scanned) => scanned <= maxScanned })) {
+    out.push({ start: toCodePoints(m.index), end: toCodePoints(m.end) });
+  }
+  return out;
+}
+
+/** Occurrences of `text` in `line`; linear, no regex. */
+function textSpans(line: string, text: string): MatchSpan[] {
+  const out: MatchSpan[] = [];
+  const toCodePoints = codePointCursor(line);
+  for (let at = line.indexOf(text); at >= 0; at = line.indexOf(text, at + text.length)) {
+    out.push({ start: toCodePoints(at), end: toCodePoints(at + text.length) });
+  }
+  return out;
+}
+
+/**
+ * Converts ascending UTF-16 indices of `s` into code-point offsets in one
+ * pass over the line, however many spans it has (a fresh count per span
+ * would be quadratic).
+ */
+function codePointCursor(s: string): (utf16Index: number) => number {
+  if (!hasSurrogates(s)) return (i) => i;
+  let at = 0;
+  let count = 0;
+  return (index) => {
+    if (index < at) {
+      at = 0;
+      count = 0;
+    }
+    while (at < index) {
+      const pair = isHigh(s.charCodeAt(at)) && isLow(s.charCodeAt(at + 1));
+      // An index inside a pair counts the high surrogate as one, as codePointOffset does.
+      if (pair && at + 1 === index) return count + 1;
+      at += pair ? 2 : 1;
+      count++;
+    }
+    return count;
+  };
+}
+
+const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
 function hasSurrogates(s: string): boolean {
   for (let i = 0; i < s.length; i++) {
@@ -108,8 +151,9 @@ function hasNul(bytes: Uint8Array): boolean {
 
 /**
  * Scans one file's chunks and yields its matching lines, at most `limit`.
- * Stops at a NUL byte found later in a UTF-8 file, as ripgrep does, keeping
- * the matches already found.
+ * A NUL byte found later in a UTF-8 file ends the search there, as ripgrep
+ * stops at it: the text before it, its unfinished last line included, is
+ * searched.
  */
 export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array>, matcher: GrepMatcher, limit: number): AsyncGenerator<GrepMatch> {
   if (limit <= 0) return;
@@ -164,10 +208,12 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
       } else {
         if (next.done) break;
         chunk = next.value;
-        if (!wideEncoding && hasNul(chunk)) return;
       }
+      // A NUL past the detection window ends the search there, as if the file ended (ripgrep stops at it too).
+      const nul = wideEncoding ? -1 : chunk.indexOf(0);
+      if (nul >= 0) chunk = chunk.subarray(0, nul);
       yield* emitText(decoder.decode(chunk));
-      if (count >= limit || next.done) break;
+      if (count >= limit || next.done || nul >= 0) break;
     }
     if (count >= limit) return;
     if (decoder) {

@@ -23,6 +23,7 @@ export * from './glob.ts';
 export * from './grep.ts';
 export * from './legacy-detector.ts';
 export * from './limits.ts';
+export * from './linear-regex.ts';
 export * from './lines.ts';
 export * from './path.ts';
 export * from './text-reader.ts';

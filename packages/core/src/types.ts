@@ -133,7 +133,11 @@ export interface GrepMatch {
   readonly matchStart: number;
   /** Code-point offset just past the first match. */
   readonly matchEnd: number;
-  /** Every non-overlapping match in the line, in order. */
+  /**
+   * Every non-overlapping match in the line, in order (on a very long line
+   * where listing them all would take quadratic time, those found within a
+   * work budget; see `compileGrep`).
+   */
   readonly spans: readonly MatchSpan[];
 }
 

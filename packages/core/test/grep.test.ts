@@ -1,6 +1,8 @@
+import { CATASTROPHIC_LONG_LINE, CATASTROPHIC_PATTERNS, CATASTROPHIC_SHORT_LINE } from '@ctxfs/conformance';
 import { describe, expect, it } from 'vitest';
 import { codePointOffset, compileGrep, scanChunks } from '../src/grep.ts';
 import type { GrepMatch } from '../src/types.ts';
+import { npmFile } from './support/npm-package.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -72,13 +74,21 @@ describe('compileGrep', () => {
     expect(compileGrep('a.b', { literal: true }).spans('axb')).toEqual([]);
   });
 
-  it('a pattern valid only without the u flag still compiles', () => {
-    // `\-` outside a class is an identity escape only in non-Unicode mode.
-    expect(compileGrep('a\\-b').spans('a-b')).toEqual([{ start: 0, end: 3 }]);
+  it('any escaped punctuation is that character (as in ripgrep)', () => {
+    expect(compileGrep('a\\-b\\/c\\<').spans('a-b/c<')).toEqual([{ start: 0, end: 6 }]);
   });
 
-  it.each(['(', '[a-', '*', 'a{2,1}', '(?<x'])('bad regex %j is EBADPATTERN', (pattern) => {
+  it.each(['(', '[a-', '*', 'a{2,1}', '(?<x', '[^]', 'a**'])('bad regex %j is EBADPATTERN, said once', (pattern) => {
     expect(() => compileGrep(pattern)).toThrow(expect.objectContaining({ code: 'EBADPATTERN', op: 'grep' }));
+    const err = (() => {
+      try {
+        compileGrep(pattern);
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(err?.message).toMatch(/^EBADPATTERN: invalid regular expression: [a-z]/);
+    expect(err?.message).not.toMatch(/invalid regular expression.*invalid regular expression/i);
   });
 
   it('a non-string pattern is EBADPATTERN', () => {
@@ -238,8 +248,9 @@ describe('scanChunks literal skipping', () => {
       };
       const fast = compileGrep('needle');
       expect(fast.literal).toBe('needle');
-      // The same pattern as a regex with no literal hint takes the line-by-line path.
-      const slow = { ...compileGrep('needle'), literal: undefined };
+      // The same search as a regex, with no literal hint, takes the line-by-line regex path.
+      const slow = compileGrep('(?:needle)');
+      expect(slow.literal).toBeUndefined();
       const a: unknown[] = [];
       for await (const m of scanChunks('f', chunked(), fast, 10_000)) a.push(m);
       const b: unknown[] = [];
@@ -254,5 +265,200 @@ describe('scanChunks literal skipping', () => {
     expect(compileGrep('a.b', { literal: true }).literal).toBe('a.b');
     expect(compileGrep('abc', { ignoreCase: true }).literal).toBeUndefined();
     expect(compileGrep('plain words-here').literal).toBe('plain words-here');
+  });
+});
+
+describe('the dialect: ripgrep syntax, refused where no linear engine can go', () => {
+  const spans = (pattern: string, line: string, options = {}) =>
+    compileGrep(pattern, options)
+      .spans(line)
+      .map((s) => [s.start, s.end]);
+
+  it.each([
+    ['(a)\\1', /backreference `\\1`/, /spell the repeated text out/],
+    ['(?<w>a)\\k<w>', /backreference `\\k<w>`/, /spell the repeated text out/],
+    ['(?P<w>a)(?P=w)', /backreference `\(\?P=name\)`/, /spell the repeated text out/],
+    ['(?=a)b', /look-ahead `\(\?=`/, /match the surrounding text/],
+    ['a(?!b)', /look-ahead `\(\?!`/, /match the surrounding text/],
+    ['(?<=const )alpha', /look-behind `\(\?<=`/, /`const alpha`/],
+    ['(?<!x)y', /look-behind `\(\?<!`/, /match the surrounding text/],
+    ['(?>a+)b', /atomic group/, /plain group `\(\?:…\)`/],
+    ['a++b', /possessive quantifier `\+\+`/, /drop the last `\+`/],
+    ['a{2}+', /possessive quantifier `\}\+`/, /drop the last `\+`/],
+    ['(\\w{1,900}x)+', /pattern too large .* the limit is 1,000/, /smaller count/],
+  ])('%j is refused: %s', (pattern, reason, hint) => {
+    let err: { code?: string; reason?: string; hint?: string } | undefined;
+    try {
+      compileGrep(pattern);
+    } catch (e) {
+      err = e as typeof err;
+    }
+    expect(err?.code).toBe('EBADPATTERN');
+    expect(err?.reason).toMatch(reason);
+    expect(err?.hint).toMatch(hint);
+  });
+
+  it('JavaScript spellings of code points work: \\u, \\u{}, surrogate pairs, \\c, \\0', () => {
+    expect(spans('\\u00e9\\u{1F600}\\uD83D\\uDE00', 'xé😀😀')).toEqual([[1, 4]]);
+    expect(spans('a\\cIb', 'a\tb')).toEqual([[0, 3]]);
+    expect(spans('\\x41\\x{42}', 'AB')).toEqual([[0, 2]]);
+  });
+
+  it('\\d, \\w and \\b are ASCII; \\s is Unicode white space', () => {
+    expect(spans('\\d+', '٣3')).toEqual([[1, 2]]);
+    expect(spans('\\w+', 'naïve')).toEqual([
+      [0, 2],
+      [3, 5],
+    ]);
+    expect(spans('\\bve', 'naïve')).toEqual([[3, 5]]);
+    expect(spans('a\\sb', 'a\u00a0b a\u3000b a\vb')).toEqual([
+      [0, 3],
+      [4, 7],
+      [8, 11],
+    ]);
+    expect(spans('[^\\s]+', 'x\u00a0y')).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
+    expect(spans('\\S', '\u2028')).toEqual([]);
+  });
+
+  it('. matches neither \\n nor \\r (a lone CR stays in a line), unless (?s)', () => {
+    expect(spans('a.b', 'a\rb axb')).toEqual([[4, 7]]);
+    expect(spans('(?s)a.b', 'a\rb')).toEqual([[0, 3]]);
+  });
+
+  it('RE2 and Rust spellings: (?P<name>), (?<name>), \\Q…\\E, POSIX classes, \\p{…}, inline flags, lazy quantifiers', () => {
+    expect(spans('(?P<a>x)(?<b>y)', 'xy')).toEqual([[0, 2]]);
+    expect(spans('\\Qa.b(\\E', 'axb( a.b(')).toEqual([[5, 9]]);
+    expect(spans('[[:upper:]]+', 'abCDe')).toEqual([[2, 4]]);
+    expect(spans('\\p{Greek}+', 'x αβ y')).toEqual([[2, 4]]);
+    expect(spans('(?i)straße', 'STRASSE Straße')).toEqual([[8, 14]]);
+    expect(spans('<.+?>', '<a><b>')).toEqual([
+      [0, 3],
+      [3, 6],
+    ]);
+  });
+
+  it('ignoreCase folds Unicode letters', () => {
+    expect(spans('ärger', 'ÄRGER', { ignoreCase: true })).toEqual([[0, 5]]);
+  });
+
+  it('hands ripgrep a rendering that matches the same lines or more', () => {
+    const rust = (pattern: string, literal = false) => compileGrep(pattern, { literal }).rustPattern;
+    expect(rust('\\bword\\B')).toBe('(?-u:\\b)word(?-u:\\B)');
+    expect(rust('\\d\\w')).toBe('[0-9][0-9A-Z\\x{5f}a-z]');
+    // What may match U+FFFD (decoded from invalid UTF-8) also matches raw bytes ≥ 0x80 there.
+    expect(rust('\\W')).toBe('(?:[^0-9A-Z\\x{5f}a-z]|(?-u:[\\x80-\\xff]{1,3}))');
+    expect(rust('[a-z]')).toBe('[a-z]');
+    expect(rust('[^a-z]')).toBe('(?:[^a-z]|(?-u:[\\x80-\\xff]{1,3}))');
+    expect(rust('\\Aa|b\\z')).toBe('^a|b$');
+    expect(rust('(?<n>a)\\Qa.b\\E{x}')).toBe('(?P<n>a)a\\.b\\{x\\}');
+    expect(rust('a\\nb')).toBeUndefined();
+    expect(rust('a\\rb')).toBeUndefined();
+    expect(rust('a.b(', true)).toBe('a\\.b\\(');
+  });
+});
+
+describe('no pattern stalls the scanner (the catalogue shared with the conformance suite)', () => {
+  for (const { pattern, why, expected } of CATASTROPHIC_PATTERNS) {
+    it(`${JSON.stringify(pattern)}: ${why}`, () => {
+      const started = performance.now();
+      let outcome: number[] | string;
+      try {
+        const matcher = compileGrep(pattern);
+        outcome = [CATASTROPHIC_LONG_LINE, CATASTROPHIC_SHORT_LINE].flatMap((line, i) => (matcher.spans(line).length > 0 ? [i + 1] : []));
+      } catch (err) {
+        outcome = (err as { code: string }).code;
+      }
+      expect(outcome).toEqual(expected);
+      // Hang prevention only; bench/ measures speed.
+      expect(performance.now() - started).toBeLessThan(5_000);
+    });
+  }
+
+  it('a line of a few hundred characters gets every span even when listing them is quadratic', () => {
+    const line = 'a'.repeat(500);
+    expect(compileGrep('a(.*z)?').spans(line)).toEqual(Array.from({ length: 500 }, (_, i) => ({ start: i, end: i + 1 })));
+  });
+
+  it('a long line keeps its first span exact and a prefix of the rest when listing them all would be quadratic', () => {
+    const spans = compileGrep('a(.*z)?').spans(CATASTROPHIC_LONG_LINE);
+    expect(spans.length).toBeGreaterThan(16);
+    expect(spans.length).toBeLessThan(50_000);
+    expect(spans).toEqual(spans.map((_, i) => ({ start: i, end: i + 1 })));
+  });
+
+  it('a pattern of bounded length lists every span of a long line', () => {
+    expect(compileGrep('[ab]').spans(CATASTROPHIC_LONG_LINE).length).toBe(50_000);
+    expect(compileGrep('(?:)').spans('x'.repeat(100_000)).length).toBe(100_001);
+  });
+
+  it('code-point spans of a long astral line are counted in one pass', () => {
+    const line = '😀'.repeat(100_000);
+    const started = performance.now();
+    const spans = compileGrep('[😀]').spans(line);
+    expect(spans.length).toBe(100_000);
+    expect(spans[99_999]).toEqual({ start: 99_999, end: 100_000 });
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe('scanChunks: a NUL past the detection window', () => {
+  it.each([65536, 4096, 1])('ends the search there, keeping the lines before it in the same chunk (%i-byte chunks)', async (size) => {
+    const bytes = concat(enc(`${'x'.repeat(99)}\n`.repeat(90)), enc('needle before\nneedle partial'), new Uint8Array([0]), enc(' rest\nneedle after\n'));
+    const matches = await scan(bytes, 'needle', size);
+    expect(matches.map(lineOf)).toEqual([
+      [91, 'needle before'],
+      [92, 'needle partial'],
+    ]);
+  });
+});
+
+describe('agrees with V8 on ordinary patterns over real files (pinned npm packages)', () => {
+  const FILES: Array<[string, string]> = [
+    ['lodash@4.17.21', 'lodash.js'],
+    ['moment@2.30.1', 'locale/ru.js'],
+    ['moment@2.30.1', 'locale/zh-cn.js'],
+    ['emojilib@2.4.0', 'emojis.json'],
+  ];
+  // Patterns whose meaning is the same in both dialects on these files (no `\\s` next to U+FEFF or U+0085, no `.` next to U+2028).
+  const PATTERNS = [
+    'function\\s+\\w+',
+    'require\\([\'"][^\'"]+[\'"]\\)',
+    '\\bvar\\b',
+    'undefined|null|NaN',
+    '[A-Z][a-z]+Error',
+    '^\\s*//',
+    '\\d+\\.\\d+',
+    'return\\s+[^;]+;',
+    '(\\w+)\\s*=\\s*function',
+    "'[^']*'",
+    '[а-яё]+',
+    '[\\u4e00-\\u9fff]{2,}',
+    '[^\\x00-\\x7f]+',
+    '.',
+    '',
+    '\\b',
+  ];
+  const lines = FILES.flatMap(([spec, file]) => npmFile(spec, file).split(/\r?\n/));
+
+  it('reads enough real text', () => {
+    expect(lines.length).toBeGreaterThan(17_000);
+    expect(lines.some((l) => /[\u{1F300}-\u{1FAFF}]/u.test(l))).toBe(true);
+  });
+
+  it.each(PATTERNS)('%j: the same spans on every line', (pattern) => {
+    const ours = compileGrep(pattern);
+    const v8 = new RegExp(pattern, 'gu');
+    let matched = 0;
+    for (const line of lines) {
+      const expected: Array<{ start: number; end: number }> = [];
+      for (const m of line.matchAll(v8)) expected.push({ start: codePointOffset(line, m.index), end: codePointOffset(line, m.index + m[0].length) });
+      const got = ours.spans(line);
+      if (got.length > 0) matched++;
+      if (JSON.stringify(got) !== JSON.stringify(expected)) expect({ line, got }).toEqual({ line, got: expected });
+    }
+    expect(matched).toBeGreaterThan(0);
   });
 });

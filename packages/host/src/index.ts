@@ -17,6 +17,6 @@ export { GitSnapshotStore, type GitSnapshotStoreOptions } from './git-snapshots.
 export { HostFilesystem, type HostFilesystemOptions } from './host-filesystem.ts';
 export { jschardetDetector } from './legacy-detection.ts';
 export { LockManager, type LockOptions } from './locks.ts';
-export { findRipgrep, rgCompatible } from './ripgrep.ts';
+export { findRipgrep } from './ripgrep.ts';
 export { RootGuard, type SymlinkPolicy } from './root-guard.ts';
 export type { TextWriteOptions } from './text-format.ts';

@@ -6,11 +6,13 @@
  *   name), does not follow symlinks, skips temp files and, unless `dot`,
  *   dotfiles; ignore files are not consulted (`--no-ignore`), as the scanner
  *   does not consult them.
- * - rg only finds candidate lines: it is given the pattern only when its
- *   meaning in Rust regex syntax is the same or wider than in JavaScript
- *   (a conservative whitelist), and every line it reports is matched again
- *   by the JS matcher, which also computes the spans. Other patterns are
- *   searched by the JS scanner.
+ * - Both accept the same patterns: core's `compileGrep` decides (ripgrep's
+ *   syntax, refusing backreferences and look-around) before either runs.
+ * - rg only finds candidate lines: it is given core's Rust rendering of the
+ *   pattern (`matcher.rustPattern`: the same lines or more, e.g. `\b` as
+ *   `(?-u:\b)`, since core's is ASCII), and every line it reports is matched
+ *   again by the JS matcher, which also computes the spans. A pattern with
+ *   no Rust rendering, or one this rg refuses, is searched by the JS scanner.
  * - A file in which rg saw a NUL byte is searched again by the JS scanner,
  *   so binary handling is the scanner's exactly.
  * - rg runs inside the verified directory (see spawn-in-directory.ts) and
@@ -35,38 +37,6 @@ export function findRipgrep(): string | undefined {
 export interface GrepFlags {
   ignoreCase: boolean;
   literal: boolean;
-}
-
-// Escapes whose Rust meaning is the same as, or wider than, the JavaScript one.
-const SAFE_ESCAPES = new Set('.*+?()[]{}|^$\\/-dwst #&~:=!<>,\'"@%`_');
-
-/**
- * True when `pattern` (JavaScript syntax) can be handed to rg: rg then finds
- * every line the JS regex would (possibly more, which the JS re-check drops).
- */
-export function rgCompatible(pattern: string, literal: boolean): boolean {
-  if (/[\r\n]/.test(pattern)) return false;
-  if (literal) return true;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i] as string;
-    if (c === '\\') {
-      const next = pattern[i + 1];
-      if (next === undefined || !SAFE_ESCAPES.has(next)) return false;
-      i++;
-      continue;
-    }
-    if (c === '(' && pattern[i + 1] === '?') {
-      // Only plain non-capturing groups; no lookaround, named groups or inline flags.
-      if (pattern[i + 2] !== ':') return false;
-      continue;
-    }
-    if (c === '[' && (pattern[i + 1] === ':' || pattern[i + 1] === '[')) return false; // POSIX classes / nested sets mean other things
-    if (c === '&' && pattern[i + 1] === '&') return false; // Rust set intersection
-    if (c === '~' && pattern[i + 1] === '~') return false;
-    if (c === '-' && pattern[i + 1] === '-') return false; // Rust set difference
-    if (c.charCodeAt(0) < 0x20) return false;
-  }
-  return true;
 }
 
 interface RgText {
@@ -128,16 +98,17 @@ export interface RipgrepSearch {
 /** Searches a directory scope with rg; see the module comment for the guarantees. */
 export async function* ripgrepSearch(s: RipgrepSearch): AsyncGenerator<GrepMatch> {
   const { plan, matcher, flags } = s;
-  if (!rgCompatible(matcher.source, flags.literal)) {
+  const pattern = matcher.rustPattern;
+  if (pattern === undefined) {
     yield* s.fallback();
     return;
   }
   const args = ['--json', '--no-config', '--no-ignore', '--hidden', '--binary', '--sort', 'path', '--crlf', '--no-messages', '-g', `!${TEMP_PREFIX}*`];
   if (!plan.dot) args.push('-g', '!.*');
   for (const name of s.exclude ?? []) args.push('-g', `!${name.replace(/[\\*?[\]{}!]/g, '\\$&')}`);
+  // A literal pattern arrives escaped, so one regex serves both kinds.
   args.push(flags.ignoreCase ? '--ignore-case' : '--case-sensitive');
-  if (flags.literal) args.push('--fixed-strings');
-  args.push('--regexp', matcher.source, '--', '.');
+  args.push('--regexp', pattern, '--', '.');
   const child = await spawnInDirectory(s.guard, plan.scope, s.rg, args);
   const prefix = './';
   const scopePrefix = plan.scope === '' ? '' : `${plan.scope}/`;

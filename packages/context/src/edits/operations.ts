@@ -16,7 +16,7 @@ import { type EditOptions, type FileEditor, Refusal, type TransformOutcome } fro
 export interface ReplaceCallOptions extends EditOptions {
   /** Default `unique`: exactly one match, else a refusal with the count and where they are. */
   occurrence?: Occurrence;
-  /** `old` is a JavaScript regular expression; `new` may use `$1`, `$<name>`. */
+  /** `old` is a regular expression (ripgrep's syntax, run in linear time: see `replaceText`); `new` may use `$1`, `$<name>`. */
   regex?: boolean;
   /** Extra regex flags (`i`, `m`, `s`). */
   flags?: string;

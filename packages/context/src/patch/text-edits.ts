@@ -7,6 +7,7 @@
  * @module
  */
 
+import { compileLinearRegex, isFsError, type LinearMatch, type LinearRegex } from '@ctxfs/core';
 import { fromDocument, type TextDocument, toDocument } from './text-document.ts';
 
 /** Which matches a replace touches. */
@@ -16,9 +17,13 @@ export type Occurrence = 'unique' | 'first' | 'all' | number;
 export interface ReplaceOptions {
   /** Default `unique`: exactly one match or a refusal that says how many there are. A number is 1-based. */
   occurrence?: Occurrence;
-  /** Treat `search` as a JavaScript regular expression; `replacement` may use `$1`, `$<name>`. */
+  /**
+   * Treat `search` as a regular expression in ripgrep's syntax, run in
+   * linear time (core's `compileLinearRegex`: no backreferences or
+   * look-around); `replacement` may use `$1`, `$<name>`.
+   */
   regex?: boolean;
-  /** Regex flags besides `g` (e.g. `i`, `m`, `s`). */
+  /** Regex flags besides `g`: `i`, `m` (`^` and `$` at each `\n`; not before a CRLF's `\r`), `s`. */
   flags?: string;
 }
 
@@ -76,18 +81,9 @@ export function replaceText(text: string, search: string, replacement: string, o
   if (search.length === 0 && !options.regex) {
     return { ok: false, reason: 'not-found', matches: 0, locations: [], message: 'The text to replace is empty; give the exact text to change.' };
   }
-  let re: RegExp;
-  try {
-    const extra = (options.flags ?? '').replace(/[gy]/g, '');
-    re = new RegExp(options.regex ? search : escapeRegExp(search), `g${extra}${extra.includes('u') || extra.includes('v') ? '' : 'u'}`);
-  } catch (err) {
-    return { ok: false, reason: 'bad-regex', matches: 0, locations: [], message: `Invalid regular expression: ${(err as Error).message}` };
-  }
-  const matches: Array<{ index: number; length: number; groups: RegExpExecArray }> = [];
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    matches.push({ index: m.index, length: m[0].length, groups: m });
-    if (m[0].length === 0) re.lastIndex = m.index + 1;
-  }
+  const found = options.regex ? regexMatches(text, search, options.flags) : textMatches(text, search, options.flags);
+  if (!Array.isArray(found)) return found;
+  const matches = found;
   const locations = matches.map((m) => locate(text, m.index));
   if (matches.length === 0) {
     return {
@@ -127,21 +123,73 @@ export function replaceText(text: string, search: string, replacement: string, o
   let at = 0;
   for (const m of chosen) {
     out += text.slice(at, m.index);
-    out += options.regex ? expandReplacement(replacement, m.groups) : replacement;
-    at = m.index + m.length;
+    out += options.regex ? expandReplacement(replacement, m) : replacement;
+    at = m.end;
   }
   out += text.slice(at);
   return { ok: true, text: out, replaced: chosen.length, locations: chosen.map((m) => locate(text, m.index)) };
 }
 
+function refused(message: string): ReplaceResult {
+  return { ok: false, reason: 'bad-regex', matches: 0, locations: [], message };
+}
+
+/** The plain-text search: an escaped pattern, linear in any engine. */
+function textMatches(text: string, search: string, flags: string | undefined): LinearMatch[] | ReplaceResult {
+  let re: RegExp;
+  try {
+    const extra = (flags ?? '').replace(/[gy]/g, '');
+    re = new RegExp(escapeRegExp(search), `g${extra}${extra.includes('u') || extra.includes('v') ? '' : 'u'}`);
+  } catch (err) {
+    return refused(`${(err as Error).message}; use the flags i, m and s.`);
+  }
+  const matches: LinearMatch[] = [];
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) matches.push({ index: m.index, end: m.index + m[0].length, groups: [], named: {} });
+  return matches;
+}
+
+/**
+ * How long a regex replace may search before it is refused: one search is
+ * linear, but finding every match can be quadratic (`a(.*z)?` looks to the
+ * end of the file after each `a`). Ordinary patterns take milliseconds.
+ */
+const REGEX_SEARCH_MS = 2000;
+
+/** The regex search: core's linear-time engine, so no pattern can stall the process. */
+function regexMatches(text: string, search: string, flags: string | undefined): LinearMatch[] | ReplaceResult {
+  let re: LinearRegex;
+  try {
+    re = compileLinearRegex(search, { flags, op: 'replace', literalAdvice: 'drop regex: true to match the text as-is' });
+  } catch (err) {
+    if (!isFsError(err, 'EBADPATTERN')) throw err;
+    return refused(`${sentence(err.reason)}. ${sentence(err.hint)}.`);
+  }
+  const deadline = performance.now() + REGEX_SEARCH_MS;
+  const matches: LinearMatch[] = [];
+  const all = re.matchAll(text, { captures: true, keepGoing: () => performance.now() < deadline });
+  for (let step = all.next(); ; step = all.next()) {
+    if (step.done) {
+      if (step.value) return matches;
+      return refused(
+        `The regular expression takes too long on this file (stopped after ${matches.length} match(es) in ${REGEX_SEARCH_MS / 1000} s). Make it more specific: anchor it, or avoid a tail like \`(.*x)?\` that can run to the end of the file.`,
+      );
+    }
+    matches.push(step.value);
+  }
+}
+
+function sentence(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 /** Expands `$$`, `$&`, `$1`..`$99` and `$<name>` in a regex replacement. */
-function expandReplacement(template: string, m: RegExpExecArray): string {
+function expandReplacement(template: string, m: LinearMatch): string {
   return template.replace(/\$(\$|&|\d{1,2}|<([^>]+)>)/g, (all, tok: string, name?: string) => {
     if (tok === '$') return '$';
-    if (tok === '&') return m[0];
-    if (name !== undefined) return m.groups?.[name] ?? '';
+    if (tok === '&') return m.groups[0] ?? '';
+    if (name !== undefined) return m.named[name] ?? '';
     const n = Number(tok);
-    return n < m.length ? (m[n] ?? '') : all;
+    return n < m.groups.length ? (m.groups[n] ?? '') : all;
   });
 }
 

@@ -1,0 +1,436 @@
+/**
+ * The regular-expression dialect of ctxfs: the syntax ripgrep accepts (Rust's
+ * regex crate, which RE2 shares almost entirely), checked and rewritten for
+ * the two engines that run it: re2js in JavaScript and, on the host, ripgrep.
+ *
+ * What a caller may write, and what it means:
+ *
+ * - RE2 / Rust syntax: `.`, classes, `\d \w \s \b`, `\p{Greek}`, groups
+ *   (`(?:)`, `(?P<name>)`, `(?<name>)`), inline flags `(?imsU)`, greedy and
+ *   lazy quantifiers up to `{1000}`, `\A`, `\z`, `\Q…\E`.
+ * - JavaScript spellings of code points too: `\u00e9`, `\u{1F600}`, surrogate
+ *   pairs `\uD83D\uDE00`, `\cJ`, `\0`.
+ * - `\d`, `\w`, `\b` are ASCII (as in JavaScript and RE2); `\s` is Unicode
+ *   white space (as in JavaScript and ripgrep); `.` matches anything but
+ *   `\n` and `\r`, so a match never eats half of a CRLF.
+ * - Refused, because no linear-time engine can run them: backreferences
+ *   (`\1`, `\k<name>`, `(?P=name)`), look-around (`(?=`, `(?!`, `(?<=`,
+ *   `(?<!`); and atomic groups and possessive quantifiers, which only exist to
+ *   tame backtracking that never happens here.
+ *
+ * The translation is a rewrite of the caller's text, not a new parser of the
+ * whole syntax: anything it does not recognise is passed through, and RE2's
+ * own parser has the last word on what is valid.
+ *
+ * @module
+ */
+
+/** A pattern both engines can run, or the reason none can. */
+export type PatternTranslation =
+  | {
+      readonly ok: true;
+      /** The pattern for re2js, with the meaning documented above. */
+      readonly re2: string;
+      /**
+       * The pattern for Rust's regex crate (ripgrep), matching exactly the same
+       * lines or more (a caller re-checks what it reports), or `undefined`
+       * when it cannot be written so (a newline in the pattern, a construct
+       * whose Rust reading is unknown).
+       */
+      readonly rust: string | undefined;
+      /**
+       * No unbounded repetition (`*`, `+`, `{n,}`): a match is never longer
+       * than the compiled program, so a search never looks further ahead.
+       */
+      readonly bounded: boolean;
+    }
+  | { readonly ok: false; readonly reason: string; readonly hint: string };
+
+/** Options of {@link translatePattern}. */
+export interface TranslateOptions {
+  /** `.` matches every character, line terminators included (the `s` flag). */
+  readonly dotAll?: boolean;
+}
+
+type Range = readonly [number, number];
+
+// Unicode White_Space: what ripgrep's `\s` means, and JavaScript's but for U+0085 / U+FEFF.
+const SPACE: readonly Range[] = [
+  [0x09, 0x0d],
+  [0x20, 0x20],
+  [0x85, 0x85],
+  [0xa0, 0xa0],
+  [0x1680, 0x1680],
+  [0x2000, 0x200a],
+  [0x2028, 0x2029],
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+];
+const DIGIT: readonly Range[] = [[0x30, 0x39]];
+const WORD: readonly Range[] = [
+  [0x30, 0x39],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+];
+const MAX_CODE_POINT = 0x10ffff;
+
+function complement(ranges: readonly Range[]): Range[] {
+  const out: Range[] = [];
+  let next = 0;
+  for (const [lo, hi] of ranges) {
+    if (lo > next) out.push([next, lo - 1]);
+    next = hi + 1;
+  }
+  if (next <= MAX_CODE_POINT) out.push([next, MAX_CODE_POINT]);
+  return out;
+}
+
+const PERL_CLASSES: Readonly<Record<string, readonly Range[]>> = {
+  d: DIGIT,
+  D: complement(DIGIT),
+  w: WORD,
+  W: complement(WORD),
+  s: SPACE,
+  S: complement(SPACE),
+};
+
+const hex = (cp: number): string => `\\x{${cp.toString(16)}}`;
+
+/** A class member: ASCII letters and digits as themselves, everything else by number (read alike by both engines). */
+function classChar(cp: number): string {
+  return (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a) ? String.fromCodePoint(cp) : hex(cp);
+}
+
+function rangesText(ranges: readonly Range[]): string {
+  return ranges.map(([lo, hi]) => (lo === hi ? classChar(lo) : `${classChar(lo)}-${classChar(hi)}`)).join('');
+}
+
+// Characters that mean something outside a class in Rust's syntax, so stay escaped there.
+const RUST_META = new Set('\\.+*?()|[]{}^$#&-~');
+const ASCII_PUNCTUATION = /^[!-/:-@[-`{-~]$/;
+
+/**
+ * The JavaScript scanner decodes each invalid UTF-8 sequence (1 to 3 bytes,
+ * all ≥ 0x80) into U+FFFD, which `.` or `[^a]` then match; ripgrep sees the
+ * raw bytes, which no Unicode class matches. An atom that may match U+FFFD
+ * is therefore widened for Rust to match those bytes too.
+ */
+const INVALID_UTF8 = '(?-u:[\\x80-\\xff]{1,3})';
+const REPLACEMENT_CHARACTER = 0xfffd;
+
+function widened(rust: string): string {
+  return `(?:${rust}|${INVALID_UTF8})`;
+}
+
+/** A single character outside a class, written for RE2 and for Rust. */
+function literal(cp: number): [string, string | undefined] {
+  // ripgrep refuses a pattern with a line terminator in it (lines are searched one by one).
+  if (cp === 0x0a || cp === 0x0d) return [hex(cp), undefined];
+  if (cp === REPLACEMENT_CHARACTER) return [hex(cp), widened(hex(cp))];
+  const ch = String.fromCodePoint(cp);
+  if (cp < 0x20 || cp === 0x7f) return [hex(cp), hex(cp)];
+  if (RUST_META.has(ch)) return [`\\${ch}`, `\\${ch}`];
+  return [ch, ch];
+}
+
+function refuse(reason: string, hint: string): PatternTranslation {
+  return { ok: false, reason, hint };
+}
+
+const BACKREFERENCE_HINT =
+  'backreferences can take exponential time, so the linear-time engine (ripgrep syntax) has none: spell the repeated text out (e.g. `(ab)ab` for `(ab)\\1`), or match more loosely and check the result';
+const LOOKAROUND_HINT =
+  'look-around is not in the linear-time engine (ripgrep syntax): match the surrounding text as part of the pattern (e.g. `const alpha` for `(?<=const )alpha`) and use a group for the part you need';
+const NO_BACKTRACKING_HINT = 'matching never backtracks here, so it is not needed';
+
+interface Escape {
+  readonly next: number;
+  /** A single code point, usable as a class range end. */
+  readonly cp?: number;
+  /** A Perl class letter (`d`, `W`, ...). */
+  readonly perl?: string;
+  /** Text to copy as it is (e.g. `\p{Greek}`, `\b`); RE2 judges it. */
+  readonly raw?: string;
+  /** Rust reads `raw` alike. */
+  readonly rustOk?: boolean;
+  /** A refusal. */
+  readonly refusal?: PatternTranslation;
+}
+
+/** Reads a code point written `\xHH`, `\x{H…}`, `\uHHHH` (a surrogate pair as two), `\u{H…}`, `\UHHHHHHHH` or `\cX`, at `i` (the backslash). */
+function codePointEscape(p: string, i: number): { cp: number; next: number } | undefined {
+  const kind = p[i + 1];
+  const braced = /^\{([0-9a-fA-F]{1,8})\}/.exec(p.slice(i + 2, i + 13));
+  if ((kind === 'x' || kind === 'u') && braced) return { cp: Number.parseInt(braced[1] as string, 16), next: i + 2 + braced[0].length };
+  const fixed = kind === 'x' ? 2 : kind === 'u' ? 4 : kind === 'U' ? 8 : 0;
+  if (fixed > 0) {
+    const digits = p.slice(i + 2, i + 2 + fixed);
+    if (!new RegExp(`^[0-9a-fA-F]{${fixed}}$`).test(digits)) return undefined;
+    const cp = Number.parseInt(digits, 16);
+    if (kind === 'u' && cp >= 0xd800 && cp <= 0xdbff) {
+      const low = /^\\u(d[c-f][0-9a-f]{2})/i.exec(p.slice(i + 6, i + 12));
+      if (low) return { cp: 0x10000 + ((cp - 0xd800) << 10) + (Number.parseInt(low[1] as string, 16) - 0xdc00), next: i + 12 };
+    }
+    return { cp, next: i + 2 + fixed };
+  }
+  if (kind === 'c' && /^[A-Za-z]$/.test(p[i + 2] ?? '')) return { cp: (p.charCodeAt(i + 2) as number) % 32, next: i + 3 };
+  return undefined;
+}
+
+const CONTROL_ESCAPES: Readonly<Record<string, number>> = { a: 0x07, f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09, v: 0x0b };
+
+/** Reads the escape at `i` (a backslash), in or out of a class. */
+function readEscape(p: string, i: number, inClass: boolean): Escape {
+  const c = p[i + 1];
+  if (c === undefined) return { next: i + 1, raw: '\\', rustOk: false }; // RE2 reports the trailing backslash
+  const numbered = codePointEscape(p, i);
+  if (numbered) return numbered;
+  if (Object.hasOwn(PERL_CLASSES, c)) return { next: i + 2, perl: c };
+  if (Object.hasOwn(CONTROL_ESCAPES, c)) return { next: i + 2, cp: CONTROL_ESCAPES[c] as number };
+  if (c === '0' && !/[0-9]/.test(p[i + 2] ?? '')) return { next: i + 2, cp: 0 };
+  if (!inClass && c >= '1' && c <= '9') {
+    const ref = /^\d+/.exec(p.slice(i + 1))?.[0] as string;
+    return { next: i + 1, refusal: refuse(`backreference \`\\${ref}\` is not supported`, BACKREFERENCE_HINT) };
+  }
+  if (!inClass && c === 'k' && p[i + 2] === '<') {
+    const name = /^\\k<[^>]*>?/.exec(p.slice(i))?.[0] as string;
+    return { next: i + 2, refusal: refuse(`backreference \`${name}\` is not supported`, BACKREFERENCE_HINT) };
+  }
+  if (c === 'p' || c === 'P') {
+    const name = p[i + 2] === '{' ? /^\{[^}]*\}?/.exec(p.slice(i + 2))?.[0] : p[i + 2];
+    const raw = `\\${c}${name ?? ''}`;
+    return { next: i + raw.length, raw, rustOk: true };
+  }
+  if (inClass && c === 'b') return { next: i + 2, cp: 0x08 }; // backspace, as in JavaScript
+  if (ASCII_PUNCTUATION.test(c)) return { next: i + 2, cp: c.charCodeAt(0) };
+  // Anything else (`\b`, `\A`, `\z`, `\Q`, an unknown letter) is the caller's business.
+  return { next: i + 2, raw: `\\${c}`, rustOk: false };
+}
+
+/**
+ * Checks `pattern` and writes it for RE2 and for Rust; see the module
+ * comment for the dialect.
+ *
+ * @example
+ * ```ts
+ * translatePattern('\\bfoo\\u00e9.');
+ * // { ok: true, re2: '\\bfooé[^\\x{a}\\x{d}]', rust: '(?-u:\\b)fooé(?:[^\\x{a}\\x{d}]|(?-u:[\\x80-\\xff]{1,3}))', bounded: true }
+ * translatePattern('(a)\\1'); // { ok: false, reason: 'backreference `\\1` is not supported', hint: '…' }
+ * ```
+ */
+export function translatePattern(pattern: string, options: TranslateOptions = {}): PatternTranslation {
+  const first = translate(pattern, options.dotAll === true);
+  // Under an inline `(?s)` a dot is left to RE2, which the flag governs; dots rewritten before the flag was seen are redone.
+  return first.dotAllSeen && !options.dotAll ? translate(pattern, true).result : first.result;
+}
+
+function translate(p: string, dotAll: boolean): { result: PatternTranslation; dotAllSeen: boolean } {
+  let re2 = '';
+  let rust: string | undefined = '';
+  let dotAllSeen = false;
+  let bounded = true;
+  // Right after a quantifier a `+` is possessive and a `?` makes it lazy.
+  let afterQuantifier = false;
+  // `b` is the Rust text; `undefined` means Rust cannot be given the pattern.
+  const emit = (a: string, b: string | undefined): void => {
+    re2 += a;
+    rust = rust === undefined || b === undefined ? undefined : rust + b;
+  };
+  const same = (text: string): void => emit(text, text);
+  const done = (result: PatternTranslation) => ({ result, dotAllSeen });
+  let i = 0;
+  while (i < p.length) {
+    const c = p[i] as string;
+    const wasQuantifier: boolean = afterQuantifier;
+    afterQuantifier = false;
+    if (c === '\\') {
+      const e = readEscape(p, i, false);
+      if (e.refusal) return done(e.refusal);
+      if (e.perl !== undefined) {
+        const negated = e.perl === e.perl.toUpperCase();
+        const text = `[${negated ? '^' : ''}${rangesText(PERL_CLASSES[e.perl.toLowerCase()] as readonly Range[])}]`;
+        emit(text, negated ? widened(text) : text);
+      } else if (e.cp !== undefined) {
+        const [a, b] = literal(e.cp);
+        emit(a, b);
+      } else if (e.raw === '\\b' || e.raw === '\\B') {
+        // Rust's word boundary is Unicode-aware unless told otherwise; RE2's is ASCII.
+        emit(e.raw, `(?-u:${e.raw})`);
+      } else if (e.raw === '\\A' || e.raw === '\\z') {
+        // Every line is searched on its own: its start and end are ripgrep's `^` and `$`.
+        emit(e.raw, e.raw === '\\A' ? '^' : '$');
+      } else if (e.raw?.startsWith('\\p') || e.raw?.startsWith('\\P')) {
+        emit(e.raw, widened(e.raw));
+      } else if (e.raw === '\\Q') {
+        const end = p.indexOf('\\E', e.next);
+        const quoted = quotePattern(p.slice(e.next, end < 0 ? p.length : end));
+        if (quoted.ok) emit(quoted.re2, quoted.rust);
+        i = end < 0 ? p.length : end + 2;
+        continue;
+      } else {
+        emit(e.raw ?? '', undefined);
+      }
+      i = e.next;
+      continue;
+    }
+    if (c === '[') {
+      const cls = readClass(p, i);
+      emit(cls.re2, cls.rust !== undefined && cls.mayMatchReplacement ? widened(cls.rust) : cls.rust);
+      i = cls.next;
+      continue;
+    }
+    if (c === '(') {
+      const rest = p.slice(i, i + 4);
+      if (rest.startsWith('(?=') || rest.startsWith('(?!')) return done(refuse(`look-ahead \`${rest.slice(0, 3)}\` is not supported`, LOOKAROUND_HINT));
+      if (rest.startsWith('(?<=') || rest.startsWith('(?<!')) return done(refuse(`look-behind \`${rest}\` is not supported`, LOOKAROUND_HINT));
+      if (rest.startsWith('(?>')) return done(refuse('atomic group `(?>` is not supported', `write a plain group \`(?:…)\`: ${NO_BACKTRACKING_HINT}`));
+      if (rest.startsWith('(?P=')) return done(refuse('backreference `(?P=name)` is not supported', BACKREFERENCE_HINT));
+      const named = /^\(\?P?<([^>]*)>/.exec(p.slice(i));
+      if (named) {
+        same(`(?P<${named[1]}>`);
+        i += named[0].length;
+        continue;
+      }
+      const flags = /^\(\?([A-Za-z-]*)([):])/.exec(p.slice(i));
+      if (flags) {
+        if ((flags[1] as string).split('-')[0]?.includes('s')) dotAllSeen = true;
+        same(flags[0]);
+        i += flags[0].length;
+        continue;
+      }
+      same('(');
+      i++;
+      continue;
+    }
+    if (c === '.') {
+      const dot = dotAll ? '.' : `[^${hex(0x0a)}${hex(0x0d)}]`;
+      emit(dot, widened(dot));
+      i++;
+      continue;
+    }
+    if (c === '*' || c === '+' || c === '?') {
+      if (c === '+' && wasQuantifier) {
+        return done(refuse(`possessive quantifier \`${p.slice(i - 1, i + 1)}\` is not supported`, `drop the last \`+\`: ${NO_BACKTRACKING_HINT}`));
+      }
+      same(c);
+      i++;
+      if (c !== '?') bounded = false;
+      // A `?` right after a quantifier makes it lazy; after that nothing more attaches.
+      afterQuantifier = !(c === '?' && wasQuantifier);
+      continue;
+    }
+    if (c === '{') {
+      const repeat = /^\{\d+(,\d*)?\}/.exec(p.slice(i));
+      if (repeat) {
+        if (repeat[1] === ',') bounded = false;
+        same(repeat[0]);
+        i += repeat[0].length;
+        afterQuantifier = true;
+      } else {
+        // Not a repetition: RE2 reads a literal brace, Rust needs it escaped.
+        emit('{', '\\{');
+        i++;
+      }
+      continue;
+    }
+    if (c === '}' || c === ']') {
+      emit(c, `\\${c}`);
+      i++;
+      continue;
+    }
+    if (c === '^' || c === '$' || c === '|' || c === ')') {
+      same(c);
+      i++;
+      continue;
+    }
+    const cp = p.codePointAt(i) as number;
+    const [a, b] = cp < 0x20 || cp === REPLACEMENT_CHARACTER ? literal(cp) : [String.fromCodePoint(cp), String.fromCodePoint(cp)];
+    emit(a, b);
+    i += cp > 0xffff ? 2 : 1;
+  }
+  return done({ ok: true, re2, rust, bounded });
+}
+
+/** A bracketed class at `i`, with Perl classes and code-point escapes spelled as ranges both engines read alike. */
+function readClass(p: string, i: number): { re2: string; rust: string | undefined; mayMatchReplacement: boolean; next: number } {
+  let j = i + 1;
+  const negated = p[j] === '^';
+  if (negated) j++;
+  let body = '';
+  let rustOk = true;
+  // Whether the members surely include U+FFFD, or might (a Unicode property).
+  let hasReplacement = false;
+  let mayHaveReplacement = false;
+  const covers = (lo: number, hi: number): void => {
+    if (lo <= REPLACEMENT_CHARACTER && REPLACEMENT_CHARACTER <= hi) hasReplacement = true;
+  };
+  // One member: a code point (possibly a range end), or a set.
+  const member = (at: number): { cp?: number; text: string; next: number } => {
+    if (p[at] === '[' && p[at + 1] === ':') {
+      const posix = /^\[:(\^?)[a-z]+:\]/.exec(p.slice(at));
+      if (posix) {
+        if (posix[1] === '^') hasReplacement = true; // POSIX classes are ASCII
+        return { text: posix[0], next: at + posix[0].length };
+      }
+    }
+    if (p[at] === '\\') {
+      const e = readEscape(p, at, true);
+      if (e.perl !== undefined) {
+        const ranges = PERL_CLASSES[e.perl] as readonly Range[];
+        for (const [lo, hi] of ranges) covers(lo, hi);
+        return { text: rangesText(ranges), next: e.next };
+      }
+      if (e.cp !== undefined) return { cp: e.cp, text: classChar(e.cp), next: e.next };
+      if (e.rustOk) mayHaveReplacement = true;
+      else rustOk = false;
+      return { text: e.raw ?? '', next: e.next };
+    }
+    const cp = p.codePointAt(at) as number;
+    return { cp, text: classChar(cp), next: at + (cp > 0xffff ? 2 : 1) };
+  };
+  let first = true;
+  while (j < p.length) {
+    if (p[j] === ']' && !first) {
+      const text = `[${negated ? '^' : ''}${body}]`;
+      const mayMatchReplacement = negated ? !hasReplacement : hasReplacement || mayHaveReplacement;
+      return { re2: text, rust: rustOk ? text : undefined, mayMatchReplacement, next: j + 1 };
+    }
+    first = false;
+    const a = member(j);
+    if (a.cp !== undefined && p[a.next] === '-' && a.next + 1 < p.length && p[a.next + 1] !== ']') {
+      const b = member(a.next + 1);
+      if (b.cp !== undefined) {
+        covers(a.cp, b.cp);
+        body += `${a.text}-${b.text}`;
+        j = b.next;
+        continue;
+      }
+    }
+    if (a.cp !== undefined) covers(a.cp, a.cp);
+    body += a.text;
+    j = a.next;
+  }
+  // Unterminated: hand RE2 the caller's text so that it names the problem.
+  return { re2: p.slice(i), rust: undefined, mayMatchReplacement: false, next: p.length };
+}
+
+/**
+ * `text` as a pattern that matches exactly that text, for both engines.
+ *
+ * @example
+ * ```ts
+ * quotePattern('a.b(');  // { ok: true, re2: 'a\\.b\\(', rust: 'a\\.b\\(' }
+ * ```
+ */
+export function quotePattern(text: string): PatternTranslation {
+  let re2 = '';
+  let rust: string | undefined = '';
+  for (const ch of text) {
+    const [a, b] = literal(ch.codePointAt(0) as number);
+    re2 += a;
+    rust = rust === undefined || b === undefined ? undefined : rust + b;
+  }
+  return { ok: true, re2, rust, bounded: true };
+}
