@@ -306,12 +306,15 @@ export class ContextSession {
   }
 
   /**
-   * Applies a unified diff — one or many files, all or nothing.
+   * Applies a patch — a unified diff or a `*** Begin Patch` envelope, one or
+   * many files (adds, deletes and moves included), all or nothing. See
+   * EDITING.md for the accepted forms and the line-ending rule.
    *
    * @example
    * ```ts
    * const r = await ctx.applyPatch('--- a/src/a.ts\n+++ b/src/a.ts\n@@ @@\n-const x = 1;\n+const x = 2;\n');
    * if (!r.success) console.log(r.message); // the refused hunk, the closest region, what differs
+   * await ctx.applyPatch('*** Begin Patch\n*** Update File: src/a.ts\n@@\n-const x = 2;\n+const x = 3;\n*** End Patch\n');
    * ```
    */
   applyPatch(patch: string, options?: ApplyPatchOptions): Promise<EditResult> {

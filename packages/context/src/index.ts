@@ -53,8 +53,8 @@ export { formatUnifiedDiff, type UnifiedDiff, type UnifiedDiffOptions } from './
 export { type FileVersion, type PruneResult, type RetentionOptions, sha256Hex, type VersionOp, VersionStore } from './history/version-store.ts';
 export { type Merge3Options, type Merge3Result, type MergeConflict, merge3 } from './merge/merge3.ts';
 export { buildOverview, DEFAULT_TOOLS, type Overview, type OverviewDocument, type OverviewOptions, type ToolDescription } from './overview/project-overview.ts';
-export { type ApplyResult, applyHunks, type HunkFailure } from './patch/apply-hunks.ts';
-export { type FilePatch, type Hunk, PatchParseError, parsePatch } from './patch/parse-patch.ts';
+export { type ApplyHunksOptions, type ApplyResult, applyHunks, type HunkFailure } from './patch/apply-hunks.ts';
+export { type FilePatch, type Hunk, type PatchLine, PatchParseError, parsePatch } from './patch/parse-patch.ts';
 export { applyLineEdit, type LineEdit, type Occurrence, replaceText } from './patch/text-edits.ts';
 export { MODEL_PROFILES, type ModelProfile, type ProfileInput, resolveProfile } from './profiles/model-profiles.ts';
 export { DEFAULT_ENTRYPOINTS, DEFAULT_SENSITIVE_PATTERNS, type FileTag, languageOf, tagsOf } from './registry/classify.ts';

@@ -1,11 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { applyHunks } from '../src/patch/apply-hunks.ts';
-import { parsePatch } from '../src/patch/parse-patch.ts';
-import { isAmbiguous, type PatchCase, type VariantName, variantsOf } from './support/patch-variants.ts';
+import { lcg, type PatchCase, scoreCtxfs, variantsOf } from './support/patch-variants.ts';
+import { gitDiff as diffTexts } from './support/release-diffs.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'ctxfs-patch-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -32,20 +30,10 @@ function corpus(limit: number): string[] {
   return out;
 }
 
-function gitDiff(a: string, b: string, context: number): string {
-  writeFileSync(join(work, 'a'), a);
-  writeFileSync(join(work, 'b'), b);
-  const r = spawnSync('git', ['diff', '--no-index', '--no-color', `-U${context}`, join(work, 'a'), join(work, 'b')], { encoding: 'utf8', maxBuffer: 1 << 26 });
-  return r.stdout;
-}
+const gitDiff = (a: string, b: string, context: number) => diffTexts(work, a, b, context);
 
-it('applies malformed variants of real diffs correctly, never wrongly, and refuses only ambiguity', () => {
-  let seed = 11;
-  const rand = (n: number) => {
-    // Math.imul keeps the product exact; the high bits are the random ones.
-    seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
-    return Math.floor((seed / 0x80000000) * n);
-  };
+it('applies malformed variants of real diffs correctly, never wrongly, and refuses only ambiguity and missing context', () => {
+  const rand = lcg(11);
   const files = corpus(120);
   expect(files.length).toBeGreaterThan(40);
   const cases: PatchCase[] = [];
@@ -65,35 +53,14 @@ it('applies malformed variants of real diffs correctly, never wrongly, and refus
     }
     const expected = edited.join('\n');
     if (expected === original) continue;
-    cases.push(...variantsOf(original, expected, gitDiff(original, expected, 3), gitDiff(original, expected, 1), rand));
+    cases.push(...variantsOf(original, expected, gitDiff, rand));
   }
-  const tally = new Map<VariantName, { correct: number; wrong: number; refused: number; ambiguous: number }>();
-  let unambiguous = 0;
-  let unambiguousCorrect = 0;
-  for (const c of cases) {
-    const [file] = parsePatch(c.patch);
-    expect(file, c.variant).toBeDefined();
-    if (file === undefined) continue;
-    const ambiguous = isAmbiguous(c);
-    const result = applyHunks(c.original, file.hunks);
-    const t = tally.get(c.variant) ?? { correct: 0, wrong: 0, refused: 0, ambiguous: 0 };
-    if (ambiguous) t.ambiguous++;
-    if (result.ok && result.text === c.expected) t.correct++;
-    else if (result.ok) t.wrong++;
-    else {
-      t.refused++;
-      // Every refusal says where: the matching places or the closest region.
-      for (const f of result.failures) expect(f.matches.length > 0 || f.closest !== undefined, f.message).toBe(true);
-    }
-    tally.set(c.variant, t);
-    if (!ambiguous) {
-      unambiguous++;
-      if (result.ok && result.text === c.expected) unambiguousCorrect++;
-    }
-  }
-  console.log(`patch variants: ${cases.length} cases, ${unambiguous} unambiguous, ${unambiguousCorrect} of them correct`);
-  console.table(Object.fromEntries(tally));
-  const wrong = [...tally.values()].reduce((n, t) => n + t.wrong, 0);
-  expect(wrong).toBe(0);
-  expect(unambiguousCorrect / unambiguous).toBeGreaterThanOrEqual(0.99);
+  const score = scoreCtxfs(cases);
+  console.log(`patch variants: ${cases.length} cases, ${score.unambiguous} unambiguous, ${score.unambiguousCorrect} of them correct`);
+  console.table(score.perVariant);
+  expect(score.wrong, score.examples.join('\n')).toBe(0);
+  expect(score.unambiguousCorrect / score.unambiguous, score.examples.join('\n')).toBeGreaterThanOrEqual(0.995);
+  expect(score.ambiguous.correct + score.ambiguous.refusedNamingLines).toBe(score.ambiguous.total);
+  expect(score.missingContext.total).toBeGreaterThan(40);
+  expect(score.missingContext.refusedNamingLines).toBe(score.missingContext.total);
 });

@@ -1,5 +1,6 @@
 /**
- * `applyPatch`: a unified diff of one or many files, applied all or nothing.
+ * `applyPatch`: a patch of one or many files — a unified diff or a
+ * `*** Begin Patch` envelope — applied all or nothing.
  * Every file is planned first — hunks located by content in the version the
  * editor read (merged with later changes when it is stale), new files
  * checked absent, deleted files checked present — and only when every file
@@ -24,7 +25,7 @@ export interface ApplyPatchOptions extends EditOptions {
 
 function hunkTransform(fp: FilePatch): Transform {
   return (text) => {
-    const r = applyHunks(text, fp.hunks);
+    const r = applyHunks(text, fp.hunks, { ordered: fp.format === 'envelope' });
     if (r.ok) return { ok: true, text: r.text };
     const detail = r.failures.map((f) => f.message).join('\n\n');
     return {
@@ -37,11 +38,13 @@ function hunkTransform(fp: FilePatch): Transform {
 }
 
 /**
- * Applies `patch` through `editor`.
+ * Applies `patch` through `editor`: every file planned first (adds, deletes
+ * and moves included), then all written as one change, or none.
  *
  * @example
  * ```ts
  * await applyPatch(editor, '--- a/a.ts\n+++ b/a.ts\n@@ @@\n-old\n+new\n', { author: 'llm:claude' });
+ * await applyPatch(editor, '*** Begin Patch\n*** Update File: a.ts\n@@\n-old\n+new\n*** End Patch\n');
  * ```
  */
 export async function applyPatch(editor: FileEditor, patch: string, options: ApplyPatchOptions = {}): Promise<EditResult> {
@@ -50,7 +53,8 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
   try {
     files = parsePatch(patch);
   } catch (err) {
-    if (err instanceof PatchParseError) return refusal(op, options.path ?? '', 'EINVAL', `The patch could not be parsed: ${err.message}.`);
+    if (err instanceof PatchParseError)
+      return refusal(op, options.path ?? '', 'EINVAL', `The patch could not be parsed, so nothing was applied: ${err.message}.`);
     throw err;
   }
   if (files.length === 0) {
@@ -58,7 +62,7 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
       op,
       options.path ?? '',
       'EINVAL',
-      'The patch contains no hunks. Send a unified diff: `--- a/path` and `+++ b/path` headers, then `@@ ... @@` hunks whose lines start with " ", "-" or "+".',
+      'The patch contains no hunks. Send a unified diff (`--- a/path` and `+++ b/path` headers, then `@@ ... @@` hunks whose lines start with " ", "-" or "+") or a `*** Begin Patch` envelope.',
     );
   }
   const targets: Array<{ fp: FilePatch; path: string; from: string | undefined }> = [];

@@ -165,7 +165,7 @@ export class EditOperations {
     });
   }
 
-  /** Applies a unified diff (one or many files), all or nothing. */
+  /** Applies a patch (a unified diff or a `*** Begin Patch` envelope; one or many files), all or nothing. */
   applyPatch(patch: string, options: ApplyPatchOptions = {}): Promise<EditResult> {
     return guard('patch', options.path ?? '', () => applyPatch(this.editor, patch, options));
   }

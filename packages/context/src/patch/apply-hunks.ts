@@ -3,17 +3,28 @@
  *
  * Each hunk is located by its content (context and removed lines), not by its
  * line numbers: exactly first, then ignoring trailing whitespace, then
- * ignoring whitespace runs. A hunk that matches in one place is applied there;
- * one that matches in several is applied only where the header's line number
- * — corrected by the offset the unambiguous hunks revealed — points exactly;
- * otherwise it is refused as ambiguous. A hunk that matches nowhere is refused
- * with the closest region of the file and what differs. Either every hunk
- * applies or none does.
+ * ignoring whitespace runs. A hunk that matches in one place is applied there.
+ * One that matches in several is applied where the header's line number —
+ * corrected by the offset the unambiguous hunks revealed — points exactly;
+ * else where a single place is left after keeping the places at the end of
+ * the file (`*** End of File`), under the hunk's anchors (see `anchors.ts`)
+ * and, for a patch whose hunks are in file order, between its neighbours;
+ * otherwise it is refused as ambiguous, naming every place. A hunk that
+ * matches nowhere is refused with the closest region of the file and what
+ * differs. Either every hunk applies or none does.
+ *
+ * Line endings: a hunk line keeps the file's own ending unless the patch
+ * states endings — its lines carry a `\r` (git's output for a CRLF file) and
+ * every context and removed line carries exactly the file's — in which case
+ * added lines get the endings they are written with (a CRLF→LF conversion
+ * converts). Otherwise added lines get the file's most common ending, so an
+ * LF patch keeps a CRLF file CRLF.
  *
  * @module
  */
 
-import type { Hunk } from './parse-patch.ts';
+import { underAnchors } from './anchors.ts';
+import type { Hunk } from './hunk-syntax.ts';
 import { fromDocument, hasFinalNewline, type TextDocument, toDocument } from './text-document.ts';
 
 /** How strictly a hunk's lines were matched. */
@@ -130,7 +141,28 @@ function describeClosest(closest: HunkFailure['closest']): string {
 }
 
 function hunkLabel(h: Hunk): string {
-  return `hunk #${h.index} (${h.header.trim()})`;
+  return h.header.trim() === '' ? `hunk #${h.index}` : `hunk #${h.index} (${h.header.trim()})`;
+}
+
+/** Options of {@link applyHunks}. */
+export interface ApplyHunksOptions {
+  /**
+   * The hunks are in file order (the `*** Begin Patch` format says so): a
+   * hunk matching in several places may be placed between its neighbours.
+   */
+  readonly ordered?: boolean;
+}
+
+interface Pending {
+  readonly hunk: Hunk;
+  readonly candidates: number[];
+  readonly level: MatchLevel;
+}
+
+/** Keeps the candidates `keep` accepts, unless it accepts none (then it says nothing). */
+function narrow(candidates: number[], keep: (c: number) => boolean): number[] {
+  const kept = candidates.filter(keep);
+  return kept.length > 0 ? kept : candidates;
 }
 
 /**
@@ -143,11 +175,11 @@ function hunkLabel(h: Hunk): string {
  * if (result.ok) result.text; // 'a\nB\nc\n'
  * ```
  */
-export function applyHunks(original: string, hunks: readonly Hunk[]): ApplyResult {
+export function applyHunks(original: string, hunks: readonly Hunk[], options: ApplyHunksOptions = {}): ApplyResult {
   const doc = toDocument(original);
   const cache = new Map<(s: string) => string, string[]>();
   const located: LocatedHunk[] = [];
-  const pending: Array<{ hunk: Hunk; candidates: number[]; level: MatchLevel }> = [];
+  const pending: Pending[] = [];
   const failures: HunkFailure[] = [];
 
   for (const hunk of hunks) {
@@ -156,6 +188,7 @@ export function applyHunks(original: string, hunks: readonly Hunk[]): ApplyResul
     if (block.length === 0) {
       // Pure insertion: only a header number (or an empty file) can place it.
       if (doc.lines.length === 0) located.push({ hunk, start: 0, length: 0, level: 'exact', offset: 0 });
+      else if (hunk.atEnd) located.push({ hunk, start: doc.lines.length, length: 0, level: 'exact', offset: undefined });
       else if (hunk.oldStart !== undefined) {
         // `@@ -5,0 +6,2 @@` inserts after line 5.
         const at = Math.min(hunk.oldStart, doc.lines.length);
@@ -166,7 +199,7 @@ export function applyHunks(original: string, hunks: readonly Hunk[]): ApplyResul
           reason: 'no-anchor',
           matches: [],
           closest: undefined,
-          message: `${hunkLabel(hunk)} only adds lines and has neither context nor a line number, so there is no way to know where it goes. Add a few unchanged lines around the insertion as context.`,
+          message: `${hunkLabel(hunk)} only adds lines and has neither context nor a line number, so there is no way to know where it goes. Add a few unchanged lines around the insertion as context (or, to append, end the hunk with "*** End of File").`,
         });
       }
       continue;
@@ -194,36 +227,31 @@ export function applyHunks(original: string, hunks: readonly Hunk[]): ApplyResul
     }
   }
 
-  // Ambiguous hunks: accept only the candidate the header points at exactly,
-  // after correcting the header by the offset of the nearest placed hunk.
-  for (const { hunk, candidates, level } of pending) {
-    const hint = hunk.oldStart === undefined ? undefined : hunk.oldStart - 1;
-    let choice: number | undefined;
-    if (hint !== undefined) {
-      let offset = 0;
-      let distance = Number.POSITIVE_INFINITY;
-      for (const l of located) {
-        if (l.offset === undefined || l.hunk.oldStart === undefined) continue;
-        const d = Math.abs(l.hunk.oldStart - 1 - hint);
-        if (d < distance) {
-          distance = d;
-          offset = l.offset;
-        }
+  // Ambiguous hunks; each one placed can place others (offsets, order), so go round until none moves.
+  let open = pending;
+  for (let moved = true; moved && open.length > 0; ) {
+    moved = false;
+    const still: Pending[] = [];
+    for (const p of open) {
+      const start = choose(doc, p, located, options);
+      if (start === undefined) still.push(p);
+      else {
+        const hint = p.hunk.oldStart === undefined ? undefined : p.hunk.oldStart - 1;
+        located.push({ hunk: p.hunk, start, length: oldBlock(p.hunk).length, level: p.level, offset: hint === undefined ? undefined : start - hint });
+        moved = true;
       }
-      const expected = hint + offset;
-      if (candidates.includes(expected)) choice = expected;
     }
-    if (choice !== undefined) {
-      located.push({ hunk, start: choice, length: oldBlock(hunk).length, level, offset: hint === undefined ? undefined : choice - hint });
-      continue;
-    }
-    const where = candidates.map((c) => c + 1);
+    open = still;
+  }
+  for (const p of open) {
+    const where = narrowed(doc, p, located, options).map((c) => c + 1);
+    const under = p.hunk.anchors.length > 0 ? ` under ${p.hunk.anchors.map((a) => JSON.stringify(a)).join(' > ')}` : '';
     failures.push({
-      hunk,
+      hunk: p.hunk,
       reason: 'ambiguous',
       matches: where,
       closest: undefined,
-      message: `${hunkLabel(hunk)} matches the file in ${where.length} places (lines ${where.join(', ')}) and nothing tells which one is meant. Add more unchanged context lines that make it unique, or give the correct line number in the @@ header.`,
+      message: `${hunkLabel(p.hunk)} matches the file in ${where.length} places${under} (lines ${where.join(', ')}) and nothing tells which one is meant. Add more unchanged context lines that make it unique, or give the correct line number in the @@ header.`,
     });
   }
 
@@ -249,9 +277,71 @@ export function applyHunks(original: string, hunks: readonly Hunk[]): ApplyResul
   return { ...splice(doc, located), ok: true, located };
 }
 
+/**
+ * The place the header's line number points at exactly, corrected by the
+ * offset of the nearest placed hunk; else the one place left by
+ * {@link narrowed}.
+ */
+function choose(doc: TextDocument, p: Pending, located: readonly LocatedHunk[], options: ApplyHunksOptions): number | undefined {
+  const hint = p.hunk.oldStart === undefined ? undefined : p.hunk.oldStart - 1;
+  if (hint !== undefined) {
+    let offset = 0;
+    let distance = Number.POSITIVE_INFINITY;
+    for (const l of located) {
+      if (l.offset === undefined || l.hunk.oldStart === undefined) continue;
+      const d = Math.abs(l.hunk.oldStart - 1 - hint);
+      if (d < distance) {
+        distance = d;
+        offset = l.offset;
+      }
+    }
+    if (p.candidates.includes(hint + offset)) return hint + offset;
+  }
+  const left = narrowed(doc, p, located, options);
+  return left.length === 1 ? left[0] : undefined;
+}
+
+/** The places still possible after what the hunk says besides its text: end of file, anchors, order. */
+function narrowed(doc: TextDocument, p: Pending, located: readonly LocatedHunk[], options: ApplyHunksOptions): number[] {
+  const length = oldBlock(p.hunk).length;
+  let left = p.candidates;
+  if (p.hunk.atEnd) left = narrow(left, (c) => c + length === doc.lines.length);
+  const under = new Set(underAnchors(doc.lines, left, p.hunk.anchors));
+  left = narrow(left, (c) => under.has(c));
+  if (options.ordered) {
+    let lo = 0;
+    let hi = doc.lines.length;
+    for (const l of located) {
+      if (l.hunk.index < p.hunk.index) lo = Math.max(lo, l.start + l.length);
+      else if (l.hunk.index > p.hunk.index) hi = Math.min(hi, l.start);
+    }
+    left = narrow(left, (c) => c >= lo && c + length <= hi);
+  }
+  return left;
+}
+
+/**
+ * True when the patch states line endings: some line carries a `\r`, and
+ * every context and removed line carries exactly the ending of the file line
+ * it matched.
+ */
+function statesEndings(doc: TextDocument, located: readonly LocatedHunk[]): boolean {
+  if (!located.some((l) => l.hunk.lines.some((pl) => pl.cr === true))) return false;
+  for (const l of located) {
+    let cursor = l.start;
+    for (const pl of l.hunk.lines) {
+      if (pl.op === '+') continue;
+      if ((pl.cr === true) !== (doc.eols[cursor] === '\r\n')) return false;
+      cursor++;
+    }
+  }
+  return true;
+}
+
 function splice(doc: TextDocument, located: readonly LocatedHunk[]): { text: string; linesAdded: number; linesRemoved: number } {
   const lines: string[] = [];
   const eols: string[] = [];
+  const stated = statesEndings(doc, located);
   let at = 0;
   let added = 0;
   let removed = 0;
@@ -265,7 +355,7 @@ function splice(doc: TextDocument, located: readonly LocatedHunk[]): { text: str
     for (const pl of l.hunk.lines) {
       if (pl.op === '+') {
         lines.push(pl.text);
-        eols.push(doc.eol);
+        eols.push(stated ? (pl.cr ? '\r\n' : '\n') : doc.eol);
         added++;
       } else {
         if (pl.op === ' ') {
@@ -287,6 +377,7 @@ function splice(doc: TextDocument, located: readonly LocatedHunk[]): { text: str
     eols.push(doc.eols[at] as string);
   }
   // Every line but the last ends with a terminator; the last one as decided.
+  // (A line that lost its place as last gets the file's ending, as the patch cannot state one.)
   for (let i = 0; i < eols.length - 1; i++) if (eols[i] === '') eols[i] = doc.eol;
   if (eols.length > 0) {
     const lastIndex = eols.length - 1;

@@ -1,34 +1,21 @@
 /**
- * Unified-diff parsing that forgives what models get wrong: missing or wrong
- * line counts, `@@ @@` headers without numbers, missing `---`/`+++` headers,
- * CRLF patches, blank context lines whose leading space an editor stripped.
- * Hunk extents come from the lines themselves, never from the header counts.
+ * Patch parsing that forgives what models get wrong, for the two formats
+ * they are trained to write: the unified diff (`---`/`+++`, `@@` hunks) and
+ * the `*** Begin Patch` envelope (see `envelope.ts`). Forgiven: missing or
+ * wrong line counts, every number-less `@@` header form, missing
+ * `---`/`+++` headers, CRLF patches, blank context lines whose leading space
+ * an editor stripped, a code fence around the whole patch. Hunk extents come
+ * from the lines themselves, never from the header counts. What cannot be
+ * read is an error naming the line, never a silently skipped hunk.
  *
  * @module
  */
 
-/** One line of a hunk body. */
-export interface PatchLine {
-  /** `' '` context, `'-'` removed, `'+'` added. */
-  readonly op: ' ' | '-' | '+';
-  readonly text: string;
-}
+import { parseEnvelope } from './envelope.ts';
+import { type Hunk, parseHunkHeader, readHunkBody } from './hunk-syntax.ts';
+import { patchText } from './patch-text.ts';
 
-/** One hunk of a file patch. */
-export interface Hunk {
-  /** 1-based position of the hunk in the patch (for messages). */
-  readonly index: number;
-  /** The `@@` line as written. */
-  readonly header: string;
-  /** 1-based old start line from the header, when it had numbers. */
-  readonly oldStart: number | undefined;
-  readonly newStart: number | undefined;
-  readonly lines: readonly PatchLine[];
-  /** The old side's last line had no final newline (`\ No newline at end of file`). */
-  readonly oldNoNewline: boolean;
-  /** The new side's last line has no final newline. */
-  readonly newNoNewline: boolean;
-}
+export { type Hunk, type HunkHeader, type PatchLine, PatchParseError } from './hunk-syntax.ts';
 
 /** All hunks for one file. */
 export interface FilePatch {
@@ -38,20 +25,13 @@ export interface FilePatch {
   readonly newPath: string | undefined;
   readonly isNew: boolean;
   readonly isDelete: boolean;
+  /**
+   * `'envelope'` for `*** Begin Patch`: its hunks are in file order (the
+   * format says so), which may choose among several places a hunk matches.
+   */
+  readonly format: 'unified' | 'envelope';
   readonly hunks: readonly Hunk[];
 }
-
-/** A patch that could not be parsed at all. */
-export class PatchParseError extends Error {
-  readonly line: number;
-  constructor(message: string, line: number) {
-    super(`${message} (patch line ${line})`);
-    this.name = 'PatchParseError';
-    this.line = line;
-  }
-}
-
-const HUNK_HEADER = /^@@+\s*(?:-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?)?\s*@@+(.*)$/;
 
 function cleanPath(raw: string): string | undefined {
   let p = raw.trim();
@@ -79,9 +59,15 @@ function newBuilder(): Builder {
   return { oldPath: undefined, newPath: undefined, isNew: false, isDelete: false, sawHeader: false, sawDashes: false, hunks: [] };
 }
 
+// Unindented: a unified diff's lines about such text carry a prefix (` *** Begin Patch`).
+const ENVELOPE = /^\*\*\* (?:Begin Patch|(?:Update|Add|Delete) File:)/;
+
 /**
- * Parses unified diff text into file patches.
+ * Parses patch text — a unified diff or a `*** Begin Patch` envelope — into
+ * file patches.
  *
+ * @throws {PatchParseError} for a line that cannot be read (a malformed `@@`
+ *   header, an unprefixed line inside a hunk, a broken envelope).
  * @example
  * ```ts
  * const [file] = parsePatch('--- a/x.ts\n+++ b/x.ts\n@@ @@\n-old\n+new\n');
@@ -90,29 +76,30 @@ function newBuilder(): Builder {
  * ```
  */
 export function parsePatch(patch: string): FilePatch[] {
-  const lines = patch.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  const { lines, skipped } = patchText(patch);
+  const lineNo = (i: number) => i + 1 + skipped;
+  if (lines.some((l) => ENVELOPE.test(l))) return parseEnvelope(lines, lineNo);
   const files: FilePatch[] = [];
   let current: Builder | undefined;
-  let hunkCount = 0;
   let i = 0;
 
   const flush = () => {
-    if (current && current.hunks.length > 0) {
-      files.push({
-        oldPath: current.oldPath,
-        newPath: current.newPath,
-        isNew: current.isNew,
-        isDelete: current.isDelete,
-        hunks: current.hunks,
-      });
-    } else if (current?.sawHeader && (current.isNew || current.isDelete)) {
-      files.push({ oldPath: current.oldPath, newPath: current.newPath, isNew: current.isNew, isDelete: current.isDelete, hunks: [] });
-    }
+    const c = current;
     current = undefined;
+    if (c === undefined) return;
+    const renamed = c.oldPath !== undefined && c.newPath !== undefined && c.oldPath !== c.newPath;
+    if (c.hunks.length > 0 || (c.sawHeader && (c.isNew || c.isDelete || renamed))) {
+      files.push({ oldPath: c.oldPath, newPath: c.newPath, isNew: c.isNew, isDelete: c.isDelete, format: 'unified', hunks: c.hunks });
+    }
+  };
+  const isDashes = (k: number) => (lines[k] ?? '').startsWith('--- ') && (lines[k + 1] ?? '').startsWith('+++ ');
+  const isBoundary = (k: number) => {
+    const l = lines[k] as string;
+    return l.startsWith('@@') || l.startsWith('diff --git ') || isDashes(k);
   };
 
   while (i < lines.length) {
-    const line = lines[i] as string;
+    const line = (lines[i] as string).replace(/\r$/, '');
     if (line.startsWith('diff --git ')) {
       flush();
       current = newBuilder();
@@ -125,7 +112,7 @@ export function parsePatch(patch: string): FilePatch[] {
       i++;
       continue;
     }
-    if (line.startsWith('--- ') && (lines[i + 1] ?? '').startsWith('+++ ')) {
+    if (isDashes(i)) {
       if (current === undefined || current.hunks.length > 0 || current.sawDashes) {
         flush();
         current = newBuilder();
@@ -141,58 +128,35 @@ export function parsePatch(patch: string): FilePatch[] {
       i += 2;
       continue;
     }
-    if (current !== undefined && /^(new file mode|deleted file mode) /.test(line)) {
-      if (line.startsWith('new')) current.isNew = true;
-      else current.isDelete = true;
-      i++;
-      continue;
-    }
-    const header = HUNK_HEADER.exec(line);
-    if (header) {
-      current ??= newBuilder();
-      const body: PatchLine[] = [];
-      const unprefixed: boolean[] = [];
-      let oldNoNewline = false;
-      let newNoNewline = false;
-      i++;
-      while (i < lines.length) {
-        const l = lines[i] as string;
-        if (l.startsWith('@@') || l.startsWith('diff --git ')) break;
-        if (l.startsWith('--- ') && (lines[i + 1] ?? '').startsWith('+++ ')) break;
-        const c = l[0];
-        if (c === ' ' || c === '-' || c === '+') {
-          body.push({ op: c, text: l.slice(1) });
-          unprefixed.push(false);
-        } else if (c === '\\') {
-          const prev = body[body.length - 1];
-          if (prev?.op === '-') oldNoNewline = true;
-          else if (prev?.op === '+') newNoNewline = true;
-          else if (prev) {
-            oldNoNewline = true;
-            newNoNewline = true;
-          }
-        } else if (l === '') {
-          body.push({ op: ' ', text: '' });
-          unprefixed.push(true);
-        } else break;
+    if (current !== undefined && current.hunks.length === 0) {
+      const meta = /^(new file mode|deleted file mode|rename from|rename to) (.+)$/.exec(line);
+      if (meta) {
+        if (meta[1] === 'new file mode') current.isNew = true;
+        else if (meta[1] === 'deleted file mode') current.isDelete = true;
+        else if (meta[1] === 'rename from') current.oldPath = meta[2];
+        else current.newPath = meta[2];
         i++;
+        continue;
       }
-      // Blank lines closing a hunk are usually separators, not context.
-      while (unprefixed[unprefixed.length - 1] === true) {
-        unprefixed.pop();
-        body.pop();
+    }
+    if (line.startsWith('@@')) {
+      const header = parseHunkHeader(line, lineNo(i));
+      current ??= newBuilder();
+      const body = readHunkBody(lines, i + 1, isBoundary, lineNo);
+      if (body.lines.length > 0) {
+        current.hunks.push({
+          index: current.hunks.length + 1,
+          header: line,
+          oldStart: header.oldStart,
+          newStart: header.newStart,
+          anchors: header.anchors,
+          atEnd: false,
+          lines: body.lines,
+          oldNoNewline: body.oldNoNewline,
+          newNoNewline: body.newNoNewline,
+        });
       }
-      if (body.length === 0) continue;
-      hunkCount++;
-      current.hunks.push({
-        index: hunkCount,
-        header: line,
-        oldStart: header[1] === undefined ? undefined : Number(header[1]),
-        newStart: header[3] === undefined ? undefined : Number(header[3]),
-        lines: body,
-        oldNoNewline,
-        newNoNewline,
-      });
+      i = body.next;
       continue;
     }
     i++;
