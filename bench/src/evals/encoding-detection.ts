@@ -15,8 +15,9 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeLikeReader, detectEncoding, detectTextFormat } from '@ctxfs/core';
+import { decodeLikeReader, detectTextFormat, type LegacyDetector } from '@ctxfs/core';
 import { jschardetDetector } from '@ctxfs/host';
+import { MemoryFilesystem } from '@ctxfs/memory';
 import { buildEncodingCorpus } from '../../../packages/host/test/support/encoding-corpus.ts';
 import {
   type CaseDecoder,
@@ -28,23 +29,34 @@ import {
   type Score,
 } from '../../../packages/host/test/support/encoding-eval.ts';
 
-const hostDecoder: CaseDecoder = (bytes) => {
-  const f = detectTextFormat(bytes, { legacyDetector: jschardetDetector });
-  if (f.binary) return undefined;
-  return { encoding: f.encoding, bomLength: f.bomLength, text: decodeLikeReader(bytes.subarray(f.bomLength), f.encoding) };
-};
-const baseDecoder: CaseDecoder = (bytes) => {
-  const f = detectEncoding(bytes.subarray(0, 8192));
-  if (f.binary) return undefined;
-  return { encoding: f.encoding, bomLength: f.bomLength, text: decodeLikeReader(bytes.subarray(f.bomLength), f.encoding) };
+// Every backend decodes through FilesystemBase.decodeText with core's detector
+// (the host's default too), so one backend's answer is every backend's.
+const memory = new MemoryFilesystem();
+const backend: CaseDecoder = (bytes) => {
+  const d = memory.decodeText(bytes);
+  return d.binary ? undefined : d;
 };
 
-const DECODERS: Record<string, CaseDecoder> = {
-  'ctxfs host': hostDecoder,
-  'ctxfs memory/container': baseDecoder,
+/** Core's detection with another legacy detector plugged in (the host's `legacyDetector` option). */
+function withDetector(legacyDetector: LegacyDetector): CaseDecoder {
+  return (bytes) => {
+    const f = detectTextFormat(bytes, { legacyDetector });
+    if (f.binary) return undefined;
+    return { encoding: f.encoding, bomLength: f.bomLength, text: decodeLikeReader(bytes.subarray(f.bomLength), f.encoding) };
+  };
+}
+
+const ALL: Record<string, CaseDecoder> = {
+  ctxfs: backend,
+  'ctxfs + jschardet': withDetector(jschardetDetector),
   'jschardet alone': jschardetAlone,
   'chardet alone': chardetAlone,
 };
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
+const DECODERS = only ? Object.fromEntries(Object.entries(ALL).filter(([k]) => only.includes(k))) : ALL;
 
 function row(label: string, scores: Record<string, Score>, names: readonly string[]): string {
   return `| ${label} | ${names.map((n) => (scores[n] ? percent(scores[n].detected, scores[n].cases) : '-')).join(' | ')} |`;
@@ -70,6 +82,7 @@ const lines = [
   ...table('Detected (served text equals the real text), whole corpus', { all: result.total }, names),
   `\nByte-exact round trip: ${names.map((n) => `${n} ${percent(result.total[n]?.roundTrips ?? 0, result.total[n]?.cases ?? 0)}`).join('; ')}`,
   ...table('Per class', result.byClass, names),
+  ...table('Per source', result.bySource, names),
   ...table('Per encoding', result.byEncoding, names),
 ];
 console.log(lines.join('\n'));

@@ -54,6 +54,8 @@ export interface Evaluation {
   readonly total: Record<string, Score>;
   readonly byClass: Record<string, Record<string, Score>>;
   readonly byEncoding: Record<string, Record<string, Score>>;
+  /** Per source project: CKEditor 5's catalogues, moment's locales. */
+  readonly bySource: Record<string, Record<string, Score>>;
   readonly misses: Record<string, { id: string; got: string }[]>;
 }
 
@@ -99,6 +101,7 @@ export function evaluate(cases: readonly EncodingCase[], decoders: Readonly<Reco
   const total: Record<string, Record<string, Score>> = {};
   const byClass: Record<string, Record<string, Score>> = {};
   const byEncoding: Record<string, Record<string, Score>> = {};
+  const bySource: Record<string, Record<string, Score>> = {};
   const misses: Record<string, { id: string; got: string }[]> = {};
   for (const c of cases) {
     for (const [name, decode] of Object.entries(decoders)) {
@@ -113,13 +116,14 @@ export function evaluate(cases: readonly EncodingCase[], decoders: Readonly<Reco
       bump(total, 'all', name, detected, exact);
       bump(byClass, c.cls, name, detected, exact);
       bump(byEncoding, c.encoding, name, detected, exact);
+      bump(bySource, c.source.startsWith('@ckeditor/') ? 'CKEditor 5 catalogues' : c.source, name, detected, exact);
       if (!detected) {
         misses[name] ??= [];
         misses[name].push({ id: c.id, got: d?.encoding ?? 'none' });
       }
     }
   }
-  return { total: total.all ?? {}, byClass, byEncoding, misses };
+  return { total: total.all ?? {}, byClass, byEncoding, bySource, misses };
 }
 
 /** `98.7% (123/125)`. */
