@@ -5,7 +5,9 @@
  * relative times): a few kilobytes of real writing per language, written by
  * CLDR's translators, that no test corpus of ctxfs contains. They tell
  * `Moguće` (Croatian) from `Moguæe` and `Přidat` from `Pøidat` where the
- * alphabets alone cannot: which accented letters follow which.
+ * alphabets alone cannot (Faroese has both `á` and `ø`): which accented
+ * letters follow which. The sample is small and made of names, so the fit
+ * is a tie-breaker, weighed lightly against the plausibility rules.
  *
  * Models are built on first use (a few hundred milliseconds, once per
  * process) and only when a file is neither Unicode nor ASCII.
@@ -114,6 +116,19 @@ function blockOf(cp: number): number {
   return cp < 0x250 ? 0 : cp >> 7;
 }
 
+/** The block most letters are in. */
+function mainBlock(counts: ReadonlyMap<number, number>): number {
+  let block = 0;
+  let most = -1;
+  for (const [b, n] of counts) {
+    if (n > most) {
+      most = n;
+      block = b;
+    }
+  }
+  return block;
+}
+
 function buildModel(text: string): Model {
   const pairs = new Map<string, number>();
   const firsts = new Map<string, number>();
@@ -136,15 +151,7 @@ function buildModel(text: string): Model {
   for (const [pair, n] of pairs) seen.set(pair, Math.log(((n + 1) / ((firsts.get([...pair][0] as string) ?? 0) + size)) * size));
   const unseen = new Map<string, number>();
   for (const [first, n] of firsts) unseen.set(first, Math.log((1 / (n + size)) * size));
-  let script = 0;
-  let most = -1;
-  for (const [block, n] of blocks) {
-    if (n > most) {
-      most = n;
-      script = block;
-    }
-  }
-  return { seen, unseen, script };
+  return { seen, unseen, script: mainBlock(blocks) };
 }
 
 let models: Model[] | undefined;
@@ -200,14 +207,7 @@ export function languageFit(text: string): number {
       if (cp >= 0x80) blocks.set(blockOf(cp), (blocks.get(blockOf(cp)) ?? 0) + 1);
     }
   }
-  let script = 0;
-  let most = -1;
-  for (const [block, n] of blocks) {
-    if (n > most) {
-      most = n;
-      script = block;
-    }
-  }
+  const script = mainBlock(blocks);
   let best = Number.NEGATIVE_INFINITY;
   for (const m of allModels()) {
     if (m.script !== script) continue;

@@ -1,16 +1,14 @@
 /**
- * Text format detection for files on disk: the encoding (BOM, UTF-16
- * without BOM, ISO-2022-JP, strict UTF-8, then a statistical detector for
- * legacy encodings), the byte-order mark and the line endings, so a text
- * write back to the file can reproduce its bytes exactly.
- *
- * The legacy detector is pluggable (`DetectOptions.legacyDetector`); the
- * default here is chardet's. A detector's candidates, and the sibling
- * encodings of each (windows-1250 vs ISO-8859-2...), are ranked by
- * {@link rankCandidates}: how plausible the decoded text is (no C1 controls,
- * no symbols inside words, no case flips inside words), which is what
- * separates close single-byte encodings. `@ctxfs/host` plugs jschardet's
- * candidates in, measured more accurate on short text.
+ * Legacy-encoding detection and text format detection. {@link detectLegacy}
+ * decodes the lines of a file that hold non-ASCII bytes in every candidate
+ * encoding ({@link LEGACY_ENCODINGS}) and keeps the reading that is most
+ * plausible as human writing (`text-plausibility.ts`), with a letter-pair
+ * language fit (`language-model.ts`) and a statistical detector's
+ * confidence (chardet's by default) to break ties. {@link chardetDetector}
+ * is every backend's default; `@ctxfs/host` offers jschardet's statistics
+ * through {@link rankCandidates}. {@link detectTextFormat} adds the BOM
+ * bytes and the line endings, so a text written back can reproduce the
+ * file's bytes.
  *
  * @module
  */

@@ -198,8 +198,8 @@ function lowerCodePoint(ch: string, cp: number): number {
  *
  * @example
  * ```ts
- * implausibility('Přidat řádek');   // 0: every letter is Czech
- * implausibility('Pøidat øádek');   // > 0: ø (Nordic) beside á, nothing uses both... and a flip of alphabets
+ * implausibility('Псевдоним для %s', 'koi8-r');       // 0
+ * implausibility('рУЕЧДПОЙН ДМС %s', 'windows-1251'); // 2: the same KOI8-R bytes read as windows-1251 flip case inside a word
  * ```
  */
 export function implausibility(text: string, encoding?: string): number {

@@ -6,6 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { createByteReader } from '../src/byte-reader.ts';
+import { concatBytes } from '../src/bytes.ts';
 import { detectEncoding, encodeText } from '../src/encoding.ts';
 import { chardetDetector, detectTextFormat } from '../src/legacy-detector.ts';
 import { createTextReader } from '../src/text-reader.ts';
@@ -14,15 +15,7 @@ import { decodeLikeReader, encodeIso2022Jp, encodeTextExact } from '../src/text-
 const JA = '朝早く、小さな港町の市場はもう人でいっぱいだった。漁師たちは夜のうちに取れた魚を並べていた。\n';
 const RU = 'Псевдоним для %s не найден. Проверьте имя и попробуйте ещё раз.\n';
 const ASCII_LINE = 'const value = compute(input, { retries: 3, timeout: 1000 }); // plain ASCII source\n';
-const concat = (...parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-};
+const concat = (...parts: Uint8Array[]) => concatBytes(parts);
 const ascii = (bytes: number) => new TextEncoder().encode(ASCII_LINE.repeat(Math.ceil(bytes / ASCII_LINE.length)));
 
 describe('detection classes', () => {

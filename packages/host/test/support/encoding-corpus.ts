@@ -28,7 +28,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { decodeLikeReader, encodeText } from '@ctxfs/core';
+import { concatBytes, decodeLikeReader, encodeText } from '@ctxfs/core';
 
 /** A pinned npm release and where its translated documents lie inside it. */
 export interface CorpusSource {
@@ -258,15 +258,7 @@ function takeBytes(lines: readonly string[], bytes: number): string {
 const utf8 = new TextEncoder();
 const lossy = new TextDecoder();
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
+const concat = (...parts: Uint8Array[]): Uint8Array => concatBytes(parts);
 
 /** The three kinds of damage UTF-8 files really carry. */
 function damaged(text: string, paste: string): { kind: string; bytes: Uint8Array }[] {
