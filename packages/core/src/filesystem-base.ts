@@ -297,6 +297,7 @@ export abstract class FilesystemBase implements Filesystem {
   }
 
   decodeText(bytes: Uint8Array, options: DecodeTextOptions = {}): DecodedText {
+    if (this.#closed) throw fsError('ECLOSED', 'decodeText', options.path, { reason: 'filesystem is closed' });
     if (!(bytes instanceof Uint8Array)) throw fsError('EINVAL', 'decodeText', options.path, { reason: 'bytes must be a Uint8Array' });
     if (options.encoding !== undefined) {
       const encoding = normalizeEncoding(options.encoding);
