@@ -25,7 +25,7 @@
  */
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { concatBytes, decodeLikeReader, encodeText } from '@ctxfs/core';
@@ -161,18 +161,36 @@ export interface CorpusOptions {
 
 const DEFAULT_CACHE = join(homedir(), '.cache', 'ctxfs-bench', 'releases');
 
-/** Unpacks `name@version` from the npm registry into the cache (once) and returns its `package` directory. */
+/**
+ * Unpacks `name@version` from the npm registry into the cache (once) and
+ * returns its `package` directory. The release is unpacked in a temporary
+ * directory and renamed into place, so test files running in parallel never
+ * see half a package.
+ */
 export function npmRelease(name: string, version: string, cacheDir = DEFAULT_CACHE): string {
   const dir = join(cacheDir, `${name.replace('/', '+')}@${version}`);
   const pkg = join(dir, 'package');
   if (existsSync(pkg)) return pkg;
-  mkdirSync(dir, { recursive: true });
-  const pack = spawnSync('npm', ['pack', `${name}@${version}`, '--pack-destination', dir, '--silent'], { encoding: 'utf8' });
-  if (pack.status !== 0) throw new Error(`npm pack ${name}@${version} failed: ${pack.stderr || pack.error?.message}`);
-  const tgz = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-  if (tgz === undefined) throw new Error(`npm pack ${name}@${version} left no tarball in ${dir}`);
-  const untar = spawnSync('tar', ['-xzf', join(dir, tgz), '-C', dir]);
-  if (untar.status !== 0) throw new Error(`cannot unpack ${join(dir, tgz)}: ${untar.stderr}`);
+  mkdirSync(cacheDir, { recursive: true });
+  const tmp = mkdtempSync(join(cacheDir, '.unpacking-'));
+  try {
+    const pack = spawnSync('npm', ['pack', `${name}@${version}`, '--pack-destination', tmp, '--silent'], { encoding: 'utf8' });
+    if (pack.status !== 0) throw new Error(`npm pack ${name}@${version} failed: ${pack.stderr || pack.error?.message}`);
+    const tgz = readdirSync(tmp).find((f) => f.endsWith('.tgz'));
+    if (tgz === undefined) throw new Error(`npm pack ${name}@${version} left no tarball`);
+    const untar = spawnSync('tar', ['-xzf', join(tmp, tgz), '-C', tmp]);
+    if (untar.status !== 0) throw new Error(`cannot unpack ${tgz}: ${untar.stderr}`);
+    // A directory without `package` is what an interrupted unpack of an older layout left.
+    if (existsSync(dir) && !existsSync(pkg)) rmSync(dir, { recursive: true, force: true });
+    try {
+      renameSync(tmp, dir);
+    } catch (err) {
+      // Another process put it there first (or an older cache layout holds the name).
+      if (!existsSync(pkg)) throw err;
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
   return pkg;
 }
 
