@@ -964,7 +964,7 @@ export class HostFilesystem extends FilesystemBase {
       bytes = await encodeForFile(
         text,
         { ...options, mode: options.mode },
-        { head: () => readPrefix(DETECTION_WINDOW_BYTES), all: () => readPrefix(undefined) },
+        { head: () => readPrefix(DETECTION_WINDOW_BYTES + 1), all: () => readPrefix(undefined) },
         this.#legacyDetector,
       );
     } catch (err) {

@@ -1,9 +1,10 @@
 /**
  * Text writes that keep a file's format. The existing file's format is
- * detected on its whole content with core's `detectTextFormat` and the
- * backend's legacy detector, as every read of it is (core's `openText` and
- * `decodeText` use the same), so the encoding a write keeps is the one the
- * text was read in. Writes to an existing file reuse its encoding,
+ * detected with core's `detectTextFormat` and the backend's legacy detector
+ * as every read of it is (core's `openText` and `decodeText` use the same):
+ * on the head for a Unicode file, on the whole file when the head is ASCII
+ * (its text may start later) or legacy, so the encoding a write keeps is the
+ * one the text was read in. Writes to an existing file reuse its encoding,
  * byte-order mark and line endings, and encode with core's
  * `encodeTextExact`, which writes every U+FFFD that stands for an invalid
  * sequence of the old file back as those bytes: reading a file and writing
@@ -12,7 +13,7 @@
  * @module
  */
 
-import { detectBom, detectTextFormat, encodeTextExact, type LegacyDetector, type LineEnding, normalizeEncoding } from '@ctxfs/core';
+import { DETECTION_WINDOW_BYTES, detectBom, detectTextFormat, encodeTextExact, type LegacyDetector, type LineEnding, normalizeEncoding } from '@ctxfs/core';
 
 /** Extra options of a text write. */
 export interface TextWriteOptions {
@@ -43,7 +44,7 @@ function applyLineEnding(text: string, ending: 'lf' | 'crlf' | 'keep'): string {
 
 /** How {@link encodeForFile} sees the file being replaced. */
 export interface ExistingFile {
-  /** Its first bytes (a detection window); undefined for a missing file. */
+  /** Its first bytes: a detection window and one byte more (to tell a whole file); undefined for a missing file. */
   head(): Promise<Uint8Array | undefined>;
   /** All of its bytes, or undefined when missing or too large to hold. */
   all(): Promise<Uint8Array | undefined>;
@@ -64,9 +65,19 @@ export async function encodeForFile(
     encoding = normalizeEncoding(options.encoding);
     if (options.bom) bom = BOMS[encoding] ?? bom;
   } else {
-    // The whole file when it fits, so text that starts late is detected as a read detects it.
-    whole = await existing.all();
-    const sample = whole ?? (await existing.head());
+    // The head tells a Unicode file. A file that is ASCII there (its text may
+    // start later) or in a legacy encoding (whose unchanged lines should keep
+    // their bytes) is read whole, as a read would detect it.
+    const head = await existing.head();
+    if (head !== undefined && head.byteLength <= DETECTION_WINDOW_BYTES) whole = head;
+    let sample = head;
+    if (head !== undefined && whole === undefined) {
+      const source = detectTextFormat(head, { legacyDetector, partial: true }).source;
+      if (source === 'ascii' || source === 'legacy') {
+        whole = await existing.all();
+        sample = whole ?? head;
+      }
+    }
     if (sample !== undefined && sample.byteLength > 0) {
       const format = detectTextFormat(sample, { legacyDetector, partial: whole === undefined });
       if (!format.binary) {
