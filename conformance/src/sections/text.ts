@@ -1,12 +1,13 @@
 /**
  * Text reading with `openText`: line splitting (LF, CRLF, mixed, lone CR),
  * BOM detection and stripping, explicit encodings, binary refusal, strict
- * decoding, and multibyte characters that straddle chunk boundaries.
+ * decoding, multibyte characters that straddle chunk boundaries, and
+ * `decodeText` reading bytes in hand as `openText` reads the file.
  *
  * @module
  */
 
-import { isFsError } from '@ctxfs/core';
+import { encodeText, isFsError, splitLines } from '@ctxfs/core';
 import { expect, it } from 'vitest';
 import { codeOf, collect, type SuiteContext } from '../context.ts';
 
@@ -264,5 +265,28 @@ export function textSection(ctx: SuiteContext): void {
       expect(line).toBe('first');
       break;
     }
+  });
+
+  it('decodeText reads bytes as openText reads the file: Unicode, legacy, late non-ASCII, binary', async () => {
+    const ru = 'Псевдоним для %s не найден.\nПроверьте имя.\n';
+    const files: Record<string, Uint8Array> = {
+      'bom.txt': withBom(enc.encode('héllo\nwörld\n')),
+      'u16.txt': utf16be('plain text in UTF-16 big-endian\n'),
+      'koi8.txt': encodeText(ru, 'koi8-r'),
+      'late.txt': Uint8Array.from([...enc.encode('// ascii\n'.repeat(8000)), ...encodeText(ru, 'windows-1251')]),
+    };
+    const fs = await ctx.make({ files: { ...files, 'blob.bin': Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d) } });
+    for (const path of Object.keys(files)) {
+      const bytes = await fs.readBytes(path);
+      const decoded = fs.decodeText(bytes, { path });
+      await using reader = await fs.openText(path);
+      const lines = await collect(reader.lines());
+      expect(splitLines(decoded.text), path).toEqual(lines);
+      expect(decoded.encoding, path).toBe(reader.encoding);
+    }
+    expect(fs.decodeText(await fs.readBytes('koi8.txt')).text).toBe(ru);
+    expect(fs.decodeText(await fs.readBytes('blob.bin'))).toMatchObject({ binary: true, text: '' });
+    expect(await codeOf(fs.openText('blob.bin'))).toBe('EBINARY');
+    expect(fs.decodeText(enc.encode('caf\u00e9'), { encoding: 'windows-1252' })).toMatchObject({ text: 'cafÃ©', source: 'explicit' });
   });
 }

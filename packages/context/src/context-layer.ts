@@ -345,7 +345,7 @@ export class ContextSession {
       baseVersion: base,
       currentVersion: current?.sha256,
       changedBy: editor.changedSince(p, base),
-      baseText: bytes ? decodeFile(p, bytes).text : undefined,
+      baseText: bytes ? decodeFile(this.#ws.fs, p, bytes).text : undefined,
       currentText: current?.text,
     });
   }

@@ -2,9 +2,12 @@
  * Text encodings: byte-order marks, binary detection, UTF-8 validation and
  * streaming decoders. One implementation for every backend and layer.
  *
- * Detection order: BOM first, then BOM-less UTF-16 (alternating NULs), then
- * binary (NUL or many control bytes), then strict UTF-8, and only then a
- * legacy detector (pluggable; `windows-1252` when none is given).
+ * Detection order ({@link detectEncoding}): BOM; UTF-16 without BOM;
+ * binary; then, from the first line holding a byte above 0x7F or an escape
+ * (wherever in the file it is): ISO-2022-JP escapes, UTF-8 (strict, or with
+ * a few invalid bytes among many valid sequences: damaged UTF-8 is still
+ * UTF-8), and only then a legacy detector (pluggable; `windows-1252` when
+ * none is given).
  *
  * @module
  */
@@ -12,8 +15,15 @@
 import iconv from 'iconv-lite';
 import { type FsOperation, fsError } from './errors.ts';
 
-/** Bytes inspected by detection; git and ripgrep look at a similar prefix. */
+/** Bytes of a file's head inspected for BOM, UTF-16 and binary data; git and ripgrep look at a similar prefix. */
 export const DETECTION_SAMPLE_BYTES = 8192;
+
+/**
+ * Bytes inspected for the encoding itself, from the first line that holds
+ * a non-ASCII byte (or an escape): enough for UTF-8 validation and legacy
+ * statistics, bounded so detection never costs the whole of a large file.
+ */
+export const DETECTION_WINDOW_BYTES = 64 * 1024;
 
 /** What {@link detectEncoding} found. */
 export interface EncodingInfo {
@@ -23,8 +33,12 @@ export interface EncodingInfo {
   readonly bomLength: number;
   /** The sample looks like binary data, not text. */
   readonly binary: boolean;
-  /** How the answer was reached. */
-  readonly source: 'bom' | 'utf16-heuristic' | 'binary' | 'utf-8' | 'legacy' | 'explicit';
+  /**
+   * How the answer was reached; `ascii` means no byte above 0x7F (nor an
+   * escape) was seen, so UTF-8 is assumed: a streaming reader that saw only
+   * a prefix re-detects when one comes.
+   */
+  readonly source: 'bom' | 'utf16-heuristic' | 'binary' | 'ascii' | 'utf-8' | 'legacy' | 'explicit';
   /** 0..1; 1 for BOM, explicit and strict UTF-8. */
   readonly confidence: number;
 }
@@ -38,6 +52,12 @@ export interface DetectOptions {
   legacyDetector?: LegacyDetector;
   /** Answer when the legacy detector has none; default `windows-1252`. */
   legacyFallback?: string;
+  /**
+   * The bytes are a prefix of a longer file, so a sequence cut off at their
+   * end is not an error. Default: assumed when at least
+   * {@link DETECTION_SAMPLE_BYTES} are given.
+   */
+  partial?: boolean;
 }
 
 /** Returns the encoding and length of a byte-order mark at the start of `bytes`. */
@@ -132,8 +152,125 @@ export function isValidUtf8(bytes: Uint8Array, allowTruncatedEnd = false): boole
   return true;
 }
 
+const ISO2022JP_ESCAPES = [
+  [0x1b, 0x24, 0x42],
+  [0x1b, 0x24, 0x40],
+  [0x1b, 0x28, 0x4a],
+  [0x1b, 0x28, 0x49],
+];
+
+/** Seven-bit text with the escape sequences of ISO-2022-JP (JIS X 0208, JIS X 0201). */
+export function looksIso2022Jp(sample: Uint8Array): boolean {
+  let escaped = false;
+  for (let i = 0; i < sample.length; i++) {
+    const b = sample[i] as number;
+    if (b >= 0x80) return false;
+    if (b === 0x1b && !escaped) {
+      for (const e of ISO2022JP_ESCAPES) if (sample[i + 1] === e[1] && sample[i + 2] === e[2]) escaped = true;
+    }
+  }
+  return escaped;
+}
+
+function utf16Weirdness(sample: Uint8Array, enc: 'utf-16le' | 'utf-16be'): number {
+  let text: string;
+  try {
+    text = new TextDecoder(enc, { fatal: true }).decode(sample);
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters mean "not text"
+  if (/[\u0000-\u0008\u000e-\u001f\ufffe\uffff]/.test(text)) return Number.POSITIVE_INFINITY;
+  // The wrong byte order scatters text over unassigned and private code points.
+  return (text.match(/[\p{Cn}\p{Co}]/gu) ?? []).length / Math.max(1, text.length);
+}
+
 /**
- * Guesses the encoding of a file from a sample of its first bytes.
+ * UTF-16 without BOM for text the core heuristic misses (CJK, where zero
+ * bytes are rare and fall at both parities): both byte orders are decoded,
+ * and the one that reads as assigned, control-free text wins.
+ */
+export function utf16WithoutBom(sample: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  const n = sample.length - (sample.length % 2);
+  if (n < 8) return undefined;
+  let zeros = 0;
+  for (let i = 0; i < n; i++) if (sample[i] === 0) zeros++;
+  // Real UTF-16 text has zero bytes regularly; one stray NUL in text is binary.
+  if (zeros < (n / 2) * 0.01) return undefined;
+  const body = sample.subarray(0, n);
+  const le = utf16Weirdness(body, 'utf-16le');
+  const be = utf16Weirdness(body, 'utf-16be');
+  const best = Math.min(le, be);
+  if (best > 0.02) return undefined;
+  return le <= be ? 'utf-16le' : 'utf-16be';
+}
+
+/**
+ * Counts well-formed multi-byte UTF-8 sequences and invalid bytes: a file
+ * with more of the former is UTF-8 with some damage, not a legacy encoding.
+ * A sequence cut off by the end counts as well-formed (a file cut inside its
+ * last character is UTF-8 cut short), a lone lead byte there as neither.
+ */
+export function utf8Shape(sample: Uint8Array): { valid: number; invalid: number } {
+  let valid = 0;
+  let invalid = 0;
+  const n = sample.length;
+  for (let i = 0; i < n; ) {
+    const b = sample[i] as number;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    const need = b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : 0;
+    let ok = need > 0 && i + need < n;
+    for (let k = 1; ok && k <= need; k++) if (((sample[i + k] as number) & 0xc0) !== 0x80) ok = false;
+    if (ok) {
+      valid++;
+      i += need + 1;
+    } else {
+      if (i + need >= n && need > 0) {
+        // Cut off by the end, of a sample or of a file cut inside its last
+        // character: a lead byte with its continuations so far is UTF-8 cut
+        // short; a lone lead byte says nothing either way.
+        let tail = true;
+        for (let k = i + 1; k < n; k++) if (((sample[k] as number) & 0xc0) !== 0x80) tail = false;
+        if (tail) {
+          if (n - i > 1) valid++;
+          break;
+        }
+      }
+      invalid++;
+      i++;
+    }
+  }
+  return { valid, invalid };
+}
+
+/** Index of the first byte above 0x7F or escape (0x1B) at or after `from`; -1 when none. */
+function firstSignificant(bytes: Uint8Array, from = 0): number {
+  for (let i = from; i < bytes.length; i++) {
+    const b = bytes[i] as number;
+    if (b >= 0x80 || b === 0x1b) return i;
+  }
+  return -1;
+}
+
+/**
+ * Where the encoding shows: from the start of the line holding the first
+ * non-ASCII byte (or escape), {@link DETECTION_WINDOW_BYTES} long. A file
+ * whose first 8 KiB are ASCII is not UTF-8 for that: the window starts
+ * where its text does.
+ */
+export function detectionWindow(bytes: Uint8Array): { start: number; end: number } | undefined {
+  const first = firstSignificant(bytes);
+  if (first < 0) return undefined;
+  const start = bytes.lastIndexOf(0x0a, first) + 1;
+  return { start, end: Math.min(bytes.length, start + DETECTION_WINDOW_BYTES) };
+}
+
+/**
+ * Guesses the encoding of a file from its bytes (the whole file, or a
+ * prefix with `partial`).
  *
  * @example
  * ```ts
@@ -141,16 +278,29 @@ export function isValidUtf8(bytes: Uint8Array, allowTruncatedEnd = false): boole
  * detectEncoding(new Uint8Array([0x00, 0x01, 0x02]));               // { encoding: 'binary', binary: true, ... }
  * ```
  */
-export function detectEncoding(sample: Uint8Array, options: DetectOptions = {}): EncodingInfo {
-  const bom = detectBom(sample);
+export function detectEncoding(bytes: Uint8Array, options: DetectOptions = {}): EncodingInfo {
+  const head = bytes.subarray(0, DETECTION_SAMPLE_BYTES);
+  const bom = detectBom(head);
   if (bom) return { encoding: bom.encoding, bomLength: bom.length, binary: false, source: 'bom', confidence: 1 };
-  const utf16 = utf16Heuristic(sample);
+  const utf16 = utf16Heuristic(head);
   if (utf16) return { encoding: utf16, bomLength: 0, binary: false, source: 'utf16-heuristic', confidence: 0.8 };
-  if (looksBinary(sample)) return { encoding: 'binary', bomLength: 0, binary: true, source: 'binary', confidence: 0.9 };
-  if (isValidUtf8(sample, sample.length >= DETECTION_SAMPLE_BYTES)) {
-    return { encoding: 'utf-8', bomLength: 0, binary: false, source: 'utf-8', confidence: 1 };
+  if (looksBinary(head)) {
+    const wide = utf16WithoutBom(head);
+    if (wide) return { encoding: wide, bomLength: 0, binary: false, source: 'utf16-heuristic', confidence: 0.7 };
+    return { encoding: 'binary', bomLength: 0, binary: true, source: 'binary', confidence: 0.9 };
   }
-  const legacy = options.legacyDetector?.(sample);
+  const at = detectionWindow(bytes);
+  if (at === undefined) return { encoding: 'utf-8', bomLength: 0, binary: false, source: 'ascii', confidence: 1 };
+  const window = bytes.subarray(at.start, at.end);
+  if (looksIso2022Jp(window)) return { encoding: 'iso-2022-jp', bomLength: 0, binary: false, source: 'legacy', confidence: 0.95 };
+  const cut = at.end < bytes.length || (options.partial ?? bytes.length >= DETECTION_SAMPLE_BYTES);
+  if (isValidUtf8(window, cut)) return { encoding: 'utf-8', bomLength: 0, binary: false, source: 'utf-8', confidence: 1 };
+  // A few invalid bytes among many valid sequences: damaged UTF-8 (a stray byte,
+  // a pasted legacy line, a cut last character), decoded lossily and written
+  // back byte for byte, never a legacy encoding.
+  const shape = utf8Shape(window);
+  if (shape.valid > 0 && shape.invalid <= shape.valid) return { encoding: 'utf-8', bomLength: 0, binary: false, source: 'utf-8', confidence: 0.6 };
+  const legacy = options.legacyDetector?.(window);
   if (legacy && isSupportedEncoding(legacy.encoding)) {
     return { encoding: normalizeEncoding(legacy.encoding), bomLength: 0, binary: false, source: 'legacy', confidence: legacy.confidence };
   }

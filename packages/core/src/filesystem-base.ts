@@ -10,10 +10,11 @@
  */
 
 import { DIGEST_BUFFER_BYTES, digestStream, MAX_DIGEST_HEAD_BYTES } from './digest.ts';
-import { encodeText } from './encoding.ts';
+import { createDecoder, detectBom, encodeText, normalizeEncoding } from './encoding.ts';
 import { FsError, type FsErrorCode, type FsOperation, fsError, toFsError } from './errors.ts';
 import { compileFileFilter, compileGlob } from './glob.ts';
 import { compileGrep, type GrepMatcher, scanChunks } from './grep.ts';
+import { chardetDetector, detectLineEnding, detectTextFormat } from './legacy-detector.ts';
 import { DEFAULT_READ_LINES, resolveLimits } from './limits.ts';
 import { displayPath, isSameOrInside, joinPath, parentPath, resolvePath } from './path.ts';
 import { createTextReader, type TextReaderOptions } from './text-reader.ts';
@@ -22,6 +23,8 @@ import type {
   ByteWriter,
   Capabilities,
   CopyOptions,
+  DecodedText,
+  DecodeTextOptions,
   DeleteOptions,
   DigestOptions,
   FileDigest,
@@ -162,9 +165,14 @@ export abstract class FilesystemBase implements Filesystem {
   /** Releases backend resources. */
   protected async closeBackend(): Promise<void> {}
 
-  /** Decoding options (e.g. a legacy-encoding detector) for text reads. */
+  /**
+   * Decoding options of every text read of this backend (`openText`, `read`,
+   * `decodeText`): by default core's detection with its chardet-based legacy
+   * detector, the same on every backend so the same bytes read as the same
+   * text everywhere. Override to plug another detector.
+   */
   protected textOptions(options: TextOptions): TextReaderOptions {
-    return options;
+    return { ...options, detect: { legacyDetector: chardetDetector } };
   }
 
   // ---------------------------------------------------------------- helpers
@@ -286,6 +294,33 @@ export abstract class FilesystemBase implements Filesystem {
       const reader = await this.openRead(path);
       return createTextReader(reader, this.textOptions(options));
     });
+  }
+
+  decodeText(bytes: Uint8Array, options: DecodeTextOptions = {}): DecodedText {
+    if (this.#closed) throw fsError('ECLOSED', 'decodeText', options.path, { reason: 'filesystem is closed' });
+    if (!(bytes instanceof Uint8Array)) throw fsError('EINVAL', 'decodeText', options.path, { reason: 'bytes must be a Uint8Array' });
+    if (options.encoding !== undefined) {
+      const encoding = normalizeEncoding(options.encoding);
+      const bom = detectBom(bytes);
+      const bomLength = bom !== undefined && bom.encoding === encoding ? bom.length : 0;
+      const decoder = createDecoder(encoding, { op: 'decodeText', path: options.path });
+      const text = decoder.decode(bytes.subarray(bomLength)) + decoder.end();
+      return { text, encoding, bomLength, binary: false, lineEnding: detectLineEnding(text.slice(0, 8192)), source: 'explicit', confidence: 1 };
+    }
+    const format = detectTextFormat(bytes, { ...this.textOptions({}).detect, partial: false });
+    if (format.binary)
+      return { text: '', encoding: format.encoding, bomLength: 0, binary: true, lineEnding: 'none', source: format.source, confidence: format.confidence };
+    const decoder = createDecoder(format.encoding, { op: 'decodeText', path: options.path });
+    const text = decoder.decode(bytes.subarray(format.bomLength)) + decoder.end();
+    return {
+      text,
+      encoding: format.encoding,
+      bomLength: format.bomLength,
+      binary: false,
+      lineEnding: format.lineEnding,
+      source: format.source,
+      confidence: format.confidence,
+    };
   }
 
   // ---------------------------------------------------------------- convenience

@@ -1,31 +1,23 @@
 /**
- * Text format detection for files on disk: the encoding (BOM, UTF-16
- * without BOM, ISO-2022-JP, strict UTF-8, then a statistical detector for
- * legacy encodings), the byte-order mark and the line endings, so a text
- * write back to the file can reproduce its bytes exactly.
- *
- * The legacy detector is pluggable (`DetectOptions.legacyDetector`); the
- * default here is chardet's. A detector's candidates, and the sibling
- * encodings of each (windows-1250 vs ISO-8859-2...), are ranked by
- * {@link rankCandidates}: how plausible the decoded text is (no C1 controls,
- * no symbols inside words, no case flips inside words), which is what
- * separates close single-byte encodings. `@ctxfs/host` plugs jschardet's
- * candidates in, measured more accurate on short text.
+ * Legacy-encoding detection and text format detection. {@link detectLegacy}
+ * decodes the lines of a file that hold non-ASCII bytes in every candidate
+ * encoding ({@link LEGACY_ENCODINGS}) and keeps the reading that is most
+ * plausible as human writing (`text-plausibility.ts`), with a letter-pair
+ * language fit (`language-model.ts`) and a statistical detector's
+ * confidence (chardet's by default) to break ties. {@link chardetDetector}
+ * is every backend's default; `@ctxfs/host` offers jschardet's statistics
+ * through {@link rankCandidates}. {@link detectTextFormat} adds the BOM
+ * bytes and the line endings, so a text written back can reproduce the
+ * file's bytes.
  *
  * @module
  */
 
 import chardet from 'chardet';
-import iconv from 'iconv-lite';
-import {
-  DETECTION_SAMPLE_BYTES,
-  type DetectOptions,
-  detectBom,
-  detectEncoding,
-  type EncodingInfo,
-  type LegacyDetector,
-  normalizeEncoding,
-} from './encoding.ts';
+import { DETECTION_SAMPLE_BYTES, type DetectOptions, detectEncoding, type EncodingInfo, type LegacyDetector, normalizeEncoding } from './encoding.ts';
+import { languageFit } from './language-model.ts';
+import { implausibility } from './text-plausibility.ts';
+import { decodeLikeReader } from './text-roundtrip.ts';
 
 /** Line terminators found in a sample. */
 export type LineEnding = 'lf' | 'crlf' | 'mixed' | 'none';
@@ -37,98 +29,161 @@ export interface TextFormat extends EncodingInfo {
   readonly lineEnding: LineEnding;
 }
 
-const SIBLINGS: Record<string, readonly string[]> = {
-  'windows-1250': ['iso-8859-2'],
-  'iso-8859-2': ['windows-1250'],
-  'windows-1251': ['koi8-r', 'iso-8859-5', 'koi8-u'],
-  'koi8-r': ['windows-1251', 'koi8-u'],
-  'iso-8859-5': ['windows-1251', 'koi8-r'],
-  'windows-1252': ['iso-8859-1', 'iso-8859-15'],
-  'iso-8859-1': ['windows-1252', 'iso-8859-15'],
-  'windows-1253': ['iso-8859-7'],
-  'iso-8859-7': ['windows-1253'],
-  'windows-1254': ['iso-8859-9'],
-  'iso-8859-9': ['windows-1254'],
-  'windows-1255': ['iso-8859-8'],
-  'iso-8859-8': ['windows-1255'],
-  'windows-1256': ['iso-8859-6'],
-  'iso-8859-6': ['windows-1256'],
-};
+/**
+ * Every legacy encoding the detector considers, in order of preference when
+ * two decode a file to the same text (windows-1252 before ISO-8859-15, whose
+ * letters differ in eight positions only).
+ */
+export const LEGACY_ENCODINGS: readonly string[] = [
+  'windows-1252',
+  'iso-8859-15',
+  'windows-1250',
+  'iso-8859-2',
+  'windows-1257',
+  'iso-8859-13',
+  'windows-1254',
+  'iso-8859-9',
+  'windows-1251',
+  'koi8-r',
+  'koi8-u',
+  'iso-8859-5',
+  'windows-1253',
+  'iso-8859-7',
+  'windows-1255',
+  'iso-8859-8',
+  'windows-1256',
+  'iso-8859-6',
+  'windows-874',
+  'shift_jis',
+  'euc-jp',
+  'gb18030',
+  'big5',
+  'euc-kr',
+];
 
-const MULTI_BYTE_LEGACY = new Set(['shift_jis', 'euc-jp', 'gb18030', 'gbk', 'big5', 'euc-kr', 'iso-2022-jp', 'iso-2022-kr', 'iso-2022-cn']);
+/** Variants of an encoding that statistical detectors do not tell from the base one. */
+const VARIANTS: ReadonlyArray<readonly [string, string]> = [
+  ['iso-8859-15', 'windows-1252'],
+  ['koi8-u', 'koi8-r'],
+  ['iso-8859-13', 'windows-1257'],
+];
 
-function scriptOf(cp: number): number {
-  if (cp < 0x250) return 1; // Latin
-  if (cp >= 0x370 && cp < 0x400) return 2; // Greek
-  if (cp >= 0x400 && cp < 0x530) return 3; // Cyrillic
-  if (cp >= 0x590 && cp < 0x600) return 4; // Hebrew
-  if (cp >= 0x600 && cp < 0x700) return 5; // Arabic
-  if (cp >= 0xe00 && cp < 0xe80) return 6; // Thai
-  return 7;
-}
+/** Bytes of evidence the detector scores at most. */
+const EVIDENCE_BYTES = 16 * 1024;
 
 /**
- * How implausible `text` is as natural-language text (lower is better):
- * replacement characters and C1 controls weigh most, then symbols inside
- * words, case flips inside words and words mixing scripts.
+ * The lines of `sample` that hold a byte above 0x7F: a file's ASCII (code,
+ * markup, English msgids) says nothing about its encoding and drowns the
+ * statistics of the few lines that do.
  */
-export function implausibility(text: string): number {
-  let score = 0;
-  let prevLetter = false;
-  let prevLower = false;
-  let wordScript = 0;
-  const chars = [...text];
-  for (let i = 0; i < chars.length; i++) {
-    const ch = chars[i] as string;
-    const cp = ch.codePointAt(0) as number;
-    if (cp === 0xfffd) {
-      score += 20;
-      continue;
+export function legacyEvidence(sample: Uint8Array): Uint8Array {
+  const out = new Uint8Array(Math.min(sample.length, EVIDENCE_BYTES));
+  let n = 0;
+  let start = 0;
+  while (start < sample.length && n < out.length) {
+    let end = sample.indexOf(0x0a, start);
+    end = end < 0 ? sample.length : end + 1;
+    let high = false;
+    for (let i = start; i < end; i++) {
+      if ((sample[i] as number) >= 0x80) {
+        high = true;
+        break;
+      }
     }
-    if (cp >= 0x80 && cp <= 0x9f) {
-      score += 3;
-      prevLetter = false;
-      continue;
+    if (high) {
+      const take = Math.min(end - start, out.length - n);
+      out.set(sample.subarray(start, start + take), n);
+      n += take;
     }
-    if (cp >= 0xdc80 && cp <= 0xdcff) {
-      score += 20;
-      continue;
-    }
-    const letter = /\p{L}/u.test(ch);
-    if (letter) {
-      const script = scriptOf(cp);
-      if (prevLetter && wordScript !== 0 && script !== wordScript && script !== 7 && wordScript !== 7) score += 4;
-      const upper = ch !== ch.toLowerCase() && ch === ch.toUpperCase();
-      if (prevLetter && prevLower && upper) score += 2;
-      prevLower = !upper && ch !== ch.toUpperCase();
-      wordScript = prevLetter ? wordScript : script;
-      prevLetter = true;
-      continue;
-    }
-    if (cp >= 0xa0 && !/[\p{N}\p{Zs}\p{Pd}\p{Ps}\p{Pe}\p{Pi}\p{Pf}]/u.test(ch)) {
-      // A symbol (±, ¤, ¦, ...) between two letters is almost always a mis-decoded letter.
-      const next = chars[i + 1];
-      if (prevLetter && next !== undefined && /\p{L}/u.test(next)) score += 3;
-      else score += 0.5;
-    }
-    prevLetter = false;
-    prevLower = false;
-    wordScript = 0;
+    start = end;
   }
-  return score;
+  return out.subarray(0, n);
 }
 
-/** A candidate encoding with the statistical detector's confidence (0..1). */
+function decodeCandidate(bytes: Uint8Array, encoding: string): string | undefined {
+  try {
+    return new TextDecoder(encoding).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A candidate encoding with a statistical detector's confidence (0..1). */
 export interface EncodingCandidate {
   encoding: string;
   confidence: number;
 }
 
+/** Statistics of a detector over the evidence lines (chardet's, jschardet's...). */
+export type EncodingStatistics = (evidence: Uint8Array) => readonly EncodingCandidate[];
+
+/** How much a statistical detector's full confidence weighs against implausibility points. */
+const STATISTICS_WEIGHT = 10;
+
+/** Implausibility points one nat of language fit is worth. */
+const LANGUAGE_WEIGHT = 0.5;
+
 /**
- * Ranks a statistical detector's candidates (plus the sibling encodings of
- * each, e.g. ISO-8859-2 for windows-1250) by the plausibility of the decoded
- * sample, weighted by the detector's confidence, and returns the best.
- * Multi-byte answers the detector is reasonably sure of are kept as they are.
+ * Picks the legacy encoding under which `sample` reads most plausibly as
+ * human writing ({@link implausibility}: alphabets, scripts, case, symbols,
+ * invalid sequences), with a statistical detector's confidence as the
+ * tie-breaker between decodings that are equally clean (Big5 and GB18030
+ * both decode Chinese text to Han characters; only character frequencies
+ * tell which is right). Encodings that decode the sample to the same text
+ * count once, under the first name of {@link LEGACY_ENCODINGS}.
+ *
+ * @example
+ * ```ts
+ * detectLegacy(iconv.encode('Přidat řádek', 'windows-1250')); // { encoding: 'windows-1250', ... }
+ * ```
+ */
+export function detectLegacy(sample: Uint8Array, statistics: EncodingStatistics = chardetStatistics): EncodingCandidate | undefined {
+  const evidence = legacyEvidence(sample);
+  if (evidence.length === 0) return undefined;
+  const byText = new Map<string, { encoding: string; confidence: number; penalty: number }>();
+  for (const encoding of LEGACY_ENCODINGS) {
+    const text = decodeCandidate(evidence, encoding);
+    if (text !== undefined && !byText.has(text)) byText.set(text, { encoding, confidence: 0, penalty: implausibility(text, encoding) });
+  }
+  // A statistical answer vouches for the text it decodes to, under whatever
+  // name: ISO-8859-1 reads as windows-1252 does, GBK as GB18030.
+  for (const c of statistics(evidence)) {
+    const text = decodeCandidate(evidence, normalizeEncoding(c.encoding));
+    const candidate = text === undefined ? undefined : byText.get(text);
+    if (candidate) candidate.confidence = Math.max(candidate.confidence, c.confidence);
+  }
+  // A detector that does not know a variant of an encoding vouches for it as
+  // for the base: plausibility, then the order of preference, choose.
+  for (const [variant, base] of VARIANTS) {
+    const v = decodeCandidate(evidence, variant);
+    const b = decodeCandidate(evidence, base);
+    const vc = v === undefined ? undefined : byText.get(v);
+    const bc = b === undefined ? undefined : byText.get(b);
+    if (vc && bc) vc.confidence = Math.max(vc.confidence, bc.confidence);
+  }
+  for (const [text, c] of byText) c.penalty -= LANGUAGE_WEIGHT * languageFit(text);
+  let best: { encoding: string; confidence: number; rank: number } | undefined;
+  let second = Number.POSITIVE_INFINITY;
+  for (const c of byText.values()) {
+    const rank = c.penalty - STATISTICS_WEIGHT * c.confidence;
+    if (best === undefined || rank < best.rank) {
+      if (best) second = best.rank;
+      best = { encoding: c.encoding, confidence: c.confidence, rank };
+    } else if (rank < second) second = rank;
+  }
+  if (best === undefined) return undefined;
+  // Confidence: how clearly the winner beats the runner-up.
+  const margin = Number.isFinite(second) ? second - best.rank : STATISTICS_WEIGHT;
+  return { encoding: best.encoding, confidence: Math.max(0.05, Math.min(0.99, margin / (margin + STATISTICS_WEIGHT))) };
+}
+
+/** chardet's (ICU's) candidates for the evidence, confidence 0..1. */
+export const chardetStatistics: EncodingStatistics = (evidence) => chardet.analyse(evidence).map((m) => ({ encoding: m.name, confidence: m.confidence / 100 }));
+
+/**
+ * Ranks a statistical detector's candidates by plausibility: the detector
+ * plugged into {@link detectLegacy} as its statistics. Kept for detectors
+ * that have their own candidate list (`@ctxfs/host`'s jschardet).
  *
  * @example
  * ```ts
@@ -136,38 +191,12 @@ export interface EncodingCandidate {
  * ```
  */
 export function rankCandidates(sample: Uint8Array, candidates: readonly EncodingCandidate[]): EncodingCandidate | undefined {
-  const usable = candidates
-    .map((c) => ({ encoding: normalizeEncoding(c.encoding), confidence: c.confidence }))
-    .filter((c) => !c.encoding.startsWith('utf') && c.encoding !== 'ascii' && !c.encoding.startsWith('mac') && iconv.encodingExists(c.encoding));
-  const top = usable[0];
-  if (top === undefined) return undefined;
-  // Multi-byte detection is reliable; a close single-byte family is not.
-  if (MULTI_BYTE_LEGACY.has(top.encoding) && top.confidence >= 0.3) return top;
-  const pool = new Map<string, number>();
-  for (const c of usable.slice(0, 6)) {
-    if (!pool.has(c.encoding)) pool.set(c.encoding, c.confidence);
-    for (const s of SIBLINGS[c.encoding] ?? []) if (!pool.has(s) && iconv.encodingExists(s)) pool.set(s, c.confidence * 0.9);
-  }
-  const buf = Buffer.from(sample.buffer, sample.byteOffset, sample.byteLength);
-  let best: { encoding: string; confidence: number; rank: number } | undefined;
-  for (const [encoding, confidence] of pool) {
-    let score: number;
-    try {
-      score = implausibility(iconv.decode(buf, encoding));
-    } catch {
-      continue;
-    }
-    // The detector's confidence carries its language model; plausibility
-    // overrules it only where the decoded text is clearly damaged.
-    const rank = score - confidence * 30;
-    if (best === undefined || rank < best.rank) best = { encoding, confidence, rank };
-  }
-  return best === undefined ? top : { encoding: best.encoding, confidence: best.confidence };
+  return detectLegacy(sample, () => candidates);
 }
 
 /**
- * A legacy detector over chardet's candidates (ICU's n-gram detector),
- * ranked by {@link rankCandidates}.
+ * The default legacy detector of every backend: {@link detectLegacy} with
+ * chardet's statistics.
  *
  * @example
  * ```ts
@@ -175,92 +204,7 @@ export function rankCandidates(sample: Uint8Array, candidates: readonly Encoding
  * chardetDetector(sample); // { encoding: 'windows-1250', confidence: ... }
  * ```
  */
-export const chardetDetector: LegacyDetector = (sample) =>
-  rankCandidates(
-    sample,
-    chardet.analyse(sample).map((m) => ({ encoding: m.name, confidence: m.confidence / 100 })),
-  );
-
-const ISO2022JP_ESCAPES = [
-  [0x1b, 0x24, 0x42],
-  [0x1b, 0x24, 0x40],
-  [0x1b, 0x28, 0x4a],
-  [0x1b, 0x28, 0x49],
-];
-
-function looksIso2022Jp(sample: Uint8Array): boolean {
-  let escaped = false;
-  for (let i = 0; i < sample.length; i++) {
-    const b = sample[i] as number;
-    if (b >= 0x80) return false;
-    if (b === 0x1b && !escaped) {
-      for (const e of ISO2022JP_ESCAPES) if (sample[i + 1] === e[1] && sample[i + 2] === e[2]) escaped = true;
-    }
-  }
-  return escaped;
-}
-
-function utf16Weirdness(sample: Uint8Array, enc: 'utf-16le' | 'utf-16be'): number {
-  let text: string;
-  try {
-    text = new TextDecoder(enc, { fatal: true }).decode(sample);
-  } catch {
-    return Number.POSITIVE_INFINITY;
-  }
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters mean "not text"
-  if (/[\u0000-\u0008\u000e-\u001f\ufffe\uffff]/.test(text)) return Number.POSITIVE_INFINITY;
-  // The wrong byte order scatters text over unassigned and private code points.
-  return (text.match(/[\p{Cn}\p{Co}]/gu) ?? []).length / Math.max(1, text.length);
-}
-
-/**
- * UTF-16 without BOM for text the core heuristic misses (CJK, where zero
- * bytes are rare and fall at both parities): both byte orders are decoded,
- * and the one that reads as assigned, control-free text wins.
- */
-function utf16WithoutBom(sample: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
-  const n = sample.length - (sample.length % 2);
-  if (n < 8) return undefined;
-  let zeros = 0;
-  for (let i = 0; i < n; i++) if (sample[i] === 0) zeros++;
-  // Real UTF-16 text has zero bytes regularly; one stray NUL in text is binary.
-  if (zeros < (n / 2) * 0.01) return undefined;
-  const body = sample.subarray(0, n);
-  const le = utf16Weirdness(body, 'utf-16le');
-  const be = utf16Weirdness(body, 'utf-16be');
-  const best = Math.min(le, be);
-  if (best > 0.02) return undefined;
-  return le <= be ? 'utf-16le' : 'utf-16be';
-}
-
-/**
- * Counts well-formed multi-byte UTF-8 sequences and invalid bytes: a file
- * with more of the former is UTF-8 with some damage, not a legacy encoding.
- */
-function utf8Shape(sample: Uint8Array): { valid: number; invalid: number } {
-  let valid = 0;
-  let invalid = 0;
-  const n = sample.length;
-  for (let i = 0; i < n; ) {
-    const b = sample[i] as number;
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    const need = b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : 0;
-    let ok = need > 0 && i + need < n;
-    for (let k = 1; ok && k <= need; k++) if (((sample[i + k] as number) & 0xc0) !== 0x80) ok = false;
-    if (ok) {
-      valid++;
-      i += need + 1;
-    } else {
-      if (i + need >= n && need > 0) break; // cut off by the end of the sample
-      invalid++;
-      i++;
-    }
-  }
-  return { valid, invalid };
-}
+export const chardetDetector: LegacyDetector = (sample) => detectLegacy(sample);
 
 /** Line terminators of a sample (`mixed` when both kinds occur). */
 export function detectLineEnding(text: string): LineEnding {
@@ -276,9 +220,11 @@ export function detectLineEnding(text: string): LineEnding {
 }
 
 /**
- * Detects encoding, BOM and line endings from the first bytes of a file.
- * Order: BOM; ISO-2022-JP escapes; UTF-16 without BOM; binary; strict UTF-8;
- * the legacy detector (default {@link chardetDetector}).
+ * Detects encoding, BOM and line endings of a file's bytes: core's
+ * {@link detectEncoding} with {@link chardetDetector} as the legacy
+ * detector unless another is given. Pass the whole file when it is at hand
+ * (non-ASCII text that starts late is found wherever it is); a prefix of a
+ * longer file with `partial: true`.
  *
  * @example
  * ```ts
@@ -286,32 +232,15 @@ export function detectLineEnding(text: string): LineEnding {
  * // { encoding: 'utf-16le', bomLength: 2, lineEnding: 'crlf', ... }
  * ```
  */
-export function detectTextFormat(sample: Uint8Array, options: DetectOptions = {}): TextFormat {
-  const head = sample.subarray(0, DETECTION_SAMPLE_BYTES);
-  let info: EncodingInfo;
-  if (detectBom(head) === undefined && looksIso2022Jp(head)) {
-    info = { encoding: 'iso-2022-jp', bomLength: 0, binary: false, source: 'legacy', confidence: 0.95 };
-  } else {
-    info = detectEncoding(head, { legacyDetector: options.legacyDetector ?? chardetDetector, legacyFallback: options.legacyFallback });
-    if (info.source === 'legacy') {
-      const shape = utf8Shape(head);
-      if (shape.valid > 0 && shape.invalid <= shape.valid) info = { encoding: 'utf-8', bomLength: 0, binary: false, source: 'utf-8', confidence: 0.6 };
-    }
-    if (info.binary) {
-      const wide = utf16WithoutBom(head);
-      if (wide) info = { encoding: wide, bomLength: 0, binary: false, source: 'utf16-heuristic', confidence: 0.7 };
-    }
-  }
-  const bom = head.slice(0, info.bomLength);
+export function detectTextFormat(bytes: Uint8Array, options: DetectOptions = {}): TextFormat {
+  const info = detectEncoding(bytes, { ...options, legacyDetector: options.legacyDetector ?? chardetDetector });
+  const bom = bytes.slice(0, info.bomLength);
   let lineEnding: LineEnding = 'none';
   if (!info.binary) {
+    // Line endings are a property of the first lines; a bounded prefix tells.
+    const body = bytes.subarray(info.bomLength, info.bomLength + DETECTION_SAMPLE_BYTES);
     try {
-      const body = head.subarray(info.bomLength);
-      const text =
-        info.encoding === 'utf-8' || info.encoding === 'iso-2022-jp' || info.encoding.startsWith('utf-16')
-          ? new TextDecoder(info.encoding).decode(body)
-          : iconv.decode(Buffer.from(body.buffer, body.byteOffset, body.byteLength), info.encoding);
-      lineEnding = detectLineEnding(text);
+      lineEnding = detectLineEnding(decodeLikeReader(body, info.encoding));
     } catch {
       lineEnding = 'none';
     }

@@ -9,11 +9,12 @@
  *   (so U+0081 goes back to 0x81 in windows-1252, where iconv-lite would
  *   write `?`), ISO-2022-JP (which iconv-lite cannot encode) with escape
  *   sequences as `iconv` writes them, everything else through iconv-lite.
- * - With the file's previous bytes, every U+FFFD that stands for an invalid
- *   sequence of the old file is written back as that sequence, never as the
- *   bytes of U+FFFD: replacement characters are matched to the old ones
- *   through the text's unchanged prefix and suffix, and in order in the
- *   edited middle.
+ * - With the file's previous bytes, lines the text leaves as they were are
+ *   written as their old bytes (whatever the encoder would make of them),
+ *   and every U+FFFD that stands for an invalid sequence of the old file is
+ *   written back as that sequence, never as the bytes of U+FFFD: replacement
+ *   characters are matched to the old ones through the text's unchanged
+ *   prefix and suffix, and in order in the edited middle.
  *
  * @module
  */
@@ -22,12 +23,20 @@ import iconv from 'iconv-lite';
 import { concatBytes } from './bytes.ts';
 import { normalizeEncoding } from './encoding.ts';
 
+const decoders = new Map<string, InstanceType<typeof TextDecoder> | null>();
+
+/** One decoder per label: a whole-buffer decode keeps no state between calls. */
 function textDecoderFor(label: string): InstanceType<typeof TextDecoder> | undefined {
-  try {
-    return new TextDecoder(label, { ignoreBOM: true });
-  } catch {
-    return undefined;
+  let td = decoders.get(label);
+  if (td === undefined) {
+    try {
+      td = new TextDecoder(label, { ignoreBOM: true });
+    } catch {
+      td = null;
+    }
+    decoders.set(label, td);
   }
+  return td ?? undefined;
 }
 
 /** Decodes `bytes` exactly as core's text readers do (WHATWG decoder first, iconv-lite otherwise). */
@@ -237,21 +246,9 @@ export function decodeWithErrors(bytes: Uint8Array, encoding: string): { text: s
   return { text: decodeLikeReader(bytes, label), errors: [] };
 }
 
-/**
- * Encodes `text` in `encoding` so that text read from a file goes back to
- * the same bytes. Pass the file's previous content (without BOM) as
- * `previous` to write invalid sequences back instead of U+FFFD.
- *
- * @example
- * ```ts
- * const old = Uint8Array.from([0x61, 0xff, 0x62]);           // 'a', invalid byte, 'b'
- * const text = new TextDecoder().decode(old);                // 'a\uFFFDb'
- * encodeTextExact(text + '!', 'utf-8', old);                 // 61 ff 62 21: the 0xff is kept
- * ```
- */
-export function encodeTextExact(text: string, encoding: string, previous?: Uint8Array): Uint8Array {
-  const label = normalizeEncoding(encoding);
-  if (previous === undefined || !text.includes('\ufffd')) return encodePlain(text, label);
+/** Encodes `text`, writing each U+FFFD that stood for invalid bytes of `previous` back as those bytes. */
+function encodeRestoringInvalid(text: string, label: string, previous: Uint8Array): Uint8Array {
+  if (!text.includes('\ufffd')) return encodePlain(text, label);
   const old = decodeWithErrors(previous, label);
   if (old.errors.length === 0) return encodePlain(text, label);
   const errAt = new Map<number, Uint8Array>();
@@ -277,4 +274,60 @@ export function encodeTextExact(text: string, encoding: string, previous?: Uint8
   }
   parts.push(encodePlain(text.slice(from), label));
   return concatBytes(parts);
+}
+
+/** Lines of `bytes`, each with its `\n`; splitting there is safe in every ASCII-compatible encoding (no trail byte is 0x0A). */
+function byteLines(bytes: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let start = 0;
+  for (let i = bytes.indexOf(0x0a); i >= 0; i = bytes.indexOf(0x0a, i + 1)) {
+    out.push(bytes.subarray(start, i + 1));
+    start = i + 1;
+  }
+  if (start < bytes.length) out.push(bytes.subarray(start));
+  return out;
+}
+
+/** Lines of `text`, each with its `\n`. */
+function textLines(text: string): string[] {
+  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+}
+
+/**
+ * Encodings whose lines decode on their own: ASCII-compatible and
+ * stateless (not UTF-16/32, not ISO-2022-JP with its shift state).
+ */
+function lineSafe(label: string): boolean {
+  return !/^utf-(16|32)/.test(label) && !label.startsWith('iso-2022');
+}
+
+/**
+ * Encodes `text` in `encoding` so that text read from a file goes back to
+ * the same bytes. Pass the file's previous content (without BOM) as
+ * `previous`: lines the text leaves unchanged are written as their old
+ * bytes, so an encoding whose decoder and encoder disagree on a character
+ * (Big5's duplicates, a vendor extension) still round-trips exactly, and
+ * invalid sequences go back as the bytes they were, never as U+FFFD.
+ *
+ * @example
+ * ```ts
+ * const old = Uint8Array.from([0x61, 0xff, 0x62]);           // 'a', invalid byte, 'b'
+ * const text = new TextDecoder().decode(old);                // 'a\uFFFDb'
+ * encodeTextExact(text + '!', 'utf-8', old);                 // 61 ff 62 21: the 0xff is kept
+ * ```
+ */
+export function encodeTextExact(text: string, encoding: string, previous?: Uint8Array): Uint8Array {
+  const label = normalizeEncoding(encoding);
+  if (previous === undefined) return encodePlain(text, label);
+  if (!lineSafe(label)) return encodeRestoringInvalid(text, label, previous);
+  const oldBytes = byteLines(previous);
+  const oldText = oldBytes.map((b) => decodeLikeReader(b, label));
+  const lines = textLines(text);
+  let p = 0;
+  while (p < lines.length && p < oldText.length && lines[p] === oldText[p]) p++;
+  let s = 0;
+  while (s < lines.length - p && s < oldText.length - p && lines[lines.length - 1 - s] === oldText[oldText.length - 1 - s]) s++;
+  const middleOld = concatBytes(oldBytes.slice(p, oldBytes.length - s));
+  const middle = encodeRestoringInvalid(lines.slice(p, lines.length - s).join(''), label, middleOld);
+  return concatBytes([...oldBytes.slice(0, p), middle, ...oldBytes.slice(oldBytes.length - s)]);
 }

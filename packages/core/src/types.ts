@@ -231,7 +231,12 @@ export interface ByteWriter extends AsyncDisposable {
  */
 export interface TextReader extends AsyncIterable<string>, AsyncDisposable {
   readonly path: string;
-  /** The encoding used to decode (WHATWG label, e.g. `utf-8`, `utf-16le`). */
+  /**
+   * The encoding used to decode (WHATWG label, e.g. `utf-8`, `utf-16le`).
+   * When the first non-ASCII byte comes after the first 64 KiB, the reader
+   * detects again there, and this changes once, before any non-ASCII text
+   * is yielded.
+   */
   readonly encoding: string;
   /** Whether the file began with a byte-order mark (it is not part of the text). */
   readonly bom: boolean;
@@ -265,6 +270,32 @@ export interface TextOptions {
   encoding?: string;
   /** Throw `EDECODE` on invalid bytes instead of substituting U+FFFD. Default `false`. */
   fatal?: boolean;
+}
+
+/** Options of {@link Filesystem.decodeText}. */
+export interface DecodeTextOptions {
+  /** Decode as this encoding instead of detecting (a BOM of that encoding is still skipped). */
+  encoding?: string;
+  /** The file the bytes come from, for error messages. */
+  path?: string;
+}
+
+/** A file's bytes decoded as the backend's text reads decode them. */
+export interface DecodedText {
+  /** The text, without the byte-order mark; `''` when {@link DecodedText.binary}. */
+  readonly text: string;
+  /** WHATWG label of the encoding (`utf-8`, `shift_jis`, `koi8-r`...); `binary` for binary data. */
+  readonly encoding: string;
+  /** Length of the byte-order mark the text starts after; 0 if none. */
+  readonly bomLength: number;
+  /** The bytes look like binary data (a NUL, many control bytes): nothing was decoded. */
+  readonly binary: boolean;
+  /** Line terminators of the first lines. */
+  readonly lineEnding: 'lf' | 'crlf' | 'mixed' | 'none';
+  /** How the encoding was found (`bom`, `utf-8`, `legacy`, `explicit`...). */
+  readonly source: string;
+  /** 0..1; 1 for a BOM, an explicit encoding and valid UTF-8. */
+  readonly confidence: number;
 }
 
 /** Options of {@link Filesystem.readBytes}. */
@@ -438,6 +469,23 @@ export interface Filesystem extends AsyncDisposable {
   read(path: string, options?: ReadTextOptions): Promise<TextPage>;
   writeBytes(path: string, data: Uint8Array, options?: WriteOptions): Promise<WriteResult>;
   write(path: string, text: string, options?: WriteTextOptions): Promise<WriteResult>;
+
+  /**
+   * Decodes bytes the caller already holds (read with `readBytes`, hashed,
+   * taken from a version store) exactly as this backend's `openText`,
+   * `read` and `write` see that file: the same detection (BOM, UTF-16,
+   * ISO-2022-JP, UTF-8 with damage, the backend's legacy detector), the
+   * same decoder. Layers above the protocol decode through it so a model
+   * never sees text other than what `read` serves. Binary data is not an
+   * error here: `binary` is set and `text` is empty.
+   *
+   * @example
+   * ```ts
+   * const bytes = await fs.readBytes('po/ru.po');
+   * const { text, encoding } = fs.decodeText(bytes, { path: 'po/ru.po' }); // 'koi8-r', the real Russian text
+   * ```
+   */
+  decodeText(bytes: Uint8Array, options?: DecodeTextOptions): DecodedText;
 
   // Core operations
   exists(path: string): Promise<boolean>;

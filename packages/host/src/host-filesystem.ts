@@ -13,10 +13,11 @@ import {
   type ByteWriter,
   type Capabilities,
   type CopyOptions,
+  chardetDetector,
   compareNames,
   createByteReader,
   createByteWriter,
-  DETECTION_SAMPLE_BYTES,
+  DETECTION_WINDOW_BYTES,
   type DigestTarget,
   type FileDigest,
   type FileEntry,
@@ -41,7 +42,7 @@ import {
   type Snapshot,
   scanChunks,
   type TextOptions,
-  type TextReader,
+  type TextReaderOptions,
   toFsError,
   type WalkPlan,
   type WriteMode,
@@ -53,11 +54,11 @@ import { type DigestAnswers, DigestPool, type WorkerFailure } from './digest-poo
 import { findGnuFind, findWalk } from './find-walk.ts';
 import { GitSnapshotStore } from './git-snapshots.ts';
 import { type IgnoreRule, isIgnored, parseGitignore } from './gitignore.ts';
-import { jschardetDetector } from './legacy-detection.ts';
+import type { jschardetDetector } from './legacy-detection.ts';
 import { defaultLockDir, LockManager, type LockOptions } from './locks.ts';
 import { findRipgrep, type GrepFlags, ripgrepSearch } from './ripgrep.ts';
 import { closeQuietly, hostError, RootGuard, type SymlinkPolicy } from './root-guard.ts';
-import { encodeForFile, openTextDetected, type TextWriteOptions } from './text-format.ts';
+import { encodeForFile, type TextWriteOptions } from './text-format.ts';
 
 /** Options of {@link HostFilesystem}. */
 export interface HostFilesystemOptions extends FilesystemBaseOptions {
@@ -96,7 +97,12 @@ export interface HostFilesystemOptions extends FilesystemBaseOptions {
    * least 1 and at most 4; `0` hashes on the calling thread.
    */
   digestWorkers?: number;
-  /** Statistical detector for legacy encodings; default {@link jschardetDetector} (core's `chardetDetector` is the alternative). */
+  /**
+   * Detector of legacy encodings for every text read and write. Default:
+   * core's `chardetDetector`, which every backend uses, so a file reads as
+   * the same text on the host, in memory and in a container;
+   * {@link jschardetDetector} is the alternative.
+   */
   legacyDetector?: LegacyDetector;
 }
 
@@ -269,7 +275,7 @@ export class HostFilesystem extends FilesystemBase {
     this.#snapshotExclude = new Set(options.snapshotExclude ?? ['.git']);
     this.#exclude = new Set(options.exclude ?? ['.git']);
     this.#gitignore = options.gitignore ?? false;
-    this.#legacyDetector = options.legacyDetector ?? jschardetDetector;
+    this.#legacyDetector = options.legacyDetector ?? chardetDetector;
     // One core stays with the caller, who records what the workers hash.
     const workers = options.digestWorkers ?? Math.max(1, Math.min(4, os.availableParallelism() - 1));
     if (!Number.isSafeInteger(workers) || workers < 0) {
@@ -933,13 +939,9 @@ export class HostFilesystem extends FilesystemBase {
 
   // ------------------------------------------------------------ text
 
-  override openText(path: string, options: TextOptions = {}): Promise<TextReader> {
-    return openTextDetected(
-      () => super.openRead(path),
-      options,
-      this.#legacyDetector,
-      (err) => (err instanceof FsError ? err.withOperation('openText') : err),
-    );
+  /** Text reads (`openText`, `read`, `decodeText`) detect with this backend's legacy detector. */
+  protected override textOptions(options: TextOptions): TextReaderOptions {
+    return { ...options, detect: { legacyDetector: this.#legacyDetector } };
   }
 
   /**
@@ -962,7 +964,7 @@ export class HostFilesystem extends FilesystemBase {
       bytes = await encodeForFile(
         text,
         { ...options, mode: options.mode },
-        { head: () => readPrefix(DETECTION_SAMPLE_BYTES), all: () => readPrefix(undefined) },
+        { head: () => readPrefix(DETECTION_WINDOW_BYTES + 1), all: () => readPrefix(undefined) },
         this.#legacyDetector,
       );
     } catch (err) {

@@ -1,15 +1,15 @@
 /**
- * The host's legacy-encoding detector: jschardet's candidates ranked by
- * core's `rankCandidates` (plausibility of the decoded text). Measured on the
- * multilingual corpus of the tests (35 legacy files, and 109 short fragments
- * of them): whole files are detected by both chardet and jschardet; on
- * four-word fragments chardet alone gets 93/109, jschardet 104/109, and
- * jschardet with plausibility ranking 106/109, so that is the default.
+ * An alternative legacy-encoding detector for the host: core's
+ * `detectLegacy` with jschardet's statistics instead of chardet's. Not the
+ * default: every backend uses core's `chardetDetector`, so the same bytes
+ * read as the same text everywhere, and on the encoding corpus of
+ * `pnpm eval:encoding` (11,225 cases of real translated text) it serves
+ * 97.0% exactly against the default's 97.6%.
  *
  * @module
  */
 
-import { type EncodingCandidate, type LegacyDetector, rankCandidates } from '@ctxfs/core';
+import { detectLegacy, type EncodingCandidate, type LegacyDetector } from '@ctxfs/core';
 import jschardet from 'jschardet';
 
 function candidates(sample: Uint8Array): EncodingCandidate[] {
@@ -19,11 +19,11 @@ function candidates(sample: Uint8Array): EncodingCandidate[] {
 }
 
 /**
- * Legacy detector backed by jschardet.
+ * Legacy detector with jschardet's statistics.
  *
  * @example
  * ```ts
- * const fs = await HostFilesystem.open({ root, legacyDetector: jschardetDetector }); // the default
+ * const fs = await HostFilesystem.open({ root, legacyDetector: jschardetDetector });
  * ```
  */
-export const jschardetDetector: LegacyDetector = (sample) => rankCandidates(sample, candidates(sample));
+export const jschardetDetector: LegacyDetector = (sample) => detectLegacy(sample, candidates);

@@ -1,8 +1,11 @@
 /**
- * Text reads and writes that keep a file's format. Reads detect the encoding
- * with core's `detectTextFormat` (BOM, ISO-2022-JP, UTF-16 without BOM,
- * binary, UTF-8, then the legacy detector). Writes to an existing file reuse
- * its encoding, byte-order mark and line endings, and encode with core's
+ * Text writes that keep a file's format. The existing file's format is
+ * detected with core's `detectTextFormat` and the backend's legacy detector
+ * as every read of it is (core's `openText` and `decodeText` use the same):
+ * on the head for a Unicode file, on the whole file when the head is ASCII
+ * (its text may start later) or legacy, so the encoding a write keeps is the
+ * one the text was read in. Writes to an existing file reuse its encoding,
+ * byte-order mark and line endings, and encode with core's
  * `encodeTextExact`, which writes every U+FFFD that stands for an invalid
  * sequence of the old file back as those bytes: reading a file and writing
  * the same text back is byte-identical.
@@ -10,20 +13,7 @@
  * @module
  */
 
-import {
-  type ByteReader,
-  createTextReader,
-  DETECTION_SAMPLE_BYTES,
-  detectBom,
-  detectTextFormat,
-  encodeTextExact,
-  fsError,
-  type LegacyDetector,
-  type LineEnding,
-  normalizeEncoding,
-  type TextOptions,
-  type TextReader,
-} from '@ctxfs/core';
+import { DETECTION_WINDOW_BYTES, detectBom, detectTextFormat, encodeTextExact, type LegacyDetector, type LineEnding, normalizeEncoding } from '@ctxfs/core';
 
 /** Extra options of a text write. */
 export interface TextWriteOptions {
@@ -46,70 +36,6 @@ const BOMS: Record<string, Uint8Array> = {
   'utf-32be': new Uint8Array([0x00, 0x00, 0xfe, 0xff]),
 };
 
-class FormatTextReader implements TextReader {
-  readonly path: string;
-  readonly encoding: string;
-  readonly bom: boolean;
-  readonly #inner: TextReader;
-  constructor(inner: TextReader, encoding: string, bom: boolean) {
-    this.#inner = inner;
-    this.path = inner.path;
-    this.encoding = encoding;
-    this.bom = bom;
-  }
-  [Symbol.asyncIterator](): AsyncIterator<string> {
-    return this.#inner[Symbol.asyncIterator]();
-  }
-  lines(): AsyncIterableIterator<string> {
-    return this.#inner.lines();
-  }
-  close(): Promise<void> {
-    return this.#inner.close();
-  }
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.close();
-  }
-}
-
-/**
- * Opens a text reader with format detection and lossless decoding. With
- * `fatal`, invalid bytes are an `EDECODE` error instead.
- */
-export async function openTextDetected(
-  open: () => Promise<ByteReader>,
-  options: TextOptions,
-  legacyDetector: LegacyDetector | undefined,
-  relabel: (err: unknown) => unknown,
-): Promise<TextReader> {
-  let reader: ByteReader;
-  try {
-    reader = await open();
-  } catch (err) {
-    throw relabel(err);
-  }
-  try {
-    const sample = await reader.read(DETECTION_SAMPLE_BYTES);
-    let encoding: string;
-    let bomLength = 0;
-    if (options.encoding !== undefined) {
-      encoding = normalizeEncoding(options.encoding);
-      const bom = detectBom(sample);
-      if (bom && bom.encoding === encoding) bomLength = bom.length;
-    } else {
-      const format = detectTextFormat(sample, { legacyDetector });
-      if (format.binary) throw fsError('EBINARY', 'openText', reader.path, { reason: 'file looks binary (NUL or control bytes)' });
-      encoding = format.encoding;
-      bomLength = format.bomLength;
-    }
-    reader.seek(bomLength);
-    const inner = await createTextReader(reader, { encoding, fatal: options.fatal ?? false });
-    return new FormatTextReader(inner, encoding, bomLength > 0);
-  } catch (err) {
-    await reader.close();
-    throw relabel(err);
-  }
-}
-
 function applyLineEnding(text: string, ending: 'lf' | 'crlf' | 'keep'): string {
   if (ending === 'crlf') return text.includes('\r\n') ? text.replace(/\r?\n/g, '\r\n') : text.replaceAll('\n', '\r\n');
   if (ending === 'lf') return text.replaceAll('\r\n', '\n');
@@ -118,7 +44,7 @@ function applyLineEnding(text: string, ending: 'lf' | 'crlf' | 'keep'): string {
 
 /** How {@link encodeForFile} sees the file being replaced. */
 export interface ExistingFile {
-  /** Its first bytes; undefined for a missing file. */
+  /** Its first bytes: a detection window and one byte more (to tell a whole file); undefined for a missing file. */
   head(): Promise<Uint8Array | undefined>;
   /** All of its bytes, or undefined when missing or too large to hold. */
   all(): Promise<Uint8Array | undefined>;
@@ -134,13 +60,26 @@ export async function encodeForFile(
   let encoding = 'utf-8';
   let bom: Uint8Array = new Uint8Array(0);
   let ending: 'lf' | 'crlf' | 'keep' = options.lineEnding ?? 'keep';
+  let whole: Uint8Array | undefined;
   if (options.encoding !== undefined) {
     encoding = normalizeEncoding(options.encoding);
     if (options.bom) bom = BOMS[encoding] ?? bom;
   } else {
-    const sample = await existing.head();
+    // The head tells a Unicode file. A file that is ASCII there (its text may
+    // start later) or in a legacy encoding (whose unchanged lines should keep
+    // their bytes) is read whole, as a read would detect it.
+    const head = await existing.head();
+    if (head !== undefined && head.byteLength <= DETECTION_WINDOW_BYTES) whole = head;
+    let sample = head;
+    if (head !== undefined && whole === undefined) {
+      const source = detectTextFormat(head, { legacyDetector, partial: true }).source;
+      if (source === 'ascii' || source === 'legacy') {
+        whole = await existing.all();
+        sample = whole ?? head;
+      }
+    }
     if (sample !== undefined && sample.byteLength > 0) {
-      const format = detectTextFormat(sample, { legacyDetector });
+      const format = detectTextFormat(sample, { legacyDetector, partial: whole === undefined });
       if (!format.binary) {
         encoding = format.encoding;
         bom = format.bom;
@@ -155,9 +94,9 @@ export async function encodeForFile(
   if (options.mode === 'append' && options.bom !== true) bom = new Uint8Array(0);
   const body0 = applyLineEnding(text, ending);
   let previous: Uint8Array | undefined;
-  if (body0.includes('\ufffd') && options.mode !== 'append') {
-    const old = await existing.all();
-    // Only a file in the same format can tell which bytes a U+FFFD stood for.
+  if (options.mode !== 'append') {
+    // The old bytes give unchanged lines back as they were, and each U+FFFD the bytes it stood for.
+    const old = whole ?? (body0.includes('\ufffd') ? await existing.all() : undefined);
     if (old !== undefined) previous = old.subarray(detectBom(old)?.length ?? 0);
   }
   const body = encodeTextExact(body0, encoding, previous);

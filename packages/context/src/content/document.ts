@@ -1,6 +1,7 @@
 /**
  * Loading a file as a document: its bytes hashed (the hash is the version a
- * reader is handed), decoded, split into lines. Documents are cached by
+ * reader is handed), decoded by the backend (`fs.decodeText`, the decoding of
+ * `fs.read`), split into lines. Documents are cached by
  * content hash, so anything derived from one (symbols, token counts) is
  * reused until the content changes — and never after.
  *
@@ -8,7 +9,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { createDecoder, DETECTION_SAMPLE_BYTES, detectEncoding, type Filesystem, fsError, splitLines } from '@ctxfs/core';
+import { type Filesystem, fsError, splitLines } from '@ctxfs/core';
 import { languageOf } from '../registry/classify.ts';
 import { LruCache } from './lru.ts';
 
@@ -76,16 +77,16 @@ export class DocumentLoader {
     const key = `${sha256}\0${path}`;
     const cached = this.#byHash.get(key);
     if (cached) return cached.mtimeMs === stat.mtime.getTime() ? cached : { ...cached, mtimeMs: stat.mtime.getTime() };
-    const info = detectEncoding(bytes.subarray(0, DETECTION_SAMPLE_BYTES));
-    if (info.binary) throw fsError('EBINARY', op, path);
-    const decoder = createDecoder(info.encoding, { op, path });
-    const text = decoder.decode(bytes.subarray(info.bomLength)) + decoder.end();
+    // The backend decodes, as its own reads do: a model sees what fs.read serves.
+    const decoded = this.fs.decodeText(bytes, { path });
+    if (decoded.binary) throw fsError('EBINARY', op, path, { hint: 'read it with fs.readBytes(); retrieval serves text files only' });
+    const text = decoded.text;
     const doc: Document = {
       path,
       sha256,
       size: bytes.byteLength,
       mtimeMs: stat.mtime.getTime(),
-      encoding: info.encoding,
+      encoding: decoded.encoding,
       language: languageOf(path),
       text,
       lines: splitLines(text),

@@ -294,7 +294,7 @@ export class FileEditor {
         ),
       );
     }
-    const baseText = decodeFile(path, baseBytes).text;
+    const baseText = decodeFile(this.deps.fs, path, baseBytes).text;
     const onBase = transform(baseText);
     if (!onBase.ok && located === 'by-content') {
       // The edit names its text: if that text is in the file as it is now,
@@ -356,7 +356,7 @@ export class FileEditor {
 
   /** Plans writing exact bytes (a rollback to a stored version). */
   planBytes(op: VersionOp, path: string, current: FileText | undefined, bytes: Uint8Array | null, undoOf?: number): PlannedFile {
-    const afterText = bytes === null ? '' : decodeFile(path, bytes).text;
+    const afterText = bytes === null ? '' : decodeFile(this.deps.fs, path, bytes).text;
     return { path, op, current, bytes, beforeText: current?.text ?? '', afterText, merged: false, undoOf };
   }
 
@@ -371,7 +371,7 @@ export class FileEditor {
         baseVersion: base,
         currentVersion: current.sha256,
         changedBy,
-        baseText: baseBytes ? decodeFile(path, baseBytes).text : undefined,
+        baseText: baseBytes ? decodeFile(this.deps.fs, path, baseBytes).text : undefined,
         currentText: current.text,
       });
       throw new Refusal(

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { createDecoder, DETECTION_SAMPLE_BYTES, detectEncoding, encodeTextExact, type Filesystem, type FsOperation, fsError, isFsError } from '@ctxfs/core';
+import { encodeTextExact, type Filesystem, type FsOperation, fsError, isFsError } from '@ctxfs/core';
 import { sha256Hex } from '../history/version-store.ts';
 
 /** A file loaded for editing. */
@@ -22,18 +22,25 @@ export interface FileText {
   readonly text: string;
 }
 
-/** Decodes bytes as ctxfs's readers do (BOM, then UTF-16 heuristic, then UTF-8, then legacy). */
-export function decodeFile(path: string, bytes: Uint8Array, op: FsOperation = 'edit'): FileText {
-  const info = detectEncoding(bytes.subarray(0, DETECTION_SAMPLE_BYTES));
-  if (info.binary) {
+/**
+ * Decodes bytes through the backend (`fs.decodeText`), so an edit sees
+ * exactly the text `fs.read` serves: the backend's detection (its legacy
+ * detector included) and decoder.
+ *
+ * @example
+ * ```ts
+ * const file = decodeFile(fs, 'po/ru.po', await fs.readBytes('po/ru.po')); // file.encoding: 'koi8-r'
+ * ```
+ */
+export function decodeFile(fs: Filesystem, path: string, bytes: Uint8Array, op: FsOperation = 'edit'): FileText {
+  const decoded = fs.decodeText(bytes, { path });
+  if (decoded.binary) {
     throw fsError('EBINARY', op, path, {
       reason: 'the file looks binary, so it cannot be edited as text',
       hint: 'write it with fs.writeBytes(); text edits only apply to text files',
     });
   }
-  const decoder = createDecoder(info.encoding, { op, path });
-  const text = decoder.decode(bytes.subarray(info.bomLength)) + decoder.end();
-  return { path, bytes, sha256: sha256Hex(bytes), encoding: info.encoding, bom: bytes.slice(0, info.bomLength), text };
+  return { path, bytes, sha256: sha256Hex(bytes), encoding: decoded.encoding, bom: bytes.slice(0, decoded.bomLength), text: decoded.text };
 }
 
 /** Encodes `text` the way `previous` was stored (UTF-8 without BOM for a new file). */
@@ -58,7 +65,7 @@ export async function loadFileText(fs: Filesystem, path: string, op: FsOperation
     if (isFsError(err, 'ENOENT')) return undefined;
     throw err;
   }
-  return decodeFile(path, bytes, op);
+  return decodeFile(fs, path, bytes, op);
 }
 
 /** The hash of what is on disk now, `undefined` when the file is absent. */

@@ -93,7 +93,7 @@ export async function getVersion(editor: FileEditor, path: string, ref: VersionR
   if (bytes === undefined) {
     throw fsError('ENOENT', 'getVersion', p, { reason: `the content of version #${meta.seq} was removed by retention`, hint: 'pick a newer version' });
   }
-  return { path: p, meta, sha256: meta.sha256, bytes, text: decodeFile(p, bytes, 'getVersion').text };
+  return { path: p, meta, sha256: meta.sha256, bytes, text: decodeFile(editor.deps.fs, p, bytes, 'getVersion').text };
 }
 
 /**
@@ -217,7 +217,7 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
         }),
       );
     }
-    const merged = merge3(decodeFile(p, targetBytes).text, decodeFile(p, beforeBytes).text, current.text);
+    const merged = merge3(decodeFile(editor.deps.fs, p, targetBytes).text, decodeFile(editor.deps.fs, p, beforeBytes).text, current.text);
     if (!merged.clean || merged.text === undefined) {
       const lines = merged.conflicts.map((c) => `${c.theirs.start + 1}-${Math.max(c.theirs.start + 1, c.theirs.end)}`).join(', ');
       throw new Refusal(

@@ -309,7 +309,7 @@ export class FileRegistry {
   async #loadGitignore(): Promise<void> {
     if (!this.#useGitignore) return;
     try {
-      const text = new TextDecoder().decode(await this.fs.readBytes('.gitignore'));
+      const text = this.fs.decodeText(await this.fs.readBytes('.gitignore'), { path: '.gitignore' }).text;
       this.#gitignored = compileGitignore(text);
       this.#gitignoreNames = gitignoreNames(text);
     } catch (err) {
@@ -532,12 +532,15 @@ export class FileRegistry {
   /**
    * The generated-marker verdict on a file's head, the only part of the
    * head kept: a scan of tens of thousands of files must not hold a
-   * kilobyte of each. The markers are ASCII, so a latin1 view is enough and
-   * far cheaper than UTF-8 decoding.
+   * kilobyte of each. The markers are ASCII, and ASCII reads alike in every
+   * encoding without NUL bytes (UTF-8 and the legacy ones), so a latin1 view
+   * is enough and far cheaper than decoding; a head with NULs (UTF-16, or
+   * binary) is decoded by the backend as its reads would.
    */
   #markerOf(path: string, head: Uint8Array | undefined, language = languageOf(path)): string {
     if (head === undefined || head.byteLength === 0 || language === undefined) return '';
-    return hasGeneratedMarker(Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1')) ? '@generated' : '';
+    const text = head.indexOf(0) < 0 ? Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1') : this.fs.decodeText(head, { path }).text;
+    return hasGeneratedMarker(text) ? '@generated' : '';
   }
 
   /** Writes one file's record; a new hash adds a version row. Returns the record. */

@@ -1,0 +1,121 @@
+/**
+ * The context layer serves legacy-encoded files as the backend reads them:
+ * real translated text (a CKEditor 5 catalogue from the npm registry, see
+ * packages/host/test/support/encoding-corpus.ts) in every legacy encoding
+ * its script allows, with and without a long ASCII preamble, on the memory
+ * and host backends. What `readFile` and `readLines` serve is the real
+ * text; a `replace` of a non-ASCII word finds it and changes only its bytes.
+ */
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Filesystem, splitLines } from '@ctxfs/core';
+import { HostFilesystem } from '@ctxfs/host';
+import { MemoryFilesystem } from '@ctxfs/memory';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildEncodingCorpus, CORPUS_SOURCES, type EncodingCase, encodeIn } from '../../host/test/support/encoding-corpus.ts';
+import { type ContextLayer, createContext } from '../src/index.ts';
+
+const SOURCE = CORPUS_SOURCES.filter((s) => s.name === '@ckeditor/ckeditor5-table');
+
+/** A word with a non-ASCII letter that occurs once in `text`. */
+function uniqueWord(text: string): string | undefined {
+  for (const m of text.matchAll(/\p{L}*[^\p{ASCII}]\p{L}*/gu)) {
+    const w = m[0];
+    if ([...w].length >= 3 && /^\p{L}+$/u.test(w) && text.split(w).length === 2) return w;
+  }
+  return undefined;
+}
+
+let cases: EncodingCase[] = [];
+beforeAll(() => {
+  cases = buildEncodingCorpus({ sources: SOURCE, fragmentsPerDocument: 0 }).filter(
+    (c) => (c.cls === 'file' || c.cls === 'late') && !c.encoding.startsWith('utf'),
+  );
+}, 300_000);
+
+const BACKENDS: ReadonlyArray<{ name: string; open(files: Map<string, Uint8Array>): Promise<{ fs: Filesystem; cleanup(): Promise<void> }> }> = [
+  {
+    name: 'memory',
+    async open(files) {
+      const fs = new MemoryFilesystem({ files: Object.fromEntries(files) });
+      return { fs, cleanup: () => fs.close() };
+    },
+  },
+  {
+    name: 'host',
+    async open(files) {
+      const base = mkdtempSync(join(tmpdir(), 'ctxfs-context-enc-'));
+      mkdirSync(join(base, 'ws'));
+      for (const [p, bytes] of files) writeFileSync(join(base, 'ws', p), bytes);
+      const fs = await HostFilesystem.open({ root: join(base, 'ws'), stateDir: join(base, 'state'), durability: 'none' });
+      return {
+        fs,
+        async cleanup() {
+          await fs.close();
+          rmSync(base, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+];
+
+for (const backend of BACKENDS) {
+  describe(`legacy encodings through the context layer (${backend.name})`, () => {
+    let ws: { fs: Filesystem; cleanup(): Promise<void> };
+    let ctx: ContextLayer;
+    const fileOf = (i: number) => `f${i}.po`;
+
+    beforeAll(async () => {
+      ws = await backend.open(new Map(cases.map((c, i) => [fileOf(i), c.bytes])));
+      ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:test' });
+    }, 300_000);
+
+    afterAll(async () => {
+      ctx?.close();
+      await ws?.cleanup();
+    });
+
+    it('covers every legacy encoding of the catalogue', () => {
+      expect(new Set(cases.map((c) => c.encoding)).size).toBeGreaterThanOrEqual(20);
+    });
+
+    it('readFile and readLines serve the real text, as fs.read does', async () => {
+      const wrong: string[] = [];
+      for (const [i, c] of cases.entries()) {
+        const session = ctx.session({ agent: `llm:read-${i}` });
+        const lines = splitLines(c.text);
+        // The translated lines: where a wrong decoding shows.
+        const at = lines.findIndex((l) => /[^\p{ASCII}]/u.test(l));
+        const end = Math.min(lines.length, at + 40);
+        const range = await session.readLines(fileOf(i), at + 1, end);
+        const numbered = lines.slice(at, end).map((l, k) => `${at + k + 1}\t${l}`);
+        if (!range.text.includes(numbered.join('\n'))) wrong.push(`${c.id} (readLines)`);
+        const page = await ws.fs.read(fileOf(i), { offset: at, limit: end - at });
+        if (page.lines.join('\n') !== lines.slice(at, end).join('\n')) wrong.push(`${c.id} (fs.read)`);
+        if (c.cls === 'file') {
+          const whole = await session.readFile(fileOf(i));
+          if (whole.view !== 'full' || !whole.text.includes(lines.join('\n'))) wrong.push(`${c.id} (readFile ${whole.view})`);
+        }
+      }
+      expect(wrong).toEqual([]);
+    }, 300_000);
+
+    it('replace finds a non-ASCII word and changes only its bytes', async () => {
+      const wrong: string[] = [];
+      for (const [i, c] of cases.entries()) {
+        const word = uniqueWord(c.text);
+        if (word === undefined) continue;
+        const session = ctx.session({ agent: `llm:edit-${i}` });
+        await session.readLines(fileOf(i), 1, 1);
+        const r = await session.replace(fileOf(i), word, `${word}${word}`);
+        const expected = encodeIn(c.text.replace(word, `${word}${word}`), c.encoding);
+        const after = await ws.fs.readBytes(fileOf(i));
+        if (!r.success) wrong.push(`${c.id}: ${r.message}`);
+        else if (!Buffer.from(after).equals(Buffer.from(expected))) wrong.push(`${c.id}: bytes differ`);
+      }
+      expect(wrong).toEqual([]);
+    }, 300_000);
+  });
+}

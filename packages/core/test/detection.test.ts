@@ -1,0 +1,76 @@
+/**
+ * The detection classes of issue 11 that the old detector got wrong, one
+ * mechanism each (the accuracy figures come from the real-text corpus in
+ * packages/host/test/encoding-corpus.test.ts and `pnpm eval:encoding`).
+ */
+
+import { describe, expect, it } from 'vitest';
+import { createByteReader } from '../src/byte-reader.ts';
+import { concatBytes } from '../src/bytes.ts';
+import { detectEncoding, encodeText } from '../src/encoding.ts';
+import { chardetDetector, detectTextFormat } from '../src/legacy-detector.ts';
+import { createTextReader } from '../src/text-reader.ts';
+import { decodeLikeReader, encodeIso2022Jp, encodeTextExact } from '../src/text-roundtrip.ts';
+
+const JA = '朝早く、小さな港町の市場はもう人でいっぱいだった。漁師たちは夜のうちに取れた魚を並べていた。\n';
+const RU = 'Псевдоним для %s не найден. Проверьте имя и попробуйте ещё раз.\n';
+const ASCII_LINE = 'const value = compute(input, { retries: 3, timeout: 1000 }); // plain ASCII source\n';
+const concat = (...parts: Uint8Array[]) => concatBytes(parts);
+const ascii = (bytes: number) => new TextEncoder().encode(ASCII_LINE.repeat(Math.ceil(bytes / ASCII_LINE.length)));
+
+describe('detection classes', () => {
+  it('7-bit ISO-2022-JP is not taken for UTF-8', () => {
+    const bytes = encodeIso2022Jp(JA);
+    expect(bytes.every((x) => x < 0x80)).toBe(true);
+    expect(detectEncoding(bytes)).toMatchObject({ encoding: 'iso-2022-jp', source: 'legacy' });
+  });
+
+  it('non-ASCII text after the detection sample is detected where it starts, not guessed from the ASCII', () => {
+    const bytes = concat(ascii(20_000), encodeText(RU, 'koi8-r'));
+    const info = detectEncoding(bytes, { legacyDetector: chardetDetector });
+    expect(info.encoding).toBe('koi8-r');
+    expect(decodeLikeReader(bytes, info.encoding).endsWith(RU)).toBe(true);
+  });
+
+  it('a streaming reader re-detects when the first non-ASCII byte comes after its first window', async () => {
+    const bytes = concat(ascii(100_000), encodeText(RU, 'koi8-r'));
+    const reader = createByteReader({ size: bytes.length, readAt: (p, n) => bytes.subarray(p, p + n) }, { path: 'late.txt', chunkSize: 16_384 });
+    const text = await createTextReader(reader, { detect: { legacyDetector: chardetDetector } });
+    let out = '';
+    for await (const t of text) out += t;
+    expect(out.endsWith(RU)).toBe(true);
+    expect(out.length).toBe(bytes.length - encodeText(RU, 'koi8-r').length + RU.length);
+    expect(text.encoding).toBe('koi8-r');
+  });
+
+  it.each([
+    ['a stray 0xFF', concat(new TextEncoder().encode(RU), Uint8Array.of(0xff), new TextEncoder().encode(RU))],
+    ['a pasted windows-1252 line', concat(new TextEncoder().encode(RU), encodeText('Déjà vu à côté du café.\n', 'windows-1252'), new TextEncoder().encode(RU))],
+    ['a cut last character', new TextEncoder().encode(`${RU}${RU}ещё`).slice(0, -1)],
+  ])('UTF-8 with %s is UTF-8, and writes back byte for byte', (_name, bytes) => {
+    const info = detectEncoding(bytes, { legacyDetector: chardetDetector });
+    expect(info.encoding).toBe('utf-8');
+    const text = decodeLikeReader(bytes, 'utf-8');
+    expect(text).toContain('\ufffd');
+    expect(Buffer.from(encodeTextExact(text, 'utf-8', bytes)).equals(Buffer.from(bytes))).toBe(true);
+  });
+
+  it('short Latin-1 text is windows-1252 unless only ISO-8859-15 makes sense of it', () => {
+    expect(detectTextFormat(encodeText('Crème brûlée à la carte\n', 'windows-1252')).encoding).toBe('windows-1252');
+    expect(detectTextFormat(encodeText('Le prix est de 5 € pour une œuvre\n', 'iso-8859-15')).encoding).toBe('iso-8859-15');
+  });
+
+  it('Japanese in EUC-JP is not read as GB18030, nor Chinese in GB18030 as EUC-JP', () => {
+    expect(detectTextFormat(encodeText(JA, 'euc-jp')).encoding).toBe('euc-jp');
+    expect(detectTextFormat(encodeText('今天早上，小港口的市场已经挤满了人。渔民们把夜里捕到的鱼摆好。\n', 'gb18030')).encoding).toBe('gb18030');
+  });
+
+  it('an unchanged line keeps its old bytes even where the encoder would write others', () => {
+    // Big5 (as WHATWG decodes it) has characters iconv-lite encodes to other codes.
+    const bytes = Uint8Array.of(0x61, 0x0a, 0xf9, 0xfe, 0x0a, 0x62, 0x0a);
+    const text = decodeLikeReader(bytes, 'big5');
+    expect(Buffer.from(encodeTextExact(text, 'big5', bytes)).equals(Buffer.from(bytes))).toBe(true);
+    const edited = encodeTextExact(text.replace('a', 'c'), 'big5', bytes);
+    expect([...edited.subarray(1)]).toEqual([...bytes.subarray(1)]);
+  });
+});
