@@ -11,8 +11,8 @@
 import { fsError } from '@ctxfs/core';
 import { type Caller, callBudget, type Workspace } from '../retrieval/shared.ts';
 import type { SymbolKind } from '../symbols/types.ts';
-import { callText, plural } from './next-call.ts';
-import { count, MAX_PATTERN_LENGTH } from './search-input.ts';
+import { callText, narrowTo, plural, type Tally } from './next-call.ts';
+import { count, MAX_PATTERN_LENGTH, searchPath } from './search-input.ts';
 import { overBudgetSearch, type Row, renderSearch, type SearchResult, tooSmall } from './search-result.ts';
 import { type IndexedSymbol, symbolIndex } from './symbol-index.ts';
 import { MATCH_TIERS, type MatchTier, matchName, parseQuery, type RankedSymbol, rankOrder, rankSymbol } from './symbol-ranking.ts';
@@ -43,6 +43,8 @@ const MAX_CANDIDATE_NAMES = 2000;
 export interface FindSymbolOptions {
   /** Only definitions of this kind (or these kinds). */
   kind?: SymbolKind | readonly SymbolKind[];
+  /** Only definitions in this file or below this directory. */
+  path?: string;
   /** Most hits shown; default 10. */
   limit?: number;
   /** Hits to skip (paging); default 0. */
@@ -55,6 +57,11 @@ export interface FindSymbolOptions {
 /** One definition found. */
 export interface SymbolHit extends IndexedSymbol {
   readonly tier: MatchTier;
+  /**
+   * Further definitions of the same qualified name in the file (overloads,
+   * a getter and its setter): `getSymbol` serves the first and lists them.
+   */
+  readonly sameName: number;
   /** The call that shows it: `getSymbol("src/auth.ts", "AuthManager.login")`. */
   readonly call: string;
 }
@@ -98,16 +105,22 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
   if (options.match !== undefined && options.match !== 'best' && options.match !== 'all') {
     throw fsError('EINVAL', 'findSymbol', undefined, { reason: `unknown match '${String(options.match)}'`, hint: 'use "best" or "all"' });
   }
+  const scope = searchPath(options.path, 'findSymbol');
+  const inScope = (path: string) => scope === '' || path === scope || path.startsWith(`${scope}/`);
   const budget = callBudget(caller, options.maxTokens);
   const sameCall = (extra: Record<string, string | number | undefined>) =>
     callText('findSymbol', [query], {
       kind: typeof options.kind === 'string' ? options.kind : undefined,
+      path: scope === '' ? undefined : scope,
       match: matchAll ? 'all' : undefined,
       limit: options.limit,
       ...extra,
     });
   if (tooSmall(budget)) return overBudgetSearch(ws, caller, 'findSymbol', budget, sameCall({ maxTokens: caller.profile.perCallTokens }));
 
+  if (scope !== '' && !(await ws.fs.exists(scope))) {
+    throw fsError('ENOENT', 'findSymbol', scope, { reason: `no file or directory '${scope}'`, hint: 'leave path out to search the whole repository' });
+  }
   const index = symbolIndex(ws);
   await index.refresh();
   const byName = new Map<string, ReturnType<typeof matchName>>();
@@ -120,11 +133,24 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
     .slice(0, MAX_CANDIDATE_NAMES)
     .map(([name]) => name);
   const isTest = (path: string) => ws.registry.get(path)?.tags.includes('test') ?? false;
-  let ranked: RankedSymbol[] = index
+  const sorted = index
     .named(names)
-    .filter((s) => kinds === undefined || kinds.has(s.kind))
+    .filter((s) => (kinds === undefined || kinds.has(s.kind)) && inScope(s.path))
     .map((s) => rankSymbol(q, s, byName.get(s.name) as NonNullable<ReturnType<typeof matchName>>))
     .sort(rankOrder(isTest));
+  // getSymbol(path, name) serves the first definition of a name in a file
+  // and lists the others: one hit stands for them all.
+  const groups = new Map<string, { first: RankedSymbol; best: RankedSymbol; count: number }>();
+  for (const s of sorted) {
+    const key = `${s.path}\0${s.qualifiedName}`;
+    const g = groups.get(key);
+    if (g === undefined) groups.set(key, { first: s, best: s, count: 1 });
+    else {
+      g.count++;
+      if (s.startLine < g.first.startLine) g.first = s;
+    }
+  }
+  let ranked = [...groups.values()].map((g) => ({ ...g.first, tier: g.best.tier, score: g.best.score, sameName: g.count - 1 })).sort(rankOrder(isTest));
   const tiers = new Map<MatchTier, number>();
   for (const r of ranked) tiers.set(r.tier, (tiers.get(r.tier) ?? 0) + 1);
   const best = ranked[0]?.tier;
@@ -142,9 +168,11 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
       startLine: s.startLine,
       endLine: s.endLine,
       tier: s.tier,
+      sameName: s.sameName,
       call,
     };
-    return { text: `${matchAll ? `[${s.tier}] ` : ''}${call}  ${s.kind} ${s.startLine}-${s.endLine}`, item: hit };
+    const also = s.sameName > 0 ? ` (+${s.sameName} same-named, listed by getSymbol)` : '';
+    return { text: `${matchAll ? `[${s.tier}] ` : ''}${call}  ${s.kind} ${s.startLine}-${s.endLine}${also}`, item: hit };
   });
   const total = ranked.length;
   const [one, many] = matchAll || best === undefined ? ['definition', 'definitions'] : [`${best} match`, `${best} matches`];
@@ -155,7 +183,7 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
   const notes: string[] = [];
   if (weaker.length > 0) {
     const n = weaker.reduce((a, t) => a + (tiers.get(t) ?? 0), 0);
-    notes.push(`[${plural(n, 'weaker match', 'weaker matches')} (${weaker.map((t) => `${t} ${tiers.get(t)}`).join(', ')}): ${sameCall({ match: 'all' })}]`);
+    notes.push(`[+${n} weaker (${weaker.join(', ')}): ${sameCall({ match: 'all' })}]`);
   }
   if (total === 0) {
     const indexed = index.names.size;
@@ -170,7 +198,7 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
     view: 'symbols',
     header,
     rows,
-    scope: '',
+    scope,
     total,
     exact: true,
     files: new Set(ranked.map((r) => r.path)).size,
@@ -179,18 +207,19 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
     notes,
     budget,
     retry: sameCall({ maxTokens: caller.profile.perCallTokens }),
-    params: { query, kind: options.kind, limit, offset, match: options.match },
+    params: { query, kind: options.kind, path: scope, limit, offset, match: options.match },
     rest: (shown, perEntry) => {
       const left = total - offset - shown;
       if (left <= 0) return undefined;
       const room = Math.max(1, Math.floor((budget * 0.8) / Math.max(1, perEntry)));
       const calls: string[] = [];
-      // A kind that holds many of the rest and fits one call, then the next page.
-      const byKind = new Map<SymbolKind, number>();
-      for (const r of ranked) byKind.set(r.kind, (byKind.get(r.kind) ?? 0) + 1);
-      const kind = [...byKind.entries()].filter(([, n]) => n <= room && n < total).sort((a, b) => b[1] - a[1])[0];
-      if (kinds === undefined && kind !== undefined)
-        calls.push(`${callText('findSymbol', [query], { kind: kind[0], match: matchAll ? 'all' : undefined, limit: kind[1] })} (${kind[1]})`);
+      // Where the definitions are: the directory or file holding most of the rest that one call can list.
+      const tallies: Tally[] = [];
+      ranked.forEach((r, i) => {
+        tallies.push({ path: r.path, total: 1, left: i >= offset && i < offset + shown ? 0 : 1 });
+      });
+      const dir = narrowTo(scope, tallies, (n) => n <= room);
+      if (dir !== undefined) calls.push(`${sameCall({ path: dir.path })} (${dir.total})`);
       const next = sameCall({ offset: offset + shown, limit: Math.min(room, Math.max(limit, 1)) });
       calls.push(next);
       return { note: `[… ${plural(left, 'more definition')}; narrow with ${calls.join(', or page on with ')} …]`, next };
