@@ -33,7 +33,9 @@ async function main(): Promise<void> {
     reports.push(r);
     console.error(`${corpus.name}@${corpus.version}: ${r.tasks.length} tasks in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
-  const rows: string[][] = [['corpus', 'files', 'definitions', 'tasks', 'named file', 'first hit', 'served', 'lookup tok/task', 'file tok/task', 'ratio', 'median', 'largest call']];
+  const rows: string[][] = [
+    ['corpus', 'files', 'definitions', 'tasks', 'named file', 'first hit', 'served', 'lookup tok/task', 'file tok/task', 'ratio', 'median', 'largest call'],
+  ];
   for (const r of reports) {
     rows.push([
       `${r.corpus.name}@${r.corpus.version} (${r.corpus.language})`,
@@ -67,9 +69,13 @@ async function main(): Promise<void> {
   for (const row of rows) console.log(row.map((c, i) => c.padEnd(widths[i] as number)).join('  '));
   console.log('');
   for (const s of summary) {
-    console.log(`${s.language.padEnd(11)} ${String(s.tasks).padStart(4)} tasks  ${s.ratio.toFixed(1)}x fewer tokens  ${s.ratio >= GOAL ? 'goal met' : `below the ${GOAL}x goal`}`);
+    console.log(
+      `${s.language.padEnd(11)} ${String(s.tasks).padStart(4)} tasks  ${s.ratio.toFixed(1)}x fewer tokens  ${s.ratio >= GOAL ? 'goal met' : `below the ${GOAL}x goal`}`,
+    );
   }
-  console.log(`all         ${String(reports.reduce((n, r) => n + r.tasks.length, 0)).padStart(4)} tasks  ${overall.toFixed(1)}x fewer tokens; largest call ${largest} of ${budget} (${largest <= budget ? 'within' : 'OVER'} the small profile)`);
+  console.log(
+    `all         ${String(reports.reduce((n, r) => n + r.tasks.length, 0)).padStart(4)} tasks  ${overall.toFixed(1)}x fewer tokens; largest call ${largest} of ${budget} (${largest <= budget ? 'within' : 'OVER'} the small profile)`,
+  );
   const dir = join(import.meta.dirname, '..', '..', 'results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(

@@ -31,7 +31,9 @@ describe('search economy on real code (pinned npm packages)', () => {
       expect(ratio(of), language).toBeGreaterThanOrEqual(floor);
     }
     const overall = ratio(reports);
-    console.log(`search economy, a fifth of the eval's tasks: ${overall.toFixed(1)}x overall; ${reports.map((r) => `${r.corpus.name} ${r.ratio.toFixed(1)}x`).join(', ')}`);
+    console.log(
+      `search economy, a fifth of the eval's tasks: ${overall.toFixed(1)}x overall; ${reports.map((r) => `${r.corpus.name} ${r.ratio.toFixed(1)}x`).join(', ')}`,
+    );
     expect(overall).toBeGreaterThanOrEqual(15);
   });
 });

@@ -13,7 +13,9 @@ import {
   type ContextSession,
   createContext,
   DEFAULT_TOOLS,
+  GREP_TALLY_CAP,
   type GrepHit,
+  MAX_LINE_CHARS,
   MODEL_PROFILES,
   o200kTokenizer,
   type ProfileInput,
@@ -427,6 +429,43 @@ describe('node_modules is never walked', () => {
     expect(fs.listed.length).toBeGreaterThan(0);
     await ctx.grep('x', { includeIgnored: true });
     expect(fs.listed).toContain('node_modules');
+    ctx.close();
+    await fs.close();
+  });
+});
+
+describe('grep on a large real package (rxjs, memory backend)', () => {
+  let RXJS: Record<string, string>;
+  beforeAll(() => {
+    RXJS = packageFiles(npmPackage('rxjs', '7.8.1'), () => true, 4 * 1024 * 1024);
+  });
+
+  test('a minified line is shown as a window around its match, within the small budget', async () => {
+    const fs = new MemoryFilesystem({ files: RXJS });
+    const ctx = await createContext({ fs, store: ':memory:', profile: 'small' });
+    await ctx.scan();
+    const r = await ctx.grep('mergeMap', { path: 'dist/bundles/rxjs.umd.min.js' });
+    expect(r.counts.total).toBeGreaterThan(0);
+    expectWithin(r, MODEL_PROFILES.small.perCallTokens);
+    for (const hit of r.items) {
+      expect(hit.text).toContain('mergeMap');
+      expect(hit.text.length).toBeLessThanOrEqual(MAX_LINE_CHARS + 4);
+    }
+    ctx.close();
+    await fs.close();
+  });
+
+  test('past the counting cap a total is a lower bound, and says so', async () => {
+    const fs = new MemoryFilesystem({ files: RXJS });
+    const ctx = await createContext({ fs, store: ':memory:', profile: 'small' });
+    await ctx.scan();
+    const r = await ctx.grep(';', { literal: true, output: 'count' });
+    expect(r.counts.exact).toBe(false);
+    expect(r.counts.total).toBeGreaterThan(100);
+    expect(r.items.reduce((n, h) => n + h.matches, 0)).toBeLessThanOrEqual(GREP_TALLY_CAP);
+    expect(r.text).toMatch(/: at least [\d,]+ matching lines in at least [\d,]+ files/);
+    expect(r.text).toContain('at least');
+    expectWithin(r, MODEL_PROFILES.small.perCallTokens);
     ctx.close();
     await fs.close();
   });

@@ -12,7 +12,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HostFilesystem } from '@ctxfs/host';
-import { type ContextLayer, createContext, flattenSymbols, MODEL_PROFILES, type Served, type SymbolHit, type SymbolKind, symbolTable } from '../../src/index.ts';
+import {
+  type ContextLayer,
+  createContext,
+  flattenSymbols,
+  MODEL_PROFILES,
+  type Served,
+  type SymbolHit,
+  type SymbolKind,
+  symbolTable,
+} from '../../src/index.ts';
 import { npmPackage } from './npm-package.ts';
 
 /** A pinned package, the part of it whose definitions are drawn, and how many tasks it gets. */
