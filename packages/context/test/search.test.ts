@@ -470,3 +470,35 @@ describe('grep on a large real package (rxjs, memory backend)', () => {
     await fs.close();
   });
 });
+
+describe('findSymbol on eslint (memory backend)', () => {
+  test('same-named definitions in a file are one hit whose getSymbol call lists the others; many hits offer a narrower path', async () => {
+    const fs = new MemoryFilesystem({ files: packageFiles(npmPackage('eslint', '8.57.0'), (p) => p.startsWith('lib/')) });
+    const ctx = await createContext({ fs, store: ':memory:', profile: 'small' });
+    await ctx.scan();
+    // A static getter and setter of one name.
+    const path = 'lib/rule-tester/rule-tester.js';
+    const r = await ctx.findSymbol('RuleTester.describe');
+    expect(r.items.map((h) => `${h.path} ${h.qualifiedName}`)).toEqual([`${path} RuleTester.describe`]);
+    const hit = r.items[0];
+    expect(hit?.sameName).toBe(1);
+    expect(r.text).toContain('(+1 same-named');
+    const served = await ctx.getSymbol(path, 'RuleTester.describe');
+    expect(served.startLine).toBeLessThanOrEqual(hit?.startLine ?? 0);
+    expect(served.text).toContain("also named 'RuleTester.describe'");
+
+    // Every rule has a `create`: the result says how many, and where to narrow.
+    const many = await ctx.findSymbol('create');
+    expect(many.counts.total).toBeGreaterThan(200);
+    expect(many.truncated).toBe(true);
+    expect(many.text).toMatch(/narrow with findSymbol\("create", \{path: "lib\/[^"]+"\}\)/);
+    expectWithin(many, MODEL_PROFILES.small.perCallTokens);
+    const one = await ctx.findSymbol('create', { path: 'lib/rules/no-alert.js' });
+    expect(one.items.map((h) => h.path)).toEqual(['lib/rules/no-alert.js']);
+    const under = await ctx.findSymbol('create', { path: 'lib/rules/utils', limit: 100 });
+    expect(under.items.every((h) => h.path.startsWith('lib/rules/utils/'))).toBe(true);
+    await expect(ctx.findSymbol('create', { path: 'lib/nope' })).rejects.toMatchObject({ code: 'ENOENT' });
+    ctx.close();
+    await fs.close();
+  });
+});

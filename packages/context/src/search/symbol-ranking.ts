@@ -151,8 +151,9 @@ const KIND_RANK: Partial<Record<SymbolKind, number>> = {
 
 /**
  * The tier of one definition: its name's, with a qualified query judged on
- * the qualified name — exact when it ends with the query, one tier lower
- * when only the name matches.
+ * the qualified name — exact only when it ends with the query; a prefix
+ * match at best when the qualifier is only part of another name; one tier
+ * lower than the name's when the qualifier is not there at all.
  */
 export function rankSymbol(query: SymbolQuery, symbol: IndexedSymbol, byName: NameMatch): RankedSymbol {
   if (query.qualifier === undefined) return { ...symbol, ...byName };
@@ -161,9 +162,10 @@ export function rankSymbol(query: SymbolQuery, symbol: IndexedSymbol, byName: Na
   const ql = query.full.toLowerCase();
   const lower = qn.toLowerCase();
   if (lower === ql || lower.endsWith(`.${ql}`)) return { ...symbol, tier: 'exact', score: byName.score + 1 };
-  if (lower.includes(query.qualifier.toLowerCase())) return { ...symbol, ...byName };
-  const demoted = MATCH_TIERS[Math.min(MATCH_TIERS.length - 1, MATCH_TIERS.indexOf(byName.tier) + 1)] as MatchTier;
-  return { ...symbol, tier: demoted, score: byName.score };
+  // The qualifier appears only within another name (`FlatRuleTester` for `RuleTester`): no longer exact.
+  const at = MATCH_TIERS.indexOf(byName.tier);
+  const tier = lower.includes(query.qualifier.toLowerCase()) ? Math.max(at, 1) : Math.min(MATCH_TIERS.length - 1, at + 1);
+  return { ...symbol, tier: MATCH_TIERS[tier] as MatchTier, score: byName.score };
 }
 
 /**
