@@ -15,6 +15,7 @@ import { digestSection } from './digest.ts';
 import { fuzzSection } from './fuzz.ts';
 import { globSection } from './glob.ts';
 import { grepSection } from './grep.ts';
+import { grepExcludeSection } from './grep-exclude.ts';
 import { lifecycleSection } from './lifecycle.ts';
 import { limitsSection } from './limits.ts';
 import { metadataSection } from './metadata.ts';
@@ -50,6 +51,7 @@ export const SECTIONS: ReadonlyArray<readonly [string, Section]> = [
   ['digest', digestSection],
   ['glob', globSection],
   ['grep', grepSection],
+  ['grep exclude', grepExcludeSection],
   ['snapshots', snapshotsSection],
   ['read-only mode', readOnlySection],
   ['concurrency', concurrencySection],

@@ -935,7 +935,9 @@ export class ContainerFilesystem extends FilesystemBase {
       if (st.kind === 'file') yield* this.scanFiles(matcher, plan);
       return;
     }
-    const res = await this.#ok('grep', plan.scope, `FL ${q(plan.scope)}`);
+    // Excluded names are pruned by find itself (never entered), and dropped again below with everything under them.
+    const prune = findPruneWords([...plan.exclude].filter((n) => !n.includes('\n')));
+    const res = await this.#ok('grep', plan.scope, `FL ${q(plan.scope)}${prune.length === 0 ? '' : ` ${prune.map(q).join(' ')}`}`);
     const prefix = plan.scope === '' ? '' : `${plan.scope}/`;
     const files = res.stdout
       .toString('utf8')
@@ -946,6 +948,7 @@ export class ContainerFilesystem extends FilesystemBase {
         const segs = rel.split('/');
         if (segs.some((seg) => TEMP_NAME.test(seg) || !isAddressableName(seg))) return false;
         if (!plan.dot && segs.some((seg) => seg.startsWith('.'))) return false;
+        if (plan.exclude.size > 0 && segs.some((seg) => plan.exclude.has(seg))) return false;
         return plan.filter === undefined || plan.filter(rel);
       })
       .sort(compareSegments)

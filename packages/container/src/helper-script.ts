@@ -12,6 +12,9 @@
  * payload (busybox `head -c` reads ahead through stdio and would swallow the
  * next pipelined request).
  *
+ * `FL dir [find words]` lists the files below a directory for grep, NUL
+ * separated, the words (a prune clause) keeping excluded names out.
+ *
  * `WK dir [find words]` walks a tree with one busybox `find` (no GNU
  * options): a line `mode|size|mtime|ctime|uid|gid|./path` per entry from
  * `stat` batched by `-exec {} +`, taken without following links. A path
@@ -116,7 +119,7 @@ WK() {
     -o ! -path "*$NL*" -exec stat -c '%f|%s|%y|%z|%u|%g|%n' {} +
   s=$?; cd /; return $s
 }
-FL() { chk "$1" || return $?; [ -d "$P" ] || return 101; cd "$P" && find . -type f -print0; s=$?; cd /; return $s; }
+FL() { chk "$1" || return $?; [ -d "$P" ] || return 101; shift; cd "$P" && find . "$@" -type f -print0; s=$?; cd /; return $s; }
 PW() {
   chk "$2" || return $?
   if [ -d "$P" ]; then return 102; fi

@@ -43,6 +43,10 @@ import type { Caller, Served, Workspace } from './retrieval/shared.ts';
 import { summarizeFile } from './retrieval/summary.ts';
 import { getSymbol } from './retrieval/symbol.ts';
 import { type RedactionOptions, Redactor } from './safety/redaction.ts';
+import { type GlobCallOptions, glob, type ListedFile, type ListFilesOptions, listFiles } from './search/file-listing.ts';
+import { type FindSymbolOptions, findSymbol, type SymbolHit } from './search/find-symbol.ts';
+import { type GrepCallOptions, type GrepHit, grep } from './search/grep.ts';
+import type { SearchResult } from './search/search-result.ts';
 import { SessionContext } from './session/session-context.ts';
 import { defaultStatePath, StateStore, userStatePath } from './state/store.ts';
 import { StructuralSummarizer } from './summaries/structural-summarizer.ts';
@@ -244,6 +248,69 @@ export class ContextSession {
   /** The file's summary (structural by default), cached by content hash. */
   async summarize(path: string, options?: { maxTokens?: number }): Promise<Served> {
     return await summarizeFile(this.#ws, this.#caller, contextPath(path, 'summarize'), options);
+  }
+
+  // ------------------------------------------------------------ search
+
+  /**
+   * Files below `path` (default the root) with size, language, tags and,
+   * when known, line counts; ignored paths left out unless `includeIgnored`.
+   * Capped by `limit`, `depth` and the call's budget, saying what it left out.
+   *
+   * @example
+   * ```ts
+   * (await ctx.listFiles('src', { depth: 1 })).text;
+   * // listFiles src to depth 1: 212 files in 9 rows.
+   * // <file path="src" view="files" …>
+   * // src/auth.ts  4.1 KB  typescript  code  120 lines
+   * // src/net/  (61 files)
+   * ```
+   */
+  listFiles(path?: string, options?: ListFilesOptions): Promise<SearchResult<ListedFile>> {
+    return listFiles(this.#ws, this.#caller, path, options);
+  }
+
+  /**
+   * Files matching a glob (picomatch, relative to `cwd`), ignored paths left out unless `includeIgnored`.
+   *
+   * @example
+   * ```ts
+   * (await ctx.glob('**\/*.test.ts', { cwd: 'packages' })).items.map((f) => f.path);
+   * ```
+   */
+  glob(pattern: string, options?: GlobCallOptions): Promise<SearchResult<ListedFile>> {
+    return glob(this.#ws, this.#caller, pattern, options);
+  }
+
+  /**
+   * Lines matching a regular expression (or `literal` text) across files,
+   * as the redacted files read; `node_modules` and other ignored paths are
+   * never walked, sensitive files left out unless asked. `output: 'files'`
+   * or `'count'` lists files instead of lines.
+   *
+   * @example
+   * ```ts
+   * const r = await ctx.grep('retries\\s*=', { path: 'src', contextLines: 1 });
+   * r.counts; // { shown: 12, total: 12, exact: true, files: 4, … }
+   * r.next;   // undefined — or a narrower call when the result was capped
+   * ```
+   */
+  grep(pattern: string, options?: GrepCallOptions): Promise<SearchResult<GrepHit>> {
+    return grep(this.#ws, this.#caller, pattern, options);
+  }
+
+  /**
+   * Where a function, class, method or type is defined across the
+   * repository, best matches first (exact, prefix, word, fuzzy), each with
+   * the `getSymbol` call that shows it.
+   *
+   * @example
+   * ```ts
+   * (await ctx.findSymbol('AuthManager.login')).items[0]?.call; // 'getSymbol("src/auth.ts", "AuthManager.login")'
+   * ```
+   */
+  findSymbol(query: string, options?: FindSymbolOptions): Promise<SearchResult<SymbolHit>> {
+    return findSymbol(this.#ws, this.#caller, query, options);
   }
 
   // ------------------------------------------------------------ edits

@@ -86,6 +86,13 @@ export {
   type SecretRule,
   SUPPORTED_SECRET_KINDS,
 } from './safety/redaction.ts';
+export { type GlobCallOptions, type ListedFile, type ListFilesOptions, MAX_LISTED_FILES } from './search/file-listing.ts';
+export type { FindSymbolOptions, SymbolHit } from './search/find-symbol.ts';
+export { GREP_TALLY_CAP, type GrepCallOptions, type GrepContextLine, type GrepHit, type GrepOutput, MAX_LINE_CHARS } from './search/grep.ts';
+export { type CallValue, callText, type Narrowing, narrowTo, type Tally } from './search/next-call.ts';
+export type { SearchCounts, SearchOp, SearchResult, SearchView } from './search/search-result.ts';
+export { type IndexedSymbol, type IndexRefresh, MAX_INDEXED_BYTES } from './search/symbol-index.ts';
+export { identifierWords, MATCH_TIERS, type MatchTier, matchName, parseQuery, type SymbolQuery } from './search/symbol-ranking.ts';
 export { type ReadRecord, SessionContext } from './session/session-context.ts';
 export { MIGRATIONS, type Migration } from './state/migrations.ts';
 export { type AuditRecord, defaultStatePath, StateStore, type StateStoreOptions, userStatePath } from './state/store.ts';

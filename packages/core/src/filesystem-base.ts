@@ -637,6 +637,7 @@ export abstract class FilesystemBase implements Filesystem {
       pattern,
       ignoreCase: options.ignoreCase ?? false,
       literal: options.literal ?? false,
+      exclude: new Set(options.exclude ?? []),
     };
     if (max === 0) return;
     if (this.nativeGrep) {
@@ -679,11 +680,14 @@ export abstract class FilesystemBase implements Filesystem {
     }
     if (st.kind !== 'directory') return;
     const prefix = plan.scope === '' ? 0 : plan.scope.length + 1;
-    for await (const batch of this.walkEntries(plan.scope, Number.POSITIVE_INFINITY, (entry) => plan.dot || !entry.name.startsWith('.'))) {
+    const { exclude } = plan;
+    const enter = (entry: FileEntry) => (plan.dot || !entry.name.startsWith('.')) && !exclude.has(entry.name);
+    for await (const batch of this.walkEntries(plan.scope, Number.POSITIVE_INFINITY, enter)) {
       const out: string[] = [];
       for (const entry of batch) {
         if (entry.kind !== 'file') continue;
         if (!plan.dot && entry.name.startsWith('.')) continue;
+        if (exclude.has(entry.name)) continue;
         if (plan.filter && !plan.filter(entry.path.slice(prefix))) continue;
         out.push(entry.path);
       }
@@ -970,6 +974,8 @@ export interface GrepPlan {
   readonly pattern: string;
   readonly ignoreCase: boolean;
   readonly literal: boolean;
+  /** Names neither searched nor entered ({@link GrepOptions.exclude}). */
+  readonly exclude: ReadonlySet<string>;
 }
 
 function snapshotId(snapshot: Snapshot | string, op: FsOperation): string {

@@ -365,6 +365,13 @@ export interface GrepOptions {
   literal?: boolean;
   /** Search dotfiles too. Default `false`. */
   dot?: boolean;
+  /**
+   * Names left out wherever they occur, as {@link WalkOptions.exclude}: a
+   * file so named is not searched, a directory so named is not entered.
+   * Backends apply it natively (ripgrep's globs, find's prune), so the way
+   * to keep `node_modules` out of a search costs nothing.
+   */
+  exclude?: readonly string[];
 }
 
 /** Options of {@link Filesystem.delete}. */

@@ -866,7 +866,7 @@ export class HostFilesystem extends FilesystemBase {
       flags,
       rescan: (path, limit) => this.#scanOne(path, matcher, limit),
       fallback: () => this.#scan(matcher, plan, flags),
-      exclude: [...this.#exclude],
+      exclude: [...this.#exclude, ...plan.exclude],
       keep: this.#gitignore ? (path) => !this.#hiddenFromWalk(path, plan.scope, ignoreCache) : undefined,
     });
   }
@@ -934,6 +934,7 @@ export class HostFilesystem extends FilesystemBase {
       pattern: matcher.source,
       ignoreCase: false,
       literal: false,
+      exclude: new Set(),
     });
   }
 

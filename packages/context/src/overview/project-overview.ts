@@ -22,19 +22,17 @@ export interface ToolDescription {
 
 /** The read-side tools, as a model should call them. */
 export const DEFAULT_TOOLS: readonly ToolDescription[] = [
-  { name: 'glob', signature: 'glob(pattern)', description: 'list files matching a glob, e.g. "src/**/*.ts"' },
-  { name: 'grep', signature: 'grep(pattern, {path, glob})', description: 'find lines matching a regular expression' },
-  { name: 'getOutline', signature: 'getOutline(path)', description: 'symbols of a file with line ranges, bodies elided' },
-  { name: 'getSymbol', signature: 'getSymbol(path, name)', description: 'one function/class/method (or Markdown section) with its doc comment' },
-  { name: 'readLines', signature: 'readLines(path, start, end, {context})', description: 'numbered lines of a range' },
-  { name: 'getExcerpt', signature: 'getExcerpt(path, maxLines)', description: 'the first lines of a file' },
-  {
-    name: 'readFile',
-    signature: 'readFile(path, {maxTokens, strategy})',
-    description: 'a whole file if it fits the budget; strategy start|end|middle cuts it',
-  },
-  { name: 'summarize', signature: 'summarize(path)', description: 'purpose, main symbols, imports and size of a file' },
-  { name: 'getRelatedFiles', signature: 'getRelatedFiles(path, depth)', description: 'files it imports and files importing it' },
+  { name: 'findSymbol', signature: 'findSymbol(query, {kind, limit})', description: 'where a function/class/type is defined' },
+  { name: 'grep', signature: 'grep(pattern, {path, glob, literal, contextLines, output, limit})', description: 'matching lines; output "files"|"count"' },
+  { name: 'glob', signature: 'glob(pattern, {cwd, limit})', description: 'files matching a glob' },
+  { name: 'listFiles', signature: 'listFiles(path, {glob, depth, limit})', description: 'files with size, language, tags' },
+  { name: 'getOutline', signature: 'getOutline(path)', description: 'symbols with line ranges' },
+  { name: 'getSymbol', signature: 'getSymbol(path, name)', description: 'one definition (or Markdown section)' },
+  { name: 'readLines', signature: 'readLines(path, start, end, {context})', description: 'numbered lines' },
+  { name: 'getExcerpt', signature: 'getExcerpt(path, maxLines)', description: 'the first lines' },
+  { name: 'readFile', signature: 'readFile(path, {maxTokens, strategy})', description: 'a whole file if it fits; strategy start|end|middle cuts it' },
+  { name: 'summarize', signature: 'summarize(path)', description: 'purpose, symbols, imports, size' },
+  { name: 'getRelatedFiles', signature: 'getRelatedFiles(path, depth)', description: 'imports and importers' },
 ];
 
 /** Options of {@link buildOverview}. */

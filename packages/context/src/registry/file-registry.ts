@@ -302,6 +302,27 @@ export class FileRegistry {
     return this.#ignored(path);
   }
 
+  /**
+   * The names the registry leaves out wherever they occur — plain names of
+   * its ignore list and of the root `.gitignore`, read again first — so a
+   * search can have the backend skip them natively instead of filtering
+   * after. {@link isIgnored} answers for the other patterns.
+   *
+   * @example
+   * ```ts
+   * await fs.grep('TODO', { exclude: await registry.excludedNames() }); // never enters node_modules
+   * ```
+   */
+  async excludedNames(): Promise<readonly string[]> {
+    await this.#loadGitignore();
+    return [...new Set([...this.#excludeNames, ...this.#gitignoreNames])];
+  }
+
+  /** Whether `path` is sensitive by its name (credentials by convention), registered or not. */
+  isSensitive(path: string): boolean {
+    return isSensitivePath(path, this.#sensitive);
+  }
+
   #ignored(path: string): boolean {
     return this.#baseIgnored(path) || this.#gitignored(path);
   }

@@ -149,4 +149,30 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE files ADD COLUMN version_ms REAL;
     `,
   },
+  {
+    version: 5,
+    description: 'symbol index: the definitions of each code file by path and content hash, for findSymbol',
+    sql: `
+      CREATE TABLE symbol_files (
+        path TEXT PRIMARY KEY,
+        sha256 TEXT NOT NULL,
+        source TEXT NOT NULL,
+        lines INTEGER NOT NULL,
+        symbols INTEGER NOT NULL,
+        indexed_ms REAL NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE symbols (
+        path TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        qualified_name TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        start_line INTEGER NOT NULL,
+        end_line INTEGER NOT NULL,
+        PRIMARY KEY (path, sha256, seq)
+      ) WITHOUT ROWID;
+      CREATE INDEX symbols_name ON symbols (name);
+    `,
+  },
 ];
