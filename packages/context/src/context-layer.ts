@@ -545,8 +545,12 @@ export class ContextLayer extends ContextSession {
     return this.registry.scan(options);
   }
 
-  /** Parses every code file for imports so `getRelatedFiles` knows importers too. */
-  indexRelations(options?: { onProgress?: (p: IndexProgress) => void }): Promise<{ files: number; relations: number }> {
+  /**
+   * Parses the code files whose imports are not indexed at their current
+   * content (all of them the first time). `getRelatedFiles` does this itself;
+   * call it ahead to pay the cost up front.
+   */
+  indexRelations(options?: { onProgress?: (p: IndexProgress) => void }): Promise<{ files: number; relations: number; parsed: number }> {
     return this.relations.indexAll(options);
   }
 

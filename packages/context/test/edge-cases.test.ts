@@ -54,3 +54,30 @@ describe('edge cases', () => {
     ctx.close();
   });
 });
+
+describe('a missing file', () => {
+  test('is ENOENT of the read that asked, with the nearest registered paths', async () => {
+    const fs = new MemoryFilesystem({ files: { 'src/lib/parser.ts': 'export const p = 1;\n', 'src/util.ts': 'export const u = 1;\n', 'README.md': '# r\n' } });
+    const ctx = await createContext({ fs, profile: 'small' });
+    await ctx.scan();
+    for (const [call, run] of [
+      ['readFile', () => ctx.readFile('src/parser.ts')],
+      ['readLines', () => ctx.readLines('src/parser.ts', 1, 2)],
+      ['getOutline', () => ctx.getOutline('src/parser.ts')],
+    ] as const) {
+      const err = await run().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isFsError(err, 'ENOENT')).toBe(true);
+      expect(err).toMatchObject({ op: call, path: 'src/parser.ts' });
+      expect((err as Error).message).toContain('did you mean "src/lib/parser.ts"');
+    }
+    const typo = await ctx.readFile('src/utl.ts').catch((e: unknown) => e);
+    expect((typo as Error).message).toContain('"src/util.ts"');
+    const far = await ctx.readFile('nothing/like/this.go').catch((e: unknown) => e);
+    expect((far as Error).message).not.toContain('did you mean');
+    expect((far as Error).message).toContain('glob("**/this.go")');
+    ctx.close();
+  });
+});

@@ -1,6 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { MemoryFilesystem } from '@ctxfs/memory';
 import { describe, expect, test } from 'vitest';
 import { createContext, o200kTokenizer } from '../src/index.ts';
+import { proseOf } from '../src/overview/document-prose.ts';
 
 function repo(): Record<string, string> {
   const files: Record<string, string> = {
@@ -78,5 +82,30 @@ describe('project overview', () => {
     const o = await ctx.overview();
     expect(ctx.sessionContext.tokensServed).toBe(o.tokens);
     ctx.close();
+  });
+});
+
+describe('entrypoint documents', () => {
+  // A real README that opens with a logo, badges and HTML (chai's, installed with vitest).
+  const pnpmDir = join(fileURLToPath(new URL('../../../node_modules/.pnpm', import.meta.url)));
+  const chaiDir = readdirSync(pnpmDir).find((d) => /^chai@\d/.test(d));
+  const chaiReadme = chaiDir ? readFileSync(join(pnpmDir, chaiDir, 'node_modules/chai/README.md'), 'utf8') : '';
+
+  test('the small overview spends its README share on text, not on markup that carries none', async () => {
+    expect(chaiReadme).toContain('<img');
+    const fs = new MemoryFilesystem({ files: { 'README.md': chaiReadme, 'index.js': 'export {};\n' } });
+    const ctx = await createContext({ fs, profile: 'small' });
+    await ctx.scan();
+    const o = await ctx.overview();
+    expect(o.text).not.toMatch(/<img|<a href|shields\.io|<p align/);
+    expect(o.text).toContain('Chai is a BDD / TDD assertion library');
+    expect(o.text).toContain('Chai is an _assertion library_');
+    ctx.close();
+  });
+
+  test('fenced code keeps its HTML', () => {
+    const md = '<p align="center"><img src="x.svg"\n  alt="logo"></p>\n\n# T\n\n```html\n<img src="a.png">\n```\n<!-- note\nmore -->\nText [![b](c)](d)\n';
+    expect(proseOf('README.md', md)).toBe('# T\n\n```html\n<img src="a.png">\n```\n\nText\n');
+    expect(proseOf('a.html', md)).toBe(md);
   });
 });

@@ -73,7 +73,12 @@ describe('resolution to workspace files', () => {
     const ctx = await createContext({ fs });
     await ctx.scan();
     const r = await ctx.getRelatedFiles(path);
-    expect(r.related.map((x) => x.path).sort()).toEqual(targets);
+    expect(
+      r.related
+        .filter((x) => x.relation !== 'imported-by')
+        .map((x) => x.path)
+        .sort(),
+    ).toEqual(targets);
     expect(r.external).toEqual(external);
     ctx.close();
   });
@@ -89,6 +94,20 @@ describe('resolution to workspace files', () => {
     const back = await ctx.getRelatedFiles('web/src/lib/a.ts', 2);
     expect(back.related[0]).toMatchObject({ path: 'web/src/app.ts', relation: 'imported-by', depth: 1 });
     expect(back.related.filter((r) => r.depth === 2).map((r) => r.path)).toContain('web/src/lib/index.ts');
+    ctx.close();
+  });
+
+  test('without indexRelations() or a scan, importers are found (the index is brought up to date lazily)', async () => {
+    const fs = new MemoryFilesystem({ files: FILES });
+    const ctx = await createContext({ fs });
+    const r = await ctx.getRelatedFiles('web/src/lib/a.ts');
+    expect(r.related).toContainEqual(expect.objectContaining({ path: 'web/src/app.ts', relation: 'imported-by' }));
+    // A file that starts importing it later is found on the next call; only the changed file is parsed again.
+    await fs.write('web/src/extra.ts', "import { a } from './lib/a';\nexport const b = a;\n");
+    await ctx.scan();
+    const again = await ctx.getRelatedFiles('web/src/lib/a.ts');
+    expect(again.related.map((x) => x.path)).toContain('web/src/extra.ts');
+    expect((await ctx.indexRelations()).parsed).toBe(0);
     ctx.close();
   });
 });

@@ -12,6 +12,7 @@ import { isFsError } from '@ctxfs/core';
 import type { FileRecord } from '../registry/file-registry.ts';
 import type { Workspace } from '../retrieval/shared.ts';
 import { CONTENT_RULE, wrapContent } from '../safety/delimiters.ts';
+import { proseOf } from './document-prose.ts';
 
 /** A tool as the overview lists it. */
 export interface ToolDescription {
@@ -287,7 +288,7 @@ export async function buildOverview(ws: Workspace, options: OverviewOptions): Pr
     if (!rec || rec.sensitive) continue;
     try {
       const doc = await ws.loader.load(path, 'overview');
-      const text = ws.redactor.redact(doc.text).text;
+      const text = ws.redactor.redact(proseOf(path, doc.text)).text;
       docs.push({ path, text, version: doc.sha256, total: ws.tokenizer.count(text) });
     } catch (err) {
       if (!isFsError(err)) throw err;

@@ -107,22 +107,41 @@ export class RelationIndex {
     }>;
   }
 
-  /** Indexes every code file of the registry (call after a scan). */
-  async indexAll(options: { onProgress?: (p: IndexProgress) => void } = {}): Promise<{ files: number; relations: number }> {
+  /**
+   * Brings the index up to date with the registry: every hand-written code
+   * file whose current content has no stored relations is parsed, and files
+   * the registry no longer holds are forgotten. Incremental, so calling it
+   * before every `getRelatedFiles` costs one query once the index is current.
+   */
+  async indexAll(options: { onProgress?: (p: IndexProgress) => void } = {}): Promise<{ files: number; relations: number; parsed: number }> {
+    if (!this.#registry.scanned) await this.#registry.scan();
     const files = this.#registry.list({ tag: 'code' }).filter((r) => hasGrammar(r.language) && !r.generated);
-    let relations = 0;
+    const stored = new Map(
+      (this.#store.statement('SELECT source, MAX(source_sha256) AS sha FROM relations GROUP BY source').all() as Array<{ source: string; sha: string }>).map(
+        (r) => [r.source, r.sha],
+      ),
+    );
+    const current = new Set(files.map((f) => f.path));
+    const gone = [...stored.keys()].filter((p) => !current.has(p));
+    if (gone.length > 0) {
+      this.#store.transaction(() => {
+        const del = this.#store.statement('DELETE FROM relations WHERE source = ?');
+        for (const p of gone) del.run(p);
+      });
+    }
+    const stale = files.filter((f) => stored.get(f.path) !== f.sha256);
     let done = 0;
-    for (const f of files) {
+    for (const f of stale) {
       try {
-        const doc = await this.#loader.load(f.path, 'indexRelations');
-        relations += (await this.relationsOf(doc)).length;
+        await this.relationsOf(await this.#loader.load(f.path, 'indexRelations'));
       } catch (err) {
         if (!isFsError(err)) throw err;
       }
       done++;
-      if (done % 100 === 0 || done === files.length) options.onProgress?.({ done, total: files.length });
+      if (done % 100 === 0 || done === stale.length) options.onProgress?.({ done, total: stale.length });
     }
-    return { files: files.length, relations };
+    const count = this.#store.statement("SELECT COUNT(*) AS n FROM relations WHERE kind <> 'none'").get() as { n: number };
+    return { files: files.length, relations: Number(count.n), parsed: stale.length };
   }
 }
 
@@ -147,6 +166,8 @@ export interface RelatedResult extends Served {
 /** Files related to `path` up to `depth` hops (default 1). */
 export async function getRelatedFiles(ws: Workspace, caller: Caller, path: string, depth = 1): Promise<RelatedResult> {
   const doc = await loadDocument(ws, path, 'getRelatedFiles');
+  // Importers are only known for indexed files: index what is missing or stale first, so the answer is complete.
+  await ws.relations.indexAll();
   const budget = Math.min(caller.profile.perCallTokens, caller.session.remainingTokens);
   if (budget < MIN_USEFUL_TOKENS) return { ...overBudget(ws, caller, doc, budget), related: [], external: [] };
   const related: RelatedFile[] = [];
@@ -183,13 +204,7 @@ export async function getRelatedFiles(ws: Workspace, caller: Caller, path: strin
   }
   const rows = related.map((r) => `${r.relation === 'imported-by' ? '←' : '→'} ${r.path}${r.depth > 1 ? ` (depth ${r.depth}, via ${r.via})` : ''}`);
   const ext = [...external].sort();
-  let body = [
-    `${path}: ${related.length} related files${ws.registry.scanned ? '' : ' (importers are known only for indexed files)'}`,
-    ...rows,
-    ext.length ? `external: ${ext.join(', ')}` : '',
-  ]
-    .filter(Boolean)
-    .join('\n');
+  let body = [`${path}: ${related.length} related files`, ...rows, ext.length ? `external: ${ext.join(', ')}` : ''].filter(Boolean).join('\n');
   if (ws.tokenizer.count(body) > budget - 80)
     body = body.slice(0, Math.max(0, (budget - 120) * 3)).replace(/\n[^\n]*$/, `\n[… list cut; call getRelatedFiles(${q(path)}, 1) for fewer …]`);
   const served = serve(ws, caller, 'getRelatedFiles', doc, body, { view: 'related', omitted: [], redactions: 0 });

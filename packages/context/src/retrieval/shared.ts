@@ -6,12 +6,13 @@
  * @module
  */
 
-import type { Filesystem } from '@ctxfs/core';
+import { type Filesystem, type FsError, fsError, isFsError } from '@ctxfs/core';
 import { type Document, type DocumentLoader, derive } from '../content/document.ts';
 import type { ModelProfile } from '../profiles/model-profiles.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import { wrapContent } from '../safety/delimiters.ts';
 import type { Redactor } from '../safety/redaction.ts';
+import { editDistance } from '../search/symbol-ranking.ts';
 import type { SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/store.ts';
 import type { Summarizer, SummaryCache } from '../summaries/summarizer.ts';
@@ -104,12 +105,43 @@ export const MIN_USEFUL_TOKENS = 48;
 
 /** Loads a document and brings the registry up to date with what was read. */
 export async function loadDocument(ws: Workspace, path: string, op: string): Promise<Document> {
-  const doc = await ws.loader.load(path, op);
+  let doc: Document;
+  try {
+    doc = await ws.loader.load(path, op);
+  } catch (err) {
+    if (isFsError(err, 'ENOENT') || isFsError(err, 'ENOTDIR')) throw missingFile(ws, path, op, err);
+    throw err;
+  }
   if (!ws.registry.isIgnored(path)) {
     ws.registry.observe(path, { sha256: doc.sha256, size: doc.size, mtimeMs: doc.mtimeMs, head: doc.text.slice(0, 1024) });
     ws.registry.recordAccess(path);
   }
   return doc;
+}
+
+/**
+ * `ENOENT` for a file a read asked for, reported as that read (not the stat
+ * under it), with the registered paths nearest to what was asked: same name
+ * elsewhere first, then the closest spellings.
+ */
+function missingFile(ws: Workspace, path: string, op: string, cause: FsError): FsError {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const scored: Array<{ path: string; score: number }> = [];
+  for (const r of ws.registry.list()) {
+    const base = r.path.slice(r.path.lastIndexOf('/') + 1);
+    const score = base === name ? 0 : Math.min(editDistance(path, r.path, 4) + 1, editDistance(name, base, 2) + 2);
+    if (score <= 4) scored.push({ path: r.path, score });
+  }
+  const near = scored
+    .sort((a, b) => a.score - b.score || a.path.localeCompare(b.path))
+    .slice(0, 3)
+    .map((s) => q(s.path));
+  const look = ws.registry.size > 0 ? 'glob("**/' + name + '") or listFiles()' : 'scan() first, then glob("**/' + name + '")';
+  return fsError('ENOENT', op, path, {
+    reason: `no file at ${path}`,
+    hint: near.length > 0 ? `did you mean ${near.join(', ')}? Otherwise find it with ${look}` : `find it with ${look}`,
+    cause,
+  });
 }
 
 /** Wraps, counts and records one result. */

@@ -53,7 +53,8 @@ export function parseQuery(query: string): SymbolQuery {
   return { full, name: name.replace(/\s+/g, ''), qualifier: dot < 0 ? undefined : full.slice(0, dot), words: identifierWords(name) };
 }
 
-function editDistance(a: string, b: string, max: number): number {
+/** Levenshtein distance of `a` and `b`, or `max + 1` as soon as it must exceed `max`. */
+export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
