@@ -35,7 +35,7 @@ import { type ModelProfile, type ProfileInput, resolveProfile } from './profiles
 import { DEFAULT_ENTRYPOINTS } from './registry/classify.ts';
 import { type FileRecord, FileRegistry, type FileRegistryOptions, type ScanOptions, type ScanResult, type VersionAuthor } from './registry/file-registry.ts';
 import { getExcerpt } from './retrieval/excerpt.ts';
-import { getOutline } from './retrieval/outline.ts';
+import { getOutline, type OutlineCallOptions } from './retrieval/outline.ts';
 import { type ReadFileOptions, readFile } from './retrieval/read-file.ts';
 import { type ReadLinesOptions, readLines } from './retrieval/read-lines.ts';
 import { getRelatedFiles, type IndexProgress, type RelatedResult, RelationIndex } from './retrieval/related.ts';
@@ -235,8 +235,19 @@ export class ContextSession {
     return this.#remember(await getSymbol(this.#ws, this.#caller, contextPath(path, 'getSymbol'), name, options));
   }
 
-  /** Symbols with line ranges and signatures, bodies elided. */
-  async getOutline(path: string, options?: { maxTokens?: number }): Promise<Served> {
+  /**
+   * Definitions with line ranges and signatures, bodies elided: as many as
+   * the budget holds, top-level first, shown in file order; what is left out
+   * is counted where it lies, with the call that lists it.
+   *
+   * @example
+   * ```ts
+   * const o = await ctx.getOutline('src/client.ts');
+   * o.next; // 'getOutline("src/client.ts", {symbol: "Client"})' when Client's members did not all fit
+   * await ctx.getOutline('src/client.ts', { startLine: 991, endLine: 3400 });
+   * ```
+   */
+  async getOutline(path: string, options?: OutlineCallOptions): Promise<Served> {
     return await getOutline(this.#ws, this.#caller, contextPath(path, 'getOutline'), options);
   }
 

@@ -70,6 +70,7 @@ export {
   type VersionAuthor,
 } from './registry/file-registry.ts';
 export { extractImports, type ImportSpec, type Relation, type RelationKind, type ResolveContext, resolveImport } from './registry/relations.ts';
+export type { OutlineCallOptions, OutlineScope } from './retrieval/outline.ts';
 export type { ReadFileOptions } from './retrieval/read-file.ts';
 export type { ReadLinesOptions } from './retrieval/read-lines.ts';
 export { type IndexProgress, type RelatedFile, type RelatedResult, RelationIndex } from './retrieval/related.ts';

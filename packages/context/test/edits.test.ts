@@ -450,3 +450,33 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('a refused edit says what to read, in a call that works in a small profile', () => {
+  // A file far over the small profile's budget, where readFile(path) serves no content.
+  const big = Array.from({ length: 600 }, (_, i) => `export const value${i} = compute(${i}); // step ${i % 7 === 0 ? 'retry' : 'next'}\n`).join('');
+  it.each(BACKENDS.map((b) => [b.name, b] as const))('%s', async (_name, backend) => {
+    const ws = await backend.create({ 'src/values.ts': big });
+    const ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:a' });
+    try {
+      const small = ctx.session({ agent: 'llm:small', profile: 'small' });
+      await small.readLines('src/values.ts', 1, 10);
+      const ambiguous = await small.replace('src/values.ts', '// step retry', '// step again');
+      expect(ambiguous.success).toBe(false);
+      expect(ambiguous.next).toBe('readLines("src/values.ts", 1, 11)');
+      const missing = await small.replace('src/values.ts', 'compute(9999)', 'x');
+      expect(missing.next).toBe('grep("compute(9999)", {path: "src/values.ts", literal: true})');
+      const outOfRange = await small.editLines('src/values.ts', { kind: 'replace', start: 700, end: 701, text: 'x' });
+      expect(outOfRange.success).toBe(false);
+      expect(outOfRange.next).toBe('readLines("src/values.ts", 581, 600)');
+      const around = await small.readLines('src/values.ts', 1, 11);
+      expect(around.view).toBe('lines');
+      expect(around.tokens).toBeLessThanOrEqual(1500);
+      const found = await small.grep('compute(9999)', { path: 'src/values.ts', literal: true });
+      expect(found.tokens).toBeLessThanOrEqual(1500);
+      expect(await ws.fs.read('src/values.ts').then((p) => p.lines.length)).toBe(600);
+    } finally {
+      ctx.close();
+      await ws.cleanup();
+    }
+  });
+});

@@ -76,7 +76,9 @@ for (const backend of BACKENDS) {
       expect(r.text).toContain('Summary:');
       expect(r.text).toContain('Outline:');
       expect(r.text).toMatch(/\d+-\d+\s+export function compute0\(input: number\): number/);
-      expect(r.text).toContain('getSymbol("src/big.ts", name)');
+      // Every call offered is concrete: a real definition, a range that fits.
+      expect(r.text).toMatch(/getSymbol\("src\/big\.ts", "compute\d+"\)/);
+      expect(r.text).toMatch(/readLines\("src\/big\.ts", 1, \d+\)/);
       expect(r.text).not.toContain('const scaled');
     });
 
@@ -152,7 +154,10 @@ for (const backend of BACKENDS) {
       expect(r.text).not.toContain('const scaled');
       const small = await ctx.getOutline('src/big.ts', { maxTokens: 200 });
       expect(small.tokens).toBeLessThanOrEqual(200);
-      expect(small.text).toMatch(/more symbols not listed/);
+      expect(small.text).toMatch(/… \d+ more definitions \(lines \d+-1799\) not listed: getOutline\("src\/big\.ts", \{startLine: \d+, endLine: 1799\}\)/);
+      const rest = await ctx.getOutline('src/big.ts', { maxTokens: 200, startLine: Number(/startLine: (\d+)/.exec(small.next ?? '')?.[1]), endLine: 1799 });
+      expect(rest.tokens).toBeLessThanOrEqual(200);
+      expect(rest.text).not.toContain('compute0(');
     });
 
     test('getRelatedFiles follows imports (resolving .js to .ts) and reports importers once indexed', async () => {

@@ -69,7 +69,7 @@ export class DocumentLoader {
     if (stat.size > this.#maxFileBytes) {
       throw fsError('ETOOLARGE', op, path, {
         reason: `the file is ${stat.size} bytes, over the ${this.#maxFileBytes}-byte document limit`,
-        hint: 'read a range with readLines(), or search it with grep',
+        hint: `ranges of it are served by streaming: readLines(${JSON.stringify(path)}, 1, 100), or search it with grep and {path: ${JSON.stringify(path)}}`,
       });
     }
     const bytes = await this.fs.readBytes(path);

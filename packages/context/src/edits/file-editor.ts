@@ -47,7 +47,14 @@ export type Transform = (text: string) => TransformOutcome;
 /** Result of a {@link Transform}. */
 export type TransformOutcome =
   | { readonly ok: true; readonly text: string }
-  | { readonly ok: false; readonly code: FsErrorCode; readonly message: string; readonly hunks?: readonly HunkFailure[] | undefined };
+  | {
+      readonly ok: false;
+      readonly code: FsErrorCode;
+      readonly message: string;
+      readonly hunks?: readonly HunkFailure[] | undefined;
+      /** The call that shows what the model needs to redo the edit (the lines around the candidates). */
+      readonly look?: string | undefined;
+    };
 
 /** One planned file change. */
 export interface PlannedFile {
@@ -274,7 +281,7 @@ export class FileEditor {
       const version = against === 'current' ? current.sha256 : base;
       const conflict = r.hunks ? patchMismatch(path, version, r.hunks) : undefined;
       const note = against === 'base' ? ` (applied to version ${shortHash(base)}, the one you read; the file has changed since)` : '';
-      throw new Refusal(refusal(op, path, r.code, `${r.message}${note}`, { conflict, version: current.sha256, next: nextRead(path, conflict) }));
+      throw new Refusal(refusal(op, path, r.code, `${r.message}${note}`, { conflict, version: current.sha256, next: r.look ?? nextRead(path, conflict) }));
     };
     if (base === undefined || base === current.sha256) {
       const text = apply(current.text, 'current');

@@ -6,8 +6,9 @@
  * @module
  */
 
-import { isFsError } from '@ctxfs/core';
+import { isFsError, splitLines } from '@ctxfs/core';
 import { applyLineEdit, type LineEdit, type Occurrence, replaceText } from '../patch/text-edits.ts';
+import { callText } from '../search/next-call.ts';
 import { type ApplyPatchOptions, applyPatch } from './apply-patch.ts';
 import { type EditResult, q, refusal } from './edit-result.ts';
 import { type EditOptions, type FileEditor, Refusal, type TransformOutcome } from './file-editor.ts';
@@ -87,7 +88,17 @@ export class EditOperations {
         const r = replaceText(text, search, replacement, { occurrence: options.occurrence, regex: options.regex, flags: options.flags });
         if (r.ok) return { ok: true, text: r.text };
         const code = r.reason === 'bad-regex' ? 'EBADPATTERN' : r.reason === 'not-found' ? 'ENOENT' : 'EINVAL';
-        return { ok: false, code, message: `${p}: ${r.message}` };
+        return {
+          ok: false,
+          code,
+          message: `${p}: ${r.message}`,
+          look: lookAfterReplace(
+            p,
+            search,
+            r.locations.map((l) => l.line),
+            options.regex === true,
+          ),
+        };
       },
       'by-content',
     );
@@ -97,7 +108,10 @@ export class EditOperations {
   editLines(path: string, edit: LineEdit, options: EditOptions = {}): Promise<EditResult> {
     return this.#modifyOne('edit-lines', path, options, (text, p) => {
       const r = applyLineEdit(text, edit);
-      return r.ok ? { ok: true, text: r.text } : { ok: false, code: 'EINVAL', message: `${p}: ${r.message}` };
+      if (r.ok) return { ok: true, text: r.text };
+      // The end of the file, where an out-of-range edit usually meant to be.
+      const count = splitLines(text).length;
+      return { ok: false, code: 'EINVAL', message: `${p}: ${r.message}`, look: callText('readLines', [p, Math.max(1, count - 19), Math.max(1, count)]) };
     });
   }
 
@@ -184,4 +198,26 @@ export class EditOperations {
     }
     return current;
   }
+}
+
+/** Lines shown around a candidate: enough to tell them apart, few enough for any profile. */
+const AROUND = 3;
+
+/**
+ * The call that shows what a refused replace needs: the lines around the
+ * first candidates (two close ones together), or, when nothing matched, a
+ * literal grep in the file for the search's first line.
+ */
+function lookAfterReplace(path: string, search: string, lines: readonly number[], regex: boolean): string | undefined {
+  const [first, second] = lines;
+  if (first !== undefined) {
+    const end = second !== undefined && second - first <= 20 ? second : first;
+    return callText('readLines', [path, Math.max(1, first - AROUND), end + AROUND]);
+  }
+  if (regex) return undefined;
+  const probe = search
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.length > 0);
+  return probe === undefined ? undefined : callText('grep', [probe.slice(0, 80)], { path, literal: true });
 }

@@ -8,9 +8,13 @@
  * @module
  */
 
+import { isFsError } from '@ctxfs/core';
 import type { Document } from '../content/document.ts';
+import { callText } from '../search/next-call.ts';
 import { type TruncationStrategy, truncateTokens } from '../tokens/tokenizer.ts';
+import { openLines, openTail } from './line-source.ts';
 import { outlineText } from './outline.ts';
+import { renderRange } from './read-lines.ts';
 import {
   type Caller,
   callBudget,
@@ -24,6 +28,7 @@ import {
   redactedLines,
   type Served,
   serve,
+  totalTokensOf,
   type Workspace,
   wrappedTokens,
   wrapperTokens,
@@ -89,32 +94,116 @@ function cutMarker(path: string, start: number, end: number, tokens: number): st
   return `[… lines ${start}-${end} omitted (${tokens} tokens); readLines(${q(path)}, ${start}, ${end}) shows them …]`;
 }
 
+/** The last line of a range from `from` whose lines fit `room` tokens (at least `from`). */
+export function linesFitting(tokens: readonly number[], from: number, room: number): number {
+  let used = 0;
+  let last = from - 1;
+  while (last < tokens.length && used + (tokens[last] as number) + 2 <= room) used += (tokens[last++] as number) + 2;
+  return Math.max(from, Math.min(last, tokens.length));
+}
+
 async function narrow(ws: Workspace, caller: Caller, doc: Document, budget: number): Promise<Served> {
   const path = doc.path;
   const total = documentTokens(ws, doc);
   const intro = `${path} is ${doc.lines.length} lines / ${total} tokens, over this call's budget of ${budget} tokens (profile ${caller.profile.name}). Content not sent.`;
-  const instruction = `Narrow the request: getSymbol(${q(path)}, name) for one definition, readLines(${q(path)}, start, end) for a range, grep for a pattern, or readFile(${q(path)}, { strategy: 'start' | 'end' | 'middle' }) for a cut.`;
-  const fixed = ws.tokenizer.count(`${intro}\n\n${instruction}`) + wrapperTokens(ws, doc, undefined, 'narrow') + 16;
+  // Every call offered here is concrete and fits this caller's budget.
+  const firstRange = callText('readLines', [path, 1, linesFitting(lineTokens(ws, doc), 1, budget - 200)]);
+  const fixed = ws.tokenizer.count(`${intro}\n\n${firstRange}`) + wrapperTokens(ws, doc, undefined, 'narrow') + 80;
   const summaryBudget = Math.max(MIN_USEFUL_TOKENS, Math.min(caller.profile.summaryTokens, Math.floor((budget - fixed) / 3)));
   const summary = await summaryOf(ws, doc, summaryBudget);
   const outlineBudget = Math.max(0, budget - fixed - ws.tokenizer.count(summary) - 8);
-  const outline = outlineBudget >= 24 ? (await outlineText(ws, doc, outlineBudget, caller.profile.outlineSymbols)).text : '';
-  let body = [intro, `Summary:\n${summary}`, outline ? `Outline:\n${outline}` : '', instruction].filter(Boolean).join('\n\n');
+  const outline = outlineBudget >= 24 ? await outlineText(ws, doc, outlineBudget, caller.profile.outlineSymbols) : undefined;
+  const symbolCall = outline?.largest !== undefined ? callText('getSymbol', [path, outline.largest.qualifiedName]) : undefined;
+  const cut = callText('readFile', [path], { strategy: 'start' });
+  const instruction = `Narrow the request: ${symbolCall ? `${symbolCall} for one definition, ` : ''}${firstRange} for a range, or ${cut} for a cut (strategy "end" and "middle" too).`;
+  const next = symbolCall ?? firstRange;
+  let body = [intro, `Summary:\n${summary}`, outline ? `Outline:\n${outline.text}` : '', instruction].filter(Boolean).join('\n\n');
   if (wrappedTokens(ws, doc, body, undefined, 'narrow') > budget)
-    body = [intro, outline ? `Outline:\n${outline}` : '', instruction].filter(Boolean).join('\n\n');
+    body = [intro, outline ? `Outline:\n${outline.text}` : '', instruction].filter(Boolean).join('\n\n');
   if (wrappedTokens(ws, doc, body, undefined, 'narrow') > budget) body = `${intro}\n\n${instruction}`;
   if (wrappedTokens(ws, doc, body, undefined, 'narrow') > budget) return overBudget(ws, caller, doc, budget);
   return serve(ws, caller, 'readFile', doc, body, {
     view: 'narrow',
     omitted: [{ startLine: 1, endLine: doc.lines.length, tokens: total }],
-    next: instruction,
+    next,
+    redactions: 0,
+  });
+}
+
+/**
+ * A file over the document limit: never whole, so its size and the calls
+ * that serve it in ranges — or, with a strategy, its first or last lines
+ * (`middle` is served as `start`: its end is one `strategy: "end"` away).
+ */
+async function readLarge(ws: Workspace, caller: Caller, path: string, options: ReadFileOptions): Promise<Served> {
+  const budget = callBudget(caller, options.maxTokens);
+  const room = budget - 120;
+  if (options.strategy === 'end') {
+    const src = await openTail(ws, path, 'readFile', room);
+    // The last lines that fit, counted back from the end.
+    let start = src.total + 1;
+    let used = 0;
+    while (start > src.first && used + src.tokens(start - 1) + 2 <= room - 100) used += src.tokens(--start) + 2;
+    start = Math.min(start, src.total);
+    let r = renderRange(ws, src, start, src.total, 1, room, 'truncated');
+    // The count above is an estimate: move the start down until the last line shows.
+    for (let i = 0; r !== undefined && r.last < src.total && start < src.total && i < 20; i++) {
+      start = Math.min(src.total, start + Math.max(1, src.total - r.last));
+      r = renderRange(ws, src, start, src.total, 1, room, 'truncated');
+    }
+    if (r === undefined) return overBudget(ws, caller, src.source, budget);
+    const before = callText('readLines', [path, Math.max(1, start - (r.last - start + 1)), Math.max(1, start - 1)]);
+    return serve(ws, caller, 'readFile', src.source, r.body, {
+      view: 'truncated',
+      startLine: start,
+      endLine: r.last,
+      omitted: start > 1 ? [{ startLine: 1, endLine: start - 1, tokens: Math.max(0, totalTokensOf(ws, src.source)) }] : [],
+      next: start > 1 ? before : r.next,
+      redactions: src.findings,
+      label: `${r.label} (strategy end)`,
+    });
+  }
+  const src = await openLines(ws, caller, path, 'readFile', 1, 1 + budget);
+  if (budget < MIN_USEFUL_TOKENS) return overBudget(ws, caller, src.source, budget);
+  if (options.strategy !== undefined) {
+    const r = renderRange(ws, src, 1, src.total, 1, room, 'truncated');
+    if (r === undefined) return overBudget(ws, caller, src.source, budget);
+    return serve(ws, caller, 'readFile', src.source, r.body, {
+      view: 'truncated',
+      startLine: 1,
+      endLine: r.last,
+      omitted: r.omitted,
+      next: r.next,
+      redactions: src.findings,
+      label: `${r.label} (strategy start)`,
+    });
+  }
+  let fit = 0;
+  let used = 0;
+  while (fit < src.last && used + src.tokens(fit + 1) + 2 <= room - 80) used += src.tokens(++fit) + 2;
+  const first = callText('readLines', [path, 1, Math.max(1, fit)]);
+  const size = 'totalLines' in src.source ? src.source.size : 0;
+  const body = [
+    `${path} is ${size.toLocaleString('en-US')} bytes in ${src.total.toLocaleString('en-US')} lines (about ${totalTokensOf(ws, src.source).toLocaleString('en-US')} tokens): too large to load whole, so it is served in ranges.`,
+    `Read it with ${first} and on from there, ${callText('readFile', [path], { strategy: 'end' })} for its last lines, or search it with grep and {path: ${q(path)}}.`,
+  ].join('\n');
+  return serve(ws, caller, 'readFile', src.source, body, {
+    view: 'narrow',
+    omitted: [{ startLine: 1, endLine: src.total, tokens: totalTokensOf(ws, src.source) }],
+    next: first,
     redactions: 0,
   });
 }
 
 /** Serves a file within budget. */
 export async function readFile(ws: Workspace, caller: Caller, path: string, options: ReadFileOptions = {}): Promise<Served> {
-  const doc = await loadDocument(ws, path, 'readFile');
+  let doc: Document;
+  try {
+    doc = await loadDocument(ws, path, 'readFile');
+  } catch (err) {
+    if (isFsError(err, 'ETOOLARGE')) return await readLarge(ws, caller, path, options);
+    throw err;
+  }
   const budget = callBudget(caller, options.maxTokens);
   if (budget < MIN_USEFUL_TOKENS) return overBudget(ws, caller, doc, budget);
   const { lines, findings } = redactedLines(ws, doc);
@@ -160,7 +249,7 @@ export async function readFile(ws: Workspace, caller: Caller, path: string, opti
     if (keptLines === 0) {
       // One huge line (minified code): cut inside it by tokens instead.
       const cut = truncateTokens(ws.tokenizer, lines.join('\n'), Math.max(0, room), strategy, '\n[… cut …]\n');
-      body = `${cut.text}\n[… ${cut.totalTokens - cut.tokens} of ${cut.totalTokens} tokens cut (strategy ${strategy}); the file has ${lines.length} line(s) — readLines(${q(path)}, start, end) or grep narrows it …]`;
+      body = `${cut.text}\n[… ${cut.totalTokens - cut.tokens} of ${cut.totalTokens} tokens cut (strategy ${strategy}); the file has ${lines.length} line(s); ${callText('readLines', [path, 1, 1])} reads it in pieces …]`;
       omitted.length = 0;
       omitted.push({ startLine: 1, endLine: lines.length, tokens: cut.totalTokens - cut.tokens });
     }
@@ -168,7 +257,7 @@ export async function readFile(ws: Workspace, caller: Caller, path: string, opti
       view: 'truncated',
       omitted,
       redactions: findings,
-      next: omitted.map((o) => `readLines(${q(path)}, ${o.startLine}, ${o.endLine})`).join(' or '),
+      next: omitted[0] === undefined ? undefined : callText('readLines', [path, omitted[0].startLine, omitted[0].endLine]),
       label: `${keptLines} of ${lines.length} lines (strategy ${strategy})`,
       ...(spans.length === 1 && spans[0] ? { startLine: spans[0][0] + 1, endLine: spans[0][1] } : {}),
     });

@@ -1,25 +1,26 @@
 /**
  * `readLines`: a numbered range (`N\tline`), with the total line count and
  * markers saying how much lies above and below and how to read it. A range
- * over budget is served up to the budget, with where to continue.
+ * over budget is served up to the budget, with where to continue; a line
+ * longer than the budget (minified code) is served in pieces by column. Files
+ * of any size are served: one over the document limit is streamed, memory
+ * bounded by the range.
  *
  * @module
  */
 
 import { fsError } from '@ctxfs/core';
+import { callText } from '../search/next-call.ts';
+import { type LineSource, openLines } from './line-source.ts';
 import {
   type Caller,
   callBudget,
-  lineTokens,
-  loadDocument,
   MIN_USEFUL_TOKENS,
-  numbered,
   type Omission,
   overBudget,
-  q,
-  redactedLines,
   type Served,
   serve,
+  type ViewKind,
   type Workspace,
   wrappedTokens,
 } from './shared.ts';
@@ -29,6 +30,86 @@ export interface ReadLinesOptions {
   /** Extra lines shown before and after the range. Default 0. */
   context?: number;
   maxTokens?: number;
+  /**
+   * Column (1-based, in UTF-16 code units) the first line starts at: how a
+   * line too long for one call is read in pieces. Default 1.
+   */
+  column?: number;
+}
+
+/** A range as served: its body, what it left out, and the call for the rest. */
+interface Rendered {
+  readonly body: string;
+  readonly omitted: Omission[];
+  readonly next: string | undefined;
+  readonly label: string;
+  readonly last: number;
+}
+
+/**
+ * Renders lines `from`..`to` of `src` within `budget`: whole lines while they
+ * fit, and when not even the first fits, as much of it as fits with the call
+ * that reads on from the next column.
+ */
+export function renderRange(ws: Workspace, src: LineSource, from: number, to: number, column: number, budget: number, view: ViewKind): Rendered | undefined {
+  const path = src.path;
+  const total = src.total;
+  const at = (n: number): string => `${n}\t${src.text(n)}`;
+  const build = (last: number, firstChars?: number): Rendered => {
+    const parts: string[] = [];
+    const omitted: Omission[] = [];
+    let next: string | undefined;
+    if (from > 1) parts.push(`[… ${from - 1} more lines above (1-${from - 1}) …]`);
+    if (firstChars !== undefined) {
+      const text = src.text(from);
+      const left = text.length - firstChars + src.rest(from);
+      next = callText('readLines', [path, from, to], { column: column + firstChars });
+      parts.push(`${from}\t${text.slice(0, firstChars)}`);
+      parts.push(`[… line ${from} goes on for ${left} more characters; ${next} reads on …]`);
+    } else {
+      for (let n = from; n <= last; n++) {
+        parts.push(at(n));
+        if (src.rest(n) > 0) {
+          const more = callText('readLines', [path, n, n], { column: (n === from ? column : 1) + src.text(n).length });
+          parts.push(`[… line ${n} goes on for ${src.rest(n)} more characters; ${more} reads on …]`);
+          next ??= more;
+        }
+      }
+    }
+    const shownTo = firstChars !== undefined ? from : last;
+    if (shownTo < to) {
+      let t = 0;
+      for (let n = shownTo + 1; n <= Math.min(to, src.last); n++) t += src.tokens(n);
+      omitted.push({ startLine: shownTo + 1, endLine: to, tokens: t });
+      const more = callText('readLines', [path, shownTo + 1, to]);
+      if (firstChars === undefined) parts.push(`[… lines ${shownTo + 1}-${to} of the requested range not shown (budget); continue with ${more} …]`);
+      next ??= more;
+    }
+    if (to < total) parts.push(`[… ${total - to} more lines below (${to + 1}-${total}) …]`);
+    const cols = column > 1 || firstChars !== undefined ? ` from column ${column}` : '';
+    return { body: parts.join('\n'), omitted, next, label: `${from}-${shownTo} of ${total}${cols}`, last: shownTo };
+  };
+  const fits = (r: Rendered): boolean => wrappedTokens(ws, src.source, r.body, r.label, view) <= budget;
+
+  // Grow the shown range line by line within budget, then verify exactly.
+  let last = from - 1;
+  let used = 160;
+  while (last < to && last < src.last && used + src.tokens(last + 1) + 2 <= budget) used += src.tokens(++last) + 2;
+  for (last = Math.max(last, from); ; ) {
+    const r = build(last);
+    if (fits(r)) return r;
+    if (last <= from) break;
+    last = Math.max(from, last - Math.max(1, Math.ceil((last - from) * 0.1)));
+  }
+  // Not even the first line fits: serve a piece of it, as long as fits.
+  let lo = 0;
+  let hi = src.text(from).length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(build(from, mid))) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo > 0 ? build(from, lo) : undefined;
 }
 
 /**
@@ -36,62 +117,50 @@ export interface ReadLinesOptions {
  * clamped; `end` omitted means to the end of the budget).
  */
 export async function readLines(ws: Workspace, caller: Caller, path: string, start: number, end?: number, options: ReadLinesOptions = {}): Promise<Served> {
+  const column = options.column ?? 1;
   if (!Number.isInteger(start) || start < 1 || (end !== undefined && (!Number.isInteger(end) || end < start))) {
     throw fsError('EINVAL', 'readLines', path, {
       reason: `invalid line range ${start}-${end ?? ''}`,
       hint: 'lines are 1-based and inclusive: readLines(path, 10, 40); start must be ≥ 1 and end ≥ start',
     });
   }
-  const doc = await loadDocument(ws, path, 'readLines');
-  const total = doc.lines.length;
-  const budget = callBudget(caller, options.maxTokens);
-  if (budget < MIN_USEFUL_TOKENS) return overBudget(ws, caller, doc, budget);
-  if (start > Math.max(total, 1)) {
-    throw fsError('EINVAL', 'readLines', path, { reason: `line ${start} is past the end: the file has ${total} lines`, hint: `request lines 1-${total}` });
+  if (!Number.isInteger(column) || column < 1) {
+    throw fsError('EINVAL', 'readLines', path, {
+      reason: `invalid column ${column}`,
+      hint: 'columns are 1-based: {column: 1} starts at the beginning of the line',
+    });
   }
   const context = Math.max(0, options.context ?? 0);
-  const from = Math.max(1, start - context);
-  const to = Math.min(total, (end ?? total) + context);
-  const { lines, findings } = redactedLines(ws, doc);
-  const tokens = lineTokens(ws, doc);
-
-  const render = (last: number): { body: string; omitted: Omission[]; next: string | undefined; label: string } => {
-    const parts: string[] = [];
-    const omitted: Omission[] = [];
-    const next: string[] = [];
-    if (from > 1) parts.push(`[… ${from - 1} more lines above (1-${from - 1}) …]`);
-    parts.push(numbered(lines.slice(from - 1, last), from));
-    if (last < to) {
-      let t = 0;
-      for (let i = last; i < to; i++) t += tokens[i] as number;
-      omitted.push({ startLine: last + 1, endLine: to, tokens: t });
-      parts.push(`[… lines ${last + 1}-${to} of the requested range not shown (budget); continue with readLines(${q(path)}, ${last + 1}, ${to}) …]`);
-      next.push(`readLines(${q(path)}, ${last + 1}, ${to})`);
-    }
-    if (to < total) parts.push(`[… ${total - to} more lines below (${to + 1}-${total}) …]`);
-    return { body: parts.join('\n'), omitted, next: next[0], label: `${from}-${last} of ${total}` };
-  };
-
-  // Grow the shown range line by line within budget, then verify exactly.
-  let last = from - 1;
-  let used = 160;
-  while (last < to && used + (tokens[last] as number) + 2 <= budget) used += (tokens[last++] as number) + 2;
-  last = Math.max(last, Math.min(from, to));
-  for (;;) {
-    const r = render(last);
-    const fits = wrappedTokens(ws, doc, r.body, r.label, 'lines') <= budget;
-    if (!fits && last <= from) return overBudget(ws, caller, doc, budget);
-    if (fits) {
-      return serve(ws, caller, 'readLines', doc, r.body, {
-        view: 'lines',
-        startLine: from,
-        endLine: last,
-        omitted: r.omitted,
-        next: r.next,
-        redactions: findings,
-        label: r.label,
-      });
-    }
-    last = Math.max(from, last - Math.max(1, Math.ceil((last - from) * 0.1)));
+  const from = Math.max(1, start - (column > 1 ? 0 : context));
+  const budget = callBudget(caller, options.maxTokens);
+  const src = await openLines(ws, caller, path, 'readLines', from, (end ?? start + 2 * budget) + context, column);
+  if (budget < MIN_USEFUL_TOKENS) return overBudget(ws, caller, src.source, budget);
+  const total = src.total;
+  if (start > Math.max(total, 1)) {
+    throw fsError('EINVAL', 'readLines', path, {
+      reason: `line ${start} is past the end: the file has ${total} lines`,
+      hint: total === 0 ? 'the file is empty' : `request lines within 1-${total}: ${callText('readLines', [path, Math.max(1, total - 20), total])}`,
+    });
   }
+  if (column > 1 && column > src.text(from).length + 1 + src.rest(from)) {
+    throw fsError('EINVAL', 'readLines', path, {
+      reason: `column ${column} is past the end of line ${from}`,
+      hint: callText('readLines', [path, from, from]),
+    });
+  }
+  if (total === 0) {
+    return serve(ws, caller, 'readLines', src.source, '(the file is empty)', { view: 'lines', omitted: [], redactions: 0, label: '0 of 0' });
+  }
+  const to = Math.min(total, (end ?? total) + context);
+  const r = renderRange(ws, src, from, Math.max(from, to), column, budget, 'lines');
+  if (r === undefined) return overBudget(ws, caller, src.source, budget);
+  return serve(ws, caller, 'readLines', src.source, r.body, {
+    view: 'lines',
+    startLine: from,
+    endLine: r.last,
+    omitted: r.omitted,
+    next: r.next,
+    redactions: src.findings,
+    label: r.label,
+  });
 }

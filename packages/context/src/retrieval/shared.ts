@@ -8,6 +8,7 @@
 
 import { type Filesystem, type FsError, fsError, isFsError } from '@ctxfs/core';
 import { type Document, type DocumentLoader, derive } from '../content/document.ts';
+import type { LineWindow } from '../content/line-window.ts';
 import type { ModelProfile } from '../profiles/model-profiles.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import { wrapContent } from '../safety/delimiters.ts';
@@ -39,6 +40,25 @@ export interface Caller {
   readonly session: SessionContext;
 }
 
+/**
+ * What a result is served from: a loaded document, or a window of a file too
+ * large to load whole (see `content/line-window.ts`).
+ */
+export type Source = Document | LineWindow;
+
+/** Lines in the file a source comes from. */
+export function totalLinesOf(src: Source): number {
+  return 'totalLines' in src ? src.totalLines : src.lines.length;
+}
+
+/**
+ * Tokens of the whole file. A window's file was never tokenized whole: its
+ * count is estimated from its characters (four to a token).
+ */
+export function totalTokensOf(ws: Workspace, src: Source): number {
+  return 'totalLines' in src ? Math.ceil(src.totalChars / 4) : documentTokens(ws, src);
+}
+
 /** What kind of view a result is. */
 export type ViewKind = 'full' | 'truncated' | 'lines' | 'excerpt' | 'symbol' | 'outline' | 'summary' | 'related' | 'narrow' | 'over-budget';
 
@@ -62,7 +82,10 @@ export interface Served {
   /** Tokens of `text`, by the tokenizer. */
   readonly tokens: number;
   readonly totalLines: number;
-  /** Tokens of the whole file. */
+  /**
+   * Tokens of the whole file; for a file over the document limit (served by
+   * streaming) an estimate from its size.
+   */
   readonly totalTokens: number;
   /** Lines served, when the view is a range. */
   readonly startLine?: number | undefined;
@@ -112,11 +135,15 @@ export async function loadDocument(ws: Workspace, path: string, op: string): Pro
     if (isFsError(err, 'ENOENT') || isFsError(err, 'ENOTDIR')) throw missingFile(ws, path, op, err);
     throw err;
   }
-  if (!ws.registry.isIgnored(path)) {
-    ws.registry.observe(path, { sha256: doc.sha256, size: doc.size, mtimeMs: doc.mtimeMs, head: doc.text.slice(0, 1024) });
-    ws.registry.recordAccess(path);
-  }
+  noteRead(ws, path, { sha256: doc.sha256, size: doc.size, mtimeMs: doc.mtimeMs, head: doc.text.slice(0, 1024) });
   return doc;
+}
+
+/** Brings the registry up to date with content just read. */
+export function noteRead(ws: Workspace, path: string, read: { sha256: string; size: number; mtimeMs: number; head: string }): void {
+  if (ws.registry.isIgnored(path)) return;
+  ws.registry.observe(path, read);
+  ws.registry.recordAccess(path);
 }
 
 /**
@@ -124,7 +151,7 @@ export async function loadDocument(ws: Workspace, path: string, op: string): Pro
  * under it), with the registered paths nearest to what was asked: same name
  * elsewhere first, then the closest spellings.
  */
-function missingFile(ws: Workspace, path: string, op: string, cause: FsError): FsError {
+export function missingFile(ws: Workspace, path: string, op: string, cause: FsError): FsError {
   const name = path.slice(path.lastIndexOf('/') + 1);
   const scored: Array<{ path: string; score: number }> = [];
   for (const r of ws.registry.list()) {
@@ -149,7 +176,7 @@ export function serve(
   ws: Workspace,
   caller: Caller,
   op: string,
-  doc: Document,
+  doc: Source,
   body: string,
   fields: Omit<Served, 'text' | 'tokens' | 'path' | 'version' | 'totalLines' | 'totalTokens'> & { label?: string | undefined },
 ): Served {
@@ -165,8 +192,8 @@ export function serve(
   const served: Served = {
     path: doc.path,
     version: doc.sha256,
-    totalLines: doc.lines.length,
-    totalTokens: documentTokens(ws, doc),
+    totalLines: totalLinesOf(doc),
+    totalTokens: totalTokensOf(ws, doc),
     text,
     tokens,
     ...rest,
@@ -185,12 +212,12 @@ export function serve(
 }
 
 /** Tokens the wrapper adds around a body (measured on an empty body). */
-export function wrapperTokens(ws: Workspace, doc: Document, label: string | undefined, view: ViewKind): number {
+export function wrapperTokens(ws: Workspace, doc: Source, label: string | undefined, view: ViewKind): number {
   return ws.tokenizer.count(wrapContent('', { path: doc.path, version: doc.sha256, lines: label, view, sensitive: ws.registry.get(doc.path)?.sensitive })) + 2;
 }
 
 /** Exact tokens of `body` once wrapped. */
-export function wrappedTokens(ws: Workspace, doc: Document, body: string, label: string | undefined, view: ViewKind): number {
+export function wrappedTokens(ws: Workspace, doc: Source, body: string, label: string | undefined, view: ViewKind): number {
   return ws.tokenizer.count(wrapContent(body, { path: doc.path, version: doc.sha256, lines: label, view, sensitive: ws.registry.get(doc.path)?.sensitive }));
 }
 
@@ -205,7 +232,7 @@ export function q(path: string): string {
 }
 
 /** The result when the call's budget cannot hold even the smallest useful answer. */
-export function overBudget(ws: Workspace, caller: Caller, doc: Document, budget?: number): Served {
+export function overBudget(ws: Workspace, caller: Caller, doc: Source, budget?: number): Served {
   const perCall = budget !== undefined && caller.session.remainingTokens > budget;
   const body = perCall
     ? `The budget of this call (${budget} tokens) cannot hold even one line of ${doc.path} here. Ask for a smaller range, or raise maxTokens (the profile allows up to ${caller.profile.perCallTokens}).`
@@ -216,9 +243,9 @@ export function overBudget(ws: Workspace, caller: Caller, doc: Document, budget?
     view: 'over-budget',
     text: body,
     tokens: ws.tokenizer.count(body),
-    totalLines: doc.lines.length,
-    totalTokens: documentTokens(ws, doc),
-    omitted: [{ startLine: 1, endLine: doc.lines.length, tokens: documentTokens(ws, doc) }],
+    totalLines: totalLinesOf(doc),
+    totalTokens: totalTokensOf(ws, doc),
+    omitted: [{ startLine: 1, endLine: totalLinesOf(doc), tokens: totalTokensOf(ws, doc) }],
     next: perCall ? 'narrow the request or raise maxTokens' : 'start a new session',
     redactions: 0,
   };
