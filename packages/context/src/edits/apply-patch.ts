@@ -23,11 +23,40 @@ export interface ApplyPatchOptions extends EditOptions {
   baseVersions?: Readonly<Record<string, string>>;
 }
 
+/**
+ * Characters of refusal detail in one message: about 1,000 tokens, inside the
+ * smallest profile's call budget whatever the patch's size.
+ */
+const MESSAGE_CHARS = 4000;
+
+/** The leading parts whose total length stays within `chars` (at least the first). */
+function upTo(parts: readonly string[], chars: number): string[] {
+  const out: string[] = [];
+  let used = 0;
+  for (const p of parts) {
+    if (out.length > 0 && used + p.length > chars) break;
+    out.push(p);
+    used += p.length;
+  }
+  return out;
+}
+
 function hunkTransform(fp: FilePatch): Transform {
   return (text) => {
     const r = applyHunks(text, fp.hunks, { ordered: fp.format === 'envelope' });
     if (r.ok) return { ok: true, text: r.text };
-    const detail = r.failures.map((f) => f.message).join('\n\n');
+    // A few refusals in full are enough to act on; the rest are named, so the message stays small.
+    const shown = upTo(
+      r.failures.map((f) => f.message),
+      MESSAGE_CHARS,
+    );
+    const rest = r.failures.slice(shown.length);
+    const detail = [
+      ...shown,
+      ...(rest.length > 0
+        ? [`${rest.length} more hunk(s) refused (${rest.map((f) => `#${f.hunk.index}`).join(', ')}); fix those above, then apply again to see them.`]
+        : []),
+    ].join('\n\n');
     return {
       ok: false,
       code: 'ECONFLICT',
@@ -106,7 +135,13 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
     if (refusals.length === 1 && targets.length === 1) throw refusals[0];
     if (refusals.length > 0) {
       const first = refusals[0] as Refusal;
-      const list = refusals.map((r) => `- ${r.result.path}: ${r.result.message}`).join('\n\n');
+      const items = upTo(
+        refusals.map((r) => `- ${r.result.path}: ${r.result.message}`),
+        MESSAGE_CHARS,
+      );
+      const unshown = refusals.slice(items.length).map((r) => r.result.path);
+      if (unshown.length > 0) items.push(`- ${unshown.length} more file(s) refused: ${unshown.join(', ')}`);
+      const list = items.join('\n\n');
       throw new Refusal({
         ...first.result,
         message: `The patch was not applied: ${refusals.length} of ${targets.length} file(s) refused, and a patch applies to all its files or to none. No file was changed.\n\n${list}`,

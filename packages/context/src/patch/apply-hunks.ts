@@ -25,6 +25,7 @@
 
 import { underAnchors } from './anchors.ts';
 import type { Hunk } from './hunk-syntax.ts';
+import { type CandidateLine, type ClosestRegion, describeClosest, describeNearestLine, lineList } from './mismatch-report.ts';
 import { fromDocument, hasFinalNewline, type TextDocument, toDocument } from './text-document.ts';
 
 /** How strictly a hunk's lines were matched. */
@@ -42,15 +43,6 @@ export interface LocatedHunk {
   readonly offset: number | undefined;
 }
 
-/** One line of a closest-candidate comparison. */
-export interface CandidateLine {
-  /** 1-based line number in the file. */
-  readonly line: number;
-  readonly expected: string;
-  readonly actual: string | undefined;
-  readonly same: boolean;
-}
-
 /** Why a hunk was refused, with what the caller needs to fix it in one step. */
 export interface HunkFailure {
   readonly hunk: Hunk;
@@ -58,7 +50,7 @@ export interface HunkFailure {
   /** For `ambiguous`: every 1-based line where the hunk's old text matches. */
   readonly matches: readonly number[];
   /** The region of the file closest to the hunk's old text. */
-  readonly closest: { readonly startLine: number; readonly matched: number; readonly total: number; readonly lines: readonly CandidateLine[] } | undefined;
+  readonly closest: ClosestRegion | undefined;
   /** Human- and model-readable explanation with the next step. */
   readonly message: string;
 }
@@ -102,6 +94,8 @@ function findAll(doc: TextDocument, block: readonly string[], norm: (s: string) 
   return out;
 }
 
+export type { CandidateLine, ClosestRegion } from './mismatch-report.ts';
+
 function closestRegion(doc: TextDocument, block: readonly string[], hint: number | undefined): HunkFailure['closest'] {
   if (block.length === 0 || doc.lines.length === 0) return undefined;
   const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
@@ -125,19 +119,6 @@ function closestRegion(doc: TextDocument, block: readonly string[], hint: number
     return { line: best + i + 1, expected, actual, same: actual !== undefined && norm(actual) === norm(expected) };
   });
   return { startLine: best + 1, matched: bestScore, total: block.length, lines };
-}
-
-function describeClosest(closest: HunkFailure['closest']): string {
-  if (closest === undefined) return 'No region of the file resembles it.';
-  const out = [`Closest region: lines ${closest.startLine}-${closest.startLine + closest.total - 1} (${closest.matched} of ${closest.total} lines match):`];
-  for (const l of closest.lines) {
-    if (l.same) out.push(`  ${l.line}\t  ${l.actual}`);
-    else {
-      out.push(`  ${l.line}\t! expected: ${JSON.stringify(l.expected)}`);
-      out.push(`  \t  actual:   ${l.actual === undefined ? '(end of file)' : JSON.stringify(l.actual)}`);
-    }
-  }
-  return out.join('\n');
 }
 
 function hunkLabel(h: Hunk): string {
@@ -222,7 +203,7 @@ export function applyHunks(original: string, hunks: readonly Hunk[], options: Ap
         reason: 'not-found',
         matches: [],
         closest,
-        message: `${hunkLabel(hunk)} does not match the file: its context and removed lines were not found.\n${describeClosest(closest)}\nRe-read that region and regenerate the hunk from the current text.`,
+        message: `${hunkLabel(hunk)} does not match the file: its context and removed lines were not found.\n${closest ? describeClosest(closest) : describeNearestLine(doc.lines, block)}\nRe-read that region and regenerate the hunk from the current text.`,
       });
     }
   }
@@ -251,7 +232,7 @@ export function applyHunks(original: string, hunks: readonly Hunk[], options: Ap
       reason: 'ambiguous',
       matches: where,
       closest: undefined,
-      message: `${hunkLabel(p.hunk)} matches the file in ${where.length} places${under} (lines ${where.join(', ')}) and nothing tells which one is meant. Add more unchanged context lines that make it unique, or give the correct line number in the @@ header.`,
+      message: `${hunkLabel(p.hunk)} matches the file in ${where.length} places${under} (lines ${lineList(where)}) and nothing tells which one is meant. Add more unchanged context lines that make it unique, or give the correct line number in the @@ header.`,
     });
   }
 
