@@ -18,7 +18,14 @@ async function session(files: Record<string, string>) {
 
 /** A hunk replacing lines `from`..`to` (1-based) whose old side is `old`. */
 function hunk(path: string, from: number, old: readonly string[], added: readonly string[]): string {
-  return [`--- a/${path}`, `+++ b/${path}`, `@@ -${from},${old.length} +${from},${added.length} @@`, ...old.map((l) => `-${l}`), ...added.map((l) => `+${l}`), ''].join('\n');
+  return [
+    `--- a/${path}`,
+    `+++ b/${path}`,
+    `@@ -${from},${old.length} +${from},${added.length} @@`,
+    ...old.map((l) => `-${l}`),
+    ...added.map((l) => `+${l}`),
+    '',
+  ].join('\n');
 }
 
 describe('a refusal fits the smallest profile, whatever the patch', () => {
