@@ -19,6 +19,7 @@ export * from './encoding.ts';
 export * from './errors.ts';
 export * from './filesystem-base.ts';
 export * from './find-words.ts';
+export * from './gitignore.ts';
 export * from './glob.ts';
 export * from './grep.ts';
 export * from './language-model.ts';

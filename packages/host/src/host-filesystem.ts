@@ -32,11 +32,14 @@ import {
   type GrepMatch,
   type GrepMatcher,
   type GrepPlan,
+  type IgnoreRule,
   isAddressableName,
+  isIgnored,
   type LegacyDetector,
   type MkdirOptions,
   type OpenWriteOptions,
   parentPath,
+  parseGitignore,
   type RenameOptions,
   resolvePath,
   type Snapshot,
@@ -53,7 +56,6 @@ import { cleanOrphans, type Durability, isTempName, openAtomicSink } from './ato
 import { type DigestAnswers, DigestPool, type WorkerFailure } from './digest-pool.ts';
 import { findGnuFind, findWalk } from './find-walk.ts';
 import { GitSnapshotStore } from './git-snapshots.ts';
-import { type IgnoreRule, isIgnored, parseGitignore } from './gitignore.ts';
 import type { jschardetDetector } from './legacy-detection.ts';
 import { defaultLockDir, LockManager, type LockOptions } from './locks.ts';
 import { findRipgrep, type GrepFlags, ripgrepSearch } from './ripgrep.ts';

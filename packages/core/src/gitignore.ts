@@ -67,3 +67,30 @@ export function isIgnored(rules: readonly IgnoreRule[], path: string, isDirector
   }
   return ignored;
 }
+
+/**
+ * A matcher for a list of gitignore-style patterns (one rule a line, as in a
+ * `.gitignore` at the root), answering for a path the way git answers for a
+ * file: a path is matched when the last rule matching it, or a directory
+ * above it, says so — a file inside a matched directory stays matched,
+ * whatever a later `!` says of the file alone.
+ *
+ * @example
+ * ```ts
+ * const m = compilePathPatterns(['secrets/', '*.pem', '!public.pem', '/build']);
+ * m('secrets/db/pass.txt'); // true (inside a matched directory)
+ * m('certs/public.pem');    // false (re-included)
+ * m('src/build');           // false (anchored to the root)
+ * ```
+ */
+export function compilePathPatterns(patterns: readonly string[]): (path: string, isDirectory?: boolean) => boolean {
+  const rules = parseGitignore(patterns.join('\n'), '');
+  if (rules.length === 0) return () => false;
+  return (path, isDirectory = false) => {
+    // Every directory above the path first: a matched one settles it.
+    for (let slash = path.indexOf('/'); slash >= 0; slash = path.indexOf('/', slash + 1)) {
+      if (isIgnored(rules, path.slice(0, slash), true)) return true;
+    }
+    return isIgnored(rules, path, isDirectory);
+  };
+}
