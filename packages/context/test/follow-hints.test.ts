@@ -57,7 +57,7 @@ const PICKS: ReadonlyArray<readonly [string, string, string, string]> = [
   ['typescript', '5.4.5', 'lib/lib.es2015.symbol.d.ts', 'a small declaration file'],
   ['typescript', '5.4.5', 'lib/typescript.js', 'a 9 MB compiler, under the document limit'],
   ['moment', '2.30.1', 'min/moment.min.js', 'a minified bundle: one 58 KB line'],
-  ['rxjs', '7.8.1', 'dist/bundles/rxjs.umd.min.js', 'a minified bundle of a few very long lines'],
+  ['rxjs', '7.8.1', 'dist/bundles/rxjs.umd.min.js', 'a minified UMD bundle: 195 lines of up to 600 characters'],
   ['rxjs', '7.8.1', 'CHANGELOG.md', 'a long markdown document'],
   ['eslint', '8.57.0', 'README.md', 'a markdown README'],
   ['webpack', '5.91.0', 'schemas/WebpackOptions.json', 'a 190 KB JSON schema'],
