@@ -212,6 +212,18 @@ export class FileEditor {
     try {
       current = await loadFileText(this.deps.fs, path, op);
     } catch (err) {
+      if (isFsError(err, 'ETOOLARGE')) {
+        // The protocol's advice (openRead, readBytes with offsets) names calls a model does not have.
+        throw new Refusal(
+          refusal(
+            op,
+            path,
+            'ETOOLARGE',
+            `${path} is too large to edit through the context layer (${err.reason ?? 'over the convenience limit'}). Nothing was changed. Its lines can still be read in ranges; a program can rewrite it with the protocol's streaming writer (fs.openWrite).`,
+            { next: `readLines(${q(path)}, 1, 100)` },
+          ),
+        );
+      }
       if (isFsError(err)) throw new Refusal(refusal(op, path, err.code, `${err.reason}; ${err.hint}`));
       throw err;
     }
