@@ -30,7 +30,6 @@ import {
 import { type FileVersion, type PruneResult, type RetentionOptions, sha256Hex, VersionStore } from './history/version-store.ts';
 import { buildOverview, type Overview, type ToolDescription } from './overview/project-overview.ts';
 import type { LineEdit } from './patch/text-edits.ts';
-import { contextPath } from './paths/context-path.ts';
 import { type ModelProfile, type ProfileInput, resolveProfile } from './profiles/model-profiles.ts';
 import { DEFAULT_ENTRYPOINTS } from './registry/classify.ts';
 import { type FileRecord, FileRegistry, type FileRegistryOptions, type ScanOptions, type ScanResult, type VersionAuthor } from './registry/file-registry.ts';
@@ -42,11 +41,16 @@ import { getRelatedFiles, type IndexProgress, type RelatedResult, RelationIndex 
 import type { Caller, Served, Workspace } from './retrieval/shared.ts';
 import { summarizeFile } from './retrieval/summary.ts';
 import { getSymbol } from './retrieval/symbol.ts';
+import type { Approver } from './safety/approval.ts';
+import { type OpClass, type PolicyConfig, resolvePolicy } from './safety/policy.ts';
+import { loadPolicyFiles } from './safety/policy-file.ts';
 import { type RedactionOptions, Redactor } from './safety/redaction.ts';
+import { type CallOutcome, currentCall, type GuardedCall, SafetyLayer } from './safety/safety-layer.ts';
 import { type GlobCallOptions, glob, type ListedFile, type ListFilesOptions, listFiles } from './search/file-listing.ts';
 import { type FindSymbolOptions, findSymbol, type SymbolHit } from './search/find-symbol.ts';
 import { type GrepCallOptions, type GrepHit, grep } from './search/grep.ts';
 import type { SearchResult } from './search/search-result.ts';
+import { editOutcome, normalized, patchTargets, previews, servedOutcome } from './session/call-shapes.ts';
 import { SessionContext } from './session/session-context.ts';
 import { defaultStatePath, StateStore, userStatePath } from './state/store.ts';
 import { StructuralSummarizer } from './summaries/structural-summarizer.ts';
@@ -76,6 +80,22 @@ export interface ContextOptions {
   entrypoints?: readonly string[];
   /** Edits: conflict strategy and callbacks, history retention. */
   edits?: EditSettings;
+  /** Policy, approvals and audit: the one layer every session call goes through. */
+  safety?: SafetyOptions;
+}
+
+/**
+ * Options of the safety layer. The policy is merged from the built-in
+ * defaults, the user's file, the project's `.ctxfs/config.toml` and `policy`,
+ * in that order (see POLICY.md).
+ */
+export interface SafetyOptions {
+  /** The policy layer given in code (highest precedence). */
+  policy?: PolicyConfig;
+  /** Read the policy files: default the user's and the project's; `false` for none (tests, embedding). */
+  policyFiles?: false | { userConfig?: string | false };
+  /** Who decides when the policy says "ask"; without one, "ask" is a denial. */
+  approver?: Approver;
 }
 
 /** Edit settings of a context layer. */
@@ -88,11 +108,12 @@ export interface EditSettings extends ConflictOptions {
   crashHook?: CrashHook;
 }
 
-/** The edit services a workspace shares across its sessions. */
+/** The edit and safety services a workspace shares across its sessions. */
 interface EditServices {
   readonly versions: VersionStore;
   readonly journal: EditJournal;
   readonly settings: EditSettings;
+  readonly safety: SafetyLayer;
 }
 
 /** Options of `overview()`. */
@@ -131,9 +152,14 @@ export class ContextSession {
     return { agent: this.agent, profile: this.profile, session: this.sessionContext };
   }
 
-  /** The edit pipeline of this session (its agent is the default author and the reader whose base versions count). */
-  get editor(): FileEditor {
+  /** The edit pipeline of this session; only the guarded methods below reach it. */
+  get #editor(): FileEditor {
     return this.#operations.editor;
+  }
+
+  /** Runs one public call through the safety layer: the only way into retrieval, search and edits. */
+  #guard<T>(call: GuardedCall, body: () => Promise<T>, outcome: (result: T) => CallOutcome): Promise<T> {
+    return this.#edits.safety.run(call, { agent: this.agent, session: this.sessionContext }, body, outcome);
   }
 
   get #operations(): EditOperations {
@@ -154,6 +180,8 @@ export class ContextSession {
         },
         crashHook: this.#edits.settings.crashHook,
         afterCommit: (paths) => this.#refreshDerived(paths),
+        // A change the policy asks about is shown to the person with every file's diff, then written or not.
+        beforeCommit: async (plans) => await currentCall()?.approveChanges(previews(plans)),
       }),
     );
     return this.#ops;
@@ -199,8 +227,21 @@ export class ContextSession {
    * r.next;    // 'readLines("src/auth.ts", 41, 1960)'
    * ```
    */
-  async readFile(path: string, options?: ReadFileOptions): Promise<Served> {
-    return this.#remember(await readFile(this.#ws, this.#caller, contextPath(path, 'readFile'), options));
+  readFile(path: string, options?: ReadFileOptions): Promise<Served> {
+    return this.#read('readFile', path, { ...options }, (p) => readFile(this.#ws, this.#caller, p, options));
+  }
+
+  /** A guarded read of one file: normalized path, policy, audit, and the served content remembered. */
+  #read(op: string, path: string, params: Record<string, unknown>, body: (path: string) => Promise<Served>, remember = true): Promise<Served> {
+    const { paths, invalid } = normalized(op, [path]);
+    return this.#guard(
+      { op, opClass: 'read', paths, params, invalid },
+      async () => {
+        const served = await body(paths[0] as string);
+        return remember ? await this.#remember(served) : served;
+      },
+      servedOutcome,
+    );
   }
 
   /**
@@ -214,13 +255,13 @@ export class ContextSession {
    * // 43\tdef process(data):
    * ```
    */
-  async readLines(path: string, start: number, end?: number, options?: ReadLinesOptions): Promise<Served> {
-    return this.#remember(await readLines(this.#ws, this.#caller, contextPath(path, 'readLines'), start, end, options));
+  readLines(path: string, start: number, end?: number, options?: ReadLinesOptions): Promise<Served> {
+    return this.#read('readLines', path, { start, end, ...options }, (p) => readLines(this.#ws, this.#caller, p, start, end, options));
   }
 
   /** The first `maxLines` lines, numbered. */
-  async getExcerpt(path: string, maxLines?: number): Promise<Served> {
-    return this.#remember(await getExcerpt(this.#ws, this.#caller, contextPath(path, 'getExcerpt'), maxLines));
+  getExcerpt(path: string, maxLines?: number): Promise<Served> {
+    return this.#read('getExcerpt', path, { maxLines }, (p) => getExcerpt(this.#ws, this.#caller, p, maxLines));
   }
 
   /**
@@ -231,8 +272,8 @@ export class ContextSession {
    * (await ctx.getSymbol('src/auth.ts', 'AuthManager.login')).text;
    * ```
    */
-  async getSymbol(path: string, name: string, options?: { maxTokens?: number }): Promise<Served> {
-    return this.#remember(await getSymbol(this.#ws, this.#caller, contextPath(path, 'getSymbol'), name, options));
+  getSymbol(path: string, name: string, options?: { maxTokens?: number }): Promise<Served> {
+    return this.#read('getSymbol', path, { name, ...options }, (p) => getSymbol(this.#ws, this.#caller, p, name, options));
   }
 
   /**
@@ -247,18 +288,23 @@ export class ContextSession {
    * await ctx.getOutline('src/client.ts', { startLine: 991, endLine: 3400 });
    * ```
    */
-  async getOutline(path: string, options?: OutlineCallOptions): Promise<Served> {
-    return await getOutline(this.#ws, this.#caller, contextPath(path, 'getOutline'), options);
+  getOutline(path: string, options?: OutlineCallOptions): Promise<Served> {
+    return this.#read('getOutline', path, { ...options }, (p) => getOutline(this.#ws, this.#caller, p, options), false);
   }
 
   /** Files `path` imports and files importing it, to `depth` hops. */
-  async getRelatedFiles(path: string, depth = 1): Promise<RelatedResult> {
-    return await getRelatedFiles(this.#ws, this.#caller, contextPath(path, 'getRelatedFiles'), depth);
+  getRelatedFiles(path: string, depth = 1): Promise<RelatedResult> {
+    const { paths, invalid } = normalized('getRelatedFiles', [path]);
+    return this.#guard(
+      { op: 'getRelatedFiles', opClass: 'read', paths, params: { depth }, invalid },
+      () => getRelatedFiles(this.#ws, this.#caller, paths[0] as string, depth),
+      (r) => ({ result: 'ok', tokens: r.tokens }),
+    );
   }
 
   /** The file's summary (structural by default), cached by content hash. */
-  async summarize(path: string, options?: { maxTokens?: number }): Promise<Served> {
-    return await summarizeFile(this.#ws, this.#caller, contextPath(path, 'summarize'), options);
+  summarize(path: string, options?: { maxTokens?: number }): Promise<Served> {
+    return this.#read('summarize', path, { ...options }, (p) => summarizeFile(this.#ws, this.#caller, p, options), false);
   }
 
   // ------------------------------------------------------------ search
@@ -278,7 +324,13 @@ export class ContextSession {
    * ```
    */
   listFiles(path?: string, options?: ListFilesOptions): Promise<SearchResult<ListedFile>> {
-    return listFiles(this.#ws, this.#caller, path, options);
+    return this.#search('listFiles', path, { path, ...options }, () => listFiles(this.#ws, this.#caller, path, options));
+  }
+
+  /** A guarded search: its scope decided by the policy, its results filtered by the current call. */
+  #search<Item>(op: string, scope: string | undefined, params: Record<string, unknown>, body: () => Promise<SearchResult<Item>>): Promise<SearchResult<Item>> {
+    const { paths, invalid } = normalized(op, [scope ?? ''], 'any');
+    return this.#guard({ op, opClass: 'search', paths, params, invalid }, body, (r) => ({ result: 'ok', tokens: r.tokens, bytes: Buffer.byteLength(r.text) }));
   }
 
   /**
@@ -290,7 +342,7 @@ export class ContextSession {
    * ```
    */
   glob(pattern: string, options?: GlobCallOptions): Promise<SearchResult<ListedFile>> {
-    return glob(this.#ws, this.#caller, pattern, options);
+    return this.#search('glob', options?.cwd, { pattern, ...options }, () => glob(this.#ws, this.#caller, pattern, options));
   }
 
   /**
@@ -307,7 +359,7 @@ export class ContextSession {
    * ```
    */
   grep(pattern: string, options?: GrepCallOptions): Promise<SearchResult<GrepHit>> {
-    return grep(this.#ws, this.#caller, pattern, options);
+    return this.#search('grep', options?.path, { pattern, ...options }, () => grep(this.#ws, this.#caller, pattern, options));
   }
 
   /**
@@ -321,7 +373,7 @@ export class ContextSession {
    * ```
    */
   findSymbol(query: string, options?: FindSymbolOptions): Promise<SearchResult<SymbolHit>> {
-    return findSymbol(this.#ws, this.#caller, query, options);
+    return this.#search('findSymbol', options?.path, { query, ...options }, () => findSymbol(this.#ws, this.#caller, query, options));
   }
 
   // ------------------------------------------------------------ edits
@@ -339,12 +391,26 @@ export class ContextSession {
    * ```
    */
   writeFile(path: string, content: string, options?: EditOptions): Promise<EditResult> {
-    return this.#operations.writeFile(path, content, options);
+    return this.#edit('writeFile', 'write', [path], { content, ...options }, () => this.#operations.writeFile(path, content, options));
+  }
+
+  /** A guarded edit: every path decided (a change the policy asks about is approved with its diff), one record. */
+  #edit(
+    op: string,
+    opClass: OpClass,
+    inputs: readonly string[],
+    params: Record<string, unknown>,
+    body: () => Promise<EditResult>,
+    extra: GuardedCall['extra'] = [],
+  ): Promise<EditResult> {
+    // An edit never throws for bad input: a path that does not normalize is left to the edit, which refuses it as a result.
+    const { paths, invalid } = normalized(op, inputs);
+    return this.#guard({ op, opClass, paths: invalid ? [] : paths, params, extra }, body, editOutcome);
   }
 
   /** Creates a new file; refused (`EEXIST`) when it exists. */
   createFile(path: string, content: string, options?: EditOptions): Promise<EditResult> {
-    return this.#operations.createFile(path, content, options);
+    return this.#edit('createFile', 'write', [path], { content, ...options }, () => this.#operations.createFile(path, content, options));
   }
 
   /**
@@ -357,7 +423,7 @@ export class ContextSession {
    * ```
    */
   replace(path: string, search: string, replacement: string, options?: ReplaceCallOptions): Promise<EditResult> {
-    return this.#operations.replace(path, search, replacement, options);
+    return this.#edit('replace', 'write', [path], { search, replacement, ...options }, () => this.#operations.replace(path, search, replacement, options));
   }
 
   /**
@@ -370,17 +436,17 @@ export class ContextSession {
    * ```
    */
   editLines(path: string, edit: LineEdit, options?: EditOptions): Promise<EditResult> {
-    return this.#operations.editLines(path, edit, options);
+    return this.#edit('editLines', 'write', [path], { edit, ...options }, () => this.#operations.editLines(path, edit, options));
   }
 
   /** Deletes a file (a version: undo brings it back). */
   deleteFile(path: string, options?: EditOptions): Promise<EditResult> {
-    return this.#operations.deleteFile(path, options);
+    return this.#edit('deleteFile', 'delete', [path], { ...options }, () => this.#operations.deleteFile(path, options));
   }
 
   /** Renames a file (a version on both paths). */
   renameFile(from: string, to: string, options?: RenameCallOptions): Promise<EditResult> {
-    return this.#operations.renameFile(from, to, options);
+    return this.#edit('renameFile', 'rename', [from, to], { from, to, ...options }, () => this.#operations.renameFile(from, to, options));
   }
 
   /**
@@ -396,7 +462,15 @@ export class ContextSession {
    * ```
    */
   applyPatch(patch: string, options?: ApplyPatchOptions): Promise<EditResult> {
-    return this.#operations.applyPatch(patch, options);
+    const targets = patchTargets(patch, options?.path);
+    return this.#edit(
+      'applyPatch',
+      'write',
+      targets.filter((t) => t.opClass === 'write').map((t) => t.path),
+      { patch, ...options },
+      () => this.#operations.applyPatch(patch, options),
+      targets.filter((t) => t.opClass !== 'write'),
+    );
   }
 
   /**
@@ -411,8 +485,18 @@ export class ContextSession {
    * if (c) console.log(c.changedBy, c.theirsDiff);
    * ```
    */
-  async checkConflicts(path: string, baseVersion?: string): Promise<EditConflict | undefined> {
-    const editor = this.editor;
+  checkConflicts(path: string, baseVersion?: string): Promise<EditConflict | undefined> {
+    return this.#history('checkConflicts', path, { baseVersion }, () => this.#checkConflicts(path, baseVersion));
+  }
+
+  /** A guarded history query. */
+  #history<T>(op: string, path: string, params: Record<string, unknown>, body: () => Promise<T>): Promise<T> {
+    const { paths, invalid } = normalized(op, [path]);
+    return this.#guard({ op, opClass: 'history', paths, params, invalid }, body, () => ({ result: 'ok' }));
+  }
+
+  async #checkConflicts(path: string, baseVersion?: string): Promise<EditConflict | undefined> {
+    const editor = this.#editor;
     const p = editor.normalize('check', path);
     const current = await editor.load('check', p);
     const base = baseVersion ?? this.sessionContext.lastRead(this.agent, p)?.sha256;
@@ -430,12 +514,12 @@ export class ContextSession {
 
   /** Versions of a file, newest first (a change made outside ctxfs is recorded as `external` first). */
   history(path: string, limit?: number): Promise<FileVersion[]> {
-    return getFileHistory(this.editor, path, limit);
+    return this.#history('history', path, { limit }, () => getFileHistory(this.#editor, path, limit));
   }
 
   /** One version with its content: a number, a hash (prefix), `current`, `previous` or `disk`. */
   getVersion(path: string, ref: VersionRef): Promise<VersionContent> {
-    return getVersion(this.editor, path, ref);
+    return this.#history('getVersion', path, { ref }, () => getVersion(this.#editor, path, ref));
   }
 
   /**
@@ -447,12 +531,12 @@ export class ContextSession {
    * ```
    */
   getDiff(path: string, from?: VersionRef, to?: VersionRef): Promise<VersionDiff> {
-    return getDiff(this.editor, path, from, to);
+    return this.#history('getDiff', path, { from, to }, () => getDiff(this.#editor, path, from, to));
   }
 
   /** Makes an earlier version current again (a new version). */
   rollback(path: string, ref: VersionRef, options?: EditOptions): Promise<EditResult> {
-    return rollback(this.editor, path, ref, options);
+    return this.#edit('rollback', 'write', [path], { ref, ...options }, () => rollback(this.#editor, path, ref, options));
   }
 
   /**
@@ -460,7 +544,7 @@ export class ContextSession {
    * further back. `{ change: n }` reverts change #n alone, keeping later ones.
    */
   undo(path: string, options?: UndoOptions): Promise<EditResult> {
-    return undo(this.editor, path, options);
+    return this.#edit('undo', 'write', [path], { ...options }, () => undo(this.#editor, path, options));
   }
 
   /**
@@ -473,7 +557,15 @@ export class ContextSession {
    * o.tokens <= 1500; // true
    * ```
    */
-  async overview(options: OverviewCallOptions = {}): Promise<Overview> {
+  overview(options: OverviewCallOptions = {}): Promise<Overview> {
+    return this.#guard(
+      { op: 'overview', opClass: 'read', paths: [], params: { budgetTokens: options.budgetTokens } },
+      () => this.#overview(options),
+      (o) => ({ result: 'ok', tokens: o.tokens, bytes: Buffer.byteLength(o.text) }),
+    );
+  }
+
+  async #overview(options: OverviewCallOptions): Promise<Overview> {
     if (!this.#ws.registry.scanned && this.#ws.registry.size === 0) await this.#ws.registry.scan();
     const o = await buildOverview(this.#ws, {
       budgetTokens: Math.min(options.budgetTokens ?? this.profile.overviewTokens, this.profile.contextTokens),
@@ -483,7 +575,6 @@ export class ContextSession {
       perCallTokens: this.profile.perCallTokens,
     });
     this.sessionContext.charge(o.tokens);
-    this.#ws.store.audit({ op: 'overview', agent: this.agent, sessionId: this.sessionContext.id, result: 'ok', tokens: o.tokens });
     return o;
   }
 }
@@ -654,6 +745,28 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
   };
   const versions = new VersionStore(store);
   const journal = new EditJournal(store, versions);
+  const files = options.safety?.policyFiles === false ? [] : await loadPolicyFiles(fs, options.safety?.policyFiles ?? {});
+  const safety = new SafetyLayer({
+    policy: resolvePolicy([...files, ...(options.safety?.policy ? [{ source: 'code', config: options.safety.policy }] : [])]),
+    approver: options.safety?.approver,
+    registry,
+    redactor: ws.redactor,
+    audit: (r) =>
+      store.audit({
+        op: r.op,
+        path: r.paths[0],
+        agent: r.agent,
+        sessionId: r.sessionId,
+        params: {
+          ...r.params,
+          ...(r.paths.length > 1 ? { paths: r.paths } : {}),
+          ...(r.approval ? { approval: r.approval } : {}),
+          ...(r.code ? { code: r.code } : {}),
+        },
+        result: r.result,
+        tokens: r.tokens,
+      }),
+  });
   const layer = new ContextLayer(
     ws,
     ownsStore,
@@ -661,7 +774,7 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
     options.agent ?? 'default',
     options.sessionId,
     options.entrypoints ?? DEFAULT_ENTRYPOINTS,
-    { versions, journal, settings: options.edits ?? {} },
+    { versions, journal, settings: options.edits ?? {}, safety },
   );
   // A change interrupted by a crash is settled before anything else reads or writes.
   if (!fs.readOnly) layer.recovery = await journal.recover(fs);

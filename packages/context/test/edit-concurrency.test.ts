@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type ContextSession, createContext, type EditResult } from '../src/index.ts';
+import { type ContextSession, createContext, type EditResult, type VersionStore } from '../src/index.ts';
 import { BACKENDS } from './backends.ts';
 
 // CTXFS_SIM_RUNS / CTXFS_SIM_SEED explore further interleavings locally.
@@ -41,7 +41,7 @@ async function yieldRandom(rand: () => number): Promise<void> {
   for (let i = 0; i < n; i++) await new Promise<void>((r) => setImmediate(r));
 }
 
-async function agentLoop(name: string, session: ContextSession, rand: () => number, ops: number, attempts: Attempt[]): Promise<void> {
+async function agentLoop(name: string, session: ContextSession, versions: VersionStore, rand: () => number, ops: number, attempts: Attempt[]): Promise<void> {
   // What the agent believes each file holds after its own successful edits;
   // it sometimes edits from that belief without reading again, as models do.
   const belief = new Map<string, string>();
@@ -50,7 +50,7 @@ async function agentLoop(name: string, session: ContextSession, rand: () => numb
     let seen = belief.get(file);
     if (seen === undefined || rand() < 0.6) {
       const served = await session.readFile(file);
-      const bytes = session.editor.deps.versions.getBlob(served.version);
+      const bytes = versions.getBlob(served.version);
       if (!bytes) throw new Error('read content not remembered');
       seen = new TextDecoder().decode(bytes);
     }
@@ -114,7 +114,7 @@ for (const backend of BACKENDS) {
         try {
           const agents = ['llm:a', 'llm:b', 'llm:c'].map((a, i) => (i === 0 ? ctx : ctx.session({ agent: a })));
           const attempts: Attempt[] = [];
-          await Promise.all(agents.map((s, i) => agentLoop(`ag${i}`, s, rand, 3 + Math.floor(rand() * 3), attempts)));
+          await Promise.all(agents.map((s, i) => agentLoop(`ag${i}`, s, ctx.versions, rand, 3 + Math.floor(rand() * 3), attempts)));
           for (const file of FILES) {
             const final = new TextDecoder().decode(await ws.fs.readBytes(file));
             const lines = final.split('\n').slice(0, -1);

@@ -169,9 +169,20 @@ for (const backend of BACKENDS) {
       expect(back.related).toEqual([expect.objectContaining({ path: 'src/small.ts', relation: 'imported-by' })]);
     });
 
-    test('secrets are redacted in every view, and sensitive files are marked', async () => {
+    test('a sensitive file is denied by default; where a rule allows it, secrets are redacted in every view and it is marked', async () => {
       await setup();
       expect(ctx.registry.get('config/.env')?.sensitive).toBe(true);
+      for (const read of [() => ctx.readFile('config/.env'), () => ctx.readLines('config/.env', 1, 2), () => ctx.getExcerpt('config/.env')]) {
+        await expect(read()).rejects.toMatchObject({ code: 'EDENIED', path: 'config/.env' });
+      }
+      ctx.close();
+      ctx = await createContext({
+        fs: ws.fs,
+        store: ':memory:',
+        agent: 'llm:test',
+        safety: { policyFiles: false, policy: { rules: [{ effect: 'allow', paths: ['config/.env'], ops: ['read'] }] } },
+      });
+      await ctx.scan();
       for (const r of [await ctx.readFile('config/.env'), await ctx.readLines('config/.env', 1, 2), await ctx.getExcerpt('config/.env')]) {
         expect(r.text).not.toContain('Zq8vR2mX9pL4');
         expect(r.text).not.toContain('sk_live_51HqLyjWDarjtT1zdp7dcXq9bGQ4mZ');

@@ -50,7 +50,11 @@ export type CtxfsErrorCode =
   /** A snapshot id that the backend does not know. */
   | 'ENOSNAPSHOT'
   /** A regular expression or glob pattern that does not compile. */
-  | 'EBADPATTERN';
+  | 'EBADPATTERN'
+  /** The workspace's policy, or the person asked, refused the operation. */
+  | 'EDENIED'
+  /** A budget or rate limit of the session is spent. */
+  | 'ELIMIT';
 
 /** Every code an {@link FsError} can carry. */
 export type FsErrorCode = NodeErrorCode | CtxfsErrorCode;
@@ -109,6 +113,8 @@ const DEFAULT_HINTS: Record<FsErrorCode, string> = {
   ECLOSED: 'the stream was already closed; open a new one',
   ENOSNAPSHOT: 'list the known snapshots with listSnapshots()',
   EBADPATTERN: 'fix the pattern syntax, or pass { literal: true } to search for the text as-is',
+  EDENIED: 'the policy does not allow this; do the task without it, or ask the user to change the policy',
+  ELIMIT: 'a limit of this session is reached; wait until it resets or finish with what you have',
 };
 
 /** Fields accepted by the {@link FsError} constructor. */
@@ -216,6 +222,8 @@ const CTXFS_REASONS: Record<CtxfsErrorCode, string> = {
   ECLOSED: 'already closed',
   ENOSNAPSHOT: 'no such snapshot',
   EBADPATTERN: 'invalid pattern',
+  EDENIED: 'denied by policy',
+  ELIMIT: 'session limit reached',
 };
 
 /**

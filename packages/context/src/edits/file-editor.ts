@@ -93,6 +93,11 @@ export interface EditorDeps {
   readonly crashHook?: CrashHook | undefined;
   /** Called after a change is recorded, with every path it touched (derived caches refresh here). */
   readonly afterCommit?: ((paths: readonly string[]) => Promise<void>) | undefined;
+  /**
+   * Called with the planned files just before they are written, under the
+   * edit's locks; throwing refuses the change (the policy's approval).
+   */
+  readonly beforeCommit?: ((plans: readonly PlannedFile[]) => Promise<void>) | undefined;
 }
 
 // ------------------------------------------------------------------ locks
@@ -609,21 +614,11 @@ export class FileEditor {
     try {
       return await withLocks(this.deps.fs, paths, async () => {
         const plans = await plan();
-        const result = await this.commit(op, plans, options);
-        this.deps.store.audit({
-          op,
-          path: paths[0],
-          agent: this.deps.agent,
-          sessionId: this.deps.session.id,
-          result: result.success ? (result.merged ? 'merged' : result.unchanged ? 'unchanged' : 'ok') : (result.code ?? 'refused'),
-        });
-        return result;
+        await this.deps.beforeCommit?.(plans);
+        return await this.commit(op, plans, options);
       });
     } catch (err) {
-      if (err instanceof Refusal) {
-        this.deps.store.audit({ op, path: paths[0], agent: this.deps.agent, sessionId: this.deps.session.id, result: err.result.code ?? 'refused' });
-        return err.result;
-      }
+      if (err instanceof Refusal) return err.result;
       if (isFsError(err)) return refusal(op, paths[0] ?? '', err.code, `${err.reason}; ${err.hint}`);
       throw err;
     }

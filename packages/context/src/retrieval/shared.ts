@@ -199,15 +199,6 @@ export function serve(
     ...rest,
   };
   caller.session.recordRead({ agent: caller.agent, path: doc.path, sha256: doc.sha256, op, startLine: fields.startLine, endLine: fields.endLine, tokens });
-  ws.store.audit({
-    op,
-    path: doc.path,
-    agent: caller.agent,
-    sessionId: caller.session.id,
-    params: { view: fields.view, startLine: fields.startLine, endLine: fields.endLine },
-    result: 'ok',
-    tokens,
-  });
   return served;
 }
 

@@ -272,7 +272,8 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
         const parts: string[] = [];
         if (shownUpTo === 0) parts.push(f.path);
         else if (from > shownUpTo + 1) parts.push('--');
-        if (f.doc === undefined) parts.push(`${line}:\t[line not shown here (the file is over the document size limit); ${callText('readLines', [f.path, line, line])} serves it]`);
+        if (f.doc === undefined)
+          parts.push(`${line}:\t[line not shown here (the file is over the document size limit); ${callText('readLines', [f.path, line, line])} serves it]`);
         else {
           for (const c of before) parts.push(`${c.line}-\t${c.text}`);
           parts.push(`${line}:\t${text(line)}`);

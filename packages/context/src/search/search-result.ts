@@ -174,21 +174,12 @@ export function renderSearch<Item>(ws: Workspace, caller: Caller, input: SearchD
     redactions: out.rows.reduce((n, r) => n + (r.masks ?? 0), 0),
     items: out.rows.map((r) => r.item),
   };
-  record(ws, caller, draft.op, draft.scope, out.rows, (i) => costOf(i), tokens, { ...draft.params, shown: out.shown, total: draft.total });
+  record(ws, caller, draft.op, out.rows, (i) => costOf(i), tokens);
   return result;
 }
 
-/** Charges the result to the session (reads of the files whose lines it shows, the rest as a charge) and audits it. */
-function record<Item>(
-  ws: Workspace,
-  caller: Caller,
-  op: SearchOp,
-  scope: string,
-  rows: readonly Row<Item>[],
-  costOf: (row: number) => number,
-  tokens: number,
-  params: Record<string, unknown>,
-): void {
+/** Charges the result to the session: reads of the files whose lines it shows, the rest as a charge (the safety layer audits the call). */
+function record<Item>(ws: Workspace, caller: Caller, op: SearchOp, rows: readonly Row<Item>[], costOf: (row: number) => number, tokens: number): void {
   const reads = new Map<string, { path: string; sha256: string; startLine: number; endLine: number; tokens: number }>();
   for (const [i, r] of rows.entries()) {
     if (r.read === undefined) continue;
@@ -211,7 +202,6 @@ function record<Item>(
       charged += share;
     }
     if (tokens > charged) caller.session.charge(tokens - charged);
-    ws.store.audit({ op, path: scope, agent: caller.agent, sessionId: caller.session.id, params, result: 'ok', tokens });
   });
 }
 

@@ -1,0 +1,235 @@
+/**
+ * Policy files: `config.toml` read strictly — a syntax error, an unknown key
+ * or a value of the wrong type fails the open with the file, the line and
+ * what is wrong, never a silently ignored setting.
+ *
+ * Layers, lowest first: the built-in defaults, the user's file
+ * (`$XDG_CONFIG_HOME/ctxfs/config.toml`, else `~/.config/ctxfs/config.toml`),
+ * the project's (`.ctxfs/config.toml` in the workspace), then code.
+ *
+ * ```toml
+ * [policy]
+ * mode = "auto"                                  # manual | auto | deny
+ * auto_approve_reads = true
+ * auto_approve_write_patterns = ["src/**", "tests/**"]
+ * always_ask = ["delete", "rename"]
+ * read_only = ["vendor/", "LICENSE"]
+ * sensitive = ["*.tfvars"]
+ * approval_timeout_seconds = 60
+ *
+ * [[policy.rules]]
+ * effect = "deny"                                # allow | ask | deny
+ * paths = ["secrets/"]
+ * ops = ["read", "search"]                       # read search write delete rename history
+ * agents = ["llm:*"]
+ * reason = "secrets are never shown to models"
+ *
+ * [policy.budgets]
+ * operations = 500
+ * bytes = 50_000_000
+ * tokens = 400_000
+ * operations_per_minute = 120
+ * ```
+ *
+ * @module
+ */
+
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { type Filesystem, FsError, fsError, isFsError } from '@ctxfs/core';
+import { parse, TomlError } from 'smol-toml';
+import { type Effect, OP_CLASSES, type OpClass, type PolicyBudgets, type PolicyConfig, type PolicyMode, type PolicyRule } from './policy.ts';
+
+/** Where the project's policy lives in the workspace. */
+export const PROJECT_CONFIG_PATH = '.ctxfs/config.toml';
+
+/** The user's config file. */
+export function userConfigPath(): string {
+  const base = process.env.XDG_CONFIG_HOME || join(homedir(), '.config');
+  return join(base, 'ctxfs', 'config.toml');
+}
+
+type Table = Record<string, unknown>;
+
+/** The line (1-based) where `key` is set inside table `table` (`policy`, `policy.rules` #n), for messages. */
+function lineOf(text: string, table: string, key: string | undefined, index = 0): number | undefined {
+  const lines = text.split('\n');
+  let current = '';
+  let seen = -1;
+  let tableLine: number | undefined;
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.trim();
+    const header = /^\[\[?\s*([^\]]+?)\s*\]\]?/.exec(line);
+    if (header) {
+      current = (header[1] as string).replace(/\s+/g, '');
+      if (current === table) {
+        seen++;
+        if (seen === index) tableLine = i + 1;
+      }
+      continue;
+    }
+    if (current !== table || seen !== index) continue;
+    if (key === undefined) return tableLine;
+    if (new RegExp(`^["']?${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["']?\\s*=`).test(line)) return i + 1;
+  }
+  return tableLine;
+}
+
+class ConfigReader {
+  readonly #file: string;
+  readonly #text: string;
+
+  constructor(file: string, text: string) {
+    this.#file = file;
+    this.#text = text;
+  }
+
+  fail(table: string, key: string | undefined, message: string, index = 0): never {
+    const line = lineOf(this.#text, table, key, index);
+    throw fsError('EINVAL', 'loadPolicy', this.#file, {
+      reason: `${line === undefined ? '' : `line ${line}: `}${message}`,
+      hint: 'fix the policy file (its keys are listed in packages/context/POLICY.md); nothing was opened',
+    });
+  }
+
+  only(table: string, value: Table, keys: readonly string[], index = 0): void {
+    for (const k of Object.keys(value)) {
+      if (!keys.includes(k)) this.fail(table, k, `unknown key "${k}" in [${table}]; the keys there are ${keys.join(', ')}`, index);
+    }
+  }
+
+  table(table: string, key: string, value: unknown, index = 0): Table {
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Date) this.fail(table, key, `"${key}" must be a table`, index);
+    return value as Table;
+  }
+
+  strings(table: string, key: string, value: unknown, index = 0): string[] {
+    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) this.fail(table, key, `"${key}" must be an array of strings`, index);
+    return value as string[];
+  }
+
+  oneOf<T extends string>(table: string, key: string, value: unknown, allowed: readonly T[], index = 0): T {
+    if (typeof value !== 'string' || !allowed.includes(value as T))
+      this.fail(table, key, `"${key}" must be one of ${allowed.map((a) => `"${a}"`).join(', ')}`, index);
+    return value as T;
+  }
+
+  ops(table: string, key: string, value: unknown, index = 0): OpClass[] {
+    const list = this.strings(table, key, value, index);
+    for (const v of list)
+      if (!OP_CLASSES.includes(v as OpClass)) this.fail(table, key, `"${v}" is not an operation class; use ${OP_CLASSES.join(', ')}`, index);
+    return list as OpClass[];
+  }
+
+  count(table: string, key: string, value: unknown): number {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) this.fail(table, key, `"${key}" must be a whole number ≥ 0`);
+    return value;
+  }
+}
+
+/**
+ * Parses the text of a policy file.
+ *
+ * @example
+ * ```ts
+ * parsePolicyFile('[policy]\nmode = "manual"\n', 'config.toml').mode; // 'manual'
+ * parsePolicyFile('[policy]\nmdoe = "manual"\n', 'config.toml'); // throws EINVAL: line 2: unknown key "mdoe" in [policy] …
+ * ```
+ */
+export function parsePolicyFile(text: string, file: string): PolicyConfig {
+  let doc: Table;
+  try {
+    doc = parse(text) as Table;
+  } catch (err) {
+    if (err instanceof TomlError) {
+      throw fsError('EINVAL', 'loadPolicy', file, {
+        reason: `line ${err.line}, column ${err.column}: ${err.message.split('\n')[0]}`,
+        hint: 'fix the TOML syntax; nothing was opened',
+      });
+    }
+    throw err;
+  }
+  const r: ConfigReader = new ConfigReader(file, text);
+  for (const k of Object.keys(doc)) if (k !== 'policy') r.fail('', k, `unknown table or key "${k}"; a ctxfs config has [policy]`);
+  if (doc.policy === undefined) return {};
+  const p = r.table('', 'policy', doc.policy);
+  const keys = [
+    'mode',
+    'auto_approve_reads',
+    'auto_approve_write_patterns',
+    'always_ask',
+    'read_only',
+    'sensitive',
+    'approval_timeout_seconds',
+    'rules',
+    'budgets',
+  ];
+  r.only('policy', p, keys);
+  const config: { -readonly [K in keyof PolicyConfig]: PolicyConfig[K] } = {};
+  if (p.mode !== undefined) config.mode = r.oneOf<PolicyMode>('policy', 'mode', p.mode, ['manual', 'auto', 'deny']);
+  if (p.auto_approve_reads !== undefined) {
+    if (typeof p.auto_approve_reads !== 'boolean') r.fail('policy', 'auto_approve_reads', '"auto_approve_reads" must be true or false');
+    config.autoApproveReads = p.auto_approve_reads;
+  }
+  if (p.auto_approve_write_patterns !== undefined)
+    config.autoApproveWritePatterns = r.strings('policy', 'auto_approve_write_patterns', p.auto_approve_write_patterns);
+  if (p.always_ask !== undefined) config.alwaysAsk = r.ops('policy', 'always_ask', p.always_ask);
+  if (p.read_only !== undefined) config.readOnly = r.strings('policy', 'read_only', p.read_only);
+  if (p.sensitive !== undefined) config.sensitive = r.strings('policy', 'sensitive', p.sensitive);
+  if (p.approval_timeout_seconds !== undefined) {
+    const t = p.approval_timeout_seconds;
+    if (typeof t !== 'number' || !(t > 0)) r.fail('policy', 'approval_timeout_seconds', '"approval_timeout_seconds" must be a number > 0');
+    config.approvalTimeoutMs = t * 1000;
+  }
+  if (p.rules !== undefined) {
+    if (!Array.isArray(p.rules)) r.fail('policy', 'rules', '"rules" must be an array of tables: [[policy.rules]]');
+    config.rules = p.rules.map((raw, i): PolicyRule => {
+      const rule = r.table('policy.rules', 'rules', raw, i);
+      r.only('policy.rules', rule, ['effect', 'paths', 'ops', 'agents', 'reason'], i);
+      if (rule.effect === undefined) r.fail('policy.rules', undefined, `rule ${i + 1} has no "effect" (allow, ask or deny)`, i);
+      if (rule.paths === undefined) r.fail('policy.rules', undefined, `rule ${i + 1} has no "paths"`, i);
+      const reason = rule.reason;
+      if (reason !== undefined && typeof reason !== 'string') r.fail('policy.rules', 'reason', '"reason" must be a string', i);
+      return {
+        effect: r.oneOf<Effect>('policy.rules', 'effect', rule.effect, ['allow', 'ask', 'deny'], i),
+        paths: r.strings('policy.rules', 'paths', rule.paths, i),
+        ops: rule.ops === undefined ? undefined : r.ops('policy.rules', 'ops', rule.ops, i),
+        agents: rule.agents === undefined ? undefined : r.strings('policy.rules', 'agents', rule.agents, i),
+        reason,
+      };
+    });
+  }
+  if (p.budgets !== undefined) {
+    const b = r.table('policy', 'budgets', p.budgets);
+    r.only('policy.budgets', b, ['operations', 'bytes', 'tokens', 'operations_per_minute']);
+    const budgets: { -readonly [K in keyof PolicyBudgets]: PolicyBudgets[K] } = {};
+    if (b.operations !== undefined) budgets.operations = r.count('policy.budgets', 'operations', b.operations);
+    if (b.bytes !== undefined) budgets.bytes = r.count('policy.budgets', 'bytes', b.bytes);
+    if (b.tokens !== undefined) budgets.tokens = r.count('policy.budgets', 'tokens', b.tokens);
+    if (b.operations_per_minute !== undefined) budgets.operationsPerMinute = r.count('policy.budgets', 'operations_per_minute', b.operations_per_minute);
+    config.budgets = budgets;
+  }
+  return config;
+}
+
+/**
+ * The file layers of a workspace's policy: the user's file, then the
+ * project's, each present or not.
+ */
+export async function loadPolicyFiles(fs: Filesystem, options: { userConfig?: string | false } = {}): Promise<Array<{ source: string; config: PolicyConfig }>> {
+  const layers: Array<{ source: string; config: PolicyConfig }> = [];
+  const user = options.userConfig === undefined ? userConfigPath() : options.userConfig;
+  if (user !== false && existsSync(user)) layers.push({ source: user, config: parsePolicyFile(readFileSync(user, 'utf8'), user) });
+  let text: string | undefined;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(await fs.readBytes(PROJECT_CONFIG_PATH));
+  } catch (err) {
+    if (!(isFsError(err, 'ENOENT') || isFsError(err, 'ENOTDIR'))) {
+      if (err instanceof FsError) throw err;
+      throw fsError('EINVAL', 'loadPolicy', PROJECT_CONFIG_PATH, { reason: 'the policy file is not UTF-8 text', hint: 'save it as UTF-8' });
+    }
+  }
+  if (text !== undefined) layers.push({ source: PROJECT_CONFIG_PATH, config: parsePolicyFile(text, PROJECT_CONFIG_PATH) });
+  return layers;
+}

@@ -1,0 +1,328 @@
+/**
+ * The one choke point every operation of a context session goes through:
+ * its arguments checked, the session's budgets and rate limit, the policy's
+ * decision for every path it touches (a person asked when the policy says
+ * so — for a change, with the diff of every file, just before it would be
+ * written), and one audit record of what happened, whatever happened.
+ *
+ * A session calls `run` once per public call and does nothing else about
+ * safety: no retrieval, search or edit module checks a policy or writes an
+ * audit record of its own. What they need to know — which paths a search
+ * must leave out, whether a change may be committed — they ask the current
+ * call (`currentCall()`), which `run` set up.
+ *
+ * @module
+ */
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+import { FsError, fsError, isFsError } from '@ctxfs/core';
+import type { FileRegistry } from '../registry/file-registry.ts';
+import type { SessionContext } from '../session/session-context.ts';
+import { type ApprovalOutcome, type ApprovalRequest, type Approver, askApproval, type ChangePreview, type DecidedBy } from './approval.ts';
+import { type Decision, MUTATING, type OpClass, type Policy } from './policy.ts';
+import type { Redactor } from './redaction.ts';
+
+/** One call of a session, as the choke point sees it. */
+export interface GuardedCall {
+  /** The session method (`readFile`, `applyPatch`…). */
+  readonly op: string;
+  readonly opClass: OpClass;
+  /** Workspace paths it touches, normalized; a search names its scope (`''` the root). */
+  readonly paths: readonly string[];
+  /** Its arguments, as recorded (content is elided and secrets redacted before they are stored). */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** Paths it touches in another way (a patch's deletions and moves), decided as their own class. */
+  readonly extra?: ReadonlyArray<{ readonly path: string; readonly opClass: OpClass }> | undefined;
+  /** The error its arguments already gave (a path that does not normalize): recorded, then thrown. */
+  readonly invalid?: FsError | undefined;
+}
+
+/** What a finished call reports for its record and the budgets. */
+export interface CallOutcome {
+  readonly result: 'ok' | 'refused';
+  readonly code?: string | undefined;
+  /** Tokens handed to the model. */
+  readonly tokens?: number | undefined;
+  /** Bytes handed to the model or written. */
+  readonly bytes?: number | undefined;
+  readonly before?: Readonly<Record<string, string | null>> | undefined;
+  readonly after?: Readonly<Record<string, string | null>> | undefined;
+  readonly diff?: { readonly files: number; readonly added: number; readonly removed: number } | undefined;
+}
+
+/** Who is calling. */
+export interface CallerIdentity {
+  readonly agent: string;
+  readonly session: SessionContext;
+}
+
+/** The state of the call under way, for the modules below the session. */
+export interface CallState {
+  readonly call: GuardedCall;
+  readonly agent: string;
+  readonly sessionId: string;
+  /** Whether the policy keeps `path` out of this agent's searches and listings. */
+  withheld(path: string): boolean;
+  /** Asks for approval of a change when the policy said "ask"; throws `EDENIED` when refused. */
+  approveChanges(changes: readonly ChangePreview[]): Promise<void>;
+  /** The approval decision made for this call, if any. */
+  approval: ApprovalOutcome | undefined;
+}
+
+const calls = new AsyncLocalStorage<CallState>();
+
+/** The call under way in this async context (`undefined` outside a session call). */
+export function currentCall(): CallState | undefined {
+  return calls.getStore();
+}
+
+/** What the audit stores for each call (until the keyed audit trail replaces the table). */
+export type AuditSink = (record: {
+  op: string;
+  opClass: OpClass;
+  paths: readonly string[];
+  agent: string;
+  sessionId: string;
+  params: Record<string, unknown>;
+  result: 'ok' | 'refused' | 'denied' | 'error';
+  code?: string | undefined;
+  tokens?: number | undefined;
+  approval?: { required: boolean; by: DecidedBy; at?: string | undefined; approver?: string | undefined } | undefined;
+  before?: Readonly<Record<string, string | null>> | undefined;
+  after?: Readonly<Record<string, string | null>> | undefined;
+  diff?: CallOutcome['diff'];
+  durationMs: number;
+}) => void;
+
+/** Strings longer than this are recorded as their size and hash, not their text. */
+const MAX_RECORDED_CHARS = 256;
+
+/** Characters a shell would act on: refused in paths a model sends. */
+const SHELL_META = /[;|&`\n\r]|\$[({]/;
+
+/** Per-session counters for the policy's budgets. */
+interface Usage {
+  operations: number;
+  bytes: number;
+  tokens: number;
+  /** Start times of recent operations, for the per-minute rate. */
+  recent: number[];
+}
+
+/**
+ * The safety layer of one workspace.
+ *
+ * @example
+ * ```ts
+ * const served = await safety.run({ op: 'readFile', opClass: 'read', paths: ['src/a.ts'], params: {} }, caller,
+ *   () => readFile(ws, caller, 'src/a.ts'), (r) => ({ result: 'ok', tokens: r.tokens }));
+ * ```
+ */
+export class SafetyLayer {
+  readonly policy: Policy;
+  readonly approver: Approver | undefined;
+  readonly #registry: FileRegistry;
+  readonly #redactor: Redactor;
+  readonly #audit: AuditSink;
+  readonly #usage = new Map<string, Usage>();
+
+  constructor(options: { policy: Policy; approver?: Approver | undefined; registry: FileRegistry; redactor: Redactor; audit: AuditSink }) {
+    this.policy = options.policy;
+    this.approver = options.approver;
+    this.#registry = options.registry;
+    this.#redactor = options.redactor;
+    this.#audit = options.audit;
+  }
+
+  /** The policy's decision for one path, with the registry's sensitivity. */
+  decide(op: OpClass, path: string, agent: string): Decision {
+    return this.policy.decide({ op, path, agent, sensitive: this.#registry.get(path)?.sensitive ?? this.#registry.isSensitive(path) });
+  }
+
+  /**
+   * Runs one session call through the policy, the budgets and the audit.
+   * Throws `EDENIED` (policy or person), `ELIMIT` (budget or rate) or
+   * `EINVAL` (a hostile path) before anything runs; a call's own errors
+   * pass through with host paths outside the workspace taken out.
+   */
+  async run<T>(call: GuardedCall, who: CallerIdentity, body: () => Promise<T>, outcome: (result: T) => CallOutcome): Promise<T> {
+    const started = performance.now();
+    const sessionId = who.session.id;
+    let approval: ApprovalOutcome | undefined;
+    let required = false;
+    const record = (result: 'ok' | 'refused' | 'denied' | 'error', fields: Partial<CallOutcome> & { code?: string | undefined } = {}): void => {
+      this.#audit({
+        op: call.op,
+        opClass: call.opClass,
+        paths: call.paths,
+        agent: who.agent,
+        sessionId,
+        params: this.#recorded(call.params),
+        result,
+        code: fields.code,
+        tokens: fields.tokens,
+        approval: approval === undefined && !required ? undefined : { required, by: approval?.by ?? 'policy', at: approval?.at, approver: approval?.approver },
+        before: fields.before,
+        after: fields.after,
+        diff: fields.diff,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      });
+    };
+    const refuse = (err: FsError, result: 'denied' | 'error'): never => {
+      record(result, { code: err.code });
+      throw err;
+    };
+
+    for (const p of call.paths) {
+      if (SHELL_META.test(p)) {
+        refuse(
+          fsError('EINVAL', call.op, p, {
+            reason: 'the path holds a shell metacharacter (; | & ` $( ${ or a line break)',
+            hint: 'name the file by its workspace path alone; nothing is run through a shell',
+          }),
+          'error',
+        );
+      }
+    }
+    if (call.invalid) refuse(withoutHostPaths(call.invalid), 'error');
+    const limit = this.#charge(call, sessionId);
+    if (limit) refuse(limit, 'denied');
+
+    // The most restrictive answer over every path the call touches.
+    let asked: { decision: Decision; path: string } | undefined;
+    const touched = [...call.paths.map((path) => ({ path, opClass: call.opClass })), ...(call.extra ?? [])];
+    for (const { path, opClass } of touched) {
+      if (path === '' && !MUTATING.has(opClass)) continue; // a whole-workspace search: its results are filtered instead
+      const decision = this.decide(opClass, path, who.agent);
+      if (decision.effect === 'deny') refuse(denied(call.op, path, decision.reason), 'denied');
+      if (decision.effect === 'ask') asked ??= { decision, path };
+    }
+    required = asked !== undefined;
+
+    const request = (extra: Partial<ApprovalRequest>): ApprovalRequest => ({
+      op: call.op,
+      opClass: call.opClass,
+      agent: who.agent,
+      sessionId,
+      paths: call.paths,
+      reason: asked?.decision.reason ?? '',
+      ...extra,
+    });
+    const changes = touched.some((t) => MUTATING.has(t.opClass));
+    if (asked && !changes) {
+      // A read is asked about before anything is read; a change, when its diff is known.
+      approval = await askApproval(this.approver, request({ summary: this.#summary(call) }), this.policy.approvalTimeoutMs);
+      if (!approval.approved) refuse(denied(call.op, asked.path, refusalReason(asked.decision, approval)), 'denied');
+    }
+
+    const state: CallState = {
+      call,
+      agent: who.agent,
+      sessionId,
+      approval,
+      withheld: (path) => this.decide(call.opClass === 'search' ? 'search' : 'read', path, who.agent).effect === 'deny',
+      approveChanges: async (changes) => {
+        if (!asked || state.approval?.approved) return;
+        state.approval = approval = await askApproval(this.approver, request({ changes }), this.policy.approvalTimeoutMs);
+        if (!approval.approved) throw denied(call.op, asked.path, refusalReason(asked.decision, approval));
+      },
+    };
+
+    let value: T;
+    try {
+      value = await calls.run(state, body);
+    } catch (err) {
+      approval = state.approval;
+      const safe = isFsError(err) ? withoutHostPaths(err) : err;
+      record(isFsError(err, 'EDENIED') ? 'denied' : 'error', { code: isFsError(err) ? err.code : 'EUNKNOWN' });
+      throw safe;
+    }
+    approval = state.approval;
+    const out = outcome(value);
+    const usage = this.#usage.get(sessionId);
+    if (usage) {
+      usage.tokens += out.tokens ?? 0;
+      usage.bytes += out.bytes ?? 0;
+    }
+    record(out.code === 'EDENIED' ? 'denied' : out.result, out);
+    return value;
+  }
+
+  /** Counts the call against the session's budgets; the refusal when one is spent. */
+  #charge(call: GuardedCall, sessionId: string): FsError | undefined {
+    const b = this.policy.budgets;
+    let u = this.#usage.get(sessionId);
+    if (u === undefined) {
+      u = { operations: 0, bytes: 0, tokens: 0, recent: [] };
+      this.#usage.set(sessionId, u);
+    }
+    const now = Date.now();
+    while (u.recent.length > 0 && (u.recent[0] as number) <= now - 60_000) u.recent.shift();
+    const spent = (what: string, used: number, cap: number): FsError =>
+      fsError('ELIMIT', call.op, call.paths[0], {
+        reason: `the session's ${what} budget is spent: ${used.toLocaleString('en-US')} of ${cap.toLocaleString('en-US')}`,
+        hint: 'it resets with a new session; finish the task with what you have, or ask the user for a new session',
+      });
+    if (b.operations !== undefined && u.operations >= b.operations) return spent('operations', u.operations, b.operations);
+    if (b.tokens !== undefined && u.tokens >= b.tokens) return spent('tokens', u.tokens, b.tokens);
+    if (b.bytes !== undefined && u.bytes >= b.bytes) return spent('bytes', u.bytes, b.bytes);
+    if (b.operationsPerMinute !== undefined && u.recent.length >= b.operationsPerMinute) {
+      const wait = Math.max(1, Math.ceil(((u.recent[0] as number) + 60_000 - now) / 1000));
+      return fsError('ELIMIT', call.op, call.paths[0], {
+        reason: `rate limit: ${b.operationsPerMinute} operations a minute`,
+        hint: `it resets in ${wait} s; wait, then call again`,
+      });
+    }
+    u.operations++;
+    u.recent.push(now);
+    return undefined;
+  }
+
+  /** A read's summary for the person asked: the file's size and lines, as the registry knows them. */
+  #summary(call: GuardedCall): string {
+    return call.paths
+      .map((p) => {
+        const r = this.#registry.get(p);
+        return r ? `${p}: ${r.size.toLocaleString('en-US')} bytes` : p;
+      })
+      .join('; ');
+  }
+
+  /** Arguments as stored: long strings as size and hash, secrets redacted. */
+  #recorded(params: Readonly<Record<string, unknown>>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(params)) {
+      if (v === undefined) continue;
+      if (typeof v === 'string') {
+        out[k] = v.length > MAX_RECORDED_CHARS ? { chars: v.length, sha256: createHash('sha256').update(v).digest('hex') } : this.#redactor.redact(v).text;
+      } else if (v !== null && typeof v === 'object') out[k] = JSON.parse(this.#redactor.redact(JSON.stringify(v)).text) as unknown;
+      else out[k] = v;
+    }
+    return out;
+  }
+}
+
+function denied(op: string, path: string, reason: string): FsError {
+  return fsError('EDENIED', op, path, { reason });
+}
+
+function refusalReason(decision: Decision, approval: ApprovalOutcome): string {
+  const who =
+    approval.by === 'timeout' ? 'no one approved it in time' : approval.by === 'policy' ? (approval.note ?? 'approval is required') : 'the user declined';
+  return `${decision.reason}; ${who}${approval.note && approval.by !== 'policy' ? ` (${approval.note})` : ''}`;
+}
+
+/**
+ * The error as a model may see it: an absolute host path (where a symlink
+ * leads, a state directory) is replaced by a mention that it is outside the
+ * workspace. The original stays as the `cause`, for the local log.
+ */
+export function withoutHostPaths(err: FsError): FsError {
+  // An absolute path starts after a space, a quote or an opening sign (a workspace path or a glob has text before its slashes).
+  const scrub = (s: string | undefined): string | undefined => s?.replace(/(['"`]?)(?<=^|[\s'"`(=:,])\/[^\s'"`)]+\1/g, '(a path outside the workspace)');
+  const reason = scrub(err.reason);
+  const hint = scrub(err.hint);
+  if (reason === err.reason && hint === err.hint) return err;
+  return new FsError({ code: err.code, op: err.op, path: err.path, dest: err.dest, reason, hint, cause: err });
+}
