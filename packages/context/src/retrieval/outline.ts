@@ -20,6 +20,7 @@ import {
   type Workspace,
   wrappedTokens,
 } from './shared.ts';
+import { serveWhole, wholeBeatsOutline } from './symbol.ts';
 
 /** An outline text of at most `maxTokens` tokens, with its header. */
 export async function outlineText(
@@ -56,6 +57,9 @@ export async function getOutline(ws: Workspace, caller: Caller, path: string, op
     o.total === 0
       ? `no symbols: use getExcerpt(${q(path)}) or readLines(${q(path)}, start, end)`
       : `getSymbol(${q(path)}, name) shows one definition; readLines(${q(path)}, start, end) shows a range${o.listed < o.total ? `; ${o.total - o.listed} nested symbols are not listed` : ''}`;
-  if (wrappedTokens(ws, doc, o.text, undefined, 'outline') > budget) return overBudget(ws, caller, doc, budget);
+  const tokens = wrappedTokens(ws, doc, o.text, undefined, 'outline');
+  // A small file: when the outline and then a definition would cost more than the file, the file is the answer.
+  if (o.total > 0 && (await wholeBeatsOutline(ws, doc, budget, tokens))) return serveWhole(ws, caller, 'getOutline', doc, 'the outline and then a definition');
+  if (tokens > budget) return overBudget(ws, caller, doc, budget);
   return serve(ws, caller, 'getOutline', doc, o.text, { view: 'outline', omitted: [], next, redactions: 0 });
 }
