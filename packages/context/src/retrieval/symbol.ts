@@ -11,7 +11,7 @@
 
 import { fsError } from '@ctxfs/core';
 import type { Document } from '../content/document.ts';
-import { findSymbol, type SymbolLookup, symbolTable } from '../symbols/outline.ts';
+import { findSymbol, renderOutline, type SymbolLookup, symbolTable } from '../symbols/outline.ts';
 import { type CodeSymbol, flattenSymbols } from '../symbols/types.ts';
 import {
   type Caller,
@@ -72,18 +72,56 @@ function docKept(lines: readonly string[], tokens: readonly number[], s: CodeSym
   let i = s.docStartLine;
   while (i < end && EMPTY_COMMENT_LINE.test(lines[i - 1] as string)) i++;
   while (i < end && !EMPTY_COMMENT_LINE.test(lines[i] as string) && rangeTokens(tokens, s.docStartLine, i + 1) <= DOC_COMMENT_TOKENS) i++;
-  // Cutting a line or two saves less than the note that says so.
-  return end - i <= 2 ? end : i;
+  // The note that says what was cut costs about 30 tokens: cutting less than twice that saves nothing worth the loss.
+  return rangeTokens(tokens, i + 1, end) < 60 ? end : i;
 }
 
-/** Builds the numbered view of `found.symbol` that fits `budget`, or `undefined` when not even its first line does. */
+/** Lines of a definition to number, and what follows them. */
+interface Span {
+  /** Last line of the definition to show (it may be cut shorter to fit). */
+  readonly until: number;
+  /** Lines after the numbered ones (a member list), given how many fit; `undefined` when none. */
+  readonly tail?: ((room: number) => string | undefined) | undefined;
+  /** The note when the lines stop before the definition ends. */
+  readonly cut: (last: number) => string;
+}
+
+/**
+ * The numbered view of `found.symbol` that fits `budget`, or `undefined`
+ * when not even its first line does. A definition with members (a class)
+ * that does not fit whole is shown as its head — doc comment, signature,
+ * what precedes the first member — and its members' outline, rather than
+ * as its first lines cut off in the middle of a method.
+ */
 function symbolView(ws: Workspace, doc: Document, found: SymbolLookup, name: string, budget: number): SymbolView | undefined {
+  const s = found.symbol as CodeSymbol;
+  const path = doc.path;
+  const whole = spanView(ws, doc, found, name, budget, {
+    until: s.endLine,
+    cut: (last) => `[… the definition continues to line ${s.endLine}; readLines(${q(path)}, ${last + 1}, ${s.endLine}) shows the rest …]`,
+  });
+  if ((whole !== undefined && whole.last >= s.endLine) || s.children.length === 0) return whole;
+  const firstMember = Math.min(...s.children.map((c) => c.docStartLine));
+  const size = rangeTokens(lineTokens(ws, doc), s.docStartLine, s.endLine);
+  const members = spanView(ws, doc, found, name, budget, {
+    until: Math.max(s.startLine, firstMember - 1),
+    tail: (room) => {
+      const list = renderOutline(s.children, { maxDepth: 1, maxSymbols: room });
+      return `Members (${s.kind} ${s.qualifiedName} is lines ${s.startLine}-${s.endLine}, ${size} tokens, over this call's budget; getSymbol(${q(path)}, "${s.qualifiedName}.<member>") shows one):\n${list.text}`;
+    },
+    cut: (last) => `[… lines ${last + 1}-${firstMember - 1} before the first member: readLines(${q(path)}, ${last + 1}, ${firstMember - 1}) …]`,
+  });
+  return members ?? whole;
+}
+
+/** {@link symbolView} for one span: the lines, cut until the view fits, then the tail shrunk until it does. */
+function spanView(ws: Workspace, doc: Document, found: SymbolLookup, name: string, budget: number, span: Span): SymbolView | undefined {
   const s = found.symbol as CodeSymbol;
   const path = doc.path;
   const { lines } = redactedLines(ws, doc);
   const tokens = lineTokens(ws, doc);
   const from = s.docStartLine;
-  const to = s.endLine;
+  const to = span.until;
   const docEnd = docKept(lines, tokens, s);
   const gap: Omission | undefined =
     docEnd < s.startLine - 1 ? { startLine: docEnd + 1, endLine: s.startLine - 1, tokens: rangeTokens(tokens, docEnd + 1, s.startLine - 1) } : undefined;
@@ -95,27 +133,38 @@ function symbolView(ws: Workspace, doc: Document, found: SymbolLookup, name: str
   let used = 100 + (also ? ws.tokenizer.count(also) : 0) + (gapNote ? ws.tokenizer.count(gapNote) + rangeTokens(tokens, from, docEnd) * 1.3 : 0);
   while (last < to && used + (tokens[last] as number) + 2 <= budget) used += (tokens[last++] as number) + 2;
   last = Math.max(last, head);
+  // Members listed in the tail; fewer on each retry once the lines are down to the head.
+  let room = s.children.length;
   for (;;) {
     const shown = gap
       ? [numbered(lines.slice(from - 1, docEnd), from), gapNote as string, numbered(lines.slice(s.startLine - 1, last), s.startLine)]
       : [numbered(lines.slice(from - 1, last), from)];
-    // Kind, name and where the definition starts; the label gives the range served.
-    const parts = [`${s.kind} ${s.qualifiedName} ${s.startLine}-${s.endLine}`, ...shown];
+    // No header line: the label gives the range, the code names what it is, and the caller knows what it asked for.
+    const parts = [...shown];
     let next: string | undefined;
     if (last < to) {
       next = `readLines(${q(path)}, ${last + 1}, ${to})`;
-      parts.push(`[… the definition continues to line ${to}; ${next} shows the rest …]`);
+      parts.push(span.cut(last));
+    }
+    const tail = span.tail?.(room);
+    if (tail !== undefined) {
+      next ??= `readLines(${q(path)}, ${to + 1}, ${s.endLine})`;
+      parts.push(tail);
     }
     if (also) parts.push(also);
     const body = parts.join('\n');
     const label = `${from}-${last} of ${lines.length}`;
     const cost = wrappedTokens(ws, doc, body, label, 'symbol');
     if (cost <= budget) {
-      const omitted = [...(gap ? [gap] : []), ...(last < to ? [{ startLine: last + 1, endLine: to, tokens: rangeTokens(tokens, last + 1, to) }] : [])];
+      const omitted = [
+        ...(gap ? [gap] : []),
+        ...(last < s.endLine ? [{ startLine: last + 1, endLine: s.endLine, tokens: rangeTokens(tokens, last + 1, s.endLine) }] : []),
+      ];
       return { body, label, from, last, omitted, next: next ?? (gap && `readLines(${q(path)}, ${gap.startLine}, ${gap.endLine})`), tokens: cost };
     }
-    if (last <= head) return undefined;
-    last = Math.max(head, last - Math.max(1, Math.ceil((last - head) * 0.1)));
+    if (last > head) last = Math.max(head, last - Math.max(1, Math.ceil((last - head) * 0.1)));
+    else if (tail !== undefined && room > 1) room = Math.max(1, Math.floor(room * 0.7));
+    else return undefined;
   }
 }
 

@@ -197,11 +197,13 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
   const header = (shown: number) =>
     total === 0
       ? `findSymbol ${JSON.stringify(query)}: no definition matches${kinds ? ` (kind ${[...kinds].join(', ')})` : ''}.`
-      : `findSymbol ${JSON.stringify(query)}: ${plural(total, one, many)}${shown < total ? `, showing ${offset + 1}-${offset + shown}` : ''}.`;
+      : // The query is the call's own argument, just above in the model's transcript; the hits name what matched.
+        `${plural(total, one, many)}${shown < total ? `, showing ${offset + 1}-${offset + shown}` : ''}.`;
   const notes: string[] = [];
   if (weaker.length > 0) {
     const n = weaker.reduce((a, t) => a + (tiers.get(t) ?? 0), 0);
-    notes.push(`[+${n} weaker (${weaker.join(', ')}): ${sameCall({ match: 'all' })}]`);
+    // The same call with one more option; spelling the whole call out again would echo a long query for nothing.
+    notes.push(`[+${plural(n, 'weaker match', 'weaker matches')}; {match: "all"} lists them]`);
   }
   if (total === 0) {
     const indexed = index.names.size;
