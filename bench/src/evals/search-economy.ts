@@ -6,7 +6,8 @@
  * `getSymbol` call it offers, reading on when a long doc comment fills the
  * budget first — against reading the whole file that holds it (`readFile`
  * with a large profile, uncut). Goal: 15x fewer tokens, every call within
- * the small profile's per-call budget.
+ * the small profile's per-call budget, and no lookup (nor `getOutline` then
+ * `getSymbol` on a file the profile can read whole) dearer than the file.
  *
  * Packages are downloaded with `npm pack` on first use into
  * ~/.cache/ctxfs-bench/releases. Run: `pnpm eval:search` (writes
@@ -76,6 +77,10 @@ async function main(): Promise<void> {
   console.log(
     `all         ${String(reports.reduce((n, r) => n + r.tasks.length, 0)).padStart(4)} tasks  ${overall.toFixed(1)}x fewer tokens; largest call ${largest} of ${budget} (${largest <= budget ? 'within' : 'OVER'} the small profile)`,
   );
+  // A lookup never costs more than the file: getSymbol against readFile, and (for a file the small profile can
+  // read whole) getOutline + getSymbol against readFile.
+  const dearer = reports.flatMap((r) => r.tasks.filter((t) => t.symbolTokens > t.fileTokens || (t.fileTokens <= r.budget && t.outlineTokens > t.fileTokens)));
+  console.log(`lookups that cost more than their file: ${dearer.length} of ${reports.reduce((n, r) => n + r.tasks.length, 0)}`);
   const dir = join(import.meta.dirname, '..', '..', 'results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(

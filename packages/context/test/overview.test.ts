@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryFilesystem } from '@ctxfs/memory';
 import { describe, expect, test } from 'vitest';
-import { createContext, o200kTokenizer } from '../src/index.ts';
+import { createContext, DEFAULT_ENTRYPOINTS, o200kTokenizer } from '../src/index.ts';
 import { proseOf } from '../src/overview/document-prose.ts';
+import { resolveEntrypoints } from '../src/overview/entry-documents.ts';
+import { renderManifest } from '../src/overview/manifest.ts';
+import { npmPackage, packageFiles } from './support/npm-package.ts';
 
 function repo(): Record<string, string> {
   const files: Record<string, string> = {
@@ -107,5 +110,119 @@ describe('entrypoint documents', () => {
     const md = '<p align="center"><img src="x.svg"\n  alt="logo"></p>\n\n# T\n\n```html\n<img src="a.png">\n```\n<!-- note\nmore -->\nText [![b](c)](d)\n';
     expect(proseOf('README.md', md)).toBe('# T\n\n```html\n<img src="a.png">\n```\n\nText\n');
     expect(proseOf('a.html', md)).toBe(md);
+  });
+});
+
+describe('entry documents and manifests of real packages', () => {
+  /** A manifest of a pinned npm package as the overview renders it, line by line. */
+  const rendered = (pkg: string, path: string) => {
+    const [name, version] = pkg.split('@') as [string, string];
+    return renderManifest(path, readFileSync(join(npmPackage(name, version), path), 'utf8'))?.split('\n') ?? [];
+  };
+  const overviewOf = async (files: Record<string, string>, profile: 'small' | 'large' = 'small') => {
+    const ctx = await createContext({ fs: new MemoryFilesystem({ files }), profile });
+    await ctx.scan();
+    const o = await ctx.overview();
+    ctx.close();
+    return o;
+  };
+
+  test("a readme spelled in lower case is found: chalk's readme.md beside its package.json", async () => {
+    const files = packageFiles(npmPackage('chalk', '5.3.0'));
+    expect(Object.keys(files)).toContain('readme.md');
+    const o = await overviewOf(files);
+    expect(o.documents.map((d) => d.path)).toEqual(['readme.md', 'package.json']);
+    expect(o.text).toContain('Terminal string styling done right');
+    expect(o.text).toContain('readme.md [entrypoint]');
+    expect(o.tokens).toBeLessThanOrEqual(1500);
+  });
+
+  test('entry documents match without regard to case, in any text format, CONTRIBUTING and docs/index included', async () => {
+    expect(resolveEntrypoints(['Readme.rst', 'README.md', 'src/readme.md', 'package.json'], DEFAULT_ENTRYPOINTS)).toEqual(['README.md', 'package.json']);
+    expect(resolveEntrypoints(['README', 'Contributing.rst', 'docs/Index.md', 'go.mod'], DEFAULT_ENTRYPOINTS)).toEqual([
+      'README',
+      'go.mod',
+      'Contributing.rst',
+      'docs/Index.md',
+    ]);
+    const o = await overviewOf(
+      {
+        'readme.rst': 'Acme\n====\n\nAcme turns invoices into ledgers.\n',
+        'CONTRIBUTING.md': '# Contributing\n\nRun `make test` before sending a patch.\n',
+        'docs/index.md': '# Acme documentation\n\nStart with the tutorial.\n',
+        'acme/__init__.py': 'def ledger(): ...\n',
+      },
+      'large',
+    );
+    expect(o.documents.map((d) => d.path)).toEqual(['readme.rst', 'CONTRIBUTING.md', 'docs/index.md']);
+    expect(o.text).toContain('Acme turns invoices into ledgers.');
+    expect(o.text).toContain('Run `make test` before sending a patch.');
+  });
+
+  test("package.json is its name, purpose, entry points and scripts, dependencies counted: webpack's and chalk's", async () => {
+    const webpack = readFileSync(join(npmPackage('webpack', '5.91.0'), 'package.json'), 'utf8');
+    const o = await overviewOf({ 'package.json': webpack }, 'large');
+    const shown = o.text.slice(o.text.indexOf('<file path="package.json"'));
+    expect(shown).toContain('view="summary"');
+    expect(shown).toContain('name: webpack 5.91.0');
+    expect(shown).toContain('main: lib/index.js');
+    expect(shown).toContain('types: types.d.ts');
+    expect(shown).toContain('webpack → bin/webpack.js');
+    expect(shown).toContain('engines: node >=10.13.0');
+    expect(shown).toContain('dependencies 24, devDependencies 74');
+    expect(shown).toMatch(/scripts:\n {2}setup: node \.\/setup\/setup\.js/);
+    // No dependency list, no keywords.
+    expect(shown).not.toMatch(/acorn|"keywords"|"devDependencies"/);
+    expect(o.documents[0]?.totalTokens).toBeLessThan(o200kTokenizer.count(webpack) / 5);
+
+    const chalk = rendered('chalk@5.3.0', 'package.json').join('\n');
+    expect(chalk).toContain('name: chalk 5.3.0 (type module)');
+    expect(chalk).toContain('exports: ./source/index.js');
+    expect(chalk).toContain('  test: xo && c8 ava && tsd');
+    expect(chalk).toContain('devDependencies 10');
+    expect(chalk).not.toMatch(/yoctodelay|terminal"|unicorn/);
+  });
+
+  test("pyproject.toml and Cargo.toml are parsed as TOML: gyp's (node-gyp) and create-tauri-app's", async () => {
+    expect(rendered('node-gyp@10.1.0', 'gyp/pyproject.toml')).toEqual([
+      '[key fields of pyproject.toml; readFile shows all of it]',
+      'name: gyp-next 0.16.1',
+      'description: A fork of the GYP build system for use in the Node.js projects',
+      'requires-python: >=3.8',
+      'readme: README.md',
+      'build backend: setuptools.build_meta',
+      'scripts:',
+      '  gyp → gyp:script_main',
+      'packages: gyp, gyp.generator in pylib',
+      'dependencies: optional [dev] 3 (counted; the file lists them)',
+    ]);
+    expect(rendered('create-tauri-app@4.5.9', 'Cargo.toml')).toEqual([
+      '[key fields of Cargo.toml; readFile shows all of it]',
+      'package: create-tauri-app-node 0.0.0 (edition 2021)',
+      'lib: crate-type cdylib',
+      'dependencies: dependencies 3, build-dependencies 1 (counted; the file lists them)',
+    ]);
+    // Through the overview, in a tree that also has the package.json napi builds from.
+    const o = await overviewOf(
+      packageFiles(npmPackage('create-tauri-app', '4.5.9'), (p) => !p.startsWith('src/')),
+      'large',
+    );
+    expect(o.documents.map((d) => d.path)).toEqual(['README.md', 'package.json', 'Cargo.toml']);
+    expect(o.text).not.toContain('napi-derive');
+  });
+
+  test('go.mod: module, Go version, requirements counted; a manifest that does not parse is shown as written', () => {
+    // Written here in go.mod's format (no package on the npm registry ships one).
+    const mod =
+      'module example.com/ledger\n\ngo 1.22\n\ntoolchain go1.22.3\n\nrequire (\n\tgithub.com/google/uuid v1.6.0\n\tgolang.org/x/text v0.14.0 // indirect\n)\n\nrequire github.com/stretchr/testify v1.9.0\n\nreplace golang.org/x/text => ../text\n';
+    expect(renderManifest('go.mod', mod)?.split('\n')).toEqual([
+      '[key fields of go.mod; readFile shows all of it]',
+      'module: example.com/ledger',
+      'go: 1.22 (toolchain go1.22.3)',
+      'dependencies: require 3 (1 indirect), replace 1',
+    ]);
+    expect(renderManifest('pyproject.toml', '[project\nname = "x"\n')).toBeUndefined();
+    expect(renderManifest('package.json', '{ "name": ')).toBeUndefined();
+    expect(renderManifest('README.md', '# x\n')).toBeUndefined();
   });
 });

@@ -40,9 +40,16 @@ describe('structural summarizer', () => {
         'docs/guide.md': '# Guide\n\n![badge](x)\n\nHow to run the shop locally.\n',
         'tools/README.md': '# Tools\n\n- `gen.sh` regenerates the API client.\n',
         'tools/gen.sh': 'set -e\necho gen\n',
+        // A readme of any case or text format is read for a mention too.
+        'util/readme.md': '# Util\n\n- `run.sh` starts the dev server.\n',
+        'util/run.sh': 'node server.js\n',
+        'lib/README.rst': 'Lib\n===\n\n``pack.py`` packs the release archive.\n',
+        'lib/pack.py': 'import tarfile\n',
       },
     });
     const ctx = await createContext({ fs });
+    expect((await ctx.summarize('util/run.sh')).text).toContain('Purpose: `run.sh` starts the dev server.');
+    expect((await ctx.summarize('lib/pack.py')).text).toContain('Purpose: ``pack.py`` packs the release archive.');
     expect((await ctx.summarize('package.json')).text).toContain('Purpose: shop: An online shop.');
     expect((await ctx.summarize('docs/guide.md')).text).toContain('Purpose: How to run the shop locally.');
     expect((await ctx.summarize('tools/gen.sh')).text).toContain('Purpose: `gen.sh` regenerates the API client.');

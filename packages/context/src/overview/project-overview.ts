@@ -13,6 +13,8 @@ import type { FileRecord } from '../registry/file-registry.ts';
 import type { Workspace } from '../retrieval/shared.ts';
 import { CONTENT_RULE, wrapContent } from '../safety/delimiters.ts';
 import { proseOf } from './document-prose.ts';
+import { resolveEntrypoints } from './entry-documents.ts';
+import { renderManifest } from './manifest.ts';
 
 /** A tool as the overview lists it. */
 export interface ToolDescription {
@@ -77,10 +79,12 @@ interface DirNode {
   readonly dirs: Map<string, DirNode>;
   readonly files: FileRecord[];
   total: number;
+  /** The entry documents the overview shows (flagged in the tree whatever the registry's flag says). */
+  readonly entries: ReadonlySet<string>;
 }
 
-function buildTree(records: readonly FileRecord[]): { root: DirNode; directories: number } {
-  const root: DirNode = { name: '', path: '', dirs: new Map(), files: [], total: 0 };
+function buildTree(records: readonly FileRecord[], entries: ReadonlySet<string>): { root: DirNode; directories: number } {
+  const root: DirNode = { name: '', path: '', dirs: new Map(), files: [], total: 0, entries };
   let directories = 0;
   for (const r of records) {
     const parts = r.path.split('/');
@@ -90,7 +94,7 @@ function buildTree(records: readonly FileRecord[]): { root: DirNode; directories
       const name = parts[i] as string;
       let child = node.dirs.get(name);
       if (!child) {
-        child = { name, path: node.path ? `${node.path}/${name}` : name, dirs: new Map(), files: [], total: 0 };
+        child = { name, path: node.path ? `${node.path}/${name}` : name, dirs: new Map(), files: [], total: 0, entries };
         node.dirs.set(name, child);
         directories++;
       }
@@ -142,14 +146,16 @@ function levelOf(node: DirNode): Level {
   const files = [...node.files].sort(byName);
   let shown = files;
   if (files.length > MAX_FILES_SHOWN) {
-    const key = files.filter((f) => KEY_FILE.test(f.path.slice(f.path.lastIndexOf('/') + 1)) || f.entrypoint);
+    const key = files.filter((f) => KEY_FILE.test(f.path.slice(f.path.lastIndexOf('/') + 1)) || f.entrypoint || node.entries.has(f.path));
     const keySet = new Set(key);
     const rest = files.filter((f) => !keySet.has(f));
     shown = [...key, ...rest].slice(0, MAX_FILES_SHOWN).sort(byName);
   }
   for (const f of shown) {
     const name = f.path.slice(f.path.lastIndexOf('/') + 1);
-    const flags = [f.entrypoint ? 'entrypoint' : '', f.sensitive ? 'sensitive' : '', f.generated ? 'generated' : ''].filter(Boolean);
+    const flags = [f.entrypoint || node.entries.has(f.path) ? 'entrypoint' : '', f.sensitive ? 'sensitive' : '', f.generated ? 'generated' : ''].filter(
+      Boolean,
+    );
     tail.push(`${name}${flags.length ? ` [${flags.join(', ')}]` : ''}`);
   }
   if (shown.length < files.length) tail.push(`… ${plural(files.length - shown.length, 'more file')}`);
@@ -269,7 +275,11 @@ function cutDocument(ws: Workspace, text: string, budget: number): { text: strin
 export async function buildOverview(ws: Workspace, options: OverviewOptions): Promise<Overview> {
   const budget = options.budgetTokens;
   const records = ws.registry.list();
-  const { root, directories } = buildTree(records);
+  const entries = resolveEntrypoints(
+    records.map((r) => r.path),
+    options.entrypoints,
+  );
+  const { root, directories } = buildTree(records, new Set(entries));
   const tools = options.tools ?? DEFAULT_TOOLS;
   const header = [
     '# Workspace overview',
@@ -281,15 +291,17 @@ export async function buildOverview(ws: Workspace, options: OverviewOptions): Pr
   const fixed = ws.tokenizer.count(`${header}\n\n${toolText}\n\n## Files\n\n## Key documents\n`) + 8;
   const available = Math.max(0, budget - fixed);
 
-  // Entrypoints that exist, in priority order.
-  const docs: Array<{ path: string; text: string; version: string; total: number }> = [];
-  for (const path of options.entrypoints) {
+  // Entrypoints that exist, in priority order, whatever the case of their names.
+  const docs: Array<{ path: string; text: string; version: string; total: number; view: string }> = [];
+  for (const path of entries) {
     const rec = ws.registry.get(path);
     if (!rec || rec.sensitive) continue;
     try {
       const doc = await ws.loader.load(path, 'overview');
-      const text = ws.redactor.redact(proseOf(path, doc.text)).text;
-      docs.push({ path, text, version: doc.sha256, total: ws.tokenizer.count(text) });
+      // A manifest is shown as its key fields (name, entry points, scripts, dependencies counted), not as written.
+      const manifest = renderManifest(path, doc.text);
+      const text = ws.redactor.redact(manifest ?? proseOf(path, doc.text)).text;
+      docs.push({ path, text, version: doc.sha256, total: ws.tokenizer.count(text), view: manifest === undefined ? 'full' : 'summary' });
     } catch (err) {
       if (!isFsError(err)) throw err;
     }
@@ -326,10 +338,10 @@ export async function buildOverview(ws: Workspace, options: OverviewOptions): Pr
       const room = share - wrapperCost;
       if (room <= 0 || room < Math.min(24, d.total)) continue;
       const cut = cutDocument(ws, d.text, room);
-      const note = cut.truncated
-        ? `\n[… truncated: the rest of ${d.path} is not shown — readLines(${JSON.stringify(d.path)}, …) or getOutline for more …]`
-        : '';
-      const block = wrapContent(cut.text + note, { path: d.path, version: d.version, view: cut.truncated ? 'excerpt' : 'full' });
+      // A rendered manifest's lines are not the file's: the rest is read whole.
+      const rest = d.view === 'summary' ? `readFile(${JSON.stringify(d.path)})` : `readLines(${JSON.stringify(d.path)}, …) or getOutline`;
+      const note = cut.truncated ? `\n[… truncated: the rest of ${d.path} is not shown — ${rest} for more …]` : '';
+      const block = wrapContent(cut.text + note, { path: d.path, version: d.version, view: cut.truncated ? 'excerpt' : d.view });
       blocks.push(block);
       shown.push({ path: d.path, version: d.version, tokens: ws.tokenizer.count(block), totalTokens: d.total, truncated: cut.truncated });
     }

@@ -183,7 +183,11 @@ export const DEFAULT_SENSITIVE_PATTERNS: readonly string[] = [
   '**/.htpasswd',
 ];
 
-/** Entrypoint documents and manifests loaded at startup, in priority order. */
+/**
+ * Entrypoint documents and manifests loaded at startup, in priority order.
+ * The overview matches them without regard to case, and a document in any
+ * text format (`readme.rst` answers to `README.md`).
+ */
 export const DEFAULT_ENTRYPOINTS: readonly string[] = [
   'AGENTS.md',
   'CLAUDE.md',
@@ -196,6 +200,8 @@ export const DEFAULT_ENTRYPOINTS: readonly string[] = [
   'go.mod',
   'pom.xml',
   'build.gradle',
+  'CONTRIBUTING.md',
+  'docs/index.md',
 ];
 
 /** Sample extensions that never need a `.env` flag (templates carry no secrets). */

@@ -32,6 +32,7 @@ import {
   wrappedTokens,
   wrapperTokens,
 } from './shared.ts';
+import { serveWhole, wholeBeatsOutline } from './symbol.ts';
 
 /** Which part of a file an outline covers. */
 export interface OutlineScope {
@@ -263,6 +264,11 @@ export async function getOutline(ws: Workspace, caller: Caller, path: string, op
   if (budget < MIN_USEFUL_TOKENS) return overBudget(ws, caller, doc, budget);
   const o = await outlineText(ws, doc, budget - wrapperTokens(ws, doc, undefined, 'outline'), caller.profile.outlineSymbols, options);
   const next = o.more ?? (o.largest !== undefined ? callText('getSymbol', [path, o.largest.qualifiedName]) : callText('getExcerpt', [path]));
-  if (wrappedTokens(ws, doc, o.text, undefined, 'outline') > budget) return overBudget(ws, caller, doc, budget);
+  const tokens = wrappedTokens(ws, doc, o.text, undefined, 'outline');
+  // A small file: when the outline and then a definition would cost more than the file, the file is the answer.
+  const scoped = options.symbol !== undefined || options.startLine !== undefined || options.endLine !== undefined;
+  if (!scoped && o.total > 0 && (await wholeBeatsOutline(ws, doc, budget, tokens)))
+    return serveWhole(ws, caller, 'getOutline', doc, 'the outline and then a definition');
+  if (tokens > budget) return overBudget(ws, caller, doc, budget);
   return serve(ws, caller, 'getOutline', doc, o.text, { view: 'outline', omitted: [], next, redactions: 0 });
 }

@@ -20,14 +20,23 @@ import {
   wrapperTokens,
 } from './shared.ts';
 
+/** A directory's readme, whatever the case of its name or its text format (README.md preferred). */
+const README = /^readme(\.(md|markdown|rst|txt|adoc))?$/i;
+
+async function readmeIn(ws: Workspace, dir: string): Promise<string | undefined> {
+  const names = (await ws.fs.list(dir)).filter((e) => e.kind === 'file' && README.test(e.name)).map((e) => e.name);
+  const name = names.includes('README.md') ? 'README.md' : names.sort()[0];
+  return name === undefined ? undefined : dir ? `${dir}/${name}` : name;
+}
+
 async function readmeMention(ws: Workspace, path: string): Promise<string | undefined> {
   const name = path.slice(path.lastIndexOf('/') + 1);
   if (/^readme/i.test(name)) return undefined;
   let dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
   for (let hops = 0; hops < 3; hops++) {
-    const readme = dir ? `${dir}/README.md` : 'README.md';
     try {
-      if (await ws.fs.exists(readme)) {
+      const readme = await readmeIn(ws, dir);
+      if (readme !== undefined) {
         const doc = await ws.loader.load(readme, 'summarize');
         const rel = dir ? path.slice(dir.length + 1) : path;
         const hit = doc.lines.find((l) => l.includes(rel) || l.includes(name));

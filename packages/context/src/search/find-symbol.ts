@@ -9,7 +9,7 @@
  */
 
 import { fsError } from '@ctxfs/core';
-import { type Caller, callBudget, type Workspace } from '../retrieval/shared.ts';
+import { type Caller, callBudget, documentTokens, type Workspace } from '../retrieval/shared.ts';
 import type { SymbolKind } from '../symbols/types.ts';
 import { callText, narrowTo, plural, type Tally } from './next-call.ts';
 import { count, MAX_PATTERN_LENGTH, searchPath } from './search-input.ts';
@@ -64,6 +64,8 @@ export interface SymbolHit extends IndexedSymbol {
   readonly sameName: number;
   /** The call that shows it: `getSymbol("src/auth.ts", "AuthManager.login")`. */
   readonly call: string;
+  /** Tokens of the whole file (`undefined` when it could not be read just now). */
+  readonly fileTokens: number | undefined;
 }
 
 function kindsOf(kind: FindSymbolOptions['kind']): ReadonlySet<SymbolKind> | undefined {
@@ -158,8 +160,20 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
   const weaker = matchAll ? [] : MATCH_TIERS.filter((t) => t !== best && (tiers.get(t) ?? 0) > 0);
 
   const page = ranked.slice(offset, offset + limit);
+  // Each hit says what its whole file costs, so a model can weigh getSymbol against readFile (a small file is served whole either way).
+  const fileTokens = new Map<string, number | undefined>();
+  for (const path of new Set(page.map((s) => s.path))) {
+    fileTokens.set(
+      path,
+      await ws.loader.load(path, 'findSymbol').then(
+        (doc) => documentTokens(ws, doc),
+        () => undefined,
+      ),
+    );
+  }
   const rows: Row<SymbolHit>[] = page.map((s) => {
     const call = callText('getSymbol', [s.path, s.qualifiedName]);
+    const size = fileTokens.get(s.path);
     const hit: SymbolHit = {
       path: s.path,
       name: s.name,
@@ -170,20 +184,26 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
       tier: s.tier,
       sameName: s.sameName,
       call,
+      fileTokens: size,
     };
     const also = s.sameName > 0 ? ` (+${s.sameName} same-named, listed by getSymbol)` : '';
-    return { text: `${matchAll ? `[${s.tier}] ` : ''}${call}  ${s.kind} ${s.startLine}-${s.endLine}${also}`, item: hit };
+    return {
+      text: `${matchAll ? `[${s.tier}] ` : ''}${call}  ${s.kind} ${s.startLine}-${s.endLine}${size === undefined ? '' : `, file ${size} tokens`}${also}`,
+      item: hit,
+    };
   });
   const total = ranked.length;
   const [one, many] = matchAll || best === undefined ? ['definition', 'definitions'] : [`${best} match`, `${best} matches`];
   const header = (shown: number) =>
     total === 0
       ? `findSymbol ${JSON.stringify(query)}: no definition matches${kinds ? ` (kind ${[...kinds].join(', ')})` : ''}.`
-      : `findSymbol ${JSON.stringify(query)}: ${plural(total, one, many)}${shown < total ? `, showing ${offset + 1}-${offset + shown}` : ''}.`;
+      : // The query is the call's own argument, just above in the model's transcript; the hits name what matched.
+        `${plural(total, one, many)}${shown < total ? `, showing ${offset + 1}-${offset + shown}` : ''}.`;
   const notes: string[] = [];
   if (weaker.length > 0) {
     const n = weaker.reduce((a, t) => a + (tiers.get(t) ?? 0), 0);
-    notes.push(`[+${n} weaker (${weaker.join(', ')}): ${sameCall({ match: 'all' })}]`);
+    // The same call with one more option; spelling the whole call out again would echo a long query for nothing.
+    notes.push(`[+${plural(n, 'weaker match', 'weaker matches')}; {match: "all"} lists them]`);
   }
   if (total === 0) {
     const indexed = index.names.size;

@@ -73,6 +73,8 @@ export interface EconomyTask {
   readonly served: boolean;
   /** Tokens of reading the whole file. */
   readonly fileTokens: number;
+  /** Tokens of `getOutline` then `getSymbol` on the file (the outline alone when it served the whole file). */
+  readonly outlineTokens: number;
 }
 
 /** A corpus's outcome. */
@@ -197,8 +199,10 @@ export async function measureEconomy(corpus: EconomyCorpus, count: number, seed 
         largest = Math.max(largest, symbol.tokens);
         // Served: the definition's first line shown, or (an overload) listed with its range beside the first.
         const reached = (s: Served) =>
-          ((s.startLine ?? 0) <= d.startLine && (s.endLine ?? 0) >= d.startLine) || (s.view === 'symbol' && s.text.includes(`(${d.startLine}-`));
-        served = symbol.view === 'symbol' && reached(symbol);
+          ((s.startLine ?? 0) <= d.startLine && (s.endLine ?? 0) >= d.startLine) ||
+          (s.view === 'symbol' && s.text.split('\n').some((l) => l.startsWith('[also named ') && l.includes(` ${d.startLine}-`)));
+        // A small file comes back whole (view `full`) when that costs no more than the definition.
+        served = (symbol.view === 'symbol' || symbol.view === 'full') && reached(symbol);
         // A long doc comment can fill the budget before the definition starts: the model reads on as told.
         for (let more = 0; !served && symbol.next?.startsWith('readLines(') && more < 3; more++) {
           symbol = await new Function('s', `return s.${symbol.next};`)(session);
@@ -212,6 +216,10 @@ export async function measureEconomy(corpus: EconomyCorpus, count: number, seed 
         whole = (await reader.readFile(d.path)).tokens;
         fileTokens.set(d.path, whole);
       }
+      // The other way from a known file to a definition: its outline, then the definition (unless the outline was the whole file).
+      const outlineSession = ctx.session({ agent: 'eval:outline', profile: 'small' });
+      const outline = await outlineSession.getOutline(d.path);
+      const outlineTokens = outline.tokens + (outline.view === 'full' ? 0 : (await outlineSession.getSymbol(d.path, d.qualifiedName)).tokens);
       tasks.push({
         path: d.path,
         query,
@@ -225,6 +233,7 @@ export async function measureEconomy(corpus: EconomyCorpus, count: number, seed 
         largestCall: largest,
         served,
         fileTokens: whole,
+        outlineTokens,
       });
     }
     const lookupTokens = tasks.reduce((n, t) => n + t.findTokens + t.symbolTokens, 0);
