@@ -13,6 +13,8 @@ import { fsError } from '@ctxfs/core';
 import type { Document } from '../content/document.ts';
 import { findSymbol, renderOutline, type SymbolLookup, symbolTable } from '../symbols/outline.ts';
 import { type CodeSymbol, flattenSymbols } from '../symbols/types.ts';
+import { openLines } from './line-source.ts';
+import { renderRange } from './read-lines.ts';
 import {
   type Caller,
   callBudget,
@@ -247,7 +249,21 @@ export async function getSymbol(ws: Workspace, caller: Caller, path: string, nam
   if (whole !== undefined && whole.tokens <= budget && whole.tokens <= (view?.tokens ?? Number.POSITIVE_INFINITY)) {
     return serveWhole(ws, caller, 'getSymbol', doc, `${s.kind} ${s.qualifiedName} (lines ${s.startLine}-${s.endLine}) alone`);
   }
-  if (view === undefined) return overBudget(ws, caller, doc, budget);
+  if (view === undefined) {
+    // Not even one line of it fits (minified code): its lines in pieces, each naming the call for the next.
+    const src = await openLines(ws, caller, path, 'getSymbol', s.startLine, s.endLine);
+    const r = renderRange(ws, src, s.startLine, s.endLine, 1, budget, 'symbol');
+    if (r === undefined) return overBudget(ws, caller, doc, budget);
+    return serve(ws, caller, 'getSymbol', doc, r.body, {
+      view: 'symbol',
+      startLine: s.startLine,
+      endLine: r.last,
+      omitted: r.omitted,
+      next: r.next,
+      redactions: src.findings,
+      label: r.label,
+    });
+  }
   return serve(ws, caller, 'getSymbol', doc, view.body, {
     view: 'symbol',
     startLine: view.from,
