@@ -7,6 +7,7 @@ set -euo pipefail
 IMAGE="${CTXFS_TEST_IMAGE:-ctxfs-busybox:latest}"
 need=()
 command -v rg >/dev/null 2>&1 || need+=(ripgrep)
+command -v tmux >/dev/null 2>&1 || need+=(tmux) # a real terminal for the approval prompt test
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
 [ -x /bin/busybox ] || need+=(busybox-static)
 if [ "${#need[@]}" -gt 0 ]; then

@@ -29,7 +29,15 @@ export {
 } from './conflicts/strategies.ts';
 export { type Document, DocumentLoader, type DocumentLoaderOptions } from './content/document.ts';
 export { LruCache } from './content/lru.ts';
-export { ContextLayer, type ContextOptions, ContextSession, createContext, type EditSettings, type OverviewCallOptions } from './context-layer.ts';
+export {
+  ContextLayer,
+  type ContextOptions,
+  ContextSession,
+  createContext,
+  type EditSettings,
+  type OverviewCallOptions,
+  type SafetyOptions,
+} from './context-layer.ts';
 export { type ApplyPatchOptions, applyPatch } from './edits/apply-patch.ts';
 export type { ConflictRegion, ConflictType, EditConflict, EditResult, FileChange, LineRange, StaleReader } from './edits/edit-result.ts';
 export { type EditOptions, FileEditor, type PlannedFile, type Transform, type TransformOutcome, withLocks } from './edits/file-editor.ts';
@@ -75,7 +83,35 @@ export type { ReadFileOptions } from './retrieval/read-file.ts';
 export type { ReadLinesOptions } from './retrieval/read-lines.ts';
 export { type IndexProgress, type RelatedFile, type RelatedResult, RelationIndex } from './retrieval/related.ts';
 export type { Omission, Served, ViewKind } from './retrieval/shared.ts';
+export {
+  type ApprovalAnswer,
+  type ApprovalOutcome,
+  type ApprovalRequest,
+  type Approver,
+  askApproval,
+  type ChangePreview,
+  callbackApprover,
+  type DecidedBy,
+  describeRequest,
+  TerminalApprover,
+} from './safety/approval.ts';
 export { type BlockInfo, CONTENT_RULE, findInjectionAttempts, wrapContent } from './safety/delimiters.ts';
+export {
+  DEFAULT_POLICY,
+  type Decision,
+  type Effect,
+  MUTATING,
+  OP_CLASSES,
+  type OpClass,
+  type Policy,
+  type PolicyBudgets,
+  type PolicyConfig,
+  type PolicyMode,
+  type PolicyRequest,
+  type PolicyRule,
+  resolvePolicy,
+} from './safety/policy.ts';
+export { loadPolicyFiles, PROJECT_CONFIG_PATH, parsePolicyFile, userConfigPath } from './safety/policy-file.ts';
 export {
   DEFAULT_SECRET_RULES,
   entropy,
@@ -87,6 +123,7 @@ export {
   type SecretRule,
   SUPPORTED_SECRET_KINDS,
 } from './safety/redaction.ts';
+export { type CallOutcome, type CallState, currentCall, type GuardedCall, SafetyLayer, withoutHostPaths } from './safety/safety-layer.ts';
 export { type GlobCallOptions, type ListedFile, type ListFilesOptions, MAX_LISTED_FILES } from './search/file-listing.ts';
 export type { FindSymbolOptions, SymbolHit } from './search/find-symbol.ts';
 export { GREP_TALLY_CAP, type GrepCallOptions, type GrepContextLine, type GrepHit, type GrepOutput, MAX_LINE_CHARS } from './search/grep.ts';

@@ -12,6 +12,7 @@ import { isFsError } from '@ctxfs/core';
 import type { FileRecord } from '../registry/file-registry.ts';
 import type { Workspace } from '../retrieval/shared.ts';
 import { CONTENT_RULE, wrapContent } from '../safety/delimiters.ts';
+import { currentCall } from '../safety/safety-layer.ts';
 import { proseOf } from './document-prose.ts';
 import { resolveEntrypoints } from './entry-documents.ts';
 import { renderManifest } from './manifest.ts';
@@ -293,9 +294,11 @@ export async function buildOverview(ws: Workspace, options: OverviewOptions): Pr
 
   // Entrypoints that exist, in priority order, whatever the case of their names.
   const docs: Array<{ path: string; text: string; version: string; total: number; view: string }> = [];
+  // A document the policy keeps from this caller is not quoted (its name still shows in the tree).
+  const withheld = currentCall()?.withheld ?? (() => false);
   for (const path of entries) {
     const rec = ws.registry.get(path);
-    if (!rec || rec.sensitive) continue;
+    if (!rec || rec.sensitive || withheld(path)) continue;
     try {
       const doc = await ws.loader.load(path, 'overview');
       // A manifest is shown as its key fields (name, entry points, scripts, dependencies counted), not as written.

@@ -10,6 +10,7 @@
 
 import { fsError } from '@ctxfs/core';
 import { type Caller, callBudget, documentTokens, type Workspace } from '../retrieval/shared.ts';
+import { currentCall } from '../safety/safety-layer.ts';
 import type { SymbolKind } from '../symbols/types.ts';
 import { callText, narrowTo, plural, type Tally } from './next-call.ts';
 import { count, MAX_PATTERN_LENGTH, searchPath } from './search-input.ts';
@@ -135,9 +136,11 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
     .slice(0, MAX_CANDIDATE_NAMES)
     .map(([name]) => name);
   const isTest = (path: string) => ws.registry.get(path)?.tags.includes('test') ?? false;
+  // Definitions in files the policy keeps from this caller are not shown, like their text.
+  const withheld = currentCall()?.withheld ?? (() => false);
   const sorted = index
     .named(names)
-    .filter((s) => (kinds === undefined || kinds.has(s.kind)) && inScope(s.path))
+    .filter((s) => (kinds === undefined || kinds.has(s.kind)) && inScope(s.path) && !withheld(s.path))
     .map((s) => rankSymbol(q, s, byName.get(s.name) as NonNullable<ReturnType<typeof matchName>>))
     .sort(rankOrder(isTest));
   // getSymbol(path, name) serves the first definition of a name in a file

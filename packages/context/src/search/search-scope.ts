@@ -10,6 +10,7 @@
 
 import { fsError, isFsError } from '@ctxfs/core';
 import type { Workspace } from '../retrieval/shared.ts';
+import { currentCall } from '../safety/safety-layer.ts';
 import type { SearchOp } from './search-result.ts';
 
 /** The ignore rules of one call. */
@@ -19,7 +20,7 @@ export interface SearchScope {
   readonly kind: 'file' | 'directory';
   /** Names for the backend to leave out (grep's `exclude`, glob's `ignore`); empty with `includeIgnored`. */
   readonly exclude: readonly string[];
-  /** Whether `path` (a file or directory below the scope) lies in what the registry ignores. */
+  /** Whether `path` (a file or directory below the scope) lies in what the registry ignores, or the policy withholds from this caller. */
   ignored(path: string): boolean;
   /** Whether `path` is a sensitive file (credentials by convention). */
   sensitive(path: string): boolean;
@@ -48,7 +49,10 @@ export async function searchScope(ws: Workspace, op: SearchOp, path: string, inc
   const start = path === '' ? 0 : path.length + 1;
   // Directories already judged: a search meets the same few thousand again and again.
   const judged = new Map<string, boolean>();
-  const ignored = (p: string): boolean => {
+  // What the policy keeps from this caller is left out like an ignored path, whatever the flags say.
+  const withheld = currentCall()?.withheld;
+  const ignored = (p: string): boolean => (withheld !== undefined && p !== '' && withheld(p)) || ruleIgnored(p);
+  const ruleIgnored = (p: string): boolean => {
     if (includeIgnored || p.length < start) return false;
     for (let slash = p.indexOf('/', start); ; slash = p.indexOf('/', slash + 1)) {
       const at = slash < 0 ? p : p.slice(0, slash);

@@ -1,0 +1,256 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isFsError } from '@ctxfs/core';
+import { HostFilesystem } from '@ctxfs/host';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ApprovalRequest, type ContextLayer, callbackApprover, createContext, type SafetyOptions } from '../src/index.ts';
+import { BACKENDS, type Workspace } from './backends.ts';
+
+const FILES: Record<string, string> = {
+  'README.md': '# Shop\n\nThe shop service.\n',
+  'src/cart.ts': 'export function total(items: number[]): number {\n  return items.reduce((a, b) => a + b, 0);\n}\n',
+  'src/tax.ts': 'export const RATE = 0.2;\n',
+  'vendor/lib.js': 'module.exports = 1;\n',
+  'secrets/db.txt': 'password=hunter2-very-secret\n',
+  '.env': 'API_TOKEN=tok_live_abcdefghijklmnop\n',
+};
+
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+async function snapshot(ws: Workspace): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const p of Object.keys(FILES)) out[p] = sha(await ws.fs.readBytes(p).catch(() => new Uint8Array([0xff])));
+  for await (const m of ws.fs.glob('**/*', { dot: true, kind: 'file' })) if (!(m.path in out)) out[m.path] = 'extra';
+  return out;
+}
+
+function auditCount(ctx: ContextLayer): number {
+  return (ctx.store.statement('SELECT COUNT(*) AS n FROM audit').get() as { n: number }).n;
+}
+
+for (const backend of BACKENDS) {
+  describe(`the safety choke point over ${backend.name}`, () => {
+    let ws: Workspace;
+    let ctx: ContextLayer;
+    afterEach(async () => {
+      ctx?.close();
+      await ws?.cleanup();
+    });
+    async function open(safety: SafetyOptions): Promise<ContextLayer> {
+      ws = await backend.create(FILES);
+      ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:claude', safety: { policyFiles: false, ...safety } });
+      await ctx.scan();
+      return ctx;
+    }
+
+    it('every public call leaves exactly one audit record, whatever its outcome', async () => {
+      await open({ policy: { rules: [{ effect: 'deny', paths: ['vendor/'] }] } });
+      const calls: Array<[string, () => Promise<unknown>]> = [
+        ['readFile', () => ctx.readFile('src/cart.ts')],
+        ['readLines', () => ctx.readLines('src/cart.ts', 1, 2)],
+        ['getExcerpt', () => ctx.getExcerpt('src/cart.ts')],
+        ['getSymbol', () => ctx.getSymbol('src/cart.ts', 'total')],
+        ['getOutline', () => ctx.getOutline('src/cart.ts')],
+        ['getRelatedFiles', () => ctx.getRelatedFiles('src/cart.ts')],
+        ['summarize', () => ctx.summarize('src/cart.ts')],
+        ['listFiles', () => ctx.listFiles()],
+        ['glob', () => ctx.glob('**/*.ts')],
+        ['grep', () => ctx.grep('total')],
+        ['findSymbol', () => ctx.findSymbol('total')],
+        ['writeFile', () => ctx.writeFile('src/new.ts', 'export {};\n')],
+        ['createFile', () => ctx.createFile('src/new2.ts', 'export {};\n')],
+        ['replace', () => ctx.replace('src/tax.ts', '0.2', '0.25')],
+        ['editLines', () => ctx.editLines('src/tax.ts', { kind: 'insert-after', line: 1, text: '// x\n' })],
+        ['applyPatch', () => ctx.applyPatch('--- a/src/tax.ts\n+++ b/src/tax.ts\n@@ @@\n-export const RATE = 0.25;\n+export const RATE = 0.3;\n')],
+        ['renameFile', () => ctx.renameFile('src/new.ts', 'src/renamed.ts')],
+        ['deleteFile', () => ctx.deleteFile('src/renamed.ts')],
+        ['checkConflicts', () => ctx.checkConflicts('src/tax.ts')],
+        ['history', () => ctx.history('src/tax.ts')],
+        ['getVersion', () => ctx.getVersion('src/tax.ts', 1)],
+        ['getDiff', () => ctx.getDiff('src/tax.ts', 1, 'current')],
+        ['undo', () => ctx.undo('src/tax.ts')],
+        ['rollback', () => ctx.rollback('src/tax.ts', 1)],
+        ['overview', () => ctx.overview()],
+        ['readFile (denied)', () => ctx.readFile('vendor/lib.js')],
+        ['writeFile (denied)', () => ctx.writeFile('vendor/lib.js', 'x')],
+        ['readFile (missing)', () => ctx.readFile('src/nope.ts')],
+        ['readFile (escape)', () => ctx.readFile('../outside.txt')],
+        ['replace (refused)', () => ctx.replace('src/cart.ts', 'not there', 'x')],
+      ];
+      for (const [name, call] of calls) {
+        const before = auditCount(ctx);
+        await call().catch(() => undefined);
+        expect(auditCount(ctx) - before, name).toBe(1);
+      }
+      const rows = ctx.store.auditLog({ limit: 500 });
+      expect(rows.find((r) => r.op === 'readFile' && r.path === 'vendor/lib.js')?.result).toBe('denied');
+      expect(rows.find((r) => r.op === 'replace' && r.result === 'refused')).toBeDefined();
+    });
+
+    it('a denied change leaves the disk byte-identical and one denied record', async () => {
+      await open({ policy: { readOnly: ['vendor/'], rules: [{ effect: 'deny', paths: ['src/tax.ts'], ops: ['write'] }] } });
+      const before = await snapshot(ws);
+      await expect(ctx.writeFile('src/tax.ts', 'x')).rejects.toMatchObject({ code: 'EDENIED', path: 'src/tax.ts' });
+      await expect(ctx.deleteFile('vendor/lib.js')).rejects.toMatchObject({ code: 'EDENIED', message: expect.stringMatching(/read-only/) });
+      // A patch touching an allowed and a denied file changes neither.
+      await expect(
+        ctx.applyPatch(
+          '--- a/src/cart.ts\n+++ b/src/cart.ts\n@@ @@\n-  return items.reduce((a, b) => a + b, 0);\n+  return 0;\n--- a/src/tax.ts\n+++ b/src/tax.ts\n@@ @@\n-export const RATE = 0.2;\n+export const RATE = 0;\n',
+        ),
+      ).rejects.toMatchObject({ code: 'EDENIED' });
+      expect(await snapshot(ws)).toEqual(before);
+      expect(ctx.store.auditLog({ limit: 10 }).map((r) => r.result)).toEqual(['denied', 'denied', 'denied']);
+    });
+
+    it('"ask": the person sees every file\'s diff before anything is written; a no or silence leaves the disk as it was', async () => {
+      const asked: ApprovalRequest[] = [];
+      let answer: 'yes' | 'no' | 'never' = 'no';
+      await open({
+        policy: { alwaysAsk: ['write', 'delete'], approvalTimeoutMs: 150 },
+        approver: callbackApprover((req, signal) => {
+          asked.push(req);
+          if (answer === 'never') return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+          return { approved: answer === 'yes', approver: 'alice' };
+        }, 'test'),
+      });
+      const before = await snapshot(ws);
+      const patch =
+        '--- a/src/cart.ts\n+++ b/src/cart.ts\n@@ @@\n-  return items.reduce((a, b) => a + b, 0);\n+  return items.reduce((a, b) => a + b, 1);\n--- a/src/tax.ts\n+++ b/src/tax.ts\n@@ @@\n-export const RATE = 0.2;\n+export const RATE = 0.21;\n';
+      const no = await ctx.applyPatch(patch);
+      expect(no).toMatchObject({ success: false, code: 'EDENIED' });
+      expect(no.message).toMatch(/the user declined/);
+      expect(asked[0]?.changes?.map((c) => c.path)).toEqual(['src/cart.ts', 'src/tax.ts']);
+      expect(asked[0]?.changes?.[1]?.diff).toContain('+export const RATE = 0.21;');
+      answer = 'never';
+      const silent = await ctx.deleteFile('src/tax.ts');
+      expect(silent).toMatchObject({ success: false, code: 'EDENIED' });
+      expect(silent.message).toMatch(/no one approved it in time/);
+      expect(await snapshot(ws)).toEqual(before);
+      answer = 'yes';
+      const yes = await ctx.applyPatch(patch);
+      expect(yes.success).toBe(true);
+      const records = ctx.store.auditLog({ limit: 3 }).reverse();
+      expect(records.map((r) => [r.result, (r.params as { approval?: { by: string } }).approval?.by])).toEqual([
+        ['denied', 'denied_by_user'],
+        ['denied', 'timeout'],
+        ['ok', 'user'],
+      ]);
+      expect((records[2]?.params as { approval: { approver: string } }).approval.approver).toBe('alice');
+    });
+
+    it('without an approver, "ask" is a denial, never a silent approval', async () => {
+      await open({ policy: { mode: 'manual' } });
+      await expect(ctx.readFile('src/cart.ts')).rejects.toMatchObject({ code: 'EDENIED', message: expect.stringMatching(/no approver is configured/) });
+      expect((await ctx.writeFile('src/cart.ts', 'x')).code).toBe('EDENIED');
+      expect(new TextDecoder().decode(await ws.fs.readBytes('src/cart.ts'))).toBe(FILES['src/cart.ts']);
+    });
+
+    it('a deny-mode session reads, searches and lists nothing it was not allowed to', async () => {
+      await open({ policy: { mode: 'deny', rules: [{ effect: 'allow', paths: ['src/'], ops: ['read', 'search'] }] } });
+      expect((await ctx.readFile('src/cart.ts')).view).toBe('full');
+      for (const denied of ['README.md', 'vendor/lib.js', 'secrets/db.txt', '.env']) {
+        await expect(ctx.readFile(denied)).rejects.toMatchObject({ code: 'EDENIED' });
+      }
+      const grep = await ctx.grep('.', { includeSensitive: true, includeIgnored: true });
+      expect(new Set(grep.items.map((h) => h.path))).toEqual(new Set(['src/cart.ts', 'src/tax.ts']));
+      expect(grep.text).not.toContain('hunter2');
+      const listed = await ctx.listFiles('', { includeIgnored: true });
+      expect(listed.items.map((f) => f.path).sort()).toEqual(['src/cart.ts', 'src/tax.ts']);
+      expect((await ctx.glob('**/*', { includeIgnored: true })).items.map((f) => f.path).sort()).toEqual(['src/cart.ts', 'src/tax.ts']);
+      const overview = await ctx.overview();
+      expect(overview.text).not.toContain('The shop service');
+      await expect(ctx.writeFile('src/cart.ts', 'x')).rejects.toMatchObject({ code: 'EDENIED', message: expect.stringMatching(/mode is "deny"/) });
+    });
+
+    it('sensitive files are denied to reads and searches by default, not merely labelled', async () => {
+      await open({});
+      await expect(ctx.readFile('.env')).rejects.toMatchObject({ code: 'EDENIED' });
+      const hits = await ctx.grep('tok_live', { includeSensitive: true });
+      expect(hits.items).toEqual([]);
+      expect(hits.text).not.toContain('abcdefghijklmnop');
+    });
+
+    it('budgets and the rate limit refuse saying which and when they reset', async () => {
+      await open({ policy: { budgets: { operations: 3 } } });
+      for (let i = 0; i < 3; i++) await ctx.readLines('src/cart.ts', 1, 1);
+      const err = await ctx.readLines('src/cart.ts', 1, 1).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'ELIMIT' });
+      expect((err as Error).message).toMatch(/operations budget is spent: 3 of 3.*resets with a new session/);
+      // Another session has its own budget.
+      expect((await ctx.session({ agent: 'llm:b' }).readLines('src/cart.ts', 1, 1)).view).toBe('lines');
+      ctx.close();
+      ctx = await createContext({
+        fs: ws.fs,
+        store: ':memory:',
+        agent: 'llm:a',
+        safety: { policyFiles: false, policy: { budgets: { operationsPerMinute: 2, tokens: 100_000 } } },
+      });
+      await ctx.readLines('src/cart.ts', 1, 1);
+      await ctx.readLines('src/cart.ts', 1, 1);
+      const rate = await ctx.readLines('src/cart.ts', 1, 1).catch((e: unknown) => e);
+      expect((rate as Error).message).toMatch(/rate limit: 2 operations a minute.*resets in \d+ s/);
+    });
+
+    it('hostile paths are refused with a clear error before anything runs', async () => {
+      await open({});
+      for (const bad of ['src/a.ts; rm -rf /', 'src/$(whoami).ts', 'a|b', 'x`id`']) {
+        await expect(ctx.readFile(bad)).rejects.toMatchObject({ code: 'EINVAL', message: expect.stringMatching(/shell metacharacter/) });
+      }
+      await expect(ctx.readFile('/etc/passwd')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+      // A name with a lone $ is a real file name (Java inner classes), not an injection.
+      await ws.fs.write('src/Outer$Inner.java', 'class X {}\n');
+      expect((await ctx.readFile('src/Outer$Inner.java')).view).toBe('full');
+    });
+  });
+}
+
+describe('the safety layer on the host', () => {
+  it('never tells a model where a symlink out of the workspace leads', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'ctxfs-safety-'));
+    const outside = join(base, 'outside');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'secret.txt'), 'top secret\n');
+    const root = join(base, 'ws');
+    mkdirSync(root);
+    symlinkSync(join(outside, 'secret.txt'), join(root, 'link.txt'));
+    const fs = await HostFilesystem.open({ root, stateDir: join(base, 'state') });
+    const ctx = await createContext({ fs, store: ':memory:', safety: { policyFiles: false } });
+    try {
+      const err = await ctx.readFile('link.txt').catch((e: unknown) => e);
+      expect(isFsError(err, 'EPATHESCAPE')).toBe(true);
+      expect((err as Error).message).not.toContain(base);
+      expect((err as Error).message).not.toContain('outside/secret');
+      // The local log keeps where it led.
+      expect(String(((err as Error).cause as Error | undefined)?.message ?? '')).toContain('secret.txt');
+    } finally {
+      ctx.close();
+      await fs.close();
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it('reads the project policy file, and a broken one fails the open naming the file and line', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'ctxfs-policyfile-'));
+    const root = join(base, 'ws');
+    mkdirSync(join(root, '.ctxfs'), { recursive: true });
+    writeFileSync(join(root, 'a.txt'), 'hello\n');
+    writeFileSync(join(root, '.ctxfs/config.toml'), '[policy]\n\n[[policy.rules]]\neffect = "deny"\npaths = ["a.txt"]\n');
+    const fs = await HostFilesystem.open({ root, stateDir: join(base, 'state') });
+    try {
+      const ctx = await createContext({ fs, store: ':memory:', safety: { policyFiles: { userConfig: false } } });
+      await expect(ctx.readFile('a.txt')).rejects.toMatchObject({ code: 'EDENIED' });
+      ctx.close();
+      writeFileSync(join(root, '.ctxfs/config.toml'), '[policy]\nmode = "auto"\nreadonly = ["x"]\n');
+      await expect(createContext({ fs, store: ':memory:', safety: { policyFiles: { userConfig: false } } })).rejects.toMatchObject({
+        code: 'EINVAL',
+        path: '.ctxfs/config.toml',
+        message: expect.stringMatching(/line 3: unknown key "readonly"/),
+      });
+    } finally {
+      await fs.close();
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
