@@ -45,7 +45,7 @@ import type { Approver } from './safety/approval.ts';
 import { type OpClass, type PolicyConfig, resolvePolicy } from './safety/policy.ts';
 import { loadPolicyFiles } from './safety/policy-file.ts';
 import { type RedactionOptions, Redactor } from './safety/redaction.ts';
-import { type CallOutcome, currentCall, type GuardedCall, SafetyLayer } from './safety/safety-layer.ts';
+import { type AuditDraft, type CallOutcome, currentCall, type GuardedCall, SafetyLayer } from './safety/safety-layer.ts';
 import { type GlobCallOptions, glob, type ListedFile, type ListFilesOptions, listFiles } from './search/file-listing.ts';
 import { type FindSymbolOptions, findSymbol, type SymbolHit } from './search/find-symbol.ts';
 import { type GrepCallOptions, type GrepHit, grep } from './search/grep.ts';
@@ -744,7 +744,6 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
     relations: new RelationIndex(fs, store, registry, loader),
   };
   const versions = new VersionStore(store);
-  const journal = new EditJournal(store, versions);
   const files = options.safety?.policyFiles === false ? [] : await loadPolicyFiles(fs, options.safety?.policyFiles ?? {});
   const safety = new SafetyLayer({
     policy: resolvePolicy([...files, ...(options.safety?.policy ? [{ source: 'code', config: options.safety.policy }] : [])]),
@@ -762,10 +761,18 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
           ...(r.paths.length > 1 ? { paths: r.paths } : {}),
           ...(r.approval ? { approval: r.approval } : {}),
           ...(r.code ? { code: r.code } : {}),
+          ...(r.before ? { before: r.before } : {}),
+          ...(r.after ? { after: r.after } : {}),
+          ...(r.recovered ? { recovered: true } : {}),
+          requestId: r.requestId,
         },
         result: r.result,
         tokens: r.tokens,
+        changeId: r.changeId,
       }),
+  });
+  const journal = new EditJournal(store, versions, {
+    onRecorded: (audit, change, _versions, recovered) => safety.recordCommitted(audit as AuditDraft, change, recovered),
   });
   const layer = new ContextLayer(
     ws,

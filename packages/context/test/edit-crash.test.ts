@@ -106,8 +106,28 @@ for (const backend of BACKENDS) {
   });
 }
 
+/**
+ * The audit and the files agree: every recorded change has exactly one
+ * audit record naming it, and every audit record of an applied change names
+ * a recorded change.
+ */
+function assertAuditAgrees(ctx: ContextLayer): number {
+  const changes = (ctx.store.statement('SELECT DISTINCT change_id AS id FROM history WHERE change_id IS NOT NULL').all() as Array<{ id: string }>).map(
+    (r) => r.id,
+  );
+  const audited = (ctx.store.statement("SELECT change_id AS id FROM audit WHERE change_id IS NOT NULL AND result = 'ok'").all() as Array<{ id: string }>).map(
+    (r) => r.id,
+  );
+  expect(audited.length, 'one record per change').toBe(new Set(audited).size);
+  expect(new Set(audited)).toEqual(new Set(changes));
+  return audited.length;
+}
+
+// Kills of the SIGKILL test; CTXFS_CRASH_KILLS raises it for a longer campaign.
+const KILLS = Number(process.env.CTXFS_CRASH_KILLS ?? 200);
+
 describe('crash recovery after SIGKILL of a real process (host)', () => {
-  it('every kill leaves files and versions in agreement, two-file changes whole', async () => {
+  it('every kill leaves files, versions and the audit in agreement, two-file changes whole', async () => {
     const base = mkdtempSync(join(tmpdir(), 'ctxfs-crash-'));
     const root = join(base, 'ws');
     mkdirSync(root);
@@ -119,7 +139,8 @@ describe('crash recovery after SIGKILL of a real process (host)', () => {
     let recoveredChanges = 0;
     let lastN = 0;
     try {
-      for (let round = 0; round < 12; round++) {
+      let audited = 0;
+      for (let round = 0; round < KILLS; round++) {
         const child: ChildProcess = spawn(
           process.execPath,
           ['--conditions=ctxfs-source', join(here, 'support', 'crash-child.ts'), root, db, stateDir, join(base, `locks-${round}`)],
@@ -135,7 +156,7 @@ describe('crash recovery after SIGKILL of a real process (host)', () => {
           child.stdout?.once('data', () => resolve());
           child.once('exit', (code) => reject(new Error(`child exited early (${code}): ${stderr}`)));
         });
-        await new Promise((r) => setTimeout(r, 30 + Math.floor(Math.random() * 250)));
+        await new Promise((r) => setTimeout(r, 10 + Math.floor(Math.random() * 120)));
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGKILL');
         await exited;
@@ -155,13 +176,16 @@ describe('crash recovery after SIGKILL of a real process (host)', () => {
         // The history of a.txt counts every completed step, none twice.
         const steps = (await ctx.history('a.txt', 100_000)).filter((v) => v.op === 'patch').length;
         expect(steps).toBe(lastN);
+        audited = assertAuditAgrees(ctx);
         ctx.close();
         await fs.close();
       }
       expect(lastN).toBeGreaterThan(0);
-      console.log(`[sigkill] 12 kills, ${lastN} two-file changes completed, ${recoveredChanges} interrupted changes settled on reopen`);
+      console.log(
+        `[sigkill] ${KILLS} kills, ${lastN} two-file changes completed, ${recoveredChanges} interrupted changes settled on reopen, ${audited} audited changes, each with its one record`,
+      );
     } finally {
       rmSync(base, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 900_000);
 });

@@ -22,6 +22,7 @@ import { type FileVersion, sha256Hex, type VersionOp, type VersionStore } from '
 import type { HunkFailure } from '../patch/apply-hunks.ts';
 import { contextPath } from '../paths/context-path.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
+import { currentCall } from '../safety/safety-layer.ts';
 import type { SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/store.ts';
 import { type EditConflict, type EditResult, type FileChange, q, refusal, type StaleReader, shortHash } from './edit-result.ts';
@@ -466,7 +467,16 @@ export class FileEditor {
         );
       }
     }
-    const pending = journal.begin({ op, author, message: options.message, entries, blobs });
+    // The call's audit record travels with the intent: written when the change is recorded, now or by recovery.
+    const pending = journal.begin({
+      op,
+      author,
+      message: options.message,
+      entries,
+      blobs,
+      sessionId: this.deps.session.id,
+      audit: currentCall()?.auditDraft(),
+    });
     const hook = this.deps.crashHook;
     await hook?.('after-intent', 0, primary);
     const done: JournalEntry[] = [];

@@ -38,6 +38,20 @@ export interface PendingChange {
   readonly author: string;
   readonly message: string | undefined;
   readonly entries: readonly JournalEntry[];
+  /** The session that made it, recorded on its versions. */
+  readonly sessionId?: string | undefined;
+  /** The audit record of the call, written with the change's versions (see {@link JournalOptions.onRecorded}). */
+  readonly audit?: unknown;
+}
+
+/** Options of {@link EditJournal}. */
+export interface JournalOptions {
+  /**
+   * Called inside the transaction that records a change (at once, or by
+   * recovery after a crash) with the audit record it carried: so a recorded
+   * change always has its audit record, and a record always its change.
+   */
+  onRecorded?: (audit: unknown, change: PendingChange, versions: readonly FileVersion[], recovered: boolean) => void;
 }
 
 /** What {@link EditJournal.recover} did with each pending change. */
@@ -65,10 +79,12 @@ export type CrashHook = (point: 'after-intent' | 'after-write' | 'before-record'
 export class EditJournal {
   readonly store: StateStore;
   readonly versions: VersionStore;
+  readonly #onRecorded: JournalOptions['onRecorded'];
 
-  constructor(store: StateStore, versions: VersionStore) {
+  constructor(store: StateStore, versions: VersionStore, options: JournalOptions = {}) {
     this.store = store;
     this.versions = versions;
+    this.#onRecorded = options.onRecorded;
   }
 
   /** Stores the contents and the intent in one transaction; returns the intent. */
@@ -78,19 +94,39 @@ export class EditJournal {
     message?: string | undefined;
     entries: readonly JournalEntry[];
     blobs: ReadonlyArray<Uint8Array>;
+    sessionId?: string | undefined;
+    audit?: unknown;
   }): PendingChange {
     const changeId = randomUUID();
     return this.store.transaction(() => {
       for (const b of change.blobs) this.versions.putBlob(b);
       const r = this.store
-        .statement('INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(changeId, change.op, change.author, change.message ?? null, JSON.stringify(change.entries), Date.now());
-      return { id: Number(r.lastInsertRowid), changeId, op: change.op, author: change.author, message: change.message, entries: change.entries };
+        .statement('INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms, session_id, audit) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(
+          changeId,
+          change.op,
+          change.author,
+          change.message ?? null,
+          JSON.stringify(change.entries),
+          Date.now(),
+          change.sessionId ?? null,
+          change.audit === undefined ? null : JSON.stringify(change.audit),
+        );
+      return {
+        id: Number(r.lastInsertRowid),
+        changeId,
+        op: change.op,
+        author: change.author,
+        message: change.message,
+        entries: change.entries,
+        sessionId: change.sessionId,
+        audit: change.audit,
+      };
     });
   }
 
-  /** Appends the versions of a written change and clears its intent, atomically. */
-  commit(pending: PendingChange): FileVersion[] {
+  /** Appends the versions of a written change and clears its intent, atomically (with its audit record, if it carries one). */
+  commit(pending: PendingChange, recovered = false): FileVersion[] {
     return this.store.transaction(() => {
       const out: FileVersion[] = [];
       for (const e of pending.entries) {
@@ -105,9 +141,11 @@ export class EditJournal {
             changeId: pending.changeId,
             relatedPath: e.relatedPath,
             undoOf: e.undoOf,
+            sessionId: pending.sessionId,
           }),
         );
       }
+      if (pending.audit !== undefined) this.#onRecorded?.(pending.audit, pending, out, recovered);
       this.store.statement('DELETE FROM edit_journal WHERE id = ?').run(pending.id);
       return out;
     });
@@ -128,6 +166,8 @@ export class EditJournal {
       author: String(r.author),
       message: r.message === null ? undefined : String(r.message),
       entries: JSON.parse(String(r.entries)) as JournalEntry[],
+      sessionId: r.session_id === null || r.session_id === undefined ? undefined : String(r.session_id),
+      audit: r.audit === null || r.audit === undefined ? undefined : (JSON.parse(String(r.audit)) as unknown),
     }));
   }
 
@@ -157,7 +197,7 @@ export class EditJournal {
     for (const p of this.pending()) {
       const states = await Promise.all(p.entries.map(async (e) => ({ e, now: (await diskHash(fs, e.path)) ?? null })));
       if (states.every((s) => s.now === s.e.after)) {
-        this.commit(p);
+        this.commit(p, true);
         completed.push(p.changeId);
         continue;
       }

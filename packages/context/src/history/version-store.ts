@@ -172,13 +172,15 @@ export class VersionStore {
     changeId?: string | undefined;
     relatedPath?: string | undefined;
     undoOf?: number | undefined;
+    /** The session that made the change. */
+    sessionId?: string | undefined;
   }): FileVersion {
     const last = this.store.statement('SELECT MAX(seq) AS seq FROM history WHERE path = ?').get(entry.path) as { seq: number | null };
     const seq = Number(last.seq ?? 0) + 1;
     const now = Date.now();
     this.store
       .statement(
-        'INSERT INTO history (path, seq, sha256, size, op, author, message, change_id, related_path, undo_of, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO history (path, seq, sha256, size, op, author, message, change_id, related_path, undo_of, created_ms, session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       )
       .run(
         entry.path,
@@ -192,6 +194,7 @@ export class VersionStore {
         entry.relatedPath ?? null,
         entry.undoOf ?? null,
         now,
+        entry.sessionId ?? null,
       );
     return fromRow({
       path: entry.path,

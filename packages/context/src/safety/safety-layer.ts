@@ -15,7 +15,7 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { FsError, fsError, isFsError } from '@ctxfs/core';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import type { SessionContext } from '../session/session-context.ts';
@@ -68,6 +68,12 @@ export interface CallState {
   approveChanges(changes: readonly ChangePreview[]): Promise<void>;
   /** The approval decision made for this call, if any. */
   approval: ApprovalOutcome | undefined;
+  /**
+   * The call's audit record as it stands, for a change to carry through the
+   * edit journal: written with the change's versions (see
+   * `SafetyLayer.recordCommitted`), so the audit and the files agree after a crash.
+   */
+  auditDraft(): AuditDraft;
 }
 
 const calls = new AsyncLocalStorage<CallState>();
@@ -78,7 +84,9 @@ export function currentCall(): CallState | undefined {
 }
 
 /** What the audit stores for each call (until the keyed audit trail replaces the table). */
-export type AuditSink = (record: {
+/** One audit record as the sink receives it. */
+export interface AuditDraft {
+  requestId: string;
   op: string;
   opClass: OpClass;
   paths: readonly string[];
@@ -93,7 +101,14 @@ export type AuditSink = (record: {
   after?: Readonly<Record<string, string | null>> | undefined;
   diff?: CallOutcome['diff'];
   durationMs: number;
-}) => void;
+  /** The change a journaled edit recorded. */
+  changeId?: string | undefined;
+  /** Written by recovery after a crash: the call itself never returned. */
+  recovered?: boolean | undefined;
+}
+
+/** Where audit records go. */
+export type AuditSink = (record: AuditDraft) => void;
 
 /** Strings longer than this are recorded as their size and hash, not their text. */
 const MAX_RECORDED_CHARS = 256;
@@ -126,6 +141,8 @@ export class SafetyLayer {
   readonly #redactor: Redactor;
   readonly #audit: AuditSink;
   readonly #usage = new Map<string, Usage>();
+  /** Calls whose record the edit journal wrote with their change. */
+  readonly #journaled = new Set<string>();
 
   constructor(options: { policy: Policy; approver?: Approver | undefined; registry: FileRegistry; redactor: Redactor; audit: AuditSink }) {
     this.policy = options.policy;
@@ -151,23 +168,28 @@ export class SafetyLayer {
     const sessionId = who.session.id;
     let approval: ApprovalOutcome | undefined;
     let required = false;
+    const requestId = randomUUID();
+    const draft = (result: 'ok' | 'refused' | 'denied' | 'error', fields: Partial<CallOutcome> & { code?: string | undefined } = {}): AuditDraft => ({
+      requestId,
+      op: call.op,
+      opClass: call.opClass,
+      paths: call.paths,
+      agent: who.agent,
+      sessionId,
+      params: this.#recorded(call.params),
+      result,
+      code: fields.code,
+      tokens: fields.tokens,
+      approval: approval === undefined && !required ? undefined : { required, by: approval?.by ?? 'policy', at: approval?.at, approver: approval?.approver },
+      before: fields.before,
+      after: fields.after,
+      diff: fields.diff,
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+    });
     const record = (result: 'ok' | 'refused' | 'denied' | 'error', fields: Partial<CallOutcome> & { code?: string | undefined } = {}): void => {
-      this.#audit({
-        op: call.op,
-        opClass: call.opClass,
-        paths: call.paths,
-        agent: who.agent,
-        sessionId,
-        params: this.#recorded(call.params),
-        result,
-        code: fields.code,
-        tokens: fields.tokens,
-        approval: approval === undefined && !required ? undefined : { required, by: approval?.by ?? 'policy', at: approval?.at, approver: approval?.approver },
-        before: fields.before,
-        after: fields.after,
-        diff: fields.diff,
-        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      });
+      // A change recorded through the journal already has its record.
+      if (this.#journaled.delete(requestId)) return;
+      this.#audit(draft(result, fields));
     };
     const refuse = (err: FsError, result: 'denied' | 'error'): never => {
       record(result, { code: err.code });
@@ -222,6 +244,7 @@ export class SafetyLayer {
       sessionId,
       approval,
       withheld: (path) => this.decide(call.opClass === 'search' ? 'search' : 'read', path, who.agent).effect === 'deny',
+      auditDraft: () => draft('ok'),
       approveChanges: async (changes) => {
         if (!asked || state.approval?.approved) return;
         state.approval = approval = await askApproval(this.approver, request({ changes }), this.policy.approvalTimeoutMs);
@@ -247,6 +270,26 @@ export class SafetyLayer {
     }
     record(out.code === 'EDENIED' ? 'denied' : out.result, out);
     return value;
+  }
+
+  /**
+   * Writes the audit record a journaled change carried, inside the
+   * transaction that records the change: with each file's hash before and
+   * after, and marked `recovered` when recovery finished the change after a crash.
+   */
+  recordCommitted(
+    draft: AuditDraft,
+    change: { changeId: string; entries: ReadonlyArray<{ path: string; before: string | null; after: string | null }> },
+    recovered: boolean,
+  ): void {
+    const before: Record<string, string | null> = {};
+    const after: Record<string, string | null> = {};
+    for (const e of change.entries) {
+      before[e.path] = e.before;
+      after[e.path] = e.after;
+    }
+    this.#audit({ ...draft, before, after, changeId: change.changeId, recovered: recovered || undefined });
+    if (!recovered) this.#journaled.add(draft.requestId);
   }
 
   /** Counts the call against the session's budgets; the refusal when one is spent. */

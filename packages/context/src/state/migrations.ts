@@ -175,4 +175,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX symbols_name ON symbols (name);
     `,
   },
+  {
+    version: 6,
+    description:
+      'audited edits: the audit record of a change travels with its journal intent and is written in the transaction that records the change; versions know their session',
+    sql: `
+      ALTER TABLE edit_journal ADD COLUMN audit TEXT;
+      ALTER TABLE edit_journal ADD COLUMN session_id TEXT;
+      ALTER TABLE history ADD COLUMN session_id TEXT;
+      CREATE INDEX history_session ON history (session_id, created_ms);
+      ALTER TABLE audit ADD COLUMN change_id TEXT;
+    `,
+  },
 ];

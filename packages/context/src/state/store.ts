@@ -169,9 +169,10 @@ export class StateStore {
     params?: unknown;
     result: string;
     tokens?: number | undefined;
+    changeId?: string | undefined;
   }): void {
     this.db
-      .prepare('INSERT INTO audit (at_ms, op, path, agent, session_id, params, result, tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .prepare('INSERT INTO audit (at_ms, op, path, agent, session_id, params, result, tokens, change_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
       .run(
         Date.now(),
         entry.op,
@@ -181,6 +182,7 @@ export class StateStore {
         entry.params === undefined ? null : JSON.stringify(entry.params),
         entry.result,
         entry.tokens ?? null,
+        entry.changeId ?? null,
       );
   }
 
