@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Filesystem } from '@ctxfs/core';
+import { type Filesystem, fsError } from '@ctxfs/core';
 import { staleBuffer } from './conflicts/conflict-detector.ts';
 import type { ConflictOptions } from './conflicts/strategies.ts';
 import { DocumentLoader, type DocumentLoaderOptions } from './content/document.ts';
@@ -114,6 +114,23 @@ interface EditServices {
   readonly journal: EditJournal;
   readonly settings: EditSettings;
   readonly safety: SafetyLayer;
+}
+
+/** Which changes: a session's, an agent's, or both; optionally since a time. */
+export interface ChangeFilter {
+  readonly sessionId?: string | undefined;
+  readonly agent?: string | undefined;
+  readonly since?: Date | undefined;
+}
+
+/** One recorded change (one call that changed files), as `changesOf` lists it. */
+export interface RecordedChange {
+  readonly changeId: string;
+  readonly author: string;
+  readonly sessionId: string | undefined;
+  readonly at: Date;
+  /** Each file with the history position (`seq`) of the version the change made. */
+  readonly files: ReadonlyArray<{ readonly path: string; readonly seq: number; readonly op: string }>;
 }
 
 /** Options of `overview()`. */
@@ -689,6 +706,71 @@ export class ContextLayer extends ContextSession {
   /** Re-checks one file against its record: `changed` when it was edited behind ctxfs's back. */
   check(path: string): ReturnType<FileRegistry['check']> {
     return this.registry.check(path);
+  }
+
+  /**
+   * The changes a session or an agent made, newest first: each with its
+   * files and their versions, from the history (which records the session
+   * of every change) — what `rollbackChanges` would revert.
+   *
+   * @example
+   * ```ts
+   * ctx.changesOf({ sessionId: agentSession.sessionContext.id }).map((c) => c.files.map((f) => f.path));
+   * ```
+   */
+  changesOf(filter: ChangeFilter): RecordedChange[] {
+    if (filter.sessionId === undefined && filter.agent === undefined) {
+      throw fsError('EINVAL', 'changesOf', undefined, { reason: 'no session or agent named', hint: 'pass { sessionId } or { agent }' });
+    }
+    const where: string[] = ['change_id IS NOT NULL'];
+    const args: Array<string | number> = [];
+    if (filter.sessionId !== undefined) {
+      where.push('session_id = ?');
+      args.push(filter.sessionId);
+    }
+    if (filter.agent !== undefined) {
+      where.push('author = ?');
+      args.push(filter.agent);
+    }
+    if (filter.since !== undefined) {
+      where.push('created_ms >= ?');
+      args.push(filter.since.getTime());
+    }
+    const rows = this.store
+      .statement(`SELECT change_id, path, seq, op, author, session_id, created_ms FROM history WHERE ${where.join(' AND ')} ORDER BY created_ms DESC, path`)
+      .all(...args) as Array<{ change_id: string; path: string; seq: number; op: string; author: string; session_id: string | null; created_ms: number }>;
+    const changes = new Map<string, RecordedChange & { files: Array<RecordedChange['files'][number]> }>();
+    for (const r of rows) {
+      let c = changes.get(r.change_id);
+      if (c === undefined) {
+        c = { changeId: r.change_id, author: r.author, sessionId: r.session_id ?? undefined, at: new Date(r.created_ms), files: [] };
+        changes.set(r.change_id, c);
+      }
+      c.files.push({ path: r.path, seq: Number(r.seq), op: r.op });
+    }
+    return [...changes.values()];
+  }
+
+  /**
+   * Reverts every change of a session or an agent, newest first, each file
+   * through `undo(path, { change })`: new versions, each an audited call
+   * under this layer's policy; a file whose later changes by someone else
+   * touch the same lines is refused (its result says so), the others go on.
+   *
+   * @example
+   * ```ts
+   * const results = await ctx.rollbackChanges({ sessionId: rogue.sessionContext.id });
+   * results.filter((r) => !r.success); // what could not be reverted, and why
+   * ```
+   */
+  async rollbackChanges(filter: ChangeFilter, options: EditOptions = {}): Promise<EditResult[]> {
+    const results: EditResult[] = [];
+    for (const change of this.changesOf(filter)) {
+      for (const f of change.files) {
+        results.push(await this.undo(f.path, { ...options, change: f.seq, message: options.message ?? `roll back change ${change.changeId.slice(0, 8)}` }));
+      }
+    }
+    return results;
   }
 
   /** Applies the history retention limits (default: the layer's `edits.retention`). */

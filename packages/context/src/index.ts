@@ -30,12 +30,14 @@ export {
 export { type Document, DocumentLoader, type DocumentLoaderOptions } from './content/document.ts';
 export { LruCache } from './content/lru.ts';
 export {
+  type ChangeFilter,
   ContextLayer,
   type ContextOptions,
   ContextSession,
   createContext,
   type EditSettings,
   type OverviewCallOptions,
+  type RecordedChange,
   type SafetyOptions,
 } from './context-layer.ts';
 export { type ApplyPatchOptions, applyPatch } from './edits/apply-patch.ts';

@@ -254,3 +254,44 @@ describe('the safety layer on the host', () => {
     }
   });
 });
+
+describe('replay and rollback of a session from the record', () => {
+  it.each(BACKENDS.map((b) => [b.name, b] as const))(
+    "%s: lists a session's changes and reverts them, refusing where someone changed the same lines since",
+    async (_n, backend) => {
+      const ws = await backend.create({ 'a.txt': 'one\ntwo\nthree\n', 'b.txt': 'alpha\nbeta\n', 'c.txt': 'x\n' });
+      const ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'user', safety: { policyFiles: false } });
+      try {
+        const rogue = ctx.session({ agent: 'llm:rogue' });
+        await rogue.readFile('a.txt');
+        await rogue.replace('a.txt', 'two', 'TWO');
+        await rogue.applyPatch('--- a/b.txt\n+++ b/b.txt\n@@ @@\n-beta\n+BETA\n--- a/c.txt\n+++ b/c.txt\n@@ @@\n-x\n+X\n');
+        await rogue.createFile('d.txt', 'new\n');
+        // Someone else then edits the line the rogue changed in c.txt.
+        await ctx.readFile('c.txt');
+        await ctx.replace('c.txt', 'X', 'X and more');
+        const changes = ctx.changesOf({ sessionId: rogue.sessionContext.id });
+        expect(changes.map((c) => c.files.map((f) => f.path).sort())).toEqual([['d.txt'], ['b.txt', 'c.txt'], ['a.txt']]);
+        expect(changes.every((c) => c.author === 'llm:rogue')).toBe(true);
+        expect(ctx.changesOf({ agent: 'user' }).map((c) => c.files[0]?.path)).toEqual(['c.txt']);
+        const results = await ctx.rollbackChanges({ sessionId: rogue.sessionContext.id });
+        expect(results.map((r) => [r.path, r.success])).toEqual([
+          ['d.txt', true],
+          ['b.txt', true],
+          ['c.txt', false],
+          ['a.txt', true],
+        ]);
+        const text = async (p: string) => new TextDecoder().decode(await ws.fs.readBytes(p));
+        expect(await text('a.txt')).toBe('one\ntwo\nthree\n');
+        expect(await text('b.txt')).toBe('alpha\nbeta\n');
+        expect(await text('c.txt')).toBe('X and more\n');
+        expect(await ws.fs.exists('d.txt')).toBe(false);
+        // Each revert is an audited call of its own.
+        expect(ctx.store.auditLog({ limit: 4 }).map((r) => r.op)).toEqual(['undo', 'undo', 'undo', 'undo']);
+      } finally {
+        ctx.close();
+        await ws.cleanup();
+      }
+    },
+  );
+});
