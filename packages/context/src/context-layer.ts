@@ -737,7 +737,9 @@ export class ContextLayer extends ContextSession {
       args.push(filter.since.getTime());
     }
     const rows = this.store
-      .statement(`SELECT change_id, path, seq, op, author, session_id, created_ms FROM history WHERE ${where.join(' AND ')} ORDER BY created_ms DESC, path`)
+      .statement(
+        `SELECT change_id, path, seq, op, author, session_id, created_ms FROM history WHERE ${where.join(' AND ')} ORDER BY created_ms DESC, rowid DESC`,
+      )
       .all(...args) as Array<{ change_id: string; path: string; seq: number; op: string; author: string; session_id: string | null; created_ms: number }>;
     const changes = new Map<string, RecordedChange & { files: Array<RecordedChange['files'][number]> }>();
     for (const r of rows) {
@@ -748,6 +750,7 @@ export class ContextLayer extends ContextSession {
       }
       c.files.push({ path: r.path, seq: Number(r.seq), op: r.op });
     }
+    for (const c of changes.values()) c.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return [...changes.values()];
   }
 

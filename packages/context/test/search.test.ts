@@ -18,6 +18,7 @@ import {
   MAX_LINE_CHARS,
   MODEL_PROFILES,
   o200kTokenizer,
+  type PolicyConfig,
   type ProfileInput,
   type SearchResult,
   type Served,
@@ -74,9 +75,9 @@ for (const backend of BACKENDS) {
       ctx.close();
       await ws.cleanup();
     });
-    async function setup(profile: ProfileInput = 'large') {
+    async function setup(profile: ProfileInput = 'large', policy?: PolicyConfig) {
       ws = await backend.create(FILES);
-      ctx = await createContext({ fs: ws.fs, store: ':memory:', profile, agent: 'llm:test' });
+      ctx = await createContext({ fs: ws.fs, store: ':memory:', profile, agent: 'llm:test', safety: { policyFiles: false, policy } });
       await ctx.scan();
       return ctx;
     }
@@ -147,8 +148,17 @@ for (const backend of BACKENDS) {
       for (const line of splitLines(PEM).slice(1, -1)) expect(around.text).not.toContain(line);
     });
 
-    test('sensitive files are not searched unless asked, and the result says so', async () => {
+    test('sensitive files the policy withholds are neither searched nor named, whatever the flags', async () => {
       await setup();
+      const r = await ctx.grep('AWS_ACCESS_KEY_ID', { includeSensitive: true });
+      expect(r.counts.total).toBe(0);
+      expect(r.counts.sensitiveLeftOut).toBe(0);
+      expect(r.text).not.toContain('config/.env');
+      expect((await ctx.listFiles('config')).items.map((f) => f.path)).not.toContain('config/.env');
+    });
+
+    test('sensitive files a rule allows are not searched unless asked, and the result says so', async () => {
+      await setup(undefined, { rules: [{ effect: 'allow', paths: ['config/.env'], ops: ['read', 'search'] }] });
       const r = await ctx.grep('AWS_ACCESS_KEY_ID');
       expect(r.counts.total).toBe(0);
       expect(r.counts.sensitiveLeftOut).toBe(1);
@@ -327,8 +337,17 @@ for (const backend of BACKENDS) {
       await ctx.findSymbol('SemVer');
       const file = (await ctx.listFiles('classes/semver.js')).items[0];
       expect(file?.lines).toBe(splitLines(FILES['classes/semver.js'] as string).length);
-      const env = (await ctx.listFiles('config')).items[0];
-      expect(env).toMatchObject({ path: 'config/.env', sensitive: true });
+      // A sensitive file is listed (marked) only where the policy lets this caller see it.
+      expect((await ctx.listFiles('config')).items.map((f) => f.path)).not.toContain('config/.env');
+      const allowed = await createContext({
+        fs: ws.fs,
+        store: ':memory:',
+        agent: 'llm:test',
+        safety: { policyFiles: false, policy: { rules: [{ effect: 'allow', paths: ['config/'] }] } },
+      });
+      await allowed.scan();
+      expect((await allowed.listFiles('config')).items.find((f) => f.path === 'config/.env')).toMatchObject({ sensitive: true });
+      allowed.close();
       const indexes = Object.keys(FILES).filter((p) => /(^|\/)index\.js$/.test(p) && searchable(p));
       expect((await ctx.glob('**/index.js')).items.map((f) => f.path).sort()).toEqual(indexes.sort());
       expect((await ctx.glob('**/index.js', { includeIgnored: true })).items.map((f) => f.path)).toContain('node_modules/dep/index.js');

@@ -142,7 +142,6 @@ interface ListingCall {
   /** A call listing `dir` whole, when narrowing there is possible. */
   readonly narrowed: ((dir: string) => string) | undefined;
   readonly header: (shown: number) => string;
-  readonly params: Record<string, unknown>;
   readonly notes?: readonly string[];
 }
 
@@ -161,7 +160,6 @@ function renderListing(ws: Workspace, caller: Caller, call: ListingCall): Search
     sensitiveLeftOut: 0,
     budget: call.budget,
     retry: call.same({ maxTokens: caller.profile.perCallTokens }),
-    params: call.params,
     notes: call.notes,
     rest: (shown, perEntry) => {
       const left = call.totalRows - call.offset - shown;
@@ -243,7 +241,6 @@ export async function listFiles(ws: Workspace, caller: Caller, path: string | un
     narrowed:
       scope.kind === 'directory' ? (dir) => callText('listFiles', [dir], { glob: options.glob, includeIgnored: includeIgnored || undefined }) : undefined,
     header,
-    params: { path: scope.path, glob: options.glob, depth, limit, offset, includeIgnored },
   });
 }
 
@@ -286,6 +283,5 @@ export async function glob(ws: Workspace, caller: Caller, pattern: string, optio
     same,
     narrowed: rebased ? (dir) => callText('glob', [pattern], { cwd: dir, includeIgnored: includeIgnored || undefined }) : undefined,
     header,
-    params: { pattern, cwd, limit, offset, includeIgnored },
   });
 }

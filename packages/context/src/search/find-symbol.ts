@@ -230,7 +230,6 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
     notes,
     budget,
     retry: sameCall({ maxTokens: caller.profile.perCallTokens }),
-    params: { query, kind: options.kind, path: scope, limit, offset, match: options.match },
     rest: (shown, perEntry) => {
       const left = total - offset - shown;
       if (left <= 0) return undefined;

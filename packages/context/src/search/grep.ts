@@ -338,19 +338,6 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
     budget,
     retry: same({ maxTokens: caller.profile.perCallTokens }),
     notes,
-    params: {
-      pattern: ws.redactor.redact(pattern).text,
-      path: scope.path,
-      glob,
-      literal,
-      ignoreCase,
-      output,
-      context,
-      limit,
-      offset,
-      includeIgnored,
-      includeSensitive,
-    },
     rest: (shown, perEntry) => {
       const left = entries - offset - shown;
       if (left <= 0) return undefined;

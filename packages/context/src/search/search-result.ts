@@ -102,8 +102,6 @@ export interface SearchDraft<Item> {
   readonly budget: number;
   /** The same call with the profile's largest budget, offered when even one row does not fit. */
   readonly retry: string;
-  /** Audit parameters (secrets already masked). */
-  readonly params: Record<string, unknown>;
 }
 
 /**

@@ -70,12 +70,14 @@ export async function searchScope(ws: Workspace, op: SearchOp, path: string, inc
 
 /**
  * The registered sensitive files below `scope` (all of them for a file
- * scope that is one), for the note that says they were left out.
+ * scope that is one) that a search with `includeSensitive` would show, for
+ * the note that says they were left out.
  */
 export function sensitiveIn(ws: Workspace, scope: SearchScope): string[] {
-  if (scope.kind === 'file') return scope.sensitive(scope.path) ? [scope.path] : [];
+  // What the policy withholds is never mentioned: asking with includeSensitive would not show it either.
+  if (scope.kind === 'file') return scope.sensitive(scope.path) && !scope.ignored(scope.path) ? [scope.path] : [];
   return ws.registry
     .list(scope.path === '' ? {} : { under: scope.path })
-    .filter((r) => r.sensitive)
+    .filter((r) => r.sensitive && !scope.ignored(r.path))
     .map((r) => r.path);
 }

@@ -90,7 +90,7 @@ export class StateStore {
         cause: err,
       });
     }
-    if (path !== ':memory:') db.exec('PRAGMA journal_mode = WAL');
+    if (path !== ':memory:') enableWal(db, options.busyTimeoutMs ?? 5000);
     db.exec('PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
     const store = new StateStore(db, path);
     store.#migrate(options.migrations ?? MIGRATIONS);
@@ -232,4 +232,27 @@ export interface AuditRecord {
   readonly params: unknown;
   readonly result: string;
   readonly tokens: number | undefined;
+}
+
+/**
+ * Puts the database in WAL mode. A database already in WAL (every open but
+ * the first) is left alone; the first switch needs a lock that processes
+ * opening the same new store at once contend for, and SQLite may answer
+ * "busy" without waiting, so it is tried again until the busy timeout.
+ */
+function enableWal(db: DatabaseSync, timeoutMs: number): void {
+  const mode = db.prepare('PRAGMA journal_mode').get() as { journal_mode?: string } | undefined;
+  if (mode?.journal_mode === 'wal') return;
+  const until = Date.now() + timeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      return;
+    } catch (err) {
+      const code = (err as { errcode?: number }).errcode;
+      if ((code !== 5 && code !== 6) || Date.now() >= until) throw err;
+      Atomics.wait(pause, 0, 0, 10 + Math.floor(Math.random() * 20));
+    }
+  }
 }
