@@ -159,10 +159,11 @@ function countMatches(expected: readonly string[], actual: readonly string[]): n
   return n;
 }
 
-/** Offered selectors in a getSymbol answer: `getSymbol("p", "sel") a-b` pairs. */
+/** Selectors a getSymbol answer offers for the other definitions of a name: `"sel" (a-b)` in its `[also named …]` note. */
 function offeredSelectors(text: string): Array<{ selector: string; start: number; end: number }> {
   const out: Array<{ selector: string; start: number; end: number }> = [];
-  for (const m of text.matchAll(/getSymbol\("(?:[^"\\]|\\.)*", "((?:[^"\\]|\\.)*)"\)\s*\(?(\d+)-(\d+)/g)) {
+  const note = text.slice(text.lastIndexOf('[also named '));
+  for (const m of note.matchAll(/"((?:[^"\\]|\\.)*)" \((\d+)-(\d+)\)/g)) {
     out.push({ selector: JSON.parse(`"${m[1]}"`) as string, start: Number(m[2]), end: Number(m[3]) });
   }
   return out;

@@ -15,8 +15,8 @@
  *   a function, namespace or block);
  * - at the top (no definition around), `exports.x = function …`,
  *   `Foo.prototype.x = …` and `x = function …`.
- * Overload signatures, `declare` functions and anonymous defaults are not
- * definitions. A declaration statement holding one variable spans the
+ * Overload signatures, `declare` functions, `declare global` blocks and
+ * anonymous defaults are not definitions. A declaration statement holding one variable spans the
  * whole statement (`export const f = …;`), else the declarator.
  *
  * @module
@@ -62,7 +62,12 @@ export function typescriptOracle(path: string, text: string): OracleFile {
       inner = add(scope, node.name.text, ts.isClassDeclaration(node) ? 'class' : 'function', node);
     } else if (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isEnumDeclaration(node)) {
       inner = add(scope, node.name.text, ts.isInterfaceDeclaration(node) ? 'interface' : ts.isEnumDeclaration(node) ? 'enum' : 'type', node);
-    } else if (ts.isModuleDeclaration(node) && ts.isIdentifier(node.name) && !ts.isModuleDeclaration(node.parent)) {
+    } else if (
+      ts.isModuleDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      !ts.isModuleDeclaration(node.parent) &&
+      !(node.flags & ts.NodeFlags.GlobalAugmentation)
+    ) {
       // `namespace A.B {}` nests ModuleDeclarations; the outermost spans it all and is named by the whole path.
       let name = node.name.text;
       let body = node.body;

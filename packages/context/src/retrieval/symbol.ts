@@ -7,7 +7,7 @@
  */
 
 import { fsError } from '@ctxfs/core';
-import { findSymbol, symbolTable } from '../symbols/outline.ts';
+import { findSymbol, symbolSelector, symbolTable } from '../symbols/outline.ts';
 import {
   type Caller,
   callBudget,
@@ -45,8 +45,11 @@ export async function getSymbol(ws: Workspace, caller: Caller, path: string, nam
   const tokens = lineTokens(ws, doc);
   const from = s.docStartLine;
   const to = s.endLine;
+  // Each other definition the name matches, by the name that serves it alone.
   const also =
-    found.others.length > 0 ? `[also named '${name}': ${found.others.map((o) => `${o.qualifiedName} (${o.startLine}-${o.endLine})`).join(', ')}]` : '';
+    found.others.length > 0
+      ? `[also named '${name}': ${found.others.map((o) => `${q(symbolSelector(table, o))} (${o.startLine}-${o.endLine})`).join(', ')}; getSymbol(${q(path)}, one of these) serves it]`
+      : '';
   let last = from - 1;
   let used = 120 + (also ? ws.tokenizer.count(also) : 0);
   while (last < to && used + (tokens[last] as number) + 2 <= budget) used += (tokens[last++] as number) + 2;

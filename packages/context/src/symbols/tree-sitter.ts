@@ -87,14 +87,33 @@ interface LanguageSpec {
 
 const FUNCTION_VALUES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
 
+/** `(x as T)`, `x!`, `x satisfies T` and parentheses do not change what a value is. */
+function unwrapValue(node: Node | null): Node | null {
+  let n = node;
+  while (n && ['parenthesized_expression', 'as_expression', 'satisfies_expression', 'non_null_expression'].includes(n.type)) n = n.namedChildren[0] ?? null;
+  return n;
+}
+
 function jsVariable(node: Node): SymbolKind | undefined {
-  const value = node.childForFieldName('value');
+  // `const { a, b } = x` binds names, not a definition.
+  if (node.childForFieldName('name')?.type !== 'identifier') return undefined;
+  const value = unwrapValue(node.childForFieldName('value'));
   if (value && FUNCTION_VALUES.has(value.type)) return 'function';
   if (value && (value.type === 'class' || value.type === 'class_expression')) return 'class';
-  // Plain constants only at module level; locals are not outline material.
+  // Plain constants only at module level (a file that does not parse whole has an ERROR root); locals are not outline material.
   const decl = node.parent;
   const host = decl?.parent?.type === 'export_statement' ? decl.parent.parent : decl?.parent;
-  return host?.type === 'program' ? 'variable' : undefined;
+  return host !== null && host !== undefined && host.parent === null ? 'variable' : undefined;
+}
+
+/** `get x()` and `set x(v)` are accessors: the keyword comes before the name (a method named `get` has none). */
+function jsMethodKind(node: Node): SymbolKind {
+  const name = node.childForFieldName('name');
+  for (const c of node.children) {
+    if (!c || c.id === name?.id) break;
+    if (c.type === 'get' || c.type === 'set') return c.type;
+  }
+  return name?.text === 'constructor' ? 'constructor' : 'method';
 }
 
 const JS_SPEC: LanguageSpec = {
@@ -103,7 +122,7 @@ const JS_SPEC: LanguageSpec = {
     generator_function_declaration: 'function',
     class_declaration: 'class',
     abstract_class_declaration: 'class',
-    method_definition: (n) => (n.childForFieldName('name')?.text === 'constructor' ? 'constructor' : 'method'),
+    method_definition: jsMethodKind,
     abstract_method_signature: 'method',
     interface_declaration: 'interface',
     type_alias_declaration: 'type',
@@ -111,24 +130,21 @@ const JS_SPEC: LanguageSpec = {
     internal_module: 'namespace',
     module: 'namespace',
     variable_declarator: jsVariable,
-    public_field_definition: (n) => {
-      const value = n.childForFieldName('value');
-      return value && FUNCTION_VALUES.has(value.type) ? 'method' : undefined;
-    },
+    public_field_definition: (n) => (FUNCTION_VALUES.has(unwrapValue(n.childForFieldName('value'))?.type ?? '') ? 'method' : undefined),
     // CommonJS and prototype style: `exports.parse = function (…) {…}`, `Foo.prototype.run = async () => {…}`.
     assignment_expression: (n) => {
-      const right = n.childForFieldName('right');
+      const right = unwrapValue(n.childForFieldName('right'));
       const left = n.childForFieldName('left');
       if (!right || !left || !FUNCTION_VALUES.has(right.type)) return undefined;
-      if (left.type !== 'member_expression' && left.type !== 'identifier') return undefined;
+      // A dotted name only: error recovery can glue a call on the line above to the left side.
+      if ((left.type !== 'member_expression' && left.type !== 'identifier') || !/^[\w$.]+$/.test(left.text)) return undefined;
       return /\.prototype\./.test(left.text) ? 'method' : 'function';
     },
-    field_definition: (n) => {
-      const value = n.childForFieldName('value');
-      return value && FUNCTION_VALUES.has(value.type) ? 'method' : undefined;
-    },
+    field_definition: (n) => (FUNCTION_VALUES.has(unwrapValue(n.childForFieldName('value'))?.type ?? '') ? 'method' : undefined),
   },
   wrappers: new Set(['export_statement', 'lexical_declaration', 'variable_declaration', 'ambient_declaration', 'expression_statement']),
+  // A class member's decorators are its siblings in the class body.
+  attached: new Set(['decorator']),
   name: (n) => {
     if (n.type === 'assignment_expression') {
       const left = n.childForFieldName('left');
@@ -163,6 +179,7 @@ const SPECS: Record<string, LanguageSpec> = {
         const t = n.childForFieldName('type')?.type;
         return t === 'struct_type' ? 'struct' : t === 'interface_type' ? 'interface' : 'type';
       },
+      type_alias: 'type',
     },
     wrappers: new Set(['type_declaration']),
   },
@@ -191,6 +208,7 @@ const SPECS: Record<string, LanguageSpec> = {
       annotation_type_declaration: 'interface',
       method_declaration: 'method',
       constructor_declaration: 'constructor',
+      compact_constructor_declaration: 'constructor',
     },
   },
   'c-sharp': {
@@ -241,8 +259,6 @@ function implName(n: Node): string | undefined {
   return type === undefined ? undefined : trait ? `${trait} for ${type}` : type;
 }
 
-/** Kinds whose bodies are not searched for nested definitions. */
-const LEAF_KINDS = new Set<SymbolKind>(['function', 'method', 'constructor', 'variable', 'property', 'type']);
 const CONTAINER_KINDS = new Set<SymbolKind>(['class', 'interface', 'struct', 'trait', 'impl', 'enum']);
 
 /** Last row holding text of `node` (a line comment may end at column 0 of the next row). */
@@ -261,6 +277,67 @@ function isShebang(node: Node): boolean {
 
 function isComment(node: Node): boolean {
   return node.type.includes('comment');
+}
+
+/**
+ * Last row of a definition's code: comments after its last statement
+ * (which Python's grammar keeps inside the indented block) are not part of
+ * it, as the language's own parser says.
+ */
+function contentEndRow(node: Node): number {
+  let n = node;
+  for (;;) {
+    let last: Node | null = null;
+    for (let i = n.childCount - 1; i >= 0 && !last; i--) {
+      const c = n.child(i);
+      if (c && !isComment(c) && c.endIndex > c.startIndex) last = c;
+    }
+    if (!last) return lastRow(n);
+    n = last;
+  }
+}
+
+/**
+ * Children of a wrapper that go with the one definition it wraps: its
+ * decorators, attributes and template parameters. A wrapper holding
+ * anything else (a second declarator, a second spec) is not part of the
+ * definition's range.
+ */
+const WRAPPER_COMPANIONS = new Set(['decorator', 'attribute_item', 'attribute_list', 'template_parameter_list']);
+
+/**
+ * Whether a comment stands on its own lines: nothing but white space before
+ * it, nothing but white space or another comment after it. A comment ending
+ * a line of code (`x = 1; // eslint-disable-line`) belongs to that line, not
+ * to the definition below.
+ */
+function standsAlone(node: Node, lines: readonly string[]): boolean {
+  const start = node.startPosition;
+  const before = (lines[start.row] ?? '').slice(0, start.column);
+  if (before.trim() !== '') return false;
+  const row = lastRow(node);
+  const after = row === node.endPosition.row ? (lines[row] ?? '').slice(node.endPosition.column).trim() : '';
+  return after === '' || /^(\/\/|\/\*|#)/.test(after);
+}
+
+/**
+ * First row of the comment lines directly above `row` found by looking at
+ * the text (for grammars that hang comments on an outer node): whole-line
+ * comments only, and a block comment only from the line that opens it.
+ */
+function commentLinesAbove(lines: readonly string[], row: number, hash: boolean): number {
+  let top = row;
+  if (hash) {
+    while (top > 0 && HASH_COMMENT_LINE.test(lines[top - 1] ?? '')) top--;
+    return top;
+  }
+  let i = row;
+  while (i > 0 && SLASH_COMMENT_LINE.test(lines[i - 1] ?? '') && !/\*\/\s*[^\s/]/.test(lines[i - 1] ?? '')) {
+    i--;
+    // A run of `//` lines, or a `/*` opener, is a comment from here down; `*` continuation lines count only once their opener is found.
+    if (/^\s*(\/\/|\/\*)/.test(lines[i] ?? '')) top = i;
+  }
+  return top;
 }
 
 function signatureOf(outer: Node, def: Node): string {
@@ -291,11 +368,16 @@ export function symbolsFromTree(language: string, tree: Tree): CodeSymbol[] {
   const nameOf = spec.name ?? ((n: Node) => n.childForFieldName('name')?.text);
   const lines = tree.rootNode.text.split('\n');
 
+  const hashComments = HASH_COMMENT_LANGUAGES.has(language);
+
+  // Every definition at any depth: a def inside a function body is a child of that function, `outer.inner`.
   const walk = (node: Node, parent: CodeSymbol | undefined, out: CodeSymbol[]): void => {
     for (const child of node.namedChildren) {
       if (!child) continue;
       const rule = spec.defs[child.type];
-      const kind0 = rule === undefined ? undefined : typeof rule === 'function' ? rule(child) : rule;
+      let kind0 = rule === undefined ? undefined : typeof rule === 'function' ? rule(child) : rule;
+      // `exports.x = function` and `Foo.prototype.x = …` define at the top; inside a definition an assignment is a statement.
+      if (child.type === 'assignment_expression' && parent) kind0 = undefined;
       const name = kind0 ? nameOf(child) : undefined;
       if (!kind0 || !name) {
         walk(child, parent, out);
@@ -303,9 +385,12 @@ export function symbolsFromTree(language: string, tree: Tree): CodeSymbol[] {
       }
       let kind = kind0;
       if (kind === 'function' && parent && CONTAINER_KINDS.has(parent.kind)) kind = 'method';
-      // Grow the range over wrappers that hold only this definition.
+      // Grow the range over wrappers that hold only this definition (and its decorators, however many).
       let outer: Node = child;
-      while (outer.parent && spec.wrappers?.has(outer.parent.type) && outer.parent.namedChildren.filter((c) => c && !isComment(c)).length <= 2) {
+      while (outer.parent && spec.wrappers?.has(outer.parent.type)) {
+        const inner = outer;
+        const others = outer.parent.namedChildren.filter((c) => c && c.id !== inner.id && !isComment(c) && !WRAPPER_COMPANIONS.has(c.type));
+        if (others.length > 0) break;
         outer = outer.parent;
       }
       let startRow = outer.startPosition.row;
@@ -315,27 +400,24 @@ export function symbolsFromTree(language: string, tree: Tree): CodeSymbol[] {
         prev = prev.previousNamedSibling;
       }
       let docRow = startRow;
-      while (prev && isComment(prev) && lastRow(prev) >= docRow - 1 && lastRow(prev) < docRow && !isShebang(prev)) {
+      while (prev && isComment(prev) && lastRow(prev) >= docRow - 1 && lastRow(prev) < docRow && !isShebang(prev) && standsAlone(prev, lines)) {
         docRow = prev.startPosition.row;
         prev = prev.previousNamedSibling;
       }
       // Some grammars hang comments on an outer node; fall back to the lines above.
-      if (docRow === startRow) {
-        const commentLine = HASH_COMMENT_LANGUAGES.has(language) ? HASH_COMMENT_LINE : SLASH_COMMENT_LINE;
-        while (docRow > 0 && commentLine.test(lines[docRow - 1] ?? '')) docRow--;
-      }
+      if (docRow === startRow) docRow = commentLinesAbove(lines, startRow, hashComments);
       const children: CodeSymbol[] = [];
       const symbol: CodeSymbol = {
         name,
         qualifiedName: parent ? `${parent.qualifiedName}.${name}` : name,
         kind,
         startLine: startRow + 1,
-        endLine: outer.endPosition.row + 1 - (outer.endPosition.column === 0 && outer.endPosition.row > outer.startPosition.row ? 1 : 0),
+        endLine: contentEndRow(outer) + 1,
         docStartLine: docRow + 1,
         signature: signatureOf(outer, child),
         children,
       };
-      if (child.type === 'assignment_expression' && !parent) {
+      if (child.type === 'assignment_expression') {
         const left = child
           .childForFieldName('left')
           ?.text.replace(/\.prototype\./, '.')
@@ -347,7 +429,7 @@ export function symbolsFromTree(language: string, tree: Tree): CodeSymbol[] {
         if (receiver) (symbol as { qualifiedName: string }).qualifiedName = `${receiver}.${name}`;
       }
       out.push(symbol);
-      if (!LEAF_KINDS.has(kind)) walk(child, symbol, children);
+      walk(child, symbol, children);
     }
   };
   const out: CodeSymbol[] = [];

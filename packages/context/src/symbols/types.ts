@@ -8,6 +8,10 @@
 export type SymbolKind =
   | 'function'
   | 'method'
+  /** A getter (`get x()`); its setter, when adjacent, is served with it under one name. */
+  | 'get'
+  /** A setter (`set x(v)`). */
+  | 'set'
   | 'constructor'
   | 'class'
   | 'interface'
@@ -21,6 +25,27 @@ export type SymbolKind =
   | 'variable'
   | 'property'
   | 'section';
+
+/** Every kind, in the order they are listed to a caller. */
+export const SYMBOL_KINDS: readonly SymbolKind[] = [
+  'function',
+  'method',
+  'get',
+  'set',
+  'constructor',
+  'class',
+  'interface',
+  'struct',
+  'enum',
+  'trait',
+  'impl',
+  'type',
+  'module',
+  'namespace',
+  'variable',
+  'property',
+  'section',
+];
 
 /** One definition in a file, with 1-based inclusive line numbers. */
 export interface CodeSymbol {
