@@ -149,3 +149,32 @@ def retry():
     expect(brief(await treeSitterSymbols('python', source))).toEqual(['function wait 2/2-3', 'function retry 5/7-8']);
   });
 });
+
+describe('a file the grammar cannot parse whole', () => {
+  // src/api/observable.ts (mobx 6.13.5): tree-sitter's TypeScript grammar fails on generic call signatures on consecutive lines.
+  const OBSERVABLE = `export interface IObservableValueFactory {
+    <T>(value: T, options?: CreateObservableOptions): IObservableValue<T>
+    <T>(value?: T, options?: CreateObservableOptions): IObservableValue<T | undefined>
+}
+
+const observableFactories: IObservableFactory = {
+    box<T = any>(value: T, options?: CreateObservableOptions): IObservableValue<T> {
+        const o = asCreateObservableOptions(options)
+        return new ObservableValue(value, getEnhancerFromOptions(o), o.name, true, o.equals)
+    },
+}
+
+/** Is it observable? */
+export function isObservable(value: any): boolean {
+    return value != null
+}
+`;
+
+  test('the definitions after the error keep their ranges; what the error holds is left out, not guessed', async () => {
+    expect(brief(await treeSitterSymbols('typescript', OBSERVABLE))).toEqual([
+      'variable observableFactories 6/6-11',
+      'method observableFactories.box 7/7-10',
+      'function isObservable 13/14-16',
+    ]);
+  });
+});

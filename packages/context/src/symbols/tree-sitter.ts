@@ -362,7 +362,7 @@ function signatureOf(outer: Node, def: Node): string {
  *
  * @param language a language id with a grammar (see {@link hasGrammar})
  */
-export function symbolsFromTree(language: string, tree: Tree): CodeSymbol[] {
+export function symbolsFromTree(language: string, tree: Tree, topLevel: (node: Node) => boolean = () => true, strict = false): CodeSymbol[] {
   const spec = SPECS[language];
   if (!spec) return [];
   const nameOf = spec.name ?? ((n: Node) => n.childForFieldName('name')?.text);
@@ -373,7 +373,9 @@ export function symbolsFromTree(language: string, tree: Tree): CodeSymbol[] {
   // Every definition at any depth: a def inside a function body is a child of that function, `outer.inner`.
   const walk = (node: Node, parent: CodeSymbol | undefined, out: CodeSymbol[]): void => {
     for (const child of node.namedChildren) {
-      if (!child) continue;
+      if (!child || (node.parent === null && !topLevel(child))) continue;
+      // Strict: what error recovery produced (an ERROR node, a definition holding one) is left out rather than served with a guessed range.
+      if (strict && child.hasError && (child.type === 'ERROR' || spec.defs[child.type] !== undefined)) continue;
       const rule = spec.defs[child.type];
       let kind0 = rule === undefined ? undefined : typeof rule === 'function' ? rule(child) : rule;
       // `exports.x = function` and `Foo.prototype.x = …` define at the top; inside a definition an assignment is a statement.
@@ -437,10 +439,76 @@ export function symbolsFromTree(language: string, tree: Tree): CodeSymbol[] {
   return out;
 }
 
+/** Languages whose top-level statements start at column 0 with a keyword, so a file the grammar fails on can be parsed again by parts. */
+const RECOVERABLE = new Set(['typescript', 'tsx', 'javascript']);
+const TOP_STATEMENT = /^(export|import|function|async|class|abstract|const|let|var|interface|type|enum|namespace|module|declare|@)\b/;
+
+/** A top-level node that parsed whole: a statement without errors (not a token left loose by error recovery). */
+function parsedWhole(node: Node): boolean {
+  return !node.hasError && node.type !== 'ERROR' && (/(statement|declaration|module)$/.test(node.type) || node.type === 'internal_module');
+}
+
+/**
+ * Symbols of a JavaScript or TypeScript file the grammar could not parse
+ * whole (tree-sitter's TypeScript fails, for one, on generic call
+ * signatures on consecutive lines of an interface): the statements that
+ * parsed keep their symbols; the lines around an error are cut where a
+ * top-level statement starts (a keyword at column 0, with the comments
+ * above it) and each part is parsed alone, at its own line numbers, so one
+ * error costs the definition that holds it and not the rest of the file.
+ */
+async function recoverSymbols(language: string, text: string, tree: Tree): Promise<CodeSymbol[]> {
+  const kids = tree.rootNode.namedChildren.filter((c): c is Node => c !== null && !isComment(c));
+  // Whole statements, less those sharing a row with broken code (the row is parsed again with it).
+  const whole = new Set(kids.filter(parsedWhole).map((c) => c.id));
+  let lastBad = -1;
+  for (const c of kids) {
+    if (!whole.has(c.id)) lastBad = Math.max(lastBad, lastRow(c));
+    else if (c.startPosition.row <= lastBad) whole.delete(c.id);
+  }
+  let firstBad = Number.POSITIVE_INFINITY;
+  for (const c of [...kids].reverse()) {
+    if (!whole.has(c.id)) firstBad = Math.min(firstBad, c.startPosition.row);
+    else if (lastRow(c) >= firstBad) whole.delete(c.id);
+  }
+  const out = symbolsFromTree(language, tree, (c) => whole.has(c.id));
+  const lines = text.split('\n');
+  // Rows no whole statement covers, as [first, last] runs.
+  const covered = new Uint8Array(lines.length);
+  for (const c of kids) if (whole.has(c.id)) covered.fill(1, c.startPosition.row, lastRow(c) + 1);
+  for (let row = 0; row < lines.length; ) {
+    if (covered[row] || (lines[row] ?? '').trim() === '') {
+      row++;
+      continue;
+    }
+    let end = row;
+    while (end + 1 < lines.length && !covered[end + 1]) end++;
+    const starts = [row];
+    for (let r = row + 1; r <= end; r++) {
+      if (!TOP_STATEMENT.test(lines[r] ?? '') || /^@/.test((lines[r - 1] ?? '').trim())) continue;
+      const from = commentLinesAbove(lines, r, false);
+      if (from > (starts[starts.length - 1] as number)) starts.push(from);
+    }
+    for (const [i, first] of starts.entries()) {
+      const last = i + 1 < starts.length ? (starts[i + 1] as number) - 1 : end;
+      // Blank lines before the part keep its line numbers.
+      const part = await parseText(language, '\n'.repeat(first) + lines.slice(first, last + 1).join('\n'));
+      try {
+        out.push(...symbolsFromTree(language, part, undefined, part.rootNode.hasError));
+      } finally {
+        part.delete();
+      }
+    }
+    row = end + 1;
+  }
+  return out.sort((a, b) => a.startLine - b.startLine);
+}
+
 /** Parses and extracts in one step. */
 export async function treeSitterSymbols(language: string, text: string): Promise<CodeSymbol[]> {
   const tree = await parseText(language, text);
   try {
+    if (tree.rootNode.hasError && RECOVERABLE.has(language)) return await recoverSymbols(language, text, tree);
     return symbolsFromTree(language, tree);
   } finally {
     tree.delete();
