@@ -152,6 +152,14 @@ describe('definitions inside function bodies', () => {
       await expect(ctx.getSymbol('retryer.ts', 'isArray')).rejects.toMatchObject({ code: 'ENOENT' });
     });
   });
+
+  test('the outline lists definitions at every depth when the budget holds them', async () => {
+    await withContext({ 'pytester.py': PYTESTER }, async (ctx) => {
+      const outline = await ctx.getOutline('pytester.py');
+      expect(outline.text).toContain('\n      14-15     def pytest_configure(x, config: Config) -> None\n');
+      expect(outline.text).not.toContain('more symbols not listed');
+    });
+  });
 });
 
 describe('getters and setters', () => {

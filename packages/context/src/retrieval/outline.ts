@@ -7,6 +7,7 @@
 
 import type { Document } from '../content/document.ts';
 import { renderOutline, symbolTable } from '../symbols/outline.ts';
+import { nestingDepth } from '../symbols/types.ts';
 import {
   type Caller,
   callBudget,
@@ -33,7 +34,8 @@ export async function outlineText(
   if (table.symbols.length === 0) {
     return { text: `${header}\n(no symbols found)`, listed: 0, total: 0 };
   }
-  let depth = 3;
+  // Every level first (definitions nested in functions included); the depth shrinks only when over budget.
+  let depth = Math.max(3, nestingDepth(table.symbols));
   let limit = maxSymbols;
   for (;;) {
     const r = renderOutline(table.symbols, { maxDepth: depth, maxSymbols: limit });

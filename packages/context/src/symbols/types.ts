@@ -84,3 +84,10 @@ export function flattenSymbols(symbols: readonly CodeSymbol[]): CodeSymbol[] {
   visit(symbols);
   return out;
 }
+
+/** Levels of nesting: 1 for a flat list, 0 for none. */
+export function nestingDepth(symbols: readonly CodeSymbol[]): number {
+  let deepest = 0;
+  for (const s of symbols) deepest = Math.max(deepest, 1 + nestingDepth(s.children));
+  return deepest;
+}
