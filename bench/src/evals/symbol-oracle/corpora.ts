@@ -100,6 +100,20 @@ export const ORACLE_CORPORA: readonly OracleCorpus[] = [
     files: /^src\/.*\.ts$/,
   },
   {
+    language: 'javascript',
+    name: 'webpack',
+    source: 'npm webpack 5.91.0',
+    root: () => npmPackage('webpack', '5.91.0'),
+    files: /^lib\/(optimize|javascript|util)\/[^/]*\.js$/,
+  },
+  {
+    language: 'javascript',
+    name: 'eslint',
+    source: 'npm eslint 8.57.0',
+    root: () => npmPackage('eslint', '8.57.0'),
+    files: /^lib\/(linter|rule-tester|source-code|rules\/utils)\/.*\.js$/,
+  },
+  {
     language: 'go',
     name: 'go-stdlib',
     source: 'Go standard library (Debian golang-go)',

@@ -43,7 +43,7 @@ export function oracleAvailable(language: string): boolean {
   if (language === 'python') return probe('python3', ['-c', 'import ast; ast.parse("x", type_comments=False).body[0].end_lineno']);
   if (language === 'go') return probe('go', ['version']);
   if (language === 'java') return probe('java', ['-version']);
-  return language === 'typescript';
+  return language === 'typescript' || language === 'javascript';
 }
 
 /** The oracle's view of `paths` (absolute), in the same order. */
@@ -58,7 +58,7 @@ export function oracleFiles(language: string, paths: readonly string[]): OracleF
     if (build.status !== 0) throw new Error(`go build oracle.go failed: ${build.stderr}`);
     return runOracle(bin, [], paths);
   }
-  if (language === 'typescript') {
+  if (language === 'typescript' || language === 'javascript') {
     return paths.map((p) => {
       const text = readUtf8(p);
       return text === undefined ? { path: p, error: 'not UTF-8' } : typescriptOracle(p, text);
