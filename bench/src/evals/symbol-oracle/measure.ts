@@ -107,6 +107,8 @@ export interface DrawnResult {
   readonly expected: readonly [number, number];
   readonly served: readonly [number, number] | undefined;
   readonly outcome: Outcome;
+  /** Asked by its plain name (`inner`, not `outer.inner`). */
+  readonly plainOutcome: Outcome;
 }
 
 export interface LanguageReport {
@@ -116,6 +118,8 @@ export interface LanguageReport {
   readonly drawn: readonly DrawnResult[];
   readonly exactRate: number;
   readonly counts: Readonly<Record<Outcome, number>>;
+  /** The same definitions asked for by their plain names. */
+  readonly plainCounts: Readonly<Record<Outcome, number>>;
   /** Symbol table (every depth) against the oracle: share of oracle definitions found with their range, share of ctxfs's that are oracle definitions. */
   readonly tableRecall: number;
   readonly tablePrecision: number;
@@ -257,36 +261,43 @@ export async function measureLanguage(
     while (drawn.length < count && pool.length > 0) drawn.push(pool.splice(Math.floor(next() * pool.length), 1)[0] as ExpectedDefinition);
     const reader = ctx.session({ agent: 'eval:symbols', profile: { base: 'large', perCallTokens: 10_000_000, sessionTokens: 1e12 } });
     const results: DrawnResult[] = [];
-    for (const d of drawn) {
-      const query = queryOf(d);
-      const expectedRange = [d.from, d.end] as const;
-      let served: readonly [number, number] | undefined;
-      let outcome: Outcome;
+    // One question and how it was answered, following the selector the answer offers for this definition.
+    const ask = async (d: ExpectedDefinition, query: string): Promise<{ served: readonly [number, number] | undefined; outcome: Outcome }> => {
+      let s: Awaited<ReturnType<typeof reader.getSymbol>>;
       try {
-        const s = await reader.getSymbol(d.path, query);
-        served = [s.startLine ?? 0, s.endLine ?? 0];
-        if (served[0] === d.from && served[1] === d.end) outcome = 'exact';
-        else {
-          const offer = offeredSelectors(s.text).find((o) => o.start === d.start && o.end === d.end);
-          if (offer !== undefined) {
-            const again = await reader.getSymbol(d.path, offer.selector);
-            served = [again.startLine ?? 0, again.endLine ?? 0];
-          }
-          if (served[0] === d.from && served[1] === d.end) outcome = 'exact-by-selector';
-          // Listed beside another: not silent, but not served.
-          else if (s.text.includes(`${d.start}-${d.end}`)) outcome = 'listed';
-          // The same definition, cut wrongly: it ends where the definition ends, or starts within its doc comment and decorators.
-          else if ((served[1] === d.end && served[0] <= d.end) || (served[0] >= d.from && served[0] <= d.start && served[1] >= d.start)) outcome = 'inexact';
-          else outcome = 'silent-wrong';
-        }
+        s = await reader.getSymbol(d.path, query);
       } catch (e) {
         if (!isFsError(e) || e.code !== 'ENOENT') throw e;
-        outcome = 'missing';
+        return { served: undefined, outcome: 'missing' };
       }
-      results.push({ path: d.path, query, kind: d.kind, expected: expectedRange, served, outcome });
+      let served: readonly [number, number] = [s.startLine ?? 0, s.endLine ?? 0];
+      if (served[0] === d.from && served[1] === d.end) return { served, outcome: 'exact' };
+      const offer = offeredSelectors(s.text).find((o) => o.start === d.start && o.end === d.end);
+      if (offer !== undefined) {
+        const again = await reader.getSymbol(d.path, offer.selector);
+        served = [again.startLine ?? 0, again.endLine ?? 0];
+      }
+      if (served[0] === d.from && served[1] === d.end) return { served, outcome: 'exact-by-selector' };
+      // Listed beside another: not silent, but not served.
+      if (s.text.includes(`${d.start}-${d.end}`)) return { served, outcome: 'listed' };
+      // The same definition, cut wrongly: it ends where the definition ends, or starts within its doc comment and decorators.
+      if ((served[1] === d.end && served[0] <= d.end) || (served[0] >= d.from && served[0] <= d.start && served[1] >= d.start))
+        return { served, outcome: 'inexact' };
+      return { served, outcome: 'silent-wrong' };
+    };
+    for (const d of drawn) {
+      const query = queryOf(d);
+      const { served, outcome } = await ask(d, query);
+      // The plain name too, as a model that has not seen the outline asks: another definition of that name must never come back without this one named.
+      const plain = await ask(d, d.kind === 'get' || d.kind === 'set' ? `${d.name}:${d.kind}` : d.name);
+      results.push({ path: d.path, query, kind: d.kind, expected: [d.from, d.end], served, outcome, plainOutcome: plain.outcome });
     }
     const counts: Record<Outcome, number> = { exact: 0, 'exact-by-selector': 0, listed: 0, inexact: 0, missing: 0, 'silent-wrong': 0 };
-    for (const r of results) counts[r.outcome]++;
+    const plainCounts: Record<Outcome, number> = { exact: 0, 'exact-by-selector': 0, listed: 0, inexact: 0, missing: 0, 'silent-wrong': 0 };
+    for (const r of results) {
+      counts[r.outcome]++;
+      plainCounts[r.plainOutcome]++;
+    }
     return {
       language,
       corpora: corpusRows,
@@ -294,6 +305,7 @@ export async function measureLanguage(
       drawn: results,
       exactRate: (counts.exact + counts['exact-by-selector']) / Math.max(1, results.length),
       counts,
+      plainCounts,
       tableRecall: tableFound / Math.max(1, expected.length),
       tablePrecision: tableFound / Math.max(1, tableTotal),
       outlineRecall: outlineFound / Math.max(1, expected.length),
