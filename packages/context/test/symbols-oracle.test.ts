@@ -44,6 +44,8 @@ describe('symbols against the languages’ own parsers (fixed sample)', () => {
     const known = KNOWN_MISSES[language] ?? [];
     const wrong = r.drawn.filter((d) => d.outcome !== 'exact' && d.outcome !== 'exact-by-selector' && !known.includes(`${d.path} ${d.query}`));
     expect(wrong).toEqual([]);
+    // Asked by plain name, another definition never comes back without this one named.
+    expect(r.drawn.filter((d) => d.plainOutcome === 'silent-wrong' || d.plainOutcome === 'inexact')).toEqual([]);
     expect(r.misses.map((m) => `${m.path} ${m.q}`)).toEqual(known);
     // Nothing listed that is not a definition with its exact lines.
     expect(r.extras).toEqual([]);

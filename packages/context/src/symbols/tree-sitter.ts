@@ -371,18 +371,29 @@ export function symbolsFromTree(language: string, tree: Tree, topLevel: (node: N
   const hashComments = HASH_COMMENT_LANGUAGES.has(language);
 
   // Every definition at any depth: a def inside a function body is a child of that function, `outer.inner`.
-  const walk = (node: Node, parent: CodeSymbol | undefined, out: CodeSymbol[]): void => {
-    for (const child of node.namedChildren) {
-      if (!child || (node.parent === null && !topLevel(child))) continue;
+  // One cursor walks the whole tree: a Node object is made only for definition candidates, which keeps a walk of every depth cheap.
+  const cursor = tree.walk();
+  const walk = (parent: CodeSymbol | undefined, out: CodeSymbol[], atRoot: boolean): void => {
+    if (!cursor.gotoFirstChild()) return;
+    do {
+      if (!cursor.nodeIsNamed) continue;
+      const type = cursor.nodeType;
+      const rule = spec.defs[type];
+      if (atRoot && !topLevel(cursor.currentNode)) continue;
       // Strict: what error recovery produced (an ERROR node, a definition holding one) is left out rather than served with a guessed range.
-      if (strict && child.hasError && (child.type === 'ERROR' || spec.defs[child.type] !== undefined)) continue;
-      const rule = spec.defs[child.type];
-      let kind0 = rule === undefined ? undefined : typeof rule === 'function' ? rule(child) : rule;
+      if (strict && type === 'ERROR') continue;
+      if (rule === undefined) {
+        walk(parent, out, false);
+        continue;
+      }
+      const child = cursor.currentNode;
+      if (strict && child.hasError) continue;
+      let kind0 = typeof rule === 'function' ? rule(child) : rule;
       // `exports.x = function` and `Foo.prototype.x = …` define at the top; inside a definition an assignment is a statement.
-      if (child.type === 'assignment_expression' && parent) kind0 = undefined;
+      if (type === 'assignment_expression' && parent) kind0 = undefined;
       const name = kind0 ? nameOf(child) : undefined;
       if (!kind0 || !name) {
-        walk(child, parent, out);
+        walk(parent, out, false);
         continue;
       }
       let kind = kind0;
@@ -431,11 +442,16 @@ export function symbolsFromTree(language: string, tree: Tree, topLevel: (node: N
         if (receiver) (symbol as { qualifiedName: string }).qualifiedName = `${receiver}.${name}`;
       }
       out.push(symbol);
-      walk(child, symbol, children);
-    }
+      walk(symbol, children, false);
+    } while (cursor.gotoNextSibling());
+    cursor.gotoParent();
   };
   const out: CodeSymbol[] = [];
-  walk(tree.rootNode, undefined, out);
+  try {
+    walk(undefined, out, true);
+  } finally {
+    cursor.delete();
+  }
   return out;
 }
 
