@@ -130,6 +130,13 @@ describe('definitions inside function bodies', () => {
     ]);
   });
 
+  test('C#: a local function inside a method; Rust: a fn item inside a fn', async () => {
+    const cs = `public class Parser {\n    public int Parse(string s) {\n        int Digit(char c) => c - 48;\n        return Digit(s[0]);\n    }\n}\n`;
+    expect(brief(await treeSitterSymbols('c-sharp', cs))).toEqual(['class Parser 1/1-6', 'method Parser.Parse 2/2-5', 'function Parser.Parse.Digit 3/3-3']);
+    const rs = `fn parse(s: &str) -> u32 {\n    fn digit(c: char) -> u32 {\n        c as u32 - 48\n    }\n    digit(s.chars().next().unwrap())\n}\n`;
+    expect(brief(await treeSitterSymbols('rust', rs))).toEqual(['function parse 1/1-6', 'function parse.digit 2/2-4']);
+  });
+
   test('a plain name shared by a module-level and a nested definition serves the first and names the other', async () => {
     const table = { source: 'tree-sitter' as const, symbols: await treeSitterSymbols('python', PYTESTER) };
     const found = findSymbol(table, 'pytest_configure');

@@ -223,6 +223,8 @@ const SPECS: Record<string, LanguageSpec> = {
       method_declaration: 'method',
       constructor_declaration: 'constructor',
       property_declaration: 'property',
+      // A function declared inside a method body.
+      local_function_statement: 'function',
     },
   },
   cpp: {
