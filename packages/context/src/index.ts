@@ -101,5 +101,5 @@ export { type Summarizer, SummaryCache, type SummaryInput } from './summaries/su
 export { findSymbol, type OutlineOptions, renderOutline, type SymbolLookup, symbolSelector, symbolTable } from './symbols/outline.ts';
 export { markdownSymbols, regexSymbols } from './symbols/regex-fallback.ts';
 export { hasGrammar, loadLanguage, symbolsFromTree, treeSitterSymbols } from './symbols/tree-sitter.ts';
-export { type CodeSymbol, flattenSymbols, SYMBOL_KINDS, type SymbolKind, type SymbolSource, type SymbolTable } from './symbols/types.ts';
+export { type CodeSymbol, flattenSymbols, SYMBOL_KINDS, SYMBOLS_VERSION, type SymbolKind, type SymbolSource, type SymbolTable } from './symbols/types.ts';
 export { o200kTokenizer, type TokenCut, type Tokenizer, type TruncationStrategy, truncateTokens } from './tokens/tokenizer.ts';

@@ -5,6 +5,9 @@
  * that serves it, and a getter and its setter are both reachable — together
  * when adjacent, each by `:get` / `:set`.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { MemoryFilesystem } from '@ctxfs/memory';
 import { describe, expect, test } from 'vitest';
 import { type CodeSymbol, type ContextLayer, createContext, findSymbol, flattenSymbols, symbolSelector, treeSitterSymbols } from '../src/index.ts';
@@ -166,6 +169,29 @@ describe('definitions inside function bodies', () => {
       expect(outline.text).toContain('\n      14-15     def pytest_configure(x, config: Config) -> None\n');
       expect(outline.text).not.toContain('more symbols not listed');
     });
+  });
+});
+
+describe('a symbol index stored by an earlier extractor', () => {
+  test('is parsed again, so nested definitions of files that did not change are found', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctxfs-symbols-'));
+    const store = join(dir, 'state.db');
+    const fs = new MemoryFilesystem({ files: { 'retryer.ts': RETRYER } });
+    try {
+      const first = await createContext({ fs, store, profile: 'large', agent: 'test' });
+      await first.findSymbol('createRetryer');
+      // As the index of the previous version left it: no nested definitions, its source unversioned.
+      first.store.statement("DELETE FROM symbols WHERE qualified_name <> 'createRetryer'").run();
+      first.store.statement("UPDATE symbol_files SET source = 'tree-sitter', symbols = 1").run();
+      first.close();
+      const again = await createContext({ fs, store, profile: 'large', agent: 'test' });
+      const found = await again.findSymbol('continueRetry');
+      again.close();
+      expect(found.items.map((h) => h.qualifiedName)).toEqual(['createRetryer.continueRetry']);
+    } finally {
+      await fs.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

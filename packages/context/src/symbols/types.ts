@@ -63,6 +63,14 @@ export interface CodeSymbol {
   readonly children: readonly CodeSymbol[];
 }
 
+/**
+ * Version of what extraction yields for a given content. Stored indexes
+ * (the symbol index keys on content hashes) made by another version are
+ * rebuilt, so a change of extraction reaches files that did not change.
+ * 2: definitions at any depth, accessor kinds, ranges from the first decorator.
+ */
+export const SYMBOLS_VERSION = 2;
+
 /** Which extractor produced the symbols. */
 export type SymbolSource = 'tree-sitter' | 'regex' | 'markdown' | 'none';
 
