@@ -12,10 +12,10 @@ import { MemoryFilesystem } from '@ctxfs/memory';
 import { describe, expect, test } from 'vitest';
 import { type CodeSymbol, type ContextLayer, createContext, findSymbol, flattenSymbols, symbolSelector, treeSitterSymbols } from '../src/index.ts';
 
-/** Runs `use` on a large-profile context over `files` in memory. */
-async function withContext(files: Record<string, string>, use: (ctx: ContextLayer) => Promise<void>): Promise<void> {
+/** Runs `use` on a context over `files` in memory (large profile unless told). */
+async function withContext(files: Record<string, string>, use: (ctx: ContextLayer) => Promise<void>, profile: 'small' | 'large' = 'large'): Promise<void> {
   const fs = new MemoryFilesystem({ files });
-  const ctx = await createContext({ fs, store: ':memory:', profile: 'large', agent: 'test' });
+  const ctx = await createContext({ fs, store: ':memory:', profile, agent: 'test' });
   try {
     await ctx.scan();
     await use(ctx);
@@ -238,6 +238,20 @@ describe('getters and setters', () => {
 });
 
 describe('selectors', () => {
+  test('a name many definitions share lists twelve with their selectors and counts the rest, within the small profile', async () => {
+    const classes = Array.from({ length: 30 }, (_, i) => `class C${i} {\n  toString() {\n    return 'c${i}';\n  }\n}\n`).join('');
+    await withContext(
+      { 'many.ts': classes },
+      async (ctx) => {
+        const served = await ctx.getSymbol('many.ts', 'toString');
+        expect([served.startLine, served.endLine]).toEqual([2, 4]);
+        expect(served.text).toContain('"C12.toString" (62-64), and 17 more (getOutline("many.ts") lists them)');
+        expect(served.tokens).toBeLessThanOrEqual(1500);
+      },
+      'small',
+    );
+  });
+
   // java/util/Objects.java (JDK): overloads share a qualified name.
   const OBJECTS = `public final class Objects {
     public static boolean equals(Object a, Object b) {
