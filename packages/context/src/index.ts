@@ -98,7 +98,7 @@ export { MIGRATIONS, type Migration } from './state/migrations.ts';
 export { type AuditRecord, defaultStatePath, StateStore, type StateStoreOptions, userStatePath } from './state/store.ts';
 export { leadingDoc, StructuralSummarizer } from './summaries/structural-summarizer.ts';
 export { type Summarizer, SummaryCache, type SummaryInput } from './summaries/summarizer.ts';
-export { findSymbol, type OutlineOptions, renderOutline, type SymbolLookup, symbolSelector, symbolTable } from './symbols/outline.ts';
+export { findSymbol, type OutlineOptions, otherDefinitionsNote, renderOutline, type SymbolLookup, symbolSelector, symbolTable } from './symbols/outline.ts';
 export { markdownSymbols, regexSymbols } from './symbols/regex-fallback.ts';
 export { hasGrammar, loadLanguage, symbolsFromTree, treeSitterSymbols } from './symbols/tree-sitter.ts';
 export { type CodeSymbol, flattenSymbols, SYMBOL_KINDS, SYMBOLS_VERSION, type SymbolKind, type SymbolSource, type SymbolTable } from './symbols/types.ts';

@@ -238,14 +238,14 @@ describe('getters and setters', () => {
 });
 
 describe('selectors', () => {
-  test('a name many definitions share lists twelve with their selectors and counts the rest, within the small profile', async () => {
-    const classes = Array.from({ length: 30 }, (_, i) => `class C${i} {\n  toString() {\n    return 'c${i}';\n  }\n}\n`).join('');
+  test('a name many definitions share lists forty with their selectors and counts the rest, within the small profile', async () => {
+    const classes = Array.from({ length: 50 }, (_, i) => `class C${i} {\n  toString() {\n    return 'c${i}';\n  }\n}\n`).join('');
     await withContext(
       { 'many.ts': classes },
       async (ctx) => {
         const served = await ctx.getSymbol('many.ts', 'toString');
         expect([served.startLine, served.endLine]).toEqual([2, 4]);
-        expect(served.text).toContain('"C12.toString" (62-64), and 17 more (getOutline("many.ts") lists them)');
+        expect(served.text).toContain('"C40.toString" (202-204); 9 more, getOutline("many.ts") lists them;');
         expect(served.tokens).toBeLessThanOrEqual(1500);
       },
       'small',
@@ -267,6 +267,17 @@ describe('selectors', () => {
     }
 }
 `;
+
+  test('overloads share one entry of the note, each range served by its first line', async () => {
+    const overloads = `public final class Objects {\n${Array.from({ length: 20 }, (_, i) => `    static int hash(int a${i}) { return ${i}; }\n`).join('')}}\n`;
+    await withContext({ 'Objects.java': overloads }, async (ctx) => {
+      const served = await ctx.getSymbol('Objects.java', 'Objects.hash');
+      expect([served.startLine, served.endLine]).toEqual([2, 2]);
+      expect(served.text).toContain(`[also named 'Objects.hash': "Objects.hash@<first line>" for lines 3-3, 4-4, 5-5, 6-6,`);
+      const last = await ctx.getSymbol('Objects.java', 'Objects.hash@21');
+      expect(last.text).toContain('static int hash(int a19)');
+    });
+  });
 
   test('overloads: the first is served, the others by @line; a line inside a definition selects it', async () => {
     const table = { source: 'tree-sitter' as const, symbols: await treeSitterSymbols('java', OBJECTS) };

@@ -163,12 +163,20 @@ function countMatches(expected: readonly string[], actual: readonly string[]): n
   return n;
 }
 
-/** Selectors a getSymbol answer offers for the other definitions of a name: `"sel" (a-b)` in its `[also named …]` note. */
+/**
+ * Selectors a getSymbol answer offers for the other definitions of a name,
+ * from its `[also named …]` note: `"sel" (a-b)` entries, and
+ * `"Name@<first line>" for lines a-b, c-d` for overloads.
+ */
 function offeredSelectors(text: string): Array<{ selector: string; start: number; end: number }> {
   const out: Array<{ selector: string; start: number; end: number }> = [];
   const note = text.slice(text.lastIndexOf('[also named '));
   for (const m of note.matchAll(/"((?:[^"\\]|\\.)*)" \((\d+)-(\d+)\)/g)) {
     out.push({ selector: JSON.parse(`"${m[1]}"`) as string, start: Number(m[2]), end: Number(m[3]) });
+  }
+  for (const m of note.matchAll(/"((?:[^"\\]|\\.)*)@<first line>" for lines ((?:\d+-\d+(?:, )?)+)/g)) {
+    const base = JSON.parse(`"${m[1]}"`) as string;
+    for (const r of (m[2] as string).matchAll(/(\d+)-(\d+)/g)) out.push({ selector: `${base}@${r[1]}`, start: Number(r[1]), end: Number(r[2]) });
   }
   return out;
 }

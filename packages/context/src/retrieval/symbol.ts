@@ -7,7 +7,7 @@
  */
 
 import { fsError } from '@ctxfs/core';
-import { findSymbol, symbolSelector, symbolTable } from '../symbols/outline.ts';
+import { findSymbol, otherDefinitionsNote, symbolTable } from '../symbols/outline.ts';
 import {
   type Caller,
   callBudget,
@@ -23,9 +23,6 @@ import {
   type Workspace,
   wrappedTokens,
 } from './shared.ts';
-
-/** Other definitions of a name listed with their selectors; the rest are counted. */
-const MAX_OTHERS_LISTED = 12;
 
 /** Serves the definition named `name` in `path`. */
 export async function getSymbol(ws: Workspace, caller: Caller, path: string, name: string, options: { maxTokens?: number } = {}): Promise<Served> {
@@ -48,13 +45,7 @@ export async function getSymbol(ws: Workspace, caller: Caller, path: string, nam
   const tokens = lineTokens(ws, doc);
   const from = s.docStartLine;
   const to = s.endLine;
-  // Each other definition the name matches, by the name that serves it alone; a long list is cut so the definition still fits a small budget.
-  const listed = found.others.slice(0, MAX_OTHERS_LISTED).map((o) => `${q(symbolSelector(table, o))} (${o.startLine}-${o.endLine})`);
-  const unlisted = found.others.length - listed.length;
-  const also =
-    found.others.length > 0
-      ? `[also named '${name}': ${listed.join(', ')}${unlisted > 0 ? `, and ${unlisted} more (getOutline(${q(path)}) lists them)` : ''}; getSymbol(${q(path)}, one of these) serves it]`
-      : '';
+  const also = otherDefinitionsNote(table, name, found.others, path);
   let last = from - 1;
   let used = 120 + (also ? ws.tokenizer.count(also) : 0);
   while (last < to && used + (tokens[last] as number) + 2 <= budget) used += (tokens[last++] as number) + 2;

@@ -197,6 +197,51 @@ export function symbolSelector(table: SymbolTable, symbol: CodeSymbol): string {
   return `${symbol.qualifiedName}@${symbol.startLine}`;
 }
 
+/** Other definitions of a name listed in one answer; the rest are counted. */
+const MAX_OTHERS_LISTED = 40;
+
+/**
+ * The note getSymbol adds when a name matches several definitions: each
+ * other one with its lines and the selector that serves it alone. Overloads
+ * (selected by `@line`) share one entry listing their ranges, so a name with
+ * many overloads costs a few tokens each and a small budget still holds the
+ * definition.
+ *
+ * @example
+ * ```text
+ * [also named 'sort': "Arrays.sort@<first line>" for lines 120-140, 142-160; "Sorter.sort" (300-320); getSymbol("Arrays.java", one of these) serves it]
+ * ```
+ */
+export function otherDefinitionsNote(table: SymbolTable, name: string, others: readonly CodeSymbol[], path: string): string {
+  if (others.length === 0) return '';
+  const shown = others.slice(0, MAX_OTHERS_LISTED);
+  // Entries in the order of their first member; overloads of one qualified name share one.
+  const entries: Array<{ key: string; members: CodeSymbol[]; overloads: boolean }> = [];
+  const overloads = new Map<string, CodeSymbol[]>();
+  for (const o of shown) {
+    const selector = symbolSelector(table, o);
+    if (selector !== `${o.qualifiedName}@${o.startLine}`) {
+      entries.push({ key: selector, members: [o], overloads: false });
+      continue;
+    }
+    let group = overloads.get(o.qualifiedName);
+    if (group === undefined) {
+      group = [];
+      overloads.set(o.qualifiedName, group);
+      entries.push({ key: o.qualifiedName, members: group, overloads: true });
+    }
+    group.push(o);
+  }
+  const text = entries.map((e) =>
+    e.overloads
+      ? `${JSON.stringify(`${e.key}@<first line>`)} for lines ${e.members.map((o) => `${o.startLine}-${o.endLine}`).join(', ')}`
+      : `${JSON.stringify(e.key)} (${e.members[0]?.startLine}-${e.members[0]?.endLine})`,
+  );
+  const unlisted = others.length - shown.length;
+  const more = unlisted > 0 ? `; ${unlisted} more, getOutline(${JSON.stringify(path)}) lists them` : '';
+  return `[also named '${name}': ${text.join('; ')}${more}; getSymbol(${JSON.stringify(path)}, one of these) serves it]`;
+}
+
 /** Options of {@link renderOutline}. */
 export interface OutlineOptions {
   /** Deepest nesting shown; default 3. */
