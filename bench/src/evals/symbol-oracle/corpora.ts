@@ -104,7 +104,7 @@ export const ORACLE_CORPORA: readonly OracleCorpus[] = [
     name: 'webpack',
     source: 'npm webpack 5.91.0',
     root: () => npmPackage('webpack', '5.91.0'),
-    files: /^lib\/(optimize|javascript|util)\/[^/]*\.js$/,
+    files: /^lib\/.*\.js$/,
   },
   {
     language: 'javascript',
@@ -118,7 +118,7 @@ export const ORACLE_CORPORA: readonly OracleCorpus[] = [
     name: 'go-stdlib',
     source: 'Go standard library (Debian golang-go)',
     root: goRoot,
-    files: /^(encoding\/json|net\/http\/httputil|text\/template|go\/printer|sort|strings)\/[^/]*\.go$/,
+    files: /^(encoding\/json|net\/http|net\/http\/httputil|text\/template|go\/ast|go\/printer|go\/types|database\/sql|sort|strings)\/[^/]*\.go$/,
   },
   {
     language: 'java',

@@ -93,6 +93,8 @@ export type Outcome =
   | 'exact-by-selector'
   /** The name matched several definitions; the answer listed this one's lines but offered no call that serves it alone. */
   | 'listed'
+  /** The name matched more definitions than one answer lists: this one was among those counted, with the outline named as where they are. */
+  | 'counted'
   /** The right definition, a different range (a doc comment or decorator missed or taken wrongly). */
   | 'inexact'
   /** ENOENT: no definition of that name (not silent, but a miss). */
@@ -288,6 +290,7 @@ export async function measureLanguage(
       if (served[0] === d.from && served[1] === d.end) return { served, outcome: 'exact-by-selector' };
       // Listed beside another: not silent, but not served.
       if (s.text.includes(`${d.start}-${d.end}`)) return { served, outcome: 'listed' };
+      if (/\[also named .* more, getOutline\(/.test(s.text)) return { served, outcome: 'counted' };
       // The same definition, cut wrongly: it ends where the definition ends, or starts within its doc comment and decorators.
       if ((served[1] === d.end && served[0] <= d.end) || (served[0] >= d.from && served[0] <= d.start && served[1] >= d.start))
         return { served, outcome: 'inexact' };
@@ -300,8 +303,8 @@ export async function measureLanguage(
       const plain = await ask(d, d.kind === 'get' || d.kind === 'set' ? `${d.name}:${d.kind}` : d.name);
       results.push({ path: d.path, query, kind: d.kind, expected: [d.from, d.end], served, outcome, plainOutcome: plain.outcome });
     }
-    const counts: Record<Outcome, number> = { exact: 0, 'exact-by-selector': 0, listed: 0, inexact: 0, missing: 0, 'silent-wrong': 0 };
-    const plainCounts: Record<Outcome, number> = { exact: 0, 'exact-by-selector': 0, listed: 0, inexact: 0, missing: 0, 'silent-wrong': 0 };
+    const counts: Record<Outcome, number> = { exact: 0, 'exact-by-selector': 0, listed: 0, counted: 0, inexact: 0, missing: 0, 'silent-wrong': 0 };
+    const plainCounts: Record<Outcome, number> = { exact: 0, 'exact-by-selector': 0, listed: 0, counted: 0, inexact: 0, missing: 0, 'silent-wrong': 0 };
     for (const r of results) {
       counts[r.outcome]++;
       plainCounts[r.plainOutcome]++;
