@@ -223,6 +223,34 @@ describe('getters and setters', () => {
     expect(findSymbol(table, 'Atom.isPendingUnobservation:set').symbol).toMatchObject({ kind: 'set', startLine: 18, endLine: 20 });
   });
 
+  test('Python: a property getter and its setter are accessors too, served together', async () => {
+    // _pytest/terminal.py (pytest 7.2.1)
+    const source = `class TerminalReporter:
+    @property
+    def showfspath(self) -> bool:
+        if self._showfspath is None:
+            return self.verbosity >= 0
+        return self._showfspath
+
+    @showfspath.setter
+    def showfspath(self, value: Optional[bool]) -> None:
+        self._showfspath = value
+
+    @property
+    def showlongtestinfo(self) -> bool:
+        return self.verbosity > 0
+`;
+    const table = { source: 'tree-sitter' as const, symbols: await treeSitterSymbols('python', source) };
+    expect(brief(table.symbols)).toEqual([
+      'class TerminalReporter 1/1-14',
+      'get TerminalReporter.showfspath 2/2-6',
+      'set TerminalReporter.showfspath 8/8-10',
+      'get TerminalReporter.showlongtestinfo 12/12-14',
+    ]);
+    expect(findSymbol(table, 'TerminalReporter.showfspath').symbol).toMatchObject({ kind: 'property', startLine: 2, endLine: 10 });
+    expect(findSymbol(table, 'showfspath:set').symbol).toMatchObject({ kind: 'set', startLine: 8 });
+  });
+
   test('getSymbol serves the pair as one property, and the setter alone by its selector', async () => {
     await withContext({ 'atom.ts': ATOM }, async (ctx) => {
       const both = await ctx.getSymbol('atom.ts', 'Atom.isBeingObserved');

@@ -4,15 +4,28 @@ Reads file paths (one a line) on stdin, writes one JSON object a line:
 {"path", "defs": [{"q", "name", "kind", "start", "end"}], "comments": [[start, end]]}
 or {"path", "error"} when Python cannot parse the file. Definitions are
 every def, async def and class at any depth, qualified by the definitions
-around them; start is the first decorator's line, end the last line of the
-body. Comments are those standing on their own lines (from tokenize, so a
-'#' inside a string is not one); a shebang on line 1 is not a comment.
+around them (a property's getter is of kind 'get', its setter 'set');
+start is the first decorator's line, end the last line of the body.
+Comments are those standing on their own lines (from tokenize, so a '#'
+inside a string is not one); a shebang on line 1 is not a comment.
 """
 import ast
 import io
 import json
 import sys
 import tokenize
+
+
+def accessor_kind(node):
+    """'get' for a property's getter (@property, @cached_property), 'set' for its setter (@x.setter)."""
+    for d in node.decorator_list:
+        if isinstance(d, ast.Name) and d.id in ("property", "cached_property"):
+            return "get"
+        if isinstance(d, ast.Attribute) and d.attr in ("property", "cached_property") and isinstance(d.value, ast.Name):
+            return "get"
+        if isinstance(d, ast.Attribute) and d.attr == "setter" and isinstance(d.value, ast.Name) and d.value.id == node.name:
+            return "set"
+    return None
 
 
 def definitions(tree):
@@ -26,7 +39,7 @@ def definitions(tree):
                 if isinstance(child, ast.ClassDef):
                     kind = "class"
                 else:
-                    kind = "method" if in_class else "function"
+                    kind = accessor_kind(child) or ("method" if in_class else "function")
                 out.append({"q": ".".join(q), "name": child.name, "kind": kind, "start": start, "end": child.end_lineno})
                 visit(child, q, isinstance(child, ast.ClassDef))
             else:

@@ -154,6 +154,23 @@ const JS_SPEC: LanguageSpec = {
   },
 };
 
+/**
+ * A Python property's getter (`@property`, `@functools.cached_property`)
+ * and setter (`@x.setter`) are accessors, as `get x()` and `set x(v)` are
+ * in JavaScript: one name, two definitions, each selectable.
+ */
+function pythonFunctionKind(node: Node): SymbolKind {
+  const decorated = node.parent?.type === 'decorated_definition' ? node.parent : undefined;
+  const name = node.childForFieldName('name')?.text;
+  for (const d of decorated?.namedChildren ?? []) {
+    if (d?.type !== 'decorator') continue;
+    const text = d.text.replace(/^@\s*/, '');
+    if (/^(\w+\.)?(cached_)?property$/.test(text)) return 'get';
+    if (text === `${name}.setter`) return 'set';
+  }
+  return 'function';
+}
+
 function declaratorName(node: Node | null): string | undefined {
   let cur = node;
   for (let i = 0; cur && i < 8; i++) {
@@ -168,7 +185,7 @@ const SPECS: Record<string, LanguageSpec> = {
   tsx: JS_SPEC,
   javascript: JS_SPEC,
   python: {
-    defs: { function_definition: 'function', class_definition: 'class' },
+    defs: { function_definition: pythonFunctionKind, class_definition: 'class' },
     wrappers: new Set(['decorated_definition']),
   },
   go: {
