@@ -36,7 +36,7 @@ function debianPackage(name: string, version: string): string {
   mkdirSync(join(CACHE, 'debian'), { recursive: true });
   const download = spawnSync('apt-get', ['download', `${name}=${version}`], { cwd: join(CACHE, 'debian'), encoding: 'utf8' });
   if (download.status !== 0) throw new Error(`apt-get download ${name}=${version} failed: ${download.stderr}`);
-  const deb = readdirSync(join(CACHE, 'debian')).find((f) => f.startsWith(`${name}_`) && f.endsWith('.deb'));
+  const deb = readdirSync(join(CACHE, 'debian')).find((f) => f.startsWith(`${name}_${version}_`) && f.endsWith('.deb'));
   if (deb === undefined) throw new Error(`apt-get download ${name} left no .deb`);
   rmSync(dir, { recursive: true, force: true });
   const unpack = spawnSync('dpkg', ['-x', join(CACHE, 'debian', deb), dir]);
