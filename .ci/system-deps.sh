@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs and starts what the test suites need from the system, idempotently:
-# ripgrep (host grep), a Docker engine and the busybox test image (container
+# ripgrep (host grep), Go (the symbol oracle), a Docker engine and the busybox test image (container
 # backend). In CI a missing engine is a failure, never a skip.
 set -euo pipefail
 
@@ -8,6 +8,8 @@ IMAGE="${CTXFS_TEST_IMAGE:-ctxfs-busybox:latest}"
 need=()
 command -v rg >/dev/null 2>&1 || need+=(ripgrep)
 command -v tmux >/dev/null 2>&1 || need+=(tmux) # a real terminal for the approval prompt test
+# Go's own parser is the Go oracle of the symbol eval (packages/context/test/symbols-oracle.test.ts).
+command -v go >/dev/null 2>&1 || need+=(golang-go)
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
 [ -x /bin/busybox ] || need+=(busybox-static)
 if [ "${#need[@]}" -gt 0 ]; then

@@ -502,9 +502,14 @@ describe('findSymbol on eslint (memory backend)', () => {
     const hit = r.items[0];
     expect(hit?.sameName).toBe(1);
     expect(r.text).toContain('(+1 same-named');
+    // The adjacent pair is served as one property; `:set` serves the setter alone.
     const served = await ctx.getSymbol(path, 'RuleTester.describe');
     expect(served.startLine).toBeLessThanOrEqual(hit?.startLine ?? 0);
-    expect(served.text).toContain("also named 'RuleTester.describe'");
+    expect(served.text).toContain('static get describe()');
+    expect(served.text).toContain('static set describe(value)');
+    const setter = await ctx.getSymbol(path, 'RuleTester.describe:set');
+    expect(setter.text).toContain('static set describe(value)');
+    expect(setter.text).not.toContain('static get describe()');
 
     // Every rule has a `create`: the result says how many, and where to narrow.
     const many = await ctx.findSymbol('create');

@@ -79,7 +79,13 @@ class Widget(Base):
         def inner():
             pass
 `,
-    expected: ['function top 4/4-7', 'class Widget 9/9-15', 'method Widget.__init__ 10/10-11', 'method Widget.render 13/13-15'],
+    expected: [
+      'function top 4/4-7',
+      'class Widget 9/9-15',
+      'method Widget.__init__ 10/10-11',
+      'method Widget.render 13/13-15',
+      'function Widget.render.inner 14/14-15',
+    ],
   },
   {
     language: 'go',

@@ -11,8 +11,8 @@
 
 import { fsError } from '@ctxfs/core';
 import type { Document } from '../content/document.ts';
-import { findSymbol, renderOutline, type SymbolLookup, symbolTable } from '../symbols/outline.ts';
-import { type CodeSymbol, flattenSymbols } from '../symbols/types.ts';
+import { findSymbol, otherDefinitionsNote, renderOutline, type SymbolLookup, symbolTable } from '../symbols/outline.ts';
+import { type CodeSymbol, flattenSymbols, type SymbolTable } from '../symbols/types.ts';
 import { openLines } from './line-source.ts';
 import { renderRange } from './read-lines.ts';
 import {
@@ -95,17 +95,17 @@ interface Span {
  * what precedes the first member — and its members' outline, rather than
  * as its first lines cut off in the middle of a method.
  */
-function symbolView(ws: Workspace, doc: Document, found: SymbolLookup, name: string, budget: number): SymbolView | undefined {
+function symbolView(ws: Workspace, doc: Document, table: SymbolTable, found: SymbolLookup, name: string, budget: number): SymbolView | undefined {
   const s = found.symbol as CodeSymbol;
   const path = doc.path;
-  const whole = spanView(ws, doc, found, name, budget, {
+  const whole = spanView(ws, doc, table, found, name, budget, {
     until: s.endLine,
     cut: (last) => `[… the definition continues to line ${s.endLine}; readLines(${q(path)}, ${last + 1}, ${s.endLine}) shows the rest …]`,
   });
   if ((whole !== undefined && whole.last >= s.endLine) || s.children.length === 0) return whole;
   const firstMember = Math.min(...s.children.map((c) => c.docStartLine));
   const size = rangeTokens(lineTokens(ws, doc), s.docStartLine, s.endLine);
-  const members = spanView(ws, doc, found, name, budget, {
+  const members = spanView(ws, doc, table, found, name, budget, {
     until: Math.max(s.startLine, firstMember - 1),
     tail: (room) => {
       const list = renderOutline(s.children, { maxDepth: 1, maxSymbols: room });
@@ -117,7 +117,7 @@ function symbolView(ws: Workspace, doc: Document, found: SymbolLookup, name: str
 }
 
 /** {@link symbolView} for one span: the lines, cut until the view fits, then the tail shrunk until it does. */
-function spanView(ws: Workspace, doc: Document, found: SymbolLookup, name: string, budget: number, span: Span): SymbolView | undefined {
+function spanView(ws: Workspace, doc: Document, table: SymbolTable, found: SymbolLookup, name: string, budget: number, span: Span): SymbolView | undefined {
   const s = found.symbol as CodeSymbol;
   const path = doc.path;
   const { lines } = redactedLines(ws, doc);
@@ -128,7 +128,7 @@ function spanView(ws: Workspace, doc: Document, found: SymbolLookup, name: strin
   const gap: Omission | undefined =
     docEnd < s.startLine - 1 ? { startLine: docEnd + 1, endLine: s.startLine - 1, tokens: rangeTokens(tokens, docEnd + 1, s.startLine - 1) } : undefined;
   const gapNote = gap && `[… doc comment ${gap.startLine}-${gap.endLine} (${gap.tokens} tokens): readLines(${q(path)}, ${gap.startLine}, ${gap.endLine}) …]`;
-  const also = found.others.length > 0 ? `[also named '${name}': ${found.others.map((o) => `${o.qualifiedName} ${o.startLine}-${o.endLine}`).join(', ')}]` : '';
+  const also = otherDefinitionsNote(table, name, found.others, path);
   // The definition's own first line, so a cut comment still leaves room for the code.
   const head = gap ? s.startLine : from;
   let last = head - 1;
@@ -189,8 +189,9 @@ function wholeView(ws: Workspace, doc: Document, budget: number): { body: string
  * outline weighs to decide whether to serve the file instead).
  */
 export async function symbolCost(ws: Workspace, doc: Document, s: CodeSymbol, budget: number): Promise<number> {
-  const found = findSymbol(await symbolTable(doc), s.qualifiedName);
-  const view = found.symbol === undefined ? undefined : symbolView(ws, doc, found, s.qualifiedName, budget);
+  const table = await symbolTable(doc);
+  const found = findSymbol(table, s.qualifiedName);
+  const view = found.symbol === undefined ? undefined : symbolView(ws, doc, table, found, s.qualifiedName, budget);
   const whole = wholeView(ws, doc, budget)?.tokens ?? Number.POSITIVE_INFINITY;
   return Math.min(view?.tokens ?? Number.POSITIVE_INFINITY, whole <= budget ? whole : Number.POSITIVE_INFINITY);
 }
@@ -244,7 +245,7 @@ export async function getSymbol(ws: Workspace, caller: Caller, path: string, nam
     });
   }
   const s = found.symbol;
-  const view = symbolView(ws, doc, found, name, budget);
+  const view = symbolView(ws, doc, table, found, name, budget);
   const whole = wholeView(ws, doc, budget);
   if (whole !== undefined && whole.tokens <= budget && whole.tokens <= (view?.tokens ?? Number.POSITIVE_INFINITY)) {
     return serveWhole(ws, caller, 'getSymbol', doc, `${s.kind} ${s.qualifiedName} (lines ${s.startLine}-${s.endLine}) alone`);

@@ -11,7 +11,7 @@
 import { fsError } from '@ctxfs/core';
 import { type Caller, callBudget, documentTokens, type Workspace } from '../retrieval/shared.ts';
 import { currentCall } from '../safety/safety-layer.ts';
-import type { SymbolKind } from '../symbols/types.ts';
+import { SYMBOL_KINDS, type SymbolKind } from '../symbols/types.ts';
 import { callText, narrowTo, plural, type Tally } from './next-call.ts';
 import { count, MAX_PATTERN_LENGTH, searchPath } from './search-input.ts';
 import { overBudgetSearch, type Row, renderSearch, type SearchResult, tooSmall } from './search-result.ts';
@@ -19,23 +19,7 @@ import { type IndexedSymbol, symbolIndex } from './symbol-index.ts';
 import { MATCH_TIERS, type MatchTier, matchName, parseQuery, type RankedSymbol, rankOrder, rankSymbol } from './symbol-ranking.ts';
 
 /** Every kind a definition can have. */
-const KINDS: readonly SymbolKind[] = [
-  'function',
-  'method',
-  'constructor',
-  'class',
-  'interface',
-  'struct',
-  'enum',
-  'trait',
-  'impl',
-  'type',
-  'module',
-  'namespace',
-  'variable',
-  'property',
-  'section',
-];
+const KINDS = SYMBOL_KINDS;
 
 /** Names compared with a query are many; the definitions fetched for them are capped here. */
 const MAX_CANDIDATE_NAMES = 2000;

@@ -15,7 +15,10 @@ import { isFsError } from '@ctxfs/core';
 import type { FileRecord } from '../registry/file-registry.ts';
 import type { Workspace } from '../retrieval/shared.ts';
 import { symbolTable } from '../symbols/outline.ts';
-import { flattenSymbols, type SymbolKind } from '../symbols/types.ts';
+import { flattenSymbols, SYMBOLS_VERSION, type SymbolKind } from '../symbols/types.ts';
+
+/** Suffix of the stored `source` naming the extractor's version. */
+const EXTRACTED_BY = `@${SYMBOLS_VERSION}`;
 
 /** Files larger than this are not parsed for the index (bundles, data tables). */
 export const MAX_INDEXED_BYTES = 1024 * 1024;
@@ -80,8 +83,9 @@ export class SymbolIndex {
 
   #loadIndexed(): Map<string, string> {
     if (this.#indexed === undefined) {
-      const rows = this.#ws.store.statement('SELECT path, sha256 FROM symbol_files').all() as Array<{ path: string; sha256: string }>;
-      this.#indexed = new Map(rows.map((r) => [r.path, r.sha256]));
+      const rows = this.#ws.store.statement('SELECT path, sha256, source FROM symbol_files').all() as Array<{ path: string; sha256: string; source: string }>;
+      // A file indexed by another version of the extractor counts as not indexed: parsed again on this refresh.
+      this.#indexed = new Map(rows.map((r) => [r.path, r.source === 'unreadable' || r.source.endsWith(EXTRACTED_BY) ? r.sha256 : '']));
     }
     return this.#indexed;
   }
@@ -162,7 +166,7 @@ export class SymbolIndex {
       startLine: s.startLine,
       endLine: s.endLine,
     }));
-    return { path: record.path, sha256: doc.sha256, lines: doc.lines.length, source: table.source, symbols };
+    return { path: record.path, sha256: doc.sha256, lines: doc.lines.length, source: `${table.source}${EXTRACTED_BY}`, symbols };
   }
 
   #put(path: string, sha256: string, lines: number, source: string, symbols: readonly Omit<IndexedSymbol, 'path'>[]): void {

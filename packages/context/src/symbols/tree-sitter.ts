@@ -87,14 +87,33 @@ interface LanguageSpec {
 
 const FUNCTION_VALUES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
 
+/** `(x as T)`, `x!`, `x satisfies T` and parentheses do not change what a value is. */
+function unwrapValue(node: Node | null): Node | null {
+  let n = node;
+  while (n && ['parenthesized_expression', 'as_expression', 'satisfies_expression', 'non_null_expression'].includes(n.type)) n = n.namedChildren[0] ?? null;
+  return n;
+}
+
 function jsVariable(node: Node): SymbolKind | undefined {
-  const value = node.childForFieldName('value');
+  // `const { a, b } = x` binds names, not a definition.
+  if (node.childForFieldName('name')?.type !== 'identifier') return undefined;
+  const value = unwrapValue(node.childForFieldName('value'));
   if (value && FUNCTION_VALUES.has(value.type)) return 'function';
   if (value && (value.type === 'class' || value.type === 'class_expression')) return 'class';
-  // Plain constants only at module level; locals are not outline material.
+  // Plain constants only at module level (a file that does not parse whole has an ERROR root); locals are not outline material.
   const decl = node.parent;
   const host = decl?.parent?.type === 'export_statement' ? decl.parent.parent : decl?.parent;
-  return host?.type === 'program' ? 'variable' : undefined;
+  return host !== null && host !== undefined && host.parent === null ? 'variable' : undefined;
+}
+
+/** `get x()` and `set x(v)` are accessors: the keyword comes before the name (a method named `get` has none). */
+function jsMethodKind(node: Node): SymbolKind {
+  const name = node.childForFieldName('name');
+  for (const c of node.children) {
+    if (!c || c.id === name?.id) break;
+    if (c.type === 'get' || c.type === 'set') return c.type;
+  }
+  return name?.text === 'constructor' ? 'constructor' : 'method';
 }
 
 const JS_SPEC: LanguageSpec = {
@@ -103,7 +122,7 @@ const JS_SPEC: LanguageSpec = {
     generator_function_declaration: 'function',
     class_declaration: 'class',
     abstract_class_declaration: 'class',
-    method_definition: (n) => (n.childForFieldName('name')?.text === 'constructor' ? 'constructor' : 'method'),
+    method_definition: jsMethodKind,
     abstract_method_signature: 'method',
     interface_declaration: 'interface',
     type_alias_declaration: 'type',
@@ -111,24 +130,21 @@ const JS_SPEC: LanguageSpec = {
     internal_module: 'namespace',
     module: 'namespace',
     variable_declarator: jsVariable,
-    public_field_definition: (n) => {
-      const value = n.childForFieldName('value');
-      return value && FUNCTION_VALUES.has(value.type) ? 'method' : undefined;
-    },
+    public_field_definition: (n) => (FUNCTION_VALUES.has(unwrapValue(n.childForFieldName('value'))?.type ?? '') ? 'method' : undefined),
     // CommonJS and prototype style: `exports.parse = function (…) {…}`, `Foo.prototype.run = async () => {…}`.
     assignment_expression: (n) => {
-      const right = n.childForFieldName('right');
+      const right = unwrapValue(n.childForFieldName('right'));
       const left = n.childForFieldName('left');
       if (!right || !left || !FUNCTION_VALUES.has(right.type)) return undefined;
-      if (left.type !== 'member_expression' && left.type !== 'identifier') return undefined;
+      // A dotted name only: error recovery can glue a call on the line above to the left side.
+      if ((left.type !== 'member_expression' && left.type !== 'identifier') || !/^[\w$.]+$/.test(left.text)) return undefined;
       return /\.prototype\./.test(left.text) ? 'method' : 'function';
     },
-    field_definition: (n) => {
-      const value = n.childForFieldName('value');
-      return value && FUNCTION_VALUES.has(value.type) ? 'method' : undefined;
-    },
+    field_definition: (n) => (FUNCTION_VALUES.has(unwrapValue(n.childForFieldName('value'))?.type ?? '') ? 'method' : undefined),
   },
   wrappers: new Set(['export_statement', 'lexical_declaration', 'variable_declaration', 'ambient_declaration', 'expression_statement']),
+  // A class member's decorators are its siblings in the class body.
+  attached: new Set(['decorator']),
   name: (n) => {
     if (n.type === 'assignment_expression') {
       const left = n.childForFieldName('left');
@@ -137,6 +153,23 @@ const JS_SPEC: LanguageSpec = {
     return (n.childForFieldName('name') ?? n.childForFieldName('property'))?.text;
   },
 };
+
+/**
+ * A Python property's getter (`@property`, `@functools.cached_property`)
+ * and setter (`@x.setter`) are accessors, as `get x()` and `set x(v)` are
+ * in JavaScript: one name, two definitions, each selectable.
+ */
+function pythonFunctionKind(node: Node): SymbolKind {
+  const decorated = node.parent?.type === 'decorated_definition' ? node.parent : undefined;
+  const name = node.childForFieldName('name')?.text;
+  for (const d of decorated?.namedChildren ?? []) {
+    if (d?.type !== 'decorator') continue;
+    const text = d.text.replace(/^@\s*/, '');
+    if (/^(\w+\.)?(cached_)?property$/.test(text)) return 'get';
+    if (text === `${name}.setter`) return 'set';
+  }
+  return 'function';
+}
 
 function declaratorName(node: Node | null): string | undefined {
   let cur = node;
@@ -152,7 +185,7 @@ const SPECS: Record<string, LanguageSpec> = {
   tsx: JS_SPEC,
   javascript: JS_SPEC,
   python: {
-    defs: { function_definition: 'function', class_definition: 'class' },
+    defs: { function_definition: pythonFunctionKind, class_definition: 'class' },
     wrappers: new Set(['decorated_definition']),
   },
   go: {
@@ -163,6 +196,7 @@ const SPECS: Record<string, LanguageSpec> = {
         const t = n.childForFieldName('type')?.type;
         return t === 'struct_type' ? 'struct' : t === 'interface_type' ? 'interface' : 'type';
       },
+      type_alias: 'type',
     },
     wrappers: new Set(['type_declaration']),
   },
@@ -191,6 +225,7 @@ const SPECS: Record<string, LanguageSpec> = {
       annotation_type_declaration: 'interface',
       method_declaration: 'method',
       constructor_declaration: 'constructor',
+      compact_constructor_declaration: 'constructor',
     },
   },
   'c-sharp': {
@@ -205,6 +240,8 @@ const SPECS: Record<string, LanguageSpec> = {
       method_declaration: 'method',
       constructor_declaration: 'constructor',
       property_declaration: 'property',
+      // A function declared inside a method body.
+      local_function_statement: 'function',
     },
   },
   cpp: {
@@ -241,8 +278,6 @@ function implName(n: Node): string | undefined {
   return type === undefined ? undefined : trait ? `${trait} for ${type}` : type;
 }
 
-/** Kinds whose bodies are not searched for nested definitions. */
-const LEAF_KINDS = new Set<SymbolKind>(['function', 'method', 'constructor', 'variable', 'property', 'type']);
 const CONTAINER_KINDS = new Set<SymbolKind>(['class', 'interface', 'struct', 'trait', 'impl', 'enum']);
 
 /** Last row holding text of `node` (a line comment may end at column 0 of the next row). */
@@ -261,6 +296,67 @@ function isShebang(node: Node): boolean {
 
 function isComment(node: Node): boolean {
   return node.type.includes('comment');
+}
+
+/**
+ * Last row of a definition's code: comments after its last statement
+ * (which Python's grammar keeps inside the indented block) are not part of
+ * it, as the language's own parser says.
+ */
+function contentEndRow(node: Node): number {
+  let n = node;
+  for (;;) {
+    let last: Node | null = null;
+    for (let i = n.childCount - 1; i >= 0 && !last; i--) {
+      const c = n.child(i);
+      if (c && !isComment(c) && c.endIndex > c.startIndex) last = c;
+    }
+    if (!last) return lastRow(n);
+    n = last;
+  }
+}
+
+/**
+ * Children of a wrapper that go with the one definition it wraps: its
+ * decorators, attributes and template parameters. A wrapper holding
+ * anything else (a second declarator, a second spec) is not part of the
+ * definition's range.
+ */
+const WRAPPER_COMPANIONS = new Set(['decorator', 'attribute_item', 'attribute_list', 'template_parameter_list']);
+
+/**
+ * Whether a comment stands on its own lines: nothing but white space before
+ * it, nothing but white space or another comment after it. A comment ending
+ * a line of code (`x = 1; // eslint-disable-line`) belongs to that line, not
+ * to the definition below.
+ */
+function standsAlone(node: Node, lines: readonly string[]): boolean {
+  const start = node.startPosition;
+  const before = (lines[start.row] ?? '').slice(0, start.column);
+  if (before.trim() !== '') return false;
+  const row = lastRow(node);
+  const after = row === node.endPosition.row ? (lines[row] ?? '').slice(node.endPosition.column).trim() : '';
+  return after === '' || /^(\/\/|\/\*|#)/.test(after);
+}
+
+/**
+ * First row of the comment lines directly above `row` found by looking at
+ * the text (for grammars that hang comments on an outer node): whole-line
+ * comments only, and a block comment only from the line that opens it.
+ */
+function commentLinesAbove(lines: readonly string[], row: number, hash: boolean): number {
+  let top = row;
+  if (hash) {
+    while (top > 0 && HASH_COMMENT_LINE.test(lines[top - 1] ?? '')) top--;
+    return top;
+  }
+  let i = row;
+  while (i > 0 && SLASH_COMMENT_LINE.test(lines[i - 1] ?? '') && !/\*\/\s*[^\s/]/.test(lines[i - 1] ?? '')) {
+    i--;
+    // A run of `//` lines, or a `/*` opener, is a comment from here down; `*` continuation lines count only once their opener is found.
+    if (/^\s*(\/\/|\/\*)/.test(lines[i] ?? '')) top = i;
+  }
+  return top;
 }
 
 function signatureOf(outer: Node, def: Node): string {
@@ -285,27 +381,48 @@ function signatureOf(outer: Node, def: Node): string {
  *
  * @param language a language id with a grammar (see {@link hasGrammar})
  */
-export function symbolsFromTree(language: string, tree: Tree): CodeSymbol[] {
+export function symbolsFromTree(language: string, tree: Tree, topLevel: (node: Node) => boolean = () => true, strict = false): CodeSymbol[] {
   const spec = SPECS[language];
   if (!spec) return [];
   const nameOf = spec.name ?? ((n: Node) => n.childForFieldName('name')?.text);
   const lines = tree.rootNode.text.split('\n');
 
-  const walk = (node: Node, parent: CodeSymbol | undefined, out: CodeSymbol[]): void => {
-    for (const child of node.namedChildren) {
-      if (!child) continue;
-      const rule = spec.defs[child.type];
-      const kind0 = rule === undefined ? undefined : typeof rule === 'function' ? rule(child) : rule;
+  const hashComments = HASH_COMMENT_LANGUAGES.has(language);
+
+  // Every definition at any depth: a def inside a function body is a child of that function, `outer.inner`.
+  // One cursor walks the whole tree: a Node object is made only for definition candidates, which keeps a walk of every depth cheap.
+  const cursor = tree.walk();
+  const walk = (parent: CodeSymbol | undefined, out: CodeSymbol[], atRoot: boolean): void => {
+    if (!cursor.gotoFirstChild()) return;
+    do {
+      if (!cursor.nodeIsNamed) continue;
+      const type = cursor.nodeType;
+      const rule = spec.defs[type];
+      if (atRoot && !topLevel(cursor.currentNode)) continue;
+      // Strict: what error recovery produced (an ERROR node, a definition holding one) is left out rather than served with a guessed range.
+      if (strict && type === 'ERROR') continue;
+      if (rule === undefined) {
+        walk(parent, out, false);
+        continue;
+      }
+      const child = cursor.currentNode;
+      if (strict && child.hasError) continue;
+      let kind0 = typeof rule === 'function' ? rule(child) : rule;
+      // `exports.x = function` and `Foo.prototype.x = …` define at the top; inside a definition an assignment is a statement.
+      if (type === 'assignment_expression' && parent) kind0 = undefined;
       const name = kind0 ? nameOf(child) : undefined;
       if (!kind0 || !name) {
-        walk(child, parent, out);
+        walk(parent, out, false);
         continue;
       }
       let kind = kind0;
       if (kind === 'function' && parent && CONTAINER_KINDS.has(parent.kind)) kind = 'method';
-      // Grow the range over wrappers that hold only this definition.
+      // Grow the range over wrappers that hold only this definition (and its decorators, however many).
       let outer: Node = child;
-      while (outer.parent && spec.wrappers?.has(outer.parent.type) && outer.parent.namedChildren.filter((c) => c && !isComment(c)).length <= 2) {
+      while (outer.parent && spec.wrappers?.has(outer.parent.type)) {
+        const inner = outer;
+        const others = outer.parent.namedChildren.filter((c) => c && c.id !== inner.id && !isComment(c) && !WRAPPER_COMPANIONS.has(c.type));
+        if (others.length > 0) break;
         outer = outer.parent;
       }
       let startRow = outer.startPosition.row;
@@ -315,27 +432,24 @@ export function symbolsFromTree(language: string, tree: Tree): CodeSymbol[] {
         prev = prev.previousNamedSibling;
       }
       let docRow = startRow;
-      while (prev && isComment(prev) && lastRow(prev) >= docRow - 1 && lastRow(prev) < docRow && !isShebang(prev)) {
+      while (prev && isComment(prev) && lastRow(prev) >= docRow - 1 && lastRow(prev) < docRow && !isShebang(prev) && standsAlone(prev, lines)) {
         docRow = prev.startPosition.row;
         prev = prev.previousNamedSibling;
       }
       // Some grammars hang comments on an outer node; fall back to the lines above.
-      if (docRow === startRow) {
-        const commentLine = HASH_COMMENT_LANGUAGES.has(language) ? HASH_COMMENT_LINE : SLASH_COMMENT_LINE;
-        while (docRow > 0 && commentLine.test(lines[docRow - 1] ?? '')) docRow--;
-      }
+      if (docRow === startRow) docRow = commentLinesAbove(lines, startRow, hashComments);
       const children: CodeSymbol[] = [];
       const symbol: CodeSymbol = {
         name,
         qualifiedName: parent ? `${parent.qualifiedName}.${name}` : name,
         kind,
         startLine: startRow + 1,
-        endLine: outer.endPosition.row + 1 - (outer.endPosition.column === 0 && outer.endPosition.row > outer.startPosition.row ? 1 : 0),
+        endLine: contentEndRow(outer) + 1,
         docStartLine: docRow + 1,
         signature: signatureOf(outer, child),
         children,
       };
-      if (child.type === 'assignment_expression' && !parent) {
+      if (child.type === 'assignment_expression') {
         const left = child
           .childForFieldName('left')
           ?.text.replace(/\.prototype\./, '.')
@@ -347,18 +461,89 @@ export function symbolsFromTree(language: string, tree: Tree): CodeSymbol[] {
         if (receiver) (symbol as { qualifiedName: string }).qualifiedName = `${receiver}.${name}`;
       }
       out.push(symbol);
-      if (!LEAF_KINDS.has(kind)) walk(child, symbol, children);
-    }
+      walk(symbol, children, false);
+    } while (cursor.gotoNextSibling());
+    cursor.gotoParent();
   };
   const out: CodeSymbol[] = [];
-  walk(tree.rootNode, undefined, out);
+  try {
+    walk(undefined, out, true);
+  } finally {
+    cursor.delete();
+  }
   return out;
+}
+
+/** Languages whose top-level statements start at column 0 with a keyword, so a file the grammar fails on can be parsed again by parts. */
+const RECOVERABLE = new Set(['typescript', 'tsx', 'javascript']);
+const TOP_STATEMENT = /^(export|import|function|async|class|abstract|const|let|var|interface|type|enum|namespace|module|declare|@)\b/;
+
+/** A top-level node that parsed whole: a statement without errors (not a token left loose by error recovery). */
+function parsedWhole(node: Node): boolean {
+  return !node.hasError && node.type !== 'ERROR' && (/(statement|declaration|module)$/.test(node.type) || node.type === 'internal_module');
+}
+
+/**
+ * Symbols of a JavaScript or TypeScript file the grammar could not parse
+ * whole (tree-sitter's TypeScript fails, for one, on generic call
+ * signatures on consecutive lines of an interface): the statements that
+ * parsed keep their symbols; the lines around an error are cut where a
+ * top-level statement starts (a keyword at column 0, with the comments
+ * above it) and each part is parsed alone, at its own line numbers, so one
+ * error costs the definition that holds it and not the rest of the file.
+ */
+async function recoverSymbols(language: string, text: string, tree: Tree): Promise<CodeSymbol[]> {
+  const kids = tree.rootNode.namedChildren.filter((c): c is Node => c !== null && !isComment(c));
+  // Whole statements, less those sharing a row with broken code (the row is parsed again with it).
+  const whole = new Set(kids.filter(parsedWhole).map((c) => c.id));
+  let lastBad = -1;
+  for (const c of kids) {
+    if (!whole.has(c.id)) lastBad = Math.max(lastBad, lastRow(c));
+    else if (c.startPosition.row <= lastBad) whole.delete(c.id);
+  }
+  let firstBad = Number.POSITIVE_INFINITY;
+  for (const c of [...kids].reverse()) {
+    if (!whole.has(c.id)) firstBad = Math.min(firstBad, c.startPosition.row);
+    else if (lastRow(c) >= firstBad) whole.delete(c.id);
+  }
+  const out = symbolsFromTree(language, tree, (c) => whole.has(c.id));
+  const lines = text.split('\n');
+  // Rows no whole statement covers, as [first, last] runs.
+  const covered = new Uint8Array(lines.length);
+  for (const c of kids) if (whole.has(c.id)) covered.fill(1, c.startPosition.row, lastRow(c) + 1);
+  for (let row = 0; row < lines.length; ) {
+    if (covered[row] || (lines[row] ?? '').trim() === '') {
+      row++;
+      continue;
+    }
+    let end = row;
+    while (end + 1 < lines.length && !covered[end + 1]) end++;
+    const starts = [row];
+    for (let r = row + 1; r <= end; r++) {
+      if (!TOP_STATEMENT.test(lines[r] ?? '') || /^@/.test((lines[r - 1] ?? '').trim())) continue;
+      const from = commentLinesAbove(lines, r, false);
+      if (from > (starts[starts.length - 1] as number)) starts.push(from);
+    }
+    for (const [i, first] of starts.entries()) {
+      const last = i + 1 < starts.length ? (starts[i + 1] as number) - 1 : end;
+      // Blank lines before the part keep its line numbers.
+      const part = await parseText(language, '\n'.repeat(first) + lines.slice(first, last + 1).join('\n'));
+      try {
+        out.push(...symbolsFromTree(language, part, undefined, part.rootNode.hasError));
+      } finally {
+        part.delete();
+      }
+    }
+    row = end + 1;
+  }
+  return out.sort((a, b) => a.startLine - b.startLine);
 }
 
 /** Parses and extracts in one step. */
 export async function treeSitterSymbols(language: string, text: string): Promise<CodeSymbol[]> {
   const tree = await parseText(language, text);
   try {
+    if (tree.rootNode.hasError && RECOVERABLE.has(language)) return await recoverSymbols(language, text, tree);
     return symbolsFromTree(language, tree);
   } finally {
     tree.delete();

@@ -8,6 +8,10 @@
 export type SymbolKind =
   | 'function'
   | 'method'
+  /** A getter (`get x()`); its setter, when adjacent, is served with it under one name. */
+  | 'get'
+  /** A setter (`set x(v)`). */
+  | 'set'
   | 'constructor'
   | 'class'
   | 'interface'
@@ -21,6 +25,27 @@ export type SymbolKind =
   | 'variable'
   | 'property'
   | 'section';
+
+/** Every kind, in the order they are listed to a caller. */
+export const SYMBOL_KINDS: readonly SymbolKind[] = [
+  'function',
+  'method',
+  'get',
+  'set',
+  'constructor',
+  'class',
+  'interface',
+  'struct',
+  'enum',
+  'trait',
+  'impl',
+  'type',
+  'module',
+  'namespace',
+  'variable',
+  'property',
+  'section',
+];
 
 /** One definition in a file, with 1-based inclusive line numbers. */
 export interface CodeSymbol {
@@ -37,6 +62,14 @@ export interface CodeSymbol {
   readonly signature: string;
   readonly children: readonly CodeSymbol[];
 }
+
+/**
+ * Version of what extraction yields for a given content. Stored indexes
+ * (the symbol index keys on content hashes) made by another version are
+ * rebuilt, so a change of extraction reaches files that did not change.
+ * 2: definitions at any depth, accessor kinds, ranges from the first decorator.
+ */
+export const SYMBOLS_VERSION = 2;
 
 /** Which extractor produced the symbols. */
 export type SymbolSource = 'tree-sitter' | 'regex' | 'markdown' | 'none';
@@ -58,4 +91,11 @@ export function flattenSymbols(symbols: readonly CodeSymbol[]): CodeSymbol[] {
   };
   visit(symbols);
   return out;
+}
+
+/** Levels of nesting: 1 for a flat list, 0 for none. */
+export function nestingDepth(symbols: readonly CodeSymbol[]): number {
+  let deepest = 0;
+  for (const s of symbols) deepest = Math.max(deepest, 1 + nestingDepth(s.children));
+  return deepest;
 }
