@@ -70,7 +70,7 @@ export const LEGACY_ENCODINGS: readonly string[] = [
  * the order of preference choose among them.
  */
 const FAMILIES: ReadonlyArray<readonly string[]> = [
-  ['windows-1252', 'iso-8859-15'],
+  ['windows-1252', 'iso-8859-1', 'iso-8859-15'],
   ['windows-1250', 'iso-8859-2'],
   ['windows-1257', 'iso-8859-13'],
   ['windows-1254', 'iso-8859-9'],
