@@ -293,10 +293,12 @@ export function implausibility(text: string, encoding?: string): number {
     cjkBeforeSpace = hanOrKana ? 1 : 0;
     if (wordScript !== 0 && script !== wordScript && script !== Script.Other && wordScript !== Script.Other) {
       // Chinese and Japanese put no space between words, so kana, Han and the
-      // Latin letters of a name touch (`メディアURL`); Korean attaches particles to Latin words (`URL을`).
+      // Latin letters of a name touch (`メディアURL`); Korean attaches particles
+      // to Latin words (`URL을`). A lower-case letter right after them is a
+      // misread (`線uolas`).
       const cjk = (s: Script) => s === Script.Kana || s === Script.Han;
       const eastAsian = (s: Script) => cjk(s) || s === Script.Hangul;
-      const latinBeside = (eastAsian(script) && wordScript === Script.Latin) || (script === Script.Latin && eastAsian(wordScript));
+      const latinBeside = (eastAsian(script) && wordScript === Script.Latin) || (script === Script.Latin && cls === 'upper' && eastAsian(wordScript));
       if (!(cjk(script) && cjk(wordScript)) && !latinBeside) score += 4;
     }
     // But a Latin word does not go on after East Asian characters inside it (`R闤ing`, `luned餩marted`).
