@@ -14,6 +14,7 @@
 
 import iconv from 'iconv-lite';
 import { type FsOperation, fsError } from './errors.ts';
+import { implausibility } from './text-plausibility.ts';
 
 /** Bytes of a file's head inspected for BOM, UTF-16 and binary data; git and ripgrep look at a similar prefix. */
 export const DETECTION_SAMPLE_BYTES = 8192;
@@ -246,6 +247,28 @@ export function utf8Shape(sample: Uint8Array): { valid: number; invalid: number 
   return { valid, invalid };
 }
 
+/**
+ * Counts the lines holding non-ASCII bytes that are well-formed UTF-8 and
+ * those that are not: a UTF-8 file with a line pasted from a legacy one has
+ * few multi-byte sequences but as many good lines as bad, where a legacy
+ * file's lines are valid UTF-8 only by rare coincidence.
+ */
+export function utf8Lines(sample: Uint8Array, allowTruncatedEnd: boolean): { valid: number; invalid: number } {
+  let valid = 0;
+  let invalid = 0;
+  for (let start = 0; start < sample.length; ) {
+    let end = sample.indexOf(0x0a, start);
+    end = end < 0 ? sample.length : end + 1;
+    const line = sample.subarray(start, end);
+    if (firstSignificant(line) >= 0 && line.some((b) => b >= 0x80)) {
+      if (isValidUtf8(line, allowTruncatedEnd && end === sample.length)) valid++;
+      else invalid++;
+    }
+    start = end;
+  }
+  return { valid, invalid };
+}
+
 /** Index of the first byte above 0x7F or escape (0x1B) at or after `from`; -1 when none. */
 function firstSignificant(bytes: Uint8Array, from = 0): number {
   for (let i = from; i < bytes.length; i++) {
@@ -299,12 +322,26 @@ export function detectEncoding(bytes: Uint8Array, options: DetectOptions = {}): 
   // a pasted legacy line, a cut last character), decoded lossily and written
   // back byte for byte, never a legacy encoding.
   const shape = utf8Shape(window);
-  if (shape.valid > 0 && shape.invalid <= shape.valid) return { encoding: 'utf-8', bomLength: 0, binary: false, source: 'utf-8', confidence: 0.6 };
-  const legacy = options.legacyDetector?.(window);
-  if (legacy && isSupportedEncoding(legacy.encoding)) {
-    return { encoding: normalizeEncoding(legacy.encoding), bomLength: 0, binary: false, source: 'legacy', confidence: legacy.confidence };
+  const damagedUtf8: EncodingInfo = { encoding: 'utf-8', bomLength: 0, binary: false, source: 'utf-8', confidence: 0.6 };
+  if (shape.valid > 0 && shape.invalid <= shape.valid) return damagedUtf8;
+  if (shape.valid > 0) {
+    const lines = utf8Lines(window, cut);
+    if (lines.valid >= lines.invalid) return damagedUtf8;
   }
-  return { encoding: options.legacyFallback ?? 'windows-1252', bomLength: 0, binary: false, source: 'legacy', confidence: 0.3 };
+  const legacy = options.legacyDetector?.(window);
+  const found: EncodingInfo =
+    legacy && isSupportedEncoding(legacy.encoding)
+      ? { encoding: normalizeEncoding(legacy.encoding), bomLength: 0, binary: false, source: 'legacy', confidence: legacy.confidence }
+      : { encoding: options.legacyFallback ?? 'windows-1252', bomLength: 0, binary: false, source: 'legacy', confidence: 0.3 };
+  // A whole file whose only non-ASCII byte is a UTF-8 lead byte at its very
+  // end was cut inside its last character, unless that byte reads as
+  // plausible text in the legacy answer (`Insă` is Romanian, `InsĂ` is not).
+  const end = window[window.length - 1] ?? 0;
+  if (!cut && shape.valid === 0 && shape.invalid === 0 && end >= 0xc2 && end <= 0xf4) {
+    const tail = window.subarray(window.lastIndexOf(0x0a) + 1);
+    if (implausibility(createDecoder(found.encoding).decode(tail), found.encoding) > 0) return damagedUtf8;
+  }
+  return found;
 }
 
 /** Lower-cases and canonicalizes common aliases (`utf8` → `utf-8`). */

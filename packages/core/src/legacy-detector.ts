@@ -2,9 +2,10 @@
  * Legacy-encoding detection and text format detection. {@link detectLegacy}
  * decodes the lines of a file that hold non-ASCII bytes in every candidate
  * encoding ({@link LEGACY_ENCODINGS}) and keeps the reading that is most
- * plausible as human writing (`text-plausibility.ts`), with a letter-pair
- * language fit (`language-model.ts`) and a statistical detector's
- * confidence (chardet's by default) to break ties. {@link chardetDetector}
+ * plausible as human writing (`text-plausibility.ts`); among the readings
+ * that pass, a letter model of the languages (`language-model.ts`) and,
+ * lightly, a statistical detector's confidence (chardet's by default)
+ * decide. {@link chardetDetector}
  * is every backend's default; `@ctxfs/host` offers jschardet's statistics
  * through {@link rankCandidates}. {@link detectTextFormat} adds the BOM
  * bytes and the line endings, so a text written back can reproduce the
@@ -61,11 +62,22 @@ export const LEGACY_ENCODINGS: readonly string[] = [
   'euc-kr',
 ];
 
-/** Variants of an encoding that statistical detectors do not tell from the base one. */
-const VARIANTS: ReadonlyArray<readonly [string, string]> = [
-  ['iso-8859-15', 'windows-1252'],
-  ['koi8-u', 'koi8-r'],
-  ['iso-8859-13', 'windows-1257'],
+/**
+ * Encodings of one script that statistical detectors do not tell apart
+ * (ICU's report ISO-8859-7 for Greek whatever its layout, and a windows
+ * name only when bytes 0x80-0x9F occur): their vote is for the script, so
+ * it counts for each member alike, and plausibility, letter statistics and
+ * the order of preference choose among them.
+ */
+const FAMILIES: ReadonlyArray<readonly string[]> = [
+  ['windows-1252', 'iso-8859-1', 'iso-8859-15'],
+  ['windows-1250', 'iso-8859-2'],
+  ['windows-1257', 'iso-8859-13'],
+  ['windows-1254', 'iso-8859-9'],
+  ['koi8-r', 'koi8-u'],
+  ['windows-1253', 'iso-8859-7'],
+  ['windows-1255', 'iso-8859-8'],
+  ['windows-1256', 'iso-8859-6'],
 ];
 
 /** Bytes of evidence the detector scores at most. */
@@ -117,19 +129,31 @@ export interface EncodingCandidate {
 /** Statistics of a detector over the evidence lines (chardet's, jschardet's...). */
 export type EncodingStatistics = (evidence: Uint8Array) => readonly EncodingCandidate[];
 
-/** How much a statistical detector's full confidence weighs against implausibility points. */
-const STATISTICS_WEIGHT = 10;
+/**
+ * How much a statistical detector's full confidence weighs against
+ * implausibility points: little, since on the few lines of a short or
+ * mostly-ASCII file its statistics are noise (weights chosen on CKEditor's
+ * catalogues of the encoding corpus, moment's locales held out).
+ */
+const STATISTICS_WEIGHT = 1;
 
 /** Implausibility points one nat of language fit is worth. */
-const LANGUAGE_WEIGHT = 0.5;
+const LANGUAGE_WEIGHT = 0.1;
+
+/** Readings more implausible than the cleanest by this much are out of the running. */
+const LANGUAGE_MARGIN = 12;
+
+/** A lead over the runner-up, in implausibility points, that makes the answer half sure. */
+const SURE_MARGIN = 10;
 
 /**
  * Picks the legacy encoding under which `sample` reads most plausibly as
  * human writing ({@link implausibility}: alphabets, scripts, case, symbols,
- * invalid sequences), with a statistical detector's confidence as the
- * tie-breaker between decodings that are equally clean (Big5 and GB18030
+ * invalid sequences); between readings about as clean, the letters of the
+ * language they fit best ({@link languageFit}: `Wstaw tabelę`, not
+ * `Wstaw tabelê`) and a statistical detector's confidence (Big5 and GB18030
  * both decode Chinese text to Han characters; only character frequencies
- * tell which is right). Encodings that decode the sample to the same text
+ * tell which is right) decide. Encodings that decode the sample to the same text
  * count once, under the first name of {@link LEGACY_ENCODINGS}.
  *
  * @example
@@ -145,23 +169,29 @@ export function detectLegacy(sample: Uint8Array, statistics: EncodingStatistics 
     const text = decodeCandidate(evidence, encoding);
     if (text !== undefined && !byText.has(text)) byText.set(text, { encoding, confidence: 0, penalty: implausibility(text, encoding) });
   }
-  // A statistical answer vouches for the text it decodes to, under whatever
-  // name: ISO-8859-1 reads as windows-1252 does, GBK as GB18030.
+  // A detector's vote for one member of a family is a vote for the script.
+  const votes = new Map<string, number>();
   for (const c of statistics(evidence)) {
-    const text = decodeCandidate(evidence, normalizeEncoding(c.encoding));
+    const name = normalizeEncoding(c.encoding);
+    votes.set(name, Math.max(votes.get(name) ?? 0, c.confidence));
+  }
+  for (const family of FAMILIES) {
+    const vote = Math.max(0, ...family.map((e) => votes.get(e) ?? 0));
+    if (vote > 0) for (const e of family) votes.set(e, vote);
+  }
+  // A vote vouches for the text it decodes to, under whatever name:
+  // ISO-8859-1 reads as windows-1252 does, GBK as GB18030.
+  for (const [name, confidence] of votes) {
+    const text = decodeCandidate(evidence, name);
     const candidate = text === undefined ? undefined : byText.get(text);
-    if (candidate) candidate.confidence = Math.max(candidate.confidence, c.confidence);
+    if (candidate) candidate.confidence = Math.max(candidate.confidence, confidence);
   }
-  // A detector that does not know a variant of an encoding vouches for it as
-  // for the base: plausibility, then the order of preference, choose.
-  for (const [variant, base] of VARIANTS) {
-    const v = decodeCandidate(evidence, variant);
-    const b = decodeCandidate(evidence, base);
-    const vc = v === undefined ? undefined : byText.get(v);
-    const bc = b === undefined ? undefined : byText.get(b);
-    if (vc && bc) vc.confidence = Math.max(vc.confidence, bc.confidence);
-  }
-  for (const [text, c] of byText) c.penalty -= LANGUAGE_WEIGHT * languageFit(text);
+  // Letter statistics only for readings plausible enough to win: the rest lose on their penalty.
+  let cleanest = Number.POSITIVE_INFINITY;
+  for (const c of byText.values()) cleanest = Math.min(cleanest, c.penalty);
+  const running = [...byText].filter(([, c]) => c.penalty <= cleanest + LANGUAGE_MARGIN);
+  for (const c of byText.values()) if (c.penalty > cleanest + LANGUAGE_MARGIN) c.penalty = Number.POSITIVE_INFINITY;
+  if (running.length > 1) for (const [text, c] of running) c.penalty -= LANGUAGE_WEIGHT * languageFit(text);
   let best: { encoding: string; confidence: number; rank: number } | undefined;
   let second = Number.POSITIVE_INFINITY;
   for (const c of byText.values()) {
@@ -173,8 +203,8 @@ export function detectLegacy(sample: Uint8Array, statistics: EncodingStatistics 
   }
   if (best === undefined) return undefined;
   // Confidence: how clearly the winner beats the runner-up.
-  const margin = Number.isFinite(second) ? second - best.rank : STATISTICS_WEIGHT;
-  return { encoding: best.encoding, confidence: Math.max(0.05, Math.min(0.99, margin / (margin + STATISTICS_WEIGHT))) };
+  const margin = Number.isFinite(second) ? second - best.rank : SURE_MARGIN;
+  return { encoding: best.encoding, confidence: Math.max(0.05, Math.min(0.99, margin / (margin + SURE_MARGIN))) };
 }
 
 /** chardet's (ICU's) candidates for the evidence, confidence 0..1. */

@@ -211,6 +211,10 @@ export function implausibility(text: string, encoding?: string): number {
   let prevLower = false;
   let prevLetter = false;
   let pendingSymbol = false;
+  // Clause or sentence punctuation right after a Latin letter: a letter right after it glues two words (`lower¡Vlatin`, `border｡Vrelated`).
+  let gluedPunctuation = false;
+  // Within a word: 1 after a Latin letter, 2 after East Asian characters that follow a Latin letter.
+  let latinThenEastAsian = 0;
   let openGuillemets = 0;
   let prevSymbol = false;
   const endWord = () => {
@@ -221,6 +225,7 @@ export function implausibility(text: string, encoding?: string): number {
     wordAccented = 0;
     prevLower = false;
     prevLetter = false;
+    latinThenEastAsian = 0;
   };
   // Chinese and Japanese do not put spaces between words; Korean does.
   const spaced = encoding !== undefined && (CJK_LANGUAGE[encoding] === 'zh' || CJK_LANGUAGE[encoding] === 'ja');
@@ -229,6 +234,8 @@ export function implausibility(text: string, encoding?: string): number {
     const cp = ch.codePointAt(0) as number;
     const afterSymbol = prevSymbol;
     prevSymbol = false;
+    const afterPunctuation = gluedPunctuation;
+    gluedPunctuation = false;
     if (cp < 0x80 && !/[A-Za-z]/.test(ch)) {
       // Quotes open and close within a line.
       if (cp === 0x0a) openGuillemets = 0;
@@ -239,8 +246,11 @@ export function implausibility(text: string, encoding?: string): number {
     }
     const cls = classOf(ch, cp);
     if (cls === 'control' || cls === 'private') {
-      // U+FFFD is an invalid sequence; a C1 control an undefined or misread byte.
-      score += cp === 0xfffd ? 20 : cls === 'private' ? 10 : 3;
+      // U+FFFD is an invalid sequence; a C1 control an undefined or misread
+      // byte, which text has none of (worth more than a foreign letter, so a
+      // reading cannot dodge an odd letter by making it a control: `Kroužek`
+      // in German text is not `Krou\u009eek`).
+      score += cp === 0xfffd ? 20 : cls === 'private' ? 10 : 4;
       pendingSymbol = false;
       endWord();
       continue;
@@ -263,7 +273,11 @@ export function implausibility(text: string, encoding?: string): number {
         // A symbol between two letters is almost always a mis-decoded letter.
         pendingSymbol = prevLetter;
         prevSymbol = true;
-      } else pendingSymbol = false;
+      } else {
+        pendingSymbol = false;
+        // Dashes, apostrophes and the Catalan middle dot join letters; quotation marks, ¡, ¿ and CJK stops do not.
+        gluedPunctuation = prevLetter && wordScript === Script.Latin && /\p{P}/u.test(ch) && !/[\p{Pd}’‘ʼ·]/u.test(ch);
+      }
       endWord();
       continue;
     }
@@ -272,14 +286,25 @@ export function implausibility(text: string, encoding?: string): number {
     else if (afterSymbol) score += 2;
     pendingSymbol = false;
     const script = scriptOf(cp);
+    if (afterPunctuation && script === Script.Latin) score += 2;
     if (script === Script.Kana || script === Script.Han || script === Script.Hangul || cp >= 0xff00) score += cjkCost(ch, cp, script, encoding);
     const hanOrKana = script === Script.Han || script === Script.Kana;
     if (spaced && hanOrKana && cjkBeforeSpace === 2) score += 1;
     cjkBeforeSpace = hanOrKana ? 1 : 0;
     if (wordScript !== 0 && script !== wordScript && script !== Script.Other && wordScript !== Script.Other) {
+      // Chinese and Japanese put no space between words, so kana, Han and the
+      // Latin letters of a name touch (`メディアURL`); Korean attaches particles
+      // to Latin words (`URL을`). A lower-case letter right after them is a
+      // misread (`線uolas`).
       const cjk = (s: Script) => s === Script.Kana || s === Script.Han;
-      if (!(cjk(script) && cjk(wordScript))) score += 4;
+      const eastAsian = (s: Script) => cjk(s) || s === Script.Hangul;
+      const latinBeside = (eastAsian(script) && wordScript === Script.Latin) || (script === Script.Latin && cls === 'upper' && eastAsian(wordScript));
+      if (!(cjk(script) && cjk(wordScript)) && !latinBeside) score += 4;
     }
+    // But a Latin word does not go on after East Asian characters inside it (`R闤ing`, `luned餩marted`).
+    if (script === Script.Latin && latinThenEastAsian === 2) score += 4;
+    latinThenEastAsian =
+      script === Script.Latin ? 1 : (script === Script.Kana || script === Script.Han || script === Script.Hangul) && latinThenEastAsian > 0 ? 2 : 0;
     if (wordScript === 0) wordScript = script;
     wordLetters++;
     if (cp >= 0x80) {

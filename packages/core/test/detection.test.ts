@@ -74,3 +74,40 @@ describe('detection classes', () => {
     expect([...edited.subarray(1)]).toEqual([...bytes.subarray(1)]);
   });
 });
+
+describe('detection of short and damaged text', () => {
+  it.each([
+    ['Usuń kolumnę', 'windows-1250'],
+    ['Uložit změny', 'windows-1250'],
+    ['Dosyayı kaydet', 'windows-1254'],
+    ['Įrašyti failą', 'windows-1257'],
+    ['Άνοιγμα αρχείου σε νέα καρτέλα', 'windows-1253'],
+  ])('a short string whose accented letters several languages use reads in its own language: %s (%s)', (text, encoding) => {
+    const bytes = encodeText(text, encoding);
+    expect(decodeLikeReader(bytes, detectTextFormat(bytes).encoding)).toBe(text);
+  });
+
+  it('English with one CJK dash or quote reads in the CJK encoding, not as ¡ glued between letters', () => {
+    for (const encoding of ['big5', 'gb18030']) {
+      const text = 'Toggle the “upper–roman” list style';
+      const bytes = encodeText(text, encoding);
+      expect(decodeLikeReader(bytes, detectTextFormat(bytes).encoding)).toBe(text);
+    }
+  });
+
+  it('UTF-8 with few multi-byte characters and a pasted windows-1252 line stays UTF-8', () => {
+    const bytes = concat(
+      new TextEncoder().encode('title: “Report”\n'),
+      encodeText('Déjà vu à côté du café\n', 'windows-1252'),
+      new TextEncoder().encode('end\n'),
+    );
+    expect(detectEncoding(bytes, { legacyDetector: chardetDetector }).encoding).toBe('utf-8');
+  });
+
+  it('a whole file cut inside its only multi-byte character is UTF-8; a legacy file ending on a plausible letter is not', () => {
+    const whole = new TextEncoder().encode('msgid "Insert code block"\nmsgstr "Insérer');
+    expect(detectTextFormat(whole.slice(0, whole.indexOf(0xc3) + 1)).encoding).toBe('utf-8');
+    const legacy = encodeText('msgstr "Wstaw tabelę', 'windows-1250');
+    expect(detectTextFormat(legacy).encoding).toBe('windows-1250');
+  });
+});

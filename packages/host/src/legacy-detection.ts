@@ -4,7 +4,7 @@
  * default: every backend uses core's `chardetDetector`, so the same bytes
  * read as the same text everywhere, and on the encoding corpus of
  * `pnpm eval:encoding` (11,225 cases of real translated text) it serves
- * 97.0% exactly against the default's 97.6%.
+ * 99.3% exactly against the default's 99.6%.
  *
  * @module
  */
