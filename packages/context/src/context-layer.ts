@@ -45,7 +45,7 @@ import type { Approver } from './safety/approval.ts';
 import { type OpClass, type PolicyConfig, resolvePolicy } from './safety/policy.ts';
 import { loadPolicyFiles } from './safety/policy-file.ts';
 import { type RedactionOptions, Redactor } from './safety/redaction.ts';
-import { type AuditDraft, type CallOutcome, currentCall, type GuardedCall, SafetyLayer } from './safety/safety-layer.ts';
+import { type AuditDraft, type AuditSink, type CallOutcome, currentCall, type GuardedCall, SafetyLayer } from './safety/safety-layer.ts';
 import { type GlobCallOptions, glob, type ListedFile, type ListFilesOptions, listFiles } from './search/file-listing.ts';
 import { type FindSymbolOptions, findSymbol, type SymbolHit } from './search/find-symbol.ts';
 import { type GrepCallOptions, type GrepHit, grep } from './search/grep.ts';
@@ -96,6 +96,8 @@ export interface SafetyOptions {
   policyFiles?: false | { userConfig?: string | false };
   /** Who decides when the policy says "ask"; without one, "ask" is a denial. */
   approver?: Approver;
+  /** Where audit records go instead of the state store's `audit` table (a log shipper, a test's array). */
+  audit?: AuditSink;
 }
 
 /** Edit settings of a context layer. */
@@ -835,26 +837,28 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
     approver: options.safety?.approver,
     registry,
     redactor: ws.redactor,
-    audit: (r) =>
-      store.audit({
-        op: r.op,
-        path: r.paths[0],
-        agent: r.agent,
-        sessionId: r.sessionId,
-        params: {
-          ...r.params,
-          ...(r.paths.length > 1 ? { paths: r.paths } : {}),
-          ...(r.approval ? { approval: r.approval } : {}),
-          ...(r.code ? { code: r.code } : {}),
-          ...(r.before ? { before: r.before } : {}),
-          ...(r.after ? { after: r.after } : {}),
-          ...(r.recovered ? { recovered: true } : {}),
-          requestId: r.requestId,
-        },
-        result: r.result,
-        tokens: r.tokens,
-        changeId: r.changeId,
-      }),
+    audit:
+      options.safety?.audit ??
+      ((r) =>
+        store.audit({
+          op: r.op,
+          path: r.paths[0],
+          agent: r.agent,
+          sessionId: r.sessionId,
+          params: {
+            ...r.params,
+            ...(r.paths.length > 1 ? { paths: r.paths } : {}),
+            ...(r.approval ? { approval: r.approval } : {}),
+            ...(r.code ? { code: r.code } : {}),
+            ...(r.before ? { before: r.before } : {}),
+            ...(r.after ? { after: r.after } : {}),
+            ...(r.recovered ? { recovered: true } : {}),
+            requestId: r.requestId,
+          },
+          result: r.result,
+          tokens: r.tokens,
+          changeId: r.changeId,
+        })),
   });
   const journal = new EditJournal(store, versions, {
     onRecorded: (audit, change, _versions, recovered) => safety.recordCommitted(audit as AuditDraft, change, recovered),

@@ -125,7 +125,16 @@ export {
   type SecretRule,
   SUPPORTED_SECRET_KINDS,
 } from './safety/redaction.ts';
-export { type CallOutcome, type CallState, currentCall, type GuardedCall, SafetyLayer, withoutHostPaths } from './safety/safety-layer.ts';
+export {
+  type AuditDraft,
+  type AuditSink,
+  type CallOutcome,
+  type CallState,
+  currentCall,
+  type GuardedCall,
+  SafetyLayer,
+  withoutHostPaths,
+} from './safety/safety-layer.ts';
 export { type GlobCallOptions, type ListedFile, type ListFilesOptions, MAX_LISTED_FILES } from './search/file-listing.ts';
 export type { FindSymbolOptions, SymbolHit } from './search/find-symbol.ts';
 export { GREP_TALLY_CAP, type GrepCallOptions, type GrepContextLine, type GrepHit, type GrepOutput, MAX_LINE_CHARS } from './search/grep.ts';

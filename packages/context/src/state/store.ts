@@ -171,19 +171,17 @@ export class StateStore {
     tokens?: number | undefined;
     changeId?: string | undefined;
   }): void {
-    this.db
-      .prepare('INSERT INTO audit (at_ms, op, path, agent, session_id, params, result, tokens, change_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(
-        Date.now(),
-        entry.op,
-        entry.path ?? null,
-        entry.agent ?? null,
-        entry.sessionId ?? null,
-        entry.params === undefined ? null : JSON.stringify(entry.params),
-        entry.result,
-        entry.tokens ?? null,
-        entry.changeId ?? null,
-      );
+    this.statement('INSERT INTO audit (at_ms, op, path, agent, session_id, params, result, tokens, change_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+      Date.now(),
+      entry.op,
+      entry.path ?? null,
+      entry.agent ?? null,
+      entry.sessionId ?? null,
+      entry.params === undefined ? null : JSON.stringify(entry.params),
+      entry.result,
+      entry.tokens ?? null,
+      entry.changeId ?? null,
+    );
   }
 
   /** Audit records, newest first. */
