@@ -75,6 +75,39 @@ export type { ReadFileOptions } from './retrieval/read-file.ts';
 export type { ReadLinesOptions } from './retrieval/read-lines.ts';
 export { type IndexProgress, type RelatedFile, type RelatedResult, RelationIndex } from './retrieval/related.ts';
 export type { Omission, Served, ViewKind } from './retrieval/shared.ts';
+export { type AuditQuery, FLUSH_ROWS } from './safety/audit/audit-index.ts';
+export {
+  type AuditApproval,
+  type AuditDiffSummary,
+  type AuditEntry,
+  type AuditLocation,
+  type AuditRecord,
+  type AuditResult,
+  ELIDE_OVER_CHARS,
+  type ElidedValue,
+  elideParams,
+  OP_CLASSES,
+  type OpClass,
+  RESULTS,
+} from './safety/audit/audit-record.ts';
+export {
+  AuditTrail,
+  type AuditTrailOptions,
+  DEFAULT_MAX_FILE_BYTES,
+  defaultAuditDir,
+  defaultAuditKeyFile,
+} from './safety/audit/audit-trail.ts';
+export { ChainKey, KEY_BYTES, loadOrCreateKey } from './safety/audit/chain-key.ts';
+export type { ChainTip, FsyncPolicy } from './safety/audit/chain-writer.ts';
+export {
+  type ChainAnchor,
+  type ChainFileSource,
+  type DamageKind,
+  fileName as auditFileName,
+  type VerifyDamage,
+  type VerifyReport,
+  verifyChain,
+} from './safety/audit/verify-chain.ts';
 export { type BlockInfo, CONTENT_RULE, findInjectionAttempts, wrapContent } from './safety/delimiters.ts';
 export {
   DEFAULT_SECRET_RULES,
@@ -96,7 +129,7 @@ export { type IndexedSymbol, type IndexRefresh, MAX_INDEXED_BYTES } from './sear
 export { identifierWords, MATCH_TIERS, type MatchTier, matchName, parseQuery, type SymbolQuery } from './search/symbol-ranking.ts';
 export { type ReadRecord, SessionContext } from './session/session-context.ts';
 export { MIGRATIONS, type Migration } from './state/migrations.ts';
-export { type AuditRecord, defaultStatePath, StateStore, type StateStoreOptions, userStatePath } from './state/store.ts';
+export { type AuditRecord as StoreAuditRecord, defaultStatePath, StateStore, type StateStoreOptions, userStatePath } from './state/store.ts';
 export { leadingDoc, StructuralSummarizer } from './summaries/structural-summarizer.ts';
 export { type Summarizer, SummaryCache, type SummaryInput } from './summaries/summarizer.ts';
 export { findSymbol, type OutlineOptions, renderOutline, type SymbolLookup, symbolTable } from './symbols/outline.ts';
