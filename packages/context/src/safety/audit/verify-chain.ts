@@ -150,7 +150,6 @@ class Verifier {
 
   run(): VerifyReport {
     try {
-      this.#checkRetention();
       let lines = 0;
       for (let i = 0; i < this.files.length; i++) {
         lines = this.#file(i);
@@ -165,6 +164,8 @@ class Verifier {
           `the log ends at seq ${this.expSeq - 1}, but seq ${this.anchor.seq} was written (mac ${this.anchor.mac.slice(0, 12)}…)`,
         );
       }
+      // Last: files missing from the front are only told by the newest header, once the rest holds.
+      this.#checkRetention();
       return this.report();
     } catch (err) {
       if (err instanceof Damage) return this.report(err.report);
@@ -201,6 +202,7 @@ class Verifier {
     const first = this.#lineAt(lastIdx, 0);
     if (first === undefined || first.head === undefined || !this.#authentic(first)) return; // reported when reached
     const h = parseLine(first.buf, first.start, first.end);
+    if (h?.file !== (this.files[lastIdx] as ChainFileSource).name) return;
     const oldest = typeof h?.oldest === 'string' ? fileNumber(h.oldest) : -1;
     const have = fileNumber((this.files[0] as ChainFileSource).name);
     if (oldest > 0 && have > oldest) {
@@ -305,7 +307,14 @@ class Verifier {
       if (type === 'start') {
         if (seq !== 1 || prev !== GENESIS_PREV) throw this.damage(name, 1, 1, 'spliced', `the chain's start header has seq ${seq}`);
       } else if (type !== 'rotate') {
-        throw this.damage(name, 1, seq - 1, 'removed', `the log begins with a ${String(type)} record (seq ${seq}); the header before it is missing`);
+        const moved = this.#headerLater(l.end + 1);
+        throw this.damage(
+          name,
+          1,
+          seq - 1,
+          moved ? 'reordered' : 'removed',
+          `the log begins with a ${String(type)} record (seq ${seq}); its header is ${moved ? 'further down' : 'missing'}`,
+        );
       }
       if (rec.file !== name) throw this.damage(name, 1, seq, 'spliced', `${name} holds the header of ${String(rec.file)}`);
       this.chain = String(rec.chain);
@@ -420,6 +429,20 @@ class Verifier {
         if (l.head !== undefined && l.head.seq === this.expSeq && storedPrev(l.buf, l.head) === this.expPrev && this.#authentic(l)) return true;
         p = l.end + 1;
       }
+    }
+    return false;
+  }
+
+  /** Whether an authentic start or rotate header follows in the first file. */
+  #headerLater(pos: number): boolean {
+    const buf = this.bytesOf(0);
+    while (pos < buf.length) {
+      const l = this.#lineAt(0, pos) as Line;
+      if (this.#authentic(l)) {
+        const t = parseLine(l.buf, l.start, l.end)?.type;
+        if (t === 'start' || t === 'rotate') return true;
+      }
+      pos = l.end + 1;
     }
     return false;
   }
