@@ -91,6 +91,7 @@ export {
   RESULTS,
 } from './safety/audit/audit-record.ts';
 export {
+  type AuditRepair,
   AuditTrail,
   type AuditTrailOptions,
   DEFAULT_MAX_FILE_BYTES,

@@ -43,6 +43,15 @@ export interface AuditTrailOptions {
   readonly index?: StateStore;
 }
 
+/** What {@link AuditTrail.open} recorded when the end of the log was not as the trail left it. */
+export interface AuditRepair {
+  /** A torn last line (a write cut by a crash) that was removed: its file, size and SHA-256. */
+  readonly cut: { readonly file: string; readonly bytes: number; readonly sha256: string } | null;
+  /** Records the index knew that the log no longer holds (`verify()` reports them as `truncated`). */
+  readonly lost: Readonly<Record<string, unknown>> | null;
+  readonly detail: string;
+}
+
 /** Where a workspace's audit log goes by default: beside the workspace, next to its state store (`<parent>/.<name>.ctxfs/audit`). */
 export function defaultAuditDir(workspaceRoot: string): string {
   if (!isAbsolute(workspaceRoot))
@@ -80,6 +89,7 @@ export class AuditTrail {
   readonly #writer: ChainWriter;
   readonly #index: AuditIndex | undefined;
   #closed = false;
+  #repaired: AuditRepair | undefined;
 
   private constructor(dir: string, key: ChainKey, writer: ChainWriter, index: AuditIndex | undefined) {
     this.dir = dir;
@@ -189,11 +199,20 @@ export class AuditTrail {
       const cut = w.torn === undefined ? null : { file: w.torn.file, bytes: w.torn.bytes, sha256: w.torn.sha256 };
       const detail = lost !== null ? 'the index knew records the log no longer holds' : 'a line cut short by a crash was removed from the end of the log';
       w.append('repair', () => ({ chain: w.tip.chain, file: fileName(w.fileNo), cut, lost, detail }));
+      this.#repaired = { cut, lost, detail };
     }
     if (ix !== undefined) {
+      // Retention may have deleted files after the rows were written but before they were dropped (a crash between).
+      const first = listLogFiles(this.dir)[0];
+      if (first !== undefined) ix.dropBefore(firstSeqOf(join(this.dir, fileName(first))));
       if (rebuild) this.rebuildIndex();
       else if (!w.fresh) this.#indexLog(after);
     }
+  }
+
+  /** What open found wrong at the end of the log and recorded in a `repair` line, if anything. */
+  get repaired(): AuditRepair | undefined {
+    return this.#repaired;
   }
 
   /** The chain's current end: its id, the last seq and its MAC. */
