@@ -98,8 +98,9 @@ export {
   defaultAuditDir,
   defaultAuditKeyFile,
 } from './safety/audit/audit-trail.ts';
-export { ChainKey, KEY_BYTES, loadOrCreateKey } from './safety/audit/chain-key.ts';
+export { ChainKey, MIN_KEY_BYTES } from './safety/audit/chain-key.ts';
 export type { ChainTip, FsyncPolicy } from './safety/audit/chain-writer.ts';
+export { KEY_BYTES, loadOrCreateKey } from './safety/audit/key-file.ts';
 export {
   type ChainAnchor,
   type ChainFileSource,

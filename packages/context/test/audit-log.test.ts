@@ -218,6 +218,28 @@ describe('rotation and retention', () => {
   });
 });
 
+describe('verify on several threads', () => {
+  test('a log split over worker threads verifies as on one thread; damage falls back to the exact one-thread report', () => {
+    const { dir, keyFile } = place();
+    const trail = AuditTrail.open({ dir, key: { keyFile }, maxFileBytes: 2048, retainFiles: 12 });
+    for (let i = 0; i < 120; i++) trail.append(entry({ paths: [`src/f${i}.ts`] }));
+    const one = trail.verify({ workers: 1 });
+    expect(one.ok).toBe(true);
+    expect(trail.verify({ workers: 3, parallelMinBytes: 0 })).toEqual({ ...one, threads: 3 });
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort();
+    const victim = join(dir, files[7] as string);
+    const lines = readFileSync(victim, 'utf8').split('\n');
+    [lines[2], lines[3]] = [lines[3] as string, lines[2] as string];
+    writeFileSync(victim, lines.join('\n'));
+    const bad = trail.verify({ workers: 3, parallelMinBytes: 0 });
+    expect(bad.firstBad).toMatchObject({ file: files[7], line: 3, damage: 'reordered' });
+    expect(bad).toEqual(trail.verify({ workers: 1 }));
+    trail.close();
+  });
+});
+
 describe('query', () => {
   const { dir, keyFile } = place();
   const store = StateStore.open({ path: join(dir, '..', 'state.db') });

@@ -1,10 +1,7 @@
 /**
- * The secret that keys the audit chain, and the MAC computed with it.
- *
- * The key lives outside the workspace and outside the log directory (a file
- * in the user's state directory, created 0600 on first use): whoever can
- * rewrite the log but cannot read the key cannot produce records that
- * verify. The MAC is HMAC-SHA256 (RFC 2104), computed by hand over two
+ * The MAC that keys the audit chain. (The key file is `key-file.ts`; this
+ * module imports nothing but `node:crypto`, so verification workers load
+ * little.) The MAC is HMAC-SHA256 (RFC 2104), computed by hand over two
  * one-shot SHA-256 calls with the padded key blocks prepared once: the same
  * value `createHmac` gives, at about six times its speed, which is what lets
  * `verify()` check hundreds of thousands of records a second.
@@ -12,13 +9,10 @@
  * @module
  */
 
-import { hash, randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { fsError } from '@ctxfs/core';
+import { hash } from 'node:crypto';
 
-/** Bytes of a generated key. */
-export const KEY_BYTES = 32;
+/** Shortest key accepted: 128 bits. */
+export const MIN_KEY_BYTES = 16;
 const BLOCK = 64; // SHA-256 block size, the HMAC key block
 
 /** A loaded chain key: MACs over byte ranges, and an id that names the key without revealing it. */
@@ -30,8 +24,7 @@ export class ChainKey {
   readonly #outer: Buffer;
 
   constructor(key: Uint8Array) {
-    if (key.byteLength < 16)
-      throw fsError('EINVAL', 'audit', undefined, { reason: 'the audit key must be at least 16 bytes', hint: 'pass 32 random bytes or a keyFile' });
+    if (key.byteLength < MIN_KEY_BYTES) throw new RangeError(`an audit key has at least ${MIN_KEY_BYTES} bytes`);
     // RFC 2104: a key longer than the block is hashed first.
     const k = key.byteLength > BLOCK ? hash('sha256', key, 'buffer') : Buffer.from(key);
     this.#inner = Buffer.alloc(BLOCK + 1024);
@@ -57,71 +50,4 @@ export class ChainKey {
     this.#outer.set(innerDigest, BLOCK);
     return hash('sha256', this.#outer, 'hex');
   }
-}
-
-/**
- * Loads the key file, or creates it (32 random bytes as hex, mode 0600, its
- * directory 0700) when it does not exist. A key file that others can read is
- * refused, as ssh refuses such a private key: a key anyone can read protects
- * nothing.
- *
- * @example
- * ```ts
- * const key = loadOrCreateKey(join(userStateDir, 'audit.key'));
- * ```
- */
-export function loadOrCreateKey(keyFile: string): Uint8Array {
-  mkdirSync(dirname(keyFile), { recursive: true, mode: 0o700 });
-  let fd: number;
-  try {
-    // 'wx': exclusive create, so two processes starting at once cannot each write a different key.
-    fd = openSync(keyFile, 'wx', 0o600);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw keyError(keyFile, err);
-    return readKey(keyFile);
-  }
-  try {
-    const key = randomBytes(KEY_BYTES);
-    writeSync(fd, `${key.toString('hex')}\n`);
-    return key;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function readKey(keyFile: string): Uint8Array {
-  let fd: number;
-  try {
-    fd = openSync(keyFile, 'r');
-  } catch (err) {
-    throw keyError(keyFile, err);
-  }
-  try {
-    const st = fstatSync(fd);
-    if ((st.mode & 0o077) !== 0) {
-      throw fsError('EPERM', 'audit', undefined, {
-        reason: `the audit key ${keyFile} can be read by others (mode ${(st.mode & 0o777).toString(8)})`,
-        hint: `chmod 600 ${keyFile}`,
-      });
-    }
-    const text = readFileSync(fd, 'utf8').trim();
-    // A writer that died between creating the file and writing the key leaves it empty.
-    if (!/^[0-9a-f]{32,}$/i.test(text) || text.length % 2 !== 0) {
-      throw fsError('EINVAL', 'audit', undefined, {
-        reason: `the audit key ${keyFile} is not a hex key`,
-        hint: 'restore the key file from a backup; a new key cannot verify the existing log (see AUDIT.md, "Reset")',
-      });
-    }
-    return Buffer.from(text, 'hex');
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function keyError(keyFile: string, err: unknown): Error {
-  return fsError('EIO', 'audit', undefined, {
-    reason: `cannot open the audit key ${keyFile}: ${(err as Error).message}`,
-    hint: 'the key file must be in a writable directory outside the workspace',
-    cause: err,
-  });
 }

@@ -21,15 +21,19 @@ export const GENESIS_PREV = '0'.repeat(64);
 /** Bytes after the MAC input: `,"mac":"` + 64 hex digits + `"}`. */
 export const MAC_SUFFIX_BYTES = 74;
 
-const SEQ_HEAD = Buffer.from('{"seq":');
-const PREV_HEAD = Buffer.from(',"prev":"');
-const TS_HEAD = Buffer.from('","ts":"');
+/** How every line begins, before its seq. */
+export const SEQ_HEAD = Buffer.from('{"seq":');
+/** Between seq and prev. */
+export const PREV_HEAD = Buffer.from(',"prev":"');
+/** Between prev and the timestamp. */
+export const TS_HEAD = Buffer.from('","ts":"');
 const TYPE_HEAD = Buffer.from('","type":"');
 /** What precedes the MAC at the end of a line. */
 export const MAC_HEAD = Buffer.from(',"mac":"');
 /** The type field of an entry, as it follows the timestamp. */
 export const ENTRY_TYPE = Buffer.from('","type":"entry",');
-const TS_CHARS = 24;
+/** Characters of a timestamp (`toISOString()` of years 0–9999). */
+export const TS_CHARS = 24;
 
 /** Record types: entries, and the chain's own bookkeeping lines. */
 export type LineType = 'entry' | 'start' | 'rotate' | 'repair';

@@ -13,7 +13,21 @@
 
 import { hash } from 'node:crypto';
 import type { ChainKey } from './chain-key.ts';
-import { ENTRY_TYPE, GENESIS_PREV, type LineHead, MAC_HEAD, MAC_SUFFIX_BYTES, parseLine, readLineHead, storedMac, storedPrev } from './chain-line.ts';
+import {
+  ENTRY_TYPE,
+  GENESIS_PREV,
+  type LineHead,
+  MAC_HEAD,
+  MAC_SUFFIX_BYTES,
+  PREV_HEAD,
+  parseLine,
+  readLineHead,
+  SEQ_HEAD,
+  storedMac,
+  storedPrev,
+  TS_CHARS,
+  TS_HEAD,
+} from './chain-line.ts';
 
 /**
  * What was done to the log, as far as the first bad line tells:
@@ -55,6 +69,10 @@ export interface VerifyReport {
   /** The last verified line's seq and MAC (0 and the genesis value for an empty log). */
   readonly lastSeq: number;
   readonly lastMac: string;
+  /** The chain id named by the first header, when it was read. */
+  readonly chain?: string;
+  /** Threads that verified the log (1 unless `AuditTrail.verify` split a large one). */
+  readonly threads: number;
   readonly firstBad?: VerifyDamage;
 }
 
@@ -104,6 +122,46 @@ interface Line {
 }
 
 /**
+ * Retention deletes the oldest files; the newest rotation header names the
+ * oldest file it kept, so files missing from the front beyond that were
+ * removed by someone else. Checked once the rest of the chain holds (a log
+ * cut at the tail has an older newest header).
+ */
+export function retentionDamage(files: readonly ChainFileSource[], key: ChainKey): VerifyDamage | undefined {
+  const n = files.length;
+  if (n < 2) return undefined;
+  const last = files[n - 1] as ChainFileSource;
+  const u = last.bytes();
+  const buf = Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+  const end = buf.indexOf(10);
+  const head = end === -1 ? undefined : readLineHead(buf, 0, end);
+  if (head === undefined || key.macHex(buf, 0, head.macInputEnd) !== storedMac(buf, head)) return undefined; // reported when reached
+  const h = parseLine(buf, 0, end);
+  if (h?.file !== last.name) return undefined;
+  const oldest = typeof h.oldest === 'string' ? fileNumber(h.oldest) : -1;
+  const first = (files[0] as ChainFileSource).name;
+  if (oldest > 0 && fileNumber(first) > oldest) {
+    return {
+      file: first,
+      line: 1,
+      seq: 0,
+      damage: 'removed',
+      detail: `the newest rotation kept files from ${String(h.oldest)}, but the log starts at ${first}`,
+    };
+  }
+  return undefined;
+}
+
+/** Options of {@link verifyChain}. */
+export interface VerifyChainOptions {
+  /**
+   * The files are a run from the middle of the log (a parallel verification's
+   * share): leave out the retention check, which is about the whole log.
+   */
+  readonly partial?: boolean;
+}
+
+/**
  * Verifies a chain held in `files` (in order of their numbers) with `key`.
  *
  * @example
@@ -112,8 +170,8 @@ interface Line {
  * if (!report.ok) console.error(report.firstBad); // { file, line, seq, damage, detail }
  * ```
  */
-export function verifyChain(files: readonly ChainFileSource[], key: ChainKey, anchor?: ChainAnchor): VerifyReport {
-  return new Verifier(files, key, anchor).run();
+export function verifyChain(files: readonly ChainFileSource[], key: ChainKey, anchor?: ChainAnchor, options: VerifyChainOptions = {}): VerifyReport {
+  return new Verifier(files, key, anchor, options.partial === true).run();
 }
 
 class Verifier {
@@ -123,17 +181,21 @@ class Verifier {
   expSeq = 0;
   expPrev = GENESIS_PREV;
   chain: string | undefined;
-  readonly #scratch = Buffer.alloc(256);
+  // expPrev as bytes, for comparing in place; and the buffer the next MAC is written to.
+  #prevBytes = Buffer.from(GENESIS_PREV, 'latin1');
+  #nextBytes = Buffer.alloc(64);
   readonly #cache = new Map<number, Buffer>();
 
   readonly files: readonly ChainFileSource[];
   readonly key: ChainKey;
   readonly anchor: ChainAnchor | undefined;
+  readonly partial: boolean;
 
-  constructor(files: readonly ChainFileSource[], key: ChainKey, anchor: ChainAnchor | undefined) {
+  constructor(files: readonly ChainFileSource[], key: ChainKey, anchor: ChainAnchor | undefined, partial: boolean) {
     this.files = files;
     this.key = key;
     this.anchor = anchor;
+    this.partial = partial;
   }
 
   bytesOf(i: number): Buffer {
@@ -165,7 +227,7 @@ class Verifier {
         );
       }
       // Last: files missing from the front are only told by the newest header, once the rest holds.
-      this.#checkRetention();
+      if (!this.partial) this.#checkRetention();
       return this.report();
     } catch (err) {
       if (err instanceof Damage) return this.report(err.report);
@@ -182,6 +244,8 @@ class Verifier {
       repairs: this.repairs,
       lastSeq: this.expSeq === 0 ? 0 : this.expSeq - 1,
       lastMac: this.expPrev,
+      ...(this.chain === undefined ? {} : { chain: this.chain }),
+      threads: 1,
     };
     return firstBad === undefined ? base : { ...base, firstBad };
   }
@@ -190,30 +254,9 @@ class Verifier {
     return new Damage({ file, line, seq, damage, detail });
   }
 
-  /**
-   * Retention deletes the oldest files; the newest rotation header names the
-   * oldest file it kept, so files missing from the front beyond that were
-   * removed by someone else.
-   */
   #checkRetention(): void {
-    const n = this.files.length;
-    if (n < 2) return;
-    const lastIdx = n - 1;
-    const first = this.#lineAt(lastIdx, 0);
-    if (first === undefined || first.head === undefined || !this.#authentic(first)) return; // reported when reached
-    const h = parseLine(first.buf, first.start, first.end);
-    if (h?.file !== (this.files[lastIdx] as ChainFileSource).name) return;
-    const oldest = typeof h?.oldest === 'string' ? fileNumber(h.oldest) : -1;
-    const have = fileNumber((this.files[0] as ChainFileSource).name);
-    if (oldest > 0 && have > oldest) {
-      throw this.damage(
-        (this.files[0] as ChainFileSource).name,
-        1,
-        0,
-        'removed',
-        `the newest rotation kept files from ${String(h?.oldest)}, but the log starts at ${(this.files[0] as ChainFileSource).name}`,
-      );
-    }
+    const bad = retentionDamage(this.files, this.key);
+    if (bad !== undefined) throw new Damage(bad);
   }
 
   #lineAt(fileIdx: number, pos: number): Line | undefined {
@@ -247,12 +290,12 @@ class Verifier {
           `line ${line} is cut short: ${buf.length - pos} bytes and no newline (a torn write, or the file was cut)`,
         );
       }
-      let mac = this.#fast(buf, pos, nl);
-      let head: LineHead | undefined;
-      if (mac === undefined || line === 1) {
+      let mac = line === 1 ? undefined : this.#fast(buf, pos, nl);
+      if (mac === undefined) {
         // Headers, repair notes and anything that failed the fast path.
-        head = readLineHead(buf, pos, nl);
+        const head = readLineHead(buf, pos, nl);
         mac = this.#slowLine(i, line, { buf, start: pos, end: nl, head });
+        this.#prevBytes.write(mac, 0, 'latin1');
       } else {
         this.entries++;
       }
@@ -275,19 +318,30 @@ class Verifier {
    */
   #fast(buf: Buffer, pos: number, nl: number): string | undefined {
     if (this.expSeq === 0) return undefined;
-    const s = this.#scratch;
-    const n = s.write(`{"seq":${this.expSeq},"prev":"${this.expPrev}","ts":"`, 0, 'latin1');
     const macInputEnd = nl - MAC_SUFFIX_BYTES;
-    const typeAt = pos + n + 24;
+    if (macInputEnd - pos < 120 || buf.compare(SEQ_HEAD, 0, SEQ_HEAD.length, pos, pos + SEQ_HEAD.length) !== 0) return undefined;
+    let at = pos + SEQ_HEAD.length;
+    let seq = 0;
+    for (let c = buf[at] as number; c >= 0x30 && c <= 0x39 && seq < this.expSeq; c = buf[++at] as number) seq = seq * 10 + (c - 0x30);
+    if (seq !== this.expSeq || buf.compare(PREV_HEAD, 0, PREV_HEAD.length, at, at + PREV_HEAD.length) !== 0) return undefined;
+    at += PREV_HEAD.length;
+    if (buf.compare(this.#prevBytes, 0, 64, at, at + 64) !== 0) return undefined;
+    at += 64;
+    if (buf.compare(TS_HEAD, 0, TS_HEAD.length, at, at + TS_HEAD.length) !== 0) return undefined;
+    const typeAt = at + TS_HEAD.length + TS_CHARS;
     if (macInputEnd < typeAt + ENTRY_TYPE.length) return undefined;
-    if (buf.compare(s, 0, n, pos, pos + n) !== 0) return undefined;
     if (buf.compare(ENTRY_TYPE, 0, ENTRY_TYPE.length, typeAt, typeAt + ENTRY_TYPE.length) !== 0) return undefined;
     if (buf.compare(MAC_HEAD, 0, MAC_HEAD.length, macInputEnd, macInputEnd + MAC_HEAD.length) !== 0 || buf[nl - 2] !== 0x22 || buf[nl - 1] !== 0x7d)
       return undefined;
     const mac = this.key.macHex(buf, pos, macInputEnd);
-    s.write(mac, 0, 'latin1');
-    const at = macInputEnd + MAC_HEAD.length;
-    return buf.compare(s, 0, 64, at, at + 64) === 0 ? mac : undefined;
+    const next = this.#nextBytes;
+    next.write(mac, 0, 'latin1');
+    const macAt = macInputEnd + MAC_HEAD.length;
+    if (buf.compare(next, 0, 64, macAt, macAt + 64) !== 0) return undefined;
+    // The MAC just checked is the prev the next line must carry.
+    this.#nextBytes = this.#prevBytes;
+    this.#prevBytes = next;
+    return mac;
   }
 
   /** A line off the fast path: a header, a repair note, or damage. Returns its MAC when it verifies. */
