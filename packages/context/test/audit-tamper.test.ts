@@ -8,11 +8,12 @@
  * with the first bad record named (file and line) and the damage classed.
  */
 import { hash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
 import { type AuditEntry, AuditTrail, type ChainAnchor, ChainKey, type DamageKind, type VerifyReport, verifyChain } from '../src/index.ts';
+import { verifyInRuns, verifyParallel } from '../src/safety/audit/parallel-verify.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'ctxfs-audit-tamper-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -305,6 +306,70 @@ describe('audit tamper campaign', () => {
     expect(total).toBe(runs);
     expect(runs).toBeGreaterThanOrEqual(10_000);
   });
+
+  test('verification split in runs never passes a tampered log: 1,000 tamperings stitched in process, 12 on worker threads', () => {
+    const rnd = prng(77);
+    // The tampered copies go to tmpfs when there is one: thousands of small files written and read back.
+    const shm = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/ctxfs-audit-runs-') : undefined;
+    onTestFinished(() => {
+      if (shm !== undefined) rmSync(shm, { recursive: true, force: true });
+    });
+    const dir = join(shm ?? root, 'parallel');
+    const inProcess = (groups: ReadonlyArray<readonly string[]>) =>
+      groups.map((names) =>
+        verifyChain(
+          names.map((name) => ({ name, bytes: () => readFileSync(join(dir, name)) })),
+          key,
+          undefined,
+          { partial: true },
+        ),
+      );
+    const put = (files: ReadonlyArray<{ name: string; bytes: Buffer }>) => {
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir);
+      for (const f of files) writeFileSync(join(dir, f.name), f.bytes);
+      return files.map((f) => f.name);
+    };
+    let checked = 0;
+    while (checked < 1012) {
+      const useWhole = rnd(2) === 0;
+      const [log, twin] = useWhole ? [whole, wholeTwin] : [retained, retainedTwin];
+      const t = tamper(KINDS[rnd(KINDS.length)] as (typeof KINDS)[number], log, twin, rnd);
+      if (t === undefined || t.files.length < 2) continue;
+      const names = put(t.files);
+      if (checked < 12) {
+        expect(verifyParallel(dir, names, key, KEY, log.anchor, 3, 0), t.kind).toBeUndefined();
+      } else {
+        // Every way of cutting the files into 2–4 runs.
+        const cuts = 1 + rnd(Math.min(3, names.length - 1));
+        const bounds = [0, ...Array.from({ length: cuts }, () => 1 + rnd(names.length - 1)), names.length].sort((a, b) => a - b);
+        const parts = bounds
+          .slice(1)
+          .map((b, k) => [bounds[k] as number, b] as const)
+          .filter(([a, b]) => b > a);
+        expect(verifyInRuns(dir, names, parts, key, log.anchor, inProcess), t.kind).toBeUndefined();
+      }
+      checked++;
+    }
+    // An intact log passes in runs and on threads, with the figures of one thread.
+    const names = put(retained.files);
+    const one = verifyFiles(retained.files, retained.anchor);
+    expect(
+      verifyInRuns(
+        dir,
+        names,
+        [
+          [0, 3],
+          [3, 5],
+          [5, 8],
+        ],
+        key,
+        retained.anchor,
+        inProcess,
+      ),
+    ).toEqual({ ...one, threads: 3 });
+    expect(verifyParallel(dir, names, key, KEY, retained.anchor, 3, 0)).toEqual({ ...one, threads: 3 });
+  }, 120_000);
 
   test('a verifier without the key cannot pass any line: a different key fails at the first line', () => {
     const other = new ChainKey(Buffer.alloc(32, 7));

@@ -65,12 +65,36 @@ export function verifyParallel(
   const sizes = names.map((n) => statSync(join(dir, n)).size);
   if (sizes.reduce((a, b) => a + b, 0) < minBytes) return undefined;
   const parts = runs(sizes, Math.min(workers, names.length));
+  return verifyInRuns(dir, names, parts, key, anchor, (groups) => onWorkers(dir, groups, keyBytes));
+}
+
+/**
+ * The part of {@link verifyParallel} that does not depend on threads: `run`
+ * verifies each run of files (`parts`, [start, end) indexes into `names`) as
+ * a chain of its own; the runs' reports are then stitched. Exported so tests
+ * can drive the stitching with many logs without starting threads.
+ */
+export function verifyInRuns(
+  dir: string,
+  names: readonly string[],
+  parts: ReadonlyArray<readonly [number, number]>,
+  key: ChainKey,
+  anchor: ChainAnchor | undefined,
+  run: (groups: ReadonlyArray<readonly string[]>) => ReadonlyArray<VerifyReport | undefined>,
+): VerifyReport | undefined {
+  const reports = run(parts.map(([a, b]) => names.slice(a, b)));
+  if (reports.length !== parts.length || reports.some((r) => r === undefined || !r.ok)) return undefined;
+  return stitch(dir, names, parts, reports as VerifyReport[], key, anchor);
+}
+
+/** Verifies each group of files on its own worker thread; the calling thread waits. */
+function onWorkers(dir: string, groups: ReadonlyArray<readonly string[]>, keyBytes: Uint8Array): Array<VerifyReport | undefined> {
   const done = new SharedArrayBuffer(4);
   const started: Array<{ worker: Worker; port: MessagePort }> = [];
   try {
-    for (const [a, b] of parts) {
+    for (const names of groups) {
       const { port1, port2 } = new MessageChannel();
-      const wd: VerifyWorkerData = { dir, names: names.slice(a, b), key: keyBytes, port: port2, done };
+      const wd: VerifyWorkerData = { dir, names, key: keyBytes, port: port2, done };
       const worker = new Worker(WORKER_URL, { workerData: wd, transferList: [port2], execArgv: WORKER_ARGV });
       worker.unref();
       started.push({ worker, port: port1 });
@@ -78,15 +102,9 @@ export function verifyParallel(
     const counter = new Int32Array(done);
     const deadline = Date.now() + WAIT_MS;
     for (let c = Atomics.load(counter, 0); c < started.length; c = Atomics.load(counter, 0)) {
-      if (Atomics.wait(counter, 0, c, Math.max(1, deadline - Date.now())) === 'timed-out') return undefined;
+      if (Atomics.wait(counter, 0, c, Math.max(1, deadline - Date.now())) === 'timed-out') return [];
     }
-    const reports: VerifyReport[] = [];
-    for (const s of started) {
-      const msg = receiveMessageOnPort(s.port)?.message as { report?: VerifyReport; error?: string } | undefined;
-      if (msg?.report === undefined || !msg.report.ok) return undefined;
-      reports.push(msg.report);
-    }
-    return stitch(dir, names, parts, reports, key, anchor);
+    return started.map((s) => (receiveMessageOnPort(s.port)?.message as { report?: VerifyReport } | undefined)?.report);
   } finally {
     for (const s of started) {
       s.port.close();
@@ -110,7 +128,7 @@ function readHead(path: string): Buffer {
 function stitch(
   dir: string,
   names: readonly string[],
-  parts: ReadonlyArray<[number, number]>,
+  parts: ReadonlyArray<readonly [number, number]>,
   reports: readonly VerifyReport[],
   key: ChainKey,
   anchor: ChainAnchor | undefined,
@@ -118,7 +136,7 @@ function stitch(
   const chain = reports[0]?.chain;
   for (let r = 1; r < reports.length; r++) {
     const before = reports[r - 1] as VerifyReport;
-    const [a] = parts[r] as [number, number];
+    const [a] = parts[r] as readonly [number, number];
     const name = names[a] as string;
     const buf = readHead(join(dir, name));
     const end = buf.indexOf(10);
