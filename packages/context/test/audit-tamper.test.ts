@@ -371,6 +371,40 @@ describe('audit tamper campaign', () => {
     expect(verifyParallel(dir, names, key, KEY, retained.anchor, 3, 0)).toEqual({ ...one, threads: 3 });
   }, 120_000);
 
+  test('edge cases: the first file emptied, the first or last line removed, a middle file removed or emptied', () => {
+    for (const log of [whole, retained]) {
+      const copy = () => log.files.map((f) => ({ name: f.name, bytes: f.bytes }));
+      const first = log.files[0]?.name as string;
+      const last = log.files[log.files.length - 1] as { name: string; bytes: Buffer };
+      const lastLines = lineBufs(last.bytes).length;
+      const at = (files: Array<{ name: string; bytes: Buffer }>) => verifyFiles(files, log.anchor).firstBad;
+
+      let files = copy();
+      (files[0] as { bytes: Buffer }).bytes = Buffer.alloc(0);
+      expect(at(files), log.name).toMatchObject({ file: first, line: 1, damage: 'truncated' });
+
+      files = copy();
+      (files[0] as { bytes: Buffer }).bytes = Buffer.concat(lineBufs((files[0] as { bytes: Buffer }).bytes).slice(1));
+      expect(at(files)).toMatchObject({ file: first, line: 1, damage: 'removed' });
+
+      files = copy();
+      (files[files.length - 1] as { bytes: Buffer }).bytes = Buffer.concat(lineBufs(last.bytes).slice(0, -1));
+      expect(at(files)).toMatchObject({ file: last.name, line: lastLines, damage: 'truncated' });
+
+      files = copy();
+      const gone = files.splice(2, 1)[0] as { name: string };
+      expect(at(files)).toMatchObject({ file: files[2]?.name, line: 1, damage: 'removed' });
+      expect(gone.name).not.toBe(files[2]?.name);
+
+      files = copy();
+      (files[2] as { bytes: Buffer }).bytes = Buffer.alloc(0);
+      expect(at(files)).toMatchObject({ file: files[2]?.name, line: 1, damage: 'truncated' });
+
+      // The whole log gone while the trail knows its newest record.
+      expect(verifyFiles([], log.anchor).firstBad).toMatchObject({ damage: 'truncated' });
+    }
+  });
+
   test('a verifier without the key cannot pass any line: a different key fails at the first line', () => {
     const other = new ChainKey(Buffer.alloc(32, 7));
     const r = verifyChain(

@@ -386,6 +386,8 @@ class Verifier {
     }
 
     if (lineNo === 1 && type === 'rotate') {
+      // Files before this one, all empty: the log was cut to nothing at its start.
+      if (this.chain === undefined) throw this.damage((this.files[0] as ChainFileSource).name, 1, 1, 'truncated', `the log's first file is empty`);
       if (rec.file !== name) throw this.damage(name, 1, this.expSeq, 'spliced', `${name} holds the contents of ${String(rec.file)}`);
       if (rec.chain !== this.chain)
         throw this.damage(name, 1, this.expSeq, 'spliced', `${name} belongs to chain ${String(rec.chain)}, not ${String(this.chain)}`);
