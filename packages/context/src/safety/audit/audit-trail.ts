@@ -9,7 +9,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, unlinkSync } from 'node:fs';
-import { availableParallelism, homedir } from 'node:os';
+import { availableParallelism, homedir, loadavg } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fsError } from '@ctxfs/core';
 import { defaultStatePath, type StateStore } from '../../state/store.ts';
@@ -330,8 +330,8 @@ export class AuditTrail {
    * Checks every line of every file: MACs, links, sequence, rotation headers,
    * retention, and that the log still holds the newest record this trail or
    * its index knows. A log over `parallelMinBytes` (32 MiB) is checked on up
-   * to `workers` threads (default: the cores, at most 4; the calling thread
-   * waits), and again on one thread if anything is wrong, to name the first
+   * to `workers` threads (default: the cores not already busy by the load
+   * average, at most 4; the calling thread waits), and again on one thread if anything is wrong, to name the first
    * bad line exactly. `workers: 1` keeps it on the calling thread.
    */
   verify(options: { readonly workers?: number; readonly parallelMinBytes?: number } = {}): VerifyReport {
@@ -340,7 +340,9 @@ export class AuditTrail {
     const tip = this.#writer.tip;
     const anchor: ChainAnchor = idx !== undefined && idx.seq > tip.seq ? { chain: tip.chain, ...idx } : tip;
     const names = listLogFiles(this.dir).map(fileName);
-    const workers = options.workers ?? Math.min(4, availableParallelism());
+    // Threads help only where cores are free: on a machine already busy they make the wall time longer.
+    const cores = availableParallelism();
+    const workers = options.workers ?? Math.max(1, Math.min(4, cores, Math.round(cores - (loadavg()[0] ?? 0)) + 1));
     const fast = verifyParallel(this.dir, names, this.#key, this.#keyBytes, anchor, workers, options.parallelMinBytes);
     if (fast !== undefined) return fast;
     const sources = names.map((name) => ({ name, bytes: () => readFileSync(join(this.dir, name)) }));
