@@ -4,7 +4,7 @@
  * without one), reopening, the key file, the lock, a torn tail, records lost
  * behind the index's back, and reset.
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import {
   appendFileSync,
   chmodSync,
@@ -21,7 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { type AuditEntry, AuditTrail, defaultAuditDir, elideParams, StateStore } from '../src/index.ts';
+import { type AuditEntry, AuditTrail, ChainKey, defaultAuditDir, elideParams, StateStore } from '../src/index.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'ctxfs-audit-log-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -412,6 +412,17 @@ describe('the chain key', () => {
     writeFileSync(keyFile, 'not a key\n', { mode: 0o600 });
     chmodSync(keyFile, 0o600);
     expect(() => AuditTrail.open({ dir, key: { keyFile } })).toThrow(expect.objectContaining({ code: 'EINVAL' }));
+  });
+
+  test('the MAC is HMAC-SHA256 exactly (short, long and over-long keys; messages past the scratch buffer)', () => {
+    for (const keyBytes of [Buffer.alloc(16, 1), Buffer.alloc(32, 2), Buffer.alloc(64, 3), Buffer.alloc(100, 4)]) {
+      const key = new ChainKey(keyBytes);
+      for (const size of [0, 1, 55, 64, 500, 1024, 5000, 70_000]) {
+        const msg = Buffer.from('é'.repeat(size)).subarray(0, size);
+        const padded = Buffer.concat([Buffer.from('xx'), msg, Buffer.from('yy')]);
+        expect(key.macHex(padded, 2, 2 + size)).toBe(createHmac('sha256', keyBytes).update(msg).digest('hex'));
+      }
+    }
   });
 
   test('the log does not verify under another key', () => {

@@ -54,14 +54,28 @@ export interface AuditRepair {
   readonly detail: string;
 }
 
-/** Where a workspace's audit log goes by default: beside the workspace, next to its state store (`<parent>/.<name>.ctxfs/audit`). */
+/**
+ * Where a workspace's audit log goes by default: beside the workspace, next to its state store.
+ *
+ * @example
+ * ```ts
+ * defaultAuditDir('/home/me/project'); // '/home/me/.project.ctxfs/audit'
+ * ```
+ */
 export function defaultAuditDir(workspaceRoot: string): string {
   if (!isAbsolute(workspaceRoot))
     throw fsError('EINVAL', 'audit', undefined, { reason: 'the workspace root must be an absolute path', hint: 'pass dir explicitly' });
   return join(dirname(defaultStatePath(workspaceRoot)), 'audit');
 }
 
-/** Where the chain key goes by default: the user's state directory (`$XDG_STATE_HOME/ctxfs/audit.key`), outside every workspace. */
+/**
+ * Where the chain key goes by default: the user's state directory, outside every workspace.
+ *
+ * @example
+ * ```ts
+ * defaultAuditKeyFile(); // '/home/me/.local/state/ctxfs/audit.key' (or under $XDG_STATE_HOME)
+ * ```
+ */
 export function defaultAuditKeyFile(): string {
   const base = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
   return join(base, 'ctxfs', 'audit.key');

@@ -15,7 +15,15 @@ import { hash } from 'node:crypto';
 export const MIN_KEY_BYTES = 16;
 const BLOCK = 64; // SHA-256 block size, the HMAC key block
 
-/** A loaded chain key: MACs over byte ranges, and an id that names the key without revealing it. */
+/**
+ * A loaded chain key: MACs over byte ranges, and an id that names the key without revealing it.
+ *
+ * @example
+ * ```ts
+ * const key = new ChainKey(loadOrCreateKey(defaultAuditKeyFile()));
+ * key.macHex(Buffer.from('{"seq":1,…'), 0, n); // 64 hex digits, equal to createHmac('sha256', key)…digest('hex')
+ * ```
+ */
 export class ChainKey {
   /** First 16 hex digits of HMAC(key, "ctxfs-audit key id"): tells a wrong key from a damaged log. */
   readonly id: string;
