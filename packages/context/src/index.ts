@@ -106,6 +106,7 @@ export {
   type ChainFileSource,
   type DamageKind,
   fileName as auditFileName,
+  type VerifyChainOptions,
   type VerifyDamage,
   type VerifyReport,
   verifyChain,
