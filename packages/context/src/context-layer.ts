@@ -42,6 +42,8 @@ import type { Caller, Served, Workspace } from './retrieval/shared.ts';
 import { summarizeFile } from './retrieval/summary.ts';
 import { getSymbol } from './retrieval/symbol.ts';
 import type { Approver } from './safety/approval.ts';
+import { AuditTrail, type AuditTrailOptions } from './safety/audit/audit-trail.ts';
+import { storeAuditSink } from './safety/audit-sink.ts';
 import { type OpClass, type PolicyConfig, resolvePolicy } from './safety/policy.ts';
 import { loadPolicyFiles } from './safety/policy-file.ts';
 import { type RedactionOptions, Redactor } from './safety/redaction.ts';
@@ -98,6 +100,15 @@ export interface SafetyOptions {
   approver?: Approver;
   /** Where audit records go instead of the state store's `audit` table (a log shipper, a test's array). */
   audit?: AuditSink;
+  /**
+   * A tamper-evident copy of every record: an open `AuditTrail`, or where to
+   * open one (HMAC-chained JSON lines, see AUDIT.md). Each record is written
+   * to the state store's `audit` table first — a change's record in the
+   * change's own transaction — and then to the trail; on open, what the trail
+   * missed (a crash between the two) is appended, marked `replayed`. One
+   * process writes a trail at a time.
+   */
+  auditTrail?: AuditTrail | Omit<AuditTrailOptions, 'index'>;
 }
 
 /** Edit settings of a context layer. */
@@ -633,6 +644,10 @@ export class ContextLayer extends ContextSession {
   readonly journal: EditJournal;
   /** What recovery found on open: changes interrupted by a crash, completed or rolled back. */
   recovery: RecoveryReport = { completed: [], rolledBack: [], untouched: [] };
+  /** The tamper-evident copy of the audit, when configured (`safety.auditTrail`): `verify()` and `query()` it. */
+  auditTrail: AuditTrail | undefined;
+  /** Whether `close()` closes the trail (this layer opened it). */
+  ownsAuditTrail = false;
 
   /** @internal use {@link createContext} */
   constructor(
@@ -786,6 +801,7 @@ export class ContextLayer extends ContextSession {
   /** Closes the store if this layer opened it. The filesystem is the caller's. */
   close(): void {
     this.loader.clear();
+    if (this.ownsAuditTrail) this.auditTrail?.close();
     if (this.#ownsStore) this.store.close();
   }
 }
@@ -831,34 +847,15 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
     relations: new RelationIndex(fs, store, registry, loader),
   };
   const versions = new VersionStore(store);
+  const trailOption = options.safety?.auditTrail;
+  const trail = trailOption === undefined || trailOption instanceof AuditTrail ? trailOption : AuditTrail.open({ ...trailOption, index: store });
   const files = options.safety?.policyFiles === false ? [] : await loadPolicyFiles(fs, options.safety?.policyFiles ?? {});
   const safety = new SafetyLayer({
     policy: resolvePolicy([...files, ...(options.safety?.policy ? [{ source: 'code', config: options.safety.policy }] : [])]),
     approver: options.safety?.approver,
     registry,
     redactor: ws.redactor,
-    audit:
-      options.safety?.audit ??
-      ((r) =>
-        store.audit({
-          op: r.op,
-          path: r.paths[0],
-          agent: r.agent,
-          sessionId: r.sessionId,
-          params: {
-            ...r.params,
-            ...(r.paths.length > 1 ? { paths: r.paths } : {}),
-            ...(r.approval ? { approval: r.approval } : {}),
-            ...(r.code ? { code: r.code } : {}),
-            ...(r.before ? { before: r.before } : {}),
-            ...(r.after ? { after: r.after } : {}),
-            ...(r.recovered ? { recovered: true } : {}),
-            requestId: r.requestId,
-          },
-          result: r.result,
-          tokens: r.tokens,
-          changeId: r.changeId,
-        })),
+    audit: options.safety?.audit ?? storeAuditSink(store, trail, { backend: fs.constructor.name, user: process.env.USER ?? 'unknown' }),
   });
   const journal = new EditJournal(store, versions, {
     onRecorded: (audit, change, _versions, recovered) => safety.recordCommitted(audit as AuditDraft, change, recovered),
@@ -872,6 +869,8 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
     options.entrypoints ?? DEFAULT_ENTRYPOINTS,
     { versions, journal, settings: options.edits ?? {}, safety },
   );
+  layer.auditTrail = trail;
+  layer.ownsAuditTrail = trail !== undefined && !(trailOption instanceof AuditTrail);
   // A change interrupted by a crash is settled before anything else reads or writes.
   if (!fs.readOnly) layer.recovery = await journal.recover(fs);
   if (options.edits?.retention) layer.pruneHistory();

@@ -97,6 +97,40 @@ export {
   describeRequest,
   TerminalApprover,
 } from './safety/approval.ts';
+export { type AuditQuery, FLUSH_ROWS } from './safety/audit/audit-index.ts';
+export {
+  type AuditApproval,
+  type AuditDiffSummary,
+  type AuditEntry,
+  type AuditLocation,
+  type AuditRecord,
+  type AuditResult,
+  ELIDE_OVER_CHARS,
+  type ElidedValue,
+  elideParams,
+  RESULTS,
+} from './safety/audit/audit-record.ts';
+export {
+  type AuditRepair,
+  AuditTrail,
+  type AuditTrailOptions,
+  DEFAULT_MAX_FILE_BYTES,
+  defaultAuditDir,
+  defaultAuditKeyFile,
+} from './safety/audit/audit-trail.ts';
+export { ChainKey, MIN_KEY_BYTES } from './safety/audit/chain-key.ts';
+export type { ChainTip, FsyncPolicy } from './safety/audit/chain-writer.ts';
+export { KEY_BYTES, loadOrCreateKey } from './safety/audit/key-file.ts';
+export {
+  type ChainAnchor,
+  type ChainFileSource,
+  type DamageKind,
+  fileName as auditFileName,
+  type VerifyChainOptions,
+  type VerifyDamage,
+  type VerifyReport,
+  verifyChain,
+} from './safety/audit/verify-chain.ts';
 export { type BlockInfo, CONTENT_RULE, findInjectionAttempts, wrapContent } from './safety/delimiters.ts';
 export {
   DEFAULT_POLICY,
@@ -144,7 +178,7 @@ export { type IndexedSymbol, type IndexRefresh, MAX_INDEXED_BYTES } from './sear
 export { identifierWords, MATCH_TIERS, type MatchTier, matchName, parseQuery, type SymbolQuery } from './search/symbol-ranking.ts';
 export { type ReadRecord, SessionContext } from './session/session-context.ts';
 export { MIGRATIONS, type Migration } from './state/migrations.ts';
-export { type AuditRecord, defaultStatePath, StateStore, type StateStoreOptions, userStatePath } from './state/store.ts';
+export { type AuditRecord as StoreAuditRecord, defaultStatePath, StateStore, type StateStoreOptions, userStatePath } from './state/store.ts';
 export { leadingDoc, StructuralSummarizer } from './summaries/structural-summarizer.ts';
 export { type Summarizer, SummaryCache, type SummaryInput } from './summaries/summarizer.ts';
 export { findSymbol, type OutlineOptions, otherDefinitionsNote, renderOutline, type SymbolLookup, symbolSelector, symbolTable } from './symbols/outline.ts';

@@ -143,7 +143,7 @@ describe('crash recovery after SIGKILL of a real process (host)', () => {
       for (let round = 0; round < KILLS; round++) {
         const child: ChildProcess = spawn(
           process.execPath,
-          ['--conditions=ctxfs-source', join(here, 'support', 'crash-child.ts'), root, db, stateDir, join(base, `locks-${round}`)],
+          ['--conditions=ctxfs-source', join(here, 'support', 'crash-child.ts'), root, db, stateDir, join(base, `locks-${round}`), join(base, 'audit')],
           {
             stdio: ['ignore', 'pipe', 'pipe'],
           },
@@ -164,7 +164,11 @@ describe('crash recovery after SIGKILL of a real process (host)', () => {
         // The killed child's lock files would only be taken over once stale; the child is
         // known dead here, so this process skips cross-process locks.
         const fs = await HostFilesystem.open({ root, stateDir, durability: 'none', locks: { crossProcess: false } });
-        const ctx = await createContext({ fs, store: db });
+        const ctx = await createContext({
+          fs,
+          store: db,
+          safety: { policyFiles: false, auditTrail: { dir: join(base, 'audit'), key: { keyFile: join(base, 'audit.key') } } },
+        });
         recoveredChanges += ctx.recovery.completed.length + ctx.recovery.rolledBack.length;
         // A kill before the child's first write to c.txt leaves it unrecorded and as seeded.
         await assertConsistent(ctx, ['a.txt', 'b.txt', 'c.txt'], { 'c.txt': 'c\n' });
@@ -177,6 +181,13 @@ describe('crash recovery after SIGKILL of a real process (host)', () => {
         const steps = (await ctx.history('a.txt', 100_000)).filter((v) => v.op === 'patch').length;
         expect(steps).toBe(lastN);
         audited = assertAuditAgrees(ctx);
+        // The keyed copy verifies, and names the same changes (what a kill kept from it is replayed on open).
+        const trail = ctx.auditTrail;
+        expect(trail?.verify().ok).toBe(true);
+        const trailed = new Set(
+          (trail?.query({ result: 'ok', limit: 1_000_000 }) ?? []).map((r) => (r.params as { changeId?: string }).changeId).filter(Boolean),
+        );
+        expect(trailed.size).toBe(audited);
         ctx.close();
         await fs.close();
       }

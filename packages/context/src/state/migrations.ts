@@ -187,4 +187,38 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE audit ADD COLUMN change_id TEXT;
     `,
   },
+  {
+    version: 7,
+    description: 'audit trail index: a cache of the HMAC-chained JSONL log, by file, agent, session, operation and time',
+    sql: `
+      CREATE TABLE audit_index (
+        seq INTEGER PRIMARY KEY,
+        at_ms REAL NOT NULL,
+        file_no INTEGER NOT NULL,
+        line INTEGER NOT NULL,
+        offset INTEGER NOT NULL,
+        length INTEGER NOT NULL,
+        op TEXT NOT NULL,
+        op_class TEXT NOT NULL,
+        agent TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        backend TEXT NOT NULL,
+        result TEXT NOT NULL,
+        mac TEXT NOT NULL
+      );
+      CREATE INDEX audit_index_at ON audit_index (at_ms);
+      CREATE INDEX audit_index_agent ON audit_index (agent, seq);
+      CREATE INDEX audit_index_session ON audit_index (session_id, seq);
+      CREATE INDEX audit_index_op ON audit_index (op, seq);
+      CREATE TABLE audit_index_paths (
+        path TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        PRIMARY KEY (path, seq)
+      ) WITHOUT ROWID;
+      CREATE TABLE audit_index_meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

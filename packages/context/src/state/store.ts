@@ -68,6 +68,7 @@ export class StateStore {
   readonly db: DatabaseSync;
   readonly path: string;
   #depth = 0;
+  readonly #transactionEnd: Array<(committed: boolean) => void> = [];
   readonly #statements = new Map<string, StatementSync>();
   #closed = false;
 
@@ -136,6 +137,16 @@ export class StateStore {
     return st;
   }
 
+  /** Whether a transaction is open on this handle. */
+  get inTransaction(): boolean {
+    return this.#depth > 0;
+  }
+
+  /** Called after every outermost transaction ends: `true` when it committed, `false` when it rolled back. */
+  onTransactionEnd(listener: (committed: boolean) => void): void {
+    this.#transactionEnd.push(listener);
+  }
+
   /** Runs `fn` in one transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T {
     if (this.#depth > 0) {
@@ -148,15 +159,18 @@ export class StateStore {
     }
     this.db.exec('BEGIN IMMEDIATE');
     this.#depth = 1;
+    let committed = false;
     try {
       const result = fn();
       this.db.exec('COMMIT');
+      committed = true;
       return result;
     } catch (err) {
       this.db.exec('ROLLBACK');
       throw err;
     } finally {
       this.#depth = 0;
+      for (const listener of this.#transactionEnd) listener(committed);
     }
   }
 

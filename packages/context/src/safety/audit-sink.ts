@@ -1,0 +1,164 @@
+/**
+ * Where the safety layer's records go: the state store's `audit` table —
+ * written in the transaction of the change it records, so a crash never
+ * parts the two — and, when a trail is configured, a tamper-evident copy in
+ * the HMAC-chained log. A record written inside a transaction reaches the
+ * trail when the transaction commits (and never, if it rolls back); records
+ * the trail missed (the process died between the two) are appended on the
+ * next open, marked `replayed`.
+ *
+ * @module
+ */
+
+import type { StateStore } from '../state/store.ts';
+import type { AuditEntry } from './audit/audit-record.ts';
+import type { AuditTrail } from './audit/audit-trail.ts';
+import type { OpClass } from './policy.ts';
+import type { AuditDraft, AuditSink } from './safety-layer.ts';
+
+/** Who the records name besides the agent: the backend and the person running it. */
+export interface AuditContext {
+  readonly backend: string;
+  readonly user: string;
+}
+
+/** The parameters column of a table row: the call's arguments and what the table has no column for. */
+function rowParams(r: AuditDraft): Record<string, unknown> {
+  return {
+    ...r.params,
+    opClass: r.opClass,
+    ...(r.paths.length > 1 ? { paths: r.paths } : {}),
+    ...(r.approval ? { approval: r.approval } : {}),
+    ...(r.code ? { code: r.code } : {}),
+    ...(r.before ? { before: r.before } : {}),
+    ...(r.after ? { after: r.after } : {}),
+    ...(r.diff ? { diff: r.diff } : {}),
+    ...(r.recovered ? { recovered: true } : {}),
+    durationMs: r.durationMs,
+    requestId: r.requestId,
+  };
+}
+
+/** A record as the trail takes it. */
+function trailEntry(r: AuditDraft, context: AuditContext, replayed = false): AuditEntry {
+  const approval = r.approval && {
+    required: r.approval.required,
+    by: r.approval.by,
+    ...(r.approval.at === undefined ? {} : { at: r.approval.at }),
+    ...(r.approval.approver === undefined ? {} : { approver: r.approval.approver }),
+  };
+  return {
+    op: r.op,
+    opClass: r.opClass,
+    paths: r.paths,
+    sessionId: r.sessionId,
+    agent: r.agent,
+    backend: context.backend,
+    user: context.user,
+    requestId: r.requestId,
+    params: {
+      ...r.params,
+      ...(r.changeId ? { changeId: r.changeId } : {}),
+      ...(r.recovered ? { recovered: true } : {}),
+      ...(replayed ? { replayed: true } : {}),
+    },
+    result: r.result,
+    code: r.code,
+    tokens: r.tokens,
+    approval,
+    before: r.before,
+    after: r.after,
+    diff: r.diff,
+    durationMs: r.durationMs,
+  };
+}
+
+interface AuditRow {
+  id: number;
+  at_ms: number;
+  op: string;
+  path: string | null;
+  agent: string | null;
+  session_id: string | null;
+  params: string | null;
+  result: string;
+  tokens: number | null;
+  change_id: string | null;
+}
+
+/** A table row back as a record, for the trail's replay. */
+function fromRow(row: AuditRow): AuditDraft {
+  const p = (row.params === null ? {} : JSON.parse(row.params)) as Record<string, unknown>;
+  const { opClass, paths, approval, code, before, after, diff, recovered, durationMs, requestId, ...params } = p;
+  return {
+    requestId: String(requestId ?? `row-${row.id}`),
+    op: row.op,
+    opClass: (opClass as OpClass | undefined) ?? 'read',
+    paths: (paths as string[] | undefined) ?? (row.path === null ? [] : [row.path]),
+    agent: row.agent ?? '',
+    sessionId: row.session_id ?? '',
+    params,
+    result: row.result as AuditDraft['result'],
+    code: code as string | undefined,
+    tokens: row.tokens ?? undefined,
+    approval: approval as AuditDraft['approval'],
+    before: before as AuditDraft['before'],
+    after: after as AuditDraft['after'],
+    diff: diff as AuditDraft['diff'],
+    durationMs: Number(durationMs ?? 0),
+    changeId: row.change_id ?? undefined,
+    recovered: recovered === true || undefined,
+  };
+}
+
+/**
+ * The sink that writes every record to the store's table and, when given,
+ * the trail; replays into the trail what it missed before this open.
+ *
+ * @example
+ * ```ts
+ * const sink = storeAuditSink(store, AuditTrail.open({ dir, key: { keyFile }, index: store }), { backend: 'HostFilesystem', user: 'ana' });
+ * ```
+ */
+export function storeAuditSink(store: StateStore, trail: AuditTrail | undefined, context: AuditContext): AuditSink {
+  if (trail !== undefined) replayMissed(store, trail, context);
+  const pending: AuditDraft[] = [];
+  if (trail !== undefined) {
+    store.onTransactionEnd((committed) => {
+      const batch = pending.splice(0);
+      if (committed) for (const r of batch) trail.append(trailEntry(r, context));
+    });
+  }
+  return (r) => {
+    store.audit({
+      op: r.op,
+      path: r.paths[0],
+      agent: r.agent,
+      sessionId: r.sessionId,
+      params: rowParams(r),
+      result: r.result,
+      tokens: r.tokens,
+      changeId: r.changeId,
+    });
+    if (trail === undefined) return;
+    if (store.inTransaction) pending.push(r);
+    else trail.append(trailEntry(r, context));
+  };
+}
+
+/** Appends to the trail the table's records after the newest one it holds. */
+function replayMissed(store: StateStore, trail: AuditTrail, context: AuditContext): number {
+  const newest = trail.query({ limit: 1 })[0];
+  let after = 0;
+  if (newest !== undefined) {
+    const row = store.statement("SELECT id FROM audit WHERE json_extract(params, '$.requestId') = ? ORDER BY id DESC LIMIT 1").get(newest.requestId) as
+      | { id: number }
+      | undefined;
+    // A trail whose newest record the table does not hold was started elsewhere: nothing to replay.
+    if (row === undefined) return 0;
+    after = row.id;
+  }
+  const rows = store.statement('SELECT * FROM audit WHERE id > ? ORDER BY id').all(after) as unknown as AuditRow[];
+  for (const row of rows) trail.append(trailEntry(fromRow(row), context, true));
+  return rows.length;
+}

@@ -1,0 +1,466 @@
+/**
+ * The audit trail: one JSON line per context-layer call in an append-only,
+ * HMAC-chained, size-rotated log, an index of it in the state store for
+ * queries, and a verifier that names the first line that was tampered with.
+ * See `packages/context/AUDIT.md` for the format and the guarantees.
+ *
+ * @module
+ */
+
+import { randomUUID } from 'node:crypto';
+import { closeSync, openSync, readFileSync, readSync, unlinkSync } from 'node:fs';
+import { availableParallelism, homedir, loadavg } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { fsError } from '@ctxfs/core';
+import { defaultStatePath, type StateStore } from '../../state/store.ts';
+import { AuditIndex, type AuditQuery, type IndexRow } from './audit-index.ts';
+import { type AuditEntry, type AuditRecord, checkEntry, entryFields } from './audit-record.ts';
+import { ChainKey, MIN_KEY_BYTES } from './chain-key.ts';
+import { isEntryType, parseLine, readLineHead, storedMac } from './chain-line.ts';
+import { type ChainTip, ChainWriter, type FsyncPolicy, firstSeqOf, listLogFiles, lockDir, unlockDir } from './chain-writer.ts';
+import { loadOrCreateKey } from './key-file.ts';
+import { verifyParallel } from './parallel-verify.ts';
+import { type ChainAnchor, fileName, type VerifyReport, verifyChain } from './verify-chain.ts';
+
+/** Default size at which a log file is completed and the next one begun. */
+export const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
+
+/** Options of {@link AuditTrail.open}. */
+export interface AuditTrailOptions {
+  /** The log directory; created 0700. Keep it outside the workspace (see {@link defaultAuditDir}). */
+  readonly dir: string;
+  /**
+   * The chain key: bytes (≥ 16), or a key file created 0600 on first use
+   * (see {@link defaultAuditKeyFile}). Must not be inside `dir`: whoever can
+   * rewrite the log must not be able to read the key.
+   */
+  readonly key: Uint8Array | { readonly keyFile: string };
+  /** A file is completed once the next line would take it over this size; default 16 MiB. */
+  readonly maxFileBytes?: number;
+  /** How many files to keep; older ones are deleted at rotation. Default: all. */
+  readonly retainFiles?: number;
+  /** When lines reach the disk: `'always'` (each append), `'rotate'` (default: at rotation and close), `'never'`. */
+  readonly fsync?: FsyncPolicy;
+  /** The state store holding the query index; without one, `query` reads the log. */
+  readonly index?: StateStore;
+}
+
+/** What {@link AuditTrail.open} recorded when the end of the log was not as the trail left it. */
+export interface AuditRepair {
+  /** A torn last line (a write cut by a crash) that was removed: its file, size and SHA-256. */
+  readonly cut: { readonly file: string; readonly bytes: number; readonly sha256: string } | null;
+  /** Records the index knew that the log no longer holds (`verify()` reports them as `truncated`). */
+  readonly lost: Readonly<Record<string, unknown>> | null;
+  readonly detail: string;
+}
+
+/**
+ * Where a workspace's audit log goes by default: beside the workspace, next to its state store.
+ *
+ * @example
+ * ```ts
+ * defaultAuditDir('/home/me/project'); // '/home/me/.project.ctxfs/audit'
+ * ```
+ */
+export function defaultAuditDir(workspaceRoot: string): string {
+  if (!isAbsolute(workspaceRoot))
+    throw fsError('EINVAL', 'audit', undefined, { reason: 'the workspace root must be an absolute path', hint: 'pass dir explicitly' });
+  return join(dirname(defaultStatePath(workspaceRoot)), 'audit');
+}
+
+/**
+ * Where the chain key goes by default: the user's state directory, outside every workspace.
+ *
+ * @example
+ * ```ts
+ * defaultAuditKeyFile(); // '/home/me/.local/state/ctxfs/audit.key' (or under $XDG_STATE_HOME)
+ * ```
+ */
+export function defaultAuditKeyFile(): string {
+  const base = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
+  return join(base, 'ctxfs', 'audit.key');
+}
+
+function inside(parent: string, child: string): boolean {
+  const rel = relative(resolve(parent), resolve(child));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/**
+ * A tamper-evident audit trail.
+ *
+ * @example
+ * ```ts
+ * const trail = AuditTrail.open({ dir: defaultAuditDir(root), key: { keyFile: defaultAuditKeyFile() }, index: ctx.store });
+ * trail.append({ op: 'readFile', opClass: 'read', paths: ['src/a.ts'], sessionId, agent: 'llm:claude',
+ *   backend: 'host', user: 'dev', params: { maxTokens: 800 }, result: 'ok', tokens: 342, durationMs: 3 });
+ * trail.query({ path: 'src/a.ts', since: new Date(Date.now() - 86_400_000) });
+ * trail.verify(); // { ok: true, records, files, … } or { ok: false, firstBad: { file, line, seq, damage, detail } }
+ * trail.close();
+ * ```
+ */
+export class AuditTrail {
+  readonly dir: string;
+  readonly #key: ChainKey;
+  readonly #keyBytes: Uint8Array;
+  readonly #writer: ChainWriter;
+  readonly #index: AuditIndex | undefined;
+  #closed = false;
+  #repaired: AuditRepair | undefined;
+
+  private constructor(dir: string, keyBytes: Uint8Array, key: ChainKey, writer: ChainWriter, index: AuditIndex | undefined) {
+    this.dir = dir;
+    this.#keyBytes = keyBytes;
+    this.#key = key;
+    this.#writer = writer;
+    this.#index = index;
+  }
+
+  /**
+   * Opens (creating) the log in `options.dir` and continues its chain. A torn
+   * last line — a write cut by a crash — is cut off and the cut recorded in a
+   * `repair` line; records the index knew but the log lost are recorded the
+   * same way, and `verify()` reports them as `truncated`.
+   */
+  static open(options: AuditTrailOptions): AuditTrail {
+    const dir = resolve(options.dir);
+    let keyBytes: Uint8Array;
+    if (options.key instanceof Uint8Array) keyBytes = options.key;
+    else {
+      if (inside(dir, options.key.keyFile)) {
+        throw fsError('EINVAL', 'audit', undefined, {
+          reason: `the audit key ${options.key.keyFile} is inside the log directory`,
+          hint: 'keep the key in the user state directory (defaultAuditKeyFile()), out of reach of whoever can write the log',
+        });
+      }
+      keyBytes = loadOrCreateKey(resolve(options.key.keyFile));
+    }
+    if (keyBytes.byteLength < MIN_KEY_BYTES) {
+      throw fsError('EINVAL', 'audit', undefined, {
+        reason: `the audit key must be at least ${MIN_KEY_BYTES} bytes`,
+        hint: 'pass 32 random bytes or a keyFile',
+      });
+    }
+    const key = new ChainKey(keyBytes);
+    const index = options.index === undefined ? undefined : new AuditIndex(options.index);
+    const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    const retainFiles = options.retainFiles ?? Number.POSITIVE_INFINITY;
+    if (!(maxFileBytes > 0) || !(retainFiles >= 1)) {
+      throw fsError('EINVAL', 'audit', undefined, { reason: 'maxFileBytes must be positive and retainFiles at least 1' });
+    }
+    const writer = ChainWriter.open({
+      dir,
+      key,
+      maxFileBytes,
+      retainFiles,
+      fsync: options.fsync ?? 'rotate',
+      previousChain: () => {
+        const chain = index?.chain;
+        const newest = index?.newest();
+        return chain === undefined || newest === undefined ? undefined : { chain, ...newest };
+      },
+      onPrune: (oldestSeq) => index?.dropBefore(oldestSeq),
+    });
+    const trail = new AuditTrail(dir, keyBytes, key, writer, index);
+    try {
+      trail.#reconcile();
+    } catch (err) {
+      writer.close();
+      throw err;
+    }
+    return trail;
+  }
+
+  /**
+   * Deletes the log (every `audit-*.jsonl` in `dir`) and clears the index, so
+   * the next `open` starts a new chain that verifies. The key is kept. Refused
+   * while a trail has the log open.
+   *
+   * @example
+   * ```ts
+   * trail.close();
+   * AuditTrail.reset({ dir, index: store });
+   * ```
+   */
+  static reset(options: { readonly dir: string; readonly index?: StateStore }): void {
+    const dir = resolve(options.dir);
+    lockDir(dir);
+    try {
+      for (const n of listLogFiles(dir)) unlinkSync(join(dir, fileName(n)));
+      if (options.index !== undefined) new AuditIndex(options.index).clear();
+    } finally {
+      unlockDir(dir);
+    }
+  }
+
+  /** Brings the index and the log into agreement after open; records in the log what did not agree. */
+  #reconcile(): void {
+    const w = this.#writer;
+    const ix = this.#index;
+    let lost: Record<string, unknown> | null = null;
+    let rebuild = false;
+    let after = 0;
+    if (ix !== undefined) {
+      const chain = ix.chain;
+      const newest = ix.newest();
+      if (w.fresh) {
+        // The start header already names what the index knew.
+        ix.clear();
+        ix.chain = w.tip.chain;
+      } else if (chain === undefined) {
+        rebuild = true;
+      } else if (chain !== w.tip.chain) {
+        lost = { chain, toSeq: newest?.seq ?? null, mac: newest?.mac ?? null };
+        rebuild = true;
+      } else if (newest !== undefined && newest.seq > w.tip.seq) {
+        lost = { chain, fromSeq: w.tip.seq + 1, toSeq: newest.seq, mac: newest.mac };
+        ix.dropAfter(w.tip.seq);
+      } else {
+        after = newest?.seq ?? 0;
+      }
+    }
+    if (lost !== null || w.torn !== undefined) {
+      const cut = w.torn === undefined ? null : { file: w.torn.file, bytes: w.torn.bytes, sha256: w.torn.sha256 };
+      const detail = lost !== null ? 'the index knew records the log no longer holds' : 'a line cut short by a crash was removed from the end of the log';
+      w.append('repair', () => ({ chain: w.tip.chain, file: fileName(w.fileNo), cut, lost, detail }));
+      this.#repaired = { cut, lost, detail };
+    }
+    if (ix !== undefined) {
+      // Retention may have deleted files after the rows were written but before they were dropped (a crash between).
+      const first = listLogFiles(this.dir)[0];
+      if (first !== undefined) ix.dropBefore(firstSeqOf(join(this.dir, fileName(first))));
+      if (rebuild) this.rebuildIndex();
+      else if (!w.fresh) this.#indexLog(after);
+    }
+  }
+
+  /** What open found wrong at the end of the log and recorded in a `repair` line, if anything. */
+  get repaired(): AuditRepair | undefined {
+    return this.#repaired;
+  }
+
+  /** The chain's current end: its id, the last seq and its MAC. */
+  get tip(): ChainTip {
+    return this.#writer.tip;
+  }
+
+  /**
+   * Appends one entry (parameters elided, see `elideParams`) and returns it
+   * as written. Synchronous: when it returns the line is in the log file.
+   */
+  append(entry: AuditEntry): AuditRecord {
+    this.#open();
+    checkEntry(entry);
+    const requestId = entry.requestId ?? randomUUID();
+    let fields: Record<string, unknown> = {};
+    let prev = '';
+    const w = this.#writer.append('entry', (_seq, p) => {
+      prev = p;
+      fields = entryFields(entry, requestId);
+      return fields;
+    });
+    this.#index?.add(indexRow(w.seq, Date.parse(w.ts), w.fileNo, w.line, w.offset, w.length, w.mac, entry));
+    return {
+      seq: w.seq,
+      prev,
+      ts: w.ts,
+      type: 'entry',
+      ...(fields as Omit<AuditRecord, 'seq' | 'prev' | 'ts' | 'type' | 'mac' | 'location' | 'verified'>),
+      mac: w.mac,
+      location: { file: fileName(w.fileNo), line: w.line },
+      verified: true,
+    };
+  }
+
+  /**
+   * Entries matching every given filter, newest first (default limit 100),
+   * selected by the index and read back from the log. Each says whether its
+   * line still matches its MAC (`verified`); `verify()` checks the chain.
+   * Without an index the log is scanned.
+   */
+  query(filter: AuditQuery = {}): AuditRecord[] {
+    this.#open();
+    if (this.#index === undefined) return this.#scan(filter);
+    const hits = this.#index.select(filter);
+    const out: AuditRecord[] = [];
+    const fds = new Map<number, number>();
+    let buf = Buffer.alloc(4096);
+    try {
+      for (const h of hits) {
+        let fd = fds.get(h.fileNo);
+        if (fd === undefined) {
+          try {
+            fd = openSync(join(this.dir, fileName(h.fileNo)), 'r');
+          } catch (err) {
+            throw staleIndex(`${fileName(h.fileNo)} is gone`, err);
+          }
+          fds.set(h.fileNo, fd);
+        }
+        if (buf.length < h.length) buf = Buffer.alloc(h.length * 2);
+        const got = readSync(fd, buf, 0, h.length, h.offset);
+        const rec = got === h.length ? this.#record(buf, 0, h.length, fileName(h.fileNo), h.line) : undefined;
+        if (rec === undefined || rec.seq !== h.seq) throw staleIndex(`seq ${h.seq} is not at ${fileName(h.fileNo)}:${h.line}`);
+        out.push(rec);
+      }
+    } finally {
+      for (const fd of fds.values()) closeSync(fd);
+    }
+    return out;
+  }
+
+  /** A record from the line `buf[start, end)`, or undefined when it is not an entry. */
+  #record(buf: Buffer, start: number, end: number, file: string, line: number): AuditRecord | undefined {
+    const rec = parseLine(buf, start, end);
+    if (rec === undefined || rec.type !== 'entry' || typeof rec.seq !== 'number') return undefined;
+    const head = readLineHead(buf, start, end);
+    const verified = head !== undefined && this.#key.macHex(buf, start, head.macInputEnd) === storedMac(buf, head);
+    return { ...(rec as unknown as Omit<AuditRecord, 'location' | 'verified'>), location: { file, line }, verified };
+  }
+
+  /** `query` without an index: every file, newest first. */
+  #scan(filter: AuditQuery): AuditRecord[] {
+    const limit = Math.max(0, Math.floor(filter.limit ?? 100));
+    const out: AuditRecord[] = [];
+    const files = listLogFiles(this.dir);
+    for (let k = files.length - 1; k >= 0 && out.length < limit; k--) {
+      const name = fileName(files[k] as number);
+      const bytes = readFileSync(join(this.dir, name));
+      const found: AuditRecord[] = [];
+      let line = 0;
+      for (let p = 0; p < bytes.length; ) {
+        const nl = bytes.indexOf(10, p);
+        const end = nl === -1 ? bytes.length : nl;
+        line++;
+        const rec = this.#record(bytes, p, end, name, line);
+        if (rec !== undefined && matches(rec, filter)) found.push(rec);
+        p = end + 1;
+      }
+      for (let i = found.length - 1; i >= 0 && out.length < limit; i--) out.push(found[i] as AuditRecord);
+    }
+    return out;
+  }
+
+  /**
+   * Checks every line of every file: MACs, links, sequence, rotation headers,
+   * retention, and that the log still holds the newest record this trail or
+   * its index knows. A log over `parallelMinBytes` (32 MiB) is checked on up
+   * to `workers` threads (default: the cores not already busy by the load
+   * average, at most 4; the calling thread waits), and again on one thread if anything is wrong, to name the first
+   * bad line exactly. `workers: 1` keeps it on the calling thread.
+   */
+  verify(options: { readonly workers?: number; readonly parallelMinBytes?: number } = {}): VerifyReport {
+    this.#open();
+    const idx = this.#index?.newest();
+    const tip = this.#writer.tip;
+    const anchor: ChainAnchor = idx !== undefined && idx.seq > tip.seq ? { chain: tip.chain, ...idx } : tip;
+    const names = listLogFiles(this.dir).map(fileName);
+    // Threads help only where cores are free: on a machine already busy they make the wall time longer.
+    const cores = availableParallelism();
+    const workers = options.workers ?? Math.max(1, Math.min(4, cores, Math.round(cores - (loadavg()[0] ?? 0)) + 1));
+    const fast = verifyParallel(this.dir, names, this.#key, this.#keyBytes, anchor, workers, options.parallelMinBytes);
+    if (fast !== undefined) return fast;
+    const sources = names.map((name) => ({ name, bytes: () => readFileSync(join(this.dir, name)) }));
+    return verifyChain(sources, this.#key, anchor);
+  }
+
+  /** Rebuilds the index from the log (it is a cache of it). Returns the entries indexed. */
+  rebuildIndex(): number {
+    this.#open();
+    if (this.#index === undefined) return 0;
+    this.#index.clear();
+    this.#index.chain = this.#writer.tip.chain;
+    return this.#indexLog(0);
+  }
+
+  /** Indexes the entries after seq `after`, reading only the files that hold them. */
+  #indexLog(after: number): number {
+    const ix = this.#index;
+    if (ix === undefined) return 0;
+    const files = listLogFiles(this.dir);
+    // Files start with a header: skip those whose successor starts at or before `after`.
+    let from = 0;
+    for (let k = files.length - 1; k >= 0; k--) {
+      if (firstSeqOf(join(this.dir, fileName(files[k] as number))) <= after) {
+        from = k;
+        break;
+      }
+    }
+    let n = 0;
+    for (const no of files.slice(from)) {
+      const bytes = readFileSync(join(this.dir, fileName(no)));
+      let line = 0;
+      for (let p = 0; p < bytes.length; ) {
+        const nl = bytes.indexOf(10, p);
+        if (nl === -1) break;
+        line++;
+        const head = readLineHead(bytes, p, nl);
+        if (head !== undefined && head.seq > after && isEntryType(bytes, head)) {
+          const rec = parseLine(bytes, p, nl);
+          if (rec !== undefined) {
+            ix.add(indexRow(head.seq, Date.parse(String(rec.ts)), no, line, p, nl - p, storedMac(bytes, head), rec as unknown as AuditEntry));
+            n++;
+          }
+        }
+        p = nl + 1;
+      }
+    }
+    ix.flush();
+    return n;
+  }
+
+  /** Writes queued index rows, flushes the log and releases its lock. The state store stays open (the caller owns it). Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      if (this.#index !== undefined && !this.#index.store.closed) this.#index.flush();
+    } finally {
+      this.#writer.close();
+    }
+  }
+
+  #open(): void {
+    if (this.#closed) throw fsError('ECLOSED', 'audit', undefined, { reason: 'the audit trail is closed' });
+  }
+}
+
+function indexRow(seq: number, atMs: number, fileNo: number, line: number, offset: number, length: number, mac: string, e: AuditEntry): IndexRow {
+  return {
+    seq,
+    atMs,
+    fileNo,
+    line,
+    offset,
+    length,
+    mac,
+    op: String(e.op),
+    opClass: String(e.opClass),
+    agent: String(e.agent),
+    sessionId: String(e.sessionId),
+    backend: String(e.backend),
+    result: String(e.result),
+    paths: Array.isArray(e.paths) ? e.paths.map(String) : [],
+  };
+}
+
+function matches(r: AuditRecord, f: AuditQuery): boolean {
+  if (f.path !== undefined && !r.paths.includes(f.path)) return false;
+  if (f.agent !== undefined && r.agent !== f.agent) return false;
+  if (f.sessionId !== undefined && r.sessionId !== f.sessionId) return false;
+  if (f.op !== undefined && r.op !== f.op) return false;
+  if (f.opClass !== undefined && r.opClass !== f.opClass) return false;
+  if (f.backend !== undefined && r.backend !== f.backend) return false;
+  if (f.result !== undefined && r.result !== f.result) return false;
+  const at = Date.parse(r.ts);
+  if (f.since !== undefined && at < f.since.getTime()) return false;
+  if (f.until !== undefined && at >= f.until.getTime()) return false;
+  return true;
+}
+
+function staleIndex(what: string, cause?: unknown): Error {
+  return fsError('EIO', 'audit', undefined, {
+    reason: `the audit index does not match the log: ${what}`,
+    hint: 'run verify() to see whether the log was changed, then rebuildIndex()',
+    cause,
+  });
+}

@@ -1,0 +1,437 @@
+/**
+ * The audit trail on real files: the record shape, parameter elision,
+ * rotation, retention and its anchor, query filters through the index (and
+ * without one), reopening, the key file, the lock, a torn tail, records lost
+ * behind the index's back, and reset.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import {
+  appendFileSync,
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { type AuditEntry, AuditTrail, ChainKey, defaultAuditDir, elideParams, StateStore } from '../src/index.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'ctxfs-audit-log-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+/** A fresh case directory: a workspace, a log directory beside it, a key in a separate state directory. */
+function place(): { dir: string; keyFile: string; workspace: string } {
+  const base = join(root, `case-${++n}`);
+  const workspace = join(base, 'workspace');
+  mkdirSync(workspace, { recursive: true });
+  return { dir: join(base, '.workspace.ctxfs', 'audit'), keyFile: join(base, 'state-home', 'ctxfs', 'audit.key'), workspace };
+}
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+
+function entry(over: Partial<AuditEntry> = {}): AuditEntry {
+  return {
+    op: 'readFile',
+    opClass: 'read',
+    paths: ['src/a.ts'],
+    sessionId: 's1',
+    agent: 'llm:claude',
+    backend: 'host',
+    user: 'dev',
+    params: { maxTokens: 800 },
+    result: 'ok',
+    tokens: 342,
+    durationMs: 3,
+    ...over,
+  };
+}
+
+function logLines(dir: string): Array<Record<string, unknown>> {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .flatMap((f) =>
+      readFileSync(join(dir, f), 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    );
+}
+
+describe('audit record', () => {
+  test('one JSON line per entry, every field in a fixed order, chained to the line before', () => {
+    const { dir, keyFile } = place();
+    const trail = AuditTrail.open({ dir, key: { keyFile } });
+    const a = trail.append(entry());
+    const b = trail.append(
+      entry({
+        op: 'replace',
+        opClass: 'write',
+        requestId: 'req-7',
+        params: { old: 'retries = 3', new: 'retries = 5' },
+        result: 'refused',
+        code: 'ECONFLICT',
+        approval: { required: true, by: 'user', at: '2026-11-25T20:00:00.000Z', approver: 'dev' },
+        before: { 'src/a.ts': sha('a') },
+        after: { 'src/a.ts': null },
+        diff: { files: 1, added: 1, removed: 1 },
+        durationMs: 12,
+      }),
+    );
+    trail.close();
+    const lines = logLines(dir);
+    expect(lines.map((l) => l.type)).toEqual(['start', 'entry', 'entry']);
+    expect(lines[0]).toMatchObject({ seq: 1, prev: '0'.repeat(64), file: 'audit-000001.jsonl', format: 1 });
+    expect(Object.keys(lines[2] as object)).toEqual([
+      'seq',
+      'prev',
+      'ts',
+      'type',
+      'requestId',
+      'sessionId',
+      'agent',
+      'backend',
+      'user',
+      'op',
+      'opClass',
+      'paths',
+      'params',
+      'result',
+      'code',
+      'tokens',
+      'approval',
+      'before',
+      'after',
+      'diff',
+      'durationMs',
+      'mac',
+    ]);
+    expect(a).toMatchObject({ seq: 2, prev: lines[0]?.mac, type: 'entry', op: 'readFile', location: { file: 'audit-000001.jsonl', line: 2 }, verified: true });
+    expect(a.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(a.ts).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(b).toMatchObject({ seq: 3, prev: a.mac, requestId: 'req-7', code: 'ECONFLICT', diff: { files: 1, added: 1, removed: 1 } });
+    const { location: _l, verified: _v, ...written } = b;
+    expect(lines[2]).toEqual(written);
+  });
+
+  test('long strings and bytes in params become their size and SHA-256; nothing long reaches the file', () => {
+    const long = 'const secretPlan = 1;\n'.repeat(40);
+    const emoji = '😀'.repeat(300);
+    expect(elideParams({ a: 'x'.repeat(256), b: 'x'.repeat(257) })).toEqual({
+      a: 'x'.repeat(256),
+      b: { elided: true, chars: 257, sha256: sha('x'.repeat(257)) },
+    });
+    // Code points, not UTF-16 units: 200 emoji are 400 units but 200 characters.
+    expect(elideParams({ e: '😀'.repeat(200) }).e).toBe('😀'.repeat(200));
+    expect(elideParams({ e: emoji }).e).toEqual({ elided: true, chars: 300, sha256: sha(emoji) });
+    const cyclic: Record<string, unknown> = { n: 1 };
+    cyclic.self = cyclic;
+    expect(
+      elideParams({ nested: { deep: [long, 1, undefined, null] }, bytes: new Uint8Array([1, 2, 3]), skip: undefined, fn: () => 1, big: 10n, cyclic }),
+    ).toEqual({
+      nested: { deep: [{ elided: true, chars: long.length, sha256: sha(long) }, 1, null, null] },
+      bytes: {
+        elided: true,
+        bytes: 3,
+        sha256: createHash('sha256')
+          .update(new Uint8Array([1, 2, 3]))
+          .digest('hex'),
+      },
+      big: '10',
+      cyclic: { n: 1, self: '[cycle]' },
+    });
+    const { dir, keyFile } = place();
+    const trail = AuditTrail.open({ dir, key: { keyFile } });
+    const r = trail.append(entry({ op: 'writeFile', opClass: 'write', params: { content: long } }));
+    trail.close();
+    expect(r.params).toEqual({ content: { elided: true, chars: long.length, sha256: sha(long) } });
+    expect(readFileSync(join(dir, 'audit-000001.jsonl'), 'utf8')).not.toContain('secretPlan');
+  });
+
+  test('malformed entries are refused with EINVAL before anything is written', () => {
+    const { dir, keyFile } = place();
+    const trail = AuditTrail.open({ dir, key: { keyFile } });
+    expect(() => trail.append(entry({ opClass: 'bogus' as 'read' }))).toThrow(expect.objectContaining({ code: 'EINVAL' }));
+    expect(() => trail.append(entry({ durationMs: -1 }))).toThrow(expect.objectContaining({ code: 'EINVAL' }));
+    expect(() => trail.append(entry({ paths: [1 as unknown as string] }))).toThrow(expect.objectContaining({ code: 'EINVAL' }));
+    trail.close();
+    expect(logLines(dir)).toHaveLength(1);
+  });
+});
+
+describe('rotation and retention', () => {
+  test('files rotate by size; each begins with a header naming the file before and chaining to its last MAC', () => {
+    const { dir, keyFile } = place();
+    const trail = AuditTrail.open({ dir, key: { keyFile }, maxFileBytes: 2048 });
+    for (let i = 0; i < 60; i++) trail.append(entry({ paths: [`src/f${i}.ts`] }));
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort();
+    expect(files.length).toBeGreaterThan(5);
+    expect(files.slice(0, 3)).toEqual(['audit-000001.jsonl', 'audit-000002.jsonl', 'audit-000003.jsonl']);
+    for (let k = 0; k < files.length; k++) {
+      const text = readFileSync(join(dir, files[k] as string), 'utf8');
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(2048);
+      const first = JSON.parse(text.slice(0, text.indexOf('\n'))) as Record<string, unknown>;
+      if (k === 0) continue;
+      const before = readFileSync(join(dir, files[k - 1] as string), 'utf8')
+        .trimEnd()
+        .split('\n');
+      const last = JSON.parse(before[before.length - 1] as string) as Record<string, unknown>;
+      expect(first).toMatchObject({ type: 'rotate', file: files[k], prevFile: files[k - 1], prev: last.mac, seq: Number(last.seq) + 1 });
+    }
+    expect(trail.verify()).toMatchObject({ ok: true, files: files.length, entries: 60 });
+    trail.close();
+  });
+
+  test('retention keeps the newest files; the first kept file is anchored by its header; removing more is detected', () => {
+    const { dir, keyFile } = place();
+    const store = StateStore.open({ path: join(dir, '..', 'state.db') });
+    const trail = AuditTrail.open({ dir, key: { keyFile }, maxFileBytes: 2048, retainFiles: 3, index: store });
+    for (let i = 0; i < 80; i++) trail.append(entry({ paths: ['src/a.ts'] }));
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort();
+    expect(files).toHaveLength(3);
+    expect(files[0]).not.toBe('audit-000001.jsonl');
+    const head = JSON.parse(readFileSync(join(dir, files[2] as string), 'utf8').split('\n')[0] as string) as Record<string, unknown>;
+    expect(head).toMatchObject({ type: 'rotate', oldest: files[0] });
+    const report = trail.verify();
+    expect(report).toMatchObject({ ok: true, files: 3 });
+    // The index forgot what retention deleted: every hit is still in the log.
+    const firstKept = Number((JSON.parse(readFileSync(join(dir, files[0] as string), 'utf8').split('\n')[0] as string) as { seq: number }).seq);
+    const hits = trail.query({ path: 'src/a.ts', limit: 1000 });
+    expect(hits.length).toBe(report.entries);
+    expect(Math.min(...hits.map((h) => h.seq))).toBeGreaterThan(firstKept);
+    // Deleting the oldest kept file by hand is not retention.
+    unlinkSync(join(dir, files[0] as string));
+    expect(trail.verify().firstBad).toMatchObject({ file: files[1], line: 1, damage: 'removed' });
+    trail.close();
+    store.close();
+  });
+});
+
+describe('verify on several threads', () => {
+  test('a log split over worker threads verifies as on one thread; damage falls back to the exact one-thread report', () => {
+    const { dir, keyFile } = place();
+    const trail = AuditTrail.open({ dir, key: { keyFile }, maxFileBytes: 2048, retainFiles: 12 });
+    for (let i = 0; i < 120; i++) trail.append(entry({ paths: [`src/f${i}.ts`] }));
+    const one = trail.verify({ workers: 1 });
+    expect(one.ok).toBe(true);
+    expect(trail.verify({ workers: 3, parallelMinBytes: 0 })).toEqual({ ...one, threads: 3 });
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort();
+    const victim = join(dir, files[7] as string);
+    const lines = readFileSync(victim, 'utf8').split('\n');
+    [lines[2], lines[3]] = [lines[3] as string, lines[2] as string];
+    writeFileSync(victim, lines.join('\n'));
+    const bad = trail.verify({ workers: 3, parallelMinBytes: 0 });
+    expect(bad.firstBad).toMatchObject({ file: files[7], line: 3, damage: 'reordered' });
+    expect(bad).toEqual(trail.verify({ workers: 1 }));
+    trail.close();
+  });
+});
+
+describe('query', () => {
+  const { dir, keyFile } = place();
+  const store = StateStore.open({ path: join(dir, '..', 'state.db') });
+  const trail = AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 4096 });
+  const t0 = Date.now();
+  const written = [
+    trail.append(entry({ paths: ['src/a.ts'], agent: 'llm:claude', sessionId: 's1' })),
+    trail.append(entry({ op: 'replace', opClass: 'write', paths: ['src/a.ts', 'src/b.ts'], agent: 'llm:ollama', sessionId: 's2', backend: 'container' })),
+    trail.append(entry({ op: 'grep', opClass: 'search', paths: ['src'], agent: 'llm:claude', sessionId: 's2', result: 'denied' })),
+    trail.append(entry({ paths: ['src/b.ts'], agent: 'llm:ollama', sessionId: 's1' })),
+  ];
+  afterAll(() => {
+    trail.close();
+    store.close();
+  });
+  const seqs = (rs: Array<{ seq: number }>) => rs.map((r) => r.seq);
+  const [w0, w1, w2, w3] = written.map((w) => w.seq) as [number, number, number, number];
+
+  test('filters by file, agent, session, operation, class, backend, result and time; newest first; limit', () => {
+    expect(seqs(trail.query({ path: 'src/a.ts' }))).toEqual([w1, w0]);
+    expect(seqs(trail.query({ path: 'src/b.ts' }))).toEqual([w3, w1]);
+    expect(seqs(trail.query({ agent: 'llm:claude' }))).toEqual([w2, w0]);
+    expect(seqs(trail.query({ sessionId: 's2' }))).toEqual([w2, w1]);
+    expect(seqs(trail.query({ op: 'replace' }))).toEqual([w1]);
+    expect(seqs(trail.query({ opClass: 'search' }))).toEqual([w2]);
+    expect(seqs(trail.query({ backend: 'container' }))).toEqual([w1]);
+    expect(seqs(trail.query({ result: 'denied' }))).toEqual([w2]);
+    expect(seqs(trail.query({ path: 'src/b.ts', agent: 'llm:ollama', sessionId: 's1' }))).toEqual([w3]);
+    expect(seqs(trail.query({ since: new Date(t0 - 1000) }))).toEqual([w3, w2, w1, w0]);
+    expect(seqs(trail.query({ until: new Date(t0 - 1000) }))).toEqual([]);
+    expect(seqs(trail.query({ since: new Date(Date.now() + 60_000) }))).toEqual([]);
+    expect(seqs(trail.query({ limit: 2 }))).toEqual([w3, w2]);
+  });
+
+  test('results are the records as written, read back from the log and checked against their MAC', () => {
+    const [r] = trail.query({ op: 'replace' });
+    expect(r).toEqual(written[1]);
+    expect(r?.verified).toBe(true);
+  });
+
+  test('without an index, query scans the log and agrees', () => {
+    const filters = [{ path: 'src/a.ts' }, { agent: 'llm:claude' }, { sessionId: 's2', limit: 1 }, { result: 'denied' as const }];
+    const indexed = filters.map((f) => seqs(trail.query(f)));
+    trail.close();
+    const plain = AuditTrail.open({ dir, key: { keyFile } });
+    expect(filters.map((f) => seqs(plain.query(f)))).toEqual(indexed);
+    expect(plain.query({ op: 'replace' })).toEqual([written[1]]);
+    plain.close();
+  });
+});
+
+describe('reopening', () => {
+  test('a reopened trail continues the chain; the index catches up on what it missed and can be rebuilt', () => {
+    const { dir, keyFile } = place();
+    const store = StateStore.open({ path: join(dir, '..', 'state.db') });
+    let trail = AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 4096 });
+    for (let i = 0; i < 20; i++) trail.append(entry());
+    const tip = trail.tip;
+    trail.close();
+    // Rows the index never got (a crash before the batch was written).
+    store.db.exec('DELETE FROM audit_index WHERE seq > 10; DELETE FROM audit_index_paths WHERE seq > 10');
+    trail = AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 4096 });
+    expect(trail.tip).toEqual(tip);
+    const next = trail.append(entry());
+    expect(next).toMatchObject({ seq: tip.seq + 1, prev: tip.mac });
+    expect(trail.query({ limit: 1000 })).toHaveLength(21);
+    expect(trail.rebuildIndex()).toBe(21);
+    expect(trail.query({ limit: 1000 })).toHaveLength(21);
+    expect(trail.verify()).toMatchObject({ ok: true, entries: 21 });
+    trail.close();
+    store.close();
+  });
+
+  test('one writer a log: a second open is EBUSY until the first closes; a dead writer’s lock is taken over', () => {
+    const { dir, keyFile } = place();
+    const a = AuditTrail.open({ dir, key: { keyFile } });
+    expect(() => AuditTrail.open({ dir, key: { keyFile } })).toThrow(expect.objectContaining({ code: 'EBUSY' }));
+    a.close();
+    writeFileSync(join(dir, 'audit.lock'), '2147483646\n'); // no such process
+    const b = AuditTrail.open({ dir, key: { keyFile } });
+    b.close();
+  });
+
+  test('a torn last line is reported as truncated, then cut on open and the cut recorded; the log verifies', () => {
+    const { dir, keyFile } = place();
+    let trail = AuditTrail.open({ dir, key: { keyFile } });
+    for (let i = 0; i < 5; i++) trail.append(entry());
+    const file = join(dir, 'audit-000001.jsonl');
+    appendFileSync(file, '{"seq":7,"prev":"ab');
+    expect(trail.verify().firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 7, damage: 'truncated' });
+    trail.close();
+    trail = AuditTrail.open({ dir, key: { keyFile } });
+    const lines = logLines(dir);
+    expect(lines[lines.length - 1]).toMatchObject({
+      type: 'repair',
+      lost: null,
+      cut: { file: 'audit-000001.jsonl', bytes: 19, sha256: sha('{"seq":7,"prev":"ab') },
+    });
+    trail.append(entry());
+    expect(trail.verify()).toMatchObject({ ok: true, repairs: 1 });
+    trail.close();
+  });
+
+  test('records cut from the end are reported, live and after reopening (the index remembers them)', () => {
+    const { dir, keyFile } = place();
+    const store = StateStore.open({ path: join(dir, '..', 'state.db') });
+    let trail = AuditTrail.open({ dir, key: { keyFile }, index: store });
+    for (let i = 0; i < 10; i++) trail.append(entry());
+    const file = join(dir, 'audit-000001.jsonl');
+    const text = readFileSync(file, 'utf8');
+    const cut = text.lastIndexOf('\n', text.length - 2) + 1; // drop the last record whole
+    truncateSync(file, cut);
+    expect(trail.verify().firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 11, damage: 'truncated' });
+    trail.close();
+    trail = AuditTrail.open({ dir, key: { keyFile }, index: store });
+    const report = trail.verify();
+    expect(report.firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 11, damage: 'truncated' });
+    expect(report.firstBad?.detail).toContain('missing');
+    trail.close();
+    store.close();
+  });
+
+  test('reset deletes the log and the index; a log deleted without reset is reported as removed', () => {
+    const { dir, keyFile } = place();
+    const store = StateStore.open({ path: join(dir, '..', 'state.db') });
+    let trail = AuditTrail.open({ dir, key: { keyFile }, index: store });
+    trail.append(entry());
+    trail.close();
+    for (const f of readdirSync(dir)) if (f.endsWith('.jsonl')) unlinkSync(join(dir, f));
+    trail = AuditTrail.open({ dir, key: { keyFile }, index: store });
+    expect(trail.verify().firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 1, damage: 'removed' });
+    expect(() => AuditTrail.reset({ dir, index: store })).toThrow(expect.objectContaining({ code: 'EBUSY' }));
+    trail.close();
+    AuditTrail.reset({ dir, index: store });
+    trail = AuditTrail.open({ dir, key: { keyFile }, index: store });
+    trail.append(entry());
+    expect(trail.verify()).toMatchObject({ ok: true, entries: 1 });
+    expect(trail.query()).toHaveLength(1);
+    trail.close();
+    store.close();
+  });
+});
+
+describe('the chain key', () => {
+  test('created 0600 in a 0700 directory outside the workspace and the log; reused on reopen', () => {
+    const { dir, keyFile, workspace } = place();
+    const trail = AuditTrail.open({ dir, key: { keyFile } });
+    trail.append(entry());
+    trail.close();
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(statSync(join(keyFile, '..')).mode & 0o777).toBe(0o700);
+    expect(keyFile.startsWith(workspace)).toBe(false);
+    expect(keyFile.startsWith(dir)).toBe(false);
+    expect(readdirSync(workspace)).toEqual([]);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const key = readFileSync(keyFile, 'utf8');
+    const again = AuditTrail.open({ dir, key: { keyFile } });
+    expect(again.verify().ok).toBe(true);
+    again.close();
+    expect(readFileSync(keyFile, 'utf8')).toBe(key);
+    expect(defaultAuditDir('/home/me/project')).toBe('/home/me/.project.ctxfs/audit');
+  });
+
+  test('a key inside the log directory, a key others can read and a damaged key file are refused', () => {
+    const { dir, keyFile } = place();
+    expect(() => AuditTrail.open({ dir, key: { keyFile: join(dir, 'audit.key') } })).toThrow(expect.objectContaining({ code: 'EINVAL' }));
+    AuditTrail.open({ dir, key: { keyFile } }).close();
+    chmodSync(keyFile, 0o644);
+    expect(() => AuditTrail.open({ dir, key: { keyFile } })).toThrow(expect.objectContaining({ code: 'EPERM' }));
+    writeFileSync(keyFile, 'not a key\n', { mode: 0o600 });
+    chmodSync(keyFile, 0o600);
+    expect(() => AuditTrail.open({ dir, key: { keyFile } })).toThrow(expect.objectContaining({ code: 'EINVAL' }));
+  });
+
+  test('the MAC is HMAC-SHA256 exactly (short, long and over-long keys; messages past the scratch buffer)', () => {
+    for (const keyBytes of [Buffer.alloc(16, 1), Buffer.alloc(32, 2), Buffer.alloc(64, 3), Buffer.alloc(100, 4)]) {
+      const key = new ChainKey(keyBytes);
+      for (const size of [0, 1, 55, 64, 500, 1024, 5000, 70_000]) {
+        const msg = Buffer.from('é'.repeat(size)).subarray(0, size);
+        const padded = Buffer.concat([Buffer.from('xx'), msg, Buffer.from('yy')]);
+        expect(key.macHex(padded, 2, 2 + size)).toBe(createHmac('sha256', keyBytes).update(msg).digest('hex'));
+      }
+    }
+  });
+
+  test('the log does not verify under another key', () => {
+    const { dir } = place();
+    const t = AuditTrail.open({ dir, key: Buffer.alloc(32, 1) });
+    t.append(entry());
+    t.close();
+    const other = AuditTrail.open({ dir, key: Buffer.alloc(32, 2) });
+    expect(other.verify().firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 1, damage: 'edited' });
+    other.close();
+  });
+});
