@@ -1,6 +1,7 @@
 /**
  * What the safety layer costs (issue 12): a 1 KB `readFile` through a
- * session whose policy has a dozen rules and whose every call is audited,
+ * session whose policy has a dozen rules and whose every call is audited
+ * (the store's table and the HMAC-chained trail),
  * beside the same read with no rules and the records dropped (the layer's
  * fixed cost: argument checks, the call context), in the same run. Goal:
  * under 5% (ratio ≤ 1.05). A third line times the bare backend read, for
@@ -59,7 +60,12 @@ export default defineSuite<Env>({
     mkdirSync(join(dir, 'ws'));
     const fs = await HostFilesystem.open({ root: join(dir, 'ws'), stateDir: join(dir, 'host-state') });
     await fs.write(FILE, SOURCE, { createParents: true });
-    const guarded = await createContext({ fs, store: join(dir, 'guarded.db'), agent: 'llm:bench', safety: { policyFiles: false, policy: POLICY } });
+    const guarded = await createContext({
+      fs,
+      store: join(dir, 'guarded.db'),
+      agent: 'llm:bench',
+      safety: { policyFiles: false, policy: POLICY, auditTrail: { dir: join(dir, 'audit'), key: { keyFile: join(dir, 'audit.key') } } },
+    });
     const env: Env = { fs, guarded, bare: guarded, dir, records: 0 };
     const bare = await createContext({
       fs,
@@ -83,7 +89,7 @@ export default defineSuite<Env>({
   cases: (env) => {
     const cases: Case[] = [
       {
-        name: 'readFile 1 KB: policy (12 rules) + audit vs no rules, records dropped (host)',
+        name: 'readFile 1 KB: policy (12 rules) + audit (table + trail) vs no rules, records dropped (host)',
         subjectName: 'policy + audit',
         subject: () => env.guarded.readFile(FILE),
         baseline: () => env.bare.readFile(FILE),
