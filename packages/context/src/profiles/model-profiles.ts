@@ -21,7 +21,10 @@ export interface ModelProfile {
   readonly summaryTokens: number;
   /** Default line count of an excerpt. */
   readonly excerptLines: number;
-  /** Most symbols listed in an outline. */
+  /**
+   * Most symbols listed in an outline: a ceiling only — an outline lists as
+   * many as the call's budget holds, and that binds first in practice.
+   */
   readonly outlineSymbols: number;
 }
 
@@ -43,7 +46,7 @@ export const MODEL_PROFILES = {
     overviewTokens: 1500,
     summaryTokens: 200,
     excerptLines: 40,
-    outlineSymbols: 80,
+    outlineSymbols: 200,
   },
   medium: {
     name: 'medium',
@@ -53,7 +56,7 @@ export const MODEL_PROFILES = {
     overviewTokens: 4000,
     summaryTokens: 400,
     excerptLines: 80,
-    outlineSymbols: 200,
+    outlineSymbols: 800,
   },
   large: {
     name: 'large',
@@ -63,7 +66,7 @@ export const MODEL_PROFILES = {
     overviewTokens: 12_000,
     summaryTokens: 800,
     excerptLines: 200,
-    outlineSymbols: 600,
+    outlineSymbols: 5000,
   },
 } as const satisfies Record<string, ModelProfile>;
 
