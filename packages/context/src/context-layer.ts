@@ -801,6 +801,7 @@ export class ContextLayer extends ContextSession {
   /** Closes the store if this layer opened it. The filesystem is the caller's. */
   close(): void {
     this.loader.clear();
+    if (!this.store.closed) this.store.flushAudit();
     if (this.ownsAuditTrail) this.auditTrail?.close();
     if (this.#ownsStore) this.store.close();
   }

@@ -103,6 +103,7 @@ describe.each(BACKENDS)('path spellings on $name', (backend) => {
         expect(r.text).toContain(`path="${CANONICAL}"`);
       }
       await ctx.replace('./src//lib/a.ts', 'k2 = 2', 'k2 = 3');
+      ctx.store.flushAudit(); // the records of reads are written a batch at a time
       const paths = (sql: string) => (ctx.store.statement(sql).all() as Array<{ path: string | null }>).map((r) => r.path).filter((p) => p !== null);
       expect(new Set(paths('SELECT path FROM session_reads'))).toEqual(new Set([CANONICAL]));
       expect(new Set(paths('SELECT path FROM audit'))).toEqual(new Set([CANONICAL]));

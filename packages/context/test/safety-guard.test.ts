@@ -27,6 +27,7 @@ async function snapshot(ws: Workspace): Promise<Record<string, string>> {
 }
 
 function auditCount(ctx: ContextLayer): number {
+  ctx.store.flushAudit();
   return (ctx.store.statement('SELECT COUNT(*) AS n FROM audit').get() as { n: number }).n;
 }
 

@@ -1,7 +1,9 @@
 /**
  * Where the safety layer's records go: the state store's `audit` table —
- * written in the transaction of the change it records, so a crash never
- * parts the two — and, when a trail is configured, a tamper-evident copy in
+ * a change's record in the change's own transaction, so a crash never parts
+ * the two; the records of reads a batch at a time (within 20 ms), since one
+ * transaction a read cost more than the read's policy and trail together —
+ * and, when a trail is configured, a tamper-evident copy in
  * the HMAC-chained log. A record written inside a transaction reaches the
  * trail when the transaction commits (and never, if it rolls back); records
  * the trail missed (the process died between the two) are appended on the
@@ -15,6 +17,15 @@ import type { AuditEntry } from './audit/audit-record.ts';
 import type { AuditTrail } from './audit/audit-trail.ts';
 import type { OpClass } from './policy.ts';
 import type { AuditDraft, AuditSink } from './safety-layer.ts';
+
+/** Records of reads written in one transaction at most; a fuller queue is written at once. */
+const AUDIT_BATCH = 64;
+/**
+ * How long a record of a read may wait to be written. A crash loses at most
+ * this much of the reads' records — never a change's, which is written in
+ * the change's own transaction.
+ */
+const AUDIT_FLUSH_MS = 20;
 
 /** Who the records name besides the agent: the backend and the person running it. */
 export interface AuditContext {
@@ -122,14 +133,12 @@ function fromRow(row: AuditRow): AuditDraft {
  */
 export function storeAuditSink(store: StateStore, trail: AuditTrail | undefined, context: AuditContext): AuditSink {
   if (trail !== undefined) replayMissed(store, trail, context);
+  // Records of calls outside a transaction (reads, searches, refusals) wait here and are written a batch at a time.
+  const queued: AuditDraft[] = [];
+  // Records written inside a transaction, for the trail once it commits.
   const pending: AuditDraft[] = [];
-  if (trail !== undefined) {
-    store.onTransactionEnd((committed) => {
-      const batch = pending.splice(0);
-      if (committed) for (const r of batch) trail.append(trailEntry(r, context));
-    });
-  }
-  return (r) => {
+  let timer: NodeJS.Timeout | undefined;
+  const insert = (r: AuditDraft): void =>
     store.audit({
       op: r.op,
       path: r.paths[0],
@@ -140,9 +149,38 @@ export function storeAuditSink(store: StateStore, trail: AuditTrail | undefined,
       tokens: r.tokens,
       changeId: r.changeId,
     });
-    if (trail === undefined) return;
-    if (store.inTransaction) pending.push(r);
-    else trail.append(trailEntry(r, context));
+  const flush = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (queued.length === 0 || store.closed) return;
+    const batch = queued.splice(0);
+    if (store.inTransaction) {
+      // Inside a change's transaction: the earlier records go first, in its commit.
+      for (const r of batch) insert(r);
+      pending.unshift(...batch);
+      return;
+    }
+    store.transaction(() => {
+      for (const r of batch) insert(r);
+    });
+    if (trail !== undefined) for (const r of batch) trail.append(trailEntry(r, context));
+  };
+  store.beforeAuditRead(flush);
+  store.onTransactionEnd((committed) => {
+    const batch = pending.splice(0);
+    if (committed && trail !== undefined) for (const r of batch) trail.append(trailEntry(r, context));
+  });
+  return (r) => {
+    if (store.inTransaction) {
+      // A change's record: in the change's transaction, after whatever was queued before it.
+      flush();
+      insert(r);
+      pending.push(r);
+      return;
+    }
+    queued.push(r);
+    if (queued.length >= AUDIT_BATCH) flush();
+    else timer ??= setTimeout(flush, AUDIT_FLUSH_MS);
   };
 }
 

@@ -69,6 +69,7 @@ export class StateStore {
   readonly path: string;
   #depth = 0;
   readonly #transactionEnd: Array<(committed: boolean) => void> = [];
+  readonly #flushes: Array<() => void> = [];
   readonly #statements = new Map<string, StatementSync>();
   #closed = false;
 
@@ -142,6 +143,20 @@ export class StateStore {
     return this.#depth > 0;
   }
 
+  /**
+   * Called before the audit table is read and before the store closes:
+   * writers that queue records (the audit sink batches those of reads) write
+   * them now, so a reader sees every record made before it asked.
+   */
+  beforeAuditRead(flush: () => void): void {
+    this.#flushes.push(flush);
+  }
+
+  /** Writes what the writers registered with {@link beforeAuditRead} still hold. */
+  flushAudit(): void {
+    for (const flush of this.#flushes) flush();
+  }
+
   /** Called after every outermost transaction ends: `true` when it committed, `false` when it rolled back. */
   onTransactionEnd(listener: (committed: boolean) => void): void {
     this.#transactionEnd.push(listener);
@@ -200,6 +215,7 @@ export class StateStore {
 
   /** Audit records, newest first. */
   auditLog(filter: { path?: string; limit?: number } = {}): AuditRecord[] {
+    this.flushAudit();
     const params: SQLInputValue[] = [];
     let sql = 'SELECT id, at_ms, op, path, agent, session_id, params, result, tokens FROM audit';
     if (filter.path !== undefined) {
@@ -228,6 +244,7 @@ export class StateStore {
   /** Closes the database. Idempotent. */
   close(): void {
     if (this.#closed) return;
+    this.flushAudit();
     this.#closed = true;
     this.db.close();
   }
