@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { createContext, flattenSymbols, symbolTable } from '@ctxfs/context';
 import { isFsError } from '@ctxfs/core';
 import { MemoryFilesystem } from '@ctxfs/memory';
+import { random } from '../../../../packages/context/test/support/search-economy.ts';
 import { corpusFiles, type OracleCorpus, readUtf8 } from './corpora.ts';
 import type { OracleDefinition, OracleFile } from './oracle-types.ts';
 import { typescriptOracle } from './typescript-oracle.ts';
@@ -130,18 +131,6 @@ export interface LanguageReport {
   readonly outlinePrecision: number;
   readonly misses: ReadonlyArray<{ path: string; q: string; start: number; end: number }>;
   readonly extras: ReadonlyArray<{ path: string; q: string; start: number; end: number }>;
-}
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The name asked for: the qualified name, with the accessor selector for a getter or setter. */

@@ -101,8 +101,8 @@ export interface EconomyReport {
   readonly indexMs: number;
 }
 
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
+/** A small deterministic generator (mulberry32), shared by the evals that draw samples. */
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
