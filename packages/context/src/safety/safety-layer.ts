@@ -110,6 +110,9 @@ export interface AuditDraft {
 /** Where audit records go. */
 export type AuditSink = (record: AuditDraft) => void;
 
+/** Policy answers kept for repeated calls (a search judges every path it meets); the cache starts over when full. */
+const DECISION_CACHE_SIZE = 50_000;
+
 /** Strings longer than this are recorded as their size and hash, not their text. */
 const MAX_RECORDED_CHARS = 256;
 
@@ -141,6 +144,8 @@ export class SafetyLayer {
   readonly #redactor: Redactor;
   readonly #audit: AuditSink;
   readonly #usage = new Map<string, Usage>();
+  /** Decisions already made, by operation, agent and path. */
+  readonly #decisions = new Map<string, Decision>();
   /** Calls whose record the edit journal wrote with their change. */
   readonly #journaled = new Set<string>();
 
@@ -154,7 +159,15 @@ export class SafetyLayer {
 
   /** The policy's decision for one path, with the registry's sensitivity. */
   decide(op: OpClass, path: string, agent: string): Decision {
-    return this.policy.decide({ op, path, agent, sensitive: this.#registry.get(path)?.sensitive ?? this.#registry.isSensitive(path) });
+    // The policy and the sensitivity rules are fixed for the layer's life, so an answer holds until the cache is cleared.
+    const key = `${op}\0${agent}\0${path}`;
+    let decision = this.#decisions.get(key);
+    if (decision === undefined) {
+      decision = this.policy.decide({ op, path, agent, sensitive: this.#registry.get(path)?.sensitive ?? this.#registry.isSensitive(path) });
+      if (this.#decisions.size >= DECISION_CACHE_SIZE) this.#decisions.clear();
+      this.#decisions.set(key, decision);
+    }
+    return decision;
   }
 
   /**
