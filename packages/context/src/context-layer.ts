@@ -859,7 +859,7 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
     audit: options.safety?.audit ?? storeAuditSink(store, trail, { backend: fs.constructor.name, user: process.env.USER ?? 'unknown' }),
   });
   const journal = new EditJournal(store, versions, {
-    onRecorded: (audit, change, _versions, recovered) => safety.recordCommitted(audit as AuditDraft, change, recovered),
+    onRecorded: (audit, change, recovered) => safety.recordCommitted(audit as AuditDraft, change, recovered),
   });
   const layer = new ContextLayer(
     ws,

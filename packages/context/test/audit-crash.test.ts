@@ -5,13 +5,14 @@
  * log is reopened — a torn last line is cut and the cut recorded — and must
  * verify, with no acknowledged record lost and the index agreeing with it.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { AuditTrail, StateStore } from '../src/index.ts';
+import { runAndKill } from './support/kill-child.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const KILLS = 200;
@@ -27,23 +28,16 @@ describe('audit log after SIGKILL', () => {
     let torn = 0;
     try {
       for (let round = 0; round < KILLS; round++) {
-        const child: ChildProcess = spawn(process.execPath, ['--conditions=ctxfs-source', join(here, 'support', 'audit-crash-child.ts'), dir, keyFile, db], {
-          stdio: ['ignore', 'pipe', 'pipe'],
-          // Compiled code cached across the 200 children: each starts in tens of milliseconds instead of hundreds.
-          env: { ...process.env, NODE_COMPILE_CACHE: join(base, 'compile-cache') },
-        });
-        let stderr = '';
-        child.stderr?.on('data', (d) => {
-          stderr += String(d);
-        });
-        await new Promise<void>((resolve, reject) => {
-          child.stdout?.once('data', () => resolve());
-          child.once('exit', (code) => reject(new Error(`child exited early (${code}): ${stderr}`)));
-        });
-        await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 60)));
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGKILL');
-        await exited;
+        // Compiled code cached across the 200 children: each starts in tens of milliseconds instead of hundreds.
+        await runAndKill(
+          join(here, 'support', 'audit-crash-child.ts'),
+          [dir, keyFile, db],
+          { minMs: 0, spreadMs: 60 },
+          {
+            ...process.env,
+            NODE_COMPILE_CACHE: join(base, 'compile-cache'),
+          },
+        );
 
         const store = StateStore.open({ path: db });
         const trail = AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 192 * 1024, retainFiles: 4 });

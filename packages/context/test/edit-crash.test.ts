@@ -5,7 +5,7 @@
  * file agrees with its newest version, and a multi-file change is either
  * complete or absent.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import { HostFilesystem } from '@ctxfs/host';
 import { describe, expect, it } from 'vitest';
 import { type ContextLayer, type CrashHook, createContext, StateStore } from '../src/index.ts';
 import { BACKENDS } from './backends.ts';
+import { runAndKill } from './support/kill-child.ts';
 
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const here = dirname(fileURLToPath(import.meta.url));
@@ -141,25 +142,10 @@ describe('crash recovery after SIGKILL of a real process (host)', () => {
     try {
       let audited = 0;
       for (let round = 0; round < KILLS; round++) {
-        const child: ChildProcess = spawn(
-          process.execPath,
-          ['--conditions=ctxfs-source', join(here, 'support', 'crash-child.ts'), root, db, stateDir, join(base, `locks-${round}`), join(base, 'audit')],
-          {
-            stdio: ['ignore', 'pipe', 'pipe'],
-          },
-        );
-        let stderr = '';
-        child.stderr?.on('data', (d) => {
-          stderr += String(d);
+        await runAndKill(join(here, 'support', 'crash-child.ts'), [root, db, stateDir, join(base, `locks-${round}`), join(base, 'audit')], {
+          minMs: 10,
+          spreadMs: 120,
         });
-        await new Promise<void>((resolve, reject) => {
-          child.stdout?.once('data', () => resolve());
-          child.once('exit', (code) => reject(new Error(`child exited early (${code}): ${stderr}`)));
-        });
-        await new Promise((r) => setTimeout(r, 10 + Math.floor(Math.random() * 120)));
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGKILL');
-        await exited;
 
         // The killed child's lock files would only be taken over once stale; the child is
         // known dead here, so this process skips cross-process locks.

@@ -51,7 +51,7 @@ export interface JournalOptions {
    * recovery after a crash) with the audit record it carried: so a recorded
    * change always has its audit record, and a record always its change.
    */
-  onRecorded?: (audit: unknown, change: PendingChange, versions: readonly FileVersion[], recovered: boolean) => void;
+  onRecorded?: (audit: unknown, change: PendingChange, recovered: boolean) => void;
 }
 
 /** What {@link EditJournal.recover} did with each pending change. */
@@ -145,7 +145,7 @@ export class EditJournal {
           }),
         );
       }
-      if (pending.audit !== undefined) this.#onRecorded?.(pending.audit, pending, out, recovered);
+      if (pending.audit !== undefined) this.#onRecorded?.(pending.audit, pending, recovered);
       this.store.statement('DELETE FROM edit_journal WHERE id = ?').run(pending.id);
       return out;
     });

@@ -29,6 +29,18 @@ export interface LineSource {
   readonly findings: number;
 }
 
+/**
+ * The last line from `from` on, up to `last`, such that lines `from`..it,
+ * numbered (about two tokens a line), fit `room` tokens; `from - 1` when
+ * not even line `from` does. `tokens(n)` is line `n`'s cost.
+ */
+export function lastLineFitting(tokens: (line: number) => number, from: number, last: number, room: number): number {
+  let used = 0;
+  let n = from - 1;
+  while (n < last && used + tokens(n + 1) + 2 <= room) used += tokens(++n) + 2;
+  return n;
+}
+
 /** Lines kept above a streamed window so a secret that starts above it is still recognised. */
 const REDACTION_CONTEXT_LINES = 64;
 

@@ -12,7 +12,7 @@ import { isFsError } from '@ctxfs/core';
 import type { Document } from '../content/document.ts';
 import { callText } from '../search/next-call.ts';
 import { type TruncationStrategy, truncateTokens } from '../tokens/tokenizer.ts';
-import { openLines, openTail } from './line-source.ts';
+import { lastLineFitting, openLines, openTail } from './line-source.ts';
 import { outlineText } from './outline.ts';
 import { renderRange } from './read-lines.ts';
 import {
@@ -94,20 +94,20 @@ function cutMarker(path: string, start: number, end: number, tokens: number): st
   return `[… lines ${start}-${end} omitted (${tokens} tokens); readLines(${q(path)}, ${start}, ${end}) shows them …]`;
 }
 
-/** The last line of a range from `from` whose lines fit `room` tokens (at least `from`). */
-export function linesFitting(tokens: readonly number[], from: number, room: number): number {
-  let used = 0;
-  let last = from - 1;
-  while (last < tokens.length && used + (tokens[last] as number) + 2 <= room) used += (tokens[last++] as number) + 2;
-  return Math.max(from, Math.min(last, tokens.length));
-}
-
 async function narrow(ws: Workspace, caller: Caller, doc: Document, budget: number): Promise<Served> {
   const path = doc.path;
   const total = documentTokens(ws, doc);
   const intro = `${path} is ${doc.lines.length} lines / ${total} tokens, over this call's budget of ${budget} tokens (profile ${caller.profile.name}). Content not sent.`;
   // Every call offered here is concrete and fits this caller's budget.
-  const firstRange = callText('readLines', [path, 1, linesFitting(lineTokens(ws, doc), 1, budget - 200)]);
+  const counts = lineTokens(ws, doc);
+  const firstRange = callText('readLines', [
+    path,
+    1,
+    Math.max(
+      1,
+      lastLineFitting((n) => counts[n - 1] ?? 0, 1, counts.length, budget - 200),
+    ),
+  ]);
   const fixed = ws.tokenizer.count(`${intro}\n\n${firstRange}`) + wrapperTokens(ws, doc, undefined, 'narrow') + 80;
   const summaryBudget = Math.max(MIN_USEFUL_TOKENS, Math.min(caller.profile.summaryTokens, Math.floor((budget - fixed) / 3)));
   const summary = await summaryOf(ws, doc, summaryBudget);
@@ -178,9 +178,7 @@ async function readLarge(ws: Workspace, caller: Caller, path: string, options: R
       label: `${r.label} (strategy start)`,
     });
   }
-  let fit = 0;
-  let used = 0;
-  while (fit < src.last && used + src.tokens(fit + 1) + 2 <= room - 80) used += src.tokens(++fit) + 2;
+  const fit = lastLineFitting(src.tokens, 1, src.last, room - 80);
   const first = callText('readLines', [path, 1, Math.max(1, fit)]);
   const size = 'totalLines' in src.source ? src.source.size : 0;
   const body = [

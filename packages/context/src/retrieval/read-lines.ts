@@ -11,7 +11,7 @@
 
 import { fsError } from '@ctxfs/core';
 import { callText } from '../search/next-call.ts';
-import { type LineSource, openLines } from './line-source.ts';
+import { type LineSource, lastLineFitting, openLines } from './line-source.ts';
 import {
   type Caller,
   callBudget,
@@ -91,11 +91,8 @@ export function renderRange(ws: Workspace, src: LineSource, from: number, to: nu
   };
   const fits = (r: Rendered): boolean => wrappedTokens(ws, src.source, r.body, r.label, view) <= budget;
 
-  // Grow the shown range line by line within budget, then verify exactly.
-  let last = from - 1;
-  let used = 160;
-  while (last < to && last < src.last && used + src.tokens(last + 1) + 2 <= budget) used += src.tokens(++last) + 2;
-  for (last = Math.max(last, from); ; ) {
+  // Estimate the lines that fit (160 tokens for the wrapper and markers), then verify exactly.
+  for (let last = Math.max(from, lastLineFitting(src.tokens, from, Math.min(to, src.last), budget - 160)); ; ) {
     const r = build(last);
     if (fits(r)) return r;
     if (last <= from) break;
