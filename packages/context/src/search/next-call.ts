@@ -7,6 +7,8 @@
  * @module
  */
 
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /** A value of a call's argument or option. */
 export type CallValue = string | number | boolean | { readonly [key: string]: CallValue | undefined } | undefined;
 
@@ -24,19 +26,60 @@ function optionsText(options: { readonly [key: string]: CallValue | undefined })
   return `{${parts.join(', ')}}`;
 }
 
+/** A call's options, by the API's names; `undefined` ones are left out. */
+export type CallOptions = { readonly [key: string]: CallValue | undefined };
+
 /**
- * A call as a model writes it; options left `undefined` are dropped, and so
- * is an empty options object.
+ * How suggested calls are written: the surface a model calls through (the
+ * TypeScript API, or a tool set with its own names and argument shapes)
+ * writes them its own way, so a hint names a call that works where the model
+ * is. `format` gets the API's operation, positional arguments and options.
+ */
+export interface CallStyle {
+  readonly name: string;
+  format(op: string, args: readonly CallValue[], options: CallOptions): string;
+}
+
+/** The API's own style: `readLines("a.ts", 10, 20)`. */
+export const API_CALL_STYLE: CallStyle = {
+  name: 'api',
+  format(op, args, options) {
+    const parts = args.map(valueText);
+    if (Object.values(options).some((v) => v !== undefined)) parts.push(optionsText(options));
+    return `${op}(${parts.join(', ')})`;
+  },
+};
+
+// One style per async call chain: a session serving the MCP server and one
+// serving a script can run in the same process at once.
+const activeStyle = new AsyncLocalStorage<CallStyle>();
+
+/**
+ * Runs `body` with suggested calls written in `style` (the tools package
+ * runs every tool call in its style).
+ *
+ * @example
+ * ```ts
+ * const r = await withCallStyle(myStyle, () => ctx.readFile('big.ts'));
+ * r.next; // written by myStyle.format('readLines', ['big.ts', 1, 120], {})
+ * ```
+ */
+export function withCallStyle<T>(style: CallStyle, body: () => T): T {
+  return activeStyle.run(style, body);
+}
+
+/**
+ * A call as a model writes it, in the active style (the API's outside
+ * {@link withCallStyle}); options left `undefined` are dropped, and so is an
+ * empty options object.
  *
  * @example
  * ```ts
  * callText('grep', ['retries'], { path: 'src', literal: true, glob: undefined }); // 'grep("retries", {path: "src", literal: true})'
  * ```
  */
-export function callText(op: string, args: readonly CallValue[], options: { readonly [key: string]: CallValue | undefined } = {}): string {
-  const parts = args.map(valueText);
-  if (Object.values(options).some((v) => v !== undefined)) parts.push(optionsText(options));
-  return `${op}(${parts.join(', ')})`;
+export function callText(op: string, args: readonly CallValue[], options: CallOptions = {}): string {
+  return (activeStyle.getStore() ?? API_CALL_STYLE).format(op, args, options);
 }
 
 /** Entries found under one path (a file, for grep; a file or a directory, for listings). */
