@@ -1,0 +1,142 @@
+/**
+ * A model's arguments made into a tool's input, or refused with the exact
+ * fix. Mistakes models make often are repaired when the intent is
+ * unambiguous: arguments sent as a JSON string, `null` for an absent
+ * optional (OpenAI strict mode), camelCase or common alternative names
+ * (`file_path`, `old_string`), numbers and booleans sent as strings, a patch
+ * wrapped in a code fence. What is ambiguous (a 0-based line number, an
+ * unknown argument) is refused with the call that would work.
+ *
+ * @module
+ */
+
+import type { z } from 'zod';
+import { snakeCase, toolCallText } from './call-style.ts';
+import type { AnyToolDefinition } from './definition.ts';
+
+/** Names models use for an argument, by the argument's own name. */
+const ALIASES: Readonly<Record<string, readonly string[]>> = {
+  path: ['file_path', 'filepath', 'file', 'filename', 'file_name', 'target_file', 'relative_path', 'uri'],
+  start_line: ['start', 'line_start', 'from_line', 'first_line', 'line', 'offset_line'],
+  end_line: ['end', 'line_end', 'to_line', 'last_line'],
+  old_text: ['old_string', 'old_str', 'search', 'find', 'old', 'original'],
+  new_text: ['new_string', 'new_str', 'replacement', 'replace_with', 'new'],
+  content: ['contents', 'text', 'file_text', 'data', 'body'],
+  patch: ['diff', 'input', 'patch_text'],
+  pattern: ['regex', 'query', 'search'],
+  query: ['name', 'symbol', 'pattern'],
+  from: ['source', 'old_path', 'src'],
+  to: ['destination', 'new_path', 'dest', 'target'],
+  name: ['symbol', 'symbol_name', 'qualified_name'],
+};
+
+/** The outcome of preparing arguments. */
+export type Prepared<T> = { readonly ok: true; readonly value: T; readonly repairs: readonly string[] } | { readonly ok: false; readonly message: string };
+
+type Shape = Readonly<Record<string, z.ZodType>>;
+
+/** The innermost type of an optional or nullable field. */
+function baseKind(schema: z.ZodType): string {
+  let def = schema._zod.def as { type: string; innerType?: z.ZodType; options?: z.ZodType[] };
+  while ((def.type === 'optional' || def.type === 'nullable' || def.type === 'default') && def.innerType) def = def.innerType._zod.def as typeof def;
+  if (def.type === 'union' && def.options?.some((o) => (o._zod.def as { type: string }).type === 'number')) return 'number-or-other';
+  return def.type;
+}
+
+const FENCED = /^\s*(`{3,}|~{3,})[\w+-]*[ \t]*\r?\n([\s\S]*?)\r?\n?\1\s*$/;
+
+function describeField(key: string, schema: z.ZodType): string {
+  return `${key}${schema.safeParse(undefined).success ? '?' : ''}`;
+}
+
+/**
+ * Turns what a model sent into `tool`'s input.
+ *
+ * @example
+ * ```ts
+ * prepareArguments(readLines, '{"file_path": "a.ts", "start_line": "3"}');
+ * // { ok: true, value: { path: 'a.ts', start_line: 3 }, repairs: ['file_path → path', 'start_line "3" → 3'] }
+ * ```
+ */
+export function prepareArguments<T extends AnyToolDefinition>(tool: T, raw: unknown): Prepared<z.output<T['input']>> {
+  const shape = tool.input.shape as Shape;
+  const keys = Object.keys(shape);
+  const repairs: string[] = [];
+  const fields = `Its arguments: ${keys.map((k) => describeField(k, shape[k] as z.ZodType)).join(', ')} (? = optional).`;
+  let value: unknown = raw;
+  if (typeof value === 'string') {
+    const text = value.trim();
+    if (text === '') value = {};
+    else {
+      try {
+        value = JSON.parse(text);
+        repairs.push('arguments parsed from a JSON string');
+      } catch (err) {
+        return { ok: false, message: `${tool.name}: the arguments are not valid JSON (${(err as Error).message}). Send an object. ${fields}` };
+      }
+    }
+  }
+  if (value === undefined || value === null) value = {};
+  if (typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, message: `${tool.name}: the arguments must be an object, not ${Array.isArray(value) ? 'an array' : typeof value}. ${fields}` };
+
+  const input: Record<string, unknown> = {};
+  const unknownKeys: string[] = [];
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (v === null) continue; // strict-mode "absent"
+    let name = key;
+    if (!(name in shape) && snakeCase(name) in shape) name = snakeCase(name);
+    if (!(name in shape)) {
+      const canonical = keys.find((k) => ALIASES[k]?.includes(snakeCase(key)) && !(k in (value as object)));
+      if (canonical !== undefined && !(canonical in input)) {
+        repairs.push(`${key} → ${canonical}`);
+        name = canonical;
+      } else {
+        unknownKeys.push(key);
+        continue;
+      }
+    } else if (name !== key) repairs.push(`${key} → ${name}`);
+    input[name] = v;
+  }
+  if (unknownKeys.length > 0) {
+    return {
+      ok: false,
+      message: `${tool.name}: unknown argument${unknownKeys.length > 1 ? 's' : ''} ${unknownKeys.map((k) => `"${k}"`).join(', ')}. ${fields}`,
+    };
+  }
+
+  for (const [key, v] of Object.entries(input)) {
+    const kind = baseKind(shape[key] as z.ZodType);
+    if ((kind === 'number' || kind === 'number-or-other') && typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) {
+      input[key] = Number(v);
+      repairs.push(`${key} "${v}" → ${Number(v)}`);
+    } else if (kind === 'boolean' && (v === 'true' || v === 'false')) {
+      input[key] = v === 'true';
+      repairs.push(`${key} "${v}" → ${v}`);
+    }
+  }
+  if (typeof input.patch === 'string') {
+    const fenced = FENCED.exec(input.patch);
+    if (fenced) {
+      input.patch = `${fenced[2]}\n`;
+      repairs.push('patch taken out of its code fence');
+    }
+  }
+  for (const key of ['start_line', 'end_line'] as const) {
+    if (key in shape && input[key] === 0) {
+      const fixed = { ...input, start_line: 1, ...(input.end_line !== undefined ? { end_line: Math.max(1, Number(input.end_line)) } : {}) };
+      return {
+        ok: false,
+        message: `${tool.name}: lines are 1-based and inclusive, so ${key} 0 is not a line; the first line is 1. For the first lines: ${toolCallText(tool.name, fixed)}.`,
+      };
+    }
+  }
+
+  const schema: z.ZodObject = tool.input;
+  const parsed = schema.strict().safeParse(input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : 'arguments'}: ${i.message}`);
+    return { ok: false, message: `${tool.name}: ${problems.join('; ')}. ${fields}` };
+  }
+  return { ok: true, value: parsed.data as z.output<T['input']>, repairs };
+}

@@ -1,0 +1,72 @@
+/**
+ * The tool set, in the order a model meets it: orient, find, read, change,
+ * look back.
+ *
+ * @module
+ */
+
+import type { AnyToolDefinition } from '../definition.ts';
+import { applyPatch, createFile, deleteFile, editLines, renameFile, replace, writeFile } from './editing.ts';
+import { checkConflicts, getDiff, getFileHistory, rollback, undo } from './history.ts';
+import { getExcerpt, getFileMetadata, getOutline, getRelatedFiles, getSymbol, projectOverview, readFile, readLines, summarizeFile } from './reading.ts';
+import { findSymbol, glob, grep, listFiles } from './searching.ts';
+
+/** Every ctxfs tool. */
+export const TOOLS: readonly AnyToolDefinition[] = [
+  projectOverview,
+  listFiles,
+  glob,
+  grep,
+  findSymbol,
+  readFile,
+  readLines,
+  getExcerpt,
+  getOutline,
+  getSymbol,
+  getRelatedFiles,
+  summarizeFile,
+  getFileMetadata,
+  writeFile,
+  createFile,
+  replace,
+  editLines,
+  applyPatch,
+  deleteFile,
+  renameFile,
+  getDiff,
+  getFileHistory,
+  rollback,
+  undo,
+  checkConflicts,
+];
+
+/** Tools that only read: the set for a read-only session. */
+export const READ_TOOLS: readonly AnyToolDefinition[] = TOOLS.filter((t) => t.annotations.readOnlyHint);
+
+export {
+  applyPatch,
+  checkConflicts,
+  createFile,
+  deleteFile,
+  editLines,
+  findSymbol,
+  getDiff,
+  getExcerpt,
+  getFileHistory,
+  getFileMetadata,
+  getOutline,
+  getRelatedFiles,
+  getSymbol,
+  glob,
+  grep,
+  listFiles,
+  projectOverview,
+  readFile,
+  readLines,
+  renameFile,
+  replace,
+  rollback,
+  summarizeFile,
+  undo,
+  writeFile,
+};

@@ -1,0 +1,132 @@
+/**
+ * The tools that find things: listings, globs, grep and symbol search. Each
+ * result fits the per-call budget; when more was found than it shows, it
+ * says how much and gives the narrower call that shows the rest.
+ *
+ * @module
+ */
+
+import { SYMBOL_KINDS, type SymbolKind } from '@ctxfs/context';
+import { z } from 'zod';
+import { defineTool, READ_ONLY } from '../definition.ts';
+import { searchData, searchResult } from '../results.ts';
+
+const limit = z.number().int().min(1).optional().describe('Entries to show at most.');
+const offset = z.number().int().min(0).optional().describe('Entries to skip (paging).');
+const includeIgnored = z.boolean().optional().describe('Also list files .gitignore and the default ignores leave out (node_modules, build output).');
+
+/** A result entry as plain data (copies arrays so the result owns them). */
+const plain = <T extends object>(item: T): Record<string, unknown> => JSON.parse(JSON.stringify(item)) as Record<string, unknown>;
+
+export const listFiles = defineTool({
+  name: 'list_files',
+  title: 'List files',
+  description:
+    'Lists the files and directories under a directory (default the workspace root) with size, language and tags; big directories are summarized as counts. Use glob to find files by name pattern, grep to find them by content.',
+  input: z.object({
+    path: z.string().optional().describe('Directory (or file) relative to the root; default the root.'),
+    glob: z.string().optional().describe('Only entries matching this glob, e.g. "**/*.test.ts".'),
+    depth: z.number().int().min(1).optional().describe('Directory levels to expand.'),
+    limit,
+    offset,
+    include_ignored: includeIgnored,
+  }),
+  output: searchData,
+  annotations: READ_ONLY,
+  approval: 'never',
+  api: { op: 'listFiles', args: ['path'] },
+  examples: [{}, { path: 'src', depth: 2 }],
+  run: async (session, a) =>
+    searchResult(
+      await session.listFiles(a.path ?? '', { glob: a.glob, depth: a.depth, limit: a.limit, offset: a.offset, includeIgnored: a.include_ignored }),
+      plain,
+    ),
+});
+
+export const glob = defineTool({
+  name: 'glob',
+  title: 'Find files by pattern',
+  description:
+    'Lists files whose path matches a glob ("**/*.py", "src/**/auth*.ts"), relative to cwd (default the root). Returns paths with size and language.',
+  input: z.object({
+    pattern: z.string().min(1),
+    cwd: z.string().optional().describe('Directory the pattern is relative to.'),
+    limit,
+    offset,
+    include_ignored: includeIgnored,
+  }),
+  output: searchData,
+  annotations: READ_ONLY,
+  approval: 'never',
+  api: { op: 'glob', args: ['pattern'] },
+  examples: [{ pattern: '**/*.test.ts' }, { pattern: '*.md', cwd: 'docs' }],
+  run: async (session, a) =>
+    searchResult(await session.glob(a.pattern, { cwd: a.cwd, limit: a.limit, offset: a.offset, includeIgnored: a.include_ignored }), plain),
+});
+
+export const grep = defineTool({
+  name: 'grep',
+  title: 'Search file contents',
+  description:
+    'Searches file contents with a regular expression (linear-time RE2 syntax; no backreferences or lookaround) or a literal string, and returns matching lines with line numbers, grouped by file. output "files" lists only the files, "count" the counts per file. Narrow with path and glob. Follow up with read_lines around a hit.',
+  input: z.object({
+    pattern: z.string().min(1).describe('RE2 regular expression, or literal text when literal is true.'),
+    path: z.string().optional().describe('File or directory to search; default the whole workspace.'),
+    glob: z.string().optional().describe('Only files matching this glob, e.g. "**/*.ts".'),
+    literal: z.boolean().optional(),
+    ignore_case: z.boolean().optional(),
+    context_lines: z.number().int().min(0).max(20).optional().describe('Lines of context around each match.'),
+    output: z.enum(['content', 'files', 'count']).optional().describe('content (default): matching lines; files: file paths; count: matches per file.'),
+    limit,
+    offset,
+    include_ignored: includeIgnored,
+  }),
+  output: searchData,
+  annotations: READ_ONLY,
+  approval: 'never',
+  api: { op: 'grep', args: ['pattern'] },
+  examples: [
+    { pattern: 'TODO', path: 'src' },
+    { pattern: 'fetch(', literal: true, glob: '**/*.ts', output: 'files' },
+  ],
+  run: async (session, a) =>
+    searchResult(
+      await session.grep(a.pattern, {
+        path: a.path,
+        glob: a.glob,
+        literal: a.literal,
+        ignoreCase: a.ignore_case,
+        contextLines: a.context_lines,
+        output: a.output,
+        limit: a.limit,
+        offset: a.offset,
+        includeIgnored: a.include_ignored,
+      }),
+      plain,
+    ),
+});
+
+export const findSymbol = defineTool({
+  name: 'find_symbol',
+  title: 'Find a definition',
+  description:
+    'Finds where a function, class, method or type is defined, by name or part of a name ("login", "AuthManager.login", "parse config"), ranked best first, each with the get_symbol call that reads it. Faster and cheaper than grep for definitions.',
+  input: z.object({
+    query: z.string().min(1),
+    kind: z
+      .enum(SYMBOL_KINDS as [SymbolKind, ...SymbolKind[]])
+      .optional()
+      .describe('Only symbols of this kind.'),
+    path: z.string().optional().describe('Only under this directory or in this file.'),
+    match: z.enum(['best', 'all']).optional().describe('best (default): the best tier of matches; all: every match.'),
+    limit,
+    offset,
+  }),
+  output: searchData,
+  annotations: READ_ONLY,
+  approval: 'never',
+  api: { op: 'findSymbol', args: ['query'] },
+  examples: [{ query: 'login' }, { query: 'Config', kind: 'class', path: 'src' }],
+  run: async (session, a) =>
+    searchResult(await session.findSymbol(a.query, { kind: a.kind, path: a.path, match: a.match, limit: a.limit, offset: a.offset }), plain),
+});

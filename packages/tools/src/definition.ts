@@ -1,0 +1,95 @@
+/**
+ * What one tool is: the single definition every surface (the TypeScript
+ * dispatcher, the MCP server, the CLI, the SDK shapes, the docs) is generated
+ * from. A definition names the session call it runs, so the hints a result
+ * carries can be written as calls of the same tool set.
+ *
+ * @module
+ */
+
+import type { ContextSession } from '@ctxfs/context';
+import type { z } from 'zod';
+
+/** MCP tool annotations; every ctxfs tool works on a closed workspace, so `openWorldHint` is always false. */
+export interface ToolAnnotations {
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint: boolean;
+  readonly openWorldHint: false;
+}
+
+/** How a tool's result reaches a model and a program. */
+export interface ToolResult<Data = Record<string, unknown>> {
+  /** What the model reads. */
+  readonly text: string;
+  /** The same result as data, matching the tool's output schema. */
+  readonly data: Data;
+  /** A refusal or failure: `text` says why and what to do. */
+  readonly isError: boolean;
+}
+
+/** What a tool's `run` may use besides the session. */
+export interface ToolRunContext {
+  /** Aborted when the caller cancels the call. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * One tool.
+ *
+ * @example
+ * ```ts
+ * const readLinesTool = defineTool({
+ *   name: 'read_lines',
+ *   title: 'Read lines',
+ *   description: 'Numbered lines start_line..end_line of a file …',
+ *   input: z.object({ path: z.string(), start_line: z.number().int(), end_line: z.number().int().optional() }),
+ *   output: servedData,
+ *   annotations: READ_ONLY,
+ *   approval: 'never',
+ *   api: { op: 'readLines', args: ['path', 'start_line', 'end_line'] },
+ *   examples: [{ path: 'src/a.ts', start_line: 10, end_line: 40 }],
+ *   run: async (session, a) => servedResult(await session.readLines(a.path, a.start_line, a.end_line)),
+ * });
+ * ```
+ */
+export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output extends z.ZodObject = z.ZodObject> {
+  /** snake_case, as models call it. */
+  readonly name: string;
+  readonly title: string;
+  /** Written for models: when to use it, what it returns, what to do when it refuses. */
+  readonly description: string;
+  /** The arguments; the published JSON Schema is generated from it. */
+  readonly input: Input;
+  /** The shape of `ToolResult.data`. */
+  readonly output: Output;
+  readonly annotations: ToolAnnotations;
+  /** `policy`: the workspace policy may ask a person before it runs (a change); `never`: reads. */
+  readonly approval: 'policy' | 'never';
+  /**
+   * The session call this tool runs, and which of its arguments are that
+   * call's positional arguments in order (the rest are its options, by the
+   * same names in camelCase). Hints name API calls; the tool call style maps
+   * them back through this.
+   */
+  readonly api: { readonly op: string; readonly args: readonly string[] };
+  /** Valid arguments, shown in docs and checked against the schema by the tests. */
+  readonly examples: readonly z.input<Input>[];
+  run(session: ContextSession, input: z.output<Input>, context: ToolRunContext): Promise<ToolResult<z.output<Output>>>;
+}
+
+/** A definition whose input and output types are erased, as lists hold them. */
+// biome-ignore lint/suspicious/noExplicitAny: a list of definitions of different argument types; each is checked where it is written.
+export type AnyToolDefinition = ToolDefinition<any, any>;
+
+/** Checks a definition's types where it is written, and returns it as is. */
+export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject>(definition: ToolDefinition<Input, Output>): ToolDefinition<Input, Output> {
+  return definition;
+}
+
+/** Annotations of a tool that only reads. */
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Annotations of a tool that adds or changes content without removing files. */
+export const CHANGES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+/** Annotations of a tool that may remove or replace content wholesale. */
+export const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };

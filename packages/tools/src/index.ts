@@ -1,0 +1,49 @@
+/**
+ * `@ctxfs/tools` — one definition per ctxfs tool (a description written for
+ * models, zod schemas of its arguments and result, MCP annotations, whether
+ * it may need approval), and everything generated from it: JSON Schemas,
+ * the dispatcher that runs a call in any SDK's shape against a session, and
+ * hints written as calls of the same tools.
+ *
+ * @example
+ * ```ts
+ * import { createContext } from '@ctxfs/context';
+ * import { Toolset } from '@ctxfs/tools';
+ * const ctx = await createContext({ fs });
+ * await ctx.scan();
+ * const tools = new Toolset(ctx.session({ agent: 'llm:claude', profile: 'medium' }));
+ * const r = await tools.run('read_lines', { path: 'src/a.ts', start_line: 1, end_line: 40 });
+ * ```
+ *
+ * @module
+ */
+
+export { type Prepared, prepareArguments } from './arguments.ts';
+export { snakeCase, toolCallStyle, toolCallText } from './call-style.ts';
+export * from './catalog/index.ts';
+export {
+  type AnyToolDefinition,
+  CHANGES,
+  DESTRUCTIVE,
+  defineTool,
+  READ_ONLY,
+  type ToolAnnotations,
+  type ToolDefinition,
+  type ToolResult,
+  type ToolRunContext,
+} from './definition.ts';
+export { type CallResult, type CallShape, type ErrorData, errorResult, type ParsedCall, parseCall, replyTo, Toolset, type ToolsetOptions } from './dispatch.ts';
+export { inputJsonSchema, type JsonSchema, outputJsonSchema } from './json-schema.ts';
+export {
+  type EditData,
+  editData,
+  editResult,
+  type SearchData,
+  type ServedData,
+  searchData,
+  searchResult,
+  servedData,
+  servedResult,
+  withinBudget,
+  withNext,
+} from './results.ts';

@@ -1,0 +1,202 @@
+/**
+ * The shapes tool results take: one schema per kind of result (something
+ * served, a search, an edit, a history listing), and the conversion from the
+ * context layer's result to the text a model reads and the data a program
+ * reads. Data fields are snake_case like the arguments.
+ *
+ * @module
+ */
+
+import { type EditResult, o200kTokenizer, type SearchResult, type Served, truncateTokens } from '@ctxfs/context';
+import { z } from 'zod';
+import type { ToolResult } from './definition.ts';
+
+const int = z.number().int();
+
+/** Lines left out of a served view. */
+const omission = z.object({ start_line: int, end_line: int, tokens: int });
+
+/** Something served from a file: a whole file, lines, an outline, a symbol, a summary. */
+export const servedData = z.object({
+  path: z.string(),
+  version: z.string().describe('Content hash of the file as served; an edit based on this read names it as base_version.'),
+  view: z.string().describe('full, truncated, lines, excerpt, symbol, outline, summary, related, narrow or over-budget'),
+  tokens: int,
+  total_lines: int,
+  total_tokens: int,
+  start_line: int.optional(),
+  end_line: int.optional(),
+  omitted: z.array(omission),
+  next: z.string().optional().describe('A call that serves what is missing.'),
+  redactions: int,
+});
+export type ServedData = z.infer<typeof servedData>;
+
+/** A served result's text: what the model reads, with the way on when the text does not already say it. */
+export function withNext(text: string, next: string | undefined): string {
+  return next === undefined || text.includes(next) ? text : `${text}\n[next: ${next}]`;
+}
+
+/** A context-layer read as a tool result. */
+export function servedResult(r: Served): ToolResult<ServedData> {
+  return {
+    text: withNext(r.text, r.next),
+    isError: false,
+    data: {
+      path: r.path,
+      version: r.version,
+      view: r.view,
+      tokens: r.tokens,
+      total_lines: r.totalLines,
+      total_tokens: r.totalTokens,
+      start_line: r.startLine,
+      end_line: r.endLine,
+      omitted: r.omitted.map((o) => ({ start_line: o.startLine, end_line: o.endLine, tokens: o.tokens })),
+      next: r.next,
+      redactions: r.redactions,
+    },
+  };
+}
+
+/** A listing or a search: what was found, how much of it is shown, the way to the rest. */
+export const searchData = z.object({
+  view: z.string().describe('files, matches, count, symbols or over-budget'),
+  tokens: int,
+  shown: int,
+  total: int.describe('Entries found in all (a lower bound when exact is false).'),
+  exact: z.boolean(),
+  files: int,
+  skipped: int.describe('Files not searched (binary, over the size limit, unreadable).'),
+  sensitive_left_out: int,
+  truncated: z.boolean(),
+  next: z.string().optional(),
+  redactions: int,
+  items: z.array(z.record(z.string(), z.unknown())).describe('The entries shown, as data.'),
+});
+export type SearchData = z.infer<typeof searchData>;
+
+/** A context-layer search as a tool result; `item` turns each entry into plain data. */
+export function searchResult<Item>(r: SearchResult<Item>, item: (i: Item) => Record<string, unknown>): ToolResult<SearchData> {
+  return {
+    text: withNext(r.text, r.next),
+    isError: false,
+    data: {
+      view: r.view,
+      tokens: r.tokens,
+      shown: r.counts.shown,
+      total: r.counts.total,
+      exact: r.counts.exact,
+      files: r.counts.files,
+      skipped: r.counts.skipped,
+      sensitive_left_out: r.counts.sensitiveLeftOut,
+      truncated: r.truncated,
+      next: r.next,
+      redactions: r.redactions,
+      items: r.items.map(item),
+    },
+  };
+}
+
+const lineRange = z.object({ start: int, end: int });
+
+/** A change, applied or refused. */
+export const editData = z.object({
+  success: z.boolean(),
+  message: z.string(),
+  code: z.string().optional().describe('Stable code of a refusal: ECONFLICT, ENOENT, EEXIST, EINVAL, EBINARY, EDENIED, ...'),
+  op: z.string(),
+  path: z.string(),
+  version: z.string().optional().describe('Content hash of the file now: the base_version of the next edit.'),
+  previous_version: z.string().optional(),
+  seq: int.optional().describe('History position of the new version.'),
+  diff: z.string(),
+  lines_added: int,
+  lines_removed: int,
+  merged: z.boolean().describe('Applied by merging with changes made since your read.'),
+  unchanged: z.boolean(),
+  next: z.string().optional(),
+  files: z.array(
+    z.object({
+      path: z.string(),
+      op: z.string(),
+      version: z.string().optional(),
+      previous_version: z.string().optional(),
+      seq: int.optional(),
+      lines_added: int,
+      lines_removed: int,
+      merged: z.boolean(),
+    }),
+  ),
+  conflict: z
+    .object({
+      type: z.string(),
+      base_version: z.string().optional(),
+      current_version: z.string().optional(),
+      changed_by: z.array(z.string()),
+      lines: z.array(lineRange),
+      their_diff: z.string().optional(),
+      marked_text: z.string().optional(),
+    })
+    .optional(),
+  stale_readers: z.array(z.object({ agent: z.string(), version: z.string() })),
+});
+export type EditData = z.infer<typeof editData>;
+
+/** A context-layer change as a tool result; a refusal is an error result whose text says what to do. */
+export function editResult(r: EditResult): ToolResult<EditData> {
+  const parts = [r.message];
+  if (r.diff !== '') parts.push(r.diff.trimEnd());
+  return {
+    text: withNext(parts.join('\n'), r.next),
+    isError: !r.success,
+    data: {
+      success: r.success,
+      message: r.message,
+      code: r.code,
+      op: r.op,
+      path: r.path,
+      version: r.version,
+      previous_version: r.previousVersion,
+      seq: r.seq,
+      diff: r.diff,
+      lines_added: r.linesAdded,
+      lines_removed: r.linesRemoved,
+      merged: r.merged,
+      unchanged: r.unchanged,
+      next: r.next,
+      files: r.files.map((f) => ({
+        path: f.path,
+        op: f.op,
+        version: f.version,
+        previous_version: f.previousVersion,
+        seq: f.seq,
+        lines_added: f.linesAdded,
+        lines_removed: f.linesRemoved,
+        merged: f.merged,
+      })),
+      conflict:
+        r.conflict === undefined
+          ? undefined
+          : {
+              type: r.conflict.type,
+              base_version: r.conflict.baseVersion,
+              current_version: r.conflict.currentVersion,
+              changed_by: [...r.conflict.changedBy],
+              lines: r.conflict.lines.map((l) => ({ start: l.start, end: l.end })),
+              their_diff: r.conflict.theirsDiff,
+              marked_text: r.conflict.markedText,
+            },
+      stale_readers: r.staleReaders.map((s) => ({ agent: s.agent, version: s.version })),
+    },
+  };
+}
+
+/**
+ * Text that is not budgeted by the layer (a diff between two versions) cut
+ * to the caller's per-call budget, saying so.
+ */
+export function withinBudget(text: string, maxTokens: number, how: string): { text: string; tokens: number; truncated: boolean } {
+  const cut = truncateTokens(o200kTokenizer, text, Math.max(64, maxTokens - 60));
+  if (!cut.truncated) return { text, tokens: cut.tokens, truncated: false };
+  return { text: `${cut.text}\n[… cut at ${cut.tokens} of ${cut.totalTokens} tokens; ${how} …]`, tokens: cut.tokens, truncated: true };
+}
