@@ -2,7 +2,9 @@
  * Client roots. A client may say which directories it works in; the server
  * serves a host workspace only within them: all of it when a root holds the
  * workspace, only the directories a root names when roots lie inside it, and
- * nothing when no root meets it. A call that names a path outside is refused
+ * nothing when no root meets it. An empty list sets no bound (the MCP
+ * Inspector, or an editor with no folder open, lists none): the server's own
+ * root is the bound then. A call that names a path outside is refused
  * before it reaches the workspace; a search without a path is aimed at the
  * one root, or refused with the roots to choose from.
  *
@@ -28,9 +30,11 @@ export type RootScope =
  * ```ts
  * rootScope('/repo', ['file:///repo/packages/a']); // { kind: 'some', dirs: ['packages/a'], roots: [...] }
  * rootScope('/repo', ['file:///']);                 // { kind: 'all' }
+ * rootScope('/repo', []);                            // { kind: 'all' }
  * ```
  */
 export function rootScope(workspaceRoot: string, roots: readonly string[]): RootScope {
+  if (roots.length === 0) return { kind: 'all' };
   const dirs: string[] = [];
   for (const uri of roots) {
     let dir: string;
