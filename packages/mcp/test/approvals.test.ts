@@ -46,6 +46,8 @@ describe('approval through elicitation', () => {
   let asking: Connected;
   let plain: Connected;
   let original: string;
+  /** The refusal of the client that cannot elicit, kept for the check of its wording. */
+  let unasked = '';
 
   beforeAll(async () => {
     ws = tempWorkspace();
@@ -103,16 +105,15 @@ describe('approval through elicitation', () => {
     expect(person.asked).toHaveLength(asked);
     expect(ws.read(FILE)).toBe(before);
     expect(ws.read(FILE)).not.toBe(original);
+    unasked = r.text;
   });
 
   // Defect (context, askApproval): an approver's "no" is recorded as the
   // user's (by: 'denied_by_user') even when no one was asked, so the refusal
   // says "the user declined" to a client that cannot ask anyone, and the
   // audit record blames a person who never saw the change.
-  it.fails('does not say a person declined when no one was asked', async () => {
-    const r = await changeRetries(plain, 7);
-    expect(r.isError).toBe(true);
-    expect(r.text).not.toContain('the user declined');
+  it.fails('does not say a person declined when no one was asked', () => {
+    expect(unasked).not.toContain('the user declined');
   });
 
   it('lets reads through without asking', async () => {
