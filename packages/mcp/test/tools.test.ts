@@ -14,7 +14,7 @@
 import { TOOLS } from '@ctxfs/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableBackends, type BackendWorkspace, backendWorkspace, removeBackendContainers } from './support/backends.ts';
-import { type Connected, call, serveOne, type TransportKind } from './support/server.ts';
+import { type Connected, call, readWhole, serveOne, type TransportKind } from './support/server.ts';
 import { PROJECT } from './support/workspace.ts';
 
 const backends = await availableBackends();
@@ -312,7 +312,7 @@ describe.each(matrix)('over $transport on $backend', ({ transport, backend }: { 
   });
 
   it('left the changes on the backend', async () => {
-    const read = ws.readBack ?? (async (path: string) => readThrough(c, path));
+    const read = ws.readBack ?? ((path: string) => readWhole(c, path));
     expect(await read('src/config.ts')).toBe(CONFIG_AFTER);
     expect(await read('notes/todo.md')).toBe('# TODO\n\n- ship\n');
     expect(await read('src/util.ts')).toContain('text.trim().toLowerCase()');
@@ -340,11 +340,3 @@ describe.each(matrix)('over $transport on $backend', ({ transport, backend }: { 
     expect(c.validator.validated.at(-1)?.valid).toBe(true);
   });
 });
-
-/** A file's whole text read through the server (memory has no disk): the numbered lines of read_file, unnumbered. */
-async function readThrough(c: Connected, path: string): Promise<string> {
-  const r = await call(c.client, 'read_lines', { path, start_line: 1, end_line: 1000 });
-  if (r.isError) throw new Error(r.text);
-  const lines = [...r.text.matchAll(/^\d+\t(.*)$/gm)].map((m) => m[1]);
-  return `${lines.join('\n')}\n`;
-}

@@ -189,3 +189,11 @@ export async function call(
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   return { result, text: textOf(result), data: result.structuredContent, isError: result.isError === true };
 }
+
+/** A file's whole text read through the server (memory has no disk to look at): its numbered lines, unnumbered. */
+export async function readWhole(c: Connected, path: string): Promise<string> {
+  const r = await call(c.client, 'read_lines', { path, start_line: 1, end_line: 1000 });
+  if (r.isError) throw new Error(r.text);
+  const lines = [...r.text.matchAll(/^\d+\t(.*)$/gm)].map((m) => m[1]);
+  return `${lines.join('\n')}\n`;
+}
