@@ -26,14 +26,15 @@ export const NODE_ARGS = ['--conditions=ctxfs-source', BIN];
 
 /**
  * The environment of a spawned server: this one's, with the user's ctxfs
- * config directory pointed at an empty one, so a developer's own
- * ~/.config/ctxfs/config.toml cannot change what a test sees.
+ * config directory pointed at an empty one and no token from the shell, so a
+ * developer's own ~/.config/ctxfs/config.toml or CTXFS_MCP_TOKEN cannot
+ * change what a test sees.
  */
 const configHome = mkdtempSync(join(tmpdir(), 'ctxfs-mcp-config-'));
 process.once('exit', () => rmSync(configHome, { recursive: true, force: true }));
 export function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'CTXFS_MCP_TOKEN') env[k] = v;
   return { ...env, XDG_CONFIG_HOME: configHome, ...extra };
 }
 
