@@ -118,19 +118,25 @@ export function createConnection(workspace: McpWorkspace): Server {
   const session = async (signal: AbortSignal, progressToken: string | number | undefined): Promise<Toolset> => {
     if (toolset !== undefined) return toolset;
     if (workspace.context === undefined) log('info', 'waiting for the first scan of the workspace');
+    // MCP requires each progress value to exceed the one before. The scan walks and hashes at once, so its
+    // progress is the work done of both (files statted plus files hashed), out of both once the walk has ended.
+    let reported = -1;
     const ctx = await workspace.ready({
       signal,
       onProgress:
         progressToken === undefined
           ? undefined
           : (p) => {
+              const progress = p.checked + p.hashed;
+              if (progress <= reported) return;
+              reported = progress;
               server
                 .notification({
                   method: 'notifications/progress',
                   params: {
                     progressToken,
-                    progress: p.phase === 'hash' ? p.hashed : p.files,
-                    ...(p.toHash !== undefined && p.phase === 'hash' ? { total: p.toHash } : {}),
+                    progress,
+                    ...(p.toHash !== undefined ? { total: p.checked + p.toHash } : {}),
                     message: `scanning the workspace: ${p.phase}, ${p.files} files`,
                   },
                 })

@@ -8,6 +8,9 @@
  * @module
  */
 
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { dockerAvailable, removeTestContainers, seedWorkspace, sh, startTestContainer } from '../../../container/test/docker-fixture.ts';
 import { tempWorkspace } from './workspace.ts';
 
@@ -36,13 +39,30 @@ export async function availableBackends(): Promise<BackendKind[]> {
 
 // The container's type comes from the fixture: dockerode is the container package's dependency, not this one's.
 let container: ReturnType<typeof startTestContainer> | undefined;
+/** The host directory mounted at the container's /work. */
+let mounted: string | undefined;
 let seeded = 0;
 
-/** Removes the container this test file started, if it started one. */
+/**
+ * The test container, started on first use. Its /work is a directory of this
+ * machine's memory (/dev/shm) mounted in: thousands of files unpack there in
+ * a moment, where the container's own layer on a busy disk takes seconds.
+ * ctxfs still reaches them only through the engine, inside the container.
+ */
+function testContainer(): ReturnType<typeof startTestContainer> {
+  if (container === undefined) {
+    mounted = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'ctxfs-mcp-container-'));
+    container = startTestContainer({ HostConfig: { Binds: [`${mounted}:/work`] } });
+  }
+  return container;
+}
+
+/** Removes the container this test file started, if it started one, and its /work. */
 export async function removeBackendContainers(): Promise<void> {
   if (container === undefined) return;
   container = undefined;
   await removeTestContainers();
+  if (mounted !== undefined) rmSync(mounted, { recursive: true, force: true });
 }
 
 /** Writes `files` to a fresh workspace on `kind`. */
@@ -59,8 +79,7 @@ export async function backendWorkspace(kind: BackendKind, files: Readonly<Record
       remove: () => Promise.resolve(ws.remove()),
     };
   }
-  container ??= startTestContainer();
-  const c = await container;
+  const c = await testContainer();
   const dir = `mcp${++seeded}`;
   await seedWorkspace(c, '/work', dir, files);
   const abs = `/work/${dir}`;
