@@ -115,7 +115,14 @@ export function createConnection(workspace: McpWorkspace): Server {
     rootsLoaded = loadRoots();
   });
 
-  const session = async (signal: AbortSignal, progressToken: string | number | undefined): Promise<Toolset> => {
+  /** The client's session, once the first scan is done; `call` is the request waiting for it, told of the scan's progress. */
+  const session = async (call: {
+    signal: AbortSignal;
+    requestId: string | number;
+    _meta?: { progressToken?: string | number } | undefined;
+  }): Promise<Toolset> => {
+    const { signal } = call;
+    const progressToken = call._meta?.progressToken;
     if (toolset !== undefined) return toolset;
     if (workspace.context === undefined) log('info', 'waiting for the first scan of the workspace');
     // MCP requires each progress value to exceed the one before. The scan walks and hashes at once, so its
@@ -131,15 +138,19 @@ export function createConnection(workspace: McpWorkspace): Server {
               if (progress <= reported) return;
               reported = progress;
               server
-                .notification({
-                  method: 'notifications/progress',
-                  params: {
-                    progressToken,
-                    progress,
-                    ...(p.toHash !== undefined ? { total: p.checked + p.toHash } : {}),
-                    message: `scanning the workspace: ${p.phase}, ${p.files} files`,
+                .notification(
+                  {
+                    method: 'notifications/progress',
+                    params: {
+                      progressToken,
+                      progress,
+                      ...(p.toHash !== undefined ? { total: p.checked + p.toHash } : {}),
+                      message: `scanning the workspace: ${p.phase}, ${p.files} files`,
+                    },
                   },
-                })
+                  // On Streamable HTTP, with the call's own response: a client need not open the GET stream at all.
+                  { relatedRequestId: call.requestId },
+                )
                 .catch(() => undefined);
             },
     });
@@ -177,7 +188,7 @@ export function createConnection(workspace: McpWorkspace): Server {
     const tool = tools.find((t) => t.name === name);
     let set: Toolset;
     try {
-      set = await session(extra.signal, extra._meta?.progressToken);
+      set = await session(extra);
     } catch (err) {
       if (extra.signal.aborted)
         return { content: [{ type: 'text', text: `ECANCELED: ${name} was cancelled while the workspace was being scanned.` }], isError: true };
@@ -224,7 +235,7 @@ export function createConnection(workspace: McpWorkspace): Server {
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { uri } = request.params;
-    const set = await session(extra.signal, extra._meta?.progressToken);
+    const set = await session(extra);
     await rootsLoaded;
     let result: Awaited<ReturnType<Toolset['run']>>;
     if (uri === OVERVIEW_URI) {

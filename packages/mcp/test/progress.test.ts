@@ -14,6 +14,7 @@
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableBackends, type BackendWorkspace, backendWorkspace, removeBackendContainers } from './support/backends.ts';
+import { PostOnlyClient } from './support/post-only.ts';
 import { type Connected, call, connectStdio, startHttp, type TransportKind } from './support/server.ts';
 import { realFiles } from './support/workspace.ts';
 
@@ -74,5 +75,35 @@ describe.runIf(backends.includes('container')).each(['stdio', 'http'] as const)(
     const after = await call(c.client, 'list_files', { path: 'vendor', depth: 1 });
     expect(after.isError, after.text).toBe(false);
     expect(after.data?.total as number).toBeGreaterThan(0);
+  });
+});
+
+describe.runIf(backends.includes('container'))('over HTTP, to a client that only POSTs', () => {
+  let ws: BackendWorkspace;
+  let server: Awaited<ReturnType<typeof startHttp>>;
+
+  beforeAll(async () => {
+    files ??= { 'README.md': '# Vendored packages\n', ...realFiles(6000) };
+    ws = await backendWorkspace('container', files);
+    server = await startHttp(ws.args);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await ws?.remove();
+  });
+
+  // A client need not open the GET stream (MCP: it MAY); what belongs to a
+  // call must come on that call's own response stream.
+  it("sends a call's progress on the call's own response stream", async () => {
+    const client = await PostOnlyClient.open(server.url, {});
+    const messages = await client.call(2, 'tools/call', {
+      name: 'grep',
+      arguments: { pattern: 'Vendored', path: 'README.md' },
+      _meta: { progressToken: 'scan' },
+    });
+    const progress = messages.filter((m) => m.method === 'notifications/progress');
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress[0]).toMatchObject({ params: { progressToken: 'scan' } });
+    expect(messages.at(-1)).toMatchObject({ id: 2, result: { isError: false } });
   });
 });
