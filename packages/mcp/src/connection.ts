@@ -160,7 +160,9 @@ export function createConnection(workspace: McpWorkspace): Server {
       agent: `mcp:${client ?? 'client'}`,
       profile: profileFor(client, workspace.options.clientProfiles, workspace.options.profile ?? 'medium'),
     });
-    if (server.getClientCapabilities()?.elicitation !== undefined)
+    // A question is a form (the diff and a yes or no): a client that elicits only by URL cannot answer one.
+    // (The SDK reads a bare `elicitation: {}`, as clients declared it before modes, as forms.)
+    if (server.getClientCapabilities()?.elicitation?.form !== undefined)
       workspace.approver.route(opened.sessionContext.id, elicitationApprover(server, client ?? 'mcp-client'));
     toolset = new Toolset(opened, { tools });
     return toolset;

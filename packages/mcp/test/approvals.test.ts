@@ -117,6 +117,14 @@ describe('approval through elicitation', () => {
     expect(unasked).not.toContain('the user declined');
   });
 
+  it('refuses a client that elicits only by URL (no forms) the same way, since it cannot be shown the diff', async () => {
+    const urlOnly = await server.connect({ name: 'url-only-agent', capabilities: { elicitation: { url: {} } } });
+    const r = await changeRetries(urlOnly, 7);
+    expect(r.data).toMatchObject({ success: false, code: 'EDENIED' });
+    expect(r.text).toContain('does not support elicitation');
+    expect(r.text).toContain('effect = "allow"');
+  });
+
   it('lets reads through without asking', async () => {
     const asked = person.asked.length;
     expect((await call(plain.client, 'read_lines', { path: FILE, start_line: 2, end_line: 2 })).text).toContain('export const retries = 4;');
@@ -132,7 +140,8 @@ describe('approval timeout', () => {
   beforeAll(async () => {
     ws = tempWorkspace();
     ws.write('.ctxfs/config.toml', `[policy]\napproval_timeout_seconds = 1\n\n${ASK_FOR_WRITES}`);
-    c = await connectStdio(['--root', ws.root], { name: 'unattended-agent', capabilities: ELICITATION, before: (client) => person.listen(client) });
+    // Elicitation declared as before the spec had modes (2025-06-18): a bare object, which means forms.
+    c = await connectStdio(['--root', ws.root], { name: 'unattended-agent', capabilities: { elicitation: {} }, before: (client) => person.listen(client) });
   });
   afterAll(async () => {
     await c?.close();
