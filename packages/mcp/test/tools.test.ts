@@ -14,6 +14,7 @@
 import { TOOLS } from '@ctxfs/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableBackends, type BackendWorkspace, backendWorkspace, removeBackendContainers } from './support/backends.ts';
+import { libraryCallsIn } from './support/hints.ts';
 import { type Connected, call, readWhole, serveOne, type TransportKind } from './support/server.ts';
 import { PROJECT } from './support/workspace.ts';
 
@@ -320,8 +321,13 @@ describe.each(matrix)('over $transport on $backend', ({ transport, backend }: { 
     expect(gone.text.startsWith('ENOENT:')).toBe(true);
   });
 
+  /** Refusals of the workspace (not of the arguments), kept for the check of their hints. */
+  const refusals: string[] = [];
+
   it('answers failures as tool results with isError', async () => {
-    await expectToolFailure(c, 'read_lines', { path: 'src/missing.ts', start_line: 1 }, 'ENOENT');
+    refusals.push(await expectToolFailure(c, 'read_lines', { path: 'src/missing.ts', start_line: 1 }, 'ENOENT'));
+    refusals.push(await expectToolFailure(c, 'get_symbol', { path: 'src/auth.ts', name: 'AuthManager.signup' }, 'ENOENT'));
+    refusals.push(await expectToolFailure(c, 'read_lines', { path: 'src/auth.ts', start_line: 9, end_line: 3 }, 'EINVAL'));
     expect(await expectToolFailure(c, 'read_file', { path: '../x' }, 'EPATHESCAPE')).toContain('paths are relative to the workspace root');
     expect(await expectToolFailure(c, 'write_file', { path: '../escaped.txt', content: 'x' }, 'EPATHESCAPE')).toContain('climbs above the workspace root');
     expect(await expectToolFailure(c, 'no_such_tool', {}, 'ENOTOOL')).toContain('The tools: project_overview, list_files');
@@ -329,6 +335,16 @@ describe.each(matrix)('over $transport on $backend', ({ transport, backend }: { 
     expect(await expectToolFailure(c, 'read_lines', { path: 'src/auth.ts', start_line: 'abc' }, 'EINVAL')).toContain('read_lines(path, start_line');
     await expectToolFailure(c, 'read_file', {}, 'EINVAL');
     await expectToolFailure(c, 'grep', { pattern: 'x', colour: true }, 'EINVAL');
+  });
+
+  // Defect (context: retrieval/shared.ts missingFile, retrieval/symbol.ts,
+  // retrieval/read-lines.ts): the hints of these refusals are written as
+  // library calls — `glob("**/missing.ts") or listFiles()`, `getOutline("src/auth.ts")
+  // lists every symbol`, `readLines(path, 10, 40)` — not as calls of the tools
+  // the client has; they bypass callText, so the tool call style never applies.
+  it.fails('writes the hints of a refusal as tool calls', () => {
+    expect(refusals).toHaveLength(3);
+    for (const text of refusals) expect(libraryCallsIn(text), text).toEqual([]);
   });
 
   it('sends a refused change with its structured result, validated like any other', async () => {
