@@ -207,3 +207,24 @@ describe('approval asked of a client that only POSTs', () => {
     expect(messages.map((m) => m.method)).toContain('elicitation/create');
   });
 });
+
+describe('without policy files', () => {
+  let ws: TempWorkspace;
+  let c: Connected;
+
+  beforeAll(async () => {
+    ws = tempWorkspace();
+    ws.write('.ctxfs/config.toml', ASK_FOR_WRITES);
+    c = await connectStdio(['--root', ws.root, '--no-policy-files'], { name: 'trusted-agent' });
+  });
+  afterAll(async () => {
+    await c?.close();
+    ws?.remove();
+  });
+
+  it('ignores the workspace config that would ask, and applies the change (the defaults allow it)', async () => {
+    const r = await changeRetries(c, 11);
+    expect(r.isError, r.text).toBe(false);
+    expect(ws.read(FILE)).toContain('export const retries = 11;');
+  });
+});

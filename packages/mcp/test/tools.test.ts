@@ -11,12 +11,12 @@
  * @module
  */
 
-import { TOOLS } from '@ctxfs/tools';
+import { READ_TOOLS, TOOLS } from '@ctxfs/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableBackends, type BackendWorkspace, backendWorkspace, removeBackendContainers } from './support/backends.ts';
 import { libraryCallsIn } from './support/hints.ts';
 import { type Connected, call, readWhole, serveOne, type TransportKind } from './support/server.ts';
-import { PROJECT } from './support/workspace.ts';
+import { PROJECT, type TempWorkspace, tempWorkspace } from './support/workspace.ts';
 
 const backends = await availableBackends();
 const matrix = (['stdio', 'http'] as const).flatMap((transport) => backends.map((backend) => ({ transport, backend })));
@@ -354,5 +354,27 @@ describe.each(matrix)('over $transport on $backend', ({ transport, backend }: { 
     expect(r.data).toMatchObject({ success: false, path: 'src/auth.ts' });
     expect(c.validator.validated.length).toBe(before + 1);
     expect(c.validator.validated.at(-1)?.valid).toBe(true);
+  });
+});
+
+describe('a read-only server', () => {
+  let ws: TempWorkspace;
+  let c: Connected;
+
+  beforeAll(async () => {
+    ws = tempWorkspace();
+    c = await serveOne('stdio', ['--root', ws.root, '--read-only']);
+  });
+  afterAll(async () => {
+    await c?.close();
+    ws?.remove();
+  });
+
+  it('offers only the tools that read, and has no others to call', async () => {
+    expect(c.tools.map((t) => t.name)).toEqual(READ_TOOLS.map((t) => t.name));
+    expect(c.tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+    expect((await call(c.client, 'read_lines', { path: 'README.md', start_line: 1 })).text).toContain('# Demo service');
+    expect(await expectToolFailure(c, 'write_file', { path: 'README.md', content: 'gone\n' }, 'ENOTOOL')).not.toContain('write_file,');
+    expect(ws.read('README.md')).toBe(PROJECT['README.md']);
   });
 });
