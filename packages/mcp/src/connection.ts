@@ -9,6 +9,7 @@
  * @module
  */
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ContextSession, ProfileInput } from '@ctxfs/context';
 import { inputJsonSchema, outputJsonSchema, READ_TOOLS, TOOLS, Toolset } from '@ctxfs/tools';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -22,6 +23,7 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  type RequestId,
   RootsListChangedNotificationSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
@@ -43,6 +45,9 @@ const FILE_PREFIX = 'ctxfs://files/';
 export function fileUri(path: string): string {
   return `${FILE_PREFIX}${path.split('/').map(encodeURIComponent).join('/')}`;
 }
+
+/** The tool call being run, in the code it runs: an approval it needs is asked with it. */
+const runningCall = new AsyncLocalStorage<RequestId>();
 
 /** Completions offered at most. */
 const MAX_COMPLETIONS = 100;
@@ -163,7 +168,10 @@ export function createConnection(workspace: McpWorkspace): Server {
     // A question is a form (the diff and a yes or no): a client that elicits only by URL cannot answer one.
     // (The SDK reads a bare `elicitation: {}`, as clients declared it before modes, as forms.)
     if (server.getClientCapabilities()?.elicitation?.form !== undefined)
-      workspace.approver.route(opened.sessionContext.id, elicitationApprover(server, client ?? 'mcp-client'));
+      workspace.approver.route(
+        opened.sessionContext.id,
+        elicitationApprover(server, client ?? 'mcp-client', () => runningCall.getStore()),
+      );
     toolset = new Toolset(opened, { tools });
     return toolset;
   };
@@ -199,7 +207,7 @@ export function createConnection(workspace: McpWorkspace): Server {
     await rootsLoaded;
     const allowed = withinRoots(scope, name, request.params.arguments ?? {});
     if (!allowed.ok) return { content: [{ type: 'text', text: `EDENIED: ${allowed.message}` }], isError: true };
-    const result = await set.run(name, allowed.args, { signal: extra.signal });
+    const result = await runningCall.run(extra.requestId, () => set.run(name, allowed.args, { signal: extra.signal }));
     if (result.isError) log('info', `${name}: ${result.text.split('\n')[0]}`);
     const data = result.data as Record<string, unknown>;
     if (!result.isError && tool !== undefined && tool.annotations.readOnlyHint === false) {

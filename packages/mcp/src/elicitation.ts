@@ -10,6 +10,7 @@
 
 import { type ApprovalAnswer, type ApprovalRequest, type Approver, describeRequest } from '@ctxfs/context';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /** Characters of the request (with its diffs) shown in one elicitation. */
 export const ELICIT_MESSAGE_CHARS = 12_000;
@@ -22,7 +23,7 @@ export const ELICIT_MESSAGE_CHARS = 12_000;
  * workspace.approver.route(session.sessionContext.id, elicitationApprover(server, 'claude-code'));
  * ```
  */
-export function elicitationApprover(server: Server, client: string): Approver {
+export function elicitationApprover(server: Server, client: string, callOf?: () => RequestId | undefined): Approver {
   return {
     name: `mcp-elicitation:${client}`,
     async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
@@ -42,7 +43,8 @@ export function elicitationApprover(server: Server, client: string): Approver {
             required: ['approve'],
           },
         },
-        { signal },
+        // With the call that asked (on Streamable HTTP, its own response stream: a client need not open another).
+        { signal, relatedRequestId: callOf?.() },
       );
       const note = typeof answer.content?.note === 'string' && answer.content.note !== '' ? answer.content.note : undefined;
       if (answer.action === 'accept' && answer.content?.approve === true) return { approved: true, approver: client, note };

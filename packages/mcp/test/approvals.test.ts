@@ -173,12 +173,10 @@ describe('approval asked of a client that only POSTs', () => {
   let ws: TempWorkspace;
   let server: HttpServer;
   let client: PostOnlyClient;
-  /** The messages of the call's response stream, kept for the check after. */
-  let messages: Array<Record<string, unknown>> = [];
 
   beforeAll(async () => {
     ws = tempWorkspace();
-    ws.write('.ctxfs/config.toml', `[policy]\napproval_timeout_seconds = 1\n\n${ASK_FOR_WRITES}`);
+    ws.write('.ctxfs/config.toml', `[policy]\napproval_timeout_seconds = 5\n\n${ASK_FOR_WRITES}`);
     server = await startHttp(['--root', ws.root]);
     client = await PostOnlyClient.open(server.url, ELICITATION);
   });
@@ -187,24 +185,16 @@ describe('approval asked of a client that only POSTs', () => {
     ws?.remove();
   });
 
-  it('refuses the change it could not ask about, and leaves the file', async () => {
-    const before = ws.read(FILE);
+  // MCP leaves the GET stream to the client: the question about a call's change comes on the call's own stream.
+  it("asks on the call's own response stream, and applies the change approved there", async () => {
     const args = { path: FILE, old_text: 'export const retries = 3;', new_text: 'export const retries = 2;' };
-    messages = await client.call(2, 'tools/call', { name: 'replace', arguments: args });
-    expect(messages.at(-1)).toMatchObject({ id: 2, result: { isError: true, structuredContent: { code: 'EDENIED' } } });
-    expect(ws.read(FILE)).toBe(before);
-  });
-
-  // Defect (mcp, elicitation.ts): the question is sent with no relation to
-  // the call that raised it, so on Streamable HTTP it goes to the GET stream
-  // (or nowhere, when the client opened none: MCP leaves that stream to the
-  // client) instead of the call's own response stream; a client that only
-  // POSTs is never asked, and every change it makes times out. elicitInput
-  // takes { relatedRequestId }: the approver needs the id of the tool call
-  // whose change it asks about (e.g. an AsyncLocalStorage set around the
-  // call in connection.ts, read by elicitationApprover).
-  it.fails("asks on the call's own response stream", () => {
+    const messages = await client.call(2, 'tools/call', { name: 'replace', arguments: args }, async (request) => {
+      expect(request.method).toBe('elicitation/create');
+      return { action: 'accept', content: { approve: true } };
+    });
     expect(messages.map((m) => m.method)).toContain('elicitation/create');
+    expect(messages.at(-1)).toMatchObject({ id: 2, result: { isError: false } });
+    expect(ws.read(FILE)).toContain('export const retries = 2;');
   });
 });
 

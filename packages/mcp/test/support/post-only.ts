@@ -13,8 +13,14 @@ type Message = Record<string, unknown>;
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-/** The JSON-RPC messages of a response (an event stream or one JSON body), up to the one with `id`. */
-async function messagesUntil(res: Response, id: number): Promise<Message[]> {
+/** Answers a request the server sends on a call's stream (elicitation/create, …) with its result. */
+export type RequestAnswerer = (request: Message) => Promise<Message>;
+
+/**
+ * The JSON-RPC messages of a response (an event stream or one JSON body), up
+ * to the one with `id`; a request of the server among them is answered.
+ */
+async function messagesUntil(res: Response, id: number, answer: (request: Message) => Promise<void>): Promise<Message[]> {
   if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) return [(await res.json()) as Message];
   const messages: Message[] = [];
   const decoder = new TextDecoder();
@@ -32,7 +38,8 @@ async function messagesUntil(res: Response, id: number): Promise<Message[]> {
       if (data === '') continue;
       const message = JSON.parse(data) as Message;
       messages.push(message);
-      if (message.id === id) return messages;
+      if (message.id === id && message.method === undefined) return messages;
+      if (message.method !== undefined && message.id !== undefined) await answer(message);
     }
   }
   return messages;
@@ -72,8 +79,17 @@ export class PostOnlyClient {
     return fetch(this.url, { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': this.session }, body: JSON.stringify(body) });
   }
 
-  /** Sends a request and returns every message of its response stream, the response last. */
-  async call(id: number, method: string, params: Message): Promise<Message[]> {
-    return messagesUntil(await this.#post({ jsonrpc: '2.0', id, method, params }), id);
+  /**
+   * Sends a request and returns every message of its response stream, the
+   * response last; `answerer` answers the server's requests on that stream
+   * (without one they go unanswered).
+   */
+  async call(id: number, method: string, params: Message, answerer?: RequestAnswerer): Promise<Message[]> {
+    const answer = async (request: Message): Promise<void> => {
+      if (answerer === undefined) return;
+      const res = await this.#post({ jsonrpc: '2.0', id: request.id, result: await answerer(request) });
+      await res.body?.cancel();
+    };
+    return messagesUntil(await this.#post({ jsonrpc: '2.0', id, method, params }), id, answer);
   }
 }
