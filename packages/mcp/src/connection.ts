@@ -22,6 +22,7 @@ import {
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  type ProgressToken,
   ReadResourceRequestSchema,
   type RequestId,
   RootsListChangedNotificationSchema,
@@ -120,12 +121,8 @@ export function createConnection(workspace: McpWorkspace): Server {
     rootsLoaded = loadRoots();
   });
 
-  /** The client's session, once the first scan is done; `call` is the request waiting for it, told of the scan's progress. */
-  const session = async (call: {
-    signal: AbortSignal;
-    requestId: string | number;
-    _meta?: { progressToken?: string | number } | undefined;
-  }): Promise<Toolset> => {
+  /** The client's session, once the first scan is done; `call`, the request that waits for it, is told the scan's progress. */
+  const session = async (call: { signal: AbortSignal; requestId: RequestId; _meta?: { progressToken?: ProgressToken } | undefined }): Promise<Toolset> => {
     const { signal } = call;
     const progressToken = call._meta?.progressToken;
     if (toolset !== undefined) return toolset;
