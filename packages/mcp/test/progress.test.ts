@@ -3,7 +3,7 @@
  * answers at once and scans in the background; a call that needs the scan
  * waits for it, reporting progress to a client that asked for it (a progress
  * token), and a client may cancel a call while it waits. The workspace is a
- * container holding 6,000 real files: the test's first call goes out as soon
+ * container holding 4,000 real files: the test's first call goes out as soon
  * as the session is up, when the scan has hardly begun (a few hundred files
  * in, on this machine), and the scan of the rest through the engine outlasts
  * everything the test does while it waits.
@@ -24,15 +24,22 @@ afterAll(removeBackendContainers);
 /** Long enough for any scan here; the default (60 s) is too, but a slow CI machine should fail on an assertion, not a timeout. */
 const WAIT = { timeout: 120_000 };
 
-let files: Record<string, string | Uint8Array> | undefined;
+let seeded: Promise<BackendWorkspace> | undefined;
+/**
+ * The workspace, seeded once: each server scans it afresh all the same (a
+ * container workspace's state is in the server's memory), and the container
+ * goes with all of it at the end.
+ */
+function vendored(): Promise<BackendWorkspace> {
+  seeded ??= backendWorkspace('container', { 'README.md': '# Vendored packages\n', ...realFiles(4000) });
+  return seeded;
+}
 
 describe.runIf(backends.includes('container')).each(['stdio', 'http'] as const)('over %s, while the first scan runs', (transport: TransportKind) => {
-  let ws: BackendWorkspace;
   let c: Connected;
 
   beforeAll(async () => {
-    files ??= { 'README.md': '# Vendored packages\n', ...realFiles(6000) };
-    ws = await backendWorkspace('container', files);
+    const ws = await vendored();
     if (transport === 'stdio') {
       // No tools/list first: the call below goes out as soon as the session is up, while the scan has just begun.
       c = await connectStdio(ws.args, { listTools: false });
@@ -43,7 +50,6 @@ describe.runIf(backends.includes('container')).each(['stdio', 'http'] as const)(
   });
   afterAll(async () => {
     await c?.close();
-    await ws?.remove();
   });
 
   it('reports the scan to a waiting call, ends a cancelled one, and keeps serving', async () => {
@@ -79,17 +85,14 @@ describe.runIf(backends.includes('container')).each(['stdio', 'http'] as const)(
 });
 
 describe.runIf(backends.includes('container'))('over HTTP, to a client that only POSTs', () => {
-  let ws: BackendWorkspace;
   let server: Awaited<ReturnType<typeof startHttp>>;
 
   beforeAll(async () => {
-    files ??= { 'README.md': '# Vendored packages\n', ...realFiles(6000) };
-    ws = await backendWorkspace('container', files);
+    const ws = await vendored();
     server = await startHttp(ws.args);
   });
   afterAll(async () => {
     await server?.stop();
-    await ws?.remove();
   });
 
   // A client need not open the GET stream (MCP: it MAY); what belongs to a
