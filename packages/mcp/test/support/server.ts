@@ -8,7 +8,6 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,12 +25,11 @@ export const NODE_ARGS = ['--conditions=ctxfs-source', BIN];
 
 /**
  * The environment of a spawned server: this one's, with the user's ctxfs
- * config directory pointed at an empty one and no token from the shell, so a
- * developer's own ~/.config/ctxfs/config.toml or CTXFS_MCP_TOKEN cannot
- * change what a test sees.
+ * config directory pointed where there is none and no token from the shell,
+ * so a developer's own ~/.config/ctxfs/config.toml or CTXFS_MCP_TOKEN cannot
+ * change what a test sees. (The server only reads that directory.)
  */
-const configHome = mkdtempSync(join(tmpdir(), 'ctxfs-mcp-config-'));
-process.once('exit', () => rmSync(configHome, { recursive: true, force: true }));
+const configHome = join(tmpdir(), `ctxfs-mcp-test-no-config-${process.pid}`);
 export function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'CTXFS_MCP_TOKEN') env[k] = v;
