@@ -9,10 +9,7 @@
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { ContainerFilesystem } from '@ctxfs/container';
-import { type Filesystem, fsError } from '@ctxfs/core';
-import { HostFilesystem } from '@ctxfs/host';
-import { MemoryFilesystem } from '@ctxfs/memory';
+import type { Filesystem } from '@ctxfs/core';
 
 /** A backend, as the options name it. */
 export type BackendSpec =
@@ -56,22 +53,32 @@ function seedFiles(dir: string): Record<string, Uint8Array> {
       else if (entry.isFile()) files[relative(dir, full).split(sep).join('/')] = readFileSync(full);
     }
   };
-  if (!statSync(dir).isDirectory()) throw fsError('ENOTDIR', 'open', dir, { reason: 'the memory seed must be a directory' });
+  if (!statSync(dir).isDirectory()) throw new Error(`--root ${dir}: the seed of a memory workspace must be a directory`);
   walk(dir);
   return files;
 }
 
-/** Opens the filesystem a spec names. */
+/**
+ * Opens the filesystem a spec names. Each backend is loaded when it is
+ * named: the server answers its first request before any of them is.
+ */
 export async function openBackend(spec: BackendSpec): Promise<Filesystem> {
   switch (spec.kind) {
-    case 'host':
+    case 'host': {
+      const { HostFilesystem } = await import('@ctxfs/host');
       return new HostFilesystem({ root: spec.root });
-    case 'memory':
+    }
+    case 'memory': {
+      const { MemoryFilesystem } = await import('@ctxfs/memory');
       return new MemoryFilesystem({ files: spec.seed === undefined ? {} : seedFiles(spec.seed) });
+    }
     case 'container':
-      return ContainerFilesystem.open({ container: spec.container, workdir: spec.workdir });
-    case 'image':
-      return ContainerFilesystem.open({ image: spec.image, workdir: spec.workdir });
+    case 'image': {
+      const { ContainerFilesystem } = await import('@ctxfs/container');
+      return ContainerFilesystem.open(
+        spec.kind === 'container' ? { container: spec.container, workdir: spec.workdir } : { image: spec.image, workdir: spec.workdir },
+      );
+    }
   }
 }
 

@@ -11,7 +11,6 @@ import { parseArgs } from 'node:util';
 import type { ProfileInput } from '@ctxfs/context';
 import { parseBackend } from './backend.ts';
 import { SERVER_INFO } from './connection.ts';
-import { serveHttp } from './http.ts';
 import { serveStdio } from './stdio.ts';
 import { McpWorkspace } from './workspace.ts';
 
@@ -111,6 +110,7 @@ async function main(): Promise<void> {
   if (o.http) {
     const port = o.port === undefined ? 8765 : Number(o.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port ${o.port}: expected 0-65535`);
+    const { serveHttp } = await import('./http.ts');
     const http = await serveHttp(workspace, { host: o.host, port, token: o.token ?? process.env.CTXFS_MCP_TOKEN, allowedOrigins: o['allow-origin'] ?? [] });
     closeAll.push(() => http.close());
     process.stderr.write(`ctxfs-mcp: serving ${workspace.description} at ${http.url}\n`);

@@ -10,7 +10,7 @@
  */
 
 import type { ContextSession, ProfileInput } from '@ctxfs/context';
-import { inputJsonSchema, outputJsonSchema, READ_TOOLS, TOOLS, Toolset } from '@ctxfs/tools';
+import type { AnyToolDefinition, CallResult, Toolset } from '@ctxfs/tools';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -72,7 +72,11 @@ const instructions = (ws: McpWorkspace): string =>
  * ```
  */
 export function createConnection(workspace: McpWorkspace): Server {
-  const tools = workspace.options.readOnly ? READ_TOOLS : TOOLS;
+  // The tool set (and the context layer under it) loads after the server is
+  // listening: initialize is answered without it.
+  let loaded: Promise<{ module: typeof import('@ctxfs/tools'); tools: readonly AnyToolDefinition[] }> | undefined;
+  const toolsModule = () =>
+    (loaded ??= import('@ctxfs/tools').then((module) => ({ module, tools: workspace.options.readOnly ? module.READ_TOOLS : module.TOOLS })));
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: { listChanged: false },
@@ -137,6 +141,7 @@ export function createConnection(workspace: McpWorkspace): Server {
                 .catch(() => undefined);
             },
     });
+    const { module, tools } = await toolsModule();
     if (toolset !== undefined) return toolset;
     const client = server.getClientVersion()?.name;
     const opened: ContextSession = ctx.session({
@@ -145,7 +150,7 @@ export function createConnection(workspace: McpWorkspace): Server {
     });
     if (server.getClientCapabilities()?.elicitation !== undefined)
       workspace.approver.route(opened.sessionContext.id, elicitationApprover(server, client ?? 'mcp-client'));
-    toolset = new Toolset(opened, { tools });
+    toolset = new module.Toolset(opened, { tools });
     return toolset;
   };
 
@@ -154,21 +159,24 @@ export function createConnection(workspace: McpWorkspace): Server {
     for (const uri of subscriptions) workspace.subscribers.get(uri)?.delete(notify);
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map((t) => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: inputJsonSchema(t) as { type: 'object'; [key: string]: unknown },
-      outputSchema: outputJsonSchema(t) as { type: 'object'; [key: string]: unknown },
-      annotations: { title: t.title, ...t.annotations },
-      _meta: { 'ctxfs/approval': t.approval },
-    })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const { module, tools } = await toolsModule();
+    const { inputJsonSchema, outputJsonSchema } = module;
+    return {
+      tools: tools.map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: inputJsonSchema(t) as { type: 'object'; [key: string]: unknown },
+        outputSchema: outputJsonSchema(t) as { type: 'object'; [key: string]: unknown },
+        annotations: { title: t.title, ...t.annotations },
+        _meta: { 'ctxfs/approval': t.approval },
+      })),
+    };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
-    const tool = tools.find((t) => t.name === name);
     let set: Toolset;
     try {
       set = await session(extra.signal, extra._meta?.progressToken);
@@ -178,7 +186,8 @@ export function createConnection(workspace: McpWorkspace): Server {
       return { content: [{ type: 'text', text: `EUNAVAILABLE: the workspace could not be opened: ${(err as Error).message}` }], isError: true };
     }
     await rootsLoaded;
-    const allowed = withinRoots(scope, name, request.params.arguments ?? {});
+    const tool = set.get(name);
+    const allowed = await withinRoots(scope, name, request.params.arguments ?? {});
     if (!allowed.ok) return { content: [{ type: 'text', text: `EDENIED: ${allowed.message}` }], isError: true };
     const result = await set.run(name, allowed.args, { signal: extra.signal });
     if (result.isError) log('info', `${name}: ${result.text.split('\n')[0]}`);
@@ -220,14 +229,14 @@ export function createConnection(workspace: McpWorkspace): Server {
     const { uri } = request.params;
     const set = await session(extra.signal, extra._meta?.progressToken);
     await rootsLoaded;
-    let result: Awaited<ReturnType<Toolset['run']>>;
+    let result: CallResult;
     if (uri === OVERVIEW_URI) {
-      const allowed = withinRoots(scope, 'project_overview', {});
+      const allowed = await withinRoots(scope, 'project_overview', {});
       if (!allowed.ok) throw new McpError(ErrorCode.InvalidRequest, allowed.message);
       result = await set.run('project_overview', {});
     } else if (uri.startsWith(FILE_PREFIX)) {
       const path = uri.slice(FILE_PREFIX.length).split('/').map(decodeURIComponent).join('/');
-      const allowed = withinRoots(scope, 'read_file', { path });
+      const allowed = await withinRoots(scope, 'read_file', { path });
       if (!allowed.ok) throw new McpError(ErrorCode.InvalidRequest, allowed.message);
       result = await set.run('read_file', { path });
     } else {

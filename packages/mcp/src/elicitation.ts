@@ -8,7 +8,7 @@
  * @module
  */
 
-import { type ApprovalAnswer, type ApprovalRequest, type Approver, describeRequest } from '@ctxfs/context';
+import type { ApprovalAnswer, ApprovalRequest, Approver } from '@ctxfs/context';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 
 /** Characters of the request (with its diffs) shown in one elicitation. */
@@ -26,6 +26,7 @@ export function elicitationApprover(server: Server, client: string): Approver {
   return {
     name: `mcp-elicitation:${client}`,
     async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+      const { describeRequest } = await import('@ctxfs/context');
       let message = describeRequest(request);
       if (message.length > ELICIT_MESSAGE_CHARS)
         message = `${message.slice(0, ELICIT_MESSAGE_CHARS)}\n… (${message.length - ELICIT_MESSAGE_CHARS} more characters)`;

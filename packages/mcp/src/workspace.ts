@@ -8,7 +8,7 @@
  * @module
  */
 
-import { type Approver, type ContextLayer, createContext, type PolicyConfig, type ProfileInput, type ScanProgress, type ScanResult } from '@ctxfs/context';
+import type { Approver, ContextLayer, PolicyConfig, ProfileInput, ScanProgress, ScanResult } from '@ctxfs/context';
 import type { Filesystem } from '@ctxfs/core';
 import { type BackendSpec, describeBackend, openBackend } from './backend.ts';
 import { RoutingApprover } from './elicitation.ts';
@@ -79,6 +79,10 @@ export class McpWorkspace {
   }
 
   async #start(): Promise<ContextLayer> {
+    // After the current turn: the transport connects and answers initialize first.
+    await new Promise((resolve) => setImmediate(resolve));
+    // Loaded here, not at startup, so that the first answer does not wait for the context layer.
+    const { createContext } = await import('@ctxfs/context');
     this.#fs = await openBackend(this.options.backend);
     this.#ctx = await createContext({
       fs: this.#fs,
