@@ -19,7 +19,8 @@ const USAGE = `Usage: ctxfs-mcp [--root <dir>] [options]
 Serves a workspace to MCP clients: every ctxfs tool, the overview and files
 as resources, approvals through the client.
 
-  --root <dir>              the workspace directory (host backend; the seed of memory)
+  --root <dir>              the workspace directory (host backend; the seed of memory);
+                            without it, the client's first root (or the current directory)
   --backend <kind>          host (default) | memory | docker:<container> | image:<ref>
   --workdir <path>          the workspace inside a container (default /work)
   --profile <name>          small | medium (default) | large: budgets of every client...

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { fileURLToPath } from 'node:url';
 import type { ContextSession, ProfileInput } from '@ctxfs/context';
 import type { AnyToolDefinition, CallResult, Toolset } from '@ctxfs/tools';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -99,11 +100,28 @@ export function createConnection(workspace: McpWorkspace): Server {
   };
 
   const loadRoots = async (): Promise<void> => {
-    if (workspace.options.backend.kind !== 'host' || server.getClientCapabilities()?.roots === undefined) return;
+    const canList = server.getClientCapabilities()?.roots !== undefined;
+    if (workspace.awaitingRoot) {
+      // Started without a directory: the first client's first file root is the workspace.
+      let first: string | undefined;
+      if (canList) {
+        try {
+          const { roots } = await server.listRoots();
+          first = roots.map((r) => r.uri).find((uri) => uri.startsWith('file://'));
+        } catch (err) {
+          log('warning', `could not list the client's roots: ${(err as Error).message}`);
+        }
+      }
+      const dir = first === undefined ? process.cwd() : fileURLToPath(first);
+      if (first === undefined) log('warning', `the client names no root directory; serving the server's working directory ${dir}`);
+      workspace.provideRoot(dir);
+    }
+    const root = workspace.hostRoot;
+    if (root === undefined || !canList) return;
     try {
       const { roots } = await server.listRoots();
       scope = rootScope(
-        workspace.options.backend.root,
+        root,
         roots.map((r) => r.uri),
       );
       if (scope.kind !== 'all')

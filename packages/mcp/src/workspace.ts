@@ -62,10 +62,18 @@ export class McpWorkspace {
   #progress: ScanProgress | undefined;
   #scan: ScanResult | undefined;
   #failure: unknown;
+  #backend: Exclude<BackendSpec, { kind: 'client-root' }> | undefined;
+  #rootGiven: ((root: string) => void) | undefined;
+  readonly #root: Promise<string> | undefined;
 
   private constructor(options: McpServerOptions) {
     this.options = options;
     this.approver = new RoutingApprover(options.fallbackApprover);
+    if (options.backend.kind === 'client-root') {
+      this.#root = new Promise((resolve) => {
+        this.#rootGiven = resolve;
+      });
+    } else this.#backend = options.backend;
     this.#ready = this.#start();
     // A failed start is reported to each call that waits for it, not as an unhandled rejection.
     this.#ready.catch((err: unknown) => {
@@ -83,7 +91,8 @@ export class McpWorkspace {
     await new Promise((resolve) => setImmediate(resolve));
     // Loaded here, not at startup, so that the first answer does not wait for the context layer.
     const { createContext } = await import('@ctxfs/context');
-    this.#fs = await openBackend(this.options.backend);
+    this.#backend ??= { kind: 'host', root: await (this.#root as Promise<string>) };
+    this.#fs = await openBackend(this.#backend);
     this.#ctx = await createContext({
       fs: this.#fs,
       store: this.options.store,
@@ -100,7 +109,23 @@ export class McpWorkspace {
 
   /** What is served, in a few words. */
   get description(): string {
-    return describeBackend(this.options.backend);
+    return describeBackend(this.#backend ?? this.options.backend);
+  }
+
+  /** The host directory served, once known (`undefined` for the other backends). */
+  get hostRoot(): string | undefined {
+    return this.#backend?.kind === 'host' ? this.#backend.root : undefined;
+  }
+
+  /** Whether the workspace waits for a client to name its directory. */
+  get awaitingRoot(): boolean {
+    return this.#backend === undefined;
+  }
+
+  /** Names the directory of a `client-root` workspace (the first client to connect does); later calls change nothing. */
+  provideRoot(root: string): void {
+    this.#rootGiven?.(root);
+    this.#rootGiven = undefined;
   }
 
   /** The context layer once the first scan is done. */
