@@ -3,7 +3,8 @@
  * models, zod schemas of its arguments and result, MCP annotations, whether
  * it may need approval), and everything generated from it: JSON Schemas,
  * the dispatcher that runs a call in any SDK's shape against a session, and
- * hints written as calls of the same tools.
+ * hints written as calls of the same tools, and the tool definitions in the
+ * shapes of the OpenAI and Anthropic APIs.
  *
  * @example
  * ```ts
@@ -47,3 +48,6 @@ export {
   withinBudget,
   withNext,
 } from './results.ts';
+export { type AnthropicInputSchema, type AnthropicTool, anthropicTools } from './sdk/anthropic.ts';
+export { type OpenAIChatTool, type OpenAIResponsesTool, type OpenAIToolOptions, openAIChatTools, openAIResponsesTools } from './sdk/openai.ts';
+export { strictJsonSchema } from './sdk/strict-json-schema.ts';
