@@ -33,7 +33,30 @@ export {
   type ToolResult,
   type ToolRunContext,
 } from './definition.ts';
-export { type CallResult, type CallShape, type ErrorData, errorResult, type ParsedCall, parseCall, replyTo, Toolset, type ToolsetOptions } from './dispatch.ts';
+export {
+  type AiSdkToolCall,
+  type AiSdkToolReply,
+  type AnthropicToolReply,
+  type AnthropicToolUse,
+  type CallResult,
+  type CallShape,
+  type Dispatched,
+  type ErrorData,
+  errorResult,
+  type OpenAIChatToolCall,
+  type OpenAIChatToolReply,
+  type OpenAIResponsesToolCall,
+  type OpenAIResponsesToolReply,
+  type ParsedCall,
+  type PlainToolCall,
+  type PlainToolReply,
+  parseCall,
+  type RunOptions,
+  replyTo,
+  type ToolReply,
+  Toolset,
+  type ToolsetOptions,
+} from './dispatch.ts';
 export { inputJsonSchema, type JsonSchema, outputJsonSchema } from './json-schema.ts';
 export {
   type EditData,
