@@ -4,7 +4,8 @@
  * it may need approval), and everything generated from it: JSON Schemas,
  * the dispatcher that runs a call in any SDK's shape against a session, and
  * hints written as calls of the same tools, and the tool definitions in the
- * shapes of the OpenAI and Anthropic APIs.
+ * shapes of the OpenAI and Anthropic APIs (the AI SDK's are in the subpath
+ * `@ctxfs/tools/ai-sdk`).
  *
  * @example
  * ```ts
