@@ -58,6 +58,7 @@ export {
   Toolset,
   type ToolsetOptions,
 } from './dispatch.ts';
+export { toolTable } from './docs/tool-table.ts';
 export { inputJsonSchema, type JsonSchema, outputJsonSchema } from './json-schema.ts';
 export {
   type EditData,
