@@ -46,7 +46,14 @@ export function toolTable(tools: readonly AnyToolDefinition[] = TOOLS): string {
   return ['| Tool | Arguments | What it does | Kind |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }
 
-/** The table between the markers of `readme`, or undefined when it has none. */
+/**
+ * The table between the markers of `readme`, or undefined when it has none.
+ *
+ * @example
+ * ```ts
+ * readmeToolTable(readFileSync('packages/tools/README.md', 'utf8')) === toolTable(); // true while the docs are current
+ * ```
+ */
 export function readmeToolTable(readme: string): string | undefined {
   const start = readme.indexOf(TOOL_TABLE_START);
   const end = readme.indexOf(TOOL_TABLE_END);
@@ -54,7 +61,15 @@ export function readmeToolTable(readme: string): string | undefined {
   return readme.slice(start + TOOL_TABLE_START.length, end).trim();
 }
 
-/** `readme` with the table between its markers replaced by {@link toolTable}. */
+/**
+ * `readme` with the table between its markers replaced by {@link toolTable};
+ * throws when it has no markers.
+ *
+ * @example
+ * ```ts
+ * writeFileSync(path, withToolTable(readFileSync(path, 'utf8')));
+ * ```
+ */
 export function withToolTable(readme: string, tools: readonly AnyToolDefinition[] = TOOLS): string {
   const start = readme.indexOf(TOOL_TABLE_START);
   const end = readme.indexOf(TOOL_TABLE_END);
