@@ -6,8 +6,8 @@
  */
 
 import { describe, expect, test } from 'vitest';
-import { parseMcpConfig } from '../src/config-file.ts';
 import { parseBackend } from '../src/backend.ts';
+import { parseMcpConfig } from '../src/config-file.ts';
 import { profileFor } from '../src/profiles.ts';
 import { rootScope, withinRoots } from '../src/roots.ts';
 
@@ -53,7 +53,9 @@ describe('[mcp] in the config files', () => {
   });
 
   test('an unknown key or profile fails, naming the file and the fix', async () => {
-    await expect(parseMcpConfig('[mcp]\nprofiel = "large"\n', 'c.toml', PROFILES)).rejects.toThrow(/c\.toml: \[mcp\] has an unknown key "profiel" \(known: profile, client_profiles\)/);
+    await expect(parseMcpConfig('[mcp]\nprofiel = "large"\n', 'c.toml', PROFILES)).rejects.toThrow(
+      /c\.toml: \[mcp\] has an unknown key "profiel" \(known: profile, client_profiles\)/,
+    );
     await expect(parseMcpConfig('[mcp]\nprofile = "huge"\n', 'c.toml', PROFILES)).rejects.toThrow(/profile must be one of small, medium, large, not "huge"/);
     await expect(parseMcpConfig('[mcp.client_profiles]\nx = 3\n', 'c.toml', PROFILES)).rejects.toThrow(/client_profiles\."x" must be one of/);
   });
@@ -78,7 +80,7 @@ describe('client roots', () => {
     expect(await withinRoots(scope, 'rename_file', { from: 'src/a.ts', to: 'lib/a.ts' })).toMatchObject({ ok: false });
   });
 
-  test("a patch is checked by every file it names", async () => {
+  test('a patch is checked by every file it names', async () => {
     const scope = rootScope('/repo', ['file:///repo/src']);
     const inside = '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n';
     const outside = `${inside}--- a/lib/b.ts\n+++ b/lib/b.ts\n@@ -1 +1 @@\n-a\n+b\n`;
@@ -95,6 +97,9 @@ describe('client roots', () => {
     const two = rootScope('/repo', ['file:///repo/src', 'file:///repo/test']);
     expect(await withinRoots(two, 'list_files', {})).toMatchObject({ ok: false, message: expect.stringContaining('src, test') });
     expect(await withinRoots(two, 'project_overview', {})).toMatchObject({ ok: false });
-    expect(await withinRoots(rootScope('/repo', []), 'read_file', { path: 'a' })).toMatchObject({ ok: false, message: expect.stringContaining('do not include this workspace') });
+    expect(await withinRoots(rootScope('/repo', []), 'read_file', { path: 'a' })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('do not include this workspace'),
+    });
   });
 });

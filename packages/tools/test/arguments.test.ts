@@ -57,7 +57,7 @@ describe('argument repair', () => {
   it('refuses an unknown argument, listing the valid ones', () => {
     const message = refusal(readLines, { path: 'a.ts', start_line: 1, lines: 20, encoding: 'utf8' });
     expect(message).toBe(
-      'read_lines: unknown arguments "lines", "encoding". Its arguments: path, start_line, end_line?, context?, column?, max_tokens? (? = optional).',
+      'read_lines: unknown arguments "lines", "encoding". Call it as read_lines(path, start_line, end_line?, context?, column?, max_tokens?) (? = optional).',
     );
   });
 
@@ -66,7 +66,7 @@ describe('argument repair', () => {
     expect(r.value).toEqual({ path: 'a.ts', start_line: 3 });
     expect(r.repairs).toEqual(['arguments parsed from a JSON string']);
     const message = refusal(readLines, '{"path": "a.ts", "start_line": ');
-    expect(message).toMatch(/^read_lines: the arguments are not valid JSON \(.+\)\. Send an object\. Its arguments: path, start_line, /);
+    expect(message).toMatch(/^read_lines: the arguments are not valid JSON \(.+\)\. Send an object\. Call it as read_lines\(path, start_line, /);
     expect(refusal(readLines, '[1, 2]')).toContain('the arguments must be an object, not an array');
   });
 

@@ -56,7 +56,7 @@ describe('dispatch in every shape, against a real session', () => {
       type: 'tool-result',
       toolCallId: 'c_2',
       toolName: 'get_excerpt',
-      output: { type: 'error-text', value: 'EINVAL: get_excerpt: unknown argument "lines". Its arguments: path, max_lines? (? = optional).' },
+      output: { type: 'error-text', value: 'EINVAL: get_excerpt: unknown argument "lines". Call it as get_excerpt(path, max_lines?) (? = optional).' },
     });
   });
 
