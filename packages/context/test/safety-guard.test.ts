@@ -151,7 +151,7 @@ for (const backend of BACKENDS) {
       expect(r.message).toContain('this client cannot show a question');
       expect(r.message).not.toMatch(/the user declined/);
       const [record] = ctx.store.auditLog({ limit: 1 });
-      expect((record?.params as { approval?: { by: string } }).approval?.by).toBe('policy');
+      expect((record?.params as { approval?: { by: string } } | undefined)?.approval?.by).toBe('policy');
     });
 
     it('without an approver, "ask" is a denial, never a silent approval', async () => {
