@@ -177,6 +177,7 @@ export {
   type CallOptions,
   type CallStyle,
   type CallValue,
+  callShape,
   callText,
   type Narrowing,
   narrowTo,
