@@ -59,29 +59,10 @@ const PROBED = new Set([
  * that no longer occurs is printed so its entry can go.
  */
 const KNOWN: Readonly<Record<string, string>> = {
-  // packages/context/src/retrieval/summary.ts: `next` is the call and then words ("… lists every symbol"); data.next is
-  // documented as a call, and a program running it as one fails. Context's to change (say the words in `text`).
-  'next-not-one-call: summarize_file next is get_outline({"…":"…"}) lists every symbol': 'context: retrieval/summary.ts',
-  // packages/context/src/retrieval/symbol.ts: a small file's outline or symbol is served whole, and `next` explains that
-  // in words, naming no call at all. Context's to change (no `next` when nothing is missing).
-  'next-not-one-call: get_outline next is the whole file (N tokens) was served: it costs no more than the outline and then a definition':
-    'context: retrieval/symbol.ts',
-  // callShape('grep', {path}) (context's hint for a name search, or a search in a file over the document limit) goes
-  // through the tool style's format, which writes a whole call: grep({}) or grep({"path":"a.ts"}). Copied as written it
-  // lacks the required pattern. The API style writes a shape as prose (`grep with {path: "a.ts"}`); the tool style
-  // needs the same (a CallStyle.shape hook in context, or format writing a call that lacks required arguments as prose).
-  'arguments-refused: grep named by get_symbol: grep: pattern: Invalid input: expected string, received undefined.':
-    'context callShape through tools: call-style.ts',
-  'arguments-refused: grep named by read_file: grep: pattern: Invalid input: expected string, received undefined.':
-    'context callShape through tools: call-style.ts',
-  // packages/tools/src/results.ts withNext: a served result whose `next` is not in its text gets "[next: …]" appended,
-  // which the context layer did not budget (1,445 tokens served + the line = 1,502 on rxjs CHANGELOG's outline), and
-  // data.tokens does not count it. Needs a decision: budget the line, or leave it out when it does not fit.
-  'over-budget: get_outline (outline) serves more than 1500 tokens': 'tools: results.ts withNext',
-  // packages/context/src/retrieval/read-lines.ts: lines past the end of an empty file: "the file is empty", no call. True,
-  // and there is nothing to read; whether it should name one (write_file? none?) is the lead's call.
+  // Lines past the end of an empty file: "the file is empty", and no call. That is the whole answer: there is
+  // nothing to read, and naming a write would invite a change nobody asked for.
   "dead-end: read_lines serves nothing and names no call: EINVAL: line N is past the end: the file has N lines, readLines '…' (the file is empty)":
-    'context: retrieval/read-lines.ts',
+    'context: retrieval/read-lines.ts (a true dead end)',
 };
 
 // ------------------------------------------------------------------ running calls

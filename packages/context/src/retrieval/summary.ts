@@ -97,6 +97,6 @@ export async function summarizeFile(ws: Workspace, caller: Caller, path: string,
     view: 'summary',
     omitted: [],
     redactions: 0,
-    next: `${callText('getOutline', [path])} lists every symbol`,
+    next: callText('getOutline', [path]),
   });
 }

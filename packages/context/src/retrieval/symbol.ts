@@ -217,15 +217,15 @@ export async function wholeBeatsOutline(ws: Workspace, doc: Document, budget: nu
 }
 
 /** Serves the whole file in place of a narrower view that would cost as much or more. */
-export function serveWhole(ws: Workspace, caller: Caller, op: string, doc: Document, instead: string): Served {
+export function serveWhole(ws: Workspace, caller: Caller, op: string, doc: Document): Served {
   const whole = wholeView(ws, doc, Number.POSITIVE_INFINITY) as NonNullable<ReturnType<typeof wholeView>>;
   return serve(ws, caller, op, doc, whole.body, {
     view: 'full',
     startLine: 1,
     endLine: doc.lines.length,
     omitted: [],
-    // Nothing is missing; `next` says why the whole file came back (the text says it by view="full" and the range).
-    next: `the whole file (${whole.tokens} tokens) was served: it costs no more than ${instead}`,
+    // Nothing is missing, so there is no `next` (it only ever names a call); view="full" and the range say what came back.
+    next: undefined,
     redactions: redactedLines(ws, doc).findings,
     label: whole.label,
   });
@@ -251,7 +251,7 @@ export async function getSymbol(ws: Workspace, caller: Caller, path: string, nam
   const view = symbolView(ws, doc, table, found, name, budget);
   const whole = wholeView(ws, doc, budget);
   if (whole !== undefined && whole.tokens <= budget && whole.tokens <= (view?.tokens ?? Number.POSITIVE_INFINITY)) {
-    return serveWhole(ws, caller, 'getSymbol', doc, `${s.kind} ${s.qualifiedName} (lines ${s.startLine}-${s.endLine}) alone`);
+    return serveWhole(ws, caller, 'getSymbol', doc);
   }
   if (view === undefined) {
     // Not even one line of it fits (minified code): its lines in pieces, each naming the call for the next.

@@ -9,7 +9,7 @@
 
 import { z } from 'zod';
 import { defineTool, READ_ONLY, toolSignature } from '../definition.ts';
-import { type ServedData, servedData, servedResult, withNext } from '../results.ts';
+import { callBudget, type ServedData, servedData, servedResult, withNext } from '../results.ts';
 
 const path = z.string().min(1).describe('File path relative to the workspace root, e.g. "src/auth.ts".');
 const line = z.number().int().describe('1-based line number.');
@@ -64,7 +64,7 @@ export const readFile = defineTool({
   approval: 'never',
   api: { op: 'readFile', args: ['path'] },
   examples: [{ path: 'README.md' }, { path: 'logs/build.log', strategy: 'end' }],
-  run: async (session, a) => servedResult(await session.readFile(a.path, { maxTokens: a.max_tokens, strategy: a.strategy })),
+  run: async (session, a) => servedResult(await session.readFile(a.path, { maxTokens: a.max_tokens, strategy: a.strategy }), callBudget(session, a.max_tokens)),
 });
 
 export const readLines = defineTool({
@@ -89,7 +89,10 @@ export const readLines = defineTool({
     { path: 'src/auth.ts', start_line: 120, context: 5 },
   ],
   run: async (session, a) =>
-    servedResult(await session.readLines(a.path, a.start_line, a.end_line, { context: a.context, column: a.column, maxTokens: a.max_tokens })),
+    servedResult(
+      await session.readLines(a.path, a.start_line, a.end_line, { context: a.context, column: a.column, maxTokens: a.max_tokens }),
+      callBudget(session, a.max_tokens),
+    ),
 });
 
 export const getExcerpt = defineTool({
@@ -103,7 +106,7 @@ export const getExcerpt = defineTool({
   approval: 'never',
   api: { op: 'getExcerpt', args: ['path', 'max_lines'] },
   examples: [{ path: 'src/index.ts' }, { path: 'CHANGELOG.md', max_lines: 30 }],
-  run: async (session, a) => servedResult(await session.getExcerpt(a.path, a.max_lines)),
+  run: async (session, a) => servedResult(await session.getExcerpt(a.path, a.max_lines), callBudget(session)),
 });
 
 export const getOutline = defineTool({
@@ -126,7 +129,7 @@ export const getOutline = defineTool({
   async run(session, a) {
     const scope =
       a.symbol !== undefined ? { symbol: a.symbol } : a.start_line !== undefined ? { startLine: a.start_line, endLine: a.end_line ?? a.start_line } : {};
-    return servedResult(await session.getOutline(a.path, { ...scope, maxTokens: a.max_tokens }));
+    return servedResult(await session.getOutline(a.path, { ...scope, maxTokens: a.max_tokens }), callBudget(session, a.max_tokens));
   },
 });
 
@@ -145,7 +148,7 @@ export const getSymbol = defineTool({
   approval: 'never',
   api: { op: 'getSymbol', args: ['path', 'name'] },
   examples: [{ path: 'src/auth.ts', name: 'AuthManager.login' }],
-  run: async (session, a) => servedResult(await session.getSymbol(a.path, a.name, { maxTokens: a.max_tokens })),
+  run: async (session, a) => servedResult(await session.getSymbol(a.path, a.name, { maxTokens: a.max_tokens }), callBudget(session, a.max_tokens)),
 });
 
 export const getRelatedFiles = defineTool({
@@ -164,7 +167,7 @@ export const getRelatedFiles = defineTool({
   examples: [{ path: 'src/auth.ts' }, { path: 'src/auth.ts', depth: 2 }],
   async run(session, a) {
     const r = await session.getRelatedFiles(a.path, a.depth);
-    const served = servedResult(r);
+    const served = servedResult(r, callBudget(session));
     return { ...served, data: { ...served.data, related: r.related.map((f) => ({ ...f })), external: [...r.external] } };
   },
 });
@@ -180,7 +183,7 @@ export const summarizeFile = defineTool({
   approval: 'never',
   api: { op: 'summarize', args: ['path'] },
   examples: [{ path: 'src/auth.ts' }],
-  run: async (session, a) => servedResult(await session.summarize(a.path, { maxTokens: a.max_tokens })),
+  run: async (session, a) => servedResult(await session.summarize(a.path, { maxTokens: a.max_tokens }), callBudget(session, a.max_tokens)),
 });
 
 export const getFileMetadata = defineTool({
