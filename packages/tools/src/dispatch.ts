@@ -10,7 +10,7 @@
  */
 
 import { type ContextSession, withCallStyle } from '@ctxfs/context';
-import { isFsError } from '@ctxfs/core';
+import { type FsError, hasDefaultHint, isFsError } from '@ctxfs/core';
 import { prepareArguments } from './arguments.ts';
 import { toolCallStyle } from './call-style.ts';
 import { TOOLS } from './catalog/index.ts';
@@ -160,6 +160,21 @@ export function errorResult(code: string, message: string, extra: { path?: strin
   return { text: extra.hint && !head.includes(extra.hint) ? `${head}\n${extra.hint}` : head, isError: true, data: data as unknown as Record<string, unknown> };
 }
 
+/** Hints for codes whose protocol default names Filesystem calls, in this tool set's words. */
+const TOOL_HINTS: Readonly<Record<string, string>> = {
+  ENOENT: 'check the path with list_files or glob',
+  EISDIR: 'the path is a directory: list_files shows its entries; name a file inside it',
+  ETOOLARGE: 'read it in ranges with read_lines, or search it with grep and its path',
+  EBINARY: 'the file is binary: it is not served as text',
+};
+
+/** A workspace error as the tool's error result: named by the tool, with a hint in the tools' words. */
+function toolError(tool: string, err: FsError): CallResult {
+  const hint = hasDefaultHint(err) ? (TOOL_HINTS[err.code] ?? err.hint) : err.hint;
+  const where = err.path === undefined ? '' : err.dest === undefined ? ` '${err.path}'` : ` '${err.path}' -> '${err.dest}'`;
+  return errorResult(err.code, `${err.code}: ${err.reason}, ${tool}${where} (${hint})`, { path: err.path, hint });
+}
+
 /** The reply to a call, in the shape the call came in. */
 export function replyTo(call: ParsedCall, result: CallResult): ToolReply {
   switch (call.shape) {
@@ -236,7 +251,7 @@ export class Toolset {
     try {
       return await withCallStyle(this.#style, () => tool.run(this.session, prepared.value, { signal: options.signal, tools: this.tools }));
     } catch (err) {
-      if (isFsError(err)) return errorResult(err.code, err.message, { path: err.path, hint: err.hint });
+      if (isFsError(err)) return toolError(tool.name, err);
       throw err;
     }
   }

@@ -61,7 +61,7 @@ const PROBED = new Set([
 const KNOWN: Readonly<Record<string, string>> = {
   // Lines past the end of an empty file: "the file is empty", and no call. That is the whole answer: there is
   // nothing to read, and naming a write would invite a change nobody asked for.
-  "dead-end: read_lines serves nothing and names no call: EINVAL: line N is past the end: the file has N lines, readLines '…' (the file is empty)":
+  "dead-end: read_lines serves nothing and names no call: EINVAL: line N is past the end: the file has N lines, read_lines '…' (the file is empty)":
     'context: retrieval/read-lines.ts (a true dead end)',
 };
 
