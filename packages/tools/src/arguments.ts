@@ -12,7 +12,7 @@
 
 import type { z } from 'zod';
 import { snakeCase, toolCallText } from './call-style.ts';
-import type { AnyToolDefinition } from './definition.ts';
+import { type AnyToolDefinition, toolSignature } from './definition.ts';
 
 /** Names models use for an argument, by the argument's own name. */
 const ALIASES: Readonly<Record<string, readonly string[]>> = {
@@ -45,10 +45,6 @@ function baseKind(schema: z.ZodType): string {
 
 const FENCED = /^\s*(`{3,}|~{3,})[\w+-]*[ \t]*\r?\n([\s\S]*?)\r?\n?\1\s*$/;
 
-function describeField(key: string, schema: z.ZodType): string {
-  return `${key}${schema.safeParse(undefined).success ? '?' : ''}`;
-}
-
 /**
  * Turns what a model sent into `tool`'s input.
  *
@@ -62,7 +58,7 @@ export function prepareArguments<T extends AnyToolDefinition>(tool: T, raw: unkn
   const shape = tool.input.shape as Shape;
   const keys = Object.keys(shape);
   const repairs: string[] = [];
-  const fields = `Its arguments: ${keys.map((k) => describeField(k, shape[k] as z.ZodType)).join(', ')} (? = optional).`;
+  const fields = `Call it as ${toolSignature(tool)} (? = optional).`;
   let value: unknown = raw;
   if (typeof value === 'string') {
     const text = value.trim();

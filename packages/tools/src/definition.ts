@@ -32,6 +32,8 @@ export interface ToolResult<Data = Record<string, unknown>> {
 export interface ToolRunContext {
   /** Aborted when the caller cancels the call. */
   readonly signal?: AbortSignal | undefined;
+  /** The tools offered alongside (the overview lists them). */
+  readonly tools: readonly AnyToolDefinition[];
 }
 
 /**
@@ -93,3 +95,18 @@ export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint:
 export const CHANGES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 /** Annotations of a tool that may remove or replace content wholesale. */
 export const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
+
+/**
+ * A tool's call shape for a listing: its name and arguments, optional ones
+ * marked with `?` (`read_lines(path, start_line, end_line?, …)`).
+ *
+ * @example
+ * ```ts
+ * toolSignature(readLines); // 'read_lines(path, start_line, end_line?, context?, column?, max_tokens?)'
+ * ```
+ */
+export function toolSignature(tool: AnyToolDefinition): string {
+  const shape = (tool.input as z.ZodObject).shape as Record<string, z.ZodType>;
+  const args = Object.entries(shape).map(([key, schema]) => `${key}${schema.safeParse(undefined).success ? '?' : ''}`);
+  return `${tool.name}(${args.join(', ')})`;
+}

@@ -137,7 +137,7 @@ export class Toolset {
     if (!prepared.ok) return errorResult('EINVAL', prepared.message);
     if (options.signal?.aborted) return errorResult('ECANCELED', `${name} was cancelled before it ran.`);
     try {
-      return await withCallStyle(this.#style, () => tool.run(this.session, prepared.value, { signal: options.signal }));
+      return await withCallStyle(this.#style, () => tool.run(this.session, prepared.value, { signal: options.signal, tools: this.tools }));
     } catch (err) {
       if (isFsError(err)) return errorResult(err.code, err.message, { path: err.path, hint: err.hint });
       throw err;

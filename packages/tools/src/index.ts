@@ -31,6 +31,7 @@ export {
   type ToolDefinition,
   type ToolResult,
   type ToolRunContext,
+  toolSignature,
 } from './definition.ts';
 export { type CallResult, type CallShape, type ErrorData, errorResult, type ParsedCall, parseCall, replyTo, Toolset, type ToolsetOptions } from './dispatch.ts';
 export { inputJsonSchema, type JsonSchema, outputJsonSchema } from './json-schema.ts';

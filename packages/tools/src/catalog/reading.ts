@@ -8,7 +8,7 @@
  */
 
 import { z } from 'zod';
-import { defineTool, READ_ONLY } from '../definition.ts';
+import { defineTool, READ_ONLY, toolSignature } from '../definition.ts';
 import { type ServedData, servedData, servedResult, withNext } from '../results.ts';
 
 const path = z.string().min(1).describe('File path relative to the workspace root, e.g. "src/auth.ts".');
@@ -31,8 +31,10 @@ export const projectOverview = defineTool({
   approval: 'never',
   api: { op: 'overview', args: [] },
   examples: [{}, { budget_tokens: 1500 }],
-  async run(session, a) {
-    const o = await session.overview(a.budget_tokens === undefined ? {} : { budgetTokens: a.budget_tokens });
+  async run(session, a, context) {
+    // The overview lists the tools this caller has, as it calls them.
+    const tools = context.tools.map((t) => ({ name: t.name, signature: toolSignature(t), description: t.title.toLowerCase() }));
+    const o = await session.overview({ tools, ...(a.budget_tokens === undefined ? {} : { budgetTokens: a.budget_tokens }) });
     return {
       text: o.text,
       isError: false,

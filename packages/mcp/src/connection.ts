@@ -1,0 +1,287 @@
+/**
+ * One client's MCP server: the tool set generated from `@ctxfs/tools`, the
+ * overview and files as resources (with path completion and updates to
+ * subscribers when ctxfs changes a file), roots, logging, progress while a
+ * call waits for the first scan, cancellation, and approvals through the
+ * client's elicitation. Every client gets its own session: its own agent
+ * name, profile, reads and budget.
+ *
+ * @module
+ */
+
+import type { ContextSession, ProfileInput } from '@ctxfs/context';
+import type { AnyToolDefinition, CallResult, Toolset } from '@ctxfs/tools';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  CompleteRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  RootsListChangedNotificationSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { elicitationApprover } from './elicitation.ts';
+import { type RootScope, rootScope, withinRoots } from './roots.ts';
+import type { McpWorkspace } from './workspace.ts';
+
+/** The server's name and version in `initialize`. */
+export const SERVER_INFO = { name: 'ctxfs', version: '0.1.0' } as const;
+
+/** The overview resource. */
+export const OVERVIEW_URI = 'ctxfs://overview';
+/** Files, as a resource template (RFC 6570: `+` keeps the slashes of a path). */
+export const FILE_TEMPLATE = 'ctxfs://files/{+path}';
+const FILE_PREFIX = 'ctxfs://files/';
+
+/** A file's resource URI. */
+export function fileUri(path: string): string {
+  return `${FILE_PREFIX}${path.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** Completions offered at most. */
+const MAX_COMPLETIONS = 100;
+
+function globMatch(pattern: string, name: string): boolean {
+  const re = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 'i');
+  return re.test(name);
+}
+
+/** The profile for a client, by its name in `initialize`. */
+export function profileFor(client: string | undefined, profiles: Readonly<Record<string, ProfileInput>> | undefined, fallback: ProfileInput): ProfileInput {
+  if (client !== undefined) for (const [pattern, profile] of Object.entries(profiles ?? {})) if (globMatch(pattern, client)) return profile;
+  return fallback;
+}
+
+const instructions = (ws: McpWorkspace): string =>
+  `ctxfs serves ${ws.description} to you within your context budget. Start with project_overview; find code with grep and find_symbol; read narrowly with get_outline, get_symbol and read_lines; edit with replace, edit_lines or apply_patch (edits are checked against the version you read and merged when the file changed since); get_file_history and undo reverse a change. Every result that leaves something out names the exact call that shows it.`;
+
+/**
+ * Creates the MCP server for one client connection over `workspace`.
+ *
+ * @example
+ * ```ts
+ * const workspace = McpWorkspace.open({ backend: { kind: 'host', root: '/repo' } });
+ * const server = createConnection(workspace);
+ * await server.connect(new StdioServerTransport());
+ * ```
+ */
+export function createConnection(workspace: McpWorkspace): Server {
+  // The tool set (and the context layer under it) loads after the server is
+  // listening: initialize is answered without it.
+  let loaded: Promise<{ module: typeof import('@ctxfs/tools'); tools: readonly AnyToolDefinition[] }> | undefined;
+  const toolsModule = () =>
+    (loaded ??= import('@ctxfs/tools').then((module) => ({ module, tools: workspace.options.readOnly ? module.READ_TOOLS : module.TOOLS })));
+  const server = new Server(SERVER_INFO, {
+    capabilities: {
+      tools: { listChanged: false },
+      resources: { subscribe: true, listChanged: false },
+      completions: {},
+      logging: {},
+    },
+    instructions: instructions(workspace),
+  });
+  const subscriptions = new Set<string>();
+  const notify = (uri: string): void => {
+    server.sendResourceUpdated({ uri }).catch(() => undefined);
+  };
+  let toolset: Toolset | undefined;
+  let scope: RootScope = { kind: 'all' };
+  let rootsLoaded: Promise<void> = Promise.resolve();
+
+  const log = (level: 'info' | 'warning' | 'error', data: string): void => {
+    server.sendLoggingMessage({ level, logger: 'ctxfs', data }).catch(() => undefined);
+  };
+
+  const loadRoots = async (): Promise<void> => {
+    if (workspace.options.backend.kind !== 'host' || server.getClientCapabilities()?.roots === undefined) return;
+    try {
+      const { roots } = await server.listRoots();
+      scope = rootScope(
+        workspace.options.backend.root,
+        roots.map((r) => r.uri),
+      );
+      if (scope.kind !== 'all')
+        log('warning', `client roots limit what is served: ${scope.kind === 'some' ? scope.dirs.join(', ') : 'nothing of this workspace'}`);
+    } catch (err) {
+      log('warning', `could not list the client's roots (${(err as Error).message}); serving the whole workspace`);
+    }
+  };
+  server.oninitialized = () => {
+    rootsLoaded = loadRoots();
+  };
+  server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+    rootsLoaded = loadRoots();
+  });
+
+  const session = async (signal: AbortSignal, progressToken: string | number | undefined): Promise<Toolset> => {
+    if (toolset !== undefined) return toolset;
+    if (workspace.context === undefined) log('info', 'waiting for the first scan of the workspace');
+    const ctx = await workspace.ready({
+      signal,
+      onProgress:
+        progressToken === undefined
+          ? undefined
+          : (p) => {
+              server
+                .notification({
+                  method: 'notifications/progress',
+                  params: {
+                    progressToken,
+                    progress: p.phase === 'hash' ? p.hashed : p.files,
+                    ...(p.toHash !== undefined && p.phase === 'hash' ? { total: p.toHash } : {}),
+                    message: `scanning the workspace: ${p.phase}, ${p.files} files`,
+                  },
+                })
+                .catch(() => undefined);
+            },
+    });
+    const { module, tools } = await toolsModule();
+    if (toolset !== undefined) return toolset;
+    const client = server.getClientVersion()?.name;
+    const opened: ContextSession = ctx.session({
+      agent: `mcp:${client ?? 'client'}`,
+      profile: profileFor(client, workspace.options.clientProfiles, workspace.options.profile ?? 'medium'),
+    });
+    if (server.getClientCapabilities()?.elicitation !== undefined)
+      workspace.approver.route(opened.sessionContext.id, elicitationApprover(server, client ?? 'mcp-client'));
+    toolset = new module.Toolset(opened, { tools });
+    return toolset;
+  };
+
+  server.onclose = () => {
+    if (toolset !== undefined) workspace.approver.unroute(toolset.session.sessionContext.id);
+    for (const uri of subscriptions) workspace.subscribers.get(uri)?.delete(notify);
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const { module, tools } = await toolsModule();
+    const { inputJsonSchema, outputJsonSchema } = module;
+    return {
+      tools: tools.map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: inputJsonSchema(t) as { type: 'object'; [key: string]: unknown },
+        outputSchema: outputJsonSchema(t) as { type: 'object'; [key: string]: unknown },
+        annotations: { title: t.title, ...t.annotations },
+        _meta: { 'ctxfs/approval': t.approval },
+      })),
+    };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name } = request.params;
+    let set: Toolset;
+    try {
+      set = await session(extra.signal, extra._meta?.progressToken);
+    } catch (err) {
+      if (extra.signal.aborted)
+        return { content: [{ type: 'text', text: `ECANCELED: ${name} was cancelled while the workspace was being scanned.` }], isError: true };
+      return { content: [{ type: 'text', text: `EUNAVAILABLE: the workspace could not be opened: ${(err as Error).message}` }], isError: true };
+    }
+    await rootsLoaded;
+    const tool = set.get(name);
+    const allowed = await withinRoots(scope, name, request.params.arguments ?? {});
+    if (!allowed.ok) return { content: [{ type: 'text', text: `EDENIED: ${allowed.message}` }], isError: true };
+    const result = await set.run(name, allowed.args, { signal: extra.signal });
+    if (result.isError) log('info', `${name}: ${result.text.split('\n')[0]}`);
+    const data = result.data as Record<string, unknown>;
+    if (!result.isError && tool !== undefined && tool.annotations.readOnlyHint === false) {
+      const files = Array.isArray(data.files) ? (data.files as Array<{ path: string }>) : [];
+      for (const f of files) workspace.notifyChanged(fileUri(f.path));
+    }
+    // Structured content is sent when it is the tool's result shape (a refused edit is; an error of the call is not).
+    const structured = tool?.output.safeParse(data).success === true;
+    return { content: [{ type: 'text', text: result.text }], ...(structured ? { structuredContent: data } : {}), isError: result.isError };
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [
+      {
+        uri: OVERVIEW_URI,
+        name: 'overview',
+        title: 'Workspace overview',
+        description: 'The workspace map within the overview budget',
+        mimeType: 'text/markdown',
+      },
+    ],
+  }));
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: FILE_TEMPLATE,
+        name: 'file',
+        title: 'Workspace file',
+        description: "A file, served within the client's per-call budget",
+        mimeType: 'text/plain',
+      },
+    ],
+  }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const { uri } = request.params;
+    const set = await session(extra.signal, extra._meta?.progressToken);
+    await rootsLoaded;
+    let result: CallResult;
+    if (uri === OVERVIEW_URI) {
+      const allowed = await withinRoots(scope, 'project_overview', {});
+      if (!allowed.ok) throw new McpError(ErrorCode.InvalidRequest, allowed.message);
+      result = await set.run('project_overview', {});
+    } else if (uri.startsWith(FILE_PREFIX)) {
+      const path = uri.slice(FILE_PREFIX.length).split('/').map(decodeURIComponent).join('/');
+      const allowed = await withinRoots(scope, 'read_file', { path });
+      if (!allowed.ok) throw new McpError(ErrorCode.InvalidRequest, allowed.message);
+      result = await set.run('read_file', { path });
+    } else {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${uri}: ctxfs serves ${OVERVIEW_URI} and ${FILE_TEMPLATE}.`);
+    }
+    if (result.isError) throw new McpError(ErrorCode.InvalidParams, result.text);
+    return { contents: [{ uri, mimeType: uri === OVERVIEW_URI ? 'text/markdown' : 'text/plain', text: result.text }] };
+  });
+
+  server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    const { uri } = request.params;
+    subscriptions.add(uri);
+    const set = workspace.subscribers.get(uri) ?? new Set();
+    workspace.subscribers.set(uri, set);
+    set.add(notify);
+    return {};
+  });
+
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    subscriptions.delete(request.params.uri);
+    workspace.subscribers.get(request.params.uri)?.delete(notify);
+    return {};
+  });
+
+  server.setRequestHandler(CompleteRequestSchema, async (request) => {
+    const { ref, argument } = request.params;
+    if (ref.type !== 'ref/resource' || ref.uri !== FILE_TEMPLATE || argument.name !== 'path') return { completion: { values: [] } };
+    const ctx = workspace.context;
+    if (ctx === undefined) return { completion: { values: [], hasMore: true } };
+    // Paths that start with what was typed first, then paths that contain it anywhere (a file name).
+    const typed = argument.value;
+    const lower = typed.toLowerCase();
+    const inScope = (path: string): boolean =>
+      scope.kind === 'all' || (scope.kind === 'some' && scope.dirs.some((d) => path === d || path.startsWith(`${d}/`)));
+    const starts: string[] = [];
+    const contains: string[] = [];
+    for (const rec of ctx.registry.list()) {
+      if (!inScope(rec.path)) continue;
+      if (rec.path.startsWith(typed)) starts.push(rec.path);
+      else if (lower !== '' && rec.path.toLowerCase().includes(lower)) contains.push(rec.path);
+    }
+    const total = starts.length + contains.length;
+    const found = [...starts, ...contains].slice(0, MAX_COMPLETIONS);
+    return { completion: { values: found, total, hasMore: total > found.length } };
+  });
+
+  return server;
+}

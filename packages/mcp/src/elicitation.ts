@@ -1,0 +1,88 @@
+/**
+ * Approvals over MCP. When the policy says "ask", the person behind the
+ * client whose call it is gets asked through MCP elicitation, shown the diff;
+ * accept approves, decline and cancel deny, and a timeout (the safety layer's)
+ * denies. A client that cannot elicit gets the fallback approver's answer, or
+ * a denial that says how to allow the change in the policy.
+ *
+ * @module
+ */
+
+import type { ApprovalAnswer, ApprovalRequest, Approver } from '@ctxfs/context';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+
+/** Characters of the request (with its diffs) shown in one elicitation. */
+export const ELICIT_MESSAGE_CHARS = 12_000;
+
+/**
+ * Asks through one client's elicitation.
+ *
+ * @example
+ * ```ts
+ * workspace.approver.route(session.sessionContext.id, elicitationApprover(server, 'claude-code'));
+ * ```
+ */
+export function elicitationApprover(server: Server, client: string): Approver {
+  return {
+    name: `mcp-elicitation:${client}`,
+    async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+      const { describeRequest } = await import('@ctxfs/context');
+      let message = describeRequest(request);
+      if (message.length > ELICIT_MESSAGE_CHARS)
+        message = `${message.slice(0, ELICIT_MESSAGE_CHARS)}\n… (${message.length - ELICIT_MESSAGE_CHARS} more characters)`;
+      const answer = await server.elicitInput(
+        {
+          mode: 'form',
+          message,
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              approve: { type: 'boolean', title: 'Approve', description: `Allow ${request.op} of ${request.paths.join(', ')}` },
+              note: { type: 'string', title: 'Note', description: 'Told to the model (optional)' },
+            },
+            required: ['approve'],
+          },
+        },
+        { signal },
+      );
+      const note = typeof answer.content?.note === 'string' && answer.content.note !== '' ? answer.content.note : undefined;
+      if (answer.action === 'accept' && answer.content?.approve === true) return { approved: true, approver: client, note };
+      if (answer.action === 'accept') return { approved: false, approver: client, note: note ?? 'not approved' };
+      return { approved: false, approver: client, note: note ?? (answer.action === 'decline' ? 'declined by the user' : 'the user dismissed the request') };
+    },
+  };
+}
+
+/**
+ * The workspace's one approver: each question goes to the approver of the
+ * session that asked it (its client), else to the fallback, else it is
+ * denied with the way to allow it.
+ */
+export class RoutingApprover implements Approver {
+  readonly name = 'mcp';
+  readonly #bySession = new Map<string, Approver>();
+  readonly #fallback: Approver | undefined;
+
+  constructor(fallback?: Approver) {
+    this.#fallback = fallback;
+  }
+
+  /** Questions of session `sessionId` go to `approver` (until `unroute`). */
+  route(sessionId: string, approver: Approver): void {
+    this.#bySession.set(sessionId, approver);
+  }
+
+  unroute(sessionId: string): void {
+    this.#bySession.delete(sessionId);
+  }
+
+  approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const approver = this.#bySession.get(request.sessionId) ?? this.#fallback;
+    if (approver !== undefined) return approver.approve(request, signal);
+    return Promise.resolve({
+      approved: false,
+      approver: 'mcp',
+      note: 'the policy asks a person, and this MCP client cannot ask one (it does not support elicitation); a [[policy.rules]] entry with effect = "allow" for these paths and operations in .ctxfs/config.toml allows it',
+    });
+  }
+}
