@@ -28,6 +28,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MODEL_PROFILES } from '@ctxfs/context';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type Case, defineSuite, fmtBytes, fmtMs, single } from '../harness.ts';
@@ -44,6 +45,10 @@ const GROWTH = 1.1;
 const FIRST_ANSWER_MS = 300;
 /** A scan of 35,000 files may take a while; the SDK's 60 s default would cut it short. */
 const SCAN_TIMEOUT_MS = 170_000;
+/** Calls that warm a renewed server up before timing goes on. */
+const WARM_CALLS = 100;
+/** The round trips' profile: the largest session budget, so the fewest renewals. */
+const ROUND_TRIP_PROFILE = 'large';
 
 /**
  * Real sources nobody here wrote: [package, package it is resolved from].
@@ -131,6 +136,8 @@ interface Server {
   readonly transport: StdioClientTransport;
   /** The last few KB the server wrote to stderr. */
   readonly stderr: () => string;
+  /** From the spawn to initialize answered. */
+  readonly initializedMs: number;
 }
 
 /** Spawns, initializes and lists the tools: a client's first answered request. */
@@ -142,18 +149,21 @@ async function start(spec: Spec): Promise<Server> {
     tail = (tail + chunk.toString()).slice(-4000);
   });
   const client = new Client({ name: 'ctxfs-bench', version: '0.0.0' });
+  const t0 = performance.now();
+  let initializedMs: number;
   try {
     await client.connect(transport);
+    initializedMs = performance.now() - t0;
     await client.listTools();
   } catch (err) {
-    await kill({ label: spec.label, client, transport, stderr: () => tail });
+    await kill({ client, transport });
     throw new Error(`${spec.label}: ${(err as Error).message}${tail ? `; stderr: ${tail.trim()}` : ''}`);
   }
-  return { label: spec.label, client, transport, stderr: () => tail };
+  return { label: spec.label, client, transport, stderr: () => tail, initializedMs };
 }
 
 /** Ends a server at once (start-up samples: what it was doing is of no interest). */
-async function kill(server: Server): Promise<void> {
+async function kill(server: Pick<Server, 'client' | 'transport'>): Promise<void> {
   const pid = server.transport.pid;
   if (pid !== null) {
     try {
@@ -172,13 +182,68 @@ async function stop(server: Server): Promise<number> {
   return performance.now() - t0;
 }
 
-/** A tool call's text; a tool error (`isError`) is thrown, so a refused call never counts as a fast one. */
-async function call(server: Server, name: string, args: Record<string, unknown>, timeout?: number): Promise<string> {
+/** A tool's answer: its text, and the tokens ours says it served (0 for theirs). */
+interface Reply {
+  readonly text: string;
+  readonly tokens: number;
+}
+
+/**
+ * Calls a tool. A tool error (`isError`), or an answer without `expect`, is
+ * thrown: a refused call must never count as a fast one.
+ */
+async function call(server: Server, name: string, args: Record<string, unknown>, expect?: string, timeout?: number): Promise<Reply> {
   const result = await server.client.callTool({ name, arguments: args }, undefined, timeout === undefined ? undefined : { timeout });
   const content = (result.content ?? []) as ReadonlyArray<{ type: string; text?: string }>;
   const text = content.map((c) => c.text ?? '').join('\n');
   if (result.isError) throw new Error(`${server.label} ${name}: ${text.slice(0, 400)}`);
-  return text;
+  if (expect !== undefined && !text.includes(expect))
+    throw new Error(`${server.label} ${name} answered without ${JSON.stringify(expect)}: ${text.slice(0, 400)}`);
+  const tokens = (result.structuredContent as { tokens?: unknown } | undefined)?.tokens;
+  return { text, tokens: typeof tokens === 'number' ? tokens : 0 };
+}
+
+/**
+ * Our server for the round trips. Its session has a token budget (the
+ * profile's `sessionTokens`), and thousands of timed reads spend it; past it
+ * every read is refused. So the tokens served are counted here, and before
+ * the budget runs out the server is replaced by a new one (untimed: from
+ * the case's cleanup), warmed up with the case's own call.
+ */
+class OurSession {
+  #server: Server;
+  #served = 0;
+  readonly #open: () => Promise<Server>;
+  readonly #budget: number;
+
+  private constructor(server: Server, open: () => Promise<Server>, budget: number) {
+    this.#server = server;
+    this.#open = open;
+    this.#budget = budget;
+  }
+
+  static async start(open: () => Promise<Server>, budget: number): Promise<OurSession> {
+    return new OurSession(await open(), open, budget);
+  }
+
+  get server(): Server {
+    return this.#server;
+  }
+
+  async call(name: string, args: Record<string, unknown>, expect?: string): Promise<Reply> {
+    const reply = await call(this.#server, name, args, expect);
+    this.#served += reply.tokens;
+    return reply;
+  }
+
+  /** A new server when less than a tenth of the budget is left. */
+  async renewIfLow(warm: () => Promise<unknown>): Promise<void> {
+    if (this.#served < this.#budget * 0.9) return;
+    await stop(this.#server);
+    this.#server = await this.#open();
+    this.#served = 0;
+    for (let i = 0; i < WARM_CALLS; i++) await warm();
+  }
 }
 
 /** Resident and peak resident memory of a process (Linux), in bytes. */
@@ -207,14 +272,13 @@ interface Env {
   readonly small: string;
   readonly big: string;
   readonly theirsEntry: string;
-  readonly oursServer: Server | undefined;
-  readonly theirsServer: Server;
+  readonly ours: OurSession | undefined;
+  readonly theirs: Server;
   /** The 1 KB file, relative to a copy of the material. */
   readonly readRel: string;
   readonly readText: string;
-  /** The directory listed, relative to a copy of the material, and its entries. */
-  readonly listRel: string;
-  readonly listEntries: number;
+  /** The directory listed, relative to a copy of the material, its entry count and one entry's name. */
+  readonly list: { readonly rel: string; readonly entries: number; readonly first: string };
   /** The line the edit toggles. */
   readonly editLine: string;
   /** Figures of the 35,000-file probes, for the notes. */
@@ -232,10 +296,10 @@ function ourCommand(): Launch['ours'] {
 }
 
 /** The spec of our server on `root` with a new store: no state carried over from another spawn. */
-function ourSpec(launch: Launch, root: string, label: string): Spec & { store: string } {
+function ourSpec(launch: Launch, root: string, label: string, extra: readonly string[] = []): Spec & { store: string } {
   if ('missing' in launch.ours) throw new Error(launch.ours.missing);
   const store = join(launch.base, 'stores', `${launch.stores++}.db`);
-  return { label, args: [...launch.ours.args, '--root', root, '--store', store], store };
+  return { label, args: [...launch.ours.args, '--root', root, '--store', store, ...extra], store };
 }
 
 function dropStore(store: string): void {
@@ -263,7 +327,7 @@ function pickEditLine(text: string): string {
 }
 
 /** The material's directory with the most entries under 64: a directory a model lists. */
-function pickListDir(files: readonly SourceFile[]): { rel: string; entries: number } {
+function pickListDir(files: readonly SourceFile[]): Env['list'] {
   const entries = new Map<string, Set<string>>();
   for (const f of files) {
     const parts = f.rel.split('/');
@@ -274,9 +338,9 @@ function pickListDir(files: readonly SourceFile[]): { rel: string; entries: numb
       entries.set(dir, set);
     }
   }
-  let best = { rel: '', entries: 0 };
+  let best = { rel: '', entries: 0, first: '' };
   for (const [rel, set] of [...entries].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (set.size < 64 && set.size > best.entries) best = { rel, entries: set.size };
+    if (set.size < 64 && set.size > best.entries) best = { rel, entries: set.size, first: [...set].sort()[0] ?? '' };
   }
   return best;
 }
@@ -316,13 +380,15 @@ export default defineSuite<Env>({
       const t0 = performance.now();
       const server = await start(spec);
       const first = performance.now() - t0;
-      await call(server, tool, args, SCAN_TIMEOUT_MS);
+      await call(server, tool, args, undefined, SCAN_TIMEOUT_MS);
       const answered = performance.now() - t0;
       const mem = memoryOf(server.transport.pid);
       const closed = await stop(server);
       const memText = mem ? `RSS ${fmtBytes(mem.rss)} (peak ${fmtBytes(mem.peak)})` : 'RSS not readable here';
       const exit = closed > 1900 ? `did not exit on stdin EOF (closed after ${fmtMs(closed)}, SIGTERM)` : `exits on stdin EOF in ${fmtMs(closed)}`;
-      probes.push(`${spec.label}: first answer ${fmtMs(first)}, first ${tool} ${fmtMs(answered)} after spawn; ${memText}; ${exit}`);
+      probes.push(
+        `${spec.label}: initialize ${fmtMs(server.initializedMs)}, tools/list ${fmtMs(first)}, first ${tool} ${fmtMs(answered)} after spawn; ${memText}; ${exit}`,
+      );
     };
     if (!('missing' in launch.ours)) {
       const spec = ourSpec(launch, big, `ctxfs-mcp (${launch.ours.how}), ${BIG.toLocaleString('en')} files`);
@@ -335,54 +401,56 @@ export default defineSuite<Env>({
     const readFile = pickReadFile(files);
     const list = pickListDir(files);
     const readText = readFileSync(readFile.src, 'utf8');
-    let oursServer: Server | undefined;
+    // Each server edits its own copy of the file; the second copy is cut short when the tree is, so check it is there.
+    if (!existsSync(join(small, copyDir(2), readFile.rel))) throw new Error(`${readFile.rel} is not in the second copy of the material`);
+    let ours: OurSession | undefined;
     if (!('missing' in launch.ours)) {
-      oursServer = await start(ourSpec(launch, small, 'ctxfs-mcp'));
-      await call(oursServer, 'list_files', {}, SCAN_TIMEOUT_MS);
+      const open = async () => {
+        const server = await start(ourSpec(launch, small, 'ctxfs-mcp', ['--profile', ROUND_TRIP_PROFILE]));
+        await call(server, 'list_files', {}, undefined, SCAN_TIMEOUT_MS);
+        return server;
+      };
+      ours = await OurSession.start(open, MODEL_PROFILES[ROUND_TRIP_PROFILE].sessionTokens);
     }
-    const theirsServer = await start({ label: 'server-filesystem', args: [theirsEntry, small] });
+    const theirs = await start({ label: 'server-filesystem', args: [theirsEntry, small] });
     return {
       launch,
       small,
       big,
       theirsEntry,
-      oursServer,
-      theirsServer,
+      ours,
+      theirs,
       readRel: readFile.rel,
       readText,
-      listRel: list.rel,
-      listEntries: list.entries,
+      list,
       editLine: pickEditLine(readText),
       probes: probes.join('; '),
     };
   },
   async teardown(env) {
-    if (env.oursServer) await stop(env.oursServer);
-    if (env.theirsServer) await stop(env.theirsServer);
+    if (env.ours) await stop(env.ours.server);
+    if (env.theirs) await stop(env.theirs);
     rmSync(env.launch.base, { recursive: true, force: true });
   },
   cases(env) {
-    const theirs = env.theirsServer;
-    const ours = env.oursServer;
+    const { theirs, ours } = env;
     const notRun = 'missing' in env.launch.ours ? `ctxfs-mcp not run: ${env.launch.ours.missing}` : '';
     const abs = (copy: number, rel: string) => join(env.small, copyDir(copy), rel);
     const ourPath = (copy: number, rel: string) => `${copyDir(copy)}/${rel}`;
     const lines = env.readText.split('\n').length - (env.readText.endsWith('\n') ? 1 : 0);
     const readNote = `${env.readRel} (${fmtBytes(Buffer.byteLength(env.readText))}, ${lines} lines)`;
+    /** What every read must serve (a numbered view shows the line after its number). */
+    const readExpect = env.editLine.trim();
+    const listName = `list a directory of ${env.list.entries} entries: ${env.list.rel}`;
 
     // Reads: both servers read copy 1's file. Edits: ours edits copy 1's, theirs copy 2's, so neither sees the other's changes.
-    const theirsRead = () => call(theirs, 'read_text_file', { path: abs(1, env.readRel) });
+    const theirsRead = () => call(theirs, 'read_text_file', { path: abs(1, env.readRel) }, readExpect);
     const theirsToggle = toggler(env.editLine);
     const theirsEdit = () => call(theirs, 'edit_file', { path: abs(2, env.readRel), edits: [theirsToggle()] });
-    const theirsList = () => call(theirs, 'list_directory', { path: abs(1, env.listRel) });
+    const theirsList = () => call(theirs, 'list_directory', { path: abs(1, env.list.rel) }, env.list.first);
 
-    /** The line every read must serve (a numbered view shows it after its number). */
-    const probeLine = env.editLine.trim();
-    const served = (label: string, text: string) => {
-      if (!text.includes(probeLine)) throw new Error(`${label} did not serve the file: ${text.slice(0, 200)}`);
-    };
     /** After an edit there and back, the file on disk must be what it was; in between, edited. */
-    const checkEdit = async (label: string, file: string, edit: () => Promise<string>) => {
+    const checkEdit = async (label: string, file: string, edit: () => Promise<unknown>) => {
       await edit();
       if (!readFileSync(file, 'utf8').includes(`${env.editLine}${SUFFIX}`)) throw new Error(`${label}: the edit did not reach the disk`);
       await edit();
@@ -403,12 +471,14 @@ export default defineSuite<Env>({
     const firstName = `first answer (spawn → initialize → tools/list), ${BIG.toLocaleString('en')} files, new store each spawn`;
 
     if (ours === undefined) {
-      const theirsOnly = (name: string, subjectName: string, run: () => Promise<string>, verify?: () => unknown): Case =>
+      const theirsOnly = (name: string, subjectName: string, run: () => Promise<unknown>, verify?: () => unknown): Case =>
         single({ kind: 'single', name, subjectName, run, note: notRun, ...(verify ? { verify } : {}) });
       return [
-        theirsOnly(`read 1 KB file: ${readNote}`, 'server-filesystem read_text_file', theirsRead, async () => served('read_text_file', await theirsRead())),
-        theirsOnly(`edit one line, there and back`, 'server-filesystem edit_file', theirsEdit, () => checkEdit('edit_file', abs(2, env.readRel), theirsEdit)),
-        theirsOnly(`list a directory of ${env.listEntries} entries: ${env.listRel}`, 'server-filesystem list_directory', theirsList),
+        theirsOnly(`read 1 KB file: ${readNote}`, 'server-filesystem read_text_file', theirsRead),
+        theirsOnly('edit one line of that file, there and back in turn', 'server-filesystem edit_file', theirsEdit, () =>
+          checkEdit('edit_file', abs(2, env.readRel), theirsEdit),
+        ),
+        theirsOnly(listName, 'server-filesystem list_directory', theirsList),
         single({
           kind: 'single',
           name: firstName,
@@ -420,56 +490,37 @@ export default defineSuite<Env>({
       ];
     }
 
+    const oursRead = () => ours.call('read_file', { path: ourPath(1, env.readRel) }, readExpect);
+    const oursReadLines = () => ours.call('read_lines', { path: ourPath(1, env.readRel), start_line: 1, end_line: lines }, readExpect);
     const oursToggle = toggler(env.editLine);
-    const oursEdit = () => call(ours, 'replace', { path: ourPath(1, env.readRel), ...renamed(oursToggle()) });
+    const oursEdit = () => ours.call('replace', { path: ourPath(1, env.readRel), ...renamed(oursToggle()) });
+    const oursList = () => ours.call('list_files', { path: ourPath(1, env.list.rel) }, env.list.first);
     const target = { maxRatio: 1 };
-    const goal = 'goal: ≤ 1.00x the official server';
+    const goal = `goal: ≤ 1.00x the official server; ours with --profile ${ROUND_TRIP_PROFILE}, renewed before its session budget runs out`;
+    /** A round trip, ours against theirs. */
+    const roundTrip = (name: string, subjectName: string, subject: () => Promise<Reply>, baselineName: string, baseline: () => Promise<Reply>): Case => ({
+      name,
+      subjectName,
+      subject,
+      baselineName,
+      baseline,
+      target,
+      // Checked after every call of either side: cheap unless ours has to be renewed.
+      cleanup: () => ours.renewIfLow(subject),
+      note: goal,
+    });
     return [
+      roundTrip(`read 1 KB file, whole: ${readNote}`, 'ctxfs-mcp read_file', oursRead, 'server-filesystem read_text_file', theirsRead),
+      roundTrip(`read 1 KB file, lines 1-${lines}: ${readNote}`, 'ctxfs-mcp read_lines', oursReadLines, 'server-filesystem read_text_file', theirsRead),
       {
-        name: `read 1 KB file, whole: ${readNote}`,
-        subjectName: 'ctxfs-mcp read_file',
-        subject: () => call(ours, 'read_file', { path: ourPath(1, env.readRel) }),
-        baselineName: 'server-filesystem read_text_file',
-        baseline: theirsRead,
-        target,
-        verify: async () => {
-          served('read_file', await call(ours, 'read_file', { path: ourPath(1, env.readRel) }));
-          served('read_text_file', await theirsRead());
-        },
-        note: goal,
-      },
-      {
-        name: `read 1 KB file, lines 1-${lines}: ${readNote}`,
-        subjectName: 'ctxfs-mcp read_lines',
-        subject: () => call(ours, 'read_lines', { path: ourPath(1, env.readRel), start_line: 1, end_line: lines }),
-        baselineName: 'server-filesystem read_text_file',
-        baseline: theirsRead,
-        target,
-        verify: async () => served('read_lines', await call(ours, 'read_lines', { path: ourPath(1, env.readRel), start_line: 1, end_line: lines })),
-        note: goal,
-      },
-      {
-        name: 'edit one line of that file, there and back in turn',
-        subjectName: 'ctxfs-mcp replace',
-        subject: oursEdit,
-        baselineName: 'server-filesystem edit_file',
-        baseline: theirsEdit,
-        target,
+        ...roundTrip('edit one line of that file, there and back in turn', 'ctxfs-mcp replace', oursEdit, 'server-filesystem edit_file', theirsEdit),
         verify: async () => {
           await checkEdit('replace', join(env.small, ourPath(1, env.readRel)), oursEdit);
           await checkEdit('edit_file', abs(2, env.readRel), theirsEdit);
         },
         note: `${goal}; each side edits its own copy of the file`,
       },
-      {
-        name: `list a directory of ${env.listEntries} entries: ${env.listRel}`,
-        subjectName: 'ctxfs-mcp list_files',
-        subject: () => call(ours, 'list_files', { path: ourPath(1, env.listRel) }),
-        baselineName: 'server-filesystem list_directory',
-        baseline: theirsList,
-        target,
-        note: goal,
-      },
+      roundTrip(listName, 'ctxfs-mcp list_files', oursList, 'server-filesystem list_directory', theirsList),
       {
         name: firstName,
         subjectName: `ctxfs-mcp, ${BIG.toLocaleString('en')} files`,
