@@ -105,8 +105,11 @@ describe('getSymbol and getOutline views on real files (small profile)', () => {
     const { ctx, r } = await symbolView('mobx@6.13.5', path, 'ObservableMap');
     expect(r.text).toContain('93\texport class ObservableMap<K = any, V = any>');
     expect(r.text).toMatch(
-      /Members \(class ObservableMap is lines 93-486, \d+ tokens, over this call's budget; getSymbol\("src\/types\/observablemap.ts", "ObservableMap.<member>"\) shows one\):/,
+      /Members \(class ObservableMap is lines 93-486, \d+ tokens, over this call's budget; getSymbol\("src\/types\/observablemap.ts", "ObservableMap.constructor"\) shows the first, each member likewise\):/,
     );
+    // The call the list names is concrete: it serves the first member listed.
+    const first = await ctx.getSymbol(path, 'ObservableMap.constructor');
+    expect(r.text).toContain(`${first.startLine}-${first.endLine}`.padEnd(9));
     expect(r.text).toContain('376-452   replace(values: IObservableMapInitialValues<K, V>): ObservableMap<K, V>');
     expect(r.omitted).toEqual([expect.objectContaining({ startLine: (r.endLine ?? 0) + 1, endLine: 486 })]);
     const member = await ctx.getSymbol(path, 'ObservableMap.replace');

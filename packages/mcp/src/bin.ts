@@ -19,10 +19,12 @@ const USAGE = `Usage: ctxfs-mcp [--root <dir>] [options]
 Serves a workspace to MCP clients: every ctxfs tool, the overview and files
 as resources, approvals through the client.
 
-  --root <dir>              the workspace directory (host backend; the seed of memory)
+  --root <dir>              the workspace directory (host backend; the seed of memory);
+                            without it, the client's first root (or the current directory)
   --backend <kind>          host (default) | memory | docker:<container> | image:<ref>
   --workdir <path>          the workspace inside a container (default /work)
-  --profile <name>          small | medium (default) | large: budgets of every client...
+  --profile <name>          small | medium | large: budgets of every client (default: [mcp] profile
+                            in the config files, else medium)...
   --client-profile <c=p>    ...except clients named c (as they say in initialize; * matches any text), e.g. 'ollama*=small'; repeatable
   --store <file>            the state database (default beside the workspace, or in memory)
   --read-only               offer only the tools that read
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
   }
   const workspace = McpWorkspace.open({
     backend,
-    profile: (o.profile ?? 'medium') as ProfileInput,
+    profile: o.profile as ProfileInput | undefined,
     clientProfiles,
     store: o.store,
     readOnly: o['read-only'] ?? false,

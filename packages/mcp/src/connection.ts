@@ -9,7 +9,8 @@
  * @module
  */
 
-import type { ContextSession, ProfileInput } from '@ctxfs/context';
+import { fileURLToPath } from 'node:url';
+import type { ContextSession } from '@ctxfs/context';
 import type { AnyToolDefinition, CallResult, Toolset } from '@ctxfs/tools';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -46,17 +47,6 @@ export function fileUri(path: string): string {
 
 /** Completions offered at most. */
 const MAX_COMPLETIONS = 100;
-
-function globMatch(pattern: string, name: string): boolean {
-  const re = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 'i');
-  return re.test(name);
-}
-
-/** The profile for a client, by its name in `initialize`. */
-export function profileFor(client: string | undefined, profiles: Readonly<Record<string, ProfileInput>> | undefined, fallback: ProfileInput): ProfileInput {
-  if (client !== undefined) for (const [pattern, profile] of Object.entries(profiles ?? {})) if (globMatch(pattern, client)) return profile;
-  return fallback;
-}
 
 const instructions = (ws: McpWorkspace): string =>
   `ctxfs serves ${ws.description} to you within your context budget. Start with project_overview; find code with grep and find_symbol; read narrowly with get_outline, get_symbol and read_lines; edit with replace, edit_lines or apply_patch (edits are checked against the version you read and merged when the file changed since); get_file_history and undo reverse a change. Every result that leaves something out names the exact call that shows it.`;
@@ -99,11 +89,28 @@ export function createConnection(workspace: McpWorkspace): Server {
   };
 
   const loadRoots = async (): Promise<void> => {
-    if (workspace.options.backend.kind !== 'host' || server.getClientCapabilities()?.roots === undefined) return;
+    const canList = server.getClientCapabilities()?.roots !== undefined;
+    if (workspace.awaitingRoot) {
+      // Started without a directory: the first client's first file root is the workspace.
+      let first: string | undefined;
+      if (canList) {
+        try {
+          const { roots } = await server.listRoots();
+          first = roots.map((r) => r.uri).find((uri) => uri.startsWith('file://'));
+        } catch (err) {
+          log('warning', `could not list the client's roots: ${(err as Error).message}`);
+        }
+      }
+      const dir = first === undefined ? process.cwd() : fileURLToPath(first);
+      if (first === undefined) log('warning', `the client names no root directory; serving the server's working directory ${dir}`);
+      workspace.provideRoot(dir);
+    }
+    const root = workspace.hostRoot;
+    if (root === undefined || !canList) return;
     try {
       const { roots } = await server.listRoots();
       scope = rootScope(
-        workspace.options.backend.root,
+        root,
         roots.map((r) => r.uri),
       );
       if (scope.kind !== 'all')
@@ -146,7 +153,7 @@ export function createConnection(workspace: McpWorkspace): Server {
     const client = server.getClientVersion()?.name;
     const opened: ContextSession = ctx.session({
       agent: `mcp:${client ?? 'client'}`,
-      profile: profileFor(client, workspace.options.clientProfiles, workspace.options.profile ?? 'medium'),
+      profile: workspace.profileOf(client),
     });
     if (server.getClientCapabilities()?.elicitation !== undefined)
       workspace.approver.route(opened.sessionContext.id, elicitationApprover(server, client ?? 'mcp-client'));

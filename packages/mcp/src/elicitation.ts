@@ -81,6 +81,7 @@ export class RoutingApprover implements Approver {
     if (approver !== undefined) return approver.approve(request, signal);
     return Promise.resolve({
       approved: false,
+      unasked: true,
       approver: 'mcp',
       note: 'the policy asks a person, and this MCP client cannot ask one (it does not support elicitation); a [[policy.rules]] entry with effect = "allow" for these paths and operations in .ctxfs/config.toml allows it',
     });

@@ -13,6 +13,7 @@ import type { ModelProfile } from '../profiles/model-profiles.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import { wrapContent } from '../safety/delimiters.ts';
 import type { Redactor } from '../safety/redaction.ts';
+import { callText } from '../search/next-call.ts';
 import { editDistance } from '../search/symbol-ranking.ts';
 import type { SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/store.ts';
@@ -163,7 +164,8 @@ export function missingFile(ws: Workspace, path: string, op: string, cause: FsEr
     .sort((a, b) => a.score - b.score || a.path.localeCompare(b.path))
     .slice(0, 3)
     .map((s) => q(s.path));
-  const look = ws.registry.size > 0 ? 'glob("**/' + name + '") or listFiles()' : 'scan() first, then glob("**/' + name + '")';
+  const byName = callText('glob', [`**/${name}`]);
+  const look = ws.registry.size > 0 ? `${byName} or ${callText('listFiles', [])}` : `${callText('scan', [])} first, then ${byName}`;
   return fsError('ENOENT', op, path, {
     reason: `no file at ${path}`,
     hint: near.length > 0 ? `did you mean ${near.join(', ')}? Otherwise find it with ${look}` : `find it with ${look}`,

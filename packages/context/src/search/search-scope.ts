@@ -11,6 +11,7 @@
 import { fsError, isFsError } from '@ctxfs/core';
 import type { Workspace } from '../retrieval/shared.ts';
 import { currentCall } from '../safety/safety-layer.ts';
+import { callText } from './next-call.ts';
 import type { SearchOp } from './search-result.ts';
 
 /** The ignore rules of one call. */
@@ -41,7 +42,7 @@ export async function searchScope(ws: Workspace, op: SearchOp, path: string, inc
     if (!isFsError(err, 'ENOENT') && !isFsError(err, 'ENOTDIR')) throw err;
     throw fsError('ENOENT', op, path, {
       reason: `no file or directory '${path}'`,
-      hint: 'listFiles() shows the top of the tree; glob("**/<name>") finds a file by name',
+      hint: `${callText('listFiles', [])} shows the top of the tree; ${callText('glob', [`**/${path.slice(path.lastIndexOf('/') + 1)}`])} finds it by name`,
     });
   }
   const registry = ws.registry;
