@@ -48,7 +48,8 @@ export function withNext(text: string, next: string | undefined, tokens?: number
 export function servedResult(r: Served, budget?: number): ToolResult<ServedData> {
   return {
     text: withNext(r.text, r.next, r.tokens, budget),
-    isError: false,
+    // Nothing of the file could be served (the session's budget is spent, or the call's cannot hold a line).
+    isError: r.view === 'over-budget',
     data: {
       path: r.path,
       version: r.version,
@@ -86,7 +87,7 @@ export type SearchData = z.infer<typeof searchData>;
 export function searchResult<Item>(r: SearchResult<Item>, item: (i: Item) => Record<string, unknown>, budget?: number): ToolResult<SearchData> {
   return {
     text: withNext(r.text, r.next, r.tokens, budget),
-    isError: false,
+    isError: r.view === 'over-budget',
     data: {
       view: r.view,
       tokens: r.tokens,

@@ -239,7 +239,8 @@ export function overBudget(ws: Workspace, caller: Caller, doc: Source, budget?: 
     totalLines: totalLinesOf(doc),
     totalTokens: totalTokensOf(ws, doc),
     omitted: [{ startLine: 1, endLine: totalLinesOf(doc), tokens: totalTokensOf(ws, doc) }],
-    next: perCall ? 'narrow the request or raise maxTokens' : 'start a new session',
+    // The text says what to do; `next` only ever names a call, and no call of this session can serve more.
+    next: undefined,
     redactions: 0,
   };
 }

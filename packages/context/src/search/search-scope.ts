@@ -77,8 +77,6 @@ export async function searchScope(ws: Workspace, op: SearchOp, path: string, inc
 export function sensitiveIn(ws: Workspace, scope: SearchScope): string[] {
   // What the policy withholds is never mentioned: asking with includeSensitive would not show it either.
   if (scope.kind === 'file') return scope.sensitive(scope.path) && !scope.ignored(scope.path) ? [scope.path] : [];
-  return ws.registry
-    .list(scope.path === '' ? {} : { under: scope.path })
-    .filter((r) => r.sensitive && !scope.ignored(r.path))
-    .map((r) => r.path);
+  // Sensitive files are few: the registry finds them by a flag, without building every record below the scope.
+  return ws.registry.sensitiveFiles(scope.path === '' ? undefined : scope.path).filter((p) => !scope.ignored(p));
 }
