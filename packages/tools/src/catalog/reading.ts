@@ -201,7 +201,7 @@ export const getFileMetadata = defineTool({
     tags: z.array(z.string()),
     sensitive: z.boolean(),
     version: z.string().optional(),
-    versions: z.number().int().describe('Versions recorded in its history (up to 1,000 counted).'),
+    versions: z.number().int().describe('Versions recorded in its history (counted up to 100).'),
   }),
   annotations: READ_ONLY,
   approval: 'never',
@@ -210,7 +210,7 @@ export const getFileMetadata = defineTool({
   async run(session, a) {
     const listing = await session.listFiles(a.path, { limit: 1 });
     const item = listing.items[0];
-    const history = await session.history(a.path, 1000);
+    const history = await session.history(a.path, 100);
     const data = {
       path: item?.path ?? a.path,
       kind: item?.kind ?? 'file',
@@ -229,7 +229,7 @@ export const getFileMetadata = defineTool({
       data.language,
       data.tags.length > 0 ? `tags ${data.tags.join(', ')}` : undefined,
       data.sensitive ? 'sensitive (contents withheld or masked)' : undefined,
-      data.version === undefined ? 'no recorded version' : `version ${data.version.slice(0, 12)}, ${data.versions} in history`,
+      data.version === undefined ? 'no recorded version' : `version ${data.version.slice(0, 12)}, ${data.versions === 100 ? '100 or more' : data.versions} in history`,
     ].filter((f) => f !== undefined);
     return { text: withNext(facts.join('; '), undefined), isError: false, data };
   },
