@@ -204,7 +204,8 @@ export function createConnection(workspace: McpWorkspace): Server {
       for (const f of files) workspace.notifyChanged(fileUri(f.path));
     }
     // Structured content is sent when it is the tool's result shape (a refused edit is; an error of the call is not).
-    const structured = tool?.output.safeParse(data).success === true;
+    // A success is in the result shape by construction (the schema tests hold every tool to it); only an error is checked.
+    const structured = tool !== undefined && (!result.isError || tool.output.safeParse(data).success);
     return { content: [{ type: 'text', text: result.text }], ...(structured ? { structuredContent: data } : {}), isError: result.isError };
   });
 

@@ -229,7 +229,9 @@ export const getFileMetadata = defineTool({
       data.language,
       data.tags.length > 0 ? `tags ${data.tags.join(', ')}` : undefined,
       data.sensitive ? 'sensitive (contents withheld or masked)' : undefined,
-      data.version === undefined ? 'no recorded version' : `version ${data.version.slice(0, 12)}, ${data.versions === 100 ? '100 or more' : data.versions} in history`,
+      data.version === undefined
+        ? 'no recorded version'
+        : `version ${data.version.slice(0, 12)}, ${data.versions === 100 ? '100 or more' : data.versions} in history`,
     ].filter((f) => f !== undefined);
     return { text: withNext(facts.join('; '), undefined), isError: false, data };
   },
