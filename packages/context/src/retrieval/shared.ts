@@ -189,7 +189,7 @@ export function serve(
     view: fields.view,
     sensitive: ws.registry.get(doc.path)?.sensitive,
   });
-  const tokens = ws.tokenizer.count(text);
+  const tokens = lastWrapped.reuse(ws, doc, body, fields.label, fields.view) ?? ws.tokenizer.count(text);
   const { label: _label, ...rest } = fields;
   const served: Served = {
     path: doc.path,
@@ -209,9 +209,39 @@ export function wrapperTokens(ws: Workspace, doc: Source, label: string | undefi
   return ws.tokenizer.count(wrapContent('', { path: doc.path, version: doc.sha256, lines: label, view, sensitive: ws.registry.get(doc.path)?.sensitive })) + 2;
 }
 
+/**
+ * The last body measured by {@link wrappedTokens}, kept so that `serve`,
+ * which most often wraps that very body next, does not tokenize it again.
+ * The count does not depend on the nonce: it is always 12 digits, which
+ * o200k splits into the same 4 tokens whatever they are.
+ */
+const lastWrapped = {
+  key: undefined as
+    | { ws: Workspace; path: string; version: string; body: string; label: string | undefined; view: ViewKind; sensitive: boolean | undefined; tokens: number }
+    | undefined,
+  reuse(ws: Workspace, doc: Source, body: string, label: string | undefined, view: ViewKind): number | undefined {
+    const k = this.key;
+    return k !== undefined &&
+      k.ws === ws &&
+      k.path === doc.path &&
+      k.version === doc.sha256 &&
+      k.label === label &&
+      k.view === view &&
+      k.sensitive === ws.registry.get(doc.path)?.sensitive &&
+      k.body === body
+      ? k.tokens
+      : undefined;
+  },
+};
+
 /** Exact tokens of `body` once wrapped. */
 export function wrappedTokens(ws: Workspace, doc: Source, body: string, label: string | undefined, view: ViewKind): number {
-  return ws.tokenizer.count(wrapContent(body, { path: doc.path, version: doc.sha256, lines: label, view, sensitive: ws.registry.get(doc.path)?.sensitive }));
+  const sensitive = ws.registry.get(doc.path)?.sensitive;
+  const tokens =
+    lastWrapped.reuse(ws, doc, body, label, view) ??
+    ws.tokenizer.count(wrapContent(body, { path: doc.path, version: doc.sha256, lines: label, view, sensitive }));
+  lastWrapped.key = { ws, path: doc.path, version: doc.sha256, body, label, view, sensitive, tokens };
+  return tokens;
 }
 
 /** `N\tline` numbering, the conventional form (as `cat -n` and most agent tools print). */
