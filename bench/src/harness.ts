@@ -70,6 +70,13 @@ export interface PairCase extends CaseCommon {
   readonly baselineName: string;
   readonly target?: Target;
   readonly moreBaselines?: readonly Baseline[];
+  /**
+   * Untimed, after each call of every side (close the process a call
+   * started); forces batch 1, as for single cases.
+   */
+  cleanup?(result: unknown): unknown;
+  /** `maxMs` applies to the subject's median latency, beside the ratio targets. */
+  readonly budget?: { readonly maxMs?: number };
 }
 
 /** An operation with no baseline, judged against absolute budgets. */
@@ -175,6 +182,9 @@ export interface PairResult {
   readonly status: 'pass' | 'miss' | 'info' | 'error';
   readonly subject?: SideStats;
   readonly comparisons: readonly Comparison[];
+  readonly budget?: { readonly maxMs?: number };
+  /** Missed budgets (ratio misses are in `comparisons`). */
+  readonly misses?: readonly string[];
   readonly note?: string;
   readonly error?: string;
 }
@@ -425,10 +435,12 @@ function statsOf(side: Side, retainedBytes: number | undefined): SideStats {
 // ------------------------------------------------------------------ cases
 
 async function runPair(c: PairCase, opts: RunOptions): Promise<PairResult> {
-  const subject: Side = { name: c.subjectName ?? 'ctxfs', fn: c.subject, batch: 1, isAsync: false, samples: [] };
+  const cleanup = c.cleanup ? { cleanup: (r: unknown) => c.cleanup?.(r) } : {};
+  const makeSide = (name: string, fn: () => unknown): Side => ({ name, fn, ...cleanup, batch: 1, isAsync: false, samples: [] });
+  const subject = makeSide(c.subjectName ?? 'ctxfs', c.subject);
   const baselines: Array<{ side: Side; target?: Target }> = [
-    { side: { name: c.baselineName, fn: c.baseline, batch: 1, isAsync: false, samples: [] }, target: c.target },
-    ...(c.moreBaselines ?? []).map((b) => ({ side: { name: b.name, fn: b.fn, batch: 1, isAsync: false, samples: [] } as Side, target: b.target })),
+    { side: makeSide(c.baselineName, c.baseline), target: c.target },
+    ...(c.moreBaselines ?? []).map((b) => ({ side: makeSide(b.name, b.fn), target: b.target })),
   ];
   const all = [subject, ...baselines.map((b) => b.side)];
   const names = new Set(all.map((s) => s.name));
@@ -445,8 +457,24 @@ async function runPair(c: PairCase, opts: RunOptions): Promise<PairResult> {
     const status = target === undefined ? 'info' : ratioP50 <= target.maxRatio ? 'pass' : 'miss';
     comparisons.push({ baseline: base, ratioP50, ratioMean, ...(target ? { target } : {}), status });
   }
-  const status = comparisons.some((x) => x.status === 'miss') ? 'miss' : comparisons.some((x) => x.status === 'pass') ? 'pass' : 'info';
-  return { kind: 'pair', name: c.name, status, subject: subjectStats, comparisons, ...(c.note ? { note: c.note } : {}) };
+  const misses: string[] = [];
+  const maxMs = c.budget?.maxMs;
+  if (maxMs !== undefined && !(subjectStats.p50Ms <= maxMs)) misses.push(`${subject.name} p50 ${fmtMs(subjectStats.p50Ms)} > ${fmtMs(maxMs)}`);
+  const status =
+    misses.length > 0 || comparisons.some((x) => x.status === 'miss')
+      ? 'miss'
+      : maxMs !== undefined || comparisons.some((x) => x.status === 'pass')
+        ? 'pass'
+        : 'info';
+  return {
+    kind: 'pair',
+    name: c.name,
+    status,
+    subject: subjectStats,
+    comparisons,
+    ...(c.budget ? { budget: c.budget, misses } : {}),
+    ...(c.note ? { note: c.note } : {}),
+  };
 }
 
 async function runSingle(c: SingleCase<unknown>, opts: RunOptions): Promise<SingleResult> {
@@ -607,6 +635,7 @@ function collectMisses(cases: readonly CaseResult[]): string[] {
         if (x.status === 'miss')
           out.push(`${c.name}: ${c.subject?.name} vs ${x.baseline.name} ${fmtRatio(x.ratioP50)} > ${fmtRatio(x.target?.maxRatio ?? Number.NaN)}`);
       }
+      for (const m of c.misses ?? []) out.push(`${c.name}: ${m}`);
     } else for (const m of c.misses) out.push(`${c.name}: ${m}`);
   }
   return out;
@@ -703,6 +732,10 @@ export function formatSuite(r: SuiteResult): string {
           `${x.target ? `≤${x.target.maxRatio.toFixed(2)}x` : '-'}  ${MARK[x.status]}${mem}`,
         ]);
       });
+      if (c.budget?.maxMs !== undefined) {
+        const verdict = (c.misses ?? []).length > 0 ? MARK.miss : MARK.pass;
+        notes.push(`${c.name}: budget ${c.subject.name} p50 ≤${fmtMs(c.budget.maxMs)}: ${fmtMs(c.subject.p50Ms)} ${verdict}`);
+      }
       if (c.note) notes.push(`${c.name}: ${c.note}`);
     }
     out.push(

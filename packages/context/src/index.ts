@@ -147,7 +147,7 @@ export {
   type PolicyRule,
   resolvePolicy,
 } from './safety/policy.ts';
-export { loadPolicyFiles, PROJECT_CONFIG_PATH, parsePolicyFile, userConfigPath } from './safety/policy-file.ts';
+export { loadPolicyFiles, PROJECT_CONFIG_PATH, parsePolicyFile, SURFACE_TABLES, userConfigPath } from './safety/policy-file.ts';
 export {
   DEFAULT_SECRET_RULES,
   entropy,
@@ -177,6 +177,7 @@ export {
   type CallOptions,
   type CallStyle,
   type CallValue,
+  callShape,
   callText,
   type Narrowing,
   narrowTo,

@@ -47,6 +47,15 @@ for (const backend of BACKENDS) {
       expect(r.totalLines).toBe(6);
     });
 
+    test("the tokens a result reports are its text's exact count, whatever nonce its delimiters drew (a count is reused across wrappings)", async () => {
+      await setup('small');
+      for (let i = 0; i < 40; i++) {
+        for (const r of [await ctx.readFile('src/small.ts'), await ctx.readLines('src/big.ts', 1 + i, 30 + i), await ctx.getOutline('src/big.ts')]) {
+          expect(r.tokens).toBe(o200kTokenizer.count(r.text));
+        }
+      }
+    });
+
     test.each(['start', 'end', 'middle'] as const)('readFile with strategy %s cuts within maxTokens and says how to get the rest', async (strategy) => {
       await setup();
       for (const maxTokens of [200, 700]) {

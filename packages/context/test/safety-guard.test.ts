@@ -141,6 +141,19 @@ for (const backend of BACKENDS) {
       expect((records[2]?.params as { approval?: { approver?: string } } | undefined)?.approval?.approver).toBe('alice');
     });
 
+    it('an approver with no one to ask denies as the policy, not as a person', async () => {
+      await open({
+        policy: { alwaysAsk: ['write'] },
+        approver: callbackApprover(() => ({ approved: false, unasked: true, note: 'this client cannot show a question' }), 'headless'),
+      });
+      const r = await ctx.writeFile('src/tax.ts', 'export const RATE = 0.3;\n');
+      expect(r).toMatchObject({ success: false, code: 'EDENIED' });
+      expect(r.message).toContain('this client cannot show a question');
+      expect(r.message).not.toMatch(/the user declined/);
+      const [record] = ctx.store.auditLog({ limit: 1 });
+      expect((record?.params as { approval?: { by: string } } | undefined)?.approval?.by).toBe('policy');
+    });
+
     it('without an approver, "ask" is a denial, never a silent approval', async () => {
       await open({ policy: { mode: 'manual' } });
       await expect(ctx.readFile('src/cart.ts')).rejects.toMatchObject({ code: 'EDENIED', message: expect.stringMatching(/no approver is configured/) });

@@ -186,6 +186,15 @@ export class FsError extends Error {
   }
 }
 
+/**
+ * Whether `err`'s hint is the protocol's default for its code (it names
+ * Filesystem calls such as `list()`), not one written for the call that
+ * failed: a surface with calls of its own may say it in its own words.
+ */
+export function hasDefaultHint(err: FsError): boolean {
+  return err.hint === DEFAULT_HINTS[err.code];
+}
+
 /** True when `err` is an {@link FsError}, optionally with the given code. */
 export function isFsError(err: unknown, code?: FsErrorCode): err is FsError {
   return err instanceof FsError && (code === undefined || err.code === code);

@@ -9,14 +9,13 @@
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { ContainerFilesystem } from '@ctxfs/container';
-import { type Filesystem, fsError } from '@ctxfs/core';
-import { HostFilesystem } from '@ctxfs/host';
-import { MemoryFilesystem } from '@ctxfs/memory';
+import type { Filesystem } from '@ctxfs/core';
 
 /** A backend, as the options name it. */
 export type BackendSpec =
   | { readonly kind: 'host'; readonly root: string }
+  /** A host directory named by the first client's roots (the current directory when it names none). */
+  | { readonly kind: 'client-root' }
   | { readonly kind: 'memory'; readonly seed?: string | undefined }
   | { readonly kind: 'container'; readonly container: string; readonly workdir?: string | undefined }
   | { readonly kind: 'image'; readonly image: string; readonly workdir?: string | undefined };
@@ -29,14 +28,12 @@ export type BackendSpec =
  * ```ts
  * parseBackend('docker:dev', undefined); // { kind: 'container', container: 'dev' }
  * parseBackend(undefined, '/repo');      // { kind: 'host', root: '/repo' }
+ * parseBackend(undefined, undefined);    // { kind: 'client-root' }: the client's first root
  * ```
  */
 export function parseBackend(option: string | undefined, root: string | undefined, workdir?: string): BackendSpec {
   const value = option ?? 'host';
-  if (value === 'host') {
-    if (root === undefined) throw new Error('--backend host serves a directory: pass --root <dir>.');
-    return { kind: 'host', root: resolve(root) };
-  }
+  if (value === 'host') return root === undefined ? { kind: 'client-root' } : { kind: 'host', root: resolve(root) };
   if (value === 'memory') return { kind: 'memory', seed: root === undefined ? undefined : resolve(root) };
   if (value.startsWith('docker:') && value.length > 'docker:'.length) return { kind: 'container', container: value.slice('docker:'.length), workdir };
   if (value.startsWith('image:') && value.length > 'image:'.length) return { kind: 'image', image: value.slice('image:'.length), workdir };
@@ -56,22 +53,32 @@ function seedFiles(dir: string): Record<string, Uint8Array> {
       else if (entry.isFile()) files[relative(dir, full).split(sep).join('/')] = readFileSync(full);
     }
   };
-  if (!statSync(dir).isDirectory()) throw fsError('ENOTDIR', 'open', dir, { reason: 'the memory seed must be a directory' });
+  if (!statSync(dir).isDirectory()) throw new Error(`--root ${dir}: the seed of a memory workspace must be a directory`);
   walk(dir);
   return files;
 }
 
-/** Opens the filesystem a spec names. */
-export async function openBackend(spec: BackendSpec): Promise<Filesystem> {
+/**
+ * Opens the filesystem a spec names. Each backend is loaded when it is
+ * named: the server answers its first request before any of them is.
+ */
+export async function openBackend(spec: Exclude<BackendSpec, { kind: 'client-root' }>): Promise<Filesystem> {
   switch (spec.kind) {
-    case 'host':
+    case 'host': {
+      const { HostFilesystem } = await import('@ctxfs/host');
       return new HostFilesystem({ root: spec.root });
-    case 'memory':
+    }
+    case 'memory': {
+      const { MemoryFilesystem } = await import('@ctxfs/memory');
       return new MemoryFilesystem({ files: spec.seed === undefined ? {} : seedFiles(spec.seed) });
+    }
     case 'container':
-      return ContainerFilesystem.open({ container: spec.container, workdir: spec.workdir });
-    case 'image':
-      return ContainerFilesystem.open({ image: spec.image, workdir: spec.workdir });
+    case 'image': {
+      const { ContainerFilesystem } = await import('@ctxfs/container');
+      return ContainerFilesystem.open(
+        spec.kind === 'container' ? { container: spec.container, workdir: spec.workdir } : { image: spec.image, workdir: spec.workdir },
+      );
+    }
   }
 }
 
@@ -80,6 +87,8 @@ export function describeBackend(spec: BackendSpec): string {
   switch (spec.kind) {
     case 'host':
       return `the directory ${spec.root}`;
+    case 'client-root':
+      return "the client's root directory";
     case 'memory':
       return spec.seed === undefined ? 'an empty in-memory workspace' : `an in-memory copy of ${spec.seed}`;
     case 'container':

@@ -11,7 +11,6 @@ import { parseArgs } from 'node:util';
 import type { ProfileInput } from '@ctxfs/context';
 import { parseBackend } from './backend.ts';
 import { SERVER_INFO } from './connection.ts';
-import { serveHttp } from './http.ts';
 import { serveStdio } from './stdio.ts';
 import { McpWorkspace } from './workspace.ts';
 
@@ -20,10 +19,12 @@ const USAGE = `Usage: ctxfs-mcp [--root <dir>] [options]
 Serves a workspace to MCP clients: every ctxfs tool, the overview and files
 as resources, approvals through the client.
 
-  --root <dir>              the workspace directory (host backend; the seed of memory)
+  --root <dir>              the workspace directory (host backend; the seed of memory);
+                            without it, the client's first root (or the current directory)
   --backend <kind>          host (default) | memory | docker:<container> | image:<ref>
   --workdir <path>          the workspace inside a container (default /work)
-  --profile <name>          small | medium (default) | large: budgets of every client...
+  --profile <name>          small | medium | large: budgets of every client (default: [mcp] profile
+                            in the config files, else medium)...
   --client-profile <c=p>    ...except clients named c (as they say in initialize; * matches any text), e.g. 'ollama*=small'; repeatable
   --store <file>            the state database (default beside the workspace, or in memory)
   --read-only               offer only the tools that read
@@ -94,7 +95,7 @@ async function main(): Promise<void> {
   }
   const workspace = McpWorkspace.open({
     backend,
-    profile: (o.profile ?? 'medium') as ProfileInput,
+    profile: o.profile as ProfileInput | undefined,
     clientProfiles,
     store: o.store,
     readOnly: o['read-only'] ?? false,
@@ -111,6 +112,7 @@ async function main(): Promise<void> {
   if (o.http) {
     const port = o.port === undefined ? 8765 : Number(o.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port ${o.port}: expected 0-65535`);
+    const { serveHttp } = await import('./http.ts');
     const http = await serveHttp(workspace, { host: o.host, port, token: o.token ?? process.env.CTXFS_MCP_TOKEN, allowedOrigins: o['allow-origin'] ?? [] });
     closeAll.push(() => http.close());
     process.stderr.write(`ctxfs-mcp: serving ${workspace.description} at ${http.url}\n`);

@@ -10,8 +10,9 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ContextSession, ProfileInput } from '@ctxfs/context';
-import { inputJsonSchema, outputJsonSchema, READ_TOOLS, TOOLS, Toolset } from '@ctxfs/tools';
+import { fileURLToPath } from 'node:url';
+import type { ContextSession } from '@ctxfs/context';
+import type { AnyToolDefinition, CallResult, Toolset } from '@ctxfs/tools';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -53,17 +54,6 @@ const runningCall = new AsyncLocalStorage<RequestId>();
 /** Completions offered at most. */
 const MAX_COMPLETIONS = 100;
 
-function globMatch(pattern: string, name: string): boolean {
-  const re = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 'i');
-  return re.test(name);
-}
-
-/** The profile for a client, by its name in `initialize`. */
-export function profileFor(client: string | undefined, profiles: Readonly<Record<string, ProfileInput>> | undefined, fallback: ProfileInput): ProfileInput {
-  if (client !== undefined) for (const [pattern, profile] of Object.entries(profiles ?? {})) if (globMatch(pattern, client)) return profile;
-  return fallback;
-}
-
 const instructions = (ws: McpWorkspace): string =>
   `ctxfs serves ${ws.description} to you within your context budget. Start with project_overview; find code with grep and find_symbol; read narrowly with get_outline, get_symbol and read_lines; edit with replace, edit_lines or apply_patch (edits are checked against the version you read and merged when the file changed since); get_file_history and undo reverse a change. Every result that leaves something out names the exact call that shows it.`;
 
@@ -78,7 +68,11 @@ const instructions = (ws: McpWorkspace): string =>
  * ```
  */
 export function createConnection(workspace: McpWorkspace): Server {
-  const tools = workspace.options.readOnly ? READ_TOOLS : TOOLS;
+  // The tool set (and the context layer under it) loads after the server is
+  // listening: initialize is answered without it.
+  let loaded: Promise<{ module: typeof import('@ctxfs/tools'); tools: readonly AnyToolDefinition[] }> | undefined;
+  const toolsModule = () =>
+    (loaded ??= import('@ctxfs/tools').then((module) => ({ module, tools: workspace.options.readOnly ? module.READ_TOOLS : module.TOOLS })));
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: { listChanged: false },
@@ -101,11 +95,28 @@ export function createConnection(workspace: McpWorkspace): Server {
   };
 
   const loadRoots = async (): Promise<void> => {
-    if (workspace.options.backend.kind !== 'host' || server.getClientCapabilities()?.roots === undefined) return;
+    const canList = server.getClientCapabilities()?.roots !== undefined;
+    if (workspace.awaitingRoot) {
+      // Started without a directory: the first client's first file root is the workspace.
+      let first: string | undefined;
+      if (canList) {
+        try {
+          const { roots } = await server.listRoots();
+          first = roots.map((r) => r.uri).find((uri) => uri.startsWith('file://'));
+        } catch (err) {
+          log('warning', `could not list the client's roots: ${(err as Error).message}`);
+        }
+      }
+      const dir = first === undefined ? process.cwd() : fileURLToPath(first);
+      if (first === undefined) log('warning', `the client names no root directory; serving the server's working directory ${dir}`);
+      workspace.provideRoot(dir);
+    }
+    const root = workspace.hostRoot;
+    if (root === undefined || !canList) return;
     try {
       const { roots } = await server.listRoots();
       scope = rootScope(
-        workspace.options.backend.root,
+        root,
         roots.map((r) => r.uri),
       );
       if (scope.kind !== 'all')
@@ -156,11 +167,12 @@ export function createConnection(workspace: McpWorkspace): Server {
                 .catch(() => undefined);
             },
     });
+    const { module, tools } = await toolsModule();
     if (toolset !== undefined) return toolset;
     const client = server.getClientVersion()?.name;
     const opened: ContextSession = ctx.session({
       agent: `mcp:${client ?? 'client'}`,
-      profile: profileFor(client, workspace.options.clientProfiles, workspace.options.profile ?? 'medium'),
+      profile: workspace.profileOf(client),
     });
     // A question is a form (the diff and a yes or no): a client that elicits only by URL cannot answer one.
     // (The SDK reads a bare `elicitation: {}`, as clients declared it before modes, as forms.)
@@ -169,7 +181,7 @@ export function createConnection(workspace: McpWorkspace): Server {
         opened.sessionContext.id,
         elicitationApprover(server, client ?? 'mcp-client', () => runningCall.getStore()),
       );
-    toolset = new Toolset(opened, { tools });
+    toolset = new module.Toolset(opened, { tools });
     return toolset;
   };
 
@@ -178,21 +190,24 @@ export function createConnection(workspace: McpWorkspace): Server {
     for (const uri of subscriptions) workspace.subscribers.get(uri)?.delete(notify);
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map((t) => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: inputJsonSchema(t) as { type: 'object'; [key: string]: unknown },
-      outputSchema: outputJsonSchema(t) as { type: 'object'; [key: string]: unknown },
-      annotations: { title: t.title, ...t.annotations },
-      _meta: { 'ctxfs/approval': t.approval },
-    })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const { module, tools } = await toolsModule();
+    const { inputJsonSchema, outputJsonSchema } = module;
+    return {
+      tools: tools.map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: inputJsonSchema(t) as { type: 'object'; [key: string]: unknown },
+        outputSchema: outputJsonSchema(t) as { type: 'object'; [key: string]: unknown },
+        annotations: { title: t.title, ...t.annotations },
+        _meta: { 'ctxfs/approval': t.approval },
+      })),
+    };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
-    const tool = tools.find((t) => t.name === name);
     let set: Toolset;
     try {
       set = await session(extra);
@@ -202,7 +217,8 @@ export function createConnection(workspace: McpWorkspace): Server {
       return { content: [{ type: 'text', text: `EUNAVAILABLE: the workspace could not be opened: ${(err as Error).message}` }], isError: true };
     }
     await rootsLoaded;
-    const allowed = withinRoots(scope, name, request.params.arguments ?? {});
+    const tool = set.get(name);
+    const allowed = await withinRoots(scope, name, request.params.arguments ?? {});
     if (!allowed.ok) return { content: [{ type: 'text', text: `EDENIED: ${allowed.message}` }], isError: true };
     const result = await runningCall.run(extra.requestId, () => set.run(name, allowed.args, { signal: extra.signal }));
     if (result.isError) log('info', `${name}: ${result.text.split('\n')[0]}`);
@@ -212,7 +228,8 @@ export function createConnection(workspace: McpWorkspace): Server {
       for (const f of files) workspace.notifyChanged(fileUri(f.path));
     }
     // Structured content is sent when it is the tool's result shape (a refused edit is; an error of the call is not).
-    const structured = tool?.output.safeParse(data).success === true;
+    // A success is in the result shape by construction (the schema tests hold every tool to it); only an error is checked.
+    const structured = tool !== undefined && (!result.isError || tool.output.safeParse(data).success);
     return { content: [{ type: 'text', text: result.text }], ...(structured ? { structuredContent: data } : {}), isError: result.isError };
   });
 
@@ -244,14 +261,14 @@ export function createConnection(workspace: McpWorkspace): Server {
     const { uri } = request.params;
     const set = await session(extra);
     await rootsLoaded;
-    let result: Awaited<ReturnType<Toolset['run']>>;
+    let result: CallResult;
     if (uri === OVERVIEW_URI) {
-      const allowed = withinRoots(scope, 'project_overview', {});
+      const allowed = await withinRoots(scope, 'project_overview', {});
       if (!allowed.ok) throw new McpError(ErrorCode.InvalidRequest, allowed.message);
       result = await set.run('project_overview', {});
     } else if (uri.startsWith(FILE_PREFIX)) {
       const path = uri.slice(FILE_PREFIX.length).split('/').map(decodeURIComponent).join('/');
-      const allowed = withinRoots(scope, 'read_file', { path });
+      const allowed = await withinRoots(scope, 'read_file', { path });
       if (!allowed.ok) throw new McpError(ErrorCode.InvalidRequest, allowed.message);
       result = await set.run('read_file', { path });
     } else {

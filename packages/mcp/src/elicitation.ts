@@ -8,7 +8,7 @@
  * @module
  */
 
-import { type ApprovalAnswer, type ApprovalRequest, type Approver, describeRequest } from '@ctxfs/context';
+import type { ApprovalAnswer, ApprovalRequest, Approver } from '@ctxfs/context';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 
@@ -27,6 +27,7 @@ export function elicitationApprover(server: Server, client: string, callOf?: () 
   return {
     name: `mcp-elicitation:${client}`,
     async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+      const { describeRequest } = await import('@ctxfs/context');
       let message = describeRequest(request);
       if (message.length > ELICIT_MESSAGE_CHARS)
         message = `${message.slice(0, ELICIT_MESSAGE_CHARS)}\n… (${message.length - ELICIT_MESSAGE_CHARS} more characters)`;
@@ -82,6 +83,7 @@ export class RoutingApprover implements Approver {
     if (approver !== undefined) return approver.approve(request, signal);
     return Promise.resolve({
       approved: false,
+      unasked: true,
       approver: 'mcp',
       note: 'the policy asks a person, and this MCP client cannot ask one (it does not support elicitation); a [[policy.rules]] entry with effect = "allow" for these paths and operations in .ctxfs/config.toml allows it',
     });

@@ -15,9 +15,11 @@
  */
 
 export { type BackendSpec, describeBackend, openBackend, parseBackend } from './backend.ts';
-export { createConnection, FILE_TEMPLATE, fileUri, OVERVIEW_URI, profileFor, SERVER_INFO } from './connection.ts';
+export { loadMcpConfig, type McpConfig, parseMcpConfig } from './config-file.ts';
+export { createConnection, FILE_TEMPLATE, fileUri, OVERVIEW_URI, SERVER_INFO } from './connection.ts';
 export { ELICIT_MESSAGE_CHARS, elicitationApprover, RoutingApprover } from './elicitation.ts';
 export { type HttpHandle, type HttpOptions, serveHttp } from './http.ts';
+export { profileFor } from './profiles.ts';
 export { type RootScope, rootScope, withinRoots } from './roots.ts';
 export { serveStdio } from './stdio.ts';
 export { type McpServerOptions, McpWorkspace } from './workspace.ts';

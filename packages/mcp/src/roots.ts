@@ -13,8 +13,6 @@
 
 import { isAbsolute, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parsePatch } from '@ctxfs/context';
-import { isSameOrInside, resolvePath } from '@ctxfs/core';
 
 /** What a client's roots let it reach of the workspace. */
 export type RootScope =
@@ -60,7 +58,7 @@ const SCOPED_SEARCHES: Readonly<Record<string, string>> = { list_files: 'path', 
  * Checks (and, for a search without a path, aims) a call's arguments against
  * the scope. Returns the arguments to run with, or the refusal.
  */
-export function withinRoots(scope: RootScope, tool: string, args: unknown): { ok: true; args: unknown } | { ok: false; message: string } {
+export async function withinRoots(scope: RootScope, tool: string, args: unknown): Promise<{ ok: true; args: unknown } | { ok: false; message: string }> {
   if (scope.kind === 'all') return { ok: true, args };
   if (scope.kind === 'none') {
     return {
@@ -86,6 +84,7 @@ export function withinRoots(scope: RootScope, tool: string, args: unknown): { ok
     }
     given[narrow] = scope.dirs[0];
   }
+  const [{ parsePatch }, { isSameOrInside, resolvePath }] = await Promise.all([import('@ctxfs/context'), import('@ctxfs/core')]);
   const paths: string[] = [];
   for (const key of PATH_ARGUMENTS) if (typeof given[key] === 'string') paths.push(given[key] as string);
   if (typeof given.patch === 'string') {

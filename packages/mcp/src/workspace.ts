@@ -8,28 +8,31 @@
  * @module
  */
 
-import { type Approver, type ContextLayer, createContext, type PolicyConfig, type ProfileInput, type ScanProgress, type ScanResult } from '@ctxfs/context';
+import type { Approver, ContextLayer, PolicyConfig, ProfileInput, ScanProgress, ScanResult } from '@ctxfs/context';
 import type { Filesystem } from '@ctxfs/core';
 import { type BackendSpec, describeBackend, openBackend } from './backend.ts';
+import { loadMcpConfig } from './config-file.ts';
 import { RoutingApprover } from './elicitation.ts';
+import { profileFor } from './profiles.ts';
 
 /** Options of an MCP server. */
 export interface McpServerOptions {
   /** What to serve. */
   readonly backend: BackendSpec;
-  /** The model profile of a client without an entry in `clientProfiles`; default `medium`. */
+  /** The model profile of a client without an entry in `clientProfiles`; default the config files' `[mcp] profile`, else `medium`. */
   readonly profile?: ProfileInput;
   /**
    * Profiles by the client's name as it introduces itself in `initialize`
    * (case-insensitive; `*` matches any run of characters), e.g.
-   * `{ 'ollama*': 'small', 'claude-code': 'large' }`.
+   * `{ 'ollama*': 'small', 'claude-code': 'large' }`. Checked before the
+   * config files' `[mcp.client_profiles]`.
    */
   readonly clientProfiles?: Readonly<Record<string, ProfileInput>>;
   /** The state database; default beside a host workspace, in memory otherwise. */
   readonly store?: string;
   /** Policy given in code, over the policy files (see POLICY.md). */
   readonly policy?: PolicyConfig;
-  /** `false`: read no policy files (tests, embedding). */
+  /** `false`: read no config files, neither the policy nor `[mcp]` (tests, embedding). */
   readonly policyFiles?: false;
   /** Asks when the policy says "ask" and the client cannot (no elicitation); without one such a change is denied. */
   readonly fallbackApprover?: Approver;
@@ -62,10 +65,19 @@ export class McpWorkspace {
   #progress: ScanProgress | undefined;
   #scan: ScanResult | undefined;
   #failure: unknown;
+  #profiles: { profile: ProfileInput; clientProfiles: Readonly<Record<string, ProfileInput>> } | undefined;
+  #backend: Exclude<BackendSpec, { kind: 'client-root' }> | undefined;
+  #rootGiven: ((root: string) => void) | undefined;
+  readonly #root: Promise<string> | undefined;
 
   private constructor(options: McpServerOptions) {
     this.options = options;
     this.approver = new RoutingApprover(options.fallbackApprover);
+    if (options.backend.kind === 'client-root') {
+      this.#root = new Promise((resolve) => {
+        this.#rootGiven = resolve;
+      });
+    } else this.#backend = options.backend;
     this.#ready = this.#start();
     // A failed start is reported to each call that waits for it, not as an unhandled rejection.
     this.#ready.catch((err: unknown) => {
@@ -79,7 +91,22 @@ export class McpWorkspace {
   }
 
   async #start(): Promise<ContextLayer> {
-    this.#fs = await openBackend(this.options.backend);
+    // After the current turn: the transport connects and answers initialize first.
+    await new Promise((resolve) => setImmediate(resolve));
+    // Loaded here, not at startup, so that the first answer does not wait for the context layer.
+    const { createContext } = await import('@ctxfs/context');
+    this.#backend ??= { kind: 'host', root: await (this.#root as Promise<string>) };
+    this.#fs = await openBackend(this.#backend);
+    const config =
+      this.options.policyFiles === false ? { clientProfiles: {} } : await loadMcpConfig(this.#fs, (await import('@ctxfs/context')).userConfigPath());
+    this.#profiles = {
+      profile: this.options.profile ?? config.profile ?? 'medium',
+      // Patterns are tried in order, the options' first.
+      clientProfiles: {
+        ...this.options.clientProfiles,
+        ...Object.fromEntries(Object.entries(config.clientProfiles).filter(([k]) => !(k in (this.options.clientProfiles ?? {})))),
+      },
+    };
     this.#ctx = await createContext({
       fs: this.#fs,
       store: this.options.store,
@@ -96,7 +123,29 @@ export class McpWorkspace {
 
   /** What is served, in a few words. */
   get description(): string {
-    return describeBackend(this.options.backend);
+    return describeBackend(this.#backend ?? this.options.backend);
+  }
+
+  /** The profile of a client, by the name it gave in `initialize` (options first, then the config files). */
+  profileOf(client: string | undefined): ProfileInput {
+    const p = this.#profiles ?? { profile: this.options.profile ?? 'medium', clientProfiles: this.options.clientProfiles ?? {} };
+    return profileFor(client, p.clientProfiles, p.profile);
+  }
+
+  /** The host directory served, once known (`undefined` for the other backends). */
+  get hostRoot(): string | undefined {
+    return this.#backend?.kind === 'host' ? this.#backend.root : undefined;
+  }
+
+  /** Whether the workspace waits for a client to name its directory. */
+  get awaitingRoot(): boolean {
+    return this.#backend === undefined;
+  }
+
+  /** Names the directory of a `client-root` workspace (the first client to connect does); later calls change nothing. */
+  provideRoot(root: string): void {
+    this.#rootGiven?.(root);
+    this.#rootGiven = undefined;
   }
 
   /** The context layer once the first scan is done. */

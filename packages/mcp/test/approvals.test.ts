@@ -109,11 +109,9 @@ describe('approval through elicitation', () => {
     unasked = r.text;
   });
 
-  // Defect (context, askApproval): an approver's "no" is recorded as the
-  // user's (by: 'denied_by_user') even when no one was asked, so the refusal
-  // says "the user declined" to a client that cannot ask anyone, and the
-  // audit record blames a person who never saw the change.
-  it.fails('does not say a person declined when no one was asked', () => {
+  // Nobody was asked: the refusal is the policy's, not a person's (so is the audit record).
+  it('does not say a person declined when no one was asked', () => {
+    expect(unasked).toContain('does not support elicitation');
     expect(unasked).not.toContain('the user declined');
   });
 

@@ -45,6 +45,17 @@ function baseKind(schema: z.ZodType): string {
 
 const FENCED = /^\s*(`{3,}|~{3,})[\w+-]*[ \t]*\r?\n([\s\S]*?)\r?\n?\1\s*$/;
 
+// A strict copy of each input schema, made once: `.strict()` builds a new schema every time it is called.
+const strictSchemas = new WeakMap<AnyToolDefinition, z.ZodObject>();
+function strictInput(tool: AnyToolDefinition): z.ZodObject {
+  let schema = strictSchemas.get(tool);
+  if (schema === undefined) {
+    schema = (tool.input as z.ZodObject).strict();
+    strictSchemas.set(tool, schema);
+  }
+  return schema;
+}
+
 /**
  * Turns what a model sent into `tool`'s input.
  *
@@ -128,8 +139,7 @@ export function prepareArguments<T extends AnyToolDefinition>(tool: T, raw: unkn
     }
   }
 
-  const schema: z.ZodObject = tool.input;
-  const parsed = schema.strict().safeParse(input);
+  const parsed = strictInput(tool).safeParse(input);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : 'arguments'}: ${i.message}`);
     return { ok: false, message: `${tool.name}: ${problems.join('; ')}. ${fields}` };

@@ -10,6 +10,7 @@
  */
 
 import { API_CALL_STYLE, type CallOptions, type CallStyle, type CallValue } from '@ctxfs/context';
+import type { z } from 'zod';
 import type { AnyToolDefinition } from './definition.ts';
 
 /** `contextLines` → `context_lines`. */
@@ -52,6 +53,12 @@ export function toolCallStyle(tools: readonly AnyToolDefinition[]): CallStyle {
       for (const [key, value] of Object.entries(options)) {
         if (value !== undefined) out[RENAMED[op]?.[key] ?? snakeCase(key)] = value;
       }
+      // A call shape (the model chooses some arguments: a grep's pattern, a
+      // file's content) is written as words, not as a call to copy.
+      const shape = (tool.input as z.ZodObject).shape as Record<string, z.ZodType>;
+      const missing = Object.keys(shape).filter((k) => !(k in out) && !shape[k]?.safeParse(undefined).success);
+      if (missing.length > 0)
+        return `${tool.name} with ${missing.map((k) => `your ${k}`).join(' and ')}${Object.keys(out).length > 0 ? ` and ${JSON.stringify(out)}` : ''}`;
       return toolCallText(tool.name, out);
     },
   };

@@ -10,7 +10,7 @@
  */
 
 import { type ContextSession, withCallStyle } from '@ctxfs/context';
-import { isFsError } from '@ctxfs/core';
+import { type FsError, hasDefaultHint, isFsError } from '@ctxfs/core';
 import { prepareArguments } from './arguments.ts';
 import { toolCallStyle } from './call-style.ts';
 import { TOOLS } from './catalog/index.ts';
@@ -19,12 +19,100 @@ import type { AnyToolDefinition, ToolResult } from './definition.ts';
 /** The SDK shape a call came in. */
 export type CallShape = 'openai-chat' | 'openai-responses' | 'anthropic' | 'ai-sdk' | 'plain';
 
-/** A call, whatever its shape, reduced to what running it needs. */
-export interface ParsedCall {
-  readonly id: string | undefined;
+/**
+ * A call, whatever its shape, reduced to what running it needs. A call in
+ * an SDK's shape always has the id its reply names; a plain call may not.
+ */
+export type ParsedCall =
+  | { readonly id: string; readonly name: string; readonly arguments: unknown; readonly shape: Exclude<CallShape, 'plain'> }
+  | { readonly id: string | undefined; readonly name: string; readonly arguments: unknown; readonly shape: 'plain' };
+
+/** A Chat Completions function tool call (an item of `message.tool_calls` whose type is `function`). */
+export interface OpenAIChatToolCall {
+  readonly id: string;
+  readonly type?: 'function' | undefined;
+  readonly function: { readonly name: string; readonly arguments: unknown };
+}
+
+/** A Responses API function call (an item of `response.output` whose type is `function_call`). */
+export interface OpenAIResponsesToolCall {
+  readonly type: 'function_call';
+  readonly call_id: string;
   readonly name: string;
   readonly arguments: unknown;
-  readonly shape: CallShape;
+}
+
+/** An Anthropic `tool_use` content block. */
+export interface AnthropicToolUse {
+  readonly type: 'tool_use';
+  readonly id: string;
+  readonly name: string;
+  readonly input: unknown;
+}
+
+/** An AI SDK tool call (a `toolCalls` item of a step, or a `tool-call` content part). */
+export interface AiSdkToolCall {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly input: unknown;
+}
+
+/** A call in no SDK's shape: a name and its arguments (an object or a JSON string), under one of the names used for them. */
+export interface PlainToolCall {
+  readonly name: string;
+  readonly arguments?: unknown;
+  readonly input?: unknown;
+  readonly args?: unknown;
+  readonly id?: string | undefined;
+}
+
+/** The reply to a Chat Completions tool call: a `tool` message. */
+export interface OpenAIChatToolReply {
+  role: 'tool';
+  tool_call_id: string;
+  content: string;
+}
+
+/** The reply to a Responses API function call: a `function_call_output` input item. */
+export interface OpenAIResponsesToolReply {
+  type: 'function_call_output';
+  call_id: string;
+  output: string;
+}
+
+/** The reply to an Anthropic `tool_use` block: a `tool_result` block for the next user message. */
+export interface AnthropicToolReply {
+  type: 'tool_result';
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+}
+
+/** The reply to an AI SDK tool call: a `tool-result` part for a `tool` message. */
+export interface AiSdkToolReply {
+  type: 'tool-result';
+  toolCallId: string;
+  toolName: string;
+  output: { type: 'text'; value: string } | { type: 'error-text'; value: string };
+}
+
+/** The reply to a plain call: the text, whether it failed, and the data. */
+export interface PlainToolReply {
+  name: string;
+  id: string | undefined;
+  content: string;
+  isError: boolean;
+  data: Record<string, unknown>;
+}
+
+/** A reply in any shape. */
+export type ToolReply = OpenAIChatToolReply | OpenAIResponsesToolReply | AnthropicToolReply | AiSdkToolReply | PlainToolReply;
+
+/** What {@link Toolset.dispatch} returns: the call as read, its result, and the reply in the call's shape. */
+export interface Dispatched<Reply extends ToolReply = ToolReply> {
+  readonly call: ParsedCall;
+  readonly result: CallResult;
+  readonly reply: Reply;
 }
 
 /** The data of a failed call (arguments refused, an unknown tool, an error of the workspace). */
@@ -50,14 +138,17 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 export function parseCall(call: unknown): ParsedCall {
   if (!isObject(call))
     throw new TypeError('A tool call is an object: {name, arguments}, an OpenAI tool call, an Anthropic tool_use block or an AI SDK tool call.');
-  if (isObject(call.function) && typeof call.function.name === 'string') {
-    return { id: str(call.id), name: call.function.name, arguments: call.function.arguments, shape: 'openai-chat' };
-  }
-  if (call.type === 'function_call' && typeof call.name === 'string') {
-    return { id: str(call.call_id) ?? str(call.id), name: call.name, arguments: call.arguments, shape: 'openai-responses' };
-  }
-  if (call.type === 'tool_use' && typeof call.name === 'string') return { id: str(call.id), name: call.name, arguments: call.input, shape: 'anthropic' };
-  if (typeof call.toolName === 'string') return { id: str(call.toolCallId), name: call.toolName, arguments: call.input ?? call.args, shape: 'ai-sdk' };
+  const named = (shape: Exclude<CallShape, 'plain'>, name: string, id: string | undefined, args: unknown, idKey: string): ParsedCall => {
+    // The reply names the call by this id; without it the model cannot match the two, so the call is refused here.
+    if (id === undefined) throw new TypeError(`A tool call in the ${shape} shape carries its ${idKey}; ${name} has none.`);
+    return { id, name, arguments: args, shape };
+  };
+  if (isObject(call.function) && typeof call.function.name === 'string')
+    return named('openai-chat', call.function.name, str(call.id), call.function.arguments, 'id');
+  if (call.type === 'function_call' && typeof call.name === 'string')
+    return named('openai-responses', call.name, str(call.call_id) ?? str(call.id), call.arguments, 'call_id');
+  if (call.type === 'tool_use' && typeof call.name === 'string') return named('anthropic', call.name, str(call.id), call.input, 'id');
+  if (typeof call.toolName === 'string') return named('ai-sdk', call.toolName, str(call.toolCallId), call.input ?? call.args, 'toolCallId');
   if (typeof call.name === 'string') return { id: str(call.id), name: call.name, arguments: call.arguments ?? call.input ?? call.args, shape: 'plain' };
   throw new TypeError('Not a tool call: expected a name (name, function.name or toolName) and its arguments.');
 }
@@ -69,8 +160,23 @@ export function errorResult(code: string, message: string, extra: { path?: strin
   return { text: extra.hint && !head.includes(extra.hint) ? `${head}\n${extra.hint}` : head, isError: true, data: data as unknown as Record<string, unknown> };
 }
 
+/** Hints for codes whose protocol default names Filesystem calls, in this tool set's words. */
+const TOOL_HINTS: Readonly<Record<string, string>> = {
+  ENOENT: 'check the path with list_files or glob',
+  EISDIR: 'the path is a directory: list_files shows its entries; name a file inside it',
+  ETOOLARGE: 'read it in ranges with read_lines, or search it with grep and its path',
+  EBINARY: 'the file is binary: it is not served as text',
+};
+
+/** A workspace error as the tool's error result: named by the tool, with a hint in the tools' words. */
+function toolError(tool: string, err: FsError): CallResult {
+  const hint = hasDefaultHint(err) ? (TOOL_HINTS[err.code] ?? err.hint) : err.hint;
+  const where = err.path === undefined ? '' : err.dest === undefined ? ` '${err.path}'` : ` '${err.path}' -> '${err.dest}'`;
+  return errorResult(err.code, `${err.code}: ${err.reason}, ${tool}${where} (${hint})`, { path: err.path, hint });
+}
+
 /** The reply to a call, in the shape the call came in. */
-export function replyTo(call: ParsedCall, result: CallResult): Record<string, unknown> {
+export function replyTo(call: ParsedCall, result: CallResult): ToolReply {
   switch (call.shape) {
     case 'openai-chat':
       return { role: 'tool', tool_call_id: call.id, content: result.text };
@@ -88,6 +194,12 @@ export function replyTo(call: ParsedCall, result: CallResult): Record<string, un
     default:
       return { name: call.name, id: call.id, content: result.text, isError: result.isError, data: result.data };
   }
+}
+
+/** Options of one call. */
+export interface RunOptions {
+  /** Aborts the call: a call not yet started is refused with ECANCELED, a running one sees it in its context. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Options of {@link Toolset}. */
@@ -128,7 +240,7 @@ export class Toolset {
   }
 
   /** Runs tool `name` with a model's arguments (an object or a JSON string). */
-  async run(name: string, args: unknown, options: { signal?: AbortSignal | undefined } = {}): Promise<CallResult> {
+  async run(name: string, args: unknown, options: RunOptions = {}): Promise<CallResult> {
     const tool = this.#byName.get(name);
     if (tool === undefined) {
       return errorResult('ENOTOOL', `There is no tool "${name}".`, { hint: `The tools: ${this.tools.map((t) => t.name).join(', ')}.` });
@@ -139,16 +251,22 @@ export class Toolset {
     try {
       return await withCallStyle(this.#style, () => tool.run(this.session, prepared.value, { signal: options.signal, tools: this.tools }));
     } catch (err) {
-      if (isFsError(err)) return errorResult(err.code, err.message, { path: err.path, hint: err.hint });
+      if (isFsError(err)) return toolError(tool.name, err);
       throw err;
     }
   }
 
-  /** Runs a call in any supported shape and gives the reply in the same shape. */
-  async dispatch(
-    call: unknown,
-    options: { signal?: AbortSignal | undefined } = {},
-  ): Promise<{ call: ParsedCall; result: CallResult; reply: Record<string, unknown> }> {
+  /**
+   * Runs a call in any supported shape and gives the reply in the same
+   * shape; a call typed as one SDK's gets its reply typed as that SDK's.
+   */
+  dispatch(call: OpenAIChatToolCall, options?: RunOptions): Promise<Dispatched<OpenAIChatToolReply>>;
+  dispatch(call: OpenAIResponsesToolCall, options?: RunOptions): Promise<Dispatched<OpenAIResponsesToolReply>>;
+  dispatch(call: AnthropicToolUse, options?: RunOptions): Promise<Dispatched<AnthropicToolReply>>;
+  dispatch(call: AiSdkToolCall, options?: RunOptions): Promise<Dispatched<AiSdkToolReply>>;
+  dispatch(call: PlainToolCall, options?: RunOptions): Promise<Dispatched<PlainToolReply>>;
+  dispatch(call: unknown, options?: RunOptions): Promise<Dispatched>;
+  async dispatch(call: unknown, options: RunOptions = {}): Promise<Dispatched> {
     const parsed = parseCall(call);
     const result = await this.run(parsed.name, parsed.arguments, options);
     return { call: parsed, result, reply: replyTo(parsed, result) };

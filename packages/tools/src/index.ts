@@ -3,7 +3,9 @@
  * models, zod schemas of its arguments and result, MCP annotations, whether
  * it may need approval), and everything generated from it: JSON Schemas,
  * the dispatcher that runs a call in any SDK's shape against a session, and
- * hints written as calls of the same tools.
+ * hints written as calls of the same tools, and the tool definitions in the
+ * shapes of the OpenAI and Anthropic APIs (the AI SDK's are in the subpath
+ * `@ctxfs/tools/ai-sdk`).
  *
  * @example
  * ```ts
@@ -33,7 +35,31 @@ export {
   type ToolRunContext,
   toolSignature,
 } from './definition.ts';
-export { type CallResult, type CallShape, type ErrorData, errorResult, type ParsedCall, parseCall, replyTo, Toolset, type ToolsetOptions } from './dispatch.ts';
+export {
+  type AiSdkToolCall,
+  type AiSdkToolReply,
+  type AnthropicToolReply,
+  type AnthropicToolUse,
+  type CallResult,
+  type CallShape,
+  type Dispatched,
+  type ErrorData,
+  errorResult,
+  type OpenAIChatToolCall,
+  type OpenAIChatToolReply,
+  type OpenAIResponsesToolCall,
+  type OpenAIResponsesToolReply,
+  type ParsedCall,
+  type PlainToolCall,
+  type PlainToolReply,
+  parseCall,
+  type RunOptions,
+  replyTo,
+  type ToolReply,
+  Toolset,
+  type ToolsetOptions,
+} from './dispatch.ts';
+export { toolTable } from './docs/tool-table.ts';
 export { inputJsonSchema, type JsonSchema, outputJsonSchema } from './json-schema.ts';
 export {
   type EditData,
@@ -48,3 +74,6 @@ export {
   withinBudget,
   withNext,
 } from './results.ts';
+export { type AnthropicInputSchema, type AnthropicTool, anthropicTools } from './sdk/anthropic.ts';
+export { type OpenAIChatTool, type OpenAIResponsesTool, type OpenAIToolOptions, openAIChatTools, openAIResponsesTools } from './sdk/openai.ts';
+export { strictJsonSchema } from './sdk/strict-json-schema.ts';

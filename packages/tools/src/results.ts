@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type EditResult, o200kTokenizer, type SearchResult, type Served, truncateTokens } from '@ctxfs/context';
+import { type ContextSession, type EditResult, o200kTokenizer, type SearchResult, type Served, truncateTokens } from '@ctxfs/context';
 import { z } from 'zod';
 import type { ToolResult } from './definition.ts';
 
@@ -32,16 +32,24 @@ export const servedData = z.object({
 });
 export type ServedData = z.infer<typeof servedData>;
 
-/** A served result's text: what the model reads, with the way on when the text does not already say it. */
-export function withNext(text: string, next: string | undefined): string {
-  return next === undefined || text.includes(next) ? text : `${text}\n[next: ${next}]`;
+/**
+ * A result's text: what the model reads, with the way on when the text does
+ * not already say it — unless that line would take the text (of `tokens`)
+ * over the call's `budget`; `data.next` carries it either way.
+ */
+export function withNext(text: string, next: string | undefined, tokens?: number, budget = Number.POSITIVE_INFINITY): string {
+  if (next === undefined || text.includes(next)) return text;
+  const line = `\n[next: ${next}]`;
+  if (budget !== Number.POSITIVE_INFINITY && (tokens ?? o200kTokenizer.count(text)) + o200kTokenizer.count(line) > budget) return text;
+  return `${text}${line}`;
 }
 
-/** A context-layer read as a tool result. */
-export function servedResult(r: Served): ToolResult<ServedData> {
+/** A context-layer read as a tool result; `budget` is the call's token budget (the profile's, or less). */
+export function servedResult(r: Served, budget?: number): ToolResult<ServedData> {
   return {
-    text: withNext(r.text, r.next),
-    isError: false,
+    text: withNext(r.text, r.next, r.tokens, budget),
+    // Nothing of the file could be served (the session's budget is spent, or the call's cannot hold a line).
+    isError: r.view === 'over-budget',
     data: {
       path: r.path,
       version: r.version,
@@ -76,10 +84,10 @@ export const searchData = z.object({
 export type SearchData = z.infer<typeof searchData>;
 
 /** A context-layer search as a tool result; `item` turns each entry into plain data. */
-export function searchResult<Item>(r: SearchResult<Item>, item: (i: Item) => Record<string, unknown>): ToolResult<SearchData> {
+export function searchResult<Item>(r: SearchResult<Item>, item: (i: Item) => Record<string, unknown>, budget?: number): ToolResult<SearchData> {
   return {
-    text: withNext(r.text, r.next),
-    isError: false,
+    text: withNext(r.text, r.next, r.tokens, budget),
+    isError: r.view === 'over-budget',
     data: {
       view: r.view,
       tokens: r.tokens,
@@ -199,4 +207,9 @@ export function withinBudget(text: string, maxTokens: number, how: string): { te
   const cut = truncateTokens(o200kTokenizer, text, Math.max(64, maxTokens - 60));
   if (!cut.truncated) return { text, tokens: cut.tokens, truncated: false };
   return { text: `${cut.text}\n[… cut at ${cut.tokens} of ${cut.totalTokens} tokens; ${how} …]`, tokens: cut.tokens, truncated: true };
+}
+
+/** The token budget of a call: the profile's per call, or less when the call asks. */
+export function callBudget(session: ContextSession, maxTokens?: number | undefined): number {
+  return Math.min(session.profile.perCallTokens, maxTokens ?? Number.POSITIVE_INFINITY);
 }

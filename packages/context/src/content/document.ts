@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { type Filesystem, fsError, splitLines } from '@ctxfs/core';
 import { languageOf } from '../registry/classify.ts';
+import { callShape, callText } from '../search/next-call.ts';
 import { LruCache } from './lru.ts';
 
 /** A decoded file at one version. */
@@ -69,7 +70,7 @@ export class DocumentLoader {
     if (stat.size > this.#maxFileBytes) {
       throw fsError('ETOOLARGE', op, path, {
         reason: `the file is ${stat.size} bytes, over the ${this.#maxFileBytes}-byte document limit`,
-        hint: `ranges of it are served by streaming: readLines(${JSON.stringify(path)}, 1, 100), or search it with grep and {path: ${JSON.stringify(path)}}`,
+        hint: `ranges of it are served by streaming: ${callText('readLines', [path, 1, 100])}, or search it for a pattern with ${callShape('grep', { path })}`,
       });
     }
     const bytes = await this.fs.readBytes(path);

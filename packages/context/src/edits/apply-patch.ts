@@ -12,7 +12,8 @@
 
 import { applyHunks } from '../patch/apply-hunks.ts';
 import { type FilePatch, PatchParseError, parsePatch } from '../patch/parse-patch.ts';
-import { type EditResult, q, refusal } from './edit-result.ts';
+import { callText } from '../search/next-call.ts';
+import { type EditResult, refusal } from './edit-result.ts';
 import { type EditOptions, type FileEditor, type PlannedFile, Refusal, type Transform } from './file-editor.ts';
 
 /** Options of `applyPatch`. */
@@ -156,17 +157,12 @@ async function planFile(editor: FileEditor, fp: FilePatch, path: string, from: s
   if (fp.isNew) {
     const current = await editor.load(op, path);
     if (current !== undefined && current.text !== '') {
+      const read = callText('readFile', [path]);
       throw new Refusal(
-        refusal(
-          op,
-          path,
-          'EEXIST',
-          `The patch creates ${path}, but it already exists. Read it with readFile(${q(path)}) and send a patch against its content.`,
-          {
-            version: current.sha256,
-            next: `readFile(${q(path)})`,
-          },
-        ),
+        refusal(op, path, 'EEXIST', `The patch creates ${path}, but it already exists. Read it with ${read} and send a patch against its content.`, {
+          version: current.sha256,
+          next: read,
+        }),
       );
     }
     const r = hunkTransform(fp)('');
@@ -181,7 +177,7 @@ async function planFile(editor: FileEditor, fp: FilePatch, path: string, from: s
         op,
         source,
         'ENOENT',
-        `The patch changes ${source}, which does not exist. Check the path (glob or list the directory), or create the file with a \`--- /dev/null\` patch.`,
+        `The patch changes ${source}, which does not exist. Check the path (${callText('glob', [`**/${source.slice(source.lastIndexOf('/') + 1)}`])} finds it by name), or create the file with a \`--- /dev/null\` patch.`,
       ),
     );
   }
@@ -190,16 +186,12 @@ async function planFile(editor: FileEditor, fp: FilePatch, path: string, from: s
       const check = hunkTransform(fp)(current.text);
       if (!check.ok) throw new Refusal(refusal(op, path, check.code, check.message, { version: current.sha256 }));
       if (check.text !== '') {
+        const read = callText('readFile', [path]);
         throw new Refusal(
-          refusal(
-            op,
-            path,
-            'ECONFLICT',
-            `The patch deletes ${path}, but its hunks do not remove every line of it. Re-read the file with readFile(${q(path)}).`,
-            {
-              version: current.sha256,
-            },
-          ),
+          refusal(op, path, 'ECONFLICT', `The patch deletes ${path}, but its hunks do not remove every line of it. Re-read the file with ${read}.`, {
+            version: current.sha256,
+            next: read,
+          }),
         );
       }
     }

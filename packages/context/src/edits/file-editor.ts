@@ -23,6 +23,7 @@ import type { HunkFailure } from '../patch/apply-hunks.ts';
 import { contextPath } from '../paths/context-path.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import { currentCall } from '../safety/safety-layer.ts';
+import { callText } from '../search/next-call.ts';
 import type { SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/store.ts';
 import { type EditConflict, type EditResult, type FileChange, q, refusal, type StaleReader, shortHash } from './edit-result.ts';
@@ -226,7 +227,7 @@ export class FileEditor {
             path,
             'ETOOLARGE',
             `${path} is too large to edit through the context layer (${err.reason ?? 'over the convenience limit'}). Nothing was changed. Its lines can still be read in ranges; a program can rewrite it with the protocol's streaming writer (fs.openWrite).`,
-            { next: `readLines(${q(path)}, 1, 100)` },
+            { next: callText('readLines', [path, 1, 100]) },
           ),
         );
       }
@@ -260,10 +261,16 @@ export class FileEditor {
     if (found === 'ambiguous') throw new Refusal(refusal(op, path, 'EINVAL', `baseVersion ${q(given)} matches several versions of ${path}; give more digits.`));
     if (found?.sha256) return found.sha256;
     throw new Refusal(
-      refusal(op, path, 'ECONFLICT', `baseVersion ${q(given)} is not a known version of ${path}. Re-read the file: readFile(${q(path)}), then redo the edit.`, {
-        next: `readFile(${q(path)})`,
-        version: current?.sha256,
-      }),
+      refusal(
+        op,
+        path,
+        'ECONFLICT',
+        `baseVersion ${q(given)} is not a known version of ${path}. Re-read the file: ${callText('readFile', [path])}, then redo the edit.`,
+        {
+          next: callText('readFile', [path]),
+          version: current?.sha256,
+        },
+      ),
     );
   }
 
@@ -314,8 +321,8 @@ export class FileEditor {
           op,
           path,
           'ECONFLICT',
-          `${path} changed since you read it (you read ${shortHash(base)}, it is now ${shortHash(current.sha256)}${by(changedBy)}), and the version you read is not stored, so the edit cannot be merged. Re-read the file with readFile(${q(path)}) and redo the edit.`,
-          { conflict, version: current.sha256, next: `readFile(${q(path)})` },
+          `${path} changed since you read it (you read ${shortHash(base)}, it is now ${shortHash(current.sha256)}${by(changedBy)}), and the version you read is not stored, so the edit cannot be merged. Re-read the file with ${callText('readFile', [path])} and redo the edit.`,
+          { conflict, version: current.sha256, next: callText('readFile', [path]) },
         ),
       );
     }
@@ -349,23 +356,20 @@ export class FileEditor {
         markedText: markers,
       });
       const first = conflict.lines[0];
-      message = `${path} changed since you read it${by(changedBy)}, and those changes overlap yours at ${describe(conflict.lines)} of the current file (${resolution.message}). Nothing was written. Re-read ${first ? `lines ${first.start}-${Math.max(first.start, first.end)} with readLines(${q(path)}, ${first.start}, ${Math.max(first.start, first.end)})` : `the file with readFile(${q(path)})`} and redo the edit against the current text.`;
+      message = `${path} changed since you read it${by(changedBy)}, and those changes overlap yours at ${describe(conflict.lines)} of the current file (${resolution.message}). Nothing was written. Re-read ${first ? `lines ${first.start}-${Math.max(first.start, first.end)}` : 'the file'} with ${nextRead(path, conflict)} and redo the edit against the current text.`;
     } else {
       conflict = {
         ...staleBuffer({ path, baseVersion: base, currentVersion: current.sha256, changedBy, baseText, currentText: current.text }),
         markedText: markers,
       };
-      message = `${path} changed since you read it (you read ${shortHash(base)}, it is now ${shortHash(current.sha256)}${by(changedBy)}) and the edit was not merged: ${resolution.message}. Nothing was written. Re-read the file with readFile(${q(path)}) and redo the edit.`;
+      message = `${path} changed since you read it (you read ${shortHash(base)}, it is now ${shortHash(current.sha256)}${by(changedBy)}) and the edit was not merged: ${resolution.message}. Nothing was written. Re-read the file with ${callText('readFile', [path])} and redo the edit.`;
     }
     const first = conflict.lines[0];
     throw new Refusal(
       refusal(op, path, 'ECONFLICT', message, {
         conflict,
         version: current.sha256,
-        next:
-          first && conflict.type === 'overlapping_edits'
-            ? `readLines(${q(path)}, ${first.start}, ${Math.max(first.start, first.end)})`
-            : `readFile(${q(path)})`,
+        next: first && conflict.type === 'overlapping_edits' ? nextRead(path, conflict) : callText('readFile', [path]),
       }),
     );
   }
@@ -404,8 +408,8 @@ export class FileEditor {
           op,
           path,
           'ECONFLICT',
-          `${path} changed since you read it${by(changedBy)}; deleting it would discard those changes. Nothing was deleted. Re-read it with readFile(${q(path)}); if it should still go, delete it with baseVersion set to the version that read returns.`,
-          { conflict, version: current.sha256, next: `readFile(${q(path)})` },
+          `${path} changed since you read it${by(changedBy)}; deleting it would discard those changes. Nothing was deleted. Re-read it with ${callText('readFile', [path])}; if it should still go, delete it with baseVersion set to the version that read returns.`,
+          { conflict, version: current.sha256, next: callText('readFile', [path]) },
         ),
       );
     }
@@ -462,8 +466,8 @@ export class FileEditor {
           op,
           e.path,
           'ECONFLICT',
-          `${e.path} changed while the edit was being prepared (by another process or outside ctxfs). Nothing was written. Re-read it with readFile(${q(e.path)}) and redo the edit.`,
-          { version: now ?? undefined, next: `readFile(${q(e.path)})` },
+          `${e.path} changed while the edit was being prepared (by another process or outside ctxfs). Nothing was written. Re-read it with ${callText('readFile', [e.path])} and redo the edit.`,
+          { version: now ?? undefined, next: callText('readFile', [e.path]) },
         );
       }
     }
@@ -651,7 +655,7 @@ function describe(ranges: ReadonlyArray<{ start: number; end: number }>): string
 
 function nextRead(path: string, conflict: EditConflict | undefined): string {
   const first = conflict?.lines[0];
-  return first ? `readLines(${q(path)}, ${first.start}, ${Math.max(first.start, first.end)})` : `readFile(${q(path)})`;
+  return first ? callText('readLines', [path, first.start, Math.max(first.start, first.end)]) : callText('readFile', [path]);
 }
 
 function describeOp(op: string): string {

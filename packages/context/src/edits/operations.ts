@@ -8,9 +8,9 @@
 
 import { isFsError, splitLines } from '@ctxfs/core';
 import { applyLineEdit, type LineEdit, type Occurrence, replaceText } from '../patch/text-edits.ts';
-import { callText } from '../search/next-call.ts';
+import { callShape, callText } from '../search/next-call.ts';
 import { type ApplyPatchOptions, applyPatch } from './apply-patch.ts';
-import { type EditResult, q, refusal } from './edit-result.ts';
+import { type EditResult, refusal } from './edit-result.ts';
 import { type EditOptions, type FileEditor, Refusal, type TransformOutcome } from './file-editor.ts';
 
 /** Options of `replace`. */
@@ -66,11 +66,18 @@ export class EditOperations {
       return this.editor.run(op, [p], options, async () => {
         const current = await this.editor.load(op, p);
         if (current !== undefined) {
+          const read = callText('readFile', [p]);
           throw new Refusal(
-            refusal(op, p, 'EEXIST', `${p} already exists. Read it with readFile(${q(p)}) and edit it, or overwrite it with writeFile(${q(p)}, content).`, {
-              version: current.sha256,
-              next: `readFile(${q(p)})`,
-            }),
+            refusal(
+              op,
+              p,
+              'EEXIST',
+              `${p} already exists. Read it with ${read} and edit it, or overwrite it with ${callShape('writeFile')}, giving its path and the whole new content.`,
+              {
+                version: current.sha256,
+                next: read,
+              },
+            ),
           );
         }
         return [this.editor.planCreate('create', p, content)];
@@ -161,7 +168,7 @@ export class EditOperations {
                 op,
                 dst,
                 'EEXIST',
-                `${dst} already exists. Pick another name, or pass { overwrite: true } to replace it (its content stays in history).`,
+                `${dst} already exists. Pick another name, or replace it with ${callText('renameFile', [src, dst], { overwrite: true })} (its content stays in history).`,
                 {
                   version: target.sha256,
                 },
@@ -192,7 +199,7 @@ export class EditOperations {
           op,
           path,
           'ENOENT',
-          `${path} does not exist. Check the path (glob("**/${path.split('/').pop()}") finds it by name), or create it with writeFile(${q(path)}, content).`,
+          `${path} does not exist. Check the path (${callText('glob', [`**/${path.split('/').pop()}`])} finds it by name), or create it with ${callShape('writeFile')}, giving its path and the whole content.`,
         ),
       );
     }

@@ -15,6 +15,7 @@ import { type EditResult, q, refusal, shortHash } from '../edits/edit-result.ts'
 import { type EditOptions, type FileEditor, Refusal } from '../edits/file-editor.ts';
 import { decodeFile, encodeLike, loadFileText } from '../edits/file-text.ts';
 import { merge3 } from '../merge/merge3.ts';
+import { callText } from '../search/next-call.ts';
 import { formatUnifiedDiff } from './unified-diff.ts';
 import type { FileVersion } from './version-store.ts';
 
@@ -61,7 +62,7 @@ export function resolveVersion(editor: FileEditor, path: string, ref: VersionRef
   if (found === undefined) {
     throw fsError('ENOENT', 'getVersion', path, {
       reason: `no version ${q(String(ref))} of ${path}`,
-      hint: `list the versions with history(${q(path)}); refer to one by its number, its hash, 'current', 'previous' or 'disk'`,
+      hint: `list the versions with ${callText('history', [path])}; refer to one by its number, its hash, 'current', 'previous' or 'disk'`,
     });
   }
   return found;
@@ -127,7 +128,7 @@ export async function rollback(editor: FileEditor, path: string, ref: VersionRef
     } catch (err) {
       const e = err as { code?: string; reason?: string; hint?: string };
       throw new Refusal(
-        refusal('rollback', p, 'ENOENT', `${e.reason ?? String(err)}; ${e.hint ?? ''}`, { version: current?.sha256, next: `history(${q(p)})` }),
+        refusal('rollback', p, 'ENOENT', `${e.reason ?? String(err)}; ${e.hint ?? ''}`, { version: current?.sha256, next: callText('history', [p]) }),
       );
     }
     return [editor.planBytes('rollback', p, current, target.bytes ?? null)];
@@ -184,15 +185,18 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
         options.change !== undefined
           ? `${p} has no change #${options.change} to undo (the first version is not a change).`
           : `${p} has no recorded change after its first version.`;
-      throw new Refusal(refusal('undo', p, 'ENOENT', `Nothing to undo: ${why} See history(${q(p)}).`, { version: current?.sha256, next: `history(${q(p)})` }));
+      throw new Refusal(
+        refusal('undo', p, 'ENOENT', `Nothing to undo: ${why} See ${callText('history', [p])}.`, { version: current?.sha256, next: callText('history', [p]) }),
+      );
     }
     const { target, before } = found;
     if (target.op === 'rename' && target.relatedPath !== undefined) {
       const [src, dst] = target.sha256 === undefined ? [p, target.relatedPath] : [target.relatedPath, p];
+      const back = callText('renameFile', [dst, src]);
       throw new Refusal(
-        refusal('undo', p, 'EINVAL', `The last change of ${p} is a rename (${src} → ${dst}); undo it by renaming back: renameFile(${q(dst)}, ${q(src)}).`, {
+        refusal('undo', p, 'EINVAL', `The last change of ${p} is a rename (${src} → ${dst}); undo it by renaming back: ${back}.`, {
           version: current?.sha256,
-          next: `renameFile(${q(dst)}, ${q(src)})`,
+          next: back,
         }),
       );
     }
@@ -213,22 +217,23 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
       throw new Refusal(
         refusal('undo', p, 'ECONFLICT', `Cannot undo #${target.seq}: the file was created or deleted since, so the change cannot be reverted on its own.`, {
           version: current?.sha256,
-          next: `rollback(${q(p)}, ${before?.seq ?? 1})`,
+          next: callText('rollback', [p, before?.seq ?? 1]),
         }),
       );
     }
     const merged = merge3(decodeFile(editor.deps.fs, p, targetBytes).text, decodeFile(editor.deps.fs, p, beforeBytes).text, current.text);
     if (!merged.clean || merged.text === undefined) {
       const lines = merged.conflicts.map((c) => `${c.theirs.start + 1}-${Math.max(c.theirs.start + 1, c.theirs.end)}`).join(', ');
+      const first = (merged.conflicts[0]?.theirs.start ?? 0) + 1;
       throw new Refusal(
         refusal(
           'undo',
           p,
           'ECONFLICT',
-          `Cannot undo #${target.seq}: later changes touch the same lines (current lines ${lines}). Nothing was changed. Edit those lines by hand, or rollback(${q(p)}, ${before?.seq ?? 1}) to discard the later changes too.`,
+          `Cannot undo #${target.seq}: later changes touch the same lines (current lines ${lines}). Nothing was changed. Edit those lines by hand, or ${callText('rollback', [p, before?.seq ?? 1])} to discard the later changes too.`,
           {
             version: current.sha256,
-            next: `readLines(${q(p)}, ${(merged.conflicts[0]?.theirs.start ?? 0) + 1}, ${Math.max((merged.conflicts[0]?.theirs.start ?? 0) + 1, merged.conflicts[0]?.theirs.end ?? 1)})`,
+            next: callText('readLines', [p, first, Math.max(first, merged.conflicts[0]?.theirs.end ?? 1)]),
           },
         ),
       );

@@ -13,6 +13,7 @@ import type { FileRecord } from '../registry/file-registry.ts';
 import type { Workspace } from '../retrieval/shared.ts';
 import { CONTENT_RULE, wrapContent } from '../safety/delimiters.ts';
 import { currentCall } from '../safety/safety-layer.ts';
+import { API_CALL_STYLE, callShape, callText } from '../search/next-call.ts';
 import { proseOf } from './document-prose.ts';
 import { resolveEntrypoints } from './entry-documents.ts';
 import { renderManifest } from './manifest.ts';
@@ -246,6 +247,42 @@ function treeWithin(ws: Workspace, root: DirNode, budget: number): { lines: stri
   return { lines: renderTree(root, expanded, levels), expanded: expanded.size };
 }
 
+/**
+ * The line of `source` where reading on from `shown` starts: `shown` is the
+ * first lines of its prose (markup stripped, so lines can differ), each
+ * found in order within the lines that follow the one before it.
+ *
+ * @example
+ * ```ts
+ * lineAfter('<p><img></p>\n\n# Acme\nIntro.\nMore.', '# Acme\nIntro.'); // 5
+ * ```
+ */
+function lineAfter(source: string, shown: string): number {
+  const lines = source.split('\n');
+  let at = 0;
+  for (const kept of shown.split('\n')) {
+    const text = kept.trim();
+    if (text === '') continue;
+    // A line the redactor or the markup stripping changed is not found: the next one is looked for from the same place.
+    for (let i = at; i < Math.min(lines.length, at + 200); i++) {
+      if ((lines[i] as string).includes(text)) {
+        at = i + 1;
+        break;
+      }
+    }
+  }
+  return Math.min(at + 1, Math.max(1, lines.length));
+}
+
+/**
+ * A default tool's line: its API signature, or — when the active call style
+ * writes calls another way (a tool set's names) — the tool as that style
+ * names it, since the model calls it there.
+ */
+function defaultSignature(t: ToolDescription): string {
+  return callText(t.name, []) === API_CALL_STYLE.format(t.name, [], {}) ? t.signature : callShape(t.name);
+}
+
 function cutDocument(ws: Workspace, text: string, budget: number): { text: string; truncated: boolean } {
   if (ws.tokenizer.count(text) <= budget) return { text, truncated: false };
   const lines = text.split('\n');
@@ -288,12 +325,12 @@ export async function buildOverview(ws: Workspace, options: OverviewOptions): Pr
     'The repository is NOT in your context: only what this overview shows is. Do not assume the content of any other file — request files, symbols or line ranges with the tools below, as narrowly as the task allows.',
     CONTENT_RULE,
   ].join('\n');
-  const toolText = ['## Tools', ...tools.map((t) => `- ${t.signature}: ${t.description}`)].join('\n');
+  const toolText = ['## Tools', ...tools.map((t) => `- ${options.tools === undefined ? defaultSignature(t) : t.signature}: ${t.description}`)].join('\n');
   const fixed = ws.tokenizer.count(`${header}\n\n${toolText}\n\n## Files\n\n## Key documents\n`) + 8;
   const available = Math.max(0, budget - fixed);
 
   // Entrypoints that exist, in priority order, whatever the case of their names.
-  const docs: Array<{ path: string; text: string; version: string; total: number; view: string }> = [];
+  const docs: Array<{ path: string; text: string; source: string; version: string; total: number; view: string }> = [];
   // A document the policy keeps from this caller is not quoted (its name still shows in the tree).
   const withheld = currentCall()?.withheld ?? (() => false);
   for (const path of entries) {
@@ -304,7 +341,7 @@ export async function buildOverview(ws: Workspace, options: OverviewOptions): Pr
       // A manifest is shown as its key fields (name, entry points, scripts, dependencies counted), not as written.
       const manifest = renderManifest(path, doc.text);
       const text = ws.redactor.redact(manifest ?? proseOf(path, doc.text)).text;
-      docs.push({ path, text, version: doc.sha256, total: ws.tokenizer.count(text), view: manifest === undefined ? 'full' : 'summary' });
+      docs.push({ path, text, source: doc.text, version: doc.sha256, total: ws.tokenizer.count(text), view: manifest === undefined ? 'full' : 'summary' });
     } catch (err) {
       if (!isFsError(err)) throw err;
     }
@@ -342,7 +379,10 @@ export async function buildOverview(ws: Workspace, options: OverviewOptions): Pr
       if (room <= 0 || room < Math.min(24, d.total)) continue;
       const cut = cutDocument(ws, d.text, room);
       // A rendered manifest's lines are not the file's: the rest is read whole.
-      const rest = d.view === 'summary' ? `readFile(${JSON.stringify(d.path)})` : `readLines(${JSON.stringify(d.path)}, …) or getOutline`;
+      const rest =
+        d.view === 'summary'
+          ? callText('readFile', [d.path])
+          : `${callText('readLines', [d.path, lineAfter(d.source, cut.text)])} or ${callText('getOutline', [d.path])}`;
       const note = cut.truncated ? `\n[… truncated: the rest of ${d.path} is not shown — ${rest} for more …]` : '';
       const block = wrapContent(cut.text + note, { path: d.path, version: d.version, view: cut.truncated ? 'excerpt' : d.view });
       blocks.push(block);

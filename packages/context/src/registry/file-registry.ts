@@ -354,6 +354,12 @@ export class FileRegistry {
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
+  /** Registered sensitive files below `under` (all when omitted), sorted. */
+  sensitiveFiles(under?: string): string[] {
+    this.#load();
+    return this.#records.sensitivePaths(under ? `${under.replace(/\/$/, '')}/` : '').sort();
+  }
+
   /** Number of registered files. */
   get size(): number {
     this.#load();

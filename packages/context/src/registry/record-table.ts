@@ -74,6 +74,15 @@ export class RecordTable {
     }
   }
 
+  /** Paths of the sensitive records starting with `prefix`, unsorted; reads only the flags (no record is built). */
+  sensitivePaths(prefix: string): string[] {
+    const out: string[] = [];
+    for (const [path, slot] of this.#slots) {
+      if (((this.#flags[slot] as number) & FLAG_SENSITIVE) !== 0 && (prefix === '' || path.startsWith(prefix))) out.push(path);
+    }
+    return out;
+  }
+
   /**
    * How a file the scan found stands against its record: `absent` (no
    * record), `unchanged` (hashed, same size and mtime) or `changed`.

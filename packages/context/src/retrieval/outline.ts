@@ -267,8 +267,7 @@ export async function getOutline(ws: Workspace, caller: Caller, path: string, op
   const tokens = wrappedTokens(ws, doc, o.text, undefined, 'outline');
   // A small file: when the outline and then a definition would cost more than the file, the file is the answer.
   const scoped = options.symbol !== undefined || options.startLine !== undefined || options.endLine !== undefined;
-  if (!scoped && o.total > 0 && (await wholeBeatsOutline(ws, doc, budget, tokens)))
-    return serveWhole(ws, caller, 'getOutline', doc, 'the outline and then a definition');
+  if (!scoped && o.total > 0 && (await wholeBeatsOutline(ws, doc, budget, tokens))) return serveWhole(ws, caller, 'getOutline', doc);
   if (tokens > budget) return overBudget(ws, caller, doc, budget);
   return serve(ws, caller, 'getOutline', doc, o.text, { view: 'outline', omitted: [], next, redactions: 0 });
 }

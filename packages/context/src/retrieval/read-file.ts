@@ -10,7 +10,7 @@
 
 import { isFsError } from '@ctxfs/core';
 import type { Document } from '../content/document.ts';
-import { callText } from '../search/next-call.ts';
+import { callShape, callText } from '../search/next-call.ts';
 import { type TruncationStrategy, truncateTokens } from '../tokens/tokenizer.ts';
 import { lastLineFitting, openLines, openTail } from './line-source.ts';
 import { outlineText } from './outline.ts';
@@ -24,7 +24,6 @@ import {
   MIN_USEFUL_TOKENS,
   type Omission,
   overBudget,
-  q,
   redactedLines,
   type Served,
   serve,
@@ -91,7 +90,7 @@ function keptSpans(tokens: readonly number[], room: number, strategy: Truncation
 }
 
 function cutMarker(path: string, start: number, end: number, tokens: number): string {
-  return `[… lines ${start}-${end} omitted (${tokens} tokens); readLines(${q(path)}, ${start}, ${end}) shows them …]`;
+  return `[… lines ${start}-${end} omitted (${tokens} tokens); ${callText('readLines', [path, start, end])} shows them …]`;
 }
 
 async function narrow(ws: Workspace, caller: Caller, doc: Document, budget: number): Promise<Served> {
@@ -183,7 +182,7 @@ async function readLarge(ws: Workspace, caller: Caller, path: string, options: R
   const size = 'totalLines' in src.source ? src.source.size : 0;
   const body = [
     `${path} is ${size.toLocaleString('en-US')} bytes in ${src.total.toLocaleString('en-US')} lines (about ${totalTokensOf(ws, src.source).toLocaleString('en-US')} tokens): too large to load whole, so it is served in ranges.`,
-    `Read it with ${first} and on from there, ${callText('readFile', [path], { strategy: 'end' })} for its last lines, or search it with grep and {path: ${q(path)}}.`,
+    `Read it with ${first} and on from there, ${callText('readFile', [path], { strategy: 'end' })} for its last lines, or search it for a pattern with ${callShape('grep', { path })}.`,
   ].join('\n');
   return serve(ws, caller, 'readFile', src.source, body, {
     view: 'narrow',

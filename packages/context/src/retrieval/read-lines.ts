@@ -116,9 +116,12 @@ export function renderRange(ws: Workspace, src: LineSource, from: number, to: nu
 export async function readLines(ws: Workspace, caller: Caller, path: string, start: number, end?: number, options: ReadLinesOptions = {}): Promise<Served> {
   const column = options.column ?? 1;
   if (!Number.isInteger(start) || start < 1 || (end !== undefined && (!Number.isInteger(end) || end < start))) {
+    // The range asked for, mended: a start below 1 as 1, a missing or bad end 40 lines on, a reversed pair swapped.
+    const a = Number.isInteger(start) && start >= 1 ? start : 1;
+    const b = end !== undefined && Number.isInteger(end) && end >= 1 ? end : a + 39;
     throw fsError('EINVAL', 'readLines', path, {
       reason: `invalid line range ${start}-${end ?? ''}`,
-      hint: 'lines are 1-based and inclusive: readLines(path, 10, 40); start must be ≥ 1 and end ≥ start',
+      hint: `lines are 1-based and inclusive, start ≥ 1 and end ≥ start: ${callText('readLines', [path, Math.min(a, b), Math.max(a, b)])}`,
     });
   }
   if (!Number.isInteger(column) || column < 1) {

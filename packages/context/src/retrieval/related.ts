@@ -11,9 +11,10 @@ import { type Filesystem, isFsError } from '@ctxfs/core';
 import { type Document, type DocumentLoader, derive } from '../content/document.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import { extractImports, type ImportSpec, type Relation, type ResolveContext, resolveImport } from '../registry/relations.ts';
+import { callText } from '../search/next-call.ts';
 import type { StateStore } from '../state/store.ts';
 import { hasGrammar } from '../symbols/tree-sitter.ts';
-import { type Caller, loadDocument, MIN_USEFUL_TOKENS, overBudget, q, type Served, serve, type Workspace } from './shared.ts';
+import { type Caller, loadDocument, MIN_USEFUL_TOKENS, overBudget, type Served, serve, type Workspace } from './shared.ts';
 
 /** Progress of {@link RelationIndex.indexAll}. */
 export interface IndexProgress {
@@ -206,7 +207,7 @@ export async function getRelatedFiles(ws: Workspace, caller: Caller, path: strin
   const ext = [...external].sort();
   let body = [`${path}: ${related.length} related files`, ...rows, ext.length ? `external: ${ext.join(', ')}` : ''].filter(Boolean).join('\n');
   if (ws.tokenizer.count(body) > budget - 80)
-    body = body.slice(0, Math.max(0, (budget - 120) * 3)).replace(/\n[^\n]*$/, `\n[… list cut; call getRelatedFiles(${q(path)}, 1) for fewer …]`);
+    body = body.slice(0, Math.max(0, (budget - 120) * 3)).replace(/\n[^\n]*$/, `\n[… list cut; call ${callText('getRelatedFiles', [path, 1])} for fewer …]`);
   const served = serve(ws, caller, 'getRelatedFiles', doc, body, { view: 'related', omitted: [], redactions: 0 });
   return { ...served, related, external: ext };
 }

@@ -13,6 +13,7 @@ import type { ModelProfile } from '../profiles/model-profiles.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import { wrapContent } from '../safety/delimiters.ts';
 import type { Redactor } from '../safety/redaction.ts';
+import { callText } from '../search/next-call.ts';
 import { editDistance } from '../search/symbol-ranking.ts';
 import type { SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/store.ts';
@@ -163,7 +164,8 @@ export function missingFile(ws: Workspace, path: string, op: string, cause: FsEr
     .sort((a, b) => a.score - b.score || a.path.localeCompare(b.path))
     .slice(0, 3)
     .map((s) => q(s.path));
-  const look = ws.registry.size > 0 ? 'glob("**/' + name + '") or listFiles()' : 'scan() first, then glob("**/' + name + '")';
+  const byName = callText('glob', [`**/${name}`]);
+  const look = ws.registry.size > 0 ? `${byName} or ${callText('listFiles', [])}` : `${callText('scan', [])} first, then ${byName}`;
   return fsError('ENOENT', op, path, {
     reason: `no file at ${path}`,
     hint: near.length > 0 ? `did you mean ${near.join(', ')}? Otherwise find it with ${look}` : `find it with ${look}`,
@@ -187,7 +189,7 @@ export function serve(
     view: fields.view,
     sensitive: ws.registry.get(doc.path)?.sensitive,
   });
-  const tokens = ws.tokenizer.count(text);
+  const tokens = lastWrapped.reuse(ws, doc, body, fields.label, fields.view) ?? ws.tokenizer.count(text);
   const { label: _label, ...rest } = fields;
   const served: Served = {
     path: doc.path,
@@ -207,9 +209,39 @@ export function wrapperTokens(ws: Workspace, doc: Source, label: string | undefi
   return ws.tokenizer.count(wrapContent('', { path: doc.path, version: doc.sha256, lines: label, view, sensitive: ws.registry.get(doc.path)?.sensitive })) + 2;
 }
 
+/**
+ * The last body measured by {@link wrappedTokens}, kept so that `serve`,
+ * which most often wraps that very body next, does not tokenize it again.
+ * The count does not depend on the nonce: it is always 12 digits, which
+ * o200k splits into the same 4 tokens whatever they are.
+ */
+const lastWrapped = {
+  key: undefined as
+    | { ws: Workspace; path: string; version: string; body: string; label: string | undefined; view: ViewKind; sensitive: boolean | undefined; tokens: number }
+    | undefined,
+  reuse(ws: Workspace, doc: Source, body: string, label: string | undefined, view: ViewKind): number | undefined {
+    const k = this.key;
+    return k !== undefined &&
+      k.ws === ws &&
+      k.path === doc.path &&
+      k.version === doc.sha256 &&
+      k.label === label &&
+      k.view === view &&
+      k.sensitive === ws.registry.get(doc.path)?.sensitive &&
+      k.body === body
+      ? k.tokens
+      : undefined;
+  },
+};
+
 /** Exact tokens of `body` once wrapped. */
 export function wrappedTokens(ws: Workspace, doc: Source, body: string, label: string | undefined, view: ViewKind): number {
-  return ws.tokenizer.count(wrapContent(body, { path: doc.path, version: doc.sha256, lines: label, view, sensitive: ws.registry.get(doc.path)?.sensitive }));
+  const sensitive = ws.registry.get(doc.path)?.sensitive;
+  const tokens =
+    lastWrapped.reuse(ws, doc, body, label, view) ??
+    ws.tokenizer.count(wrapContent(body, { path: doc.path, version: doc.sha256, lines: label, view, sensitive }));
+  lastWrapped.key = { ws, path: doc.path, version: doc.sha256, body, label, view, sensitive, tokens };
+  return tokens;
 }
 
 /** `N\tline` numbering, the conventional form (as `cat -n` and most agent tools print). */
@@ -237,7 +269,8 @@ export function overBudget(ws: Workspace, caller: Caller, doc: Source, budget?: 
     totalLines: totalLinesOf(doc),
     totalTokens: totalTokensOf(ws, doc),
     omitted: [{ startLine: 1, endLine: totalLinesOf(doc), tokens: totalTokensOf(ws, doc) }],
-    next: perCall ? 'narrow the request or raise maxTokens' : 'start a new session',
+    // The text says what to do; `next` only ever names a call, and no call of this session can serve more.
+    next: undefined,
     redactions: 0,
   };
 }

@@ -6,6 +6,7 @@
  */
 
 import type { Document } from '../content/document.ts';
+import { callText } from '../search/next-call.ts';
 import { symbolTable } from '../symbols/outline.ts';
 import {
   type Caller,
@@ -96,6 +97,6 @@ export async function summarizeFile(ws: Workspace, caller: Caller, path: string,
     view: 'summary',
     omitted: [],
     redactions: 0,
-    next: `getOutline(${JSON.stringify(path)}) lists every symbol`,
+    next: callText('getOutline', [path]),
   });
 }

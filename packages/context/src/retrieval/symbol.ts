@@ -11,7 +11,8 @@
 
 import { fsError } from '@ctxfs/core';
 import type { Document } from '../content/document.ts';
-import { findSymbol, otherDefinitionsNote, renderOutline, type SymbolLookup, symbolTable } from '../symbols/outline.ts';
+import { callShape, callText } from '../search/next-call.ts';
+import { findSymbol, otherDefinitionsNote, renderOutline, type SymbolLookup, symbolSelector, symbolTable } from '../symbols/outline.ts';
 import { type CodeSymbol, flattenSymbols, type SymbolTable } from '../symbols/types.ts';
 import { openLines } from './line-source.ts';
 import { renderRange } from './read-lines.ts';
@@ -25,7 +26,6 @@ import {
   numbered,
   type Omission,
   overBudget,
-  q,
   redactedLines,
   type Served,
   serve,
@@ -100,18 +100,20 @@ function symbolView(ws: Workspace, doc: Document, table: SymbolTable, found: Sym
   const path = doc.path;
   const whole = spanView(ws, doc, table, found, name, budget, {
     until: s.endLine,
-    cut: (last) => `[… the definition continues to line ${s.endLine}; readLines(${q(path)}, ${last + 1}, ${s.endLine}) shows the rest …]`,
+    cut: (last) => `[… the definition continues to line ${s.endLine}; ${callText('readLines', [path, last + 1, s.endLine])} shows the rest …]`,
   });
   if ((whole !== undefined && whole.last >= s.endLine) || s.children.length === 0) return whole;
   const firstMember = Math.min(...s.children.map((c) => c.docStartLine));
   const size = rangeTokens(lineTokens(ws, doc), s.docStartLine, s.endLine);
+  // The list starts with the first member: a concrete call for it, the others likewise.
+  const firstCall = callText('getSymbol', [path, symbolSelector(table, s.children[0] as CodeSymbol)]);
   const members = spanView(ws, doc, table, found, name, budget, {
     until: Math.max(s.startLine, firstMember - 1),
     tail: (room) => {
       const list = renderOutline(s.children, { maxDepth: 1, maxSymbols: room });
-      return `Members (${s.kind} ${s.qualifiedName} is lines ${s.startLine}-${s.endLine}, ${size} tokens, over this call's budget; getSymbol(${q(path)}, "${s.qualifiedName}.<member>") shows one):\n${list.text}`;
+      return `Members (${s.kind} ${s.qualifiedName} is lines ${s.startLine}-${s.endLine}, ${size} tokens, over this call's budget; ${firstCall} shows the first, each member likewise):\n${list.text}`;
     },
-    cut: (last) => `[… lines ${last + 1}-${firstMember - 1} before the first member: readLines(${q(path)}, ${last + 1}, ${firstMember - 1}) …]`,
+    cut: (last) => `[… lines ${last + 1}-${firstMember - 1} before the first member: ${callText('readLines', [path, last + 1, firstMember - 1])} …]`,
   });
   return members ?? whole;
 }
@@ -127,7 +129,8 @@ function spanView(ws: Workspace, doc: Document, table: SymbolTable, found: Symbo
   const docEnd = docKept(lines, tokens, s);
   const gap: Omission | undefined =
     docEnd < s.startLine - 1 ? { startLine: docEnd + 1, endLine: s.startLine - 1, tokens: rangeTokens(tokens, docEnd + 1, s.startLine - 1) } : undefined;
-  const gapNote = gap && `[… doc comment ${gap.startLine}-${gap.endLine} (${gap.tokens} tokens): readLines(${q(path)}, ${gap.startLine}, ${gap.endLine}) …]`;
+  const gapNote =
+    gap && `[… doc comment ${gap.startLine}-${gap.endLine} (${gap.tokens} tokens): ${callText('readLines', [path, gap.startLine, gap.endLine])} …]`;
   const also = otherDefinitionsNote(table, name, found.others, path);
   // The definition's own first line, so a cut comment still leaves room for the code.
   const head = gap ? s.startLine : from;
@@ -145,12 +148,12 @@ function spanView(ws: Workspace, doc: Document, table: SymbolTable, found: Symbo
     const parts = [...shown];
     let next: string | undefined;
     if (last < to) {
-      next = `readLines(${q(path)}, ${last + 1}, ${to})`;
+      next = callText('readLines', [path, last + 1, to]);
       parts.push(span.cut(last));
     }
     const tail = span.tail?.(room);
     if (tail !== undefined) {
-      next ??= `readLines(${q(path)}, ${to + 1}, ${s.endLine})`;
+      next ??= callText('readLines', [path, to + 1, s.endLine]);
       parts.push(tail);
     }
     if (also) parts.push(also);
@@ -162,7 +165,7 @@ function spanView(ws: Workspace, doc: Document, table: SymbolTable, found: Symbo
         ...(gap ? [gap] : []),
         ...(last < s.endLine ? [{ startLine: last + 1, endLine: s.endLine, tokens: rangeTokens(tokens, last + 1, s.endLine) }] : []),
       ];
-      return { body, label, from, last, omitted, next: next ?? (gap && `readLines(${q(path)}, ${gap.startLine}, ${gap.endLine})`), tokens: cost };
+      return { body, label, from, last, omitted, next: next ?? (gap && callText('readLines', [path, gap.startLine, gap.endLine])), tokens: cost };
     }
     if (last > head) last = Math.max(head, last - Math.max(1, Math.ceil((last - head) * 0.1)));
     else if (tail !== undefined && room > 1) room = Math.max(1, Math.floor(room * 0.7));
@@ -214,15 +217,15 @@ export async function wholeBeatsOutline(ws: Workspace, doc: Document, budget: nu
 }
 
 /** Serves the whole file in place of a narrower view that would cost as much or more. */
-export function serveWhole(ws: Workspace, caller: Caller, op: string, doc: Document, instead: string): Served {
+export function serveWhole(ws: Workspace, caller: Caller, op: string, doc: Document): Served {
   const whole = wholeView(ws, doc, Number.POSITIVE_INFINITY) as NonNullable<ReturnType<typeof wholeView>>;
   return serve(ws, caller, op, doc, whole.body, {
     view: 'full',
     startLine: 1,
     endLine: doc.lines.length,
     omitted: [],
-    // Nothing is missing; `next` says why the whole file came back (the text says it by view="full" and the range).
-    next: `the whole file (${whole.tokens} tokens) was served: it costs no more than ${instead}`,
+    // Nothing is missing, so there is no `next` (it only ever names a call); view="full" and the range say what came back.
+    next: undefined,
     redactions: redactedLines(ws, doc).findings,
     label: whole.label,
   });
@@ -240,15 +243,15 @@ export async function getSymbol(ws: Workspace, caller: Caller, path: string, nam
       reason: `no symbol named '${name}' in ${path}`,
       hint:
         found.suggestions.length > 0
-          ? `did you mean ${found.suggestions.map((s) => `'${s}'`).join(', ')}? getOutline(${q(path)}) lists every symbol`
-          : `getOutline(${q(path)}) lists every symbol; grep finds names across files`,
+          ? `did you mean ${found.suggestions.map((s) => `'${s}'`).join(', ')}? ${callText('getOutline', [path])} lists every symbol`
+          : `${callText('getOutline', [path])} lists every symbol; ${callShape('grep')} finds names across files`,
     });
   }
   const s = found.symbol;
   const view = symbolView(ws, doc, table, found, name, budget);
   const whole = wholeView(ws, doc, budget);
   if (whole !== undefined && whole.tokens <= budget && whole.tokens <= (view?.tokens ?? Number.POSITIVE_INFINITY)) {
-    return serveWhole(ws, caller, 'getSymbol', doc, `${s.kind} ${s.qualifiedName} (lines ${s.startLine}-${s.endLine}) alone`);
+    return serveWhole(ws, caller, 'getSymbol', doc);
   }
   if (view === undefined) {
     // Not even one line of it fits (minified code): its lines in pieces, each naming the call for the next.

@@ -46,6 +46,11 @@ export interface ApprovalAnswer {
   readonly approver?: string | undefined;
   /** Said to the model when denied. */
   readonly note?: string | undefined;
+  /**
+   * No person was asked (the approver had no one to ask, e.g. a client that
+   * cannot show a question): the denial is the policy's, not a person's.
+   */
+  readonly unasked?: boolean | undefined;
 }
 
 /** Asks a person. Implementations must give up when `signal` aborts (the timeout). */
@@ -102,7 +107,7 @@ export async function askApproval(approver: Approver | undefined, request: Appro
       return { approved: false, by: 'timeout', at: at(), approver: approver.name, note: `no answer within ${Math.round(timeoutMs / 1000)} s` };
     return {
       approved: answer.approved,
-      by: answer.approved ? 'user' : 'denied_by_user',
+      by: answer.approved ? 'user' : answer.unasked ? 'policy' : 'denied_by_user',
       at: at(),
       approver: answer.approver ?? approver.name,
       note: answer.note,

@@ -52,6 +52,9 @@ export function userConfigPath(): string {
 
 type Table = Record<string, unknown>;
 
+/** Tables of the same file that the surfaces read (and check) themselves: `[mcp]` is the MCP server's. */
+export const SURFACE_TABLES: readonly string[] = ['mcp'];
+
 /** The line (1-based) where `key` is set inside table `table` (`policy`, `policy.rules` #n), for messages. */
 function lineOf(text: string, table: string, key: string | undefined, index = 0): number | undefined {
   const lines = text.split('\n');
@@ -151,7 +154,10 @@ export function parsePolicyFile(text: string, file: string): PolicyConfig {
     throw err;
   }
   const r: ConfigReader = new ConfigReader(file, text);
-  for (const k of Object.keys(doc)) if (k !== 'policy') r.fail('', k, `unknown table or key "${k}"; a ctxfs config has [policy]`);
+  for (const k of Object.keys(doc)) {
+    if (k !== 'policy' && !SURFACE_TABLES.includes(k))
+      r.fail('', k, `unknown table or key "${k}"; a ctxfs config has [policy] and ${SURFACE_TABLES.map((t) => `[${t}]`).join(', ')}`);
+  }
   if (doc.policy === undefined) return {};
   const p = r.table('', 'policy', doc.policy);
   const keys = [

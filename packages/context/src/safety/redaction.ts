@@ -80,6 +80,7 @@ export function looksLikeSecretValue(value: string): boolean {
   if (PLACEHOLDER.test(value) || CODE_REFERENCE.test(value)) return false;
   if (/^[a-z]+(?:[A-Z][a-z]+)+$/.test(value) && value.length < 24) return false; // camelCase identifier
   if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value)) return false; // CONSTANT_NAME
+  if (/^[a-z]+(?:[_-][a-z]+){1,2}$/.test(value) && value.length < 24) return false; // snake_case or kebab-case name (`GRANT_TYPE_REFRESH_TOKEN = "refresh_token"`)
   if (/^(?:https?:)?\/\//.test(value) && !/:[^/@]+@/.test(value)) return false; // plain URL
   if (/^[\w.-]+\.(?:json|ya?ml|pem|key|txt|env|toml|ini)$/.test(value)) return false; // a file name
   if (/^(?:~|\.{1,2})?\/[\w.~/-]*$/.test(value)) return false; // a path (PWD: '/Users/me')

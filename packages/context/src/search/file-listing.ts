@@ -257,7 +257,10 @@ export async function glob(ws: Workspace, caller: Caller, pattern: string, optio
   if (tooSmall(budget)) return overBudgetSearch(ws, caller, 'glob', budget, same({ maxTokens: caller.profile.perCallTokens }));
   const scope = await searchScope(ws, 'glob', cwd, includeIgnored);
   if (scope.kind !== 'directory') {
-    throw fsError('ENOTDIR', 'glob', cwd, { reason: `cwd '${cwd}' is a file`, hint: 'pass a directory as cwd, or listFiles(path) for one file' });
+    throw fsError('ENOTDIR', 'glob', cwd, {
+      reason: `cwd '${cwd}' is a file`,
+      hint: `pass a directory as cwd, or ${callText('listFiles', [cwd])} for this one file`,
+    });
   }
   const { paths, capped } = await filesUnder(ws, scope, checked);
   const rows: Row<ListedFile>[] = paths.slice(offset, offset + limit).map((path) => {

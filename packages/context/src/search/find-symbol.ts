@@ -12,7 +12,7 @@ import { fsError } from '@ctxfs/core';
 import { type Caller, callBudget, documentTokens, type Workspace } from '../retrieval/shared.ts';
 import { currentCall } from '../safety/safety-layer.ts';
 import { SYMBOL_KINDS, type SymbolKind } from '../symbols/types.ts';
-import { callText, narrowTo, plural, type Tally } from './next-call.ts';
+import { callShape, callText, narrowTo, plural, type Tally } from './next-call.ts';
 import { count, MAX_PATTERN_LENGTH, searchPath } from './search-input.ts';
 import { overBudgetSearch, type Row, renderSearch, type SearchResult, tooSmall } from './search-result.ts';
 import { type IndexedSymbol, symbolIndex } from './symbol-index.ts';
@@ -190,14 +190,14 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
   if (weaker.length > 0) {
     const n = weaker.reduce((a, t) => a + (tiers.get(t) ?? 0), 0);
     // The same call with one more option; spelling the whole call out again would echo a long query for nothing.
-    notes.push(`[+${plural(n, 'weaker match', 'weaker matches')}; {match: "all"} lists them]`);
+    notes.push(`[+${plural(n, 'weaker match', 'weaker matches')}; ${callShape('findSymbol', { match: 'all' })} and the same query lists them]`);
   }
   if (total === 0) {
     const indexed = index.names.size;
     notes.push(
       indexed === 0
-        ? '[no definitions are indexed: the registry holds no code files (scan first), or none could be parsed]'
-        : `[searched ${plural(indexed, 'name')} of hand-written code files; grep(${JSON.stringify(q.name)}) finds other uses of the text]`,
+        ? `[no definitions are indexed: the registry holds no code files (${callShape('scan')} first), or none could be parsed]`
+        : `[searched ${plural(indexed, 'name')} of hand-written code files; ${callText('grep', [q.name])} finds other uses of the text]`,
     );
   }
   return renderSearch(ws, caller, {

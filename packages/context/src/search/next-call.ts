@@ -82,6 +82,27 @@ export function callText(op: string, args: readonly CallValue[], options: CallOp
   return (activeStyle.getStore() ?? API_CALL_STYLE).format(op, args, options);
 }
 
+/**
+ * A call whose arguments the model chooses (a grep's pattern, a file's new
+ * content), named with the options already known, for a sentence that says
+ * what to add: `search it for your pattern with ${callShape('grep', { path })}`.
+ * The active style's `format` gets the options and no arguments. The API's
+ * own style writes the name, and the options after `with`
+ * (`grep with {path: "a.ts"}`, `writeFile`): `grep({path: "a.ts"})` would
+ * read as a whole call to copy, and fail.
+ *
+ * @example
+ * ```ts
+ * callShape('grep', { path: 'big.log' }); // 'grep with {path: "big.log"}'
+ * callShape('writeFile'); // 'writeFile'
+ * ```
+ */
+export function callShape(op: string, options: CallOptions = {}): string {
+  const style = activeStyle.getStore() ?? API_CALL_STYLE;
+  if (style !== API_CALL_STYLE) return style.format(op, [], options);
+  return Object.values(options).some((v) => v !== undefined) ? `${op} with ${optionsText(options)}` : op;
+}
+
 /** Entries found under one path (a file, for grep; a file or a directory, for listings). */
 export interface Tally {
   readonly path: string;

@@ -8,6 +8,7 @@
  */
 
 import { compileFileFilter, compileGlob, compileGrep, type FsError, fsError, type GrepMatcher, isFsError, resolvePath } from '@ctxfs/core';
+import { callShape, callText } from './next-call.ts';
 import type { SearchOp } from './search-result.ts';
 
 /** Longest grep pattern or symbol query accepted. */
@@ -47,7 +48,7 @@ export function grepMatcher(pattern: unknown, options: { literal?: boolean; igno
   if (typeof pattern !== 'string' || pattern.length === 0) {
     throw fsError('EBADPATTERN', 'grep', String(pattern), {
       reason: 'the pattern must be a non-empty string',
-      hint: 'pass the text or regular expression to find; to list files use glob() or listFiles()',
+      hint: `pass the text or regular expression to find; to list files use ${callShape('glob')} or ${callText('listFiles', [])}`,
     });
   }
   if (pattern.length > MAX_PATTERN_LENGTH) {
@@ -59,7 +60,7 @@ export function grepMatcher(pattern: unknown, options: { literal?: boolean; igno
   if (/[\r\n]/.test(pattern)) {
     throw fsError('EBADPATTERN', 'grep', pattern, {
       reason: 'grep matches one line at a time, so a pattern with a line break never matches',
-      hint: 'search for one line of the text (the most distinctive), then readLines() around the match',
+      hint: `search for one line of the text (the most distinctive), then ${callShape('readLines')} around the match`,
     });
   }
   try {

@@ -11,6 +11,7 @@
 import { fsError, isFsError } from '@ctxfs/core';
 import type { Workspace } from '../retrieval/shared.ts';
 import { currentCall } from '../safety/safety-layer.ts';
+import { callText } from './next-call.ts';
 import type { SearchOp } from './search-result.ts';
 
 /** The ignore rules of one call. */
@@ -41,7 +42,7 @@ export async function searchScope(ws: Workspace, op: SearchOp, path: string, inc
     if (!isFsError(err, 'ENOENT') && !isFsError(err, 'ENOTDIR')) throw err;
     throw fsError('ENOENT', op, path, {
       reason: `no file or directory '${path}'`,
-      hint: 'listFiles() shows the top of the tree; glob("**/<name>") finds a file by name',
+      hint: `${callText('listFiles', [])} shows the top of the tree; ${callText('glob', [`**/${path.slice(path.lastIndexOf('/') + 1)}`])} finds it by name`,
     });
   }
   const registry = ws.registry;
@@ -76,8 +77,6 @@ export async function searchScope(ws: Workspace, op: SearchOp, path: string, inc
 export function sensitiveIn(ws: Workspace, scope: SearchScope): string[] {
   // What the policy withholds is never mentioned: asking with includeSensitive would not show it either.
   if (scope.kind === 'file') return scope.sensitive(scope.path) && !scope.ignored(scope.path) ? [scope.path] : [];
-  return ws.registry
-    .list(scope.path === '' ? {} : { under: scope.path })
-    .filter((r) => r.sensitive && !scope.ignored(r.path))
-    .map((r) => r.path);
+  // Sensitive files are few: the registry finds them by a flag, without building every record below the scope.
+  return ws.registry.sensitiveFiles(scope.path === '' ? undefined : scope.path).filter((p) => !scope.ignored(p));
 }

@@ -7,6 +7,7 @@
  */
 
 import { type Document, derive } from '../content/document.ts';
+import { callText } from '../search/next-call.ts';
 import { markdownSymbols, regexSymbols } from './regex-fallback.ts';
 import { hasGrammar, treeSitterSymbols } from './tree-sitter.ts';
 import { type CodeSymbol, flattenSymbols, SYMBOL_KINDS, type SymbolKind, type SymbolTable } from './types.ts';
@@ -238,11 +239,11 @@ export function otherDefinitionsNote(table: SymbolTable, name: string, others: r
       : `${JSON.stringify(e.key)} (${e.members[0]?.startLine}-${e.members[0]?.endLine})`,
   );
   const unlisted = others.length - shown.length;
-  const more = unlisted > 0 ? `; ${unlisted} more, getOutline(${JSON.stringify(path)}) lists them` : '';
+  const more = unlisted > 0 ? `; ${unlisted} more, ${callText('getOutline', [path])} lists them` : '';
   // A concrete call for the first, so the note names a call that works as written.
   const first = entries[0] as (typeof entries)[number];
   const firstSelector = first.overloads ? `${first.key}@${first.members[0]?.startLine}` : first.key;
-  return `[also named '${name}': ${text.join('; ')}${more}; getSymbol(${JSON.stringify(path)}, ${JSON.stringify(firstSelector)}) serves the first, each name likewise]`;
+  return `[also named '${name}': ${text.join('; ')}${more}; ${callText('getSymbol', [path, firstSelector])} serves the first, each name likewise]`;
 }
 
 /** Options of {@link renderOutline}. */

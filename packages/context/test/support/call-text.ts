@@ -245,7 +245,7 @@ function describeAt(s: string, pos: number): string {
  * after its matching `)`, skipping strings and nested brackets; the end of
  * the line when it never closes.
  */
-function callEnd(s: string, open: number): number {
+export function callEnd(s: string, open: number): number {
   let depth = 0;
   for (let i = open; i < s.length; i++) {
     const c = s[i];
@@ -312,6 +312,33 @@ export type ListingLines =
   /** Rows ctxfs wrote that are calls themselves (findSymbol's `getSymbol("a.ts", "X")  method 12-40`). */
   | 'calls';
 
+/** A piece of a served `text`: what ctxfs wrote around the `<file …>` delimiters, or the body between an opening one and its closing one. */
+export interface ServedPart {
+  readonly delimited: boolean;
+  readonly text: string;
+}
+
+/**
+ * A served `text` cut at its `<file … nonce="…">` … `</file nonce="…">`
+ * delimiters, in order; a body whose closing delimiter is missing runs to
+ * the end.
+ */
+export function servedParts(text: string): ServedPart[] {
+  const out: ServedPart[] = [];
+  const open = /<file [^\n]*?nonce="([0-9a-f]+)"[^\n]*>\n/g;
+  let cursor = 0;
+  for (let m = open.exec(text); m !== null; m = open.exec(text)) {
+    out.push({ delimited: false, text: text.slice(cursor, m.index) });
+    const close = `</file nonce="${m[1]}">`;
+    const closeAt = text.indexOf(close, open.lastIndex);
+    out.push({ delimited: true, text: text.slice(open.lastIndex, closeAt < 0 ? text.length : closeAt) });
+    cursor = closeAt < 0 ? text.length : closeAt + close.length;
+    open.lastIndex = cursor;
+  }
+  out.push({ delimited: false, text: text.slice(cursor) });
+  return out;
+}
+
 /**
  * The calls in a served `text`: everything outside the `<file …>` …
  * `</file nonce=…>` delimiters (a search's header and notes), and inside
@@ -322,14 +349,12 @@ export type ListingLines =
  */
 export function findCallsInServed(text: string, listing: ListingLines = 'content'): CallFinding[] {
   const out: CallFinding[] = [];
-  const open = /<file [^\n]*?nonce="([0-9a-f]+)"[^\n]*>\n/g;
-  let cursor = 0;
-  for (let m = open.exec(text); m !== null; m = open.exec(text)) {
-    out.push(...findCalls(text.slice(cursor, m.index)));
-    const close = `</file nonce="${m[1]}">`;
-    const closeAt = text.indexOf(close, open.lastIndex);
-    const bodyEnd = closeAt < 0 ? text.length : closeAt;
-    for (const line of text.slice(open.lastIndex, bodyEnd).split('\n')) {
+  for (const part of servedParts(text)) {
+    if (!part.delimited) {
+      out.push(...findCalls(part.text));
+      continue;
+    }
+    for (const line of part.text.split('\n')) {
       if (/^\[(?:…|also named )/.test(line)) out.push(...findCalls(line));
       else if (listing === 'calls') {
         // A row is `getSymbol("a.ts", "X")  method 12-40`, tagged `[exact] ` with `match: 'all'`.
@@ -337,10 +362,7 @@ export function findCallsInServed(text: string, listing: ListingLines = 'content
         out.push(...findCalls(row).filter((c) => row.startsWith(c.source)));
       }
     }
-    cursor = closeAt < 0 ? text.length : closeAt + close.length;
-    open.lastIndex = cursor;
   }
-  out.push(...findCalls(text.slice(cursor)));
   return out;
 }
 

@@ -9,7 +9,7 @@
 
 import { z } from 'zod';
 import { defineTool, READ_ONLY, toolSignature } from '../definition.ts';
-import { type ServedData, servedData, servedResult, withNext } from '../results.ts';
+import { callBudget, type ServedData, servedData, servedResult, withNext } from '../results.ts';
 
 const path = z.string().min(1).describe('File path relative to the workspace root, e.g. "src/auth.ts".');
 const line = z.number().int().describe('1-based line number.');
@@ -64,7 +64,7 @@ export const readFile = defineTool({
   approval: 'never',
   api: { op: 'readFile', args: ['path'] },
   examples: [{ path: 'README.md' }, { path: 'logs/build.log', strategy: 'end' }],
-  run: async (session, a) => servedResult(await session.readFile(a.path, { maxTokens: a.max_tokens, strategy: a.strategy })),
+  run: async (session, a) => servedResult(await session.readFile(a.path, { maxTokens: a.max_tokens, strategy: a.strategy }), callBudget(session, a.max_tokens)),
 });
 
 export const readLines = defineTool({
@@ -89,7 +89,10 @@ export const readLines = defineTool({
     { path: 'src/auth.ts', start_line: 120, context: 5 },
   ],
   run: async (session, a) =>
-    servedResult(await session.readLines(a.path, a.start_line, a.end_line, { context: a.context, column: a.column, maxTokens: a.max_tokens })),
+    servedResult(
+      await session.readLines(a.path, a.start_line, a.end_line, { context: a.context, column: a.column, maxTokens: a.max_tokens }),
+      callBudget(session, a.max_tokens),
+    ),
 });
 
 export const getExcerpt = defineTool({
@@ -103,7 +106,7 @@ export const getExcerpt = defineTool({
   approval: 'never',
   api: { op: 'getExcerpt', args: ['path', 'max_lines'] },
   examples: [{ path: 'src/index.ts' }, { path: 'CHANGELOG.md', max_lines: 30 }],
-  run: async (session, a) => servedResult(await session.getExcerpt(a.path, a.max_lines)),
+  run: async (session, a) => servedResult(await session.getExcerpt(a.path, a.max_lines), callBudget(session)),
 });
 
 export const getOutline = defineTool({
@@ -126,7 +129,7 @@ export const getOutline = defineTool({
   async run(session, a) {
     const scope =
       a.symbol !== undefined ? { symbol: a.symbol } : a.start_line !== undefined ? { startLine: a.start_line, endLine: a.end_line ?? a.start_line } : {};
-    return servedResult(await session.getOutline(a.path, { ...scope, maxTokens: a.max_tokens }));
+    return servedResult(await session.getOutline(a.path, { ...scope, maxTokens: a.max_tokens }), callBudget(session, a.max_tokens));
   },
 });
 
@@ -145,7 +148,7 @@ export const getSymbol = defineTool({
   approval: 'never',
   api: { op: 'getSymbol', args: ['path', 'name'] },
   examples: [{ path: 'src/auth.ts', name: 'AuthManager.login' }],
-  run: async (session, a) => servedResult(await session.getSymbol(a.path, a.name, { maxTokens: a.max_tokens })),
+  run: async (session, a) => servedResult(await session.getSymbol(a.path, a.name, { maxTokens: a.max_tokens }), callBudget(session, a.max_tokens)),
 });
 
 export const getRelatedFiles = defineTool({
@@ -164,7 +167,7 @@ export const getRelatedFiles = defineTool({
   examples: [{ path: 'src/auth.ts' }, { path: 'src/auth.ts', depth: 2 }],
   async run(session, a) {
     const r = await session.getRelatedFiles(a.path, a.depth);
-    const served = servedResult(r);
+    const served = servedResult(r, callBudget(session));
     return { ...served, data: { ...served.data, related: r.related.map((f) => ({ ...f })), external: [...r.external] } };
   },
 });
@@ -180,7 +183,7 @@ export const summarizeFile = defineTool({
   approval: 'never',
   api: { op: 'summarize', args: ['path'] },
   examples: [{ path: 'src/auth.ts' }],
-  run: async (session, a) => servedResult(await session.summarize(a.path, { maxTokens: a.max_tokens })),
+  run: async (session, a) => servedResult(await session.summarize(a.path, { maxTokens: a.max_tokens }), callBudget(session, a.max_tokens)),
 });
 
 export const getFileMetadata = defineTool({
@@ -198,7 +201,7 @@ export const getFileMetadata = defineTool({
     tags: z.array(z.string()),
     sensitive: z.boolean(),
     version: z.string().optional(),
-    versions: z.number().int().describe('Versions recorded in its history (up to 1,000 counted).'),
+    versions: z.number().int().describe('Versions recorded in its history (counted up to 100).'),
   }),
   annotations: READ_ONLY,
   approval: 'never',
@@ -207,7 +210,7 @@ export const getFileMetadata = defineTool({
   async run(session, a) {
     const listing = await session.listFiles(a.path, { limit: 1 });
     const item = listing.items[0];
-    const history = await session.history(a.path, 1000);
+    const history = await session.history(a.path, 100);
     const data = {
       path: item?.path ?? a.path,
       kind: item?.kind ?? 'file',
@@ -226,7 +229,9 @@ export const getFileMetadata = defineTool({
       data.language,
       data.tags.length > 0 ? `tags ${data.tags.join(', ')}` : undefined,
       data.sensitive ? 'sensitive (contents withheld or masked)' : undefined,
-      data.version === undefined ? 'no recorded version' : `version ${data.version.slice(0, 12)}, ${data.versions} in history`,
+      data.version === undefined
+        ? 'no recorded version'
+        : `version ${data.version.slice(0, 12)}, ${data.versions === 100 ? '100 or more' : data.versions} in history`,
     ].filter((f) => f !== undefined);
     return { text: withNext(facts.join('; '), undefined), isError: false, data };
   },

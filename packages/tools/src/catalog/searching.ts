@@ -9,7 +9,7 @@
 import { SYMBOL_KINDS, type SymbolKind } from '@ctxfs/context';
 import { z } from 'zod';
 import { defineTool, READ_ONLY } from '../definition.ts';
-import { searchData, searchResult } from '../results.ts';
+import { callBudget, searchData, searchResult } from '../results.ts';
 
 const limit = z.number().int().min(1).optional().describe('Entries to show at most.');
 const offset = z.number().int().min(0).optional().describe('Entries to skip (paging).');
@@ -40,6 +40,7 @@ export const listFiles = defineTool({
     searchResult(
       await session.listFiles(a.path ?? '', { glob: a.glob, depth: a.depth, limit: a.limit, offset: a.offset, includeIgnored: a.include_ignored }),
       plain,
+      callBudget(session),
     ),
 });
 
@@ -61,7 +62,11 @@ export const glob = defineTool({
   api: { op: 'glob', args: ['pattern'] },
   examples: [{ pattern: '**/*.test.ts' }, { pattern: '*.md', cwd: 'docs' }],
   run: async (session, a) =>
-    searchResult(await session.glob(a.pattern, { cwd: a.cwd, limit: a.limit, offset: a.offset, includeIgnored: a.include_ignored }), plain),
+    searchResult(
+      await session.glob(a.pattern, { cwd: a.cwd, limit: a.limit, offset: a.offset, includeIgnored: a.include_ignored }),
+      plain,
+      callBudget(session),
+    ),
 });
 
 export const grep = defineTool({
@@ -103,6 +108,7 @@ export const grep = defineTool({
         includeIgnored: a.include_ignored,
       }),
       plain,
+      callBudget(session),
     ),
 });
 
@@ -128,5 +134,9 @@ export const findSymbol = defineTool({
   api: { op: 'findSymbol', args: ['query'] },
   examples: [{ query: 'login' }, { query: 'Config', kind: 'class', path: 'src' }],
   run: async (session, a) =>
-    searchResult(await session.findSymbol(a.query, { kind: a.kind, path: a.path, match: a.match, limit: a.limit, offset: a.offset }), plain),
+    searchResult(
+      await session.findSymbol(a.query, { kind: a.kind, path: a.path, match: a.match, limit: a.limit, offset: a.offset }),
+      plain,
+      callBudget(session),
+    ),
 });

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { parseCall } from '../src/index.ts';
+import { freshWorkspace } from './workspace.ts';
+
+describe('dispatch in every shape, against a real session', () => {
+  const workspace = freshWorkspace();
+
+  it('runs a Chat Completions tool call with its arguments as a JSON string, nulls for the rest, and replies with a tool message', async () => {
+    const w = workspace();
+    const args = { path: 'src/doc.ts', start_line: 3, end_line: 4, context: null, column: null, max_tokens: null };
+    const { call, result, reply } = await w.toolset.dispatch({
+      id: 'call_1',
+      type: 'function',
+      function: { name: 'read_lines', arguments: JSON.stringify(args) },
+    });
+    expect(call).toEqual({ id: 'call_1', name: 'read_lines', arguments: JSON.stringify(args), shape: 'openai-chat' });
+    expect(result.isError).toBe(false);
+    expect(result.text).toContain('3\texport class Doc {\n4\t  args: string[];\n');
+    expect(result.data).toMatchObject({ path: 'src/doc.ts', start_line: 3, end_line: 4, total_lines: 52 });
+    expect(reply).toEqual({ role: 'tool', tool_call_id: 'call_1', content: result.text });
+  });
+
+  it('runs a Responses API function call and replies with a function_call_output named by call_id', async () => {
+    const w = workspace();
+    const { result, reply } = await w.toolset.dispatch({
+      type: 'function_call',
+      id: 'fc_1',
+      call_id: 'call_2',
+      name: 'grep',
+      arguments: '{"pattern":"class Doc","path":null,"glob":"**/*.ts","literal":null,"ignore_case":null,"context_lines":null,"output":null}',
+    });
+    expect(result.text).toContain('src/doc.ts\n3:\texport class Doc {');
+    expect(reply).toEqual({ type: 'function_call_output', call_id: 'call_2', output: result.text });
+  });
+
+  it('runs an Anthropic tool_use block and replies with a tool_result, marked as an error when it failed', async () => {
+    const w = workspace();
+    const ok = await w.toolset.dispatch({ type: 'tool_use', id: 'toolu_1', name: 'find_symbol', input: { query: 'Doc.write' } });
+    expect(ok.result.text).toContain('get_symbol({"path":"src/doc.ts","name":"Doc.write"})');
+    expect(ok.reply).toEqual({ type: 'tool_result', tool_use_id: 'toolu_1', content: ok.result.text });
+
+    const missing = await w.toolset.dispatch({ type: 'tool_use', id: 'toolu_2', name: 'read_file', input: { path: 'src/missing.ts' } });
+    expect(missing.result).toMatchObject({ isError: true, data: { error: { code: 'ENOENT', path: 'src/missing.ts' } } });
+    expect(missing.reply).toEqual({ type: 'tool_result', tool_use_id: 'toolu_2', content: missing.result.text, is_error: true });
+    expect(missing.reply.content).toMatch(/^ENOENT: /);
+  });
+
+  it('runs an AI SDK tool call and replies with a tool-result part, text or error-text', async () => {
+    const w = workspace();
+    const ok = await w.toolset.dispatch({ type: 'tool-call', toolCallId: 'c_1', toolName: 'get_excerpt', input: { path: 'README.md', max_lines: 3 } });
+    expect(ok.call.shape).toBe('ai-sdk');
+    expect(ok.reply).toEqual({ type: 'tool-result', toolCallId: 'c_1', toolName: 'get_excerpt', output: { type: 'text', value: ok.result.text } });
+
+    const refused = await w.toolset.dispatch({ toolCallId: 'c_2', toolName: 'get_excerpt', input: { path: 'README.md', lines: 3 } });
+    expect(refused.reply).toEqual({
+      type: 'tool-result',
+      toolCallId: 'c_2',
+      toolName: 'get_excerpt',
+      output: { type: 'error-text', value: 'EINVAL: get_excerpt: unknown argument "lines". Call it as get_excerpt(path, max_lines?) (? = optional).' },
+    });
+  });
+
+  it('runs a plain call that changes a file, with the names models use, and replies with the text and the data', async () => {
+    const w = workspace();
+    await w.toolset.run('read_file', { path: 'src/doc.ts' });
+    const { result, reply } = await w.toolset.dispatch({
+      name: 'replace',
+      arguments: '{"file_path":"src/doc.ts","old_string":"  indent = 0;","new_string":"  indent = 2;"}',
+    });
+    expect(result.isError).toBe(false);
+    expect(result.text).toContain('-  indent = 0;\n+  indent = 2;');
+    expect(reply).toEqual({ name: 'replace', id: undefined, content: result.text, isError: false, data: result.data });
+    expect(result.data).toMatchObject({ success: true, path: 'src/doc.ts', lines_added: 1, lines_removed: 1 });
+    expect(await w.text('src/doc.ts')).toContain('  indent = 2;\n');
+
+    const undone = await w.toolset.dispatch({ name: 'undo', id: 'u1', input: { path: 'src/doc.ts' } });
+    expect(undone.reply).toMatchObject({ id: 'u1', isError: false });
+    expect(await w.text('src/doc.ts')).toContain('  indent = 0;\n');
+  });
+
+  it('answers an unknown tool with the list of tools, in the shape of the call', async () => {
+    const w = workspace();
+    const { reply } = await w.toolset.dispatch({ id: 'call_9', type: 'function', function: { name: 'cat', arguments: '{"path":"README.md"}' } });
+    expect(reply.role).toBe('tool');
+    expect(reply.content).toMatch(/^ENOTOOL: There is no tool "cat"\.\nThe tools: project_overview, list_files, glob, grep, /);
+  });
+
+  it('refuses what is not a call, and a call in an SDK shape without the id its reply needs', () => {
+    expect(() => parseCall('read_file')).toThrow(TypeError);
+    expect(() => parseCall({ arguments: {} })).toThrow('Not a tool call');
+    expect(() => parseCall({ type: 'function', function: { name: 'read_file', arguments: '{}' } })).toThrow(
+      'A tool call in the openai-chat shape carries its id; read_file has none.',
+    );
+    expect(() => parseCall({ type: 'tool_use', name: 'read_file', input: {} })).toThrow('carries its id');
+    expect(() => parseCall({ toolName: 'read_file', input: {} })).toThrow('carries its toolCallId');
+    expect(parseCall({ type: 'function_call', id: 'fc_1', name: 'read_file', arguments: '{}' })).toMatchObject({ id: 'fc_1', shape: 'openai-responses' });
+    expect(parseCall({ name: 'read_file', args: { path: 'a' } })).toEqual({ id: undefined, name: 'read_file', arguments: { path: 'a' }, shape: 'plain' });
+  });
+});
