@@ -11,6 +11,7 @@
 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { libraryCallsIn, toolCallsIn } from './support/hints.ts';
 import { type Connected, call, connectStdio, startHttp } from './support/server.ts';
 import { NUMBERED, type TempWorkspace, tempWorkspace } from './support/workspace.ts';
 
@@ -97,12 +98,11 @@ describe.each(Object.keys(setups))('%s', (setup) => {
     expect(text.split('\n')).toHaveLength(21);
   });
 
-  // Defect (context, edits/file-editor.ts): a conflict's `next` and its
-  // message are written in the library's call style (`readFile("shared.txt")`,
-  // `readLines("shared.txt", 17, 17)`) instead of as tool calls
-  // (`read_file({"path":"shared.txt"})`), unlike the hints of reads and searches.
-  it.fails("gives the conflict's next step as a call of the tools", () => {
-    expect(refused?.text).not.toMatch(/\b(readLines|readFile)\(/);
-    expect(refused?.data?.next).toBe(`read_file(${JSON.stringify({ path: FILE })})`);
+  it("gives the conflict's next step as a call of the tools: re-read the lines the other changed", () => {
+    expect(refused).toBeDefined();
+    expect(libraryCallsIn(refused?.text ?? '')).toEqual([]);
+    const next = toolCallsIn(String(refused?.data?.next ?? ''));
+    expect(next).toHaveLength(1);
+    expect(next[0]).toMatchObject({ name: 'read_lines', args: { path: FILE, start_line: 17, end_line: 17 } });
   });
 });
