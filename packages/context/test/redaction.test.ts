@@ -1,6 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { findInjectionAttempts, Redactor, SUPPORTED_SECRET_KINDS, wrapContent } from '../src/index.ts';
+import { DEFAULT_SECRET_RULES, findInjectionAttempts, Redactor, SUPPORTED_SECRET_KINDS, wrapContent } from '../src/index.ts';
 
 // Deterministic generator so the labeled set is the same on every run.
 function rng(seed: number) {
@@ -213,6 +215,36 @@ describe('secret redaction: labeled set', () => {
     expect(misses).toEqual([]);
     expect(recall).toBe(1);
     expect(precision).toBeGreaterThan(0.95);
+  });
+
+  test("a rule's keywords only skip texts it cannot match: the same findings with and without them, on the labeled set and real sources", () => {
+    const withKeywords = new Redactor();
+    const without = new Redactor({
+      disable: SUPPORTED_SECRET_KINDS,
+      // The same rules without keywords, under other names (the defaults' names are disabled).
+      rules: DEFAULT_SECRET_RULES.map(({ keywords: _keywords, ...rule }) => ({ ...rule, kind: `plain:${rule.kind}` })),
+    });
+    const texts = [...POSITIVES.map((p) => p.text), ...NEGATIVES];
+    // Real sources nobody here wrote: the test's own dependencies' files that talk about credentials.
+    const root = join(import.meta.dirname, '../../../node_modules/.pnpm');
+    for (const dir of readdirSync(root).filter((d) => /^(@anthropic-ai\+sdk|openai|@vercel\+oidc|@pinojs\+redact|ssh2)@/.test(d))) {
+      const walk = (at: string): void => {
+        for (const e of readdirSync(at, { withFileTypes: true })) {
+          const full = join(at, e.name);
+          if (e.isDirectory()) walk(full);
+          else if (/\.(js|ts|md|json)$/.test(e.name) && statSync(full).size < 200_000) texts.push(readFileSync(full, 'utf8'));
+        }
+      };
+      walk(join(root, dir));
+    }
+    expect(texts.length).toBeGreaterThan(500);
+    let findings = 0;
+    for (const text of texts) {
+      const a = withKeywords.find(text);
+      expect(a).toEqual(without.find(text).map((f) => ({ ...f, kind: f.kind.slice('plain:'.length) })));
+      findings += a.length;
+    }
+    expect(findings).toBeGreaterThan(50);
   });
 
   test('configurable: kinds can be disabled, rules added, values allowed', () => {

@@ -21,6 +21,12 @@ export interface SecretRule {
   readonly group?: number;
   /** Extra check on the secret (placeholders, entropy). */
   readonly validate?: (secret: string) => boolean;
+  /**
+   * Lowercase strings of which every match contains at least one: a text
+   * holding none of them is not searched with this rule (as gitleaks
+   * pre-filters), which spares most texts most rules. Omit to always search.
+   */
+  readonly keywords?: readonly string[];
 }
 
 /** Where a secret was found (code-unit offsets in the input). */
@@ -98,68 +104,119 @@ export function looksLikeSecretValue(value: string): boolean {
 export const DEFAULT_SECRET_RULES: readonly SecretRule[] = [
   {
     kind: 'private-key',
+    keywords: ['-----begin'],
     description: 'PEM/OpenSSH private key block',
     pattern: /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----\r?\n([\s\S]*?)\r?\n?-----END \1-----/g,
     group: 2,
   },
   {
     kind: 'aws-access-key-id',
+    keywords: ['akia', 'asia', 'abia', 'acca', 'agpa', 'aida', 'aroa', 'anpa', 'anva', 'apka'],
     description: 'AWS access key id',
     pattern: /\b((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[A-Z2-7]{16})\b/g,
     group: 1,
   },
   {
     kind: 'aws-secret-access-key',
+    keywords: ['secret'],
     description: 'AWS secret access key next to its name',
     pattern: /(?:aws_?secret_?access_?key|aws_?secret_?key|secretAccessKey|SecretAccessKey)["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
     group: 1,
   },
-  { kind: 'github-token', description: 'GitHub personal, OAuth, app or refresh token', pattern: /\b(gh[pousr]_[A-Za-z0-9]{36,251})\b/g, group: 1 },
-  { kind: 'github-fine-grained-token', description: 'GitHub fine-grained PAT', pattern: /\b(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})\b/g, group: 1 },
-  { kind: 'gitlab-token', description: 'GitLab personal/project/runner token', pattern: /\b((?:glpat|gldt|glrt|glptt|glcbt)-[A-Za-z0-9_-]{20,})\b/g, group: 1 },
+  {
+    kind: 'github-token',
+    keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
+    description: 'GitHub personal, OAuth, app or refresh token',
+    pattern: /\b(gh[pousr]_[A-Za-z0-9]{36,251})\b/g,
+    group: 1,
+  },
+  {
+    kind: 'github-fine-grained-token',
+    keywords: ['github_pat_'],
+    description: 'GitHub fine-grained PAT',
+    pattern: /\b(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})\b/g,
+    group: 1,
+  },
+  {
+    kind: 'gitlab-token',
+    keywords: ['glpat-', 'gldt-', 'glrt-', 'glptt-', 'glcbt-'],
+    description: 'GitLab personal/project/runner token',
+    pattern: /\b((?:glpat|gldt|glrt|glptt|glcbt)-[A-Za-z0-9_-]{20,})\b/g,
+    group: 1,
+  },
   {
     kind: 'slack-token',
+    keywords: ['xox', 'xapp-'],
     description: 'Slack bot/user/app token',
     pattern: /\b(xox[abposr]-(?:[0-9]+-)+[A-Za-z0-9-]{10,}|xapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,})\b/g,
     group: 1,
   },
   {
     kind: 'slack-webhook',
+    keywords: ['hooks.slack.com'],
     description: 'Slack incoming webhook URL',
     pattern: /(https:\/\/hooks\.slack\.com\/(?:services|workflows)\/T[A-Z0-9]{6,}\/[A-Z0-9]{6,}\/[A-Za-z0-9]{16,})/g,
     group: 1,
   },
-  { kind: 'stripe-key', description: 'Stripe secret or restricted key', pattern: /\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{24,})\b/g, group: 1 },
-  { kind: 'google-api-key', description: 'Google API key', pattern: /\b(AIza[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])/g, group: 1 },
-  { kind: 'anthropic-key', description: 'Anthropic API key', pattern: /\b(sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{80,})(?![A-Za-z0-9_-])/g, group: 1 },
+  {
+    kind: 'stripe-key',
+    keywords: ['_live_', '_test_'],
+    description: 'Stripe secret or restricted key',
+    pattern: /\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{24,})\b/g,
+    group: 1,
+  },
+  { kind: 'google-api-key', keywords: ['aiza'], description: 'Google API key', pattern: /\b(AIza[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])/g, group: 1 },
+  {
+    kind: 'anthropic-key',
+    keywords: ['sk-ant-'],
+    description: 'Anthropic API key',
+    pattern: /\b(sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{80,})(?![A-Za-z0-9_-])/g,
+    group: 1,
+  },
   {
     kind: 'openai-key',
+    keywords: ['sk-'],
     description: 'OpenAI API key (project, service account or legacy)',
     pattern: /\b(sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|sk-[A-Za-z0-9]{48})(?![A-Za-z0-9_-])/g,
     group: 1,
   },
-  { kind: 'npm-token', description: 'npm access token', pattern: /\b(npm_[A-Za-z0-9]{36})\b/g, group: 1 },
-  { kind: 'pypi-token', description: 'PyPI upload token', pattern: /\b(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})(?![A-Za-z0-9_-])/g, group: 1 },
-  { kind: 'sendgrid-key', description: 'SendGrid API key', pattern: /\b(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])/g, group: 1 },
-  { kind: 'twilio-key', description: 'Twilio API key SID', pattern: /\b(SK[0-9a-f]{32})\b/g, group: 1 },
-  { kind: 'mailgun-key', description: 'Mailgun API key', pattern: /\b(key-[0-9a-f]{32})\b/g, group: 1 },
-  { kind: 'huggingface-token', description: 'Hugging Face access token', pattern: /\b(hf_[A-Za-z]{34})\b/g, group: 1 },
-  { kind: 'digitalocean-token', description: 'DigitalOcean token', pattern: /\b(do[por]_v1_[a-f0-9]{64})\b/g, group: 1 },
-  { kind: 'shopify-token', description: 'Shopify access token', pattern: /\b(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})\b/g, group: 1 },
+  { kind: 'npm-token', keywords: ['npm_'], description: 'npm access token', pattern: /\b(npm_[A-Za-z0-9]{36})\b/g, group: 1 },
+  {
+    kind: 'pypi-token',
+    keywords: ['pypi-'],
+    description: 'PyPI upload token',
+    pattern: /\b(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})(?![A-Za-z0-9_-])/g,
+    group: 1,
+  },
+  {
+    kind: 'sendgrid-key',
+    keywords: ['sg.'],
+    description: 'SendGrid API key',
+    pattern: /\b(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])/g,
+    group: 1,
+  },
+  { kind: 'twilio-key', keywords: ['sk'], description: 'Twilio API key SID', pattern: /\b(SK[0-9a-f]{32})\b/g, group: 1 },
+  { kind: 'mailgun-key', keywords: ['key-'], description: 'Mailgun API key', pattern: /\b(key-[0-9a-f]{32})\b/g, group: 1 },
+  { kind: 'huggingface-token', keywords: ['hf_'], description: 'Hugging Face access token', pattern: /\b(hf_[A-Za-z]{34})\b/g, group: 1 },
+  { kind: 'digitalocean-token', keywords: ['_v1_'], description: 'DigitalOcean token', pattern: /\b(do[por]_v1_[a-f0-9]{64})\b/g, group: 1 },
+  { kind: 'shopify-token', keywords: ['shp'], description: 'Shopify access token', pattern: /\b(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})\b/g, group: 1 },
   {
     kind: 'azure-storage-key',
+    keywords: ['accountkey='],
     description: 'Azure storage account key in a connection string',
     pattern: /AccountKey=([A-Za-z0-9+/]{86}==)/g,
     group: 1,
   },
   {
     kind: 'jwt',
+    keywords: ['eyj'],
     description: 'JSON Web Token',
     pattern: /\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,})(?![A-Za-z0-9_-])/g,
     group: 1,
   },
   {
     kind: 'connection-string',
+    keywords: ['://'],
     description: 'password inside a URL or database connection string',
     pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@'"`]{0,64}:([^\s@/'"`]{3,128})@[\w.-]+/gi,
     group: 1,
@@ -167,6 +224,7 @@ export const DEFAULT_SECRET_RULES: readonly SecretRule[] = [
   },
   {
     kind: 'bearer-token',
+    keywords: ['authorization'],
     description: 'token in an Authorization header',
     pattern: /\bAuthorization["']?\s*[:=]\s*["']?(?:Bearer|Basic|token)\s+([A-Za-z0-9._~+/=-]{16,})/gi,
     group: 1,
@@ -174,6 +232,7 @@ export const DEFAULT_SECRET_RULES: readonly SecretRule[] = [
   },
   {
     kind: 'password-assignment',
+    keywords: ['pass', 'pwd', 'secret', 'key', 'token'],
     description: 'a password, secret, token or key assigned a literal value',
     pattern:
       /(?<![\w-])["']?[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|client[_-]?secret|private[_-]?key|secret[_-]?key|token)["']?\s*(?::=|=>|=|:)\s*(["'`])([^"'`\s]{8,200})\1/gi,
@@ -182,6 +241,7 @@ export const DEFAULT_SECRET_RULES: readonly SecretRule[] = [
   },
   {
     kind: 'password-assignment',
+    keywords: ['pass', 'pwd', 'secret', 'key', 'token'],
     description: 'an unquoted secret in a .env-style line',
     pattern:
       /^[ \t]*(?:export[ \t]+)?[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CLIENT_SECRET)[A-Z0-9_]*[ \t]*=[ \t]*([^\s"'#`]{8,200})[ \t]*$/gm,
@@ -189,6 +249,18 @@ export const DEFAULT_SECRET_RULES: readonly SecretRule[] = [
     validate: looksLikeSecretValue,
   },
 ];
+
+// Each rule's pattern compiled once, global; `find` is synchronous, so one
+// instance per rule can be reused from lastIndex 0.
+const compiled = new WeakMap<SecretRule, RegExp>();
+function globalPattern(rule: SecretRule): RegExp {
+  let re = compiled.get(rule);
+  if (re === undefined) {
+    re = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
+    compiled.set(rule, re);
+  }
+  return re;
+}
 
 /** Every kind the default rules support. */
 export const SUPPORTED_SECRET_KINDS: readonly string[] = [...new Set(DEFAULT_SECRET_RULES.map((r) => r.kind))];
@@ -233,8 +305,14 @@ export class Redactor {
   find(text: string): SecretFinding[] {
     if (!this.enabled || text.length === 0) return [];
     const raw: Array<{ kind: string; start: number; end: number }> = [];
+    let lower: string | undefined;
     for (const rule of this.rules) {
-      const re = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
+      if (rule.keywords !== undefined) {
+        lower ??= text.toLowerCase();
+        if (!rule.keywords.some((k) => (lower as string).includes(k))) continue;
+      }
+      const re = globalPattern(rule);
+      re.lastIndex = 0;
       for (let m = re.exec(text); m !== null; m = re.exec(text)) {
         if (m[0].length === 0) {
           re.lastIndex++;

@@ -164,7 +164,7 @@ function renderListing(ws: Workspace, caller: Caller, call: ListingCall): Search
     rest: (shown, perEntry) => {
       const left = call.totalRows - call.offset - shown;
       if (left <= 0) return undefined;
-      const room = Math.max(1, Math.floor((call.budget - LISTING_OVERHEAD) / Math.max(1, perEntry)));
+      const room = Math.max(1, Math.floor((call.budget - LISTING_OVERHEAD) / Math.max(1, perEntry())));
       const shownFiles = new Set(
         call.rows
           .slice(0, shown)

@@ -217,7 +217,7 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
     rest: (shown, perEntry) => {
       const left = total - offset - shown;
       if (left <= 0) return undefined;
-      const room = Math.max(1, Math.floor((budget * 0.8) / Math.max(1, perEntry)));
+      const room = Math.max(1, Math.floor((budget * 0.8) / Math.max(1, perEntry())));
       const calls: string[] = [];
       // Where the definitions are: the directory or file holding most of the rest that one call can list.
       const tallies: Tally[] = [];

@@ -341,7 +341,7 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
     rest: (shown, perEntry) => {
       const left = entries - offset - shown;
       if (left <= 0) return undefined;
-      const room = Math.max(1, Math.floor((budget - 200) / Math.max(1, perEntry)));
+      const room = Math.max(1, Math.floor((budget - 200) / Math.max(1, perEntry())));
       const shownFrom = offset;
       const shownTo = offset + shown;
       // Where the left-out entries are, file by file.

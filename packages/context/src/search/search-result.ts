@@ -98,7 +98,7 @@ export interface SearchDraft<Item> {
    * The note and call for what is left out, given how many rows were shown
    * and the tokens an entry took on average; `undefined` when nothing is.
    */
-  readonly rest: (shown: number, tokensPerEntry: number) => { note: string; next: string | undefined } | undefined;
+  readonly rest: (shown: number, tokensPerEntry: () => number) => { note: string; next: string | undefined } | undefined;
   readonly budget: number;
   /** The same call with the profile's largest budget, offered when even one row does not fit. */
   readonly retry: string;
@@ -128,12 +128,14 @@ export function renderSearch<Item>(ws: Workspace, caller: Caller, input: SearchD
   const compose = (taken: number) => {
     const rows = draft.rows.slice(0, taken);
     let shown = 0;
-    let rowCost = 0;
-    for (let i = 0; i < taken; i++) {
-      shown += weight((draft.rows[i] as Row<Item>).item);
-      rowCost += costOf(i);
-    }
-    const rest = draft.rest(shown, shown === 0 ? 0 : rowCost / shown);
+    for (let i = 0; i < taken; i++) shown += weight((draft.rows[i] as Row<Item>).item);
+    // Rows are counted one by one only when something is left to advise on.
+    const perEntry = (): number => {
+      let rowCost = 0;
+      for (let i = 0; i < taken; i++) rowCost += costOf(i);
+      return shown === 0 ? 0 : rowCost / shown;
+    };
+    const rest = draft.rest(shown, perEntry);
     const body = rows.map((r) => r.text).join('\n');
     const listing = rows.length === 0 ? '' : wrapContent(body, { path: draft.scope === '' ? '.' : draft.scope, view: draft.view });
     const tail = [...(rest ? [rest.note] : []), ...(draft.notes ?? [])];
@@ -141,13 +143,21 @@ export function renderSearch<Item>(ws: Workspace, caller: Caller, input: SearchD
     const text = [masked(draft.header(shown)), listing, ...tail.map(masked)].filter((part) => part !== '').join('\n');
     return { text, rows, shown, rest };
   };
-  // Rows a first pass can afford, from per-row counts (BPE may merge across a
-  // newline, so the whole is counted exactly afterwards).
-  let used = ws.tokenizer.count(compose(0).text) + 40;
-  let taken = 0;
-  while (taken < draft.rows.length && used + costOf(taken) <= draft.budget) used += costOf(taken++);
-  let out = compose(taken);
-  let tokens = ws.tokenizer.count(out.text);
+  // Most listings fit whole: when the characters say they likely do, count the
+  // whole once and be done, instead of every row and then the whole.
+  const chars = draft.rows.reduce((n, r) => n + r.text.length + 1, 0);
+  let out = compose(draft.rows.length);
+  let taken = draft.rows.length;
+  let tokens = chars <= draft.budget * 2 ? ws.tokenizer.count(out.text) : Number.POSITIVE_INFINITY;
+  if (tokens > draft.budget) {
+    // Rows a first pass can afford, from per-row counts (BPE may merge across a
+    // newline, so the whole is counted exactly afterwards).
+    let used = ws.tokenizer.count(compose(0).text) + 40;
+    taken = 0;
+    while (taken < draft.rows.length && used + costOf(taken) <= draft.budget) used += costOf(taken++);
+    out = compose(taken);
+    tokens = ws.tokenizer.count(out.text);
+  }
   while (tokens > draft.budget && taken > 0) {
     taken = Math.max(0, taken - Math.max(1, Math.ceil(taken * 0.1)));
     out = compose(taken);
