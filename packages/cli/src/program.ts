@@ -124,7 +124,7 @@ Examples:
     .option('--glob <pattern>', 'only files matching this glob')
     .option('-F, --literal', 'the pattern is literal text')
     .option('-i, --ignore-case', 'ignore case')
-    .option('-C, --context <n>', 'lines of context around each match', int('--context'))
+    .option('--context <n>', 'lines of context around each match', int('--context'))
     .option('--files', 'list the matching files only')
     .option('--count', 'count matches per file')
     .option('--limit <n>', 'matches to show at most', int('--limit'))
@@ -262,11 +262,11 @@ Examples:
   command(
     snapshot,
     'restore <id>',
-    'put the workspace back as a snapshot captured it',
+    'put the workspace back as a snapshot (by id or tag) captured it',
     ['ctxfs snapshot restore before-refactor'],
     async () => (await snap()).restore,
   );
-  command(snapshot, 'drop <id>', 'delete a snapshot', ['ctxfs snapshot drop before-refactor'], async () => (await snap()).drop);
+  command(snapshot, 'drop <snapshot>', 'delete a snapshot (by id or tag)', ['ctxfs snapshot drop before-refactor'], async () => (await snap()).drop);
 
   command(
     program,

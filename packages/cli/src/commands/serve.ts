@@ -48,8 +48,9 @@ export const serve: Action = async (g, _args, o) => {
       await workspace.close().catch(() => undefined);
       resolve(EXIT.ok);
     };
-    process.once('SIGINT', () => void stop());
-    process.once('SIGTERM', () => void stop());
+    // `on`, not `once`: a library's exit hook re-raises a signal when it finds itself the only listener left.
+    process.on('SIGINT', () => void stop());
+    process.on('SIGTERM', () => void stop());
     const start = async (): Promise<void> => {
       if (o.http === true) {
         const http = await serveHttp(workspace, {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Snapshot } from '@ctxfs/core';
+import type { Filesystem, Snapshot } from '@ctxfs/core';
 import { EXIT } from '../exit-codes.ts';
 import { out, outJson, paint } from '../output.ts';
 import type { Action } from '../program.ts';
@@ -39,17 +39,25 @@ export const list: Action = (g) =>
     return EXIT.ok;
   });
 
-/** `ctxfs snapshot restore <id>`. */
-export const restore: Action = (g, [id = '']) =>
+/** The snapshot `name` names: its id, else the newest with that tag; the id itself when none does (the backend says it is unknown). */
+async function named(fs: Filesystem, name: string): Promise<string> {
+  const all = await fs.listSnapshots();
+  return (all.find((s) => s.id === name) ?? all.findLast((s) => s.tag === name))?.id ?? name;
+}
+
+/** `ctxfs snapshot restore <id|tag>`. */
+export const restore: Action = (g, [name = '']) =>
   withFilesystem(g, async (fs) => {
+    const id = await named(fs, name);
     await fs.restore(id);
     await (g.json ? outJson({ id, action: 'restored' }) : out(`restored ${id}`));
     return EXIT.ok;
   });
 
-/** `ctxfs snapshot drop <id>`. */
-export const drop: Action = (g, [id = '']) =>
+/** `ctxfs snapshot drop <id|tag>`. */
+export const drop: Action = (g, [name = '']) =>
   withFilesystem(g, async (fs) => {
+    const id = await named(fs, name);
     await fs.dropSnapshot(id);
     await (g.json ? outJson({ id, action: 'dropped' }) : out(`dropped ${id}`));
     return EXIT.ok;
