@@ -129,5 +129,5 @@ export function shapeErrors(command: string, data: unknown): string[] {
   return r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')} ${i.message}`);
 }
 
-/** Any ANSI escape sequence (colour, cursor movement). */
-export const ANSI = /\u001b\[/;
+/** How every ANSI escape sequence (colour, cursor movement) starts. */
+export const ESC = '\u001b[';
