@@ -8,7 +8,7 @@
  */
 
 import { createRequire } from 'node:module';
-import { type Command, InvalidArgumentError, Option, program as root } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ExitCode } from './exit-codes.ts';
 import { type GlobalOptions, PROFILES } from './options.ts';
 
@@ -47,7 +47,7 @@ const edit = () => import('./commands/edit.ts');
  */
 export function buildProgram(): Command {
   // Set first: subcommands copy the settings their parent has when they are added.
-  const program = root
+  const program = new Command()
     .exitOverride()
     .name('ctxfs')
     .description('The file layer for LLM agents, from the shell: read within a budget, search, patch, history, audit, snapshots and policy, on any backend.')
