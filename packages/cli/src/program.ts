@@ -8,7 +8,9 @@
  */
 
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { CONFIG_KEYS, loadCliConfig } from './config-file.ts';
 import type { ExitCode } from './exit-codes.ts';
 import { type GlobalOptions, PROFILES } from './options.ts';
 
@@ -77,6 +79,16 @@ Examples:
   $ ctxfs serve --http --port 8765
 `,
     );
+
+  // The config files' [cli] table fills what neither a flag nor a variable set.
+  program.hook('preAction', async (self) => {
+    const config = await loadCliConfig(resolve(self.opts().root as string));
+    for (const key of CONFIG_KEYS) {
+      const value = config[key];
+      const source = self.getOptionValueSource(key);
+      if (value !== undefined && (source === undefined || source === 'default')) self.setOptionValueWithSource(key, value, 'config');
+    }
+  });
 
   command(
     program,

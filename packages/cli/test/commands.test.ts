@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ctxfs, ESC, ensureBuilt, makeProject, type Project } from './support/cli.ts';
 
@@ -204,5 +204,45 @@ describe('ctxfs under a policy that denies', () => {
     expect(ctxfs(project, ['policy', 'check', 'write', 'src/math.ts']).status).toBe(0);
     expect(ctxfs(project, ['policy', 'show']).stdout).toMatch(/from\s+defaults < .*\.ctxfs\/config\.toml/);
     expect(ctxfs(project, ['--no-policy-files', 'cat', 'notes.txt']).status).toBe(0);
+  });
+});
+
+describe('ctxfs with a [cli] table in the config files', () => {
+  let project: Project;
+  beforeAll(async () => {
+    await ensureBuilt();
+    project = makeProject();
+    const user = join(project.base, 'config', 'ctxfs', 'config.toml');
+    mkdirSync(dirname(user), { recursive: true });
+    writeFileSync(user, '[cli]\nagent = "llm:from-user"\nprofile = "small"\n');
+  });
+  afterAll(() => project?.remove());
+  const author = (): string | undefined =>
+    ctxfs(project, ['history', 'notes.txt', '--json']).json<{ versions: Array<{ author: string }> }>().versions[0]?.author;
+
+  it("takes the user's settings, the project's over them, and a flag or variable over both", () => {
+    expect(ctxfs(project, ['replace', 'notes.txt', 'draft', 'one']).status).toBe(0);
+    expect(author()).toBe('llm:from-user');
+    project.write('.ctxfs/config.toml', '[cli]\nagent = "llm:from-project"\n\n[policy]\nmode = "auto"\n');
+    expect(ctxfs(project, ['replace', 'notes.txt', 'one', 'two']).status).toBe(0);
+    expect(author()).toBe('llm:from-project');
+    expect(ctxfs(project, ['replace', 'notes.txt', 'two', 'three'], { env: { CTXFS_AGENT: 'llm:from-env' } }).status).toBe(0);
+    expect(author()).toBe('llm:from-env');
+    expect(ctxfs(project, ['--agent', 'llm:from-flag', 'replace', 'notes.txt', 'three', 'four'], { env: { CTXFS_AGENT: 'llm:from-env' } }).status).toBe(0);
+    expect(author()).toBe('llm:from-flag');
+    // The user's profile still holds: a small model's budgets.
+    expect(ctxfs(project, ['cat', 'README.md', '--json']).json<{ tokens: number }>().tokens).toBeGreaterThan(0);
+    const listed = ctxfs(project, ['--backend', 'memory', 'ls', '--json']);
+    expect(listed.status).toBe(0);
+  });
+
+  it('refuses a key it does not know, naming the file (exit 2)', () => {
+    project.write('.ctxfs/config.toml', '[cli]\nbakend = "memory"\n');
+    const r = ctxfs(project, ['ls']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/config\.toml: \[cli\] has an unknown key "bakend"/);
+    project.write('.ctxfs/config.toml', '[cli]\nbackend = "docker:ctxfs-no-such-container"\n');
+    expect(ctxfs(project, ['ls']).status).toBe(5);
+    expect(ctxfs(project, ['--backend', 'host', 'ls']).status).toBe(0);
   });
 });
