@@ -13,6 +13,11 @@ import { reportError } from './output.ts';
 import { buildProgram } from './program.ts';
 
 const json = process.argv.includes('--json');
+// A reader that stops early (`ctxfs cat --raw big.log | head`) is not an error: stop writing and leave quietly.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
 // --no-color is a flag of every command; setting NO_COLOR lets styleText and commander's help agree with it.
 if (process.argv.includes('--no-color')) process.env.NO_COLOR = '1';
 

@@ -44,8 +44,15 @@ const read = () => import('./commands/read.ts');
 const edit = () => import('./commands/edit.ts');
 
 /**
- * The program. `bin.ts` parses `process.argv` with it; tests and embedders
- * can build it too.
+ * The program. `main.ts` parses `process.argv` with it; tests and embedders
+ * can build it too (a new commander `Command` each time).
+ *
+ * @example
+ * ```ts
+ * const program = buildProgram();
+ * program.commands.map((c) => c.name()); // ['overview', 'ls', 'cat', 'grep', …, 'serve']
+ * await program.parseAsync(['node', 'ctxfs', 'cat', 'README.md']);
+ * ```
  */
 export function buildProgram(): Command {
   // Set first: subcommands copy the settings their parent has when they are added.

@@ -128,7 +128,15 @@ export type DoctorJson = z.infer<typeof doctorJson>;
 /** `serve --http --json`: one line once the server listens. */
 export const serveJson = z.object({ transport: z.literal('http'), url: z.string(), backend: z.string() });
 
-/** The shape of each command's `--json`: a tool's name (its output schema) or a schema here. */
+/**
+ * The shape of each command's `--json`: a tool's name (its output schema) or a schema here.
+ *
+ * @example
+ * ```ts
+ * JSON_SHAPES['cat --lines'];               // 'read_lines': outputJsonSchema(readLines) from @ctxfs/tools
+ * z.toJSONSchema(JSON_SHAPES.doctor as z.ZodType); // the doctor's own shape
+ * ```
+ */
 export const JSON_SHAPES: Readonly<Record<string, string | z.ZodType>> = {
   overview: 'project_overview',
   ls: 'list_files',

@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ctxfs, ESC, ensureBuilt, makeProject, type Project } from './support/cli.ts';
+import { BIN, ctxfs, ESC, ensureBuilt, makeProject, type Project } from './support/cli.ts';
 
 // The built binary, piped as a script would run it: what each command prints and the exit code it means.
 describe('ctxfs from a script', () => {
@@ -119,6 +120,20 @@ describe('ctxfs from a script', () => {
     expect(readFileSync(join(project.root, 'notes.txt'), 'utf8')).toBe('status: review\n');
     expect(run(['rollback', 'notes.txt', '1']).status).toBe(0);
     expect(readFileSync(join(project.root, 'notes.txt'), 'utf8')).toBe('status: draft\n');
+  });
+
+  it('a reader that stops early ends the command quietly; a memory workspace has no audit trail to query', () => {
+    project.write('big.txt', `${'x'.repeat(1023)}\n`.repeat(4096));
+    const r = spawnSync('sh', ['-c', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} cat --raw big.txt | head -c 5; echo`], {
+      cwd: project.root,
+      env: project.env,
+      encoding: 'utf8',
+    });
+    expect(r.stdout.startsWith('xxxxx\n')).toBe(true);
+    expect(r.stderr).toBe('');
+    const audit = run(['--backend', 'memory', 'audit']);
+    expect(audit.status).toBe(1);
+    expect(audit.stderr).toMatch(/^ctxfs: EUNSUPPORTED: no audit trail/);
   });
 
   it('piped: no colour and no progress, whatever FORCE_COLOR is not set to', () => {

@@ -38,10 +38,9 @@ export function parseSince(value: string, now = Date.now()): Date {
 function trailOf(ws: CliWorkspace): NonNullable<CliWorkspace['trail']> {
   if (ws.trail !== undefined) return ws.trail;
   throw new CliError(
-    'EUNAVAILABLE',
+    'EUNSUPPORTED',
     `no audit trail: ${ws.trailMissing ?? 'it could not be opened'}`,
     'the trail is kept beside a host workspace or a --store file',
-    EXIT.refused,
   );
 }
 
