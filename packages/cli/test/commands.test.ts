@@ -1,17 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ctxfs, ESC, ensureBuilt, makeProject, type Project } from './support/cli.ts';
+import { describe, expect, it } from 'vitest';
+import { BIN, ctxfs, ESC, FILES, useProject } from './support/cli.ts';
 
 // The built binary, piped as a script would run it: what each command prints and the exit code it means.
 describe('ctxfs from a script', () => {
-  let project: Project;
-  beforeAll(async () => {
-    await ensureBuilt();
-    project = makeProject();
-  });
-  afterAll(() => project?.remove());
+  const project = useProject();
   const run = (args: readonly string[], input?: string) => ctxfs(project, args, { input });
 
   it('--version and --help (with examples) on every command', () => {
@@ -164,12 +159,7 @@ describe('ctxfs from a script', () => {
 });
 
 describe('ctxfs on a backend that is not there', () => {
-  let project: Project;
-  beforeAll(async () => {
-    await ensureBuilt();
-    project = makeProject();
-  });
-  afterAll(() => project?.remove());
+  const project = useProject();
 
   it('exits 5 with what to do, for every kind', () => {
     const cases = [
@@ -191,16 +181,12 @@ describe('ctxfs on a backend that is not there', () => {
 });
 
 describe('ctxfs under a policy that denies', () => {
-  let project: Project;
-  beforeAll(async () => {
-    await ensureBuilt();
-    project = makeProject();
-    project.write(
+  const project = useProject(FILES, (p) =>
+    p.write(
       '.ctxfs/config.toml',
       '[policy]\nread_only = ["README.md"]\n\n[[policy.rules]]\neffect = "deny"\npaths = ["notes.txt"]\nops = ["read"]\nreason = "notes are private"\n',
-    );
-  });
-  afterAll(() => project?.remove());
+    ),
+  );
 
   it('exits 4 and changes nothing; policy check explains it; --no-policy-files reads no file', () => {
     const write = ctxfs(project, ['replace', 'README.md', 'Demo', 'Demo!']);
@@ -223,15 +209,11 @@ describe('ctxfs under a policy that denies', () => {
 });
 
 describe('ctxfs with a [cli] table in the config files', () => {
-  let project: Project;
-  beforeAll(async () => {
-    await ensureBuilt();
-    project = makeProject();
-    const user = join(project.base, 'config', 'ctxfs', 'config.toml');
+  const project = useProject(FILES, (p) => {
+    const user = join(p.base, 'config', 'ctxfs', 'config.toml');
     mkdirSync(dirname(user), { recursive: true });
     writeFileSync(user, '[cli]\nagent = "llm:from-user"\nprofile = "small"\n');
   });
-  afterAll(() => project?.remove());
   const author = (): string | undefined =>
     ctxfs(project, ['history', 'notes.txt', '--json']).json<{ versions: Array<{ author: string }> }>().versions[0]?.author;
 

@@ -1,26 +1,21 @@
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerAvailable, removeTestContainers, seedWorkspace, sh, startTestContainer, TEST_IMAGE } from '../../container/test/docker-fixture.ts';
-import { ctxfs, ensureBuilt, makeProject, type Project } from './support/cli.ts';
+import { ctxfs, useProject } from './support/cli.ts';
 
 // The container backends through the CLI, on the real engine: in CI a missing engine fails (dockerAvailable throws), locally it skips loudly.
 const docker = await dockerAvailable();
 
 describe.runIf(docker)('ctxfs on a Docker container', () => {
-  let project: Project;
+  const project = useProject({});
   let container: Docker.Container;
   let name: string;
   beforeAll(async () => {
-    await ensureBuilt();
-    project = makeProject({});
     container = await startTestContainer();
     name = (await container.inspect()).Name.replace(/^\//, '');
     await seedWorkspace(container, '/work', 'app', { 'src/util.ts': 'export const limit = 10;\n', 'README.md': '# In a container\n' });
   }, 120_000);
-  afterAll(async () => {
-    await removeTestContainers();
-    project?.remove();
-  });
+  afterAll(() => removeTestContainers());
 
   it('reads, edits and keeps history inside the container by name (docker:<container>)', { timeout: 120_000 }, async () => {
     const on = ['--backend', `docker:${name}`, '--workdir', '/work/app'];

@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { JSON_SHAPES } from '../src/schemas.ts';
-import { ctxfs, ensureBuilt, makeProject, type Project, shapeErrors } from './support/cli.ts';
+import { ctxfs, shapeErrors, useProject } from './support/cli.ts';
 
 // Every command's --json, from the built binary, against the shape the README documents.
 describe('--json: every command answers one document of its documented shape', () => {
-  let project: Project;
+  const project = useProject();
   const checked = new Set<string>();
-  beforeAll(async () => {
-    await ensureBuilt();
-    project = makeProject();
-  });
-  afterAll(() => project?.remove());
 
   function json(shape: string, args: readonly string[], expectedStatus = 0, input?: string): Record<string, unknown> {
     const r = ctxfs(project, [...args, '--json'], { input });

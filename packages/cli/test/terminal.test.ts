@@ -1,37 +1,34 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ctxfs, ESC, ensureBuilt, makeProject, type Project } from './support/cli.ts';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ctxfs, ESC, ensureBuilt, makeProject, type Project, useProject } from './support/cli.ts';
 import { hasTmux, Terminal } from './support/terminal.ts';
 
 // ctxfs in a real terminal (tmux): what a person at a TTY sees, and what they answer.
 describe.runIf(hasTmux)('ctxfs in a terminal', () => {
-  let project: Project;
+  const files: Record<string, string> = { 'notes.txt': 'status: draft\n' };
+  // Enough files for the scan to report progress on its way, not only at the end.
+  for (let i = 0; i < 1200; i++) files[`src/m${Math.floor(i / 100)}/f${i}.ts`] = `export const v${i} = ${i};\n`;
+  const project = useProject(files);
   let term: Terminal | undefined;
-  beforeAll(async () => {
-    await ensureBuilt();
-    const files: Record<string, string> = { 'notes.txt': 'status: draft\n' };
-    // Enough files for the scan to report progress on its way, not only at the end.
-    for (let i = 0; i < 1200; i++) files[`src/m${Math.floor(i / 100)}/f${i}.ts`] = `export const v${i} = ${i};\n`;
-    project = makeProject(files);
-  });
   afterEach(() => {
     term?.close();
     term = undefined;
   });
-  afterAll(() => project?.remove());
 
-  it('scan draws its progress bar on the terminal and clears it when done', { timeout: 90_000 }, async () => {
-    term = Terminal.open(project, ['scan']);
+  it('scan draws its progress bars (files, then imports) on the terminal and clears them when done', { timeout: 90_000 }, async () => {
+    term = Terminal.open(project, ['scan', '--index']);
     expect(await term.exitCode(60_000)).toBe(0);
     const screen = term.screen();
     expect(screen).toMatch(/1201 files: 1201 added/);
-    // The bar was drawn (cli-progress's frame with the count) …
+    expect(screen).toMatch(/imports: \d+ relations in 1200 files/);
+    // The bars were drawn (cli-progress's frame with the count) …
     const drawn = term.recorded();
     expect(drawn).toMatch(/scan \[[█░]+\] \d+% \| \d+\/\d+ files \| (walk|hash|done)/);
-    // … and is gone from the screen: the line was cleared before the summary.
-    expect(screen).not.toMatch(/scan \[/);
-    expect(drawn).toContain(`${ESC}2K`);
+    expect(drawn).toMatch(/index \[[█░]+\] \d+% \| \d+\/1200 files \| imports/);
+    // … and are gone from the screen: each line was cleared before the summary.
+    expect(screen).not.toMatch(/(scan|index) \[/);
+    expect(drawn.split(`${ESC}2K`).length - 1).toBeGreaterThanOrEqual(2);
   });
 
   it('colours on a terminal; none with NO_COLOR or --no-color', { timeout: 60_000 }, async () => {

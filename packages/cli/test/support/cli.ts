@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { JSON_SHAPES } from '@ctxfs/cli';
 import { outputJsonSchema, TOOLS } from '@ctxfs/tools';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll } from 'vitest';
 import type { z } from 'zod';
 
 export const REPO = join(import.meta.dirname, '..', '..', '..', '..');
@@ -74,6 +75,38 @@ export function makeProject(files: Readonly<Record<string, string>> = FILES): Pr
   const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: join(base, 'config'), XDG_STATE_HOME: join(base, 'state') };
   for (const k of ['NO_COLOR', 'FORCE_COLOR', 'CTXFS_BACKEND', 'CTXFS_ROOT', 'CTXFS_PROFILE', 'CTXFS_AGENT', 'CTXFS_SESSION', 'CTXFS_STORE']) delete env[k];
   return { base, root, env, write, remove: () => rmSync(base, { recursive: true, force: true }) };
+}
+
+/**
+ * The project of a `describe` block: the CLI built and the project made
+ * before its tests, removed after them. Its fields can be read once the
+ * tests run.
+ */
+export function useProject(files: Readonly<Record<string, string>> = FILES, prepare?: (p: Project) => void): Project {
+  let current: Project | undefined;
+  beforeAll(async () => {
+    await ensureBuilt();
+    current = makeProject(files);
+    prepare?.(current);
+  });
+  afterAll(() => current?.remove());
+  const get = (): Project => {
+    if (current === undefined) throw new Error('the project is made before the tests (beforeAll)');
+    return current;
+  };
+  return {
+    get base() {
+      return get().base;
+    },
+    get root() {
+      return get().root;
+    },
+    get env() {
+      return get().env;
+    },
+    write: (path, text) => get().write(path, text),
+    remove: () => get().remove(),
+  };
 }
 
 /** What a run printed and exited with. */
