@@ -6,9 +6,9 @@
  *
  * State lives where the MCP server keeps it: beside a host workspace, in the
  * user's state directory for a container, in memory for a memory workspace.
- * The audit trail goes beside the state; a trail another ctxfs process holds
- * open is left to it (the table keeps the record, and the next open of the
- * trail replays it).
+ * The audit trail goes beside the state. One process writes it at a time,
+ * so a command waits (a few seconds at most) for another that holds it;
+ * past that its records are in the state store's table only.
  *
  * @module
  */
@@ -19,6 +19,7 @@ import type { Filesystem } from '@ctxfs/core';
 import type { Toolset } from '@ctxfs/tools';
 import { type CliBackend, openFilesystem, parseBackendOption } from './backend.ts';
 import { agentOf, type GlobalOptions } from './options.ts';
+import { note } from './output.ts';
 
 /** The backend `options` name. */
 export function backendOf(options: GlobalOptions): CliBackend {
@@ -71,13 +72,26 @@ async function openStore(spec: CliBackend, fs: Filesystem, store: string | undef
   }
 }
 
+/** How long a command waits for another ctxfs process to let go of the audit trail. */
+const TRAIL_WAIT_MS = 5_000;
+
 async function openTrail(storePath: string, store: StateStore): Promise<{ trail?: AuditTrail; missing?: string }> {
   if (storePath === ':memory:') return { missing: 'a workspace whose state is in memory keeps no audit trail' };
   const { AuditTrail, defaultAuditKeyFile } = await import('@ctxfs/context');
-  try {
-    return { trail: AuditTrail.open({ dir: join(dirname(storePath), 'audit'), key: { keyFile: defaultAuditKeyFile() }, index: store }) };
-  } catch (err) {
-    return { missing: (err as Error).message };
+  const options = { dir: join(dirname(storePath), 'audit'), key: { keyFile: defaultAuditKeyFile() }, index: store };
+  const until = Date.now() + TRAIL_WAIT_MS;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
+    try {
+      return { trail: AuditTrail.open(options) };
+    } catch (err) {
+      // Another command holds the trail (one writer at a time): commands are short, so wait for it.
+      if ((err as { code?: string }).code !== 'EBUSY') return { missing: (err as Error).message };
+      if (Date.now() >= until) {
+        await note('the audit trail is held by another ctxfs process; this command is recorded in the state store only');
+        return { missing: (err as Error).message };
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 }
 

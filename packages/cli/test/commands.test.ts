@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -129,6 +129,25 @@ describe('ctxfs from a script', () => {
     const audit = run(['--backend', 'memory', 'audit']);
     expect(audit.status).toBe(1);
     expect(audit.stderr).toMatch(/^ctxfs: EUNSUPPORTED: no audit trail/);
+  });
+
+  it('commands run at once each leave their record in the audit trail, and the chain verifies', async () => {
+    const before = ctxfs(project, ['audit', '--op', 'readLines', '--json']).json<{ records: unknown[] }>().records.length;
+    const runs = Array.from(
+      { length: 5 },
+      (_, i) =>
+        new Promise<number | null>((resolve) => {
+          const child = spawn(process.execPath, [BIN, 'cat', 'README.md', '--lines', `${(i % 3) + 1}`], {
+            cwd: project.root,
+            env: project.env,
+            stdio: 'ignore',
+          });
+          child.once('exit', resolve);
+        }),
+    );
+    expect(await Promise.all(runs)).toEqual([0, 0, 0, 0, 0]);
+    expect(ctxfs(project, ['audit', '--op', 'readLines', '--json']).json<{ records: unknown[] }>().records).toHaveLength(before + 5);
+    expect(ctxfs(project, ['audit', 'verify']).status).toBe(0);
   });
 
   it('piped: no colour and no progress, whatever FORCE_COLOR is not set to', () => {
