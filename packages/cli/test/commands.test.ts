@@ -131,6 +131,31 @@ describe('ctxfs from a script', () => {
     expect(audit.stderr).toMatch(/^ctxfs: EUNSUPPORTED: no audit trail/);
   });
 
+  it('snapshots, scan, doctor, audit and outline, as text', () => {
+    const created = run(['snapshot', 'create', 'text-test']);
+    expect(created.status).toBe(0);
+    const id = /^snapshot (\S+) {2}\d{4}-\d\d-\d\dT[\d:.]+Z {2}text-test$/m.exec(created.stdout)?.[1];
+    expect(id, created.stdout).toBeDefined();
+    expect(run(['snapshot']).stdout).toContain(`${id}  `);
+    project.write('notes.txt', 'status: scribbled\n');
+    expect(run(['snapshot', 'restore', 'text-test']).stdout).toBe(`restored ${id}\n`);
+    expect(readFileSync(join(project.root, 'notes.txt'), 'utf8')).not.toBe('status: scribbled\n');
+    expect(run(['snapshot', 'drop', 'text-test']).stdout).toBe(`dropped ${id}\n`);
+    expect(run(['snapshot', 'list']).stdout).not.toContain(id);
+    expect(run(['scan']).stdout).toMatch(/^\d+ files: \d+ added, \d+ changed, \d+ removed, \d+ unchanged \(\d+ hashed\)\n$/);
+    const doctor = run(['doctor']).stdout.split('\n');
+    for (const check of ['node', 'docker', 'ripgrep', 'backend', 'state store', 'audit trail']) {
+      expect(
+        doctor.some((l) => new RegExp(`^(ok  |warn|FAIL) ${check}`).test(l)),
+        check,
+      ).toBe(true);
+    }
+    expect(doctor.find((l) => l.includes(' backend '))).toMatch(/^ok {3}backend {6}/);
+    expect(run(['outline', 'src/math.ts']).stdout).toContain('export function add');
+    expect(run(['audit', '--limit', '1']).stdout).toMatch(/^#\d+ \S+Z cli \w+ .* (ok|refused|denied|error).* session [0-9a-f]{8}\n$/);
+    expect(run(['audit', 'verify']).stdout).toMatch(/^ok: \d+ lines \(\d+ records\) in 1 file\(s\) verify; /);
+  });
+
   it('commands run at once each leave their record in the audit trail, and the chain verifies', async () => {
     const before = ctxfs(project, ['audit', '--op', 'readLines', '--json']).json<{ records: unknown[] }>().records.length;
     const runs = Array.from(
