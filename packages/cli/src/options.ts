@@ -25,7 +25,8 @@ export interface GlobalOptions {
   readonly store?: string | undefined;
   /** `false` with `--no-policy-files`: read neither the user's nor the project's config.toml. */
   readonly policyFiles: boolean;
-  readonly json: boolean;
+  /** `--json`: one JSON document on stdout. */
+  readonly json?: boolean | undefined;
   /** `false` with `--no-color`. */
   readonly color: boolean;
 }

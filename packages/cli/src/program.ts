@@ -20,10 +20,15 @@ export type Action = (globals: GlobalOptions, args: readonly string[], options: 
 /** The CLI's version, from its package.json (one level above both src/ and dist/). */
 export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
+/** The examples section of a command's help. */
+function examplesText(examples: readonly string[]): string {
+  return `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n`;
+}
+
 /** A command of `parent`: its usage line, what it does, examples for --help, and its action (loaded when run). */
 function command(parent: Command, usage: string, summary: string, examples: readonly string[], load: () => Promise<Action>, isDefault = false): Command {
   const cmd = parent.command(usage, { isDefault }).description(summary);
-  if (examples.length > 0) cmd.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n`);
+  if (examples.length > 0) cmd.addHelpText('after', examplesText(examples));
   cmd.action(async (...params: unknown[]) => {
     const self = params.at(-1) as Command;
     const action = await load();
@@ -69,7 +74,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--session <id>', 'resume a session (reads, edits and budgets carry over)').env('CTXFS_SESSION'))
     .addOption(new Option('--store <file>', 'the state database (default beside the workspace)').env('CTXFS_STORE'))
     .option('--no-policy-files', "ignore the user's and the project's config.toml")
-    .option('--json', 'answer with one JSON document on stdout (see README: --json shapes)', false)
+    .option('--json', 'answer with one JSON document on stdout (see README: --json shapes)')
     .option('--no-color', 'no colours (also NO_COLOR=1; never when not a terminal)')
     .showHelpAfterError('(ctxfs --help lists the commands and options)')
     .addHelpText(
@@ -244,7 +249,8 @@ Examples:
     .description('the audit trail: query it, verify its chain, roll back a session')
     .addHelpText(
       'after',
-      '\nIn audit commands --session and --agent choose whose records (or changes); the command itself runs as agent cli in a new session.\n',
+      '\nIn audit commands --session and --agent choose whose records (or changes); the command itself runs as agent cli in a new session.\n' +
+        examplesText(['ctxfs audit --since 1h', 'ctxfs audit verify', 'ctxfs audit rollback --session 6f1c…']),
     );
   command(
     audit,
@@ -274,7 +280,10 @@ Examples:
     async () => (await import('./commands/audit.ts')).rollback,
   ).option('-m, --message <text>', 'why, for the history');
 
-  const snapshot = program.command('snapshot').description("snapshots of the whole workspace, on the backend's own store");
+  const snapshot = program
+    .command('snapshot')
+    .description("snapshots of the whole workspace, on the backend's own store")
+    .addHelpText('after', examplesText(['ctxfs snapshot create before-refactor', 'ctxfs snapshot', 'ctxfs snapshot restore before-refactor']));
   const snap = () => import('./commands/snapshot.ts');
   command(snapshot, 'create [tag]', 'capture the workspace', ['ctxfs snapshot create before-refactor'], async () => (await snap()).create);
   command(snapshot, 'list', 'the snapshots, oldest first', ['ctxfs snapshot list --json'], async () => (await snap()).list, true);
@@ -295,7 +304,10 @@ Examples:
     async () => (await import('./commands/scan.ts')).scan,
   ).option('--index', 'also index the imports of every code file');
 
-  const policy = program.command('policy').description('the policy: what may be read, searched and changed, and who is asked');
+  const policy = program
+    .command('policy')
+    .description('the policy: what may be read, searched and changed, and who is asked')
+    .addHelpText('after', examplesText(['ctxfs policy', 'ctxfs policy check write src/a.ts']));
   command(
     policy,
     'show',

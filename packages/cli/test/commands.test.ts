@@ -20,6 +20,7 @@ describe('ctxfs from a script', () => {
       expect.arrayContaining(['overview', 'ls', 'cat', 'grep', 'outline', 'symbol', 'related', 'patch', 'replace', 'history', 'diff', 'undo', 'rollback']),
     );
     expect(commands).toEqual(expect.arrayContaining(['audit', 'snapshot', 'scan', 'policy', 'doctor', 'serve']));
+    for (const group of ['audit', 'snapshot', 'policy']) expect(run([group, '--help']).stdout, group).toMatch(/\nExamples:\n {2}\$ ctxfs /);
     const leaves = [
       ...commands.filter((c) => !['audit', 'snapshot', 'policy'].includes(c)).map((c) => [c]),
       ['audit', 'query'],
