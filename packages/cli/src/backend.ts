@@ -8,7 +8,7 @@
  * @module
  */
 
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import type { Filesystem } from '@ctxfs/core';
 import type { BackendSpec } from '@ctxfs/mcp';
 import { CliError, EXIT } from './exit-codes.ts';
@@ -31,6 +31,8 @@ export type CliBackend = Exclude<BackendSpec, { kind: 'client-root' }>;
  */
 export function parseBackendOption(value: string | undefined, root: string, workdir?: string): CliBackend {
   const v = value ?? 'host';
+  // Checked before any container is made: the engine would make one for an image and then refuse the path.
+  if (workdir !== undefined && !isAbsolute(workdir)) throw new CliError('EINVAL', `--workdir ${workdir}: the workspace inside a container is an absolute path`);
   const after = (prefix: string): string | undefined => (v.startsWith(prefix) && v.length > prefix.length ? v.slice(prefix.length) : undefined);
   if (v === 'host') return { kind: 'host', root: resolve(root) };
   if (v === 'memory') return { kind: 'memory', seed: resolve(root) };
@@ -58,7 +60,7 @@ export function describe(spec: CliBackend): string {
 /**
  * Opens the filesystem of `spec`. Any failure to reach it — no such
  * directory, container or engine — is `EUNAVAILABLE` (exit 5), with the
- * backend's own message.
+ * backend's own message; an option the backend refuses is `EINVAL` (exit 2).
  */
 export async function openFilesystem(spec: CliBackend): Promise<Filesystem> {
   try {
@@ -70,6 +72,8 @@ export async function openFilesystem(spec: CliBackend): Promise<Filesystem> {
     return await openBackend(spec);
   } catch (err) {
     const e = err as Error & { code?: string; hint?: string };
+    // A bad option (a relative --workdir) is the caller's to fix, not the backend's.
+    if (e.code === 'EINVAL') throw new CliError('EINVAL', `cannot open ${describe(spec)}: ${e.message}`, e.hint);
     throw new CliError('EUNAVAILABLE', `cannot open ${describe(spec)}: ${e.message}`, e.hint ?? 'check --backend and --root', EXIT.unavailable);
   }
 }

@@ -222,6 +222,10 @@ describe('ctxfs on a backend that is not there', () => {
     expect(doctor.status).toBe(5);
     expect(doctor.json()).toMatchObject({ ok: false, checks: expect.arrayContaining([expect.objectContaining({ name: 'backend', ok: false })]) });
     expect(ctxfs(project, ['--backend', 'ftp:x', 'ls']).status).toBe(2);
+    // A bad --workdir is refused before any container is made for the image.
+    const workdir = ctxfs(project, ['--backend', 'docker-image:ctxfs-no-such-image:never', '--workdir', 'relative', 'ls']);
+    expect(workdir.status).toBe(2);
+    expect(workdir.stderr).toContain('--workdir relative');
   });
 });
 
