@@ -277,4 +277,9 @@ describe('policy files', () => {
       expect(err).toMatchObject({ code: 'EINVAL', path: '.ctxfs/config.toml' });
     }
   });
+
+  it("leaves the surfaces' own tables, [mcp] and [cli], to them", () => {
+    const text = '[policy]\nmode = "manual"\n\n[mcp]\nprofile = "small"\n\n[cli]\nbackend = "memory"\n';
+    expect(parsePolicyFile(text, '.ctxfs/config.toml')).toEqual({ mode: 'manual' });
+  });
 });

@@ -52,8 +52,8 @@ export function userConfigPath(): string {
 
 type Table = Record<string, unknown>;
 
-/** Tables of the same file that the surfaces read (and check) themselves: `[mcp]` is the MCP server's. */
-export const SURFACE_TABLES: readonly string[] = ['mcp'];
+/** Tables of the same file that the surfaces read (and check) themselves: `[mcp]` is the MCP server's, `[cli]` the command line's. */
+export const SURFACE_TABLES: readonly string[] = ['mcp', 'cli'];
 
 /** The line (1-based) where `key` is set inside table `table` (`policy`, `policy.rules` #n), for messages. */
 function lineOf(text: string, table: string, key: string | undefined, index = 0): number | undefined {

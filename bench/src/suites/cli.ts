@@ -1,0 +1,86 @@
+/**
+ * `ctxfs` start-up (issue 14): the built binary spawned as a shell runs it,
+ * beside `cat` and `node -e ''` spawned in the same run. Goal: `ctxfs
+ * --version` and `ctxfs cat --raw` of a 1 KB file under 150 ms each (they
+ * load commander and the host backend, nothing of the context layer). The
+ * budgeted `ctxfs cat` is measured too and has no goal: it serves the
+ * model's view of the file, so it opens the state store (SQLite), records
+ * the read and its audit line, and counts tokens (the o200k tokenizer's
+ * load is most of its time).
+ *
+ * @module
+ */
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineSuite, type PairCase, skipSuite } from '../harness.ts';
+
+const repoDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const BIN = join(repoDir, 'packages', 'cli', 'dist', 'bin.js');
+const START_MS = 150;
+
+interface Ctx {
+  readonly base: string;
+  readonly root: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+function spawn(ctx: Ctx, command: string, args: readonly string[]): string {
+  const r = spawnSync(command, args, { cwd: ctx.root, env: ctx.env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+export default defineSuite<Ctx>({
+  name: 'cli',
+  description: 'ctxfs start-up beside cat and node -e, spawned in the same run',
+  options: { timeMs: 1500, warmupMs: 500 },
+  setup() {
+    if (!existsSync(BIN)) throw skipSuite('packages/cli/dist/bin.js is not built (pnpm bench runs tsc -b first)');
+    const base = mkdtempSync(join(tmpdir(), 'ctxfs-bench-cli-'));
+    const root = join(base, 'proj');
+    mkdirSync(root);
+    // 1 KB of ordinary text: 16 lines of 64 characters.
+    writeFileSync(join(root, 'one-kb.txt'), Array.from({ length: 16 }, (_, i) => `line ${String(i).padStart(2, '0')} ${'x'.repeat(55)}\n`).join(''));
+    const env = { ...process.env, XDG_CONFIG_HOME: join(base, 'config'), XDG_STATE_HOME: join(base, 'state') };
+    return { base, root, env };
+  },
+  teardown: (ctx) => rmSync(ctx.base, { recursive: true, force: true }),
+  cases: (ctx) => {
+    const node = { name: "node -e ''", fn: (): string => spawn(ctx, process.execPath, ['-e', '']) };
+    const cat = { name: 'cat 1 KB', fn: (): string => spawn(ctx, 'cat', ['one-kb.txt']) };
+    const file = readFileSync(join(ctx.root, 'one-kb.txt'), 'utf8');
+    /** `ctxfs args…` beside two baselines, the first the ratio's; `answers` checks its output once before timing. */
+    const ctxfs = (
+      name: string,
+      args: readonly string[],
+      [first, second]: readonly [typeof node, typeof node],
+      answers: (out: string) => boolean,
+      extra: Pick<PairCase, 'budget' | 'note'> = {},
+    ): PairCase => {
+      const run = (): string => spawn(ctx, process.execPath, [BIN, ...args]);
+      return {
+        name,
+        subject: run,
+        baseline: first.fn,
+        baselineName: first.name,
+        moreBaselines: [second],
+        batch: 1,
+        verify: () => {
+          if (!answers(run())) throw new Error(`ctxfs ${args.join(' ')} did not answer as it should`);
+        },
+        ...extra,
+      };
+    };
+    return [
+      ctxfs('ctxfs --version', ['--version'], [node, cat], (out) => /^\d+\.\d+\.\d+\n$/.test(out), { budget: { maxMs: START_MS } }),
+      ctxfs('ctxfs cat --raw, 1 KB', ['cat', '--raw', 'one-kb.txt'], [cat, node], (out) => out === file, { budget: { maxMs: START_MS } }),
+      ctxfs('ctxfs cat (budgeted view), 1 KB', ['cat', 'one-kb.txt'], [cat, node], (out) => out.includes('line 15 '), {
+        note: 'no goal: opens the state store, records the read and its audit line, and counts tokens (loads SQLite and the tokenizer)',
+      }),
+    ];
+  },
+});

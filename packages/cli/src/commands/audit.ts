@@ -1,0 +1,108 @@
+/**
+ * `ctxfs audit`: the tamper-evident log every ctxfs call of this workspace
+ * leaves (AUDIT.md) — query it, verify its chain, and revert what one
+ * session or agent changed.
+ *
+ * @module
+ */
+
+import type { AuditRecord } from '@ctxfs/context';
+import { CliError, EXIT } from '../exit-codes.ts';
+import type { GlobalOptions } from '../options.ts';
+import { out, outJson, paint, paintDiff } from '../output.ts';
+import type { Action } from '../program.ts';
+import { type CliWorkspace, withContext } from '../workspace.ts';
+
+/**
+ * The options an audit command opens the workspace with: `--session` and
+ * `--agent` chose whose records, so the command itself acts as `cli` in a
+ * session of its own (a rollback recorded in the session it reverts would
+ * be reverted by the next one).
+ */
+function asAuditor(g: GlobalOptions): GlobalOptions {
+  return { ...g, agent: undefined, session: undefined };
+}
+
+/** `30m`, `2h`, `7d` before now, or an ISO time. */
+export function parseSince(value: string, now = Date.now()): Date {
+  const age = /^(\d+)([smhd])$/.exec(value);
+  if (age !== null) {
+    const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[age[2] as 's' | 'm' | 'h' | 'd'];
+    return new Date(now - Number(age[1]) * unit);
+  }
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) throw new CliError('EINVAL', `--since ${value}: expected an ISO time or an age (30m, 2h, 7d)`);
+  return at;
+}
+
+function trailOf(ws: CliWorkspace): NonNullable<CliWorkspace['trail']> {
+  if (ws.trail !== undefined) return ws.trail;
+  throw new CliError(
+    'EUNSUPPORTED',
+    `no audit trail: ${ws.trailMissing ?? 'it could not be opened'}`,
+    'the trail is kept beside a host workspace or a --store file',
+  );
+}
+
+function recordLine(r: AuditRecord): string {
+  const result = r.result === 'ok' ? paint('green', r.result) : paint(r.result === 'error' ? 'red' : 'yellow', `${r.result}${r.code ? ` ${r.code}` : ''}`);
+  const approval = r.approval?.required ? ` [approved by ${r.approval.by}]` : '';
+  const mark = r.verified ? '' : paint('red', ' (does not verify)');
+  return `#${r.seq} ${r.ts} ${r.agent} ${paint('bold', r.op)} ${r.paths.join(', ')} ${result}${approval} session ${r.sessionId.slice(0, 8)}${mark}`;
+}
+
+/** `ctxfs audit [query]`. */
+export const query: Action = (g, _args, o) =>
+  withContext(asAuditor(g), async (ws) => {
+    const trail = trailOf(ws);
+    const records = trail.query({
+      path: o.path as string | undefined,
+      agent: g.agent,
+      sessionId: g.session,
+      op: o.op as string | undefined,
+      result: o.result as string | undefined,
+      since: typeof o.since === 'string' ? parseSince(o.since) : undefined,
+      limit: (o.limit as number | undefined) ?? 50,
+    });
+    if (g.json) await outJson({ trail: trail.dir, records });
+    else await out(records.length === 0 ? 'no records' : records.map(recordLine).join('\n'));
+    return EXIT.ok;
+  });
+
+/** `ctxfs audit verify`: exit 0 when the chain verifies, 1 when it does not. */
+export const verify: Action = (g) =>
+  withContext(asAuditor(g), async (ws) => {
+    const trail = trailOf(ws);
+    const report = trail.verify();
+    if (g.json) await outJson({ trail: trail.dir, ...report });
+    else if (report.ok)
+      await out(`${paint('green', 'ok')}: ${report.records} lines (${report.entries} records) in ${report.files} file(s) verify; ${trail.dir}`);
+    else {
+      const bad = report.firstBad;
+      await out(
+        `${paint('red', 'damaged')}: ${report.records} lines verify, then ${bad ? `${bad.file} line ${bad.line} (seq ${bad.seq}): ${bad.damage}, ${bad.detail}` : 'a line does not'}; ${trail.dir}`,
+      );
+    }
+    return report.ok ? EXIT.ok : EXIT.refused;
+  });
+
+/** `ctxfs audit rollback --session <id> | --agent <name>`: exit 0 when every change was reverted, else 1. */
+export const rollback: Action = (g, _args, o) => {
+  const sessionId = g.session;
+  const agent = g.agent;
+  if (sessionId === undefined && agent === undefined) throw new CliError('EINVAL', 'audit rollback: name --session <id> or --agent <name>');
+  return withContext(asAuditor(g), async ({ ctx }) => {
+    const { editResult } = await import('@ctxfs/tools');
+    const changes = ctx.changesOf({ sessionId, agent });
+    const results = (await ctx.rollbackChanges({ sessionId, agent }, { message: o.message as string | undefined })).map((r) => editResult(r));
+    const refused = results.filter((r) => r.isError);
+    if (g.json)
+      await outJson({ changes: changes.length, reverted: results.length - refused.length, refused: refused.length, results: results.map((r) => r.data) });
+    else {
+      const who = sessionId === undefined ? `agent ${agent}` : `session ${sessionId}`;
+      const head = `${who}: ${changes.length} change(s), ${results.length - refused.length} file change(s) reverted, ${refused.length} refused`;
+      await out([head, ...results.map((r) => paintDiff(r.text))].join('\n'));
+    }
+    return refused.length === 0 ? EXIT.ok : EXIT.refused;
+  });
+};

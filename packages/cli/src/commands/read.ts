@@ -1,0 +1,92 @@
+/**
+ * The commands that read: overview, ls, cat, grep, outline, symbol,
+ * related. Each is one tool call, except `cat --raw`, which streams the
+ * file's bytes from the backend with nothing budgeted and nothing but the
+ * backend loaded.
+ *
+ * @module
+ */
+
+import { parseLines } from '../arguments.ts';
+import { CliError, EXIT, type ExitCode } from '../exit-codes.ts';
+import type { GlobalOptions } from '../options.ts';
+import { write } from '../output.ts';
+import type { Action } from '../program.ts';
+import { defined, runTool } from '../tool-command.ts';
+import { withFilesystem } from '../workspace.ts';
+
+type Opts = Readonly<Record<string, unknown>>;
+
+/** `ctxfs overview` → project_overview. */
+export const overview: Action = (g, _args, o: Opts) => runTool(g, 'project_overview', defined({ budget_tokens: o.budget }));
+
+/** `ctxfs ls [path]` → list_files. */
+export const ls: Action = (g, [path], o: Opts) =>
+  runTool(g, 'list_files', defined({ path, glob: o.glob, depth: o.depth, limit: o.limit, offset: o.offset, include_ignored: o.all }));
+
+/** The file's bytes, chunk by chunk, to stdout. */
+async function catRaw(g: GlobalOptions, path: string): Promise<ExitCode> {
+  if (g.json) throw new CliError('EINVAL', 'cat --raw writes the bytes themselves; it has no --json form', 'leave out --raw for the read_file data');
+  return withFilesystem(g, async (fs) => {
+    await using reader = await fs.openRead(path);
+    for await (const chunk of reader) await write(process.stdout, chunk);
+    return EXIT.ok;
+  });
+}
+
+/** `ctxfs cat <path>` → read_file, `--lines` → read_lines, `--raw` → the bytes. */
+export const cat: Action = (g, [path = ''], o: Opts) => {
+  if (o.raw === true) {
+    if (o.lines !== undefined || o.strategy !== undefined || o.maxTokens !== undefined) {
+      throw new CliError('EINVAL', 'cat --raw writes the whole file: it takes no --lines, --strategy or --max-tokens');
+    }
+    return catRaw(g, path);
+  }
+  if (typeof o.lines === 'string') {
+    const { start, end } = parseLines(o.lines);
+    return runTool(g, 'read_lines', defined({ path, start_line: start, end_line: end, context: o.context, max_tokens: o.maxTokens }));
+  }
+  if (o.context !== undefined) throw new CliError('EINVAL', '--context goes with --lines');
+  return runTool(g, 'read_file', defined({ path, max_tokens: o.maxTokens, strategy: o.strategy }));
+};
+
+/** `ctxfs grep <pattern> [path]` → grep. */
+export const grep: Action = (g, [pattern, path], o: Opts) => {
+  if (o.files === true && o.count === true) throw new CliError('EINVAL', '--files and --count: choose one');
+  const output = o.files === true ? 'files' : o.count === true ? 'count' : undefined;
+  return runTool(
+    g,
+    'grep',
+    defined({
+      pattern,
+      path,
+      glob: o.glob,
+      literal: o.literal,
+      ignore_case: o.ignoreCase,
+      context_lines: o.context,
+      output,
+      limit: o.limit,
+      offset: o.offset,
+      include_ignored: o.all,
+    }),
+  );
+};
+
+/** `ctxfs outline <path>` → get_outline. */
+export const outline: Action = (g, [path], o: Opts) => {
+  const range = typeof o.lines === 'string' ? parseLines(o.lines) : undefined;
+  return runTool(g, 'get_outline', defined({ path, symbol: o.symbol, start_line: range?.start, end_line: range?.end, max_tokens: o.maxTokens }));
+};
+
+/** `ctxfs symbol <name> <file>` → get_symbol; `ctxfs symbol <name>` → find_symbol. */
+export const symbol: Action = (g, [name, file], o: Opts) => {
+  if (file !== undefined) {
+    if (o.kind !== undefined || o.in !== undefined || o.limit !== undefined)
+      throw new CliError('EINVAL', '--kind, --in and --limit search: leave out the file');
+    return runTool(g, 'get_symbol', defined({ path: file, name, max_tokens: o.maxTokens }));
+  }
+  return runTool(g, 'find_symbol', defined({ query: name, kind: o.kind, path: o.in, limit: o.limit }));
+};
+
+/** `ctxfs related <path>` → get_related_files. */
+export const related: Action = (g, [path], o: Opts) => runTool(g, 'get_related_files', defined({ path, depth: o.depth }));

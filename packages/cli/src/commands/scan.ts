@@ -1,0 +1,52 @@
+/**
+ * `ctxfs scan`: brings the registry up to date with the disk (incremental
+ * after the first time) and, with `--index`, the import graph that
+ * `related` reads — each with a progress bar on a terminal.
+ *
+ * @module
+ */
+
+import { EXIT } from '../exit-codes.ts';
+import { out, outJson } from '../output.ts';
+import type { Action } from '../program.ts';
+import { progressBar } from '../progress.ts';
+import type { ScanJson } from '../schemas.ts';
+import { withContext } from '../workspace.ts';
+
+/** `ctxfs scan [--index]`. */
+export const scan: Action = (g, _args, o) =>
+  withContext(g, async ({ ctx }) => {
+    const bar = await progressBar('scan');
+    const r = await ctx.scan({
+      onProgress: (p) => bar.update(p.phase === 'hash' ? p.hashed : p.checked, p.phase === 'hash' ? (p.toHash ?? p.files) : p.files, p.phase),
+    });
+    bar.stop();
+    let index: ScanJson['index'];
+    if (o.index === true) {
+      const ibar = await progressBar('index');
+      index = await ctx.indexRelations({ onProgress: (p) => ibar.update(p.done, p.total, 'imports') });
+      ibar.stop();
+    }
+    const data: ScanJson = {
+      files: r.files,
+      added: [...r.added],
+      changed: [...r.changed],
+      removed: [...r.removed],
+      unchanged: r.unchanged,
+      hashed: r.hashed,
+      bytes_hashed: r.bytesHashed,
+      skipped: r.skipped.map((s) => ({ path: s.path, code: s.code })),
+      duration_ms: Math.round(r.durationMs),
+      index,
+    };
+    if (g.json) await outJson(data);
+    else {
+      const lines = [
+        `${r.files} files: ${r.added.length} added, ${r.changed.length} changed, ${r.removed.length} removed, ${r.unchanged} unchanged (${r.hashed} hashed)`,
+      ];
+      if (r.skipped.length > 0) lines.push(`skipped ${r.skipped.length}: ${r.skipped.map((s) => `${s.path} (${s.code})`).join(', ')}`);
+      if (index !== undefined) lines.push(`imports: ${index.relations} relations in ${index.files} files (${index.parsed} parsed)`);
+      await out(lines.join('\n'));
+    }
+    return EXIT.ok;
+  });

@@ -1,0 +1,51 @@
+/**
+ * What `ctxfs` runs: parses the command line, runs the command, and exits
+ * with the code its result means (see `exit-codes.ts`). A usage error is 2, whatever
+ * commander would say; any other failure is reported in one place, as text
+ * on stderr or as `{error}` with `--json`.
+ *
+ * @module
+ */
+
+import { CommanderError } from 'commander';
+import { CliError, EXIT, type ExitCode, exitCodeOf } from './exit-codes.ts';
+import { reportError } from './output.ts';
+import { buildProgram } from './program.ts';
+
+const json = process.argv.includes('--json');
+// A reader that stops early (`ctxfs cat --raw big.log | head`) is not an error: stop writing and leave quietly.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+// --no-color is a flag of every command; setting NO_COLOR lets styleText and commander's help agree with it.
+if (process.argv.includes('--no-color')) process.env.NO_COLOR = '1';
+
+async function main(): Promise<ExitCode> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(process.argv);
+    return (process.exitCode as ExitCode | undefined) ?? EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and --version end this way too, with exit code 0; commander has already written the message.
+      if (err.exitCode === 0) return EXIT.ok;
+      if (json) await reportError({ code: 'EINVAL', message: err.message.replace(/^error: /, '') }, true);
+      return EXIT.usage;
+    }
+    if (err instanceof CliError) {
+      await reportError(err, json);
+      return err.exitCode;
+    }
+    const e = err as Error & { code?: unknown; hint?: string; path?: string };
+    if (typeof e.code === 'string') {
+      await reportError({ code: e.code, message: e.message, hint: e.hint, path: e.path }, json);
+      return exitCodeOf(e.code);
+    }
+    await reportError({ code: 'EINTERNAL', message: e.stack ?? String(err), hint: 'this is a bug in ctxfs; please report it' }, json);
+    return EXIT.refused;
+  }
+}
+
+// Exit explicitly: a backend's sockets or workers must not keep a finished command alive.
+process.exit(await main());

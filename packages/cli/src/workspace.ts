@@ -1,0 +1,134 @@
+/**
+ * What a command works on: the filesystem alone (raw reads, snapshots), or
+ * the context layer over it with the tools bound to this command's session.
+ * Heavy parts — SQLite, the tokenizer, tree-sitter — are loaded here, when a
+ * command asks for the context layer, never at start-up.
+ *
+ * State lives where the MCP server keeps it: beside a host workspace, in the
+ * user's state directory for a container, in memory for a memory workspace.
+ * The audit trail goes beside the state. One process writes it at a time,
+ * so a command waits (a few seconds at most) for another that holds it;
+ * past that its records are in the state store's table only.
+ *
+ * @module
+ */
+
+import { dirname, join } from 'node:path';
+import type { AuditTrail, ContextLayer, StateStore } from '@ctxfs/context';
+import type { Filesystem } from '@ctxfs/core';
+import type { Toolset } from '@ctxfs/tools';
+import { type CliBackend, openFilesystem, parseBackendOption } from './backend.ts';
+import { agentOf, type GlobalOptions } from './options.ts';
+import { note } from './output.ts';
+
+/** The backend `options` name. */
+export function backendOf(options: GlobalOptions): CliBackend {
+  return parseBackendOption(options.backend, options.root, options.workdir);
+}
+
+/** Runs `body` on the filesystem `options` name, closing it after. */
+export async function withFilesystem<T>(options: GlobalOptions, body: (fs: Filesystem, spec: CliBackend) => Promise<T>): Promise<T> {
+  const spec = backendOf(options);
+  const fs = await openFilesystem(spec);
+  try {
+    return await body(fs, spec);
+  } finally {
+    await fs.close();
+  }
+}
+
+/** An open workspace: the filesystem, the context layer as this command's session, its tools. */
+export interface CliWorkspace {
+  readonly spec: CliBackend;
+  readonly fs: Filesystem;
+  readonly ctx: ContextLayer;
+  readonly tools: Toolset;
+  /** The tamper-evident audit log, when this process could open it. */
+  readonly trail: AuditTrail | undefined;
+  /** Why there is no trail, when there is none. */
+  readonly trailMissing: string | undefined;
+}
+
+/** Where the state database of a workspace is, unless `--store` says. */
+async function statePath(spec: CliBackend, fs: Filesystem, store: string | undefined): Promise<string> {
+  if (store !== undefined) return store;
+  const { defaultStatePath, userStatePath } = await import('@ctxfs/context');
+  if (spec.kind === 'host') return defaultStatePath(fs.root);
+  // A container's root (docker://id/work) names it; its state is the user's, outside the container.
+  if (spec.kind === 'container') return userStatePath(fs.root);
+  return ':memory:';
+}
+
+async function openStore(spec: CliBackend, fs: Filesystem, store: string | undefined): Promise<{ store: StateStore; path: string }> {
+  const { StateStore, userStatePath } = await import('@ctxfs/context');
+  const path = await statePath(spec, fs, store);
+  try {
+    return { store: StateStore.open({ path }), path };
+  } catch (err) {
+    // A read-only parent beside the workspace: keep the state per user, as the context layer does.
+    if (store !== undefined || spec.kind !== 'host') throw err;
+    const fallback = userStatePath(fs.root);
+    return { store: StateStore.open({ path: fallback }), path: fallback };
+  }
+}
+
+/** How long a command waits for another ctxfs process to let go of the audit trail. */
+const TRAIL_WAIT_MS = 5_000;
+
+async function openTrail(storePath: string, store: StateStore): Promise<{ trail?: AuditTrail; missing?: string }> {
+  if (storePath === ':memory:') return { missing: 'a workspace whose state is in memory keeps no audit trail' };
+  const { AuditTrail, defaultAuditKeyFile } = await import('@ctxfs/context');
+  const options = { dir: join(dirname(storePath), 'audit'), key: { keyFile: defaultAuditKeyFile() }, index: store };
+  const until = Date.now() + TRAIL_WAIT_MS;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
+    try {
+      return { trail: AuditTrail.open(options) };
+    } catch (err) {
+      // Another command holds the trail (one writer at a time): commands are short, so wait for it.
+      if ((err as { code?: string }).code !== 'EBUSY') return { missing: (err as Error).message };
+      if (Date.now() >= until) {
+        await note('the audit trail is held by another ctxfs process; this command is recorded in the state store only');
+        return { missing: (err as Error).message };
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
+/**
+ * Runs `body` on the context layer of the workspace `options` name, as the
+ * session `--session` names (or a new one), with the terminal approver for
+ * what the policy asks about; closes everything after.
+ */
+export async function withContext<T>(options: GlobalOptions, body: (ws: CliWorkspace) => Promise<T>): Promise<T> {
+  const spec = backendOf(options);
+  const fs = await openFilesystem(spec);
+  let store: StateStore | undefined;
+  let trail: AuditTrail | undefined;
+  let ctx: ContextLayer | undefined;
+  try {
+    const [{ createContext, TerminalApprover }, { Toolset }] = await Promise.all([import('@ctxfs/context'), import('@ctxfs/tools')]);
+    const opened = await openStore(spec, fs, options.store);
+    store = opened.store;
+    const t = await openTrail(opened.path, store);
+    trail = t.trail;
+    ctx = await createContext({
+      fs,
+      store,
+      profile: options.profile ?? 'large',
+      agent: agentOf(options),
+      ...(options.session === undefined ? {} : { sessionId: options.session }),
+      safety: {
+        approver: new TerminalApprover(),
+        ...(trail === undefined ? {} : { auditTrail: trail }),
+        ...(options.policyFiles ? {} : { policyFiles: false as const }),
+      },
+    });
+    return await body({ spec, fs, ctx, tools: new Toolset(ctx), trail, trailMissing: t.missing });
+  } finally {
+    ctx?.close();
+    trail?.close();
+    if (store !== undefined && !store.closed) store.close();
+    await fs.close();
+  }
+}

@@ -1,0 +1,294 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, ctxfs, ESC, FILES, useProject } from './support/cli.ts';
+
+// The built binary, piped as a script would run it: what each command prints and the exit code it means.
+describe('ctxfs from a script', () => {
+  const project = useProject();
+  const run = (args: readonly string[], input?: string) => ctxfs(project, args, { input });
+
+  it('--version and --help (with examples) on every command', () => {
+    const v = run(['--version']);
+    expect(v.status).toBe(0);
+    expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const help = run(['--help']);
+    expect(help.status).toBe(0);
+    const commands = [...help.stdout.matchAll(/^ {2}([a-z]+)(?: |$)/gm)].map((m) => m[1] as string).filter((c) => c !== 'help');
+    expect(commands).toEqual(
+      expect.arrayContaining(['overview', 'ls', 'cat', 'grep', 'outline', 'symbol', 'related', 'patch', 'replace', 'history', 'diff', 'undo', 'rollback']),
+    );
+    expect(commands).toEqual(expect.arrayContaining(['audit', 'snapshot', 'scan', 'policy', 'doctor', 'serve']));
+    for (const group of ['audit', 'snapshot', 'policy']) expect(run([group, '--help']).stdout, group).toMatch(/\nExamples:\n {2}\$ ctxfs /);
+    const leaves = [
+      ...commands.filter((c) => !['audit', 'snapshot', 'policy'].includes(c)).map((c) => [c]),
+      ['audit', 'query'],
+      ['audit', 'verify'],
+      ['audit', 'rollback'],
+      ...['create', 'list', 'restore', 'drop'].map((c) => ['snapshot', c]),
+      ['policy', 'show'],
+      ['policy', 'check'],
+    ];
+    for (const leaf of leaves) {
+      const h = run([...leaf, '--help']);
+      expect(h.status, leaf.join(' ')).toBe(0);
+      expect(h.stdout, leaf.join(' ')).toMatch(/\nExamples:\n( {2}\$ .*ctxfs .*\n)+\s*$/);
+    }
+  });
+
+  it('reads: the budgeted view, a line range, the raw bytes', () => {
+    const cat = run(['cat', 'src/math.ts']);
+    expect(cat.status).toBe(0);
+    expect(cat.stdout).toMatch(/^<file path="src\/math.ts" version="[0-9a-f]{12}" lines="1-6 of 6" view="full"/);
+    expect(cat.stdout).toContain('export const retries = 3;');
+    const lines = run(['cat', 'src/math.ts', '--lines', '2:3']);
+    expect(lines.stdout).toContain('2\texport function add');
+    expect(lines.stdout).toContain('3\t  return a + b;');
+    expect(lines.stdout).not.toContain('retries');
+    const raw = run(['cat', '--raw', 'src/math.ts']);
+    expect(raw.stdout).toBe(readFileSync(join(project.root, 'src/math.ts'), 'utf8'));
+    expect(run(['grep', 'retries']).stdout).toContain('6:\texport const retries = 3;');
+    expect(run(['ls']).stdout).toMatch(/src\/math\.ts\s+\d+ B\s+typescript/);
+    expect(run(['symbol', 'add', 'src/math.ts']).stdout).toContain('/** Adds two numbers. */');
+    expect(run(['symbol', 'add']).stdout).toContain('get_symbol({"path":"src/math.ts","name":"add"})');
+    expect(run(['related', 'src/math.ts']).stdout).toContain('src/main.ts');
+    expect(run(['overview']).stdout).toContain('README.md');
+  });
+
+  it('exit codes: 2 usage, 3 not found (a file, a snapshot, the text to replace)', () => {
+    for (const args of [
+      ['bogus'],
+      ['cat'],
+      ['cat', 'x', '--lines', '9:2'],
+      ['cat', 'x', '--raw', '--lines', '1:2'],
+      ['--profile', 'huge', 'ls'],
+      ['grep', '(unclosed'],
+    ]) {
+      const r = run(args);
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).not.toBe('');
+    }
+    for (const args of [
+      ['cat', 'missing.ts'],
+      ['cat', '--raw', 'missing.ts'],
+      ['diff', 'missing.ts'],
+      ['snapshot', 'restore', 'never-made'],
+    ]) {
+      const r = run(args);
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(3);
+      expect(r.stderr).toMatch(/^ctxfs: E(NOENT|NOSNAPSHOT)/);
+    }
+    const missing = run(['replace', 'src/math.ts', 'no such text', 'x']);
+    expect(missing.status).toBe(3);
+    expect(missing.stderr).toMatch(/^ctxfs: /);
+    // Text that matches more than once is an argument to make precise.
+    expect(run(['replace', 'src/math.ts', 'a', 'x']).status).toBe(2);
+  });
+
+  it('patch: --dry-run shows the diff and changes nothing; then it applies, and a second time it is refused', () => {
+    const patch = '--- a/src/math.ts\n+++ b/src/math.ts\n@@ -6 +6 @@\n-export const retries = 3;\n+export const retries = 5;\n';
+    const before = readFileSync(join(project.root, 'src/math.ts'), 'utf8');
+    const dry = run(['patch', '--dry-run'], patch);
+    expect(dry.status).toBe(0);
+    expect(dry.stdout).toMatch(/^dry run: nothing was changed\./);
+    expect(dry.stdout).toContain('+export const retries = 5;');
+    expect(readFileSync(join(project.root, 'src/math.ts'), 'utf8')).toBe(before);
+    project.write('fix.diff', patch);
+    expect(run(['patch', 'fix.diff']).status).toBe(0);
+    expect(readFileSync(join(project.root, 'src/math.ts'), 'utf8')).toContain('retries = 5;');
+    const again = run(['patch', 'fix.diff']);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('does not apply');
+    const envelope = '*** Begin Patch\n*** Add File: src/new.ts\n+export const fresh = true;\n*** End Patch\n';
+    expect(run(['patch', '--dry-run'], envelope).stdout).toContain('+export const fresh = true;');
+    expect(run(['cat', '--raw', 'src/new.ts']).status).toBe(3);
+  });
+
+  it('history, diff, undo and rollback, all recorded', () => {
+    expect(run(['replace', 'notes.txt', 'draft', 'review']).status).toBe(0);
+    expect(run(['replace', 'notes.txt', 'review', 'final']).status).toBe(0);
+    const history = run(['history', 'notes.txt']).stdout;
+    expect(history).toMatch(/#3 replace by cli/);
+    expect(run(['diff', 'notes.txt', '1', 'current']).stdout).toContain('+status: final');
+    expect(run(['undo', 'notes.txt']).status).toBe(0);
+    expect(readFileSync(join(project.root, 'notes.txt'), 'utf8')).toBe('status: review\n');
+    expect(run(['rollback', 'notes.txt', '1']).status).toBe(0);
+    expect(readFileSync(join(project.root, 'notes.txt'), 'utf8')).toBe('status: draft\n');
+  });
+
+  it('a reader that stops early ends the command quietly; a memory workspace has no audit trail to query', () => {
+    project.write('big.txt', `${'x'.repeat(1023)}\n`.repeat(4096));
+    const r = spawnSync('sh', ['-c', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} cat --raw big.txt | head -c 5; echo`], {
+      cwd: project.root,
+      env: project.env,
+      encoding: 'utf8',
+    });
+    expect(r.stdout.startsWith('xxxxx\n')).toBe(true);
+    expect(r.stderr).toBe('');
+    const audit = run(['--backend', 'memory', 'audit']);
+    expect(audit.status).toBe(1);
+    expect(audit.stderr).toMatch(/^ctxfs: EUNSUPPORTED: no audit trail/);
+  });
+
+  it('snapshots, scan, doctor, audit and outline, as text', () => {
+    const created = run(['snapshot', 'create', 'text-test']);
+    expect(created.status).toBe(0);
+    const id = /^snapshot (\S+) {2}\d{4}-\d\d-\d\dT[\d:.]+Z {2}text-test$/m.exec(created.stdout)?.[1];
+    expect(id, created.stdout).toBeDefined();
+    expect(run(['snapshot']).stdout).toContain(`${id}  `);
+    project.write('notes.txt', 'status: scribbled\n');
+    expect(run(['snapshot', 'restore', 'text-test']).stdout).toBe(`restored ${id}\n`);
+    expect(readFileSync(join(project.root, 'notes.txt'), 'utf8')).not.toBe('status: scribbled\n');
+    expect(run(['snapshot', 'drop', 'text-test']).stdout).toBe(`dropped ${id}\n`);
+    expect(run(['snapshot', 'list']).stdout).not.toContain(id);
+    expect(run(['scan']).stdout).toMatch(/^\d+ files: \d+ added, \d+ changed, \d+ removed, \d+ unchanged \(\d+ hashed\)\n$/);
+    const doctor = run(['doctor']).stdout.split('\n');
+    for (const check of ['node', 'docker', 'ripgrep', 'backend', 'state store', 'audit trail']) {
+      expect(
+        doctor.some((l) => new RegExp(`^(ok  |warn|FAIL) ${check}`).test(l)),
+        check,
+      ).toBe(true);
+    }
+    expect(doctor.find((l) => l.includes(' backend '))).toMatch(/^ok {3}backend {6}/);
+    expect(run(['outline', 'src/math.ts']).stdout).toContain('export function add');
+    expect(run(['audit', '--limit', '1']).stdout).toMatch(/^#\d+ \S+Z cli \w+ .* (ok|refused|denied|error).* session [0-9a-f]{8}\n$/);
+    expect(run(['audit', 'verify']).stdout).toMatch(/^ok: \d+ lines \(\d+ records\) in 1 file\(s\) verify; /);
+  });
+
+  it('commands run at once each leave their record in the audit trail, and the chain verifies', async () => {
+    const before = ctxfs(project, ['audit', '--op', 'readLines', '--json']).json<{ records: unknown[] }>().records.length;
+    const runs = Array.from(
+      { length: 5 },
+      (_, i) =>
+        new Promise<number | null>((resolve) => {
+          const child = spawn(process.execPath, [BIN, 'cat', 'README.md', '--lines', `${(i % 3) + 1}`], {
+            cwd: project.root,
+            env: project.env,
+            stdio: 'ignore',
+          });
+          child.once('exit', resolve);
+        }),
+    );
+    expect(await Promise.all(runs)).toEqual([0, 0, 0, 0, 0]);
+    expect(ctxfs(project, ['audit', '--op', 'readLines', '--json']).json<{ records: unknown[] }>().records).toHaveLength(before + 5);
+    expect(ctxfs(project, ['audit', 'verify']).status).toBe(0);
+  });
+
+  it('piped: no colour and no progress, whatever FORCE_COLOR is not set to', () => {
+    for (const args of [
+      ['scan'],
+      ['replace', 'notes.txt', 'draft', 'done'],
+      ['diff', 'notes.txt', '1', 'current'],
+      ['doctor'],
+      ['policy', 'show'],
+      ['cat', 'x'],
+    ]) {
+      const r = run(args);
+      expect(r.stdout.includes(ESC) || r.stderr.includes(ESC), args.join(' ')).toBe(false);
+    }
+    expect(run(['scan']).stderr).toBe('');
+  });
+
+  it('--session carries reads and edits over: a session that read a file, then saw it change, has its edit merged or refused', () => {
+    const session = 'session-test-1';
+    expect(ctxfs(project, ['--session', session, 'cat', 'src/main.ts']).status).toBe(0);
+    project.write('src/main.ts', "import { add } from './math.ts';\n\nconsole.log(add(2, 2));\n");
+    const r = ctxfs(project, ['--session', session, 'replace', 'src/main.ts', 'add(2, 2)', 'add(3, 3)', '--json']);
+    // The change since the read is on the same line: the edit is based on a stale read and merges or refuses, saying which.
+    expect(r.json()).toMatchObject({ op: 'replace' });
+    const audit = ctxfs(project, ['audit', '--session', session, '--json']).json<{ records: Array<{ op: string }> }>();
+    expect(audit.records.map((x) => x.op)).toEqual(['replace', 'readFile']);
+  });
+});
+
+describe('ctxfs on a backend that is not there', () => {
+  const project = useProject();
+
+  it('exits 5 with what to do, for every kind', () => {
+    const cases = [
+      ['-C', join(project.base, 'no-such-dir'), 'ls'],
+      ['--backend', 'docker:ctxfs-no-such-container', 'ls'],
+      ['--backend', 'docker-image:ctxfs-no-such-image:never', 'cat', 'a.txt'],
+      ['-C', join(project.base, 'no-such-dir'), 'cat', '--raw', 'a.txt'],
+    ];
+    for (const args of cases) {
+      const r = ctxfs(project, args);
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(5);
+      expect(r.stderr).toMatch(/^ctxfs: EUNAVAILABLE: cannot open /);
+    }
+    const doctor = ctxfs(project, ['-C', join(project.base, 'no-such-dir'), 'doctor', '--json']);
+    expect(doctor.status).toBe(5);
+    expect(doctor.json()).toMatchObject({ ok: false, checks: expect.arrayContaining([expect.objectContaining({ name: 'backend', ok: false })]) });
+    expect(ctxfs(project, ['--backend', 'ftp:x', 'ls']).status).toBe(2);
+    // A bad --workdir is refused before any container is made for the image.
+    const workdir = ctxfs(project, ['--backend', 'docker-image:ctxfs-no-such-image:never', '--workdir', 'relative', 'ls']);
+    expect(workdir.status).toBe(2);
+    expect(workdir.stderr).toContain('--workdir relative');
+  });
+});
+
+describe('ctxfs under a policy that denies', () => {
+  const project = useProject(FILES, (p) =>
+    p.write(
+      '.ctxfs/config.toml',
+      '[policy]\nread_only = ["README.md"]\n\n[[policy.rules]]\neffect = "deny"\npaths = ["notes.txt"]\nops = ["read"]\nreason = "notes are private"\n',
+    ),
+  );
+
+  it('exits 4 and changes nothing; policy check explains it; --no-policy-files reads no file', () => {
+    const write = ctxfs(project, ['replace', 'README.md', 'Demo', 'Demo!']);
+    expect(write.status).toBe(4);
+    expect(write.stderr).toContain('read-only');
+    expect(readFileSync(join(project.root, 'README.md'), 'utf8')).toContain('# Demo\n');
+    const patch = ctxfs(project, ['patch', '--dry-run'], { input: '--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# Demo\n+# Demo!\n' });
+    expect(patch.status).toBe(4);
+    const read = ctxfs(project, ['cat', 'notes.txt']);
+    expect(read.status).toBe(4);
+    expect(read.stderr).toContain('notes are private');
+    expect(ctxfs(project, ['cat', '--raw', '.env']).status).toBe(0);
+    const check = ctxfs(project, ['policy', 'check', 'read', 'notes.txt']);
+    expect(check.status).toBe(4);
+    expect(check.stdout).toMatch(/^deny: read notes.txt by cli\n {2}because notes are private/);
+    expect(ctxfs(project, ['policy', 'check', 'write', 'src/math.ts']).status).toBe(0);
+    expect(ctxfs(project, ['policy', 'show']).stdout).toMatch(/from\s+defaults < .*\.ctxfs\/config\.toml/);
+    expect(ctxfs(project, ['--no-policy-files', 'cat', 'notes.txt']).status).toBe(0);
+  });
+});
+
+describe('ctxfs with a [cli] table in the config files', () => {
+  const project = useProject(FILES, (p) => {
+    const user = join(p.base, 'config', 'ctxfs', 'config.toml');
+    mkdirSync(dirname(user), { recursive: true });
+    writeFileSync(user, '[cli]\nagent = "llm:from-user"\nprofile = "small"\n');
+  });
+  const author = (): string | undefined =>
+    ctxfs(project, ['history', 'notes.txt', '--json']).json<{ versions: Array<{ author: string }> }>().versions[0]?.author;
+
+  it("takes the user's settings, the project's over them, and a flag or variable over both", () => {
+    expect(ctxfs(project, ['replace', 'notes.txt', 'draft', 'one']).status).toBe(0);
+    expect(author()).toBe('llm:from-user');
+    project.write('.ctxfs/config.toml', '[cli]\nagent = "llm:from-project"\n\n[policy]\nmode = "auto"\n');
+    expect(ctxfs(project, ['replace', 'notes.txt', 'one', 'two']).status).toBe(0);
+    expect(author()).toBe('llm:from-project');
+    expect(ctxfs(project, ['replace', 'notes.txt', 'two', 'three'], { env: { CTXFS_AGENT: 'llm:from-env' } }).status).toBe(0);
+    expect(author()).toBe('llm:from-env');
+    expect(ctxfs(project, ['--agent', 'llm:from-flag', 'replace', 'notes.txt', 'three', 'four'], { env: { CTXFS_AGENT: 'llm:from-env' } }).status).toBe(0);
+    expect(author()).toBe('llm:from-flag');
+    // The user's profile still holds: a small model's budgets.
+    expect(ctxfs(project, ['cat', 'README.md', '--json']).json<{ tokens: number }>().tokens).toBeGreaterThan(0);
+    const listed = ctxfs(project, ['--backend', 'memory', 'ls', '--json']);
+    expect(listed.status).toBe(0);
+  });
+
+  it('refuses a key it does not know, naming the file (exit 2)', () => {
+    project.write('.ctxfs/config.toml', '[cli]\nbakend = "memory"\n');
+    const r = ctxfs(project, ['ls']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/config\.toml: \[cli\] has an unknown key "bakend"/);
+    project.write('.ctxfs/config.toml', '[cli]\nbackend = "docker:ctxfs-no-such-container"\n');
+    expect(ctxfs(project, ['ls']).status).toBe(5);
+    expect(ctxfs(project, ['--backend', 'host', 'ls']).status).toBe(0);
+  });
+});

@@ -1,0 +1,50 @@
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dockerAvailable, removeTestContainers, seedWorkspace, sh, startTestContainer, TEST_IMAGE } from '../../container/test/docker-fixture.ts';
+import { ctxfs, useProject } from './support/cli.ts';
+
+// The container backends through the CLI, on the real engine: in CI a missing engine fails (dockerAvailable throws), locally it skips loudly.
+const docker = await dockerAvailable();
+
+describe.runIf(docker)('ctxfs on a Docker container', () => {
+  const project = useProject({});
+  let container: Docker.Container;
+  let name: string;
+  beforeAll(async () => {
+    container = await startTestContainer();
+    name = (await container.inspect()).Name.replace(/^\//, '');
+    await seedWorkspace(container, '/work', 'app', { 'src/util.ts': 'export const limit = 10;\n', 'README.md': '# In a container\n' });
+  }, 120_000);
+  afterAll(() => removeTestContainers());
+
+  it('reads, edits and keeps history inside the container by name (docker:<container>)', { timeout: 120_000 }, async () => {
+    const on = ['--backend', `docker:${name}`, '--workdir', '/work/app'];
+    const raw = ctxfs(project, [...on, 'cat', '--raw', 'src/util.ts']);
+    expect(raw.status, raw.stderr).toBe(0);
+    expect(raw.stdout).toBe('export const limit = 10;\n');
+    expect(
+      ctxfs(project, [...on, 'ls', '--json'])
+        .json<{ items: Array<{ path: string }> }>()
+        .items.map((i) => i.path),
+    ).toEqual(expect.arrayContaining(['README.md', 'src/util.ts']));
+    const edit = ctxfs(project, [...on, 'replace', 'src/util.ts', 'limit = 10', 'limit = 20']);
+    expect(edit.status, edit.stderr).toBe(0);
+    expect((await sh(container, 'cat /work/app/src/util.ts')).stdout).toBe('export const limit = 20;\n');
+    // The state of a container's workspace is the user's, outside the container: the next command sees the change.
+    const history = ctxfs(project, [...on, 'history', 'src/util.ts', '--json']).json<{ versions: Array<{ op: string; author: string }> }>();
+    expect(history.versions[0]).toMatchObject({ op: 'replace', author: 'cli' });
+    expect(ctxfs(project, [...on, 'undo', 'src/util.ts']).status).toBe(0);
+    expect((await sh(container, 'cat /work/app/src/util.ts')).stdout).toBe('export const limit = 10;\n');
+    const doctor = ctxfs(project, [...on, 'doctor', '--json']).json<{ ok: boolean; checks: Array<{ name: string; ok: boolean }> }>();
+    expect(doctor.ok).toBe(true);
+    expect(doctor.checks.find((c) => c.name === 'docker')?.ok).toBe(true);
+  });
+
+  it('works on a new container from an image, removed after (docker-image:<image>)', { timeout: 120_000 }, async () => {
+    const before = (await new Docker().listContainers({ all: true })).length;
+    const r = ctxfs(project, ['--backend', `docker-image:${TEST_IMAGE}`, 'ls', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ view: 'files' });
+    expect((await new Docker().listContainers({ all: true })).length).toBe(before);
+  });
+});

@@ -1,0 +1,48 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, useProject } from './support/cli.ts';
+
+const TRACER = join(import.meta.dirname, 'support', 'trace-modules.ts');
+
+// Fast start, checked by what is loaded rather than by a clock (the figures are in bench/: pnpm bench cli).
+describe('what ctxfs loads to start', () => {
+  const project = useProject();
+
+  function modules(args: readonly string[]): string[] {
+    const file = join(project.base, `modules-${args.join('-').replace(/\W+/g, '_')}.txt`);
+    rmSync(file, { force: true });
+    const r = spawnSync(process.execPath, ['--import', TRACER, BIN, ...args], {
+      cwd: project.root,
+      env: { ...project.env, CTXFS_TRACE_MODULES: file },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    return [...new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean))];
+  }
+
+  /** What a command that serves a model's view needs, and a quick one must not load. */
+  const HEAVY = [/\/packages\/(context|tools|mcp)\//, /^node:sqlite$/, /gpt-tokenizer/, /tree-sitter/, /\/zod@/, /@modelcontextprotocol/];
+  const heavy = (loaded: readonly string[]): string[] => loaded.filter((url) => HEAVY.some((re) => re.test(url)));
+
+  it('--version loads commander and none of ctxfs', () => {
+    const loaded = modules(['--version']);
+    expect(loaded.some((u) => u.includes('/commander@'))).toBe(true);
+    expect(loaded.filter((u) => /\/packages\/(?!cli\/)/.test(u))).toEqual([]);
+    expect(heavy(loaded)).toEqual([]);
+  });
+
+  it('cat --raw loads the host backend and nothing of the context layer', () => {
+    const loaded = modules(['cat', '--raw', 'src/math.ts']);
+    expect(loaded.some((u) => u.includes('/packages/host/'))).toBe(true);
+    expect(heavy(loaded)).toEqual([]);
+  });
+
+  it('the budgeted cat loads SQLite, the tokenizer and the tools (the trace sees them when they load)', () => {
+    const loaded = modules(['cat', 'src/math.ts']);
+    expect(loaded).toContain('node:sqlite');
+    expect(loaded.some((u) => u.includes('gpt-tokenizer'))).toBe(true);
+    expect(loaded.some((u) => u.includes('/packages/tools/'))).toBe(true);
+  });
+});
