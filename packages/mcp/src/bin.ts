@@ -102,13 +102,18 @@ async function main(): Promise<void> {
     ...(o['no-policy-files'] ? { policyFiles: false as const } : {}),
   });
   const closeAll: Array<() => Promise<void>> = [];
+  let stopping = false;
   const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
     for (const close of closeAll) await close().catch(() => undefined);
     await workspace.close().catch(() => undefined);
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  // `on`, not `once`: a library's exit hook (proper-lockfile's signal-exit) re-raises a signal
+  // when it finds no listener left, which would kill the process before it closed.
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
   if (o.http) {
     const port = o.port === undefined ? 8765 : Number(o.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port ${o.port}: expected 0-65535`);
