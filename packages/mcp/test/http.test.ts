@@ -129,3 +129,19 @@ describe('Streamable HTTP safety', () => {
     }
   });
 });
+
+describe('shutdown', () => {
+  it('closes cleanly, exit 0, on SIGTERM and on SIGINT, with clients connected', async () => {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      const ws = tempWorkspace({ 'a.ts': 'export const a = 1;\n' });
+      const server = await startHttp(['--root', ws.root, '--no-policy-files']);
+      const { client } = await server.connect();
+      expect((await call(client, 'read_lines', { path: 'a.ts', start_line: 1 })).isError).toBeFalsy();
+      const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+      server.child.kill(signal);
+      // A once-listener left proper-lockfile's exit hook to re-raise the signal: the process died with 143 or 130.
+      expect(await exited).toBe(0);
+      ws.remove();
+    }
+  });
+});
