@@ -84,6 +84,15 @@ export interface ContainerFilesystemOptions extends FilesystemBaseOptions {
   owner?: { uid: number; gid: number };
 }
 
+/** The workspace root inside the container: absolute, normalized, not `/` (default `/work`). */
+function checkedWorkdir(option: string | undefined): string {
+  const workdir = (option ?? '/work').replace(/\/+$/, '');
+  if (!workdir.startsWith('/') || workdir === '' || workdir.split('/').some((s) => s === '..' || s === '.')) {
+    throw fsError('EINVAL', 'open', workdir, { reason: 'workdir must be an absolute, normalized path other than /' });
+  }
+  return workdir;
+}
+
 /** Files up to this size are read in one helper response; larger ones stream as tar. */
 const INLINE_READ_BYTES = 1 << 20;
 /** Writes up to this size travel inline on the helper's stdin. */
@@ -282,10 +291,7 @@ export class ContainerFilesystem extends FilesystemBase {
 
   private constructor(options: ContainerFilesystemOptions, docker: Docker, container: Docker.Container, ref: string, created: boolean) {
     super(options);
-    const workdir = (options.workdir ?? '/work').replace(/\/+$/, '');
-    if (!workdir.startsWith('/') || workdir === '' || workdir.split('/').some((s) => s === '..' || s === '.')) {
-      throw fsError('EINVAL', 'open', workdir, { reason: 'workdir must be an absolute, normalized path other than /' });
-    }
+    const workdir = checkedWorkdir(options.workdir);
     this.workdir = workdir;
     this.docker = docker;
     this.#container = container;
@@ -305,6 +311,8 @@ export class ContainerFilesystem extends FilesystemBase {
    * checks that the image offers what it needs.
    */
   static async open(options: ContainerFilesystemOptions): Promise<ContainerFilesystem> {
+    // Checked before anything is created: a refused workdir must not leave a container behind.
+    checkedWorkdir(options.workdir);
     const docker = connectEngine(options.engine);
     if ((options.container === undefined) === (options.image === undefined)) {
       throw fsError('EINVAL', 'open', undefined, { reason: 'pass exactly one of { container } or { image }' });
