@@ -147,7 +147,7 @@ export {
   type PolicyRule,
   resolvePolicy,
 } from './safety/policy.ts';
-export { loadPolicyFiles, PROJECT_CONFIG_PATH, parsePolicyFile, SURFACE_TABLES, userConfigPath } from './safety/policy-file.ts';
+export { loadPolicyFiles, POLICY_KEYS, type PolicyKey, PROJECT_CONFIG_PATH, parsePolicyFile, SURFACE_TABLES, userConfigPath } from './safety/policy-file.ts';
 export {
   DEFAULT_SECRET_RULES,
   entropy,
