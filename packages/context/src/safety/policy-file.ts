@@ -73,7 +73,7 @@ export interface PolicyKey {
  */
 export const POLICY_KEYS = {
   policy: [
-    { key: 'mode', value: '"auto", "manual" or "deny"', meaning: 'What happens where no rule decides (default "auto").', example: '"manual"' },
+    { key: 'mode', value: '"auto", "manual" or "deny"', meaning: 'What happens where no rule decides (default "auto").', example: '"auto"' },
     {
       key: 'auto_approve_reads',
       value: 'true or false',
