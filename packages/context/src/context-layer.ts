@@ -113,7 +113,7 @@ export interface SafetyOptions {
 
 /** Edit settings of a context layer. */
 export interface EditSettings extends ConflictOptions {
-  /** Applied on open and by `pruneHistory()`; default 1,000 versions per file, 512 MiB. */
+  /** Applied on open when given, and by `pruneHistory()`; a limit not given is `DEFAULT_RETENTION`'s (1,000 versions per file, 512 MiB). Without it nothing prunes on its own. */
   retention?: RetentionOptions;
   /** Store the content of every file served to a model (up to this many bytes; default 1 MiB, 0 to disable) so a stale edit can be merged. */
   rememberReadsUpTo?: number;

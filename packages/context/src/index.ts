@@ -60,7 +60,15 @@ export {
   type VersionRef,
 } from './history/history.ts';
 export { formatUnifiedDiff, type UnifiedDiff, type UnifiedDiffOptions } from './history/unified-diff.ts';
-export { type FileVersion, type PruneResult, type RetentionOptions, sha256Hex, type VersionOp, VersionStore } from './history/version-store.ts';
+export {
+  DEFAULT_RETENTION,
+  type FileVersion,
+  type PruneResult,
+  type RetentionOptions,
+  sha256Hex,
+  type VersionOp,
+  VersionStore,
+} from './history/version-store.ts';
 export { type Merge3Options, type Merge3Result, type MergeConflict, merge3 } from './merge/merge3.ts';
 export { buildOverview, DEFAULT_TOOLS, type Overview, type OverviewDocument, type OverviewOptions, type ToolDescription } from './overview/project-overview.ts';
 export { type ApplyHunksOptions, type ApplyResult, applyHunks, type HunkFailure } from './patch/apply-hunks.ts';
@@ -147,7 +155,7 @@ export {
   type PolicyRule,
   resolvePolicy,
 } from './safety/policy.ts';
-export { loadPolicyFiles, PROJECT_CONFIG_PATH, parsePolicyFile, SURFACE_TABLES, userConfigPath } from './safety/policy-file.ts';
+export { loadPolicyFiles, POLICY_KEYS, type PolicyKey, PROJECT_CONFIG_PATH, parsePolicyFile, SURFACE_TABLES, userConfigPath } from './safety/policy-file.ts';
 export {
   DEFAULT_SECRET_RULES,
   entropy,

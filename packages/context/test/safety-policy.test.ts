@@ -1,7 +1,7 @@
 import { compilePathPatterns } from '@ctxfs/core';
 import ignore from 'ignore';
 import { describe, expect, it } from 'vitest';
-import { type Effect, type OpClass, type PolicyConfig, type PolicyRule, parsePolicyFile, resolvePolicy } from '../src/index.ts';
+import { type Effect, type OpClass, POLICY_KEYS, type PolicyConfig, type PolicyRule, parsePolicyFile, resolvePolicy } from '../src/index.ts';
 
 // Patterns and paths with the corners of gitignore: `**`, anchored `/x`,
 // directory-only `x/`, negation, dotfiles, character classes, case.
@@ -254,6 +254,19 @@ describe('policy files', () => {
       rules: [{ effect: 'deny', paths: ['secrets/'], ops: ['read', 'search'], agents: ['llm:*'], reason: 'never' }],
       budgets: { operations: 500, bytes: 1_000_000, tokens: 40_000, operationsPerMinute: 60 },
     });
+  });
+
+  // The key table is what the docs list: each key it names must be read, and every other key refused.
+  it.each(Object.entries(POLICY_KEYS))('reads each key of [%s] the key table lists, and refuses any other', (table, keys) => {
+    const file = (set: Record<string, string>): string => {
+      // A rule needs an effect and paths; the key under test replaces the base rule's own.
+      const entries = table === 'policy.rules' ? { effect: '"allow"', paths: '["base/"]', ...set } : set;
+      const header = table === 'policy.rules' ? '[[policy.rules]]' : `[${table}]`;
+      return [header, ...Object.entries(entries).map(([k, v]) => `${k} = ${v}`)].join('\n');
+    };
+    const without = parsePolicyFile(file({}), 'config.toml');
+    for (const { key, example } of keys) expect(parsePolicyFile(file({ [key]: example }), 'config.toml'), key).not.toEqual(without);
+    expect(() => parsePolicyFile(file({ not_a_key: '1' }), 'config.toml')).toThrow(`the keys there are ${keys.map((k) => k.key).join(', ')}`);
   });
 
   it.each([

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { defaultStatePath, MIGRATIONS, StateStore } from '../src/index.ts';
+import { DEFAULT_RETENTION, defaultStatePath, MIGRATIONS, StateStore, VersionStore } from '../src/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ctxfs-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -116,5 +116,21 @@ describe('default state location over a host workspace', () => {
     expect(ctx.registry.list().map((r) => r.path)).toEqual(['a.ts']);
     ctx.close();
     await fs.close();
+  });
+});
+
+describe('history retention where no limits are given', () => {
+  test('keeps the newest DEFAULT_RETENTION.maxVersionsPerFile versions of a file', () => {
+    const store = StateStore.open();
+    const versions = new VersionStore(store);
+    const sha256 = versions.putBlob(new TextEncoder().encode('x\n'));
+    const keep = DEFAULT_RETENTION.maxVersionsPerFile;
+    store.transaction(() => {
+      for (let i = 0; i < keep + 2; i++) versions.append({ path: 'a.txt', sha256, size: 2, op: 'write', author: 'user' });
+    });
+    expect(versions.prune().versionsRemoved).toBe(2);
+    expect(versions.count('a.txt')).toBe(keep);
+    expect(versions.list('a.txt', 1)[0]?.seq).toBe(keep + 2);
+    store.close();
   });
 });

@@ -58,6 +58,9 @@ export interface RetentionOptions {
   maxBytes?: number;
 }
 
+/** The limits `prune()` applies where none are given. */
+export const DEFAULT_RETENTION: Readonly<Required<RetentionOptions>> = { maxVersionsPerFile: 1000, maxBytes: 512 * 1024 * 1024 };
+
 /** What a prune removed. */
 export interface PruneResult {
   readonly versionsRemoved: number;
@@ -266,8 +269,8 @@ export class VersionStore {
    * version (and no pending journal entry) refers to is deleted.
    */
   prune(options: RetentionOptions = {}): PruneResult {
-    const maxVersions = Math.max(1, options.maxVersionsPerFile ?? 1000);
-    const maxBytes = options.maxBytes ?? 512 * 1024 * 1024;
+    const maxVersions = Math.max(1, options.maxVersionsPerFile ?? DEFAULT_RETENTION.maxVersionsPerFile);
+    const maxBytes = options.maxBytes ?? DEFAULT_RETENTION.maxBytes;
     return this.store.transaction(() => {
       let versionsRemoved = 0;
       const over = this.store.statement('SELECT path, MAX(seq) AS top, COUNT(*) AS n FROM history GROUP BY path HAVING n > ?').all(maxVersions) as Array<{

@@ -55,6 +55,84 @@ type Table = Record<string, unknown>;
 /** Tables of the same file that the surfaces read (and check) themselves: `[mcp]` is the MCP server's, `[cli]` the command line's. */
 export const SURFACE_TABLES: readonly string[] = ['mcp', 'cli'];
 
+/** One key a policy table takes. */
+export interface PolicyKey {
+  readonly key: string;
+  /** The value it takes, in words. */
+  readonly value: string;
+  /** What it does, and its default. */
+  readonly meaning: string;
+  /** A valid TOML value for it. */
+  readonly example: string;
+}
+
+/**
+ * Every key of the policy's tables. The parser refuses any key not listed
+ * here, and the documentation (LLM_FILE_ACCESS.md) is generated from it, so
+ * the two cannot disagree on what a policy file may say.
+ */
+export const POLICY_KEYS = {
+  policy: [
+    { key: 'mode', value: '"auto", "manual" or "deny"', meaning: 'What happens where no rule decides (default "auto").', example: '"auto"' },
+    {
+      key: 'auto_approve_reads',
+      value: 'true or false',
+      meaning: 'Reads and searches go ahead without asking (default: true in auto mode, false in manual).',
+      example: 'true',
+    },
+    {
+      key: 'auto_approve_write_patterns',
+      value: 'array of path patterns',
+      meaning: 'Changes of these paths go ahead without asking in auto mode; others ask (default ["**"]).',
+      example: '["src/**", "tests/**"]',
+    },
+    {
+      key: 'always_ask',
+      value: 'array of operation classes',
+      meaning: 'Classes that ask a person even where a rule allows (a deny still wins; default none).',
+      example: '["delete", "rename"]',
+    },
+    { key: 'read_only', value: 'array of path patterns', meaning: 'Paths no call may change.', example: '["vendor/", "LICENSE"]' },
+    {
+      key: 'sensitive',
+      value: 'array of path patterns',
+      meaning: "Paths treated as credentials besides the registry's own list: denied to reads and searches unless an allow rule names them.",
+      example: '["*.tfvars"]',
+    },
+    {
+      key: 'approval_timeout_seconds',
+      value: 'number > 0',
+      meaning: 'How long a person has to answer; no answer is a denial (default 120).',
+      example: '60',
+    },
+    {
+      key: 'rules',
+      value: 'array of tables, [[policy.rules]]',
+      meaning: "Rules; every layer's rules apply together.",
+      example: '[{ effect = "deny", paths = ["secrets/"] }]',
+    },
+    { key: 'budgets', value: 'table, [policy.budgets]', meaning: 'Limits of one session.', example: '{ tokens = 400_000 }' },
+  ],
+  'policy.rules': [
+    { key: 'effect', value: '"allow", "ask" or "deny"', meaning: 'What the rule says (required).', example: '"deny"' },
+    { key: 'paths', value: 'array of path patterns', meaning: 'The paths it applies to (required).', example: '["secrets/"]' },
+    { key: 'ops', value: 'array of operation classes', meaning: 'The classes it applies to (default all).', example: '["read", "search"]' },
+    { key: 'agents', value: 'array of agent names, * a wildcard', meaning: 'The agents it applies to (default all).', example: '["llm:*"]' },
+    { key: 'reason', value: 'string', meaning: 'Said in the refusal or the question to the person.', example: '"secrets are never shown to models"' },
+  ],
+  'policy.budgets': [
+    { key: 'operations', value: 'whole number ≥ 0', meaning: 'Calls in a session.', example: '500' },
+    { key: 'bytes', value: 'whole number ≥ 0', meaning: 'Bytes served and written in a session.', example: '50_000_000' },
+    { key: 'tokens', value: 'whole number ≥ 0', meaning: 'Tokens served in a session.', example: '400_000' },
+    { key: 'operations_per_minute', value: 'whole number ≥ 0', meaning: 'Calls in any 60 seconds.', example: '120' },
+  ],
+} as const satisfies Readonly<Record<string, readonly PolicyKey[]>>;
+
+/** The names of a table's keys, as the parser checks them. */
+function keysOf(table: keyof typeof POLICY_KEYS): readonly string[] {
+  return POLICY_KEYS[table].map((k) => k.key);
+}
+
 /** The line (1-based) where `key` is set inside table `table` (`policy`, `policy.rules` #n), for messages. */
 function lineOf(text: string, table: string, key: string | undefined, index = 0): number | undefined {
   const lines = text.split('\n');
@@ -160,18 +238,7 @@ export function parsePolicyFile(text: string, file: string): PolicyConfig {
   }
   if (doc.policy === undefined) return {};
   const p = r.table('', 'policy', doc.policy);
-  const keys = [
-    'mode',
-    'auto_approve_reads',
-    'auto_approve_write_patterns',
-    'always_ask',
-    'read_only',
-    'sensitive',
-    'approval_timeout_seconds',
-    'rules',
-    'budgets',
-  ];
-  r.only('policy', p, keys);
+  r.only('policy', p, keysOf('policy'));
   const config: { -readonly [K in keyof PolicyConfig]: PolicyConfig[K] } = {};
   if (p.mode !== undefined) config.mode = r.oneOf<PolicyMode>('policy', 'mode', p.mode, ['manual', 'auto', 'deny']);
   if (p.auto_approve_reads !== undefined) {
@@ -192,7 +259,7 @@ export function parsePolicyFile(text: string, file: string): PolicyConfig {
     if (!Array.isArray(p.rules)) r.fail('policy', 'rules', '"rules" must be an array of tables: [[policy.rules]]');
     config.rules = p.rules.map((raw, i): PolicyRule => {
       const rule = r.table('policy.rules', 'rules', raw, i);
-      r.only('policy.rules', rule, ['effect', 'paths', 'ops', 'agents', 'reason'], i);
+      r.only('policy.rules', rule, keysOf('policy.rules'), i);
       if (rule.effect === undefined) r.fail('policy.rules', undefined, `rule ${i + 1} has no "effect" (allow, ask or deny)`, i);
       if (rule.paths === undefined) r.fail('policy.rules', undefined, `rule ${i + 1} has no "paths"`, i);
       const reason = rule.reason;
@@ -208,7 +275,7 @@ export function parsePolicyFile(text: string, file: string): PolicyConfig {
   }
   if (p.budgets !== undefined) {
     const b = r.table('policy', 'budgets', p.budgets);
-    r.only('policy.budgets', b, ['operations', 'bytes', 'tokens', 'operations_per_minute']);
+    r.only('policy.budgets', b, keysOf('policy.budgets'));
     const budgets: { -readonly [K in keyof PolicyBudgets]: PolicyBudgets[K] } = {};
     if (b.operations !== undefined) budgets.operations = r.count('policy.budgets', 'operations', b.operations);
     if (b.bytes !== undefined) budgets.bytes = r.count('policy.budgets', 'bytes', b.bytes);

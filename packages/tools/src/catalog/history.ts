@@ -6,7 +6,8 @@
  * @module
  */
 
-import { fsError } from '@ctxfs/core';
+import type { VersionDiff } from '@ctxfs/context';
+import { fsError, isFsError } from '@ctxfs/core';
 import { z } from 'zod';
 import { CHANGES, DESTRUCTIVE, defineTool, READ_ONLY } from '../definition.ts';
 import { editData, editResult, withinBudget } from '../results.ts';
@@ -88,7 +89,13 @@ export const getDiff = defineTool({
   api: { op: 'getDiff', args: ['path', 'from', 'to'] },
   examples: [{ path: 'src/auth.ts' }, { path: 'src/auth.ts', from: 3, to: 'current' }],
   async run(session, a) {
-    if (a.from === undefined && a.to === undefined && (await session.history(a.path, 1)).length === 0) {
+    let d: VersionDiff;
+    try {
+      // The diff is asked first: listing the history would record a change made outside ctxfs as a version, and the
+      // default diff (newest recorded version to disk) would then never show it.
+      d = await session.getDiff(a.path, a.from, a.to);
+    } catch (err) {
+      if (!(a.from === undefined && a.to === undefined && isFsError(err, 'ENOENT'))) throw err;
       // No version recorded yet: the file is as ctxfs first saw it, so there is nothing to compare (a missing file throws here).
       if ((await session.getVersion(a.path, 'disk')).sha256 === undefined) {
         throw fsError('ENOENT', 'getDiff', a.path, { reason: `no file at ${a.path}, and no recorded version of one` });
@@ -96,7 +103,6 @@ export const getDiff = defineTool({
       const text = `${a.path}: no recorded change; the file is as ctxfs first saw it.`;
       return { text, isError: false, data: { path: a.path, from: 'current', to: 'disk', diff: '', lines_added: 0, lines_removed: 0, truncated: false } };
     }
-    const d = await session.getDiff(a.path, a.from, a.to);
     const shown = withinBudget(d.diff, session.profile.perCallTokens, 'diff narrower versions, or read_lines the changed lines');
     const text = d.diff === '' ? `${d.path}: no difference between ${d.from} and ${d.to}.` : shown.text;
     return {

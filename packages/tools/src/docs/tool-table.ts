@@ -16,7 +16,7 @@ export const TOOL_TABLE_START = '<!-- tool-table:start (generated from the defin
 export const TOOL_TABLE_END = '<!-- tool-table:end -->';
 
 /** Text in a table cell, as written: a `|` would end the cell, and the `*` of a glob would start emphasis. */
-const cell = (text: string): string => text.replace(/[\\*|]/g, (c) => `\\${c}`);
+export const tableCell = (text: string): string => text.replace(/[\\*|]/g, (c) => `\\${c}`);
 
 function argumentsOf(tool: AnyToolDefinition): string {
   const schema = inputJsonSchema(tool);
@@ -42,7 +42,7 @@ function kindOf(tool: AnyToolDefinition): string {
  * ```
  */
 export function toolTable(tools: readonly AnyToolDefinition[] = TOOLS): string {
-  const rows = tools.map((t) => `| \`${t.name}\` | ${argumentsOf(t)} | ${cell(t.description)} | ${kindOf(t)} |`);
+  const rows = tools.map((t) => `| \`${t.name}\` | ${argumentsOf(t)} | ${tableCell(t.description)} | ${kindOf(t)} |`);
   return ['| Tool | Arguments | What it does | Kind |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }
 
