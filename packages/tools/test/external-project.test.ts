@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '../../..');
-const PACKAGES = ['core', 'memory', 'host', 'container', 'context', 'tools', 'mcp'];
+const PACKAGES = ['core', 'memory', 'host', 'container', 'context', 'tools', 'mcp', 'cli'];
 
 interface Ran {
   readonly stdout: string;
@@ -107,12 +107,14 @@ describe('a project outside the workspace, using the packed packages', () => {
     expect(existsSync(join(dir, '.repo.ctxfs/state.db'))).toBe(true);
   }, 60_000);
 
-  it('imports every package, and starts the MCP server’s command, without the source condition', async () => {
+  it('imports every package, and starts the MCP server’s and the CLI’s commands, without the source condition', async () => {
     const program = PACKAGES.map((p) => `console.log('${p}', Object.keys(await import('@ctxfs/${p}')).length);`).join('\n');
     writeFileSync(join(app, 'imports.mjs'), `${program}\n`);
     const { stdout } = await run(process.execPath, ['imports.mjs'], { cwd: app, env, timeoutMs: 60_000 });
     for (const p of PACKAGES) expect(stdout).toMatch(new RegExp(`^${p} [1-9]\\d*$`, 'm'));
     const help = await run(join(app, 'node_modules/.bin/ctxfs-mcp'), ['--help'], { cwd: app, env, timeoutMs: 60_000 });
     expect(`${help.stdout}${help.stderr}`).toMatch(/--root/);
+    const version = await run(join(app, 'node_modules/.bin/ctxfs'), ['--version'], { cwd: app, env, timeoutMs: 60_000 });
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   }, 60_000);
 });
