@@ -125,7 +125,7 @@ async function main(): Promise<void> {
     const close = await serveStdio(workspace, stop);
     closeAll.push(close);
   }
-  workspace.ready().then(
+  workspace.ready({ start: false }).then(
     (ctx) => process.stderr.write(`ctxfs-mcp: ${ctx.registry.size} files scanned\n`),
     (err: unknown) => process.stderr.write(`ctxfs-mcp: could not open ${workspace.description}: ${(err as Error).message}\n`),
   );

@@ -32,7 +32,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { elicitationApprover } from './elicitation.ts';
 import { type RootScope, rootScope, withinRoots } from './roots.ts';
+import type { McpToolEntry } from './tool-list/tool-list.ts';
+import committedToolList from './tool-list/tools.json' with { type: 'json' };
 import type { McpWorkspace } from './workspace.ts';
+
+const TOOL_LIST = committedToolList as McpToolEntry[];
 
 /** The server's name and version in `initialize`. */
 export const SERVER_INFO = { name: 'ctxfs', version: '0.1.0' } as const;
@@ -190,21 +194,10 @@ export function createConnection(workspace: McpWorkspace): Server {
     for (const uri of subscriptions) workspace.subscribers.get(uri)?.delete(notify);
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const { module, tools } = await toolsModule();
-    const { inputJsonSchema, outputJsonSchema } = module;
-    return {
-      tools: tools.map((t) => ({
-        name: t.name,
-        title: t.title,
-        description: t.description,
-        inputSchema: inputJsonSchema(t) as { type: 'object'; [key: string]: unknown },
-        outputSchema: outputJsonSchema(t) as { type: 'object'; [key: string]: unknown },
-        annotations: { title: t.title, ...t.annotations },
-        _meta: { 'ctxfs/approval': t.approval },
-      })),
-    };
-  });
+  // Answered from the committed list (generated from the definitions, held equal by a test): the tool set need not have loaded.
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: workspace.options.readOnly ? TOOL_LIST.filter((t) => t.annotations.readOnlyHint) : TOOL_LIST,
+  }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;

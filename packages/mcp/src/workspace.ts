@@ -42,6 +42,9 @@ export interface McpServerOptions {
 
 type Listener = (p: ScanProgress) => void;
 
+/** How long the workspace waits for a first call before it loads and scans anyway. */
+const START_DELAY_MS = 150;
+
 /**
  * The served workspace. `open` returns at once; the backend, the context
  * layer and the first scan come up in the background, and `ready()` waits
@@ -60,6 +63,7 @@ export class McpWorkspace {
   readonly subscribers = new Map<string, Set<(uri: string) => void>>();
   readonly #listeners = new Set<Listener>();
   readonly #ready: Promise<ContextLayer>;
+  #go: (() => void) | undefined;
   #fs: Filesystem | undefined;
   #ctx: ContextLayer | undefined;
   #progress: ScanProgress | undefined;
@@ -91,8 +95,15 @@ export class McpWorkspace {
   }
 
   async #start(): Promise<ContextLayer> {
-    // After the current turn: the transport connects and answers initialize first.
-    await new Promise((resolve) => setImmediate(resolve));
+    // Loading the context layer holds the event loop for a while, so it waits until a call needs it or
+    // until a client has had the moment it takes to initialize and list the tools (both answered without it).
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, START_DELAY_MS);
+      this.#go = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
     // Loaded here, not at startup, so that the first answer does not wait for the context layer.
     const { createContext } = await import('@ctxfs/context');
     this.#backend ??= { kind: 'host', root: await (this.#root as Promise<string>) };
@@ -165,11 +176,13 @@ export class McpWorkspace {
 
   /**
    * Waits for the context layer and the first scan, reporting progress;
-   * rejects when `signal` aborts (the wait ends, the scan goes on).
+   * rejects when `signal` aborts (the wait ends, the scan goes on). Starts
+   * them now unless `start` is false (a watcher that only waits).
    */
-  ready(options: { signal?: AbortSignal | undefined; onProgress?: Listener | undefined } = {}): Promise<ContextLayer> {
+  ready(options: { signal?: AbortSignal | undefined; onProgress?: Listener | undefined; start?: boolean } = {}): Promise<ContextLayer> {
     const { signal, onProgress } = options;
     if (this.context !== undefined) return Promise.resolve(this.context);
+    if (options.start !== false) this.#go?.();
     if (onProgress) this.#listeners.add(onProgress);
     return new Promise<ContextLayer>((resolve, reject) => {
       const aborted = (): void => reject(signal?.reason ?? new Error('cancelled'));

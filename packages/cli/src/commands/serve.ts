@@ -63,7 +63,7 @@ export const serve: Action = async (g, _args, o) => {
         if (g.json) await outJson({ transport: 'http', url: http.url, backend: describeBackend(spec) });
         else await note(`serving ${describeBackend(spec)} at ${http.url}`);
       } else closers.push(await serveStdio(workspace, stop));
-      workspace.ready().then(
+      workspace.ready({ start: false }).then(
         (ctx) => note(`${ctx.registry.size} files scanned`),
         (err: unknown) => note(`could not open ${describeBackend(spec)}: ${(err as Error).message}`),
       );

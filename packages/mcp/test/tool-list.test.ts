@@ -1,0 +1,20 @@
+/**
+ * The tool list the server answers `tools/list` with is committed JSON (so
+ * it can answer before the tool set loads); it must be exactly what the
+ * definitions generate.
+ */
+
+import { readFileSync } from 'node:fs';
+import { READ_TOOLS, TOOLS } from '@ctxfs/tools';
+import { expect, test } from 'vitest';
+import { toolList } from '../src/tool-list/tool-list.ts';
+import { toolListJson } from '../src/tool-list/write-tool-list.ts';
+
+test('the committed tool list is the one the definitions generate (run `pnpm gen:docs` after changing a definition)', async () => {
+  const committed = readFileSync(new URL('../src/tool-list/tools.json', import.meta.url), 'utf8');
+  expect(committed).toBe(await toolListJson());
+  const entries = JSON.parse(committed) as Array<{ name: string; annotations: { readOnlyHint: boolean } }>;
+  expect(entries.map((e) => e.name)).toEqual(TOOLS.map((t) => t.name));
+  // The read-only server filters the committed list by annotation: the same set as READ_TOOLS.
+  expect(entries.filter((e) => e.annotations.readOnlyHint).map((e) => e.name)).toEqual((await toolList(READ_TOOLS)).map((e) => e.name));
+});
