@@ -8,7 +8,21 @@
  * @module
  */
 
-import { enableCompileCache } from 'node:module';
+// A namespace import: a named one of enableCompileCache fails to link on an
+// old Node before the version check below can speak.
+import * as nodeModule from 'node:module';
 
-enableCompileCache?.();
+// Checked before anything else is loaded, in code Node 20 can run: an older
+// Node would otherwise stop at the first module it cannot load (node:sqlite,
+// a .ts file) with an error that does not name the cause.
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 18)) {
+  process.stderr.write(
+    `ctxfs needs Node >= 22.18; this is Node ${process.versions.node} (${process.execPath}).\n` +
+      'Install Node 24 (https://nodejs.org), or in a ctxfs checkout run ./start or `source .ci/toolchain.sh`.\n',
+  );
+  process.exit(1);
+}
+
+nodeModule.enableCompileCache?.();
 await import('./main.ts');
