@@ -6,7 +6,7 @@
  * @module
  */
 
-import { SYMBOL_KINDS, type SymbolKind } from '@ctxfs/context';
+import { type ContextSession, type SearchResult, SYMBOL_KINDS, type SymbolKind } from '@ctxfs/context';
 import { z } from 'zod';
 import { defineTool, READ_ONLY } from '../definition.ts';
 import { callBudget, searchData, searchResult } from '../results.ts';
@@ -18,6 +18,17 @@ const includeIgnored = z.boolean().optional().describe('Also list files .gitigno
 /** A result entry as plain data (copies arrays so the result owns them). */
 const plain = <T extends object>(item: T): Record<string, unknown> => JSON.parse(JSON.stringify(item)) as Record<string, unknown>;
 
+/** The paging arguments every listing takes, and the session options they become. */
+const paging = { limit, offset, include_ignored: includeIgnored };
+const pageOptions = (a: { limit?: number | undefined; offset?: number | undefined; include_ignored?: boolean | undefined }) => ({
+  limit: a.limit,
+  offset: a.offset,
+  includeIgnored: a.include_ignored,
+});
+
+/** A search's result as the tool's, within the caller's budget. */
+const found = <Item extends object>(session: ContextSession, r: SearchResult<Item>) => searchResult(r, plain, callBudget(session));
+
 export const listFiles = defineTool({
   name: 'list_files',
   title: 'List files',
@@ -27,21 +38,14 @@ export const listFiles = defineTool({
     path: z.string().optional().describe('Directory (or file) relative to the root; default the root.'),
     glob: z.string().optional().describe('Only entries matching this glob, e.g. "**/*.test.ts".'),
     depth: z.number().int().min(1).optional().describe('Directory levels to expand.'),
-    limit,
-    offset,
-    include_ignored: includeIgnored,
+    ...paging,
   }),
   output: searchData,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'listFiles', args: ['path'] },
   examples: [{}, { path: 'src', depth: 2 }],
-  run: async (session, a) =>
-    searchResult(
-      await session.listFiles(a.path ?? '', { glob: a.glob, depth: a.depth, limit: a.limit, offset: a.offset, includeIgnored: a.include_ignored }),
-      plain,
-      callBudget(session),
-    ),
+  run: async (session, a) => found(session, await session.listFiles(a.path ?? '', { glob: a.glob, depth: a.depth, ...pageOptions(a) })),
 });
 
 export const glob = defineTool({
@@ -52,21 +56,14 @@ export const glob = defineTool({
   input: z.object({
     pattern: z.string().min(1),
     cwd: z.string().optional().describe('Directory the pattern is relative to.'),
-    limit,
-    offset,
-    include_ignored: includeIgnored,
+    ...paging,
   }),
   output: searchData,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'glob', args: ['pattern'] },
   examples: [{ pattern: '**/*.test.ts' }, { pattern: '*.md', cwd: 'docs' }],
-  run: async (session, a) =>
-    searchResult(
-      await session.glob(a.pattern, { cwd: a.cwd, limit: a.limit, offset: a.offset, includeIgnored: a.include_ignored }),
-      plain,
-      callBudget(session),
-    ),
+  run: async (session, a) => found(session, await session.glob(a.pattern, { cwd: a.cwd, ...pageOptions(a) })),
 });
 
 export const grep = defineTool({
@@ -82,9 +79,7 @@ export const grep = defineTool({
     ignore_case: z.boolean().optional(),
     context_lines: z.number().int().min(0).max(20).optional().describe('Lines of context around each match.'),
     output: z.enum(['content', 'files', 'count']).optional().describe('content (default): matching lines; files: file paths; count: matches per file.'),
-    limit,
-    offset,
-    include_ignored: includeIgnored,
+    ...paging,
   }),
   output: searchData,
   annotations: READ_ONLY,
@@ -95,7 +90,8 @@ export const grep = defineTool({
     { pattern: 'fetch(', literal: true, glob: '**/*.ts', output: 'files' },
   ],
   run: async (session, a) =>
-    searchResult(
+    found(
+      session,
       await session.grep(a.pattern, {
         path: a.path,
         glob: a.glob,
@@ -103,12 +99,8 @@ export const grep = defineTool({
         ignoreCase: a.ignore_case,
         contextLines: a.context_lines,
         output: a.output,
-        limit: a.limit,
-        offset: a.offset,
-        includeIgnored: a.include_ignored,
+        ...pageOptions(a),
       }),
-      plain,
-      callBudget(session),
     ),
 });
 
@@ -134,9 +126,5 @@ export const findSymbol = defineTool({
   api: { op: 'findSymbol', args: ['query'] },
   examples: [{ query: 'login' }, { query: 'Config', kind: 'class', path: 'src' }],
   run: async (session, a) =>
-    searchResult(
-      await session.findSymbol(a.query, { kind: a.kind, path: a.path, match: a.match, limit: a.limit, offset: a.offset }),
-      plain,
-      callBudget(session),
-    ),
+    found(session, await session.findSymbol(a.query, { kind: a.kind, path: a.path, match: a.match, limit: a.limit, offset: a.offset })),
 });
