@@ -72,8 +72,13 @@ async function openStore(spec: CliBackend, fs: Filesystem, store: string | undef
   }
 }
 
-/** How long a command waits for another ctxfs process to let go of the audit trail. */
-const TRAIL_WAIT_MS = 5_000;
+/**
+ * How long a command waits for another ctxfs process to let go of the audit
+ * trail. Generous: a command that gives up is recorded in the state store
+ * only, and the trail's replay of such records on a later open is known to
+ * miss some, so waiting is the safer way.
+ */
+const TRAIL_WAIT_MS = 30_000;
 
 async function openTrail(storePath: string, store: StateStore): Promise<{ trail?: AuditTrail; missing?: string }> {
   if (storePath === ':memory:') return { missing: 'a workspace whose state is in memory keeps no audit trail' };
