@@ -140,6 +140,9 @@ const CAPABILITIES: Capabilities = Object.freeze({
   permissions: true,
   birthtime: false,
   snapshotsKeepEmptyDirs: true,
+  // Not yet: the helper's commit (check, then mv) takes no lock that other
+  // helper sessions on the same container respect, and busybox has no flock.
+  compareAndSwap: false,
 });
 
 /** The capabilities every container filesystem declares (read-only instances flip `readOnly`). */
