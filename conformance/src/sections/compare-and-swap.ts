@@ -79,6 +79,22 @@ export function compareAndSwapSection(ctx: SuiteContext): void {
     expect(text(await fs.readBytes('a.txt'))).toBe('mine');
   });
 
+  itWhen(cas)('a large streamed write (beyond any staging buffer) honours ifMatch at close', async () => {
+    const fs = await ctx.make({ files: { 'big.bin': 'old' } });
+    const chunk = new Uint8Array(1 << 20).fill(7);
+    const stream = async (ifMatch: string) => {
+      const w = await fs.openWrite('big.bin', { ifMatch });
+      for (let i = 0; i < 9; i++) await w.write(chunk);
+      return w;
+    };
+    const stale = await stream(OLD);
+    await fs.write('big.bin', 'theirs');
+    expect(await codeOf(stale.close())).toBe('ECONFLICT');
+    expect(text(await fs.readBytes('big.bin'))).toBe('theirs');
+    await (await stream(sha256Hex(utf8('theirs')))).close();
+    expect((await fs.stat('big.bin')).size).toBe(9 << 20);
+  });
+
   itWhen(cas)('append honours ifMatch too', async () => {
     const fs = await ctx.make({ files: { 'a.txt': 'old' } });
     expect(await codeOf(fs.writeBytes('a.txt', utf8('+x'), { mode: 'append', ifMatch: sha256Hex(utf8('other')) }))).toBe('ECONFLICT');
