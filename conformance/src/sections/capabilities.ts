@@ -19,6 +19,7 @@ const CAPABILITY_KEYS: readonly (keyof Capabilities)[] = [
   'permissions',
   'birthtime',
   'snapshotsKeepEmptyDirs',
+  'compareAndSwap',
 ];
 
 const LIMIT_KEYS = ['maxConvenienceBytes', 'chunkSize', 'maxGrepMatches', 'maxDepth', 'maxSegmentBytes', 'maxPathBytes'] as const;

@@ -7,6 +7,7 @@
 
 import type { SuiteContext } from '../context.ts';
 import { capabilitiesSection } from './capabilities.ts';
+import { compareAndSwapSection } from './compare-and-swap.ts';
 import { concurrencySection } from './concurrency.ts';
 import { convenienceSection } from './convenience.ts';
 import { copySection } from './copy.ts';
@@ -40,6 +41,7 @@ export const SECTIONS: ReadonlyArray<readonly [string, Section]> = [
   ['exists, stat, list', metadataSection],
   ['streaming reads', streamingReadSection],
   ['streaming writes', streamingWriteSection],
+  ['compare-and-swap', compareAndSwapSection],
   ['text reading', textSection],
   ['convenience layer', convenienceSection],
   ['limits', limitsSection],

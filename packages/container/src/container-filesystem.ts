@@ -18,6 +18,7 @@
  */
 
 import {
+  assertIfMatch,
   type ByteReader,
   type ByteWriter,
   type Capabilities,
@@ -39,6 +40,7 @@ import {
   type GrepMatch,
   type GrepMatcher,
   type GrepPlan,
+  IF_ABSENT,
   isAddressableName,
   type Snapshot,
   scanChunks,
@@ -140,6 +142,7 @@ const CAPABILITIES: Capabilities = Object.freeze({
   permissions: true,
   birthtime: false,
   snapshotsKeepEmptyDirs: true,
+  compareAndSwap: true,
 });
 
 /** The capabilities every container filesystem declares (read-only instances flip `readOnly`). */
@@ -764,7 +767,7 @@ export class ContainerFilesystem extends FilesystemBase {
     }
   }
 
-  protected async openFileWriter(path: string, mode: WriteMode): Promise<ByteWriter> {
+  protected async openFileWriter(path: string, mode: WriteMode, ifMatch?: string): Promise<ByteWriter> {
     const prep = await this.#ok('openWrite', path, `PW ${mode} ${q(path)}`);
     const [dirAbs = this.workdir, existing] = prep.stdout.toString('utf8').split('\n');
     // An overwrite keeps the replaced file's mode and owner; only what differs
@@ -785,6 +788,15 @@ export class ContainerFilesystem extends FilesystemBase {
       mode: fileMode ?? 0o644,
       uid: fileOwner?.uid ?? this.user.uid,
       gid: fileOwner?.gid ?? this.user.gid,
+    };
+    /** Runs a commit request: the helper checks `ifMatch` under its commit lock and answers 113 with the current hash. */
+    const commitRequest = async (code: string, input?: Uint8Array) => {
+      const res = await this.#run('write', path, `${code} ${ifMatch ?? '-'}`, input);
+      if (res.status === 113) {
+        const current = res.stdout.toString('utf8').trim();
+        assertIfMatch(ifMatch, current === IF_ABSENT ? undefined : current, 'write', path);
+      }
+      if (res.status !== 0) throw helperFailure(res.status, res.stderr, 'write', path);
     };
     let staged: Buffer[] = [];
     let stagedBytes = 0;
@@ -855,7 +867,7 @@ export class ContainerFilesystem extends FilesystemBase {
         commit: async () => {
           if (stream === undefined && stagedBytes <= INLINE_WRITE_BYTES) {
             const data = takeStaged();
-            await this.#ok('write', path, `WR ${mode} ${q(path)} ${data.length} ${perm} ${ownerArg}`, data);
+            await commitRequest(`WR ${mode} ${q(path)} ${data.length} ${perm} ${ownerArg}`, data);
             return;
           }
           if (stream === undefined) {
@@ -881,7 +893,7 @@ export class ContainerFilesystem extends FilesystemBase {
             const code = await s.exitCode();
             if (code !== 0) throw await streamFailure(s);
           }
-          await this.#ok('write', path, `JN ${mode} ${q(path)} ${q(tempAbs as string)} 0 ${perm} ${ownerArg}`);
+          await commitRequest(`JN ${mode} ${q(path)} ${q(tempAbs as string)} 0 ${perm} ${ownerArg}`);
         },
         abort: async () => {
           staged = [];

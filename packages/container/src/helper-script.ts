@@ -27,6 +27,17 @@
  * Status codes above 100 are ctxfs's own (see `STATUS_CODES`); anything else
  * is the failing tool's exit status, classified by its stderr message.
  *
+ * Commits (`CM`, behind `WR` and `JN`) and the other replacing requests
+ * (`RMF`, `MV`, `CP`) hold the commit lock, so that every helper session on
+ * the container, other processes' too, waits for the others: a file named
+ * after the workspace in `/tmp` (else in the workspace, hidden), created
+ * exclusively (`set -C` makes `>` an O_EXCL create, and `true` is a shell
+ * builtin, so no process starts for it on every write; not `:`, whose failed
+ * redirection would end a POSIX shell). It is held for milliseconds; one
+ * older than 10 s belongs to a session that died mid-commit and is taken
+ * over. Under it a compare-and-swap commit hashes the current file
+ * (`sha256sum`) and swaps only when it is the expected one.
+ *
  * @module
  */
 
@@ -38,7 +49,11 @@ export const STATUS_CODES: Readonly<Record<number, string>> = {
   102: 'EISDIR',
   103: 'EEXIST',
   104: 'ENOTEMPTY',
+  105: 'ELOCKTIMEOUT',
   112: 'EINVAL',
+  // The commit's ifMatch did not match; stdout holds the current hash (or
+  // 'absent') for the caller's ECONFLICT.
+  113: 'ECONFLICT',
 };
 
 /** Prefix of the helper's temporary names; hidden from listings. */
@@ -54,6 +69,21 @@ NL='
 '
 SOH=$(printf '\001')
 RR=$(readlink -f "$R" 2>/dev/null) || RR=$R
+LK=/tmp/.ctxfs-commit-$(printf '%s' "$RR" | sha256sum | cut -c1-16)
+[ -d /tmp ] && [ -w /tmp ] || LK=$RR/.ctxfs-commit.lock
+LKT() {
+  n=0
+  until set -C; { true > "$LK"; } 2>/dev/null; r=$?; set +C; [ $r = 0 ]; do
+    n=$((n+1))
+    if [ $((n % 200)) = 0 ]; then
+      t=$(stat -c %Y "$LK" 2>/dev/null) && [ $(($(date +%s) - t)) -ge 10 ] && rm -f "$LK"
+      [ $n -ge 4000 ] && return 105
+    fi
+    usleep 5000 2>/dev/null || sleep 0.005 2>/dev/null || sleep 1
+  done
+}
+LKD() { "$@"; s=$?; rm -f "$LK"; return $s; }
+L() { LKT || return $?; LKD "$@"; }
 chk() {
   P=$R
   [ -z "$1" ] && return 0
@@ -136,10 +166,14 @@ WR() {
   else dd bs="$3" count=1 iflag=fullblock of=/dev/null 2>/dev/null; return 1
   fi
   [ $e = 0 ] || return $e
-  CM "$1" "$T" "$P" "$4" "$5"
+  L CM "$1" "$T" "$P" "$4" "$5" "$6"
 }
 CM() {
   if [ -d "$3" ]; then rm -f "$2"; return 102; fi
+  if [ -n "$6" ] && [ "$6" != - ]; then
+    if [ -e "$3" ] || [ -L "$3" ]; then c=$(sha256sum < "$3") || { rm -f "$2"; return 1; }; c=${'$'}{c%% *}; else c=absent; fi
+    if [ "$c" != "$6" ]; then rm -f "$2"; printf '%s\n' "$c"; return 113; fi
+  fi
   [ "$4" = - ] || chmod "$4" "$2" || { rm -f "$2"; return 1; }
   [ "$5" = - ] || chown "$5" "$2" || { rm -f "$2"; return 1; }
   case $1 in
@@ -161,7 +195,7 @@ JN() {
   T=$3
   if [ "$4" -gt 0 ]; then cat "$T".p* > "$T" || { s=$?; rm -f "$T" "$T".p*; return $s; }; rm -f "$T".p*; fi
   chk "$2" || { s=$?; rm -f "$T"; return $s; }
-  CM "$1" "$T" "$P" "$5" "$6"
+  L CM "$1" "$T" "$P" "$5" "$6" "$7"
 }
 RMT() { for t in "$@"; do rm -f "$t" "$t".p* "$t".a; done; }
 CLR() {
@@ -172,7 +206,7 @@ CLR() {
   done
 }
 MK() { chk "$1" || return $?; mkdir "$P"; }
-RMF() { chk "$1" || return $?; [ -d "$P" ] && [ ! -L "$P" ] && return 102; rm "$P"; }
+RMF() { chk "$1" || return $?; [ -d "$P" ] && [ ! -L "$P" ] && return 102; L rm "$P"; }
 RMD() {
   chk "$1" || return $?
   if [ "$2" = 1 ]; then rm -rf "$P"; return $?; fi
@@ -182,14 +216,14 @@ MV() {
   chk "$1" || return $?; A=$P
   chk "$2" || return $?
   if [ -d "$P" ] && [ ! -L "$P" ]; then rmdir "$P" || return 104; elif [ -L "$P" ]; then rm -f "$P"; fi
-  mv -f "$A" "$P"
+  L mv -f "$A" "$P"
 }
 CP() {
   chk "$1" || return $?; A=$P
   chk "$2" || return $?
   [ -d "$P" ] && [ ! -L "$P" ] && return 102
   T=${'$'}{P%/*}/.ctxfs-$N-$i.tmp
-  cp "$A" "$T" && chmod "$(stat -L -c %a "$A")" "$T" && mv -f "$T" "$P"
+  cp "$A" "$T" && chmod "$(stat -L -c %a "$A")" "$T" && L mv -f "$T" "$P"
   s=$?; [ $s = 0 ] || rm -f "$T"; return $s
 }
 CPR() {

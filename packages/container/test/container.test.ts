@@ -6,7 +6,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { type GrepOptions, isFsError } from '@ctxfs/core';
+import { type GrepOptions, isFsError, sha256Hex } from '@ctxfs/core';
 import { MemoryFilesystem } from '@ctxfs/memory';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -262,6 +262,56 @@ describe.runIf(available)('container backend', () => {
       } finally {
         await fs.close();
         await mem.close();
+      }
+    });
+  });
+
+  describe('compare-and-swap across helper sessions', () => {
+    it('two instances on one workspace (two helper sessions, as two processes have) racing swaps lose nothing', { timeout: 120_000 }, async () => {
+      const { fs: a, abs } = await workspace({ 'n.txt': '0' });
+      const b = await ContainerFilesystem.open({ container: container.id, workdir: abs });
+      try {
+        let conflicts = 0;
+        const increments = async (f: ContainerFilesystem, times: number) => {
+          for (let i = 0; i < times; i++) {
+            for (;;) {
+              const bytes = await f.readBytes('n.txt');
+              try {
+                await f.write('n.txt', String(Number(new TextDecoder().decode(bytes)) + 1), { ifMatch: sha256Hex(bytes) });
+                break;
+              } catch (err) {
+                if (!isFsError(err, 'ECONFLICT')) throw err;
+                conflicts++;
+              }
+            }
+          }
+        };
+        await Promise.all([increments(a, 40), increments(b, 40), increments(a, 40), increments(b, 40)]);
+        expect((await a.read('n.txt')).text).toBe('160');
+        // The sessions did race: some swaps found the file changed under them.
+        expect(conflicts).toBeGreaterThan(0);
+      } finally {
+        await b.close();
+        await a.close();
+      }
+    });
+
+    it('a commit lock left by a session that died mid-commit is taken over once stale', { timeout: 60_000 }, async () => {
+      const { fs, abs } = await workspace({ 'a.txt': 'old' });
+      try {
+        // The helper's lock for this workspace (helper-script.ts), made as a dead session would leave it.
+        const made = await sh(
+          container,
+          `L=/tmp/.ctxfs-commit-$(printf '%s' "$(readlink -f ${abs})" | sha256sum | cut -c1-16) && : > "$L" && touch -d '2000-01-01 00:00:00' "$L" && echo "$L"`,
+        );
+        expect(made.code).toBe(0);
+        const started = Date.now();
+        await fs.write('a.txt', 'new', { ifMatch: sha256Hex(new TextEncoder().encode('old')) });
+        // Taken over at the first staleness check (about a second of polling), not after the 20 s timeout.
+        expect(Date.now() - started).toBeLessThan(15_000);
+        expect((await fs.read('a.txt')).text).toBe('new');
+      } finally {
+        await fs.close();
       }
     });
   });

@@ -4,16 +4,14 @@
  * ever changes its own line; any lost update shows as a counter that went
  * back, which the workers check before every edit.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { HostFilesystem } from '@ctxfs/host';
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../src/index.ts';
+import { runWorker } from './support/run-worker.ts';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const WORKERS = 3;
 const ROUNDS = 40;
 
@@ -29,25 +27,8 @@ describe('edits from several processes (host)', () => {
     const lockDir = join(base, 'locks');
     try {
       const results = await Promise.all(
-        Array.from(
-          { length: WORKERS },
-          (_, w) =>
-            new Promise<{ refused: number; merged: number }>((resolve, reject) => {
-              const child = spawn(
-                process.execPath,
-                ['--conditions=ctxfs-source', join(here, 'support', 'edit-worker.ts'), root, db, stateDir, lockDir, String(w), String(ROUNDS)],
-                { stdio: ['ignore', 'pipe', 'pipe'] },
-              );
-              let out = '';
-              let err = '';
-              child.stdout.on('data', (d) => {
-                out += String(d);
-              });
-              child.stderr.on('data', (d) => {
-                err += String(d);
-              });
-              child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`worker ${w} exited ${code}: ${err}`))));
-            }),
+        Array.from({ length: WORKERS }, (_, w) =>
+          runWorker<{ refused: number; merged: number }>('edit-worker.ts', [root, db, stateDir, lockDir, String(w), String(ROUNDS)]),
         ),
       );
       const final = readFileSync(join(root, 'shared.txt'), 'utf8');

@@ -14,6 +14,7 @@ import { createDecoder, detectBom, encodeText, normalizeEncoding } from './encod
 import { FsError, type FsErrorCode, type FsOperation, fsError, toFsError } from './errors.ts';
 import { compileFileFilter, compileGlob } from './glob.ts';
 import { compileGrep, type GrepMatcher, scanChunks } from './grep.ts';
+import { validateIfMatch } from './if-match.ts';
 import { chardetDetector, detectLineEnding, detectTextFormat } from './legacy-detector.ts';
 import { DEFAULT_READ_LINES, resolveLimits } from './limits.ts';
 import { displayPath, isSameOrInside, joinPath, parentPath, resolvePath } from './path.ts';
@@ -118,8 +119,12 @@ export abstract class FilesystemBase implements Filesystem {
   protected abstract readDirectory(path: string): Promise<FileEntry[]>;
   /** A reader over a regular file. Throws ENOENT/EISDIR/ENOTDIR. */
   protected abstract openFileReader(path: string, chunkSize: number, offset: number): Promise<ByteReader>;
-  /** A writer whose close commits atomically. The parent directory exists. Throws EEXIST (create), EISDIR. */
-  protected abstract openFileWriter(path: string, mode: WriteMode): Promise<ByteWriter>;
+  /**
+   * A writer whose close commits atomically. The parent directory exists. Throws EEXIST (create), EISDIR.
+   * `ifMatch` (already validated; only passed when `capabilities.compareAndSwap`) is checked at
+   * commit, atomically with it, through `assertIfMatch` (if-match.ts).
+   */
+  protected abstract openFileWriter(path: string, mode: WriteMode, ifMatch?: string): Promise<ByteWriter>;
   /** Removes a file (not a directory). */
   protected abstract removeFile(path: string): Promise<void>;
   /** Removes a directory; with `recursive` false it must be empty (ENOTEMPTY). */
@@ -277,7 +282,13 @@ export abstract class FilesystemBase implements Filesystem {
       const mode = options.mode ?? 'overwrite';
       if (!WRITE_MODES.has(mode))
         throw fsError('EINVAL', 'openWrite', path, { reason: `unknown write mode '${String(mode)}'`, hint: "use 'create', 'overwrite' or 'append'" });
+      validateIfMatch(options.ifMatch, 'openWrite', path);
       this.assertWritable('openWrite', r.path);
+      if (options.ifMatch !== undefined && !this.capabilities.compareAndSwap)
+        throw fsError('EUNSUPPORTED', 'openWrite', path, {
+          reason: 'this backend cannot check ifMatch atomically with the write',
+          hint: 'write without ifMatch',
+        });
       if (r.path === '') throw fsError('EISDIR', 'openWrite', '.', { reason: 'the workspace root is a directory' });
       if (r.dirOnly) {
         const st = await this.tryStat(r.path);
@@ -285,7 +296,7 @@ export abstract class FilesystemBase implements Filesystem {
       }
       if (options.createParents) await this.#ensureDirs(parentPath(r.path), 'openWrite');
       else await this.#requireParentDir(r.path, 'openWrite');
-      return this.openFileWriter(r.path, mode);
+      return this.openFileWriter(r.path, mode, options.ifMatch);
     });
   }
 
@@ -994,4 +1005,5 @@ export const NO_CAPABILITIES: Capabilities = Object.freeze({
   permissions: false,
   birthtime: false,
   snapshotsKeepEmptyDirs: false,
+  compareAndSwap: false,
 });

@@ -259,6 +259,15 @@ export interface OpenWriteOptions {
   mode?: WriteMode;
   /** Create missing parent directories. Default `false` (`ENOENT`). */
   createParents?: boolean;
+  /**
+   * Compare-and-swap: commit only if the file is, at the moment of the
+   * commit, the one expected — its lowercase hex SHA-256, or `'absent'` for
+   * a file that must not exist. Otherwise the write fails with `ECONFLICT`
+   * naming the current hash and the file is untouched. Checked at `close()`
+   * (the commit), not at open. Other values fail with `EINVAL`; a backend
+   * without `capabilities.compareAndSwap` fails with `EUNSUPPORTED`.
+   */
+  ifMatch?: string | 'absent';
 }
 
 /** Options of {@link Filesystem.openText} and text reads. */
@@ -442,6 +451,8 @@ export interface Capabilities {
   readonly birthtime: boolean;
   /** Empty directories survive snapshot/restore. */
   readonly snapshotsKeepEmptyDirs: boolean;
+  /** Writes honour `ifMatch`, checked atomically with the commit. */
+  readonly compareAndSwap: boolean;
 }
 
 /** Limits every backend enforces. */

@@ -13,10 +13,10 @@
  * @module
  */
 
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
-import { baseName, parentPath, type WriteMode, type WriteSink } from '@ctxfs/core';
+import { assertIfMatch, baseName, parentPath, type WriteMode, type WriteSink } from '@ctxfs/core';
 import { closeQuietly, hostError, O_PATH, type RootGuard } from './root-guard.ts';
 
 const fsyncAsync = promisify(fs.fsync);
@@ -47,6 +47,25 @@ interface Target {
 }
 
 const MAX_LINK_HOPS = 16;
+
+/** SHA-256 of the file at `p` (not following a link), or undefined when nothing is there. */
+function currentSha256(p: string): string | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(p, O_RDONLY | O_NOFOLLOW);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    const h = createHash('sha256');
+    const buf = Buffer.allocUnsafe(1 << 20);
+    for (let n = fs.readSync(fd, buf); n > 0; n = fs.readSync(fd, buf)) h.update(buf.subarray(0, n));
+    return h.digest('hex');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 function lstatOrUndefined(p: string): fs.Stats | undefined {
   try {
@@ -110,6 +129,8 @@ export interface AtomicSinkOptions {
   onSettled?: () => void;
   /** Mode of the result (a copy takes its source's); default: the existing file's, else 0o666 less the umask. */
   mode?: number;
+  /** Compare-and-swap: the expected SHA-256 or `'absent'`, checked under the lock right before the rename. */
+  ifMatch?: string | undefined;
 }
 
 /**
@@ -166,6 +187,7 @@ export function openAtomicSink(guard: RootGuard, path: string, mode: WriteMode, 
         if (mode === 'append') {
           // The whole new file is built under the lock, from the current one.
           lock = await options.lock?.();
+          if (options.ifMatch !== undefined) assertIfMatch(options.ifMatch, currentSha256(dest), 'write', path);
           const now = lstatOrUndefined(dest);
           if (now?.isFile() && now.size > 0) {
             built = guard.via(dirFd, tempName());
@@ -182,7 +204,12 @@ export function openAtomicSink(guard: RootGuard, path: string, mode: WriteMode, 
         fd = undefined;
         // Overwrites and creates take the lock only around the rename: the
         // bytes are already on disk, so writers wait for each other briefly.
-        lock ??= await options.lock?.();
+        if (lock === undefined) {
+          lock = await options.lock?.();
+          // Under the lock every ctxfs writer (in any process) waits for, so
+          // nothing of theirs lands between this check and the rename.
+          if (options.ifMatch !== undefined) assertIfMatch(options.ifMatch, currentSha256(dest), 'write', path);
+        }
         if (mode === 'create') {
           // link() fails with EEXIST instead of replacing: an exclusive create
           // stays exclusive even against a racing writer.

@@ -299,6 +299,7 @@ export class HostFilesystem extends FilesystemBase {
       permissions: true,
       birthtime,
       snapshotsKeepEmptyDirs: true,
+      compareAndSwap: true,
     });
   }
 
@@ -567,10 +568,11 @@ export class HostFilesystem extends FilesystemBase {
     }
   }
 
-  protected async openFileWriter(path: string, mode: WriteMode): Promise<ByteWriter> {
+  protected async openFileWriter(path: string, mode: WriteMode, ifMatch?: string): Promise<ByteWriter> {
     let writer: ByteWriter | undefined;
     const sink = openAtomicSink(this.#guard, path, mode, {
       durability: this.#durability,
+      ifMatch,
       lock: () => this.#locks.acquire(path, 'exclusive', { brief: mode !== 'append' }),
       onSettled: () => {
         if (writer) this.#writers.delete(writer);

@@ -10,6 +10,7 @@
  */
 
 import {
+  assertIfMatch,
   type ByteReader,
   type ByteWriter,
   type Capabilities,
@@ -28,6 +29,7 @@ import {
   type GrepPlan,
   type Snapshot,
   scanChunks,
+  sha256Hex,
   type WriteMode,
 } from '@ctxfs/core';
 import { Volume } from 'memfs';
@@ -91,6 +93,7 @@ export class MemoryFilesystem extends FilesystemBase {
       permissions: true,
       birthtime: true,
       snapshotsKeepEmptyDirs: true,
+      compareAndSwap: true,
     });
     for (const dir of options.dirs ?? []) {
       this.#vol.mkdirSync(`/${this.resolve(dir, 'mkdir').path}`, { recursive: true });
@@ -240,7 +243,7 @@ export class MemoryFilesystem extends FilesystemBase {
     return copyOut(view, offset, offset + Math.min(limit ?? remaining, remaining));
   }
 
-  protected async openFileWriter(path: string, mode: WriteMode): Promise<ByteWriter> {
+  protected async openFileWriter(path: string, mode: WriteMode, ifMatch?: string): Promise<ByteWriter> {
     const abs = `/${path}`;
     const check = () => {
       const node = this.#node(abs);
@@ -260,6 +263,9 @@ export class MemoryFilesystem extends FilesystemBase {
         },
         commit: () => {
           const node = check();
+          // Checked and swapped in one synchronous run: nothing else in the
+          // process can change the file between the two.
+          if (ifMatch !== undefined) assertIfMatch(ifMatch, node === undefined ? undefined : sha256Hex(viewOf(node)), 'write', path);
           const data = chunks.length === 1 ? (chunks[0] as Uint8Array) : concatBytes(chunks, total);
           if (mode === 'append' && node !== undefined) {
             // memfs grows capacity geometrically and writes only past the

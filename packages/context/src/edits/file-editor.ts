@@ -14,7 +14,7 @@
  * @module
  */
 
-import { type Filesystem, type FsErrorCode, isFsError, parentPath } from '@ctxfs/core';
+import { type Filesystem, type FsErrorCode, IF_ABSENT, isFsError, parentPath } from '@ctxfs/core';
 import { overlappingEdits, patchMismatch, staleBuffer } from '../conflicts/conflict-detector.ts';
 import { type ConflictOptions, resolveStale } from '../conflicts/strategies.ts';
 import { formatUnifiedDiff } from '../history/unified-diff.ts';
@@ -458,7 +458,9 @@ export class FileEditor {
     }
     const { fs, journal } = this.deps;
     // Last look before writing: a change another process made since the load
-    // must not be overwritten (the window left is the backend's write itself).
+    // must not be overwritten. The check catches it early (before the intent
+    // is journalled); on a backend with compare-and-swap the write below
+    // checks again atomically with its commit, closing the window between.
     for (const e of entries) {
       const now = (await diskHash(fs, e.path)) ?? null;
       if (now !== e.before) {
@@ -484,6 +486,8 @@ export class FileEditor {
     const hook = this.deps.crashHook;
     await hook?.('after-intent', 0, primary);
     const done: JournalEntry[] = [];
+    const cas = fs.capabilities.compareAndSwap;
+    let writing = primary;
     try {
       let k = 0;
       for (const p of effective) {
@@ -496,7 +500,8 @@ export class FileEditor {
           await fs.delete(p.path);
           done.push(entries.find((e) => e.path === p.path) as JournalEntry);
         } else {
-          await fs.writeBytes(p.path, p.bytes, { createParents: true });
+          writing = p.path;
+          await fs.writeBytes(p.path, p.bytes, { createParents: true, ...(cas ? { ifMatch: p.current?.sha256 ?? IF_ABSENT } : {}) });
           done.push(entries.find((e) => e.path === p.path) as JournalEntry);
         }
         await hook?.('after-write', k++, p.path);
@@ -512,12 +517,24 @@ export class FileEditor {
         }
       }
       if (restoreFailed === undefined) journal.abandon(pending);
-      const code: FsErrorCode = isFsError(err) ? err.code : 'EIO';
-      const reason = isFsError(err) ? `${err.reason} (${err.path ?? primary}); ${err.hint}` : String((err as Error).message ?? err);
       const restored =
         restoreFailed === undefined
           ? 'Every file was left (or put back) as it was.'
           : 'Putting the files back failed too; the journal keeps the change, and the next open of the context layer settles it.';
+      if (isFsError(err, 'ECONFLICT')) {
+        // The backend's compare-and-swap saw a change that landed after the
+        // last look: the same stale read as that look reports, refused alike.
+        const now = await diskHash(fs, writing).catch(() => undefined);
+        return refusal(
+          op,
+          writing,
+          'ECONFLICT',
+          `${writing} changed while the edit was being written (by another process or outside ctxfs). ${restored} Re-read it with ${callText('readFile', [writing])} and redo the edit.`,
+          { version: now, next: callText('readFile', [writing]) },
+        );
+      }
+      const code: FsErrorCode = isFsError(err) ? err.code : 'EIO';
+      const reason = isFsError(err) ? `${err.reason} (${err.path ?? primary}); ${err.hint}` : String((err as Error).message ?? err);
       return refusal(op, primary, code, `The edit could not be written: ${reason}. ${restored}`, { version: first?.current?.sha256 });
     }
     await hook?.('before-record', 0, primary);
