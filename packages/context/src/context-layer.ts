@@ -643,7 +643,7 @@ export class ContextLayer extends ContextSession {
   /** The write-ahead journal of edits. */
   readonly journal: EditJournal;
   /** What recovery found on open: changes interrupted by a crash, completed or rolled back. */
-  recovery: RecoveryReport = { completed: [], rolledBack: [], untouched: [] };
+  recovery: RecoveryReport = { completed: [], rolledBack: [], untouched: [], inFlight: [] };
   /** The tamper-evident copy of the audit, when configured (`safety.auditTrail`): `verify()` and `query()` it. */
   auditTrail: AuditTrail | undefined;
   /** Whether `close()` closes the trail (this layer opened it). */
@@ -801,6 +801,7 @@ export class ContextLayer extends ContextSession {
   /** Closes the store if this layer opened it. The filesystem is the caller's. */
   close(): void {
     this.loader.clear();
+    this.journal.close();
     if (!this.store.closed) this.store.flushAudit();
     if (this.ownsAuditTrail) this.auditTrail?.close();
     if (this.#ownsStore) this.store.close();
