@@ -154,7 +154,9 @@ export class EditJournal {
     return this.store.transaction(() => {
       for (const b of change.blobs) this.versions.putBlob(b);
       const r = this.store
-        .statement('INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms, session_id, audit, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .statement(
+          'INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms, session_id, audit, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        )
         .run(
           changeId,
           change.op,
