@@ -7,6 +7,7 @@
  */
 
 import { type Filesystem, fsError } from '@ctxfs/core';
+import { SessionBuffers } from './buffers/session-buffers.ts';
 import { staleBuffer } from './conflicts/conflict-detector.ts';
 import type { ConflictOptions } from './conflicts/strategies.ts';
 import { DocumentLoader, type DocumentLoaderOptions } from './content/document.ts';
@@ -167,6 +168,7 @@ export class ContextSession {
   readonly #entrypoints: readonly string[];
   readonly #edits: EditServices;
   #ops: EditOperations | undefined;
+  #buffers: SessionBuffers | undefined;
 
   /** @internal use {@link ContextLayer.session} */
   constructor(ws: Workspace, agent: string, profile: ModelProfile, session: SessionContext, entrypoints: readonly string[], edits: EditServices) {
@@ -215,6 +217,31 @@ export class ContextSession {
       }),
     );
     return this.#ops;
+  }
+
+  /**
+   * This session's open files: buffers kept in step with the disk by their
+   * permission, edited in memory, saved through {@link writeFile}.
+   *
+   * @example
+   * ```ts
+   * await ctx.buffers.open('src/a.ts', { permission: 'human' });
+   * await ctx.buffers.replace('src/a.ts', 'retries = 3', 'retries = 5');
+   * await ctx.buffers.save('src/a.ts');
+   * ```
+   */
+  get buffers(): SessionBuffers {
+    this.#buffers ??= new SessionBuffers({
+      fs: this.#ws.fs,
+      writeFile: (path, content, options) => this.writeFile(path, content, options),
+      // In-memory buffer calls read; their save is a guarded write of its own.
+      guard: (op, path, params, body) => this.#guard({ op, opClass: 'read', paths: [path ?? ''], params }, body, () => ({ result: 'ok' })),
+      mayWrite: (path) => this.#edits.safety.decide('write', path, this.agent).effect !== 'deny',
+      diskChanged: async (path) => {
+        await this.#ws.registry.refresh(path);
+      },
+    });
+    return this.#buffers;
   }
 
   /** Re-indexes the imports of edited files that were indexed before, and forgets deleted ones. */

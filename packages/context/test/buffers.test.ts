@@ -1,0 +1,184 @@
+/**
+ * Buffers (issue #15): an agent's open file kept in step with the disk by
+ * its permission, on memory and host.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ContextLayer, createContext, mergeSides } from '../src/index.ts';
+import { type BackendFactory, hostBackend, memoryBackend, type Workspace } from './backends.ts';
+
+async function disk(ws: Workspace, path: string): Promise<string> {
+  return new TextDecoder().decode(await ws.fs.readBytes(path));
+}
+
+describe('mergeSides', () => {
+  it('merges two edits of one line at different columns by character', () => {
+    const r = mergeSides('let alpha = 1;\n', 'let alphabet = 1;\n', 'let alpha = 2;\n', 'ask');
+    expect(r).toEqual({ text: 'let alphabet = 2;\n', collisions: [], level: 'word' });
+  });
+  it('reports the same characters changed by both, and settles them by the rule', () => {
+    const ask = mergeSides('x = 1\n', 'x = 2\n', 'x = 3\n', 'ask');
+    expect(ask.collisions).toHaveLength(1);
+    expect(ask.text).toBe('x = 2\n');
+    expect(mergeSides('x = 1\ny\n', 'x = 2\ny!\n', 'x = 3\ny\n', 'disk').text).toBe('x = 3\ny!\n');
+    expect(mergeSides('x = 1\ny\n', 'x = 2\ny\n', 'x = 3\ny?\n', 'buffer').text).toBe('x = 2\ny?\n');
+  });
+  it('keeps an emoji whole and CRLF line endings', () => {
+    const r = mergeSides('a😀b\r\nc\r\n', 'a😀B\r\nc\r\n', 'A😀b\r\nc\r\n', 'ask');
+    expect(r.text).toBe('A😀B\r\nc\r\n');
+  });
+});
+
+for (const backend of [memoryBackend, hostBackend] as BackendFactory[]) {
+  describe(`buffers on ${backend.name}`, () => {
+    let ws: Workspace;
+    let ctx: ContextLayer;
+    beforeEach(async () => {
+      ws = await backend.create({ 'a.txt': 'one\ntwo\nthree\n', 'crlf.txt': 'x\r\ny\r\n', 'dir/e.txt': 'a😀b\n' });
+      ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:a' });
+    });
+    afterEach(async () => {
+      ctx.close();
+      await ws.cleanup();
+    });
+
+    it('opens, edits in memory, reports status and diff, saves as a version', async () => {
+      const b = ctx.buffers;
+      const opened = await b.open('a.txt');
+      expect(opened).toMatchObject({ path: 'a.txt', status: 'clean', permission: 'read-write', bufferVersion: 1, onDisk: true });
+      const edited = await b.replace('a.txt', 'two', 'TWO');
+      expect(edited).toMatchObject({ status: 'modified', dirty: true, bufferVersion: 2, undo: 1 });
+      expect(await disk(ws, 'a.txt')).toBe('one\ntwo\nthree\n');
+      const d = await b.diff('a.txt');
+      expect(d.text).toMatch(/^\[file:a\.txt\]\nstatus: modified\ndisk_mtime: \d{4}-.*\nbuffer_version: 2\n---\n--- disk\n\+\+\+ buffer\n/);
+      expect(d.diff).toContain('-two\n+TWO\n');
+      const saved = await b.save('a.txt', { message: 'capitals' });
+      expect(saved.saved).toBe(true);
+      expect(saved.buffer).toMatchObject({ status: 'clean', dirty: false });
+      expect(await disk(ws, 'a.txt')).toBe('one\nTWO\nthree\n');
+      const history = await ctx.history('a.txt');
+      expect(history[0]).toMatchObject({ author: 'llm:a', message: 'capitals', seq: saved.edit?.seq });
+      expect((await b.list()).map((r) => [r.path, r.loaded, r.dirty, r.permission])).toEqual([['a.txt', true, false, 'read-write']]);
+      const listed = await b.list({ pattern: '**/*.txt' });
+      expect(listed.map((r) => `${r.path}:${r.loaded}:${r.size}`)).toEqual(['a.txt:true:14', 'crlf.txt:false:6', 'dir/e.txt:false:7']);
+      await b.close('a.txt');
+      expect(await b.status()).toEqual([]);
+    });
+
+    it('every edit operation applies to the buffer; positions are code points; CRLF is kept', async () => {
+      const b = ctx.buffers;
+      await b.open('dir/e.txt');
+      await b.edit('dir/e.txt', { kind: 'splice', at: 2, remove: 1, insert: 'B' });
+      expect((await b.text('dir/e.txt')).text).toBe('a😀B\n');
+      await b.edit('dir/e.txt', { kind: 'splice', at: 1, remove: 1, insert: '🙂' });
+      expect((await b.text('dir/e.txt')).text).toBe('a🙂B\n');
+      await expect(b.edit('dir/e.txt', { kind: 'splice', at: 9, remove: 0, insert: '' })).rejects.toMatchObject({ code: 'EINVAL' });
+      await b.open('crlf.txt');
+      await b.edit('crlf.txt', { kind: 'edit-lines', edit: { kind: 'insert-after', line: 1, text: 'mid' } });
+      await b.replace('crlf.txt', 'y', 'Y', { occurrence: 'first' });
+      await b.replace('crlf.txt', '\\b([xY])\\b', '[$1]', { regex: true, occurrence: 'all' });
+      await b.edit('crlf.txt', { kind: 'patch', patch: '@@ -1,2 +1,2 @@\n [x]\n-mid\n+middle\n' });
+      expect((await b.text('crlf.txt')).text).toBe('[x]\r\nmiddle\r\n[Y]\r\n');
+      await b.save('crlf.txt');
+      expect(await disk(ws, 'crlf.txt')).toBe('[x]\r\nmiddle\r\n[Y]\r\n');
+      await expect(b.replace('crlf.txt', 'nothing', 'x')).rejects.toMatchObject({ code: 'ENOENT' });
+      await expect(b.replace('crlf.txt', 'x', 'y', { bufferVersion: 1 })).rejects.toMatchObject({ code: 'ECONFLICT' });
+    });
+
+    it('read-write: a person’s change merges in; where both changed the same text the disk wins', async () => {
+      const b = ctx.buffers;
+      await b.open('a.txt');
+      await b.replace('a.txt', 'one', 'ONE');
+      await ws.external('a.txt', 'one\ntwo\nthree\nfour\n');
+      const s = (await b.status('a.txt'))[0];
+      expect(s).toMatchObject({ status: 'disk_changed', dirty: true });
+      expect((await b.text('a.txt')).text).toBe('ONE\ntwo\nthree\nfour\n');
+      await b.replace('a.txt', 'two', 'agent-two');
+      await ws.external('a.txt', 'one\nperson-two\nthree\nfour\n');
+      const after = await b.status('a.txt');
+      expect(after[0]).toMatchObject({ settled: 1, winner: 'disk' });
+      await b.save('a.txt');
+      expect(await disk(ws, 'a.txt')).toBe('ONE\nperson-two\nthree\nfour\n');
+    });
+
+    it('admin: the agent wins collisions', async () => {
+      const b = ctx.buffers;
+      await b.open('a.txt', { permission: 'admin' });
+      await b.replace('a.txt', 'two', 'agent');
+      await ws.external('a.txt', 'one\nperson\nthree\nfour\n');
+      await b.save('a.txt');
+      expect(await disk(ws, 'a.txt')).toBe('one\nagent\nthree\nfour\n');
+    });
+
+    it('human: a collision is surfaced, save is refused until the agent decides', async () => {
+      const b = ctx.buffers;
+      await b.open('a.txt', { permission: 'human' });
+      await b.replace('a.txt', 'two', 'agent');
+      await ws.external('a.txt', 'one\nperson\nthree\nfour\n');
+      const s = (await b.status('a.txt'))[0];
+      expect(s).toMatchObject({ status: 'conflict', collisions: 1, next: 'buffers.diff("a.txt")' });
+      expect((await b.diff('a.txt')).text).toContain('collisions: 1');
+      await expect(b.save('a.txt')).rejects.toMatchObject({ code: 'ECONFLICT' });
+      expect(await disk(ws, 'a.txt')).toBe('one\nperson\nthree\nfour\n');
+      const saved = await b.save('a.txt', { resolve: 'buffer' });
+      expect(saved.saved).toBe(true);
+      expect(await disk(ws, 'a.txt')).toBe('one\nagent\nthree\nfour\n');
+    });
+
+    it('read-only: follows the disk, refuses edits', async () => {
+      const b = ctx.buffers;
+      await b.open('a.txt', { permission: 'read-only' });
+      await expect(b.replace('a.txt', 'two', 'x')).rejects.toMatchObject({ code: 'EPERM' });
+      await expect(b.save('a.txt')).rejects.toMatchObject({ code: 'EPERM' });
+      await ws.external('a.txt', 'changed\n');
+      expect((await b.text('a.txt')).text).toBe('changed\n');
+    });
+
+    it('undo reverts an edit but keeps a change merged from disk since; redo applies it again', async () => {
+      const b = ctx.buffers;
+      await b.open('a.txt');
+      await b.replace('a.txt', 'one', 'ONE');
+      await ws.external('a.txt', 'one\ntwo\nthree\nfour\n');
+      await b.undo('a.txt');
+      expect((await b.text('a.txt')).text).toBe('one\ntwo\nthree\nfour\n');
+      await b.redo('a.txt');
+      expect((await b.text('a.txt')).text).toBe('ONE\ntwo\nthree\nfour\n');
+      await expect(b.redo('a.txt')).rejects.toMatchObject({ code: 'EINVAL' });
+    });
+
+    it('follows a rename on disk and a deletion; the save after a deletion recreates only for admin', async () => {
+      const b = ctx.buffers;
+      await b.open('a.txt');
+      await ws.fs.rename('a.txt', 'b.txt');
+      const s = (await b.status())[0];
+      expect(s).toMatchObject({ path: 'b.txt', renamedFrom: 'a.txt', status: 'clean' });
+      await b.replace('b.txt', 'one', 'ONE');
+      await ws.external('b.txt', null);
+      expect((await b.status('b.txt'))[0]).toMatchObject({ onDisk: false, dirty: false, status: 'disk_changed' });
+      await b.open('crlf.txt', { permission: 'admin' });
+      await b.replace('crlf.txt', 'x', 'X');
+      await ws.external('crlf.txt', null);
+      await b.save('crlf.txt');
+      expect(await disk(ws, 'crlf.txt')).toBe('X\r\ny\r\n');
+    });
+
+    it('a dirty buffer is closed only when told to drop its changes; unknown buffers say how to open them', async () => {
+      const b = ctx.buffers;
+      await b.open('a.txt');
+      await b.replace('a.txt', 'one', '1');
+      await expect(b.close('a.txt')).rejects.toMatchObject({ code: 'EBUSY' });
+      await b.close('a.txt', { discard: true });
+      await expect(b.status('a.txt')).rejects.toMatchObject({ code: 'ENOENT', hint: expect.stringContaining('buffers.open("a.txt")') });
+      await expect(b.open('missing.txt')).rejects.toMatchObject({ code: 'ENOENT' });
+    });
+
+    it('auto-save writes every edit and never echoes its own write back as a disk change', async () => {
+      const b = ctx.buffers;
+      await b.open('a.txt', { autoSave: true });
+      const r = await b.replace('a.txt', 'one', 'uno');
+      expect(r).toMatchObject({ status: 'clean', dirty: false });
+      expect(await disk(ws, 'a.txt')).toBe('uno\ntwo\nthree\n');
+      const s = (await b.status('a.txt'))[0];
+      expect(s).toMatchObject({ status: 'clean', bufferVersion: 2 });
+    });
+  });
+}
