@@ -196,7 +196,7 @@ export class SessionBuffers {
       });
     }
     return this.#call('buffers.refresh', path, {}, async (p) => {
-      const b = this.#open.get(p);
+      const b = this.#find(p);
       if (b === undefined) throw notOpen('buffers.refresh', p);
       await this.#look(b, true);
       return [this.#info(b)];
@@ -224,7 +224,7 @@ export class SessionBuffers {
   /** Discards the buffer's changes (and a pending conflict): it becomes the file on disk. */
   reload(path: string): Promise<BufferInfo> {
     return this.#call('buffers.reload', path, {}, async (p) => {
-      const b = this.#open.get(p);
+      const b = this.#find(p);
       if (b === undefined) throw notOpen('buffers.reload', p);
       b.reload(await this.#snapshot(b.path));
       return this.#info(b);
@@ -249,7 +249,7 @@ export class SessionBuffers {
    */
   async save(path: string, options: { message?: string; resolve?: 'disk' | 'buffer' } = {}): Promise<BufferSave> {
     const p = this.#path('buffers.save', path);
-    const b = this.#open.get(p);
+    const b = this.#find(p);
     if (b === undefined) throw notOpen('buffers.save', p);
     if (!canWriteBack(b.permission)) throw readOnly('buffers.save', b);
     let edit: EditResult | undefined;
@@ -273,7 +273,7 @@ export class SessionBuffers {
   /** Closes a buffer; one with unsaved changes only with `discard: true`. */
   close(path: string, options: { discard?: boolean } = {}): Promise<BufferInfo> {
     return this.#call('buffers.close', path, { ...options }, async (p) => {
-      const b = this.#open.get(p);
+      const b = this.#find(p);
       if (b === undefined) throw notOpen('buffers.close', p);
       if ((b.dirty || b.pending) && options.discard !== true) {
         throw fsError('EBUSY', 'buffers.close', p, {
@@ -282,7 +282,7 @@ export class SessionBuffers {
         });
       }
       const info = this.#info(b);
-      this.#open.delete(p);
+      this.#open.delete(b.path);
       this.#renamedFrom.delete(b);
       this.#last.delete(b);
       return info;
@@ -366,10 +366,18 @@ export class SessionBuffers {
 
   /** The open buffer of `p`, after a look at the disk. */
   async #held(p: string): Promise<FileBuffer> {
-    const b = this.#open.get(p);
+    const b = this.#find(p);
     if (b === undefined) throw notOpen('buffers', p);
     await this.#look(b, false);
     return b;
+  }
+
+  /** The buffer of `p`, or of a file that was at `p` before a rename on disk (a call may still use the old name). */
+  #find(p: string): FileBuffer | undefined {
+    const b = this.#open.get(p);
+    if (b !== undefined) return b;
+    for (const [buffer, from] of this.#renamedFrom) if (from === p && this.#open.get(buffer.path) === buffer) return buffer;
+    return undefined;
   }
 
   async #lookAll(): Promise<void> {
