@@ -135,23 +135,7 @@ export class SessionBuffers {
         await this.#look(held, true);
         return this.#info(held);
       }
-      const permission = options.permission ?? 'read-write';
-      if (!SYNC_PERMISSIONS.includes(permission)) {
-        throw fsError('EINVAL', 'buffers.open', p, {
-          reason: `unknown permission ${JSON.stringify(permission)}`,
-          hint: `use one of ${SYNC_PERMISSIONS.join(', ')}`,
-        });
-      }
-      const snapshot = await this.#snapshot(p);
-      if (snapshot.file === undefined) {
-        throw fsError('ENOENT', 'buffers.open', p, {
-          reason: `${p} does not exist`,
-          hint: `check the path with ${callText('glob', [`**/${p.split('/').pop()}`])}`,
-        });
-      }
-      const allowed = canWriteBack(permission) && !this.#host.mayWrite(p) ? 'read-only' : permission;
-      const buffer = new FileBuffer(p, allowed, snapshot, options.autoSave ?? false);
-      this.#open.set(p, buffer);
+      const buffer = await this.#load(p, options);
       return this.#info(buffer);
     });
   }
@@ -176,7 +160,7 @@ export class SessionBuffers {
     });
   }
 
-  /** The state of one buffer, or of every open one. */
+  /** The state of one buffer (a file not open yet is opened), or of every open one. */
   status(path?: string): Promise<BufferInfo[]> {
     if (path === undefined) {
       return this.#host.guard('buffers.status', '', {}, async () => {
@@ -367,9 +351,31 @@ export class SessionBuffers {
   /** The open buffer of `p`, after a look at the disk. */
   async #held(p: string): Promise<FileBuffer> {
     const b = this.#find(p);
-    if (b === undefined) throw notOpen('buffers', p);
+    if (b === undefined) return await this.#load(p, {});
     await this.#look(b, false);
     return b;
+  }
+
+  /** A new buffer of `p` (a status, diff or edit of a file not open yet opens it with the default permission). */
+  async #load(p: string, options: OpenBufferOptions): Promise<FileBuffer> {
+    const permission = options.permission ?? 'read-write';
+    if (!SYNC_PERMISSIONS.includes(permission)) {
+      throw fsError('EINVAL', 'buffers.open', p, {
+        reason: `unknown permission ${JSON.stringify(permission)}`,
+        hint: `use one of ${SYNC_PERMISSIONS.join(', ')}`,
+      });
+    }
+    const snapshot = await this.#snapshot(p);
+    if (snapshot.file === undefined) {
+      throw fsError('ENOENT', 'buffers.open', p, {
+        reason: `${p} does not exist`,
+        hint: `check the path with ${callText('glob', [`**/${p.split('/').pop()}`])}`,
+      });
+    }
+    const allowed = canWriteBack(permission) && !this.#host.mayWrite(p) ? 'read-only' : permission;
+    const buffer = new FileBuffer(p, allowed, snapshot, options.autoSave ?? false);
+    this.#open.set(p, buffer);
+    return buffer;
   }
 
   /** The buffer of `p`, or of a file that was at `p` before a rename on disk (a call may still use the old name). */
