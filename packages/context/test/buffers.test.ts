@@ -183,3 +183,47 @@ for (const backend of [memoryBackend, hostBackend] as BackendFactory[]) {
     });
   });
 }
+
+describe('buffers and the rest of the context layer', () => {
+  it('a path the policy keeps read-only opens read-only; a denied path does not open', async () => {
+    const ws = await memoryBackend.create({ 'vendor/lib.js': 'x\n', 'secret/key.txt': 'k\n', 'a.txt': 'a\n' });
+    const ctx = await createContext({
+      fs: ws.fs,
+      store: ':memory:',
+      safety: { policyFiles: false, policy: { readOnly: ['vendor/'], rules: [{ effect: 'deny', paths: ['secret/'] }] } },
+    });
+    try {
+      expect(await ctx.buffers.open('vendor/lib.js', { permission: 'admin' })).toMatchObject({ permission: 'read-only' });
+      await expect(ctx.buffers.open('secret/key.txt')).rejects.toMatchObject({ code: 'EDENIED' });
+      await ctx.buffers.open('a.txt');
+      ctx.store.flushAudit(); // the records of reads are written a batch at a time
+      const records = ctx.store.statement("SELECT op, result FROM audit WHERE op LIKE 'buffers.%' ORDER BY id").all() as Array<{ op: string; result: string }>;
+      expect(records.map((r) => `${r.op} ${r.result}`)).toEqual(['buffers.open ok', 'buffers.open denied', 'buffers.open ok']);
+    } finally {
+      ctx.close();
+      await ws.cleanup();
+    }
+  });
+
+  it('two agents hold one file: each save merges the other’s, nothing is lost', async () => {
+    const ws = await hostBackend.create({ 'shared.txt': 'one\ntwo\nthree\n' });
+    const ctx = await createContext({ fs: ws.fs, store: ':memory:' });
+    try {
+      const a = ctx.session({ agent: 'llm:a' }).buffers;
+      const b = ctx.session({ agent: 'llm:b' }).buffers;
+      await a.open('shared.txt');
+      await b.open('shared.txt');
+      await a.replace('shared.txt', 'one', 'ONE');
+      await b.replace('shared.txt', 'three', 'THREE');
+      await a.save('shared.txt');
+      await b.save('shared.txt');
+      expect(await disk(ws, 'shared.txt')).toBe('ONE\ntwo\nTHREE\n');
+      expect((await a.text('shared.txt')).text).toBe('ONE\ntwo\nTHREE\n');
+      const authors = (await ctx.history('shared.txt')).map((v) => v.author);
+      expect(authors.slice(0, 2)).toEqual(['llm:b', 'llm:a']);
+    } finally {
+      ctx.close();
+      await ws.cleanup();
+    }
+  });
+});
