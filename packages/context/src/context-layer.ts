@@ -7,6 +7,7 @@
  */
 
 import { type Filesystem, fsError } from '@ctxfs/core';
+import { type ChangeSource, changeSourceFor } from './buffers/change-source.ts';
 import { SessionBuffers } from './buffers/session-buffers.ts';
 import { staleBuffer } from './conflicts/conflict-detector.ts';
 import type { ConflictOptions } from './conflicts/strategies.ts';
@@ -128,6 +129,8 @@ interface EditServices {
   readonly journal: EditJournal;
   readonly settings: EditSettings;
   readonly safety: SafetyLayer;
+  /** The workspace's one source of disk changes, made when a session first opens a buffer. */
+  readonly changes: { source?: ChangeSource };
 }
 
 /** Which changes: a session's, an agent's, or both; optionally since a time. */
@@ -239,6 +242,11 @@ export class ContextSession {
       mayWrite: (path) => this.#edits.safety.decide('write', path, this.agent).effect !== 'deny',
       diskChanged: async (path) => {
         await this.#ws.registry.refresh(path);
+      },
+      changes: () => {
+        const shared = this.#edits.changes;
+        shared.source ??= changeSourceFor(this.#ws.fs);
+        return shared.source.feed();
       },
     });
     return this.#buffers;
@@ -828,6 +836,8 @@ export class ContextLayer extends ContextSession {
   /** Closes the store if this layer opened it. The filesystem is the caller's. */
   close(): void {
     this.loader.clear();
+    // A watcher would keep the process alive.
+    void this.#editServices.changes.source?.close();
     if (!this.store.closed) this.store.flushAudit();
     if (this.ownsAuditTrail) this.auditTrail?.close();
     if (this.#ownsStore) this.store.close();
@@ -895,7 +905,7 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
     options.agent ?? 'default',
     options.sessionId,
     options.entrypoints ?? DEFAULT_ENTRYPOINTS,
-    { versions, journal, settings: options.edits ?? {}, safety },
+    { versions, journal, settings: options.edits ?? {}, safety, changes: {} },
   );
   layer.auditTrail = trail;
   layer.ownsAuditTrail = trail !== undefined && !(trailOption instanceof AuditTrail);

@@ -21,7 +21,7 @@
 export { type BufferDiff, bufferDiff } from './buffers/buffer-diff.ts';
 export { applyBufferEdit, type BufferEditOp } from './buffers/buffer-edits.ts';
 export { type BufferEdit, BufferHistory } from './buffers/buffer-history.ts';
-export { type ChangeSource, type DiskChange, PollingSource } from './buffers/change-source.ts';
+export { type ChangeFeed, type ChangeSource, changeSourceFor, type DiskChange, PollingSource } from './buffers/change-source.ts';
 export { codePointLength, utf16Index } from './buffers/code-points.ts';
 export { type BufferStatusKind, type DiskSnapshot, FileBuffer, type PendingConflict, type SyncOutcome } from './buffers/file-buffer.ts';
 export { type Collision, mergeSides, type SidesMerge } from './buffers/merge-sides.ts';

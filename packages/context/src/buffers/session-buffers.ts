@@ -17,10 +17,9 @@ import { contextPath } from '../paths/context-path.ts';
 import { callText } from '../search/next-call.ts';
 import { type BufferDiff, bufferDiff } from './buffer-diff.ts';
 import { applyBufferEdit, type BufferEditOp } from './buffer-edits.ts';
-import { type ChangeSource, PollingSource } from './change-source.ts';
+import { type ChangeFeed, PollingSource } from './change-source.ts';
 import { type BufferStatusKind, type DiskSnapshot, FileBuffer, type SyncOutcome } from './file-buffer.ts';
 import { canWriteBack, SYNC_PERMISSIONS, type SyncPermission } from './sync-permission.ts';
-import { canWatch, WatchSource } from './watch-source.ts';
 
 /** What the buffers need from the session that owns them. */
 export interface BufferHost {
@@ -33,6 +32,8 @@ export interface BufferHost {
   mayWrite(path: string): boolean;
   /** Told of every change seen on disk, so the registry and caches catch up. */
   diskChanged?(path: string): Promise<void>;
+  /** This session's feed of the workspace's change source (default: a look at every path on every call). */
+  changes?(): ChangeFeed;
 }
 
 /** Options of {@link SessionBuffers.open}. */
@@ -114,17 +115,16 @@ export class SessionBuffers {
   readonly #open = new Map<string, FileBuffer>();
   readonly #renamedFrom = new Map<FileBuffer, string>();
   readonly #last = new Map<FileBuffer, SyncOutcome>();
-  #source: ChangeSource | undefined;
+  #feed: ChangeFeed | undefined;
 
-  constructor(host: BufferHost, source?: ChangeSource) {
+  constructor(host: BufferHost) {
     this.#host = host;
-    this.#source = source;
   }
 
-  /** The change source: given, else a watcher where the backend can watch, else a look on every call. */
-  get source(): ChangeSource {
-    this.#source ??= canWatch(this.#host.fs) ? new WatchSource(this.#host.fs) : new PollingSource();
-    return this.#source;
+  /** Where this session learns of changes on disk; made before the first file is read, so nothing after that read is missed. */
+  get #changes(): ChangeFeed {
+    this.#feed ??= this.#host.changes?.() ?? new PollingSource().feed();
+    return this.#feed;
   }
 
   /** Loads `path` into a buffer (an open buffer is looked at again and returned). */
@@ -330,11 +330,11 @@ export class SessionBuffers {
     return [...this.#open.keys()];
   }
 
-  /** Closes every buffer (unsaved changes are dropped) and the change source. */
-  async dispose(): Promise<void> {
+  /** Closes every buffer (unsaved changes are dropped) and this session's feed of changes. */
+  dispose(): void {
     this.#open.clear();
-    await this.#source?.close();
-    this.#source = undefined;
+    this.#feed?.close();
+    this.#feed = undefined;
   }
 
   // ---------------------------------------------------------------- internals
@@ -358,6 +358,7 @@ export class SessionBuffers {
 
   /** A new buffer of `p` (a status, diff or edit of a file not open yet opens it with the default permission). */
   async #load(p: string, options: OpenBufferOptions): Promise<FileBuffer> {
+    void this.#changes;
     const permission = options.permission ?? 'read-write';
     if (!SYNC_PERMISSIONS.includes(permission)) {
       throw fsError('EINVAL', 'buffers.open', p, {
@@ -387,7 +388,7 @@ export class SessionBuffers {
   }
 
   async #lookAll(): Promise<void> {
-    const changed = await this.source.take(this.paths);
+    const changed = await this.#changes.take(this.paths);
     for (const c of changed) {
       const b = this.#open.get(c.path);
       if (b) await this.#look(b, true, c.renamedTo);
@@ -397,7 +398,7 @@ export class SessionBuffers {
   /** Takes in what changed on disk; `force` looks whatever the source says. */
   async #look(b: FileBuffer, force: boolean, renamedTo?: string): Promise<void> {
     if (!force) {
-      const [change] = await this.source.take([b.path]);
+      const [change] = await this.#changes.take([b.path]);
       if (change === undefined) return;
       renamedTo = change.renamedTo;
     }

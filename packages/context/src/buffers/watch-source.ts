@@ -1,17 +1,19 @@
 /**
  * The source for a backend with `capabilities.watch`: one recursive watcher
- * on the workspace; a buffer call looks only at the paths an event named.
- * The watch types are declared here by shape (they match
- * `Filesystem.watch` in `@ctxfs/core` once that lands), so this module
- * depends on nothing else. An event that arrives late costs nothing in
- * safety: a save always looks at the disk itself before writing, and the
- * write is compare-and-swap.
+ * on the workspace, fanned out to one feed per session; a buffer call looks
+ * only at the paths an event named. The watch types are declared here by
+ * shape (they match `Filesystem.watch` in `@ctxfs/core` once that lands),
+ * so this module depends on nothing else. Late or lost events cost nothing
+ * in safety: a feed's first answer names every path (anything before the
+ * watcher was ready), a watcher that fails turns every feed into a look at
+ * every path, and a save always looks at the disk itself before writing,
+ * then writes with compare-and-swap.
  *
  * @module
  */
 
 import type { Filesystem } from '@ctxfs/core';
-import type { ChangeSource, DiskChange } from './change-source.ts';
+import type { ChangeFeed, ChangeSource, DiskChange } from './change-source.ts';
 
 /** A change event, as `Filesystem.watch` yields it. */
 export interface WatchedChange {
@@ -36,50 +38,93 @@ export function canWatch(fs: Filesystem): fs is Filesystem & WatchingFilesystem 
   return fs.capabilities.watch && typeof (fs as Partial<WatchingFilesystem>).watch === 'function';
 }
 
+/** The paths events named since the last `take`. */
+class WatchFeed implements ChangeFeed {
+  readonly #source: WatchSource;
+  readonly touched = new Set<string>();
+  readonly moved = new Map<string, string>();
+  #first = true;
+
+  constructor(source: WatchSource) {
+    this.#source = source;
+  }
+
+  async take(paths: readonly string[]): Promise<readonly DiskChange[]> {
+    const healthy = await this.#source.healthy;
+    if (this.#first || !healthy) {
+      this.#first = false;
+      return paths.map((path) => ({ path, renamedTo: this.moved.get(path) }));
+    }
+    const out: DiskChange[] = [];
+    for (const path of paths) {
+      if (!this.touched.delete(path)) continue;
+      out.push({ path, renamedTo: this.moved.get(path) });
+      this.moved.delete(path);
+    }
+    return out;
+  }
+
+  close(): void {
+    this.#source.feeds.delete(this);
+  }
+}
+
 /**
- * Collects the paths events name until a buffer call takes them.
+ * One recursive watcher on the workspace root.
  *
  * @example
  * ```ts
- * if (canWatch(fs)) { const source = new WatchSource(fs); await source.ready; }
+ * if (canWatch(fs)) { const feed = new WatchSource(fs).feed(); await feed.take(['a.ts']); }
  * ```
  */
 export class WatchSource implements ChangeSource {
   readonly kind = 'watch';
-  readonly ready: Promise<void>;
+  readonly feeds = new Set<WatchFeed>();
+  #alive = true;
+  readonly #started: Promise<boolean>;
   readonly #watcher: ChangeWatcher;
-  readonly #touched = new Set<string>();
-  readonly #moved = new Map<string, string>();
   readonly #pump: Promise<void>;
 
   constructor(fs: WatchingFilesystem) {
     const watcher = fs.watch('', { recursive: true });
     this.#watcher = watcher;
-    this.ready = watcher.ready;
+    this.#started = watcher.ready.then(
+      () => true,
+      () => false,
+    );
     this.#pump = (async () => {
       for await (const e of watcher) {
-        this.#touched.add(e.path);
-        if (e.type === 'renamed' && e.oldPath !== undefined) {
-          this.#touched.add(e.oldPath);
-          this.#moved.set(e.oldPath, e.path);
+        for (const feed of this.feeds) {
+          feed.touched.add(e.path);
+          if (e.type === 'renamed' && e.oldPath !== undefined) {
+            feed.touched.add(e.oldPath);
+            feed.moved.set(e.oldPath, e.path);
+          }
         }
       }
-    })().catch(() => undefined);
+    })().then(
+      () => {
+        this.#alive = false;
+      },
+      () => {
+        this.#alive = false;
+      },
+    );
   }
 
-  async take(paths: readonly string[]): Promise<readonly DiskChange[]> {
-    await this.ready;
-    const out: DiskChange[] = [];
-    for (const path of paths) {
-      if (!this.#touched.delete(path)) continue;
-      const renamedTo = this.#moved.get(path);
-      this.#moved.delete(path);
-      out.push({ path, renamedTo });
-    }
-    return out;
+  /** `false` once the watcher failed to start or stopped: every feed then looks at every path. */
+  get healthy(): Promise<boolean> {
+    return this.#started.then((ok) => ok && this.#alive);
+  }
+
+  feed(): ChangeFeed {
+    const feed = new WatchFeed(this);
+    this.feeds.add(feed);
+    return feed;
   }
 
   async close(): Promise<void> {
+    this.feeds.clear();
     await this.#watcher.close();
     await this.#pump;
   }
