@@ -3,7 +3,7 @@
  * its permission, on memory and host.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ContextLayer, createContext, mergeSides } from '../src/index.ts';
+import { type ContextLayer, createContext, mergeSides, sha256Hex } from '../src/index.ts';
 import { type BackendFactory, hostBackend, memoryBackend, type Workspace } from './backends.ts';
 
 async function disk(ws: Workspace, path: string): Promise<string> {
@@ -221,6 +221,53 @@ describe('buffers and the rest of the context layer', () => {
       expect((await a.text('shared.txt')).text).toBe('ONE\ntwo\nTHREE\n');
       const authors = (await ctx.history('shared.txt')).map((v) => v.author);
       expect(authors.slice(0, 2)).toEqual(['llm:b', 'llm:a']);
+    } finally {
+      ctx.close();
+      await ws.cleanup();
+    }
+  });
+});
+
+describe('saving while a person keeps writing', () => {
+  it('a person appending with compare-and-swap and an agent saving its buffer: no update of either is lost', async () => {
+    const lines = Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n');
+    const ws = await memoryBackend.create({ 'log.txt': `${lines}\n` });
+    const ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:a' });
+    const turns = async () => {
+      for (let t = Math.floor(Math.random() * 30); t > 0; t--) await Promise.resolve();
+    };
+    try {
+      const b = ctx.buffers;
+      await b.open('log.txt');
+      const person = (async () => {
+        for (let i = 0; i < 60; i++) {
+          for (;;) {
+            const bytes = await ws.fs.readBytes('log.txt');
+            await turns();
+            const text = `${new TextDecoder().decode(bytes)}P${i}\n`;
+            try {
+              await ws.fs.writeBytes('log.txt', new TextEncoder().encode(text), { ifMatch: sha256Hex(bytes) });
+              break;
+            } catch (err) {
+              if ((err as { code?: string }).code !== 'ECONFLICT') throw err;
+            }
+          }
+          await turns();
+        }
+      })();
+      const agent = (async () => {
+        for (let j = 0; j < 30; j++) {
+          await b.edit('log.txt', { kind: 'splice', at: 0, remove: 0, insert: `A${j}\n` });
+          const r = await b.save('log.txt');
+          expect(r.saved || r.edit?.code === 'ECONFLICT').toBe(true);
+          await turns();
+        }
+      })();
+      await Promise.all([person, agent]);
+      await b.save('log.txt');
+      const final = await disk(ws, 'log.txt');
+      for (let i = 0; i < 60; i++) expect(final).toContain(`P${i}\n`);
+      for (let j = 0; j < 30; j++) expect(final).toContain(`A${j}\n`);
     } finally {
       ctx.close();
       await ws.cleanup();
