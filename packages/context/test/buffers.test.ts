@@ -127,10 +127,16 @@ for (const backend of [memoryBackend, hostBackend] as BackendFactory[]) {
     it('read-only: follows the disk, refuses edits', async () => {
       const b = ctx.buffers;
       await b.open('a.txt', { permission: 'read-only' });
-      await expect(b.replace('a.txt', 'two', 'x')).rejects.toMatchObject({ code: 'EPERM' });
+      await expect(b.replace('a.txt', 'two', 'x')).rejects.toMatchObject({
+        code: 'EPERM',
+        hint: expect.stringContaining('buffers.open("a.txt", {permission: "read-write"})'),
+      });
       await expect(b.save('a.txt')).rejects.toMatchObject({ code: 'EPERM' });
       await ws.external('a.txt', 'changed\n');
       expect((await b.text('a.txt')).text).toBe('changed\n');
+      // The call the refusal names works: opened again, writable.
+      expect(await b.open('a.txt', { permission: 'read-write' })).toMatchObject({ permission: 'read-write' });
+      await b.replace('a.txt', 'changed', 'edited');
     });
 
     it('undo reverts an edit but keeps a change merged from disk since; redo applies it again', async () => {

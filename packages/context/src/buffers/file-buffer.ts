@@ -56,8 +56,8 @@ function sameDisk(a: DiskSnapshot, b: DiskSnapshot): boolean {
  */
 export class FileBuffer {
   path: string;
-  readonly permission: SyncPermission;
-  readonly autoSave: boolean;
+  permission: SyncPermission;
+  autoSave: boolean;
   text: string;
   /** The disk as the buffer last took it in: the base of the next merge. */
   disk: DiskSnapshot;
@@ -121,11 +121,10 @@ export class FileBuffer {
     this.#set(now.file?.text ?? '');
   }
 
-  /** The disk after our own save: in step, nothing to merge. */
+  /** The disk after our own save: the new merge base (an edit made while the save ran stays in the buffer). */
   saved(now: DiskSnapshot, seq: number | undefined): void {
     this.disk = now;
     this.savedSeq = seq;
-    this.#set(now.file?.text ?? '');
   }
 
   /**

@@ -132,6 +132,9 @@ export class SessionBuffers {
     return this.#call('buffers.open', path, { ...options }, async (p) => {
       const held = this.#open.get(p);
       if (held) {
+        // Opened again: a permission or auto-save given now replaces the old one (within what the policy allows).
+        if (options.permission !== undefined) held.permission = this.#allowed(p, options.permission);
+        if (options.autoSave !== undefined) held.autoSave = options.autoSave && canWriteBack(held.permission);
         await this.#look(held, true);
         return this.#info(held);
       }
@@ -359,13 +362,7 @@ export class SessionBuffers {
   /** A new buffer of `p` (a status, diff or edit of a file not open yet opens it with the default permission). */
   async #load(p: string, options: OpenBufferOptions): Promise<FileBuffer> {
     void this.#changes;
-    const permission = options.permission ?? 'read-write';
-    if (!SYNC_PERMISSIONS.includes(permission)) {
-      throw fsError('EINVAL', 'buffers.open', p, {
-        reason: `unknown permission ${JSON.stringify(permission)}`,
-        hint: `use one of ${SYNC_PERMISSIONS.join(', ')}`,
-      });
-    }
+    const permission = this.#allowed(p, options.permission ?? 'read-write');
     const snapshot = await this.#snapshot(p);
     if (snapshot.file === undefined) {
       throw fsError('ENOENT', 'buffers.open', p, {
@@ -373,10 +370,20 @@ export class SessionBuffers {
         hint: `check the path with ${callText('glob', [`**/${p.split('/').pop()}`])}`,
       });
     }
-    const allowed = canWriteBack(permission) && !this.#host.mayWrite(p) ? 'read-only' : permission;
-    const buffer = new FileBuffer(p, allowed, snapshot, options.autoSave ?? false);
+    const buffer = new FileBuffer(p, permission, snapshot, options.autoSave ?? false);
     this.#open.set(p, buffer);
     return buffer;
+  }
+
+  /** `permission`, validated, and lowered to `read-only` where the policy denies this agent writes. */
+  #allowed(p: string, permission: SyncPermission): SyncPermission {
+    if (!SYNC_PERMISSIONS.includes(permission)) {
+      throw fsError('EINVAL', 'buffers.open', p, {
+        reason: `unknown permission ${JSON.stringify(permission)}`,
+        hint: `use one of ${SYNC_PERMISSIONS.join(', ')}`,
+      });
+    }
+    return canWriteBack(permission) && !this.#host.mayWrite(p) ? 'read-only' : permission;
   }
 
   /** The buffer of `p`, or of a file that was at `p` before a rename on disk (a call may still use the old name). */
@@ -504,7 +511,7 @@ function notOpen(op: string, path: string) {
 function readOnly(op: string, b: FileBuffer) {
   return fsError('EPERM', op, b.path, {
     reason: `the buffer of ${b.path} is read-only (it follows the disk; the agent cannot change it)`,
-    hint: `close it and open it again with a writable permission, if the policy allows: ${callText('buffers.open', [b.path], { permission: 'read-write' })}`,
+    hint: `open it again with a writable permission, if the policy allows: ${callText('buffers.open', [b.path], { permission: 'read-write' })}`,
   });
 }
 
