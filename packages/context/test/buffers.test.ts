@@ -173,7 +173,7 @@ for (const backend of [memoryBackend, hostBackend] as BackendFactory[]) {
       await b.replace('a.txt', 'one', '1');
       await expect(b.close('a.txt')).rejects.toMatchObject({ code: 'EBUSY' });
       await b.close('a.txt', { discard: true });
-      await expect(b.reload('a.txt')).rejects.toMatchObject({ code: 'ENOENT', hint: expect.stringContaining('buffers.open("a.txt")') });
+      await expect(b.save('a.txt')).rejects.toMatchObject({ code: 'ENOENT', hint: expect.stringContaining('buffers.open("a.txt")') });
       expect((await b.status('a.txt'))[0]).toMatchObject({ status: 'clean', bufferVersion: 1 });
       await expect(b.open('missing.txt')).rejects.toMatchObject({ code: 'ENOENT' });
     });

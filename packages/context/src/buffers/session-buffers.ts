@@ -208,11 +208,10 @@ export class SessionBuffers {
     });
   }
 
-  /** Discards the buffer's changes (and a pending conflict): it becomes the file on disk. */
+  /** Discards the buffer's changes (and a pending conflict): it becomes the file on disk (a file not open yet is opened). */
   reload(path: string): Promise<BufferInfo> {
     return this.#call('buffers.reload', path, {}, async (p) => {
-      const b = this.#find(p);
-      if (b === undefined) throw notOpen('buffers.reload', p);
+      const b = this.#find(p) ?? (await this.#load(p, {}));
       b.reload(await this.#snapshot(b.path));
       return this.#info(b);
     });

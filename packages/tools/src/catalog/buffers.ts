@@ -91,7 +91,7 @@ export const openFile = defineTool({
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'buffers.open', args: ['path'] },
-  examples: [{ path: 'src/auth.ts' }, { path: 'notes.md', permission: 'human' }],
+  examples: [{ path: 'src/auth.ts' }, { path: 'src/config.ts', permission: 'human' }],
   async run(session, a) {
     return bufferResult(await session.buffers.open(a.path, { permission: a.permission, autoSave: a.auto_save }));
   },
@@ -158,7 +158,7 @@ export const bufferDiff = defineTool({
 export const reloadFile = defineTool({
   name: 'reload_file',
   title: 'Reload a buffer',
-  description: "Discards the buffer's unsaved changes (and a conflict) and takes the file as it is on disk.",
+  description: "Discards the buffer's unsaved changes (and a conflict) and takes the file as it is on disk (a file not open yet is opened).",
   input: z.object({ path }),
   output: bufferData,
   annotations: READ_ONLY,
@@ -184,7 +184,7 @@ export const saveFile = defineTool({
   annotations: CHANGES,
   approval: 'policy',
   api: { op: 'buffers.save', args: ['path'] },
-  examples: [{ path: 'src/auth.ts' }, { path: 'notes.md', resolve: 'disk', message: 'merge with the notes edited meanwhile' }],
+  examples: [{ path: 'src/auth.ts' }, { path: 'src/config.ts', resolve: 'disk', message: 'keep the retries the person set' }],
   async run(session, a) {
     const r = await session.buffers.save(a.path, { resolve: a.resolve, message: a.message });
     const edit = r.edit === undefined ? undefined : editResult(r.edit);
