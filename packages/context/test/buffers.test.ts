@@ -91,6 +91,8 @@ for (const backend of [memoryBackend, hostBackend] as BackendFactory[]) {
       await ws.external('a.txt', 'one\ntwo\nthree\nfour\n');
       const s = (await b.status('a.txt'))[0];
       expect(s).toMatchObject({ status: 'disk_changed', dirty: true });
+      // The registry learnt of the change the buffer saw.
+      expect(ctx.registry.get('a.txt')?.sha256).toBe(s?.diskVersion);
       expect((await b.text('a.txt')).text).toBe('ONE\ntwo\nthree\nfour\n');
       await b.replace('a.txt', 'two', 'agent-two');
       await ws.external('a.txt', 'one\nperson-two\nthree\nfour\n');
