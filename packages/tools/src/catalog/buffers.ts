@@ -126,7 +126,7 @@ export const bufferDiff = defineTool({
     status: z.string(),
     disk_mtime: z.string().optional(),
     buffer_version: int,
-    diff: z.string(),
+    diff: z.string().describe('The diff alone, without the header.'),
     lines_added: int,
     lines_removed: int,
     truncated: z.boolean(),
@@ -137,7 +137,9 @@ export const bufferDiff = defineTool({
   examples: [{ path: 'src/auth.ts' }],
   async run(session, a) {
     const d = await session.buffers.diff(a.path);
-    const shown = withinBudget(d.text, session.profile.perCallTokens, 'the rest is in the buffer; read the file for the disk side');
+    const how = 'the rest is in the buffer; read the file for the disk side';
+    const shown = withinBudget(d.text, session.profile.perCallTokens, how);
+    const diff = withinBudget(d.diff, session.profile.perCallTokens, how);
     return {
       text: d.diff === '' ? `${d.text}\n(no difference: the buffer is the disk)` : shown.text,
       isError: false,
@@ -146,7 +148,7 @@ export const bufferDiff = defineTool({
         status: d.status,
         disk_mtime: d.diskMtime,
         buffer_version: d.bufferVersion,
-        diff: shown.text,
+        diff: diff.text,
         lines_added: d.linesAdded,
         lines_removed: d.linesRemoved,
         truncated: shown.truncated,
