@@ -2,6 +2,7 @@
  * Buffers (issue #15): an agent's open file kept in step with the disk by
  * its permission, on memory and host.
  */
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ContextLayer, createContext, mergeSides, sha256Hex } from '../src/index.ts';
 import { type BackendFactory, hostBackend, memoryBackend, type Workspace } from './backends.ts';
@@ -10,7 +11,43 @@ async function disk(ws: Workspace, path: string): Promise<string> {
   return new TextDecoder().decode(await ws.fs.readBytes(path));
 }
 
+/** A text of a few short lines from a small alphabet, so random edits collide often. */
+const textArb = fc.array(fc.stringMatching(/^[ab😀 \t]{0,6}$/u), { maxLength: 6 }).map((ls) => ls.map((l) => `${l}\n`).join(''));
+/** `base` with a few random splices. */
+const editedArb = (base: string) =>
+  fc.array(fc.tuple(fc.nat(), fc.nat(3), fc.stringMatching(/^[xy\n]{0,3}$/)), { maxLength: 3 }).map((edits) => {
+    let t = [...base];
+    for (const [at, del, ins] of edits) {
+      const i = t.length === 0 ? 0 : at % (t.length + 1);
+      t = [...t.slice(0, i), ...ins, ...t.slice(i + del)];
+    }
+    return t.join('');
+  });
+const tripleArb = textArb.chain((base) => fc.tuple(fc.constant(base), editedArb(base), editedArb(base)));
+
 describe('mergeSides', () => {
+  it('is the other side when one side is unchanged, either side when both agree, and settles every collision for the winner', () => {
+    fc.assert(
+      fc.property(tripleArb, ([base, ours, theirs]) => {
+        for (const rule of ['disk', 'buffer', 'ask'] as const) {
+          expect(mergeSides(base, base, theirs, rule).text).toBe(theirs);
+          expect(mergeSides(base, ours, base, rule).text).toBe(ours);
+          expect(mergeSides(base, ours, ours, rule).text).toBe(ours);
+        }
+        const disk = mergeSides(base, ours, theirs, 'disk');
+        const buffer = mergeSides(base, ours, theirs, 'buffer');
+        expect(disk.collisions.length).toBe(buffer.collisions.length);
+        if (disk.collisions.length === 0) expect(buffer.text).toBe(disk.text);
+        // A winner's text is in the result, region by region, and never half of each side.
+        for (const c of disk.collisions) expect(disk.text).toContain(c.disk);
+        for (const c of buffer.collisions) expect(buffer.text).toContain(c.buffer);
+        // No code point is ever split.
+        expect(disk.text.isWellFormed() && buffer.text.isWellFormed()).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('merges two edits of one line at different columns by character', () => {
     const r = mergeSides('let alpha = 1;\n', 'let alphabet = 1;\n', 'let alpha = 2;\n', 'ask');
     expect(r).toEqual({ text: 'let alphabet = 2;\n', collisions: [], level: 'word' });
