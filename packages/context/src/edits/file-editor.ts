@@ -277,11 +277,16 @@ export class FileEditor {
   /** Authors of the versions after `baseSha` up to now. */
   changedSince(path: string, baseSha: string): string[] {
     const authors: string[] = [];
-    for (const v of this.#versions.list(path, 200)) {
-      if (v.sha256 === baseSha) break;
+    const versions = this.#versions.list(path, 200);
+    for (const v of versions) {
+      if (v.sha256 === baseSha) return authors;
       if (!authors.includes(v.author)) authors.push(v.author);
     }
-    return authors;
+    // The version read is not in the history (a change outside ctxfs, read before it was recorded): only the
+    // newest change is known to come after the read. Naming every author back to the first snapshot would
+    // name the reader itself and `initial`.
+    const newest = versions[0];
+    return newest === undefined || newest.op === 'initial' ? [] : [newest.author];
   }
 
   /**
