@@ -467,13 +467,23 @@ describe('the chain key', () => {
     }
   });
 
-  test('the log does not verify under another key', () => {
+  test('the log does not verify under another key, and says it is the key', () => {
     const { dir } = place();
     const t = AuditTrail.open({ dir, key: Buffer.alloc(32, 1) });
     t.append(entry());
     t.close();
     const other = AuditTrail.open({ dir, key: Buffer.alloc(32, 2) });
-    expect(other.verify().firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 1, damage: 'edited' });
+    expect(other.verify().firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 1, damage: 'wrong-key' });
     other.close();
+    // The header's key id edited under the right key: the next line verifies, so it is an edit, not a key.
+    const file = join(dir, 'audit-000001.jsonl');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(
+      file,
+      text.replace(/"keyId":"[0-9a-f]/, (m) => `${m.slice(0, -1)}${m.endsWith('0') ? '1' : '0'}`),
+    );
+    const right = AuditTrail.open({ dir, key: Buffer.alloc(32, 1) });
+    expect(right.verify().firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 1, damage: 'edited' });
+    right.close();
   });
 });
