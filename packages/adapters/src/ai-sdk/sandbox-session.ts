@@ -7,7 +7,6 @@
  * @module
  */
 
-import type { ContextLayer, ContextSession } from '@ctxfs/context';
 import { encodeText, type FileKind, fsError, isFsError } from '@ctxfs/core';
 import type {
   Experimental_SandboxDirectoryEntry as SandboxDirectoryEntry,
@@ -16,17 +15,13 @@ import type {
   Experimental_SandboxSession as SandboxSession,
 } from 'ai';
 import { type CommandRunner, CommandsUnavailableError, NO_COMMANDS } from '../command-runner.ts';
-import { WorkspaceFiles } from '../workspace-files.ts';
+import { WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
 
 type SandboxSpawnOptions = Parameters<SandboxSession['run']>[0] & { stdin?: boolean };
 type WritableSandboxProcess = SandboxProcess & { readonly stdin: WritableStream<Uint8Array> };
 
 /** Options of {@link createSandboxSession}. */
-export interface SandboxSessionOptions {
-  /** The workspace's context layer (`createContext({ fs })`). */
-  readonly context: ContextLayer;
-  /** The agent's session; default the layer's own. */
-  readonly session?: ContextSession | undefined;
+export interface SandboxSessionOptions extends WorkspaceFilesOptions {
   /**
    * Where the workspace appears to the agent: an absolute path under this
    * prefix names the file below it; any other absolute path is refused.

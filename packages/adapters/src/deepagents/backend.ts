@@ -9,7 +9,6 @@
  * @module
  */
 
-import type { ContextLayer, ContextSession } from '@ctxfs/context';
 import { type DecodedText, type FileStat, fsError, isFsError } from '@ctxfs/core';
 import type {
   DeleteResult,
@@ -28,14 +27,10 @@ import type {
   WriteResult,
 } from 'deepagents';
 import { type CommandRunner, CommandsUnavailableError, NO_COMMANDS } from '../command-runner.ts';
-import { WorkspaceFiles } from '../workspace-files.ts';
+import { WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
 
 /** Options of {@link CtxfsBackend}. */
-export interface CtxfsBackendOptions {
-  /** The workspace's context layer (`createContext({ fs })`). */
-  readonly context: ContextLayer;
-  /** The agent's session; default the layer's own. */
-  readonly session?: ContextSession | undefined;
+export interface CtxfsBackendOptions extends WorkspaceFilesOptions {
   /** Runs `execute`; without one it answers exit code 126 with a message saying commands are unavailable. */
   readonly runner?: CommandRunner | undefined;
   /** Most characters of a command's output kept (the rest cut, `truncated: true`). Default 100,000. */
