@@ -69,6 +69,17 @@ for (const backend of await backends()) {
       if (files.length > 0) await sandbox.uploadFiles(files);
       return sandbox;
     },
+    createUninitializedSandbox: () => {
+      const sandbox: CtxfsBackend = new CtxfsBackend({
+        mountPath: mount,
+        open: async () => {
+          const ws = await openWorkspace(backend);
+          closers.set(sandbox, () => ws.close());
+          return { context: ws.context };
+        },
+      });
+      return sandbox;
+    },
     closeSandbox: async (sandbox) => {
       await sandbox.close();
       await closers.get(sandbox)?.();

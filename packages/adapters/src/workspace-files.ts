@@ -354,15 +354,22 @@ export class WorkspaceFiles {
   /**
    * Replaces `search` in a text file, every occurrence or exactly one (a
    * second one is `EINVAL`, none `ENOENT`): a session edit, so stale
-   * detection, merge and history apply. Returns the number replaced.
+   * detection, merge and history apply. `baseVersion` is the hash of the
+   * content the caller read and counted in (default: read it now). Returns
+   * the number replaced.
    */
-  async replace(path: string, search: string, replacement: string, all: boolean): Promise<number> {
+  async replace(path: string, search: string, replacement: string, all: boolean, baseVersion?: string): Promise<number> {
     const p = await this.#changeTarget(path, 'write', 'write');
-    const bytes = await this.readBytes(p);
-    const decoded = this.fs.decodeText(bytes, { path: p });
-    if (decoded.binary) throw fsError('EBINARY', 'write', p, { reason: 'the file looks binary, so it cannot be edited as text' });
-    const count = search === '' ? 0 : decoded.text.split(search).length - 1;
-    const r = await this.session.replace(p, search, replacement, { occurrence: all ? 'all' : 'unique', baseVersion: sha256Hex(bytes) });
+    let base = baseVersion;
+    let count = 1;
+    if (base === undefined) {
+      const bytes = await this.readBytes(p);
+      const decoded = this.fs.decodeText(bytes, { path: p });
+      if (decoded.binary) throw fsError('EBINARY', 'write', p, { reason: 'the file looks binary, so it cannot be edited as text' });
+      count = search === '' ? 0 : decoded.text.split(search).length - 1;
+      base = sha256Hex(bytes);
+    }
+    const r = await this.session.replace(p, search, replacement, { occurrence: all ? 'all' : 'unique', baseVersion: base });
     if (!r.success) editError('write', p, r);
     return all ? count : 1;
   }
@@ -407,6 +414,30 @@ export class WorkspaceFiles {
         for await (const m of this.fs.glob(pattern, { cwd: c, dot: options.dot ?? true, kind: options.kind ?? 'any' })) {
           if (call?.withheld(m.path)) continue;
           out.push({ name: m.path.slice(m.path.lastIndexOf('/') + 1), path: m.path, kind: m.kind });
+        }
+        return out;
+      },
+      (r) => r.length,
+    );
+  }
+
+  /**
+   * Every entry below `dir` with its metadata, in one bulk walk (the
+   * backend's fastest), paths the policy withholds left out; without
+   * `hidden`, dot-names are neither listed nor entered.
+   */
+  walk(dir: string, options: { maxDepth?: number | undefined; hidden?: boolean | undefined } = {}): Promise<FileEntry[]> {
+    return this.#guarded(
+      'walk',
+      'search',
+      dir,
+      { maxDepth: options.maxDepth },
+      async (d) => {
+        const call = currentCall();
+        const out: FileEntry[] = [];
+        const visible = (e: FileEntry): boolean => (options.hidden === true || !e.name.startsWith('.')) && !call?.withheld(e.path);
+        for await (const batch of this.fs.walk(d, { stat: true, ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }), enter: visible })) {
+          for (const e of batch) if (visible(e)) out.push(e);
         }
         return out;
       },

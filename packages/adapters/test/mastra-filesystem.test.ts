@@ -18,6 +18,7 @@ import {
   PermissionError,
   readFileTool,
   StaleFileError,
+  UnsupportedGrepPatternError,
   Workspace,
   type WorkspaceFilesystem,
   writeFileTool,
@@ -119,6 +120,28 @@ for (const backend of await backends()) {
         expect(await m.stat('/src/a.ts')).toMatchObject({ name: 'a.ts', path: '/src/a.ts', type: 'file', size: 13 });
         expect((await m.stat('/src')).type).toBe('directory');
         await expect(m.stat('/nope')).rejects.toBeInstanceOf(FileNotFoundError);
+      }));
+
+    it('walk and grep: the optional capabilities Mastra’s tools prefer, answered natively', () =>
+      withFs(async (m, ws) => {
+        await ws.fs.writeBytes('src/.note', new TextEncoder().encode('hidden\n'));
+        await ws.fs.writeBytes('src/u.txt', new TextEncoder().encode('one\n😀 const x\nthree\n'));
+        const all = await m.walk('/src');
+        expect(all.map((e) => `${e.path}:${e.type}`).sort()).toEqual(['a.ts:file', 'lib/b.py:file', 'lib:directory', 'u.txt:file']);
+        expect((await m.walk('/src', { includeHidden: true })).map((e) => e.path)).toContain('.note');
+        expect((await m.walk('/src', { maxDepth: 1 })).map((e) => e.path).sort()).toEqual(['a.ts', 'lib', 'u.txt']);
+        await expect(m.walk('/src/a.ts')).rejects.toBeInstanceOf(NotDirectoryError);
+        const hits = await m.grep({ pattern: 'const', path: '/src', caseSensitive: true, includeHidden: false, contextLines: 1 });
+        const u = hits.find((h) => h.path === 'u.txt');
+        expect(u?.matches).toEqual([{ line: 2, column: 3, text: '😀 const x', before: ['one'], after: ['three'] }]);
+        expect(hits.map((h) => h.path).sort()).toEqual(['a.ts', 'u.txt']);
+        expect(await m.grep({ pattern: 'CONST', path: '/src', caseSensitive: false, includeHidden: false, maxCountPerFile: 1 })).toHaveLength(2);
+        expect(await m.grep({ pattern: 'hidden', path: '/src', caseSensitive: true, includeHidden: true })).toEqual([
+          { path: '.note', matches: [{ line: 1, column: 0, text: 'hidden' }] },
+        ]);
+        await expect(m.grep({ pattern: 'a(?=b)', path: '/src', caseSensitive: true, includeHidden: false })).rejects.toBeInstanceOf(
+          UnsupportedGrepPatternError,
+        );
       }));
 
     it('expectedMtime by content: unchanged since the read passes, changed is stale, a plain mtime is compared as one', () =>

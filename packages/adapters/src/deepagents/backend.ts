@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type DecodedText, type FileStat, fsError, isFsError } from '@ctxfs/core';
+import { type DecodedText, type FileStat, fsError, isFsError, sha256Hex } from '@ctxfs/core';
 import type {
   DeleteResult,
   EditResult,
@@ -29,8 +29,17 @@ import type {
 import { type CommandRunner, CommandsUnavailableError, NO_COMMANDS } from '../command-runner.ts';
 import { WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
 
-/** Options of {@link CtxfsBackend}. */
-export interface CtxfsBackendOptions extends WorkspaceFilesOptions {
+/** What a backend opened later gets from its opener. */
+export interface DeferredWorkspace {
+  /** Opens the workspace (start a container, create the context layer); called once, by `initialize()`. */
+  readonly open: () => Promise<WorkspaceFilesOptions>;
+}
+
+/** Options of {@link CtxfsBackend}: an open workspace, or how to open one on `initialize()`. */
+export type CtxfsBackendOptions = CtxfsBackendSettings & (WorkspaceFilesOptions | DeferredWorkspace);
+
+/** Settings of {@link CtxfsBackend} besides its workspace. */
+export interface CtxfsBackendSettings {
   /** Runs `execute`; without one it answers exit code 126 with a message saying commands are unavailable. */
   readonly runner?: CommandRunner | undefined;
   /** Most characters of a command's output kept (the rest cut, `truncated: true`). Default 100,000. */
@@ -103,14 +112,16 @@ function operationError(err: unknown): FileOperationError {
  */
 export class CtxfsBackend implements SandboxBackendProtocolV2 {
   readonly id: string;
-  readonly files: WorkspaceFiles;
+  #files: WorkspaceFiles | undefined;
+  readonly #open: (() => Promise<WorkspaceFilesOptions>) | undefined;
   readonly #runner: CommandRunner | undefined;
   readonly #maxOutput: number;
   readonly #mount: string;
   #closed = false;
 
   constructor(options: CtxfsBackendOptions) {
-    this.files = new WorkspaceFiles({ context: options.context, session: options.session });
+    if ('open' in options) this.#open = options.open;
+    else this.#files = new WorkspaceFiles({ context: options.context, session: options.session });
     this.#runner = options.runner;
     this.#maxOutput = options.maxOutputChars ?? 100_000;
     this.#mount = (options.mountPath ?? '/').replace(/\/+$/, '');
@@ -119,7 +130,21 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
 
   /** Whether the backend is open (the standard tests' lifecycle). */
   get isRunning(): boolean {
-    return !this.#closed;
+    return this.#files !== undefined && !this.#closed;
+  }
+
+  /** The workspace as the adapters reach it; `EUNAVAILABLE` before `initialize()` of a backend opened later. */
+  get files(): WorkspaceFiles {
+    if (this.#files === undefined)
+      throw fsError('EUNAVAILABLE', 'read', undefined, { reason: 'the backend is not initialized', hint: 'call initialize() first' });
+    return this.#files;
+  }
+
+  /** Opens a backend created with `open` (a no-op for one created open). */
+  async initialize(): Promise<void> {
+    if (this.#files !== undefined || this.#open === undefined) return;
+    const opened = await this.#open();
+    this.#files = new WorkspaceFiles({ context: opened.context, session: opened.session });
   }
 
   /** Closes nothing the caller owns: the context layer and its filesystem stay open. */
@@ -238,10 +263,9 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
   async edit(filePath: string, oldString: string, newString: string, replaceAll = false): Promise<EditResult> {
     try {
       const local = this.#local(filePath);
-      const stat = await this.files.statOrUndefined(local);
-      if (stat?.kind !== 'file') return { error: `Error: File '${filePath}' not found` };
-      const bytes = await this.files.readBytes(local);
-      const decoded = this.files.fs.decodeText(bytes, { path: local });
+      const file = await this.#load(filePath);
+      if (file === undefined) return { error: `Error: File '${filePath}' not found` };
+      const { bytes, decoded } = file;
       if (decoded.binary) return { error: `Error: '${filePath}' is binary; edit replaces text in text files` };
       const text = decoded.text;
       if (text === '' && oldString === '') {
@@ -256,7 +280,7 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
           error: `Error: String '${oldString}' has multiple occurrences (appears ${occurrences} times) in file. Use replace_all=True to replace all instances, or provide a more specific string with surrounding context.`,
         };
       }
-      await this.files.replace(local, oldString, newString, replaceAll);
+      await this.files.replace(local, oldString, newString, replaceAll, sha256Hex(bytes));
       return { path: filePath, filesUpdate: null, occurrences };
     } catch (err) {
       return { error: `Error editing file '${filePath}': ${messageOf(err)}` };

@@ -9,17 +9,22 @@
  * @module
  */
 
-import { type FileStat as CtxfsStat, isFsError, sha256Hex } from '@ctxfs/core';
+import { baseName, type FileStat as CtxfsStat, type GrepMatch, isFsError, sha256Hex } from '@ctxfs/core';
 import type {
   CopyOptions,
   FileContent,
   FileEntry,
   FileStat,
+  FilesystemGrepMatch,
+  FilesystemGrepOptions,
+  FilesystemGrepResult,
   FilesystemInfo,
   ListOptions,
   ProviderStatus,
   ReadOptions,
   RemoveOptions,
+  WalkEntry,
+  WalkOptions,
   WorkspaceFilesystem,
   WriteOptions,
 } from '@mastra/core/workspace';
@@ -33,6 +38,7 @@ import {
   NotDirectoryError,
   PermissionError,
   StaleFileError,
+  UnsupportedGrepPatternError,
 } from '@mastra/core/workspace';
 import { WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
 
@@ -319,6 +325,90 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
       }
     }
     return out;
+  }
+
+  /**
+   * Every entry below `path` in one bulk walk of the backend (Mastra's
+   * optional capability, which its listing and search tools prefer to a
+   * `readdir` a directory).
+   */
+  walk(path: string, options: WalkOptions = {}): Promise<WalkEntry[]> {
+    return this.#run(
+      path,
+      'walk',
+      async () => {
+        const current = await this.#stat(path);
+        if (current === undefined) throw new DirectoryNotFoundError(path);
+        if (current.kind !== 'directory') throw new NotDirectoryError(path);
+        const base = this.files.normalize(this.#local(path), 'walk');
+        const prefix = base === '' ? 0 : base.length + 1;
+        const entries = await this.files.walk(base, { maxDepth: options.maxDepth, hidden: options.includeHidden === true });
+        return entries.map((e): WalkEntry => {
+          const type = (e.stat?.kind ?? e.kind) === 'directory' ? 'directory' : 'file';
+          const link = e.kind === 'symlink';
+          return {
+            path: e.path.slice(prefix),
+            name: e.name,
+            type,
+            ...(link ? { isSymlink: true } : {}),
+            ...(type === 'file' && !link ? { size: e.stat?.size ?? 0 } : {}),
+          };
+        });
+      },
+      'directory',
+    );
+  }
+
+  /**
+   * Mastra's optional native search, run by ctxfs's grep (ripgrep on the
+   * host; linear-time matching, so no pattern can stall it). A pattern
+   * ripgrep's syntax does not take is refused with
+   * `UnsupportedGrepPatternError`, on which Mastra searches by itself.
+   * Columns are UTF-16 indices, as Mastra asks.
+   */
+  grep(options: FilesystemGrepOptions): Promise<FilesystemGrepResult[]> {
+    return this.#run(options.path, 'grep', async () => {
+      const base = this.files.normalize(this.#local(options.path), 'grep');
+      const stat = await this.files.stat(base);
+      let found: GrepMatch[];
+      try {
+        found = await this.files.grep(options.pattern, {
+          path: base,
+          ignoreCase: !options.caseSensitive,
+          dot: options.includeHidden,
+          maxMatches: options.maxTotalMatches ?? 100_000,
+        });
+      } catch (err) {
+        if (isFsError(err, 'EBADPATTERN')) throw new UnsupportedGrepPatternError(options.pattern, err.reason);
+        throw err;
+      }
+      const prefix = stat.kind === 'directory' && base !== '' ? base.length + 1 : 0;
+      const byFile = new Map<string, FilesystemGrepResult>();
+      const context = Math.max(0, options.contextLines ?? 0);
+      const linesOf = new Map<string, string[]>();
+      for (const m of found) {
+        const rel = stat.kind === 'directory' ? m.path.slice(prefix) : baseName(m.path);
+        let file = byFile.get(rel);
+        if (file === undefined) {
+          file = { path: rel, matches: [] };
+          byFile.set(rel, file);
+        }
+        if (options.maxCountPerFile !== undefined && file.matches.length >= options.maxCountPerFile) continue;
+        const column = [...m.text].slice(0, m.matchStart).join('').length;
+        const match: FilesystemGrepMatch = { line: m.line, column, text: m.text };
+        if (context > 0) {
+          let lines = linesOf.get(m.path);
+          if (lines === undefined) {
+            lines = this.files.fs.decodeText(await this.files.readBytes(m.path), { path: m.path }).text.split(/\r?\n/);
+            linesOf.set(m.path, lines);
+          }
+          match.before = lines.slice(Math.max(0, m.line - 1 - context), m.line - 1);
+          match.after = lines.slice(m.line, m.line + context);
+        }
+        file.matches.push(match);
+      }
+      return [...byFile.values()];
+    });
   }
 
   exists(path: string): Promise<boolean> {
