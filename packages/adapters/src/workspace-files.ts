@@ -199,6 +199,8 @@ export class WorkspaceFiles {
   /** Records a served version as read by this agent, and keeps its content for a later merge. */
   #remember(path: string, bytes: Uint8Array): void {
     const sha256 = sha256Hex(bytes);
+    // A read of the version this agent last read changes nothing the stale check uses: skip the write to the store.
+    if (this.session.sessionContext.lastRead(this.session.agent, path)?.sha256 === sha256) return;
     this.session.sessionContext.recordRead({ agent: this.session.agent, path, sha256, op: 'readBytes', tokens: 0 });
     if (bytes.byteLength <= 1024 * 1024 && !this.context.versions.hasBlob(sha256)) this.context.versions.putBlob(bytes, sha256);
   }
@@ -422,11 +424,12 @@ export class WorkspaceFiles {
   }
 
   /**
-   * Every entry below `dir` with its metadata, in one bulk walk (the
-   * backend's fastest), paths the policy withholds left out; without
-   * `hidden`, dot-names are neither listed nor entered.
+   * Every entry below `dir` (with its metadata when `stat`, which costs a
+   * stat an entry), in one bulk walk (the backend's fastest), paths the
+   * policy withholds left out; without `hidden`, dot-names are neither
+   * listed nor entered.
    */
-  walk(dir: string, options: { maxDepth?: number | undefined; hidden?: boolean | undefined } = {}): Promise<FileEntry[]> {
+  walk(dir: string, options: { maxDepth?: number | undefined; hidden?: boolean | undefined; stat?: boolean | undefined } = {}): Promise<FileEntry[]> {
     return this.#guarded(
       'walk',
       'search',
@@ -436,7 +439,11 @@ export class WorkspaceFiles {
         const call = currentCall();
         const out: FileEntry[] = [];
         const visible = (e: FileEntry): boolean => (options.hidden === true || !e.name.startsWith('.')) && !call?.withheld(e.path);
-        for await (const batch of this.fs.walk(d, { stat: true, ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }), enter: visible })) {
+        for await (const batch of this.fs.walk(d, {
+          stat: options.stat === true,
+          ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),
+          enter: visible,
+        })) {
           for (const e of batch) if (visible(e)) out.push(e);
         }
         return out;
