@@ -310,7 +310,7 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
   /**
    * Files and directories matching `pattern` below `path`, each named
    * relative to `path` (as deepagents' sandbox backends answer), dotfiles
-   * included.
+   * included; without size and time (best-effort fields; `ls` gives them).
    */
   async glob(pattern: string, path?: string): Promise<GlobResult> {
     try {
@@ -318,13 +318,11 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
       if (dir === undefined) return { files: [] };
       const found = await this.files.glob(pattern.replace(/^\/+/, ''), dir, { kind: 'any' });
       const prefix = dir === '' ? 0 : dir.length + 1;
-      const files: FileInfo[] = [];
-      for (const f of found) {
-        const stat = f.kind === 'file' || f.kind === 'directory' ? await this.files.fs.stat(f.path).catch(() => undefined) : undefined;
-        if (stat === undefined) continue;
-        const dirEntry = stat.kind === 'directory';
-        files.push({ path: f.path.slice(prefix), is_dir: dirEntry, size: dirEntry ? 0 : stat.size, modified_at: stat.mtime.toISOString() });
-      }
+      // The path and whether it is a directory, as the walk knows them: size and time are best-effort in
+      // deepagents' FileInfo, and a stat a match would cost more than the search (ls gives them).
+      const files: FileInfo[] = found
+        .filter((f) => f.kind === 'file' || f.kind === 'directory')
+        .map((f) => ({ path: f.path.slice(prefix), is_dir: f.kind === 'directory' }));
       files.sort((a, b) => a.path.localeCompare(b.path));
       return { files };
     } catch (err) {
