@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { BackendProtocolV2, SandboxBackendProtocolV2 } from 'deepagents';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CtxfsBackend } from '../src/deepagents/index.ts';
-import { backends, cleanUp, openWorkspace, type TestWorkspace } from './workspaces.ts';
+import { backends, cleanUp, openWorkspace, shellRunner, type TestWorkspace } from './workspaces.ts';
 
 afterAll(cleanUp);
 
@@ -192,6 +192,11 @@ for (const backend of await backends()) {
           expect((await b.grep('secret')).matches).toEqual([]);
           expect(await readHostFile(outside, 'utf8')).toBe('secret');
         }
+        // Binary content through the text edit, a directory where a file is expected: error values, nothing changed.
+        await ws.fs.writeBytes('blob.bin', new Uint8Array([0, 1, 2, 0]));
+        expect((await b.edit('/blob.bin', '\u0001', 'x')).error).toContain('binary');
+        expect(Array.from(await ws.fs.readBytes('blob.bin'))).toEqual([0, 1, 2, 0]);
+        expect((await b.edit('/src', 'a', 'b')).error).toBe("Error: File '/src' not found");
       }));
 
     it('what ctxfs adds: edits are versions, and an edit of a file changed since is merged', () =>
@@ -215,3 +220,18 @@ for (const backend of await backends()) {
     });
   });
 }
+
+describe('deepagents backend with a command runner', () => {
+  it('execute goes to the runner given: stdout and stderr together, the exit code, output past the cap cut', async () => {
+    const ws = await openWorkspace('host', { 'f.txt': 'content\n' });
+    try {
+      const b = new CtxfsBackend({ context: ws.context, runner: shellRunner(ws.hostRoot as string), maxOutputChars: 12 });
+      expect(b.description).toContain('test runner');
+      expect(await b.execute('cat f.txt; exit 3')).toEqual({ output: 'content\n', exitCode: 3, truncated: false });
+      expect(await b.execute('echo out; echo err >&2')).toEqual({ output: 'out\nerr\n', exitCode: 0, truncated: false });
+      expect(await b.execute('seq 1 100')).toMatchObject({ output: '1\n2\n3\n4\n5\n6\n', truncated: true });
+    } finally {
+      await ws.close();
+    }
+  });
+});

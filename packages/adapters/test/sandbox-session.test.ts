@@ -4,15 +4,12 @@
  * memory, host and container; then what ctxfs adds through the session.
  */
 
-import { spawn as spawnChild } from 'node:child_process';
 import { readFile as readHostFile, symlink, writeFile as writeHostFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import type { AuditDraft } from '@ctxfs/context';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxSession } from '../src/ai-sdk/index.ts';
-import type { CommandRunner } from '../src/command-runner.ts';
-import { backends, cleanUp, openWorkspace, type TestWorkspace } from './workspaces.ts';
+import { backends, cleanUp, openWorkspace, shellRunner, type TestWorkspace } from './workspaces.ts';
 
 afterAll(cleanUp);
 
@@ -243,37 +240,10 @@ for (const backend of await backends()) {
 }
 
 describe('AI SDK sandbox session: spawn and run go to the runner given', () => {
-  // A runner over node's child_process in the workspace's host directory: enough to show the wiring (streams, exit code, stdin, kill, cwd).
-  const hostRunner = (root: string): CommandRunner => ({
-    description: 'Commands run through the test runner.',
-    run: async (command, { cwd, signal, stdin, env }) => {
-      const child = spawnChild('sh', ['-c', command], {
-        cwd: join(root, cwd),
-        env: { ...process.env, ...env },
-        signal,
-        stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-      });
-      const exitCode = new Promise<number>((resolve, reject) => {
-        child.on('error', reject);
-        child.on('exit', (code, sig) => resolve(code ?? (sig ? 128 + 9 : 1)));
-      });
-      return {
-        pid: child.pid,
-        stdout: Readable.toWeb(child.stdout as Readable) as ReadableStream<Uint8Array>,
-        stderr: Readable.toWeb(child.stderr as Readable) as ReadableStream<Uint8Array>,
-        ...(child.stdin ? { stdin: Writable.toWeb(child.stdin) as WritableStream<Uint8Array> } : {}),
-        exitCode,
-        kill: async () => {
-          child.kill('SIGKILL');
-        },
-      };
-    },
-  });
-
   it('run collects stdout, stderr and the exit code in the working directory; spawn streams and takes stdin', async () => {
     const ws = await openWorkspace('host', { 'sub/f.txt': 'in sub\n' });
     try {
-      const s = createSandboxSession({ context: ws.context, runner: hostRunner(ws.hostRoot as string) });
+      const s = createSandboxSession({ context: ws.context, runner: shellRunner(ws.hostRoot as string) });
       expect(s.description).toContain('test runner');
       expect(await s.run({ command: 'cat f.txt; echo err >&2; exit 3', workingDirectory: '/workspace/sub' })).toEqual({
         exitCode: 3,

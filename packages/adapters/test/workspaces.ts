@@ -4,9 +4,11 @@
  * context layer, so every adapter test runs unchanged on all three.
  */
 
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { ContainerFilesystem } from '@ctxfs/container';
 import { type ContextLayer, type ContextOptions, createContext } from '@ctxfs/context';
 import type { Filesystem } from '@ctxfs/core';
@@ -14,6 +16,7 @@ import { HostFilesystem } from '@ctxfs/host';
 import { MemoryFilesystem } from '@ctxfs/memory';
 import type Docker from 'dockerode';
 import { dockerAvailable, removeTestContainers, startTestContainer } from '../../container/test/docker-fixture.ts';
+import type { CommandRunner } from '../src/command-runner.ts';
 
 export type BackendName = 'memory' | 'host' | 'container';
 
@@ -74,4 +77,37 @@ export async function cleanUp(): Promise<void> {
   await Promise.all(tempDirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
   if (container !== undefined) await removeTestContainers();
   container = undefined;
+}
+
+/**
+ * A runner over node's child_process in a host workspace's directory,
+ * unconfined: enough to show an adapter's wiring (streams, exit code,
+ * stdin, kill, working directory). ctxfs's own runners confine commands.
+ */
+export function shellRunner(root: string): CommandRunner {
+  return {
+    description: 'Commands run through the test runner.',
+    run: async (command, { cwd, signal, stdin, env }) => {
+      const child = spawn('sh', ['-c', command], {
+        cwd: join(root, cwd),
+        env: { ...process.env, ...env },
+        signal,
+        stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      });
+      const exitCode = new Promise<number>((resolve, reject) => {
+        child.on('error', reject);
+        child.on('exit', (code, sig) => resolve(code ?? (sig ? 128 + 9 : 1)));
+      });
+      return {
+        pid: child.pid,
+        stdout: Readable.toWeb(child.stdout as Readable) as ReadableStream<Uint8Array>,
+        stderr: Readable.toWeb(child.stderr as Readable) as ReadableStream<Uint8Array>,
+        ...(child.stdin ? { stdin: Writable.toWeb(child.stdin) as WritableStream<Uint8Array> } : {}),
+        exitCode,
+        kill: async () => {
+          child.kill('SIGKILL');
+        },
+      };
+    },
+  };
 }
