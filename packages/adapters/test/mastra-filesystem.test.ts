@@ -13,6 +13,7 @@ import {
   editFileTool,
   FileExistsError,
   FileNotFoundError,
+  FilesystemError,
   IsDirectoryError,
   NotDirectoryError,
   PermissionError,
@@ -211,6 +212,19 @@ for (const backend of await backends()) {
         expect((await ws.context.undo('notes.md')).success).toBe(true);
         expect(utf8(await ws.fs.readBytes('notes.md'))).toBe('a\nb\nc\nD\n');
       }));
+
+    it('the policy’s budgets apply to its calls: one past them is refused', async () => {
+      const ws = await openWorkspace(backend, tree, { safety: { policy: { budgets: { operations: 3 } } } });
+      try {
+        const m = new CtxfsWorkspaceFilesystem({ context: ws.context });
+        await m.readFile('/docs/r.md');
+        const err = await m.readFile('/docs/r.md').catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(FilesystemError);
+        expect((err as FilesystemError).code).toBe('ELIMIT');
+      } finally {
+        await ws.close();
+      }
+    });
 
     it('Mastra’s own workspace tools read, write and edit through it', () =>
       withFs(async (m, ws) => {

@@ -96,7 +96,7 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
       'Paths are absolute within the workspace (/src/a.ts); nothing outside it can be reached.',
       'ctxfs keeps every change to a text file as a version: a change can be undone, and the history of a file shows who changed what.',
       'A write of a file that changed since you read it is merged with that change; pass expectedMtime to be refused instead (decided by content, so a file only touched is not a conflict).',
-      `Reads count against this session's budgets (${this.files.session.profile.perCallTokens} tokens a call, ${this.files.session.profile.sessionTokens} a session); read large files in parts.`,
+      "The workspace policy's budgets for this session (operations, bytes, operations a minute) apply to every call; one past them is refused, so read large files in parts.",
       'The workspace policy decides what may be read or changed; every operation is audited.',
     ].join(' ');
   }
