@@ -197,6 +197,23 @@ export class ContextSession {
     return this.#edits.safety.run(call, { agent: this.agent, session: this.sessionContext }, body, outcome);
   }
 
+  /**
+   * Runs an operation that is not one of this session's own calls through
+   * the same choke point: the policy's decision for its paths, the
+   * session's budgets and rate limit, and one audit record. For framework
+   * adapters (`@ctxfs/adapters`) whose contract moves raw bytes — a byte
+   * stream, a listing — that no retrieval call serves; `body` does the I/O.
+   *
+   * @example
+   * ```ts
+   * const bytes = await session.guarded({ op: 'readBytes', opClass: 'read', paths: ['a.png'], params: {} },
+   *   () => fs.readBytes('a.png'), (b) => ({ result: 'ok', bytes: b.byteLength }));
+   * ```
+   */
+  guarded<T>(call: GuardedCall, body: () => Promise<T>, outcome: (result: T) => CallOutcome): Promise<T> {
+    return this.#guard(call, body, outcome);
+  }
+
   get #operations(): EditOperations {
     this.#ops ??= new EditOperations(
       new FileEditor({
