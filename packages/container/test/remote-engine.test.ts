@@ -19,6 +19,13 @@ import { removeTestContainers, TEST_IMAGE, TEST_LABELS } from './docker-fixture.
 const TLS_DIR = process.env.CTXFS_TLS_DIR ?? '/var/lib/ctxfs-tls';
 const TLS_HOST = process.env.CTXFS_TLS_ENGINE ?? 'tcp://127.0.0.1:23760';
 const certs = (dir: string) => join(TLS_DIR, dir);
+/** Engine options with the CA of one directory and the client certificate of another. */
+const mixed = (caDir: string, clientDir: string): EngineOptions => ({
+  host: TLS_HOST,
+  ca: readFileSync(join(certs(caDir), 'ca.pem')),
+  cert: readFileSync(join(certs(clientDir), 'cert.pem')),
+  key: readFileSync(join(certs(clientDir), 'key.pem')),
+});
 /** The docker CLI's environment for the TLS engine. */
 const TLS_ENV = { DOCKER_HOST: TLS_HOST, DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: certs('client') };
 
@@ -165,14 +172,7 @@ describe.runIf(available)('a remote engine over TLS with client certificates', (
   });
 
   it('an engine certificate from an untrusted CA is EACCES: refused, with which CA to give', async () => {
-    const err = await errorOf(
-      open({
-        host: TLS_HOST,
-        ca: readFileSync(join(certs('rogue-ca'), 'ca.pem')),
-        cert: readFileSync(join(certs('client'), 'cert.pem')),
-        key: readFileSync(join(certs('client'), 'key.pem')),
-      }),
-    );
+    const err = await errorOf(open(mixed('rogue-ca', 'client')));
     expect(err.code).toBe('EACCES');
     expect(err.op).toBe('open');
     expect(err.message).toContain('the Docker engine at https://127.0.0.1:');
@@ -181,14 +181,7 @@ describe.runIf(available)('a remote engine over TLS with client certificates', (
   });
 
   it('a client certificate the engine does not trust is EACCES: the engine refused it, with what to use', async () => {
-    const err = await errorOf(
-      open({
-        host: TLS_HOST,
-        ca: readFileSync(join(certs('ca'), 'ca.pem')),
-        cert: readFileSync(join(certs('rogue-client'), 'cert.pem')),
-        key: readFileSync(join(certs('rogue-client'), 'key.pem')),
-      }),
-    );
+    const err = await errorOf(open(mixed('ca', 'rogue-client')));
     expect(err.code).toBe('EACCES');
     expect(err.message).toContain('refused the client certificate');
     expect(err.hint).toMatch(/signed by the CA in the engine's --tlscacert/);
