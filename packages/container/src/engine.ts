@@ -7,7 +7,7 @@
  * @module
  */
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { FsError } from '@ctxfs/core';
@@ -68,7 +68,19 @@ export type EngineAddress =
     }
   | { readonly kind: 'ssh'; readonly host: string; readonly port: number; readonly username?: string };
 
-const DEFAULT_SOCKET = '/var/run/docker.sock';
+/**
+ * The local engine's socket: Docker Desktop's per-user one when it exists (as
+ * docker-modem picks), else the system's.
+ *
+ * @example
+ * ```ts
+ * defaultSocketPath(); // '/var/run/docker.sock' on a Linux host with a system dockerd
+ * ```
+ */
+export function defaultSocketPath(): string {
+  const user = join(homedir(), '.docker', 'run', 'docker.sock');
+  return existsSync(user) ? user : '/var/run/docker.sock';
+}
 
 function invalid(reason: string, hint: string, cause?: unknown): FsError {
   return new FsError({ code: 'EINVAL', op: 'open', reason, hint, cause });
@@ -123,7 +135,8 @@ function podmanSocket(options: EngineOptions, env: Readonly<Record<string, strin
 
 /**
  * Where the engine is, from explicit options first, else the environment as
- * the docker CLI reads it: `DOCKER_HOST` (unset: the local socket),
+ * the docker CLI reads it: `DOCKER_HOST` (unset: the local socket, see
+ * {@link defaultSocketPath}),
  * `DOCKER_TLS_VERIFY` (any non-empty value turns TLS on with verification)
  * and `DOCKER_CERT_PATH` (default `~/.docker`). Missing certificate files
  * and malformed addresses are `EINVAL` with what to fix.
@@ -139,7 +152,7 @@ export function resolveEngine(options: Omit<EngineOptions, 'docker'> = {}): Engi
   if (options.podman) return { kind: 'unix', socketPath: podmanSocket(options, env) };
   if (options.socketPath) return { kind: 'unix', socketPath: options.socketPath };
   if (options.host !== undefined) {
-    if (options.host.startsWith('unix://')) return { kind: 'unix', socketPath: options.host.slice('unix://'.length) || DEFAULT_SOCKET };
+    if (options.host.startsWith('unix://')) return { kind: 'unix', socketPath: options.host.slice('unix://'.length) || defaultSocketPath() };
     const url = parseAddress(options.host, 'engine host');
     const wantsTls =
       options.protocol === 'https' ||
@@ -163,8 +176,8 @@ export function resolveEngine(options: Omit<EngineOptions, 'docker'> = {}): Engi
     return tcpOrSsh(u, tls, options.port, 'engine host');
   }
   const dockerHost = env.DOCKER_HOST;
-  if (dockerHost === undefined || dockerHost === '') return { kind: 'unix', socketPath: DEFAULT_SOCKET };
-  if (dockerHost.startsWith('unix://')) return { kind: 'unix', socketPath: dockerHost.slice('unix://'.length) || DEFAULT_SOCKET };
+  if (dockerHost === undefined || dockerHost === '') return { kind: 'unix', socketPath: defaultSocketPath() };
+  if (dockerHost.startsWith('unix://')) return { kind: 'unix', socketPath: dockerHost.slice('unix://'.length) || defaultSocketPath() };
   const url = parseAddress(dockerHost, 'DOCKER_HOST');
   let tls: TlsMaterial | undefined;
   if ((env.DOCKER_TLS_VERIFY ?? '') !== '' && url.protocol !== 'ssh:') {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type FsError, isFsError, sha256Hex } from '@ctxfs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContainerFilesystem, connectEngine, type EngineOptions, resolveEngine } from '../src/index.ts';
+import { ContainerFilesystem, connectEngine, defaultSocketPath, type EngineOptions, resolveEngine } from '../src/index.ts';
 import { removeTestContainers, TEST_IMAGE, TEST_LABELS } from './docker-fixture.ts';
 
 const TLS_DIR = process.env.CTXFS_TLS_DIR ?? '/var/lib/ctxfs-tls';
@@ -63,7 +63,8 @@ describe('engine address, as the docker CLI resolves it', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('no DOCKER_HOST: the local socket; unix:// names another', () => {
-    expect(resolveEngine({ env: {} })).toEqual({ kind: 'unix', socketPath: '/var/run/docker.sock' });
+    expect(resolveEngine({ env: {} })).toEqual({ kind: 'unix', socketPath: defaultSocketPath() });
+    expect(defaultSocketPath()).toMatch(/^(\/var\/run\/docker\.sock|.*\/\.docker\/run\/docker\.sock)$/);
     expect(resolveEngine({ env: { DOCKER_HOST: 'unix:///run/x.sock' } })).toEqual({ kind: 'unix', socketPath: '/run/x.sock' });
   });
 
