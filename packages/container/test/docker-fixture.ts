@@ -28,7 +28,7 @@ function selectEngine(): TestEngine {
   if (wanted === 'podman') {
     // The socket .ci/system-deps.sh starts `podman system service` on.
     const socketPath = process.env.CTXFS_PODMAN_SOCKET ?? '/run/ctxfs-podman/podman.sock';
-    return { name: 'podman', label: 'real Podman engine', options: { socketPath }, socketPath };
+    return { name: 'podman', label: 'real Podman engine', options: { podman: true, socketPath }, socketPath };
   }
   if (wanted !== 'docker') throw new Error(`CTXFS_TEST_ENGINE=${wanted}: expected docker or podman`);
   const host = process.env.DOCKER_HOST;

@@ -101,6 +101,12 @@ describe('engine address, as the docker CLI resolves it', () => {
     expect(resolveEngine({ host: 'build-box', port: 2375, env })).toEqual({ kind: 'tcp', host: 'build-box', port: 2375 });
     expect(resolveEngine({ podman: true, socketPath: '/run/p.sock', env })).toEqual({ kind: 'unix', socketPath: '/run/p.sock' });
     expect(resolveEngine({ podman: true, env: { CONTAINER_HOST: 'unix:///run/c.sock' } })).toEqual({ kind: 'unix', socketPath: '/run/c.sock' });
+    // Without either, the rootful socket for root, the user's runtime directory otherwise.
+    const uid = process.getuid?.() ?? 0;
+    expect(resolveEngine({ podman: true, env: { XDG_RUNTIME_DIR: '/run/user/1234' } })).toEqual({
+      kind: 'unix',
+      socketPath: uid === 0 ? '/run/podman/podman.sock' : '/run/user/1234/podman/podman.sock',
+    });
     const prior = process.env.DOCKER_HOST;
     process.env.DOCKER_HOST = 'tcp://elsewhere:2375';
     try {
