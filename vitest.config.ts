@@ -5,13 +5,38 @@ import SummaryReporter from './vitest.summary-reporter.ts';
 // `ctxfs-source` export condition, so tests never need a build first.
 const conditions = ['ctxfs-source', 'import', 'module', 'node', 'default'];
 
+/**
+ * The container backend's suites that prove an engine: they run once per
+ * engine, Docker in the `default` project and Podman in `podman` (the
+ * fixture picks the engine from CTXFS_TEST_ENGINE and fails in CI when it is
+ * missing, so neither run can skip silently).
+ */
+const engineSuites = [
+  'packages/container/test/conformance.test.ts',
+  'packages/container/test/container.test.ts',
+  'packages/container/test/faults.test.ts',
+  'packages/container/test/walk.test.ts',
+];
+
 export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: conditions } },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'conformance/test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', new SummaryReporter()],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'default',
+          include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'conformance/test/**/*.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'podman', include: engineSuites, env: { CTXFS_TEST_ENGINE: 'podman' } },
+      },
+    ],
   },
 });

@@ -1,16 +1,30 @@
 #!/usr/bin/env bash
 # Installs and starts what the test suites need from the system, idempotently:
-# ripgrep (host grep), Go (the symbol oracle), a Docker engine and the busybox test image (container
-# backend). In CI a missing engine is a failure, never a skip.
+# ripgrep (host grep), Go (the symbol oracle), and three container engines with
+# the busybox test image in each (container backend):
+#   - the local Docker engine (/var/run/docker.sock);
+#   - Podman's Docker-compatible API service on a socket of its own;
+#   - a second dockerd reached over TCP with TLS and client certificates
+#     (certificates made here by openssl), for the remote-engine tests.
+# In CI a missing engine is a failure, never a skip.
 set -euo pipefail
 
 IMAGE="${CTXFS_TEST_IMAGE:-ctxfs-busybox:latest}"
+PODMAN_SOCKET="${CTXFS_PODMAN_SOCKET:-/run/ctxfs-podman/podman.sock}"
+TLS_DIR="${CTXFS_TLS_DIR:-/var/lib/ctxfs-tls}"
+TLS_PORT="${CTXFS_TLS_PORT:-23760}"
+TLS_STATE="/var/lib/ctxfs-dockerd-tls"
+TLS_EXEC="/run/ctxfs-dockerd-tls"
+
 need=()
 command -v rg >/dev/null 2>&1 || need+=(ripgrep)
 command -v tmux >/dev/null 2>&1 || need+=(tmux) # a real terminal for the approval prompt test
 # Go's own parser is the Go oracle of the symbol eval (packages/context/test/symbols-oracle.test.ts).
 command -v go >/dev/null 2>&1 || need+=(golang-go)
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
+command -v podman >/dev/null 2>&1 || need+=(podman)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v curl >/dev/null 2>&1 || need+=(curl)
 [ -x /bin/busybox ] || need+=(busybox-static)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "ctxfs: apt-get install ${need[*]}"
@@ -18,28 +32,125 @@ if [ "${#need[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
+# The test image's root filesystem, built once from busybox-static (into
+# $rootfs_tar) and imported into each engine that lacks it.
+rootfs_tar=""
+trap '[ -z "$rootfs_tar" ] || rm -f "$rootfs_tar"' EXIT
+image_tar() {
+  if [ -z "$rootfs_tar" ]; then
+    local rootfs
+    rootfs="$(mktemp -d)"
+    mkdir -p "$rootfs/bin" "$rootfs/tmp" "$rootfs/work" "$rootfs/etc"
+    cp /bin/busybox "$rootfs/bin/busybox"
+    for applet in $(/bin/busybox --list); do
+      [ "$applet" = busybox ] || ln -sf busybox "$rootfs/bin/$applet"
+    done
+    chmod 1777 "$rootfs/tmp"
+    echo 'root:x:0:0:root:/root:/bin/sh' >"$rootfs/etc/passwd"
+    echo 'root:x:0:' >"$rootfs/etc/group"
+    rootfs_tar="$(mktemp --suffix=.tar)"
+    tar -C "$rootfs" -cf "$rootfs_tar" .
+    rm -rf "$rootfs"
+  fi
+}
+
+wait_for() { # what, command...
+  local what="$1"
+  shift
+  for _ in $(seq 1 60); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 1
+  done
+  echo "ctxfs: $what did not start"
+  return 1
+}
+
+# ---- Docker, the local engine
 if ! docker info >/dev/null 2>&1; then
   echo "ctxfs: starting dockerd"
   nohup dockerd --iptables=false --bridge=none >/tmp/ctxfs-dockerd.log 2>&1 &
-  for _ in $(seq 1 60); do
-    docker info >/dev/null 2>&1 && break
-    sleep 1
-  done
-  docker info >/dev/null 2>&1 || { echo "ctxfs: dockerd did not start"; tail -20 /tmp/ctxfs-dockerd.log; exit 1; }
+  wait_for dockerd docker info || { tail -20 /tmp/ctxfs-dockerd.log; exit 1; }
 fi
-
 if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
-  echo "ctxfs: building $IMAGE from busybox-static"
-  rootfs="$(mktemp -d)"
-  mkdir -p "$rootfs/bin" "$rootfs/tmp" "$rootfs/work" "$rootfs/etc"
-  cp /bin/busybox "$rootfs/bin/busybox"
-  for applet in $(/bin/busybox --list); do
-    [ "$applet" = busybox ] || ln -sf busybox "$rootfs/bin/$applet"
-  done
-  chmod 1777 "$rootfs/tmp"
-  echo 'root:x:0:0:root:/root:/bin/sh' >"$rootfs/etc/passwd"
-  echo 'root:x:0:' >"$rootfs/etc/group"
-  tar -C "$rootfs" -c . | docker import -c 'CMD ["/bin/sh"]' - "$IMAGE" >/dev/null
-  rm -rf "$rootfs"
+  echo "ctxfs: importing $IMAGE into Docker"
+  image_tar
+  docker import -c 'CMD ["/bin/sh"]' "$rootfs_tar" "$IMAGE" >/dev/null
 fi
 echo "ctxfs: docker $(docker version --format '{{.Server.Version}}'), image $IMAGE ready"
+
+# ---- Podman, through its Docker-compatible API service
+# Podman asks the runtime for nofile and nproc limits of 1048576 by default;
+# on a machine whose hard limits are lower (this one allows 20000 open files)
+# runc refuses every container with "error setting rlimits ... operation not
+# permitted". 1024 is ample for a workspace helper and fits everywhere.
+mkdir -p /etc/containers/containers.conf.d
+cat >/etc/containers/containers.conf.d/ctxfs-ulimits.conf <<'CONF'
+# Written by ctxfs .ci/system-deps.sh: Podman's default limits (nofile and
+# nproc 1048576) exceed this machine's hard limits, and runc refuses them.
+[containers]
+default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
+CONF
+if ! curl -sf --unix-socket "$PODMAN_SOCKET" http://podman/_ping >/dev/null 2>&1; then
+  echo "ctxfs: starting podman system service on $PODMAN_SOCKET"
+  mkdir -p "$(dirname "$PODMAN_SOCKET")"
+  rm -f "$PODMAN_SOCKET"
+  # --time=0: the service never exits for want of clients.
+  nohup podman system service --time=0 "unix://$PODMAN_SOCKET" >/tmp/ctxfs-podman.log 2>&1 &
+  wait_for "podman system service" curl -sf --unix-socket "$PODMAN_SOCKET" http://podman/_ping || { tail -20 /tmp/ctxfs-podman.log; exit 1; }
+fi
+if ! podman image exists "$IMAGE"; then
+  echo "ctxfs: importing $IMAGE into Podman"
+  image_tar
+  podman import -q -c 'CMD ["/bin/sh"]' "$rootfs_tar" "$IMAGE" >/dev/null
+fi
+echo "ctxfs: podman $(podman version --format '{{.Server.Version}}' 2>/dev/null || podman --version), image $IMAGE ready"
+
+# ---- A second dockerd over TCP with TLS (the remote-engine tests)
+# Certificates: a CA, the server's (127.0.0.1 and localhost), a client's in
+# DOCKER_CERT_PATH layout (ca.pem, cert.pem, key.pem), and a second, untrusted
+# CA with a client certificate of its own, for the refusal tests.
+make_cert() { # dir, ca-dir, subject, extension lines
+  local dir="$1" ca="$2" subject="$3" ext="$4"
+  mkdir -p "$dir"
+  openssl genrsa -out "$dir/key.pem" 2048 2>/dev/null
+  openssl req -new -key "$dir/key.pem" -subj "$subject" -out "$dir/req.csr" 2>/dev/null
+  printf '%b' "$ext" >"$dir/ext.cnf"
+  openssl x509 -req -days 3650 -in "$dir/req.csr" -CA "$ca/ca.pem" -CAkey "$ca/ca-key.pem" -CAcreateserial \
+    -extfile "$dir/ext.cnf" -out "$dir/cert.pem" 2>/dev/null
+  cp "$ca/ca.pem" "$dir/ca.pem"
+  rm -f "$dir/req.csr" "$dir/ext.cnf"
+  chmod 0600 "$dir/key.pem"
+}
+make_ca() { # dir, name
+  mkdir -p "$1"
+  openssl genrsa -out "$1/ca-key.pem" 2048 2>/dev/null
+  openssl req -new -x509 -days 3650 -key "$1/ca-key.pem" -subj "/CN=$2" -out "$1/ca.pem" 2>/dev/null
+  chmod 0600 "$1/ca-key.pem"
+}
+if [ ! -s "$TLS_DIR/client/cert.pem" ] || [ ! -s "$TLS_DIR/rogue-client/cert.pem" ]; then
+  echo "ctxfs: making TLS certificates in $TLS_DIR"
+  rm -rf "$TLS_DIR"
+  make_ca "$TLS_DIR/ca" 'ctxfs test CA'
+  make_cert "$TLS_DIR/server" "$TLS_DIR/ca" '/CN=localhost' 'subjectAltName = IP:127.0.0.1,DNS:localhost\nextendedKeyUsage = serverAuth\n'
+  make_cert "$TLS_DIR/client" "$TLS_DIR/ca" '/CN=ctxfs-client' 'extendedKeyUsage = clientAuth\n'
+  make_ca "$TLS_DIR/rogue-ca" 'ctxfs untrusted CA'
+  make_cert "$TLS_DIR/rogue-client" "$TLS_DIR/rogue-ca" '/CN=ctxfs-rogue-client' 'extendedKeyUsage = clientAuth\n'
+fi
+tls_docker() { DOCKER_HOST="tcp://127.0.0.1:$TLS_PORT" DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH="$TLS_DIR/client" docker "$@"; }
+if ! tls_docker info >/dev/null 2>&1; then
+  echo "ctxfs: starting a second dockerd on tcp://127.0.0.1:$TLS_PORT (TLS, client certificates)"
+  mkdir -p "$TLS_STATE" "$TLS_EXEC"
+  # Its own state, run directory, pid file and (managed) containerd, so the
+  # local engine is never touched.
+  nohup dockerd --data-root "$TLS_STATE" --exec-root "$TLS_EXEC" --pidfile "$TLS_EXEC/dockerd.pid" \
+    -H "tcp://127.0.0.1:$TLS_PORT" --tlsverify --tlscacert "$TLS_DIR/server/ca.pem" \
+    --tlscert "$TLS_DIR/server/cert.pem" --tlskey "$TLS_DIR/server/key.pem" \
+    --iptables=false --bridge=none >/tmp/ctxfs-dockerd-tls.log 2>&1 &
+  wait_for "the TLS dockerd" tls_docker info || { tail -20 /tmp/ctxfs-dockerd-tls.log; exit 1; }
+fi
+if ! tls_docker image inspect "$IMAGE" >/dev/null 2>&1; then
+  echo "ctxfs: importing $IMAGE into the TLS dockerd"
+  image_tar
+  tls_docker import -c 'CMD ["/bin/sh"]' "$rootfs_tar" "$IMAGE" >/dev/null
+fi
+echo "ctxfs: TLS engine tcp://127.0.0.1:$TLS_PORT (certificates in $TLS_DIR/client), image $IMAGE ready"

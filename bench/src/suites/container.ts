@@ -39,7 +39,7 @@ function bytes(n: number, seed: number): Buffer {
 }
 
 /** One exec per operation, the way a caller without a session does it. */
-async function execOnce(container: Container, cmd: string[], stdin?: Buffer): Promise<Buffer> {
+export async function execOnce(container: Container, cmd: string[], stdin?: Buffer): Promise<Buffer> {
   const exec = await container.exec({ Cmd: cmd, AttachStdin: stdin !== undefined, AttachStdout: true, AttachStderr: true });
   const stream = (await exec.start({ hijack: true, stdin: stdin !== undefined })) as unknown as NodeJS.ReadWriteStream;
   const out = new PassThrough();

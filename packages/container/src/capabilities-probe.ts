@@ -26,16 +26,30 @@ export interface ImageProbe {
   fstype: string;
 }
 
-/** The probe request (one line of shell) for `root`; `create` makes the root first. */
+/**
+ * The probe request (one line of shell) for `root`; `create` makes the root
+ * first. It runs once per open, so it starts as few processes as it can
+ * (each costs milliseconds on a loaded engine, and a command substitution
+ * forks even for a builtin): uid and gid come from /proc/self/status (`id`
+ * only without /proc), the real root from `cd -P` and `$PWD` (`readlink -f` when it cannot be entered), `mkdir` runs
+ * only when the root is missing; `stat -c` support is the one process always
+ * started. The loop's working directory is `/` again afterwards, as every
+ * request leaves it.
+ */
 export function probeCommand(root: string, create: boolean): string {
   const all = [...REQUIRED_TOOLS, ...OPTIONAL_TOOLS].join(' ');
+  const r = shellQuote(root);
   return [
-    create ? `mkdir -p ${shellQuote(root)} 2>/dev/null` : ':',
-    `RR=$(readlink -f ${shellQuote(root)} 2>/dev/null) || RR=${shellQuote(root)}`,
-    `printf 'uid %s\\ngid %s\\nroot %s\\n' "$(id -u 2>/dev/null || echo 0)" "$(id -g 2>/dev/null || echo 0)" "$RR"`,
+    create ? `[ -d ${r} ] || mkdir -p ${r} 2>/dev/null` : ':',
+    `if cd -P ${r} 2>/dev/null; then RR=$PWD; cd /; else RR=$(readlink -f ${r} 2>/dev/null) || RR=${r}; fi`,
+    // The effective ids (the second field), as `id -u` reports them.
+    `pu=; pg=; while read -r k a e b; do case "$k" in Uid:) pu=$e ;; Gid:) pg=$e ;; esac; done < /proc/self/status 2>/dev/null`,
+    `[ -n "$pu" ] || pu=$(id -u 2>/dev/null || echo 0)`,
+    `[ -n "$pg" ] || pg=$(id -g 2>/dev/null || echo 0)`,
+    `printf 'uid %s\\ngid %s\\nroot %s\\n' "$pu" "$pg" "$RR"`,
     `for t in ${all}; do command -v "$t" >/dev/null 2>&1 && printf 'has %s\\n' "$t"; done`,
     `stat -c %s / >/dev/null 2>&1 && printf 'has stat-c\\n'`,
-    `[ -d ${shellQuote(root)} ] && printf 'has root\\n'`,
+    `[ -d ${r} ] && printf 'has root\\n'`,
     // The filesystem type under the root: the archive endpoints do not see tmpfs mounts.
     `b=; f=; while read -r d m t o; do case "$RR/" in "\${m%/}"/*) if [ \${#m} -ge \${#b} ]; then b=$m; f=$t; fi ;; esac; done < /proc/mounts 2>/dev/null; printf 'fstype %s\\n' "$f"`,
     ':',

@@ -70,16 +70,71 @@ export function unavailable(op: FsOperation, path: string | undefined, u: Unavai
   });
 }
 
+/**
+ * Why a TLS connection to the engine failed: we refused the engine's
+ * certificate (`server-untrusted`), the engine refused ours
+ * (`client-refused`), or the engine speaks TLS and we spoke plain HTTP
+ * (`server-wants-tls`).
+ */
+export type TlsFailure = 'server-untrusted' | 'client-refused' | 'server-wants-tls';
+
+/** Node's codes for a server certificate that does not verify against the CA given. */
+const UNTRUSTED_SERVER = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
 /** Classifies an engine API error: HTTP status and message from dockerode/docker-modem. */
-export function describeEngineError(err: unknown): { notFound: boolean; notRunning: boolean; unreachable: boolean; message: string } {
+export function describeEngineError(err: unknown): { notFound: boolean; notRunning: boolean; unreachable: boolean; tls?: TlsFailure; message: string } {
   const e = err as { statusCode?: number; code?: string; message?: string; json?: { message?: string } } | null;
   const message = String(e?.json?.message ?? e?.message ?? err);
   const status = e?.statusCode;
+  const code = typeof e?.code === 'string' ? e.code : '';
   const netCodes = new Set(['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+  let tls: TlsFailure | undefined;
+  if (UNTRUSTED_SERVER.has(code)) tls = 'server-untrusted';
+  // The engine's alert after our certificate (or its absence) failed its check.
+  else if (/^ERR_SSL_/.test(code) && /alert (bad certificate|unknown ca|certificate required|certificate unknown|access denied)/i.test(message))
+    tls = 'client-refused';
+  else if (status === 400 && /HTTP request to an HTTPS server/i.test(message)) tls = 'server-wants-tls';
   return {
     notFound: status === 404 && /no such container/i.test(message),
     notRunning: status === 409 || /is not running|is paused|is restarting/i.test(message),
-    unreachable: (typeof e?.code === 'string' && netCodes.has(e.code)) || /socket hang up|connect E/i.test(message),
+    unreachable: tls === undefined && (netCodes.has(code) || /socket hang up|connect E/i.test(message)),
+    ...(tls === undefined ? {} : { tls }),
     message,
   };
+}
+
+const TLS_FAILURES: Readonly<Record<TlsFailure, { reason: string; hint: string }>> = {
+  'server-untrusted': {
+    reason: 'refused: its certificate does not verify against the CA given (ca.pem)',
+    hint: "give the CA that signed the engine's certificate (DOCKER_CERT_PATH/ca.pem or the ca option), and an address the certificate names",
+  },
+  'client-refused': {
+    reason: 'refused the client certificate (missing, or not signed by a CA the engine trusts)',
+    hint: "use a client certificate and key signed by the CA in the engine's --tlscacert (DOCKER_CERT_PATH/cert.pem and key.pem)",
+  },
+  'server-wants-tls': {
+    reason: 'speaks TLS, and the connection was plain HTTP',
+    hint: 'set DOCKER_TLS_VERIFY=1 with DOCKER_CERT_PATH (or pass certPath / tlsVerify) for this engine',
+  },
+};
+
+/**
+ * The error for an engine that could not be used because TLS failed: `EACCES`
+ * (a credentials problem: retrying will not help), naming the engine, what
+ * was refused and what to change.
+ */
+export function tlsFailure(op: FsOperation, engine: string, failure: TlsFailure, cause: unknown): FsError {
+  const t = TLS_FAILURES[failure];
+  return new FsError({ code: 'EACCES', op, reason: `the Docker engine at ${engine} ${t.reason}`, hint: t.hint, cause });
 }

@@ -50,7 +50,7 @@ import {
 import type Docker from 'dockerode';
 import { untarFiles } from './batch-read.ts';
 import { type ImageProbe, parseProbe, probeCommand } from './capabilities-probe.ts';
-import { codeFromMessage, describeEngineError, helperFailure, unavailable } from './container-errors.ts';
+import { codeFromMessage, describeEngineError, helperFailure, tlsFailure, unavailable } from './container-errors.ts';
 import { connectEngine, describeEngine, type EngineOptions } from './engine.ts';
 import { type ExecStream, openExecFile, startExecStream } from './exec-stream.ts';
 import { TEMP_PREFIX } from './helper-script.ts';
@@ -351,7 +351,7 @@ export class ContainerFilesystem extends FilesystemBase {
       } catch (err) {
         if (created) await container?.remove({ force: true }).catch(() => {});
         const d = describeEngineError(err);
-        if (d.unreachable) throw ContainerFilesystem.#engineFailure('open', image, docker, err);
+        if (d.unreachable || d.tls !== undefined) throw ContainerFilesystem.#engineFailure('open', image, docker, err);
         throw new FsError({ code: 'EUNAVAILABLE', op: 'open', reason: `cannot create a container from image '${image}': ${d.message}`, cause: err });
       }
       ref = container.id;
@@ -368,6 +368,7 @@ export class ContainerFilesystem extends FilesystemBase {
 
   static #engineFailure(op: FsOperation, ref: string, docker: Docker, err: unknown): FsError {
     const d = describeEngineError(err);
+    if (d.tls !== undefined) return tlsFailure(op, describeEngine(docker), d.tls, err);
     if (d.notFound) return unavailable(op, undefined, { container: ref, state: 'does not exist' }, err);
     if (d.unreachable)
       return unavailable(
@@ -451,6 +452,7 @@ export class ContainerFilesystem extends FilesystemBase {
       else state = `lost the helper session (${d.message})`;
     } catch (err) {
       const e = describeEngineError(err);
+      if (e.tls !== undefined) return tlsFailure(op, describeEngine(this.docker), e.tls, err);
       if (e.notFound) state = 'does not exist (it was removed)';
       else if (e.unreachable) state = `is unreachable: the Docker engine at ${describeEngine(this.docker)} does not answer (${e.message})`;
       else state = `cannot be inspected: ${e.message}`;

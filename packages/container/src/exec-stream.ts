@@ -36,6 +36,11 @@ export async function startExecStream(container: Docker.Container, cmd: string[]
   const exec = await container.exec({ Cmd: cmd, AttachStdin: stdin, AttachStdout: true, AttachStderr: true, Tty: false, WorkingDir: '/' });
   const socket = (await exec.start({ hijack: true, stdin })) as unknown as Duplex;
   const stdout = new PassThrough({ highWaterMark: 4 << 20 });
+  // A reader of stdout sees a transport error through its own listener; a
+  // writer only resumes stdout and learns of it from the write and the exit
+  // code. Without this listener that error would crash the process (a full
+  // disk ends `cat` early, and Podman then fails the write with EPIPE).
+  stdout.on('error', () => {});
   const errParts: Buffer[] = [];
   const demux = new FrameDemuxer();
   socket.on('data', (chunk: Buffer) =>

@@ -33,7 +33,12 @@
  * after the workspace in `/tmp` (else in the workspace, hidden), created
  * exclusively (`set -C` makes `>` an O_EXCL create, and `true` is a shell
  * builtin, so no process starts for it on every write; not `:`, whose failed
- * redirection would end a POSIX shell). It is held for milliseconds; one
+ * redirection would end a POSIX shell). Its name hashes the real root, so
+ * every session on the workspace agrees; it is worked out at the session's
+ * first commit, and the start itself runs no process (the real root comes
+ * from `cd -P`, the SOH byte is written into the script): a filesystem opens
+ * once per test in the suites, and on a busy engine each process costs
+ * milliseconds. It is held for milliseconds; one
  * older than 10 s belongs to a session that died mid-commit and is taken
  * over. Under it a compare-and-swap commit hashes the current file
  * (`sha256sum`) and swaps only when it is the expected one.
@@ -67,11 +72,15 @@ umask 022
 R=$1; N=$2; i=0
 NL='
 '
-SOH=$(printf '\001')
-RR=$(readlink -f "$R" 2>/dev/null) || RR=$R
-LK=/tmp/.ctxfs-commit-$(printf '%s' "$RR" | sha256sum | cut -c1-16)
-[ -d /tmp ] && [ -w /tmp ] || LK=$RR/.ctxfs-commit.lock
+SOH='${'\u0001'}'
+if cd -P "$R" 2>/dev/null; then RR=$PWD; cd /; else RR=$(readlink -f "$R" 2>/dev/null) || RR=$R; fi
+LK=
+LKN() {
+  LK=/tmp/.ctxfs-commit-$(printf '%s' "$RR" | sha256sum | cut -c1-16)
+  [ -d /tmp ] && [ -w /tmp ] || LK=$RR/.ctxfs-commit.lock
+}
 LKT() {
+  [ -n "$LK" ] || LKN
   n=0
   until set -C; { true > "$LK"; } 2>/dev/null; r=$?; set +C; [ $r = 0 ]; do
     n=$((n+1))

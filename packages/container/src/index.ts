@@ -13,5 +13,5 @@
  */
 
 export { ContainerFilesystem, type ContainerFilesystemOptions, containerCapabilities } from './container-filesystem.ts';
-export { connectEngine, type EngineOptions } from './engine.ts';
+export { connectEngine, defaultSocketPath, type EngineAddress, type EngineOptions, resolveEngine, type TlsMaterial } from './engine.ts';
 export { shellQuote } from './shell-quote.ts';

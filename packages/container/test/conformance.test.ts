@@ -2,7 +2,7 @@ import { describeFilesystemConformance } from '@ctxfs/conformance';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll } from 'vitest';
 import { ContainerFilesystem, containerCapabilities } from '../src/index.ts';
-import { dockerAvailable, removeTestContainers, seedWorkspace, startTestContainer } from './docker-fixture.ts';
+import { dockerAvailable, removeTestContainers, seedWorkspace, startTestContainer, TEST_ENGINE } from './docker-fixture.ts';
 
 // One container for the whole file; every test gets a fresh workspace
 // directory inside it, seeded with one archive upload.
@@ -19,13 +19,13 @@ if (available) {
   });
 
   describeFilesystemConformance({
-    name: 'container (busybox, real Docker engine)',
+    name: `container (busybox, ${TEST_ENGINE.label})`,
     capabilities: containerCapabilities(),
     timeout: 120_000,
     create: async ({ files, dirs, readOnly }) => {
       const dir = `t${++counter}`;
       await seedWorkspace(container, '/work', dir, files, dirs);
-      return ContainerFilesystem.open({ container: container.id, workdir: `/work/${dir}`, readOnly, createWorkdir: false });
+      return ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: container.id, workdir: `/work/${dir}`, readOnly, createWorkdir: false });
     },
   });
 }

@@ -8,10 +8,20 @@
 import { createHash } from 'node:crypto';
 import { type GrepOptions, isFsError, sha256Hex } from '@ctxfs/core';
 import { MemoryFilesystem } from '@ctxfs/memory';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContainerFilesystem } from '../src/index.ts';
-import { dockerAvailable, removeTestContainers, seedWorkspace, sh, startTestContainer, TEST_IMAGE, TEST_LABELS } from './docker-fixture.ts';
+import {
+  dockerAvailable,
+  removeTestContainers,
+  seedWorkspace,
+  sh,
+  startTestContainer,
+  TEST_ENGINE,
+  TEST_IMAGE,
+  TEST_LABELS,
+  testDocker,
+} from './docker-fixture.ts';
 
 const available = await dockerAvailable();
 
@@ -25,7 +35,7 @@ async function workspace(
 ) {
   const dir = `c${++counter}`;
   await seedWorkspace(container, '/work', dir, files, dirs);
-  const fs = await ContainerFilesystem.open({ container: container.id, workdir: `/work/${dir}`, ...extra });
+  const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: container.id, workdir: `/work/${dir}`, ...extra });
   return { fs, abs: `/work/${dir}` };
 }
 
@@ -59,7 +69,7 @@ describe.runIf(available)('container backend', () => {
   describe('attach and create', () => {
     it('attaches by name and reports a docker:// root', async () => {
       const info = await container.inspect();
-      const fs = await ContainerFilesystem.open({ container: info.Name.replace(/^\//, ''), workdir: '/work/by-name' });
+      const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: info.Name.replace(/^\//, ''), workdir: '/work/by-name' });
       try {
         expect(fs.root).toBe(`docker://${info.Name.replace(/^\//, '')}/work/by-name`);
         await fs.write('a.txt', 'hi');
@@ -70,12 +80,12 @@ describe.runIf(available)('container backend', () => {
     });
 
     it('creates a container from an image and removes it on close', async () => {
-      const fs = await ContainerFilesystem.open({ image: TEST_IMAGE, labels: TEST_LABELS });
+      const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, image: TEST_IMAGE, labels: TEST_LABELS });
       const id = fs.containerRef;
       await fs.write('x/y.txt', 'made', { createParents: true });
       expect(await fs.read('x/y.txt')).toMatchObject({ text: 'made' });
       await fs.close();
-      const err = await new Docker()
+      const err = await testDocker()
         .getContainer(id)
         .inspect()
         .then(
@@ -86,15 +96,15 @@ describe.runIf(available)('container backend', () => {
     });
 
     it('keepContainer leaves a created container in place', async () => {
-      const fs = await ContainerFilesystem.open({ image: TEST_IMAGE, labels: TEST_LABELS, keepContainer: true });
+      const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, image: TEST_IMAGE, labels: TEST_LABELS, keepContainer: true });
       await fs.close();
-      const info = await new Docker().getContainer(fs.containerRef).inspect();
+      const info = await testDocker().getContainer(fs.containerRef).inspect();
       expect(info.State.Running).toBe(true);
-      await new Docker().getContainer(fs.containerRef).remove({ force: true });
+      await testDocker().getContainer(fs.containerRef).remove({ force: true });
     });
 
     it('a missing container is EUNAVAILABLE naming it, at open', async () => {
-      const err = await ContainerFilesystem.open({ container: 'ctxfs-no-such-container' }).catch((e: unknown) => e);
+      const err = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: 'ctxfs-no-such-container' }).catch((e: unknown) => e);
       expect(isFsError(err, 'EUNAVAILABLE')).toBe(true);
       expect(String((err as Error).message)).toContain("container 'ctxfs-no-such-container' does not exist");
     });
@@ -115,18 +125,18 @@ describe.runIf(available)('container backend', () => {
     it('a stopped container is refused at open with EUNAVAILABLE unless startIfStopped', async () => {
       const c = await startTestContainer();
       await c.kill();
-      const err = await ContainerFilesystem.open({ container: c.id }).catch((e: unknown) => e);
+      const err = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: c.id }).catch((e: unknown) => e);
       expect(isFsError(err, 'EUNAVAILABLE')).toBe(true);
       expect(String((err as Error).message)).toMatch(/is not running/);
-      const fs = await ContainerFilesystem.open({ container: c.id, startIfStopped: true });
+      const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: c.id, startIfStopped: true });
       await fs.write('ok.txt', 'ok');
       expect(await fs.exists('ok.txt')).toBe(true);
       await fs.close();
     });
 
     it('refuses a relative or root workdir', async () => {
-      expect(await codeOf(ContainerFilesystem.open({ container: container.id, workdir: 'work' }))).toBe('EINVAL');
-      expect(await codeOf(ContainerFilesystem.open({ container: container.id, workdir: '/' }))).toBe('EINVAL');
+      expect(await codeOf(ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: container.id, workdir: 'work' }))).toBe('EINVAL');
+      expect(await codeOf(ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: container.id, workdir: '/' }))).toBe('EINVAL');
     });
   });
 
@@ -269,7 +279,7 @@ describe.runIf(available)('container backend', () => {
   describe('compare-and-swap across helper sessions', () => {
     it('two instances on one workspace (two helper sessions, as two processes have) racing swaps lose nothing', { timeout: 120_000 }, async () => {
       const { fs: a, abs } = await workspace({ 'n.txt': '0' });
-      const b = await ContainerFilesystem.open({ container: container.id, workdir: abs });
+      const b = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: container.id, workdir: abs });
       try {
         let conflicts = 0;
         const increments = async (f: ContainerFilesystem, times: number) => {

@@ -1,11 +1,50 @@
 /**
  * Test fixture: one real container per test file, fresh workspaces inside
- * it, and the CI rule that the container suite is never skipped.
+ * it, and the CI rule that the container suite is never skipped. The engine
+ * under test is Docker unless `CTXFS_TEST_ENGINE=podman` (the vitest project
+ * `podman` sets it): every helper here and every filesystem a test opens
+ * with {@link TEST_ENGINE}'s options talk to that engine only.
  */
 
 import { randomBytes } from 'node:crypto';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import * as tar from 'tar-stream';
+import { connectEngine, type EngineOptions } from '../src/engine.ts';
+
+/** A container engine the suites run against. */
+export interface TestEngine {
+  /** `docker` or `podman`. */
+  readonly name: 'docker' | 'podman';
+  /** How it appears in test names. */
+  readonly label: string;
+  /** Pass as `engine` to `ContainerFilesystem.open`. */
+  readonly options: EngineOptions;
+  /** Its Unix socket (the fault tests put a proxy in front of it). */
+  readonly socketPath: string;
+}
+
+function selectEngine(): TestEngine {
+  const wanted = process.env.CTXFS_TEST_ENGINE ?? 'docker';
+  if (wanted === 'podman') {
+    // The socket .ci/system-deps.sh starts `podman system service` on.
+    const socketPath = process.env.CTXFS_PODMAN_SOCKET ?? '/run/ctxfs-podman/podman.sock';
+    return { name: 'podman', label: 'real Podman engine', options: { podman: true, socketPath }, socketPath };
+  }
+  if (wanted !== 'docker') throw new Error(`CTXFS_TEST_ENGINE=${wanted}: expected docker or podman`);
+  const host = process.env.DOCKER_HOST;
+  const socketPath = host?.startsWith('unix://') ? host.slice('unix://'.length) : '/var/run/docker.sock';
+  // A DOCKER_HOST other than a Unix socket is left to connectEngine, as the docker CLI would.
+  const options = host !== undefined && !host.startsWith('unix://') ? {} : { socketPath };
+  return { name: 'docker', label: 'real Docker engine', options, socketPath };
+}
+
+/** The engine this test run targets. */
+export const TEST_ENGINE: TestEngine = selectEngine();
+
+/** A client of {@link TEST_ENGINE}. */
+export function testDocker(): Docker {
+  return connectEngine(TEST_ENGINE.options);
+}
 
 export const TEST_IMAGE = process.env.CTXFS_TEST_IMAGE ?? 'ctxfs-busybox:latest';
 export const TEST_LABEL = 'ctxfs.test';
@@ -21,20 +60,27 @@ export const TEST_LABELS: Readonly<Record<string, string>> = Object.freeze({ [TE
 const LEFTOVER_AGE_S = 3600;
 
 /**
- * Whether Docker is usable. In CI an unreachable engine is a failure (the
- * suite must never be skipped there); locally it skips with a loud warning.
+ * Whether the engine under test is usable, and is the engine it claims to be
+ * (a Podman run that reached Docker would prove nothing). In CI an
+ * unreachable engine is a failure (the suite must never be skipped there);
+ * locally it skips with a loud warning.
  */
 export async function dockerAvailable(): Promise<boolean> {
-  const docker = new Docker();
+  const docker = testDocker();
   try {
     await docker.ping();
+    const version = await docker.version();
+    const isPodman = (version.Components ?? []).some((c) => /podman/i.test(c.Name));
+    if (isPodman !== (TEST_ENGINE.name === 'podman')) {
+      throw new Error(`the engine at ${TEST_ENGINE.socketPath} is ${isPodman ? 'Podman' : 'not Podman'}, expected ${TEST_ENGINE.name}`);
+    }
     await docker.getImage(TEST_IMAGE).inspect();
     return true;
   } catch (err) {
-    const why = `Docker engine or image ${TEST_IMAGE} unavailable: ${(err as Error).message}`;
+    const why = `${TEST_ENGINE.name} engine (${TEST_ENGINE.socketPath}) or image ${TEST_IMAGE} unavailable: ${(err as Error).message}`;
     if (process.env.CI) throw new Error(`${why}. The container suite must run in CI (see .ci/system-deps.sh).`);
     console.warn(
-      `\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n!! SKIPPING the container backend tests: ${why}\n!! Run bash .ci/system-deps.sh to get an engine and the test image.\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n`,
+      `\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n!! SKIPPING the container backend tests on ${TEST_ENGINE.name}: ${why}\n!! Run bash .ci/system-deps.sh to get an engine and the test image.\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n`,
     );
     return false;
   }
@@ -42,7 +88,7 @@ export async function dockerAvailable(): Promise<boolean> {
 
 /** Creates and starts a labelled test container. */
 export async function startTestContainer(extra: Partial<Docker.ContainerCreateOptions> = {}): Promise<Docker.Container> {
-  const docker = new Docker();
+  const docker = testDocker();
   const container = await docker.createContainer({
     Image: TEST_IMAGE,
     Cmd: ['sh', '-c', 'while :; do sleep 3600; done'],
@@ -54,9 +100,8 @@ export async function startTestContainer(extra: Partial<Docker.ContainerCreateOp
   return container;
 }
 
-/** Removes this test file's containers, and test containers a crashed run left an hour or more ago. */
-export async function removeTestContainers(): Promise<void> {
-  const docker = new Docker();
+/** Removes this test file's containers, and test containers a crashed run left an hour or more ago (on `docker`, default the engine under test). */
+export async function removeTestContainers(docker: Docker = testDocker()): Promise<void> {
   const labelled = await docker.listContainers({ all: true, filters: { label: [`${TEST_LABEL}=1`] } });
   const now = Date.now() / 1000;
   const list = labelled.filter((c) => c.Labels[RUN_LABEL] === RUN_ID || now - c.Created > LEFTOVER_AGE_S);

@@ -14,7 +14,7 @@ import { type FsError, isFsError } from '@ctxfs/core';
 import type Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ContainerFilesystem } from '../src/index.ts';
-import { dockerAvailable, removeTestContainers, seedWorkspace, sh, startTestContainer } from './docker-fixture.ts';
+import { dockerAvailable, removeTestContainers, seedWorkspace, sh, startTestContainer, TEST_ENGINE } from './docker-fixture.ts';
 
 const available = await dockerAvailable();
 
@@ -39,7 +39,7 @@ async function fresh(extra: Partial<Docker.ContainerCreateOptions> = {}) {
   const container = await startTestContainer(extra);
   const name = (await container.inspect()).Name.replace(/^\//, '');
   await seedWorkspace(container, '/work', 'w', { 'keep.txt': 'original', 'big.bin': pattern(24 << 20, 7) });
-  const fs = await ContainerFilesystem.open({ container: name, workdir: '/work/w' });
+  const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: name, workdir: '/work/w' });
   return { container, name, fs };
 }
 
@@ -52,7 +52,7 @@ class EngineProxy {
   async start(): Promise<void> {
     rmSync(this.path, { force: true });
     this.#server = createServer((client) => {
-      const upstream = createConnection('/var/run/docker.sock');
+      const upstream = createConnection(TEST_ENGINE.socketPath);
       this.#sockets.add(client).add(upstream);
       client.pipe(upstream).pipe(client);
       const drop = () => {
@@ -192,7 +192,7 @@ describe.runIf(available)('container faults', () => {
 
   it('a full disk (tmpfs workspace of 1 MiB) is ENOSPC and leaves the old file and no temporary; tmpfs round-trips', { timeout: 60_000 }, async () => {
     const container = await startTestContainer({ HostConfig: { Tmpfs: { '/work': 'size=1m' } } });
-    const fs = await ContainerFilesystem.open({ container: container.id, workdir: '/work' });
+    const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: container.id, workdir: '/work' });
     try {
       await fs.write('keep.txt', 'original');
       // Inline path (small writes through the helper) and archive path (putArchive).

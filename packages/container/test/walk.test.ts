@@ -13,7 +13,7 @@ import { type FileEntry, type FileStat, isAddressableName, type WalkOptions } fr
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContainerFilesystem } from '../src/index.ts';
-import { dockerAvailable, seedWorkspace, sh, startTestContainer } from './docker-fixture.ts';
+import { dockerAvailable, seedWorkspace, sh, startTestContainer, TEST_ENGINE } from './docker-fixture.ts';
 
 const available = await dockerAvailable();
 
@@ -114,7 +114,7 @@ async function workspace(files: Readonly<Record<string, string>> = FILES, extras
     const res = await sh(container, `cd /work/${dir} && ${extras}`);
     expect(res.code).toBe(0);
   }
-  return ContainerFilesystem.open({ container: container.id, workdir: `/work/${dir}`, createWorkdir: false });
+  return ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: container.id, workdir: `/work/${dir}`, createWorkdir: false });
 }
 
 /** Entries `find` in the container sees below the workspace: all of them, whatever their names. */
@@ -377,7 +377,7 @@ describe.runIf(available)('container native walk', () => {
       'mkdir -p /tmp/w/locked/inner /tmp/w/open && printf x > /tmp/w/locked/inner/f && printf y > /tmp/w/open/g && chmod 000 /tmp/w/locked',
     );
     expect(res.code).toBe(0);
-    const fs = await ContainerFilesystem.open({ container: c.id, workdir: '/tmp/w', createWorkdir: false });
+    const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: c.id, workdir: '/tmp/w', createWorkdir: false });
     expect(kinds(await listed(fs))).toEqual(['"locked" directory', '"open" directory', '"open/g" file']);
     for (const stat of [false, true]) {
       expect(kinds(await walked(fs, '', { stat }))).toEqual(['"locked" directory', '"open" directory', '"open/g" file']);
