@@ -143,6 +143,7 @@ const CAPABILITIES: Capabilities = Object.freeze({
   birthtime: false,
   snapshotsKeepEmptyDirs: true,
   compareAndSwap: true,
+  watchRenames: false,
 });
 
 /** The capabilities every container filesystem declares (read-only instances flip `readOnly`). */

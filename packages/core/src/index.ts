@@ -34,3 +34,4 @@ export * from './text-reader.ts';
 export * from './text-roundtrip.ts';
 export type * from './types.ts';
 export * from './walk.ts';
+export * from './watch.ts';

@@ -300,6 +300,7 @@ export class HostFilesystem extends FilesystemBase {
       birthtime,
       snapshotsKeepEmptyDirs: true,
       compareAndSwap: true,
+      watchRenames: false,
     });
   }
 
