@@ -57,7 +57,7 @@ import type {
   WriteTextOptions,
 } from './types.ts';
 import { walkBatches, walkTree } from './walk.ts';
-import { createWatcher, type WatchPlan, type WatchSink, watchUnsupported } from './watch.ts';
+import { createWatcher, DEFAULT_WATCH_DEBOUNCE_MS, type WatchPlan, type WatchSink, watchUnsupported } from './watch.ts';
 
 /** Options every backend accepts. */
 export interface FilesystemBaseOptions {
@@ -178,6 +178,10 @@ export abstract class FilesystemBase implements Filesystem {
    * `capabilities.watch`. Scope, names, debounce and overflow are the base's.
    */
   protected startWatch?(plan: WatchPlan, sink: WatchSink): Promise<() => Promise<void> | void>;
+  /** Debounce of a watcher that asks for none: the backend's own batching may make it 0. */
+  protected defaultWatchDebounceMs(): number {
+    return DEFAULT_WATCH_DEBOUNCE_MS;
+  }
   /** Paths a watcher never reports: the backend's own temp and lock files. */
   protected watchIgnores(_path: string): boolean {
     return false;
@@ -924,7 +928,13 @@ export abstract class FilesystemBase implements Filesystem {
         const plan: WatchPlan = { path: target, kind: st.kind, recursive: st.kind === 'directory' && recursive };
         return start(plan, sink);
       },
-      { debounceMs, maxPending, signal, ignore: (p) => this.watchIgnores(p), onClose: () => this.#watchers.delete(watcher) },
+      {
+        debounceMs: debounceMs ?? this.defaultWatchDebounceMs(),
+        maxPending,
+        signal,
+        ignore: (p) => this.watchIgnores(p),
+        onClose: () => this.#watchers.delete(watcher),
+      },
     );
     this.#watchers.add(watcher);
     return watcher;

@@ -453,7 +453,9 @@ export interface WatchOptions {
   /**
    * Events on one path within this many milliseconds are coalesced into one
    * (a create then a write is one `created`; a create then a delete is
-   * nothing). Default 20 ms; 0 delivers each event on the next tick.
+   * nothing). Default 20 ms, or 0 on a backend whose platform watcher
+   * already batches (host: @parcel/watcher waits ~50 ms); 0 delivers each
+   * batch on the next tick.
    */
   debounceMs?: number;
   /**
