@@ -42,10 +42,15 @@ import {
   type GrepPlan,
   IF_ABSENT,
   isAddressableName,
+  isFsError,
   type Snapshot,
   scanChunks,
+  startPollingWatch,
   type WalkPlan,
+  type WatchPlan,
+  type WatchSink,
   type WriteMode,
+  walkPicture,
 } from '@ctxfs/core';
 import type Docker from 'dockerode';
 import { untarFiles } from './batch-read.ts';
@@ -54,7 +59,7 @@ import { codeFromMessage, describeEngineError, helperFailure, unavailable } from
 import { connectEngine, describeEngine, type EngineOptions } from './engine.ts';
 import { type ExecStream, openExecFile, startExecStream } from './exec-stream.ts';
 import { TEMP_PREFIX } from './helper-script.ts';
-import { type HelperResponse, HelperSession } from './helper-session.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type HelperResponse, HelperSession, SessionTimeoutError } from './helper-session.ts';
 import { shellQuote as q } from './shell-quote.ts';
 import { SnapshotStore } from './snapshots.ts';
 import { openArchiveFile } from './tar-read.ts';
@@ -84,7 +89,23 @@ export interface ContainerFilesystemOptions extends FilesystemBaseOptions {
   fileMode?: number;
   /** Owner of files ctxfs creates; default: the container's user (an overwrite keeps the old file's). */
   owner?: { uid: number; gid: number };
+  /**
+   * A call whose helper session hears nothing back for this many ms (a
+   * paused or wedged container) fails with `EUNAVAILABLE`, after at most 3 s
+   * more to ask the engine why; the next call starts a new session, so the
+   * filesystem recovers once the container answers again. Default 15,000.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * How often a watcher polls, in ms (the test image's busybox has no
+   * `inotifyd`, so the container is watched by diffing one stat-walk per
+   * interval). Declared as `capabilities.watchPollIntervalMs`. Default 500.
+   */
+  watchPollIntervalMs?: number;
 }
+
+/** Default of {@link ContainerFilesystemOptions.watchPollIntervalMs}. */
+export const DEFAULT_WATCH_POLL_INTERVAL_MS = 500;
 
 /** The workspace root inside the container: absolute, normalized, not `/` (default `/work`). */
 function checkedWorkdir(option: string | undefined): string {
@@ -135,7 +156,7 @@ interface ReadHead {
 
 const CAPABILITIES: Capabilities = Object.freeze({
   snapshots: true,
-  watch: false,
+  watch: true,
   symlinks: true,
   nativeGrep: false,
   readOnly: false,
@@ -146,9 +167,12 @@ const CAPABILITIES: Capabilities = Object.freeze({
   watchRenames: false,
 });
 
-/** The capabilities every container filesystem declares (read-only instances flip `readOnly`). */
-export function containerCapabilities(readOnly = false): Capabilities {
-  return Object.freeze({ ...CAPABILITIES, readOnly });
+/**
+ * The capabilities every container filesystem declares (read-only instances
+ * flip `readOnly`; the poll interval is the `watchPollIntervalMs` option).
+ */
+export function containerCapabilities(readOnly = false, watchPollIntervalMs = DEFAULT_WATCH_POLL_INTERVAL_MS): Capabilities {
+  return Object.freeze({ ...CAPABILITIES, readOnly, watchPollIntervalMs });
 }
 
 function kindOfMode(mode: number): FileKind {
@@ -283,6 +307,8 @@ export class ContainerFilesystem extends FilesystemBase {
   readonly #createWorkdir: boolean;
   readonly #fileMode: number | undefined;
   readonly #owner: { uid: number; gid: number } | undefined;
+  readonly #requestTimeoutMs: number;
+  readonly #watchPollIntervalMs: number;
   readonly #snapshots: SnapshotStore;
   #session: HelperSession | undefined;
   #starting: Promise<HelperSession> | undefined;
@@ -305,8 +331,10 @@ export class ContainerFilesystem extends FilesystemBase {
     this.#createWorkdir = options.createWorkdir ?? true;
     this.#fileMode = options.fileMode;
     this.#owner = options.owner;
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.root = `docker://${ref}${workdir}`;
-    this.capabilities = containerCapabilities(this.readOnly);
+    this.#watchPollIntervalMs = options.watchPollIntervalMs ?? DEFAULT_WATCH_POLL_INTERVAL_MS;
+    this.capabilities = containerCapabilities(this.readOnly, this.#watchPollIntervalMs);
     this.#snapshots = new SnapshotStore(`ctr-${ref.slice(0, 12)}`);
   }
 
@@ -317,6 +345,14 @@ export class ContainerFilesystem extends FilesystemBase {
   static async open(options: ContainerFilesystemOptions): Promise<ContainerFilesystem> {
     // Checked before anything is created: a refused workdir must not leave a container behind.
     checkedWorkdir(options.workdir);
+    for (const [name, value] of [
+      ['requestTimeoutMs', options.requestTimeoutMs],
+      ['watchPollIntervalMs', options.watchPollIntervalMs],
+    ] as const) {
+      if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
+        throw fsError('EINVAL', 'open', undefined, { reason: `${name} must be a positive whole number of ms, got ${String(value)}` });
+      }
+    }
     const docker = connectEngine(options.engine);
     if ((options.container === undefined) === (options.image === undefined)) {
       throw fsError('EINVAL', 'open', undefined, { reason: 'pass exactly one of { container } or { image }' });
@@ -407,7 +443,7 @@ export class ContainerFilesystem extends FilesystemBase {
   }
 
   async #startSession(): Promise<HelperSession> {
-    const session = await HelperSession.start(this.#container, this.workdir);
+    const session = await HelperSession.start(this.#container, this.workdir, { timeoutMs: this.#requestTimeoutMs });
     const probeRes = await session.request(probeCommand(this.workdir, this.#createWorkdir && !this.readOnly));
     const probe = parseProbe(probeRes.stdout.toString('utf8'));
     if (probe.missing.length > 0) {
@@ -447,8 +483,11 @@ export class ContainerFilesystem extends FilesystemBase {
         this.#container.inspect(),
         new Promise<never>((_, reject) => setTimeout(() => reject(Object.assign(new Error('inspect timed out'), { code: 'ETIMEDOUT' })), 3000).unref()),
       ]);
-      if (info.State.Paused) state = 'is paused';
+      const waited = cause instanceof SessionTimeoutError ? ` (no answer within ${this.#requestTimeoutMs} ms)` : '';
+      if (info.State.Paused) state = `is paused${waited}`;
       else if (!info.State.Running) state = `is not running (${info.State.Status}, exit code ${info.State.ExitCode})`;
+      else if (waited !== '')
+        state = `does not answer: the helper session gave no answer within ${this.#requestTimeoutMs} ms and was ended; the call may or may not have taken effect, and the next call starts a new session`;
       else state = `lost the helper session (${d.message})`;
     } catch (err) {
       const e = describeEngineError(err);
@@ -1039,6 +1078,24 @@ export class ContainerFilesystem extends FilesystemBase {
   }
 
   // ------------------------------------------------------------ lifecycle
+
+  /**
+   * By polling (see {@link ContainerFilesystemOptions.watchPollIntervalMs}):
+   * a container out of reach for a while skips rounds, and what changed
+   * meanwhile is reported when it answers again.
+   */
+  protected override startWatch(plan: WatchPlan, sink: WatchSink): Promise<() => Promise<void>> {
+    return startPollingWatch(plan, sink, {
+      intervalMs: this.#watchPollIntervalMs,
+      picture: (p) => walkPicture(this, p),
+      transient: (err) => isFsError(err, 'EUNAVAILABLE'),
+    });
+  }
+
+  /** The helper's temporaries are never reported (listings already hide them). */
+  protected override watchIgnores(path: string): boolean {
+    return path.split('/').some((segment) => TEMP_NAME.test(segment));
+  }
 
   protected override async closeBackend(): Promise<void> {
     this.#session?.close();

@@ -179,3 +179,28 @@ describe('createWatcher', () => {
     await expect(watcher[Symbol.asyncIterator]().next()).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
+
+describe('diffPictures', () => {
+  it('reports what appeared, what vanished (children first) and files whose signature changed; directories only appear and vanish', async () => {
+    const { diffPictures } = await import('@ctxfs/core');
+    const before = new Map([
+      ['d', { kind: 'directory' as const, signature: '1' }],
+      ['d/x', { kind: 'file' as const, signature: '1' }],
+      ['keep', { kind: 'file' as const, signature: '1' }],
+      ['dir2', { kind: 'directory' as const, signature: '1' }],
+    ]);
+    const after = new Map([
+      ['keep', { kind: 'file' as const, signature: '2' }],
+      ['dir2', { kind: 'directory' as const, signature: '9' }],
+      ['new', { kind: 'file' as const, signature: '1' }],
+    ]);
+    const events: WatchEvent[] = [];
+    diffPictures(before, after, { emit: (e) => events.push(e) });
+    expect(events).toEqual([
+      { type: 'deleted', path: 'd/x', kind: 'file' },
+      { type: 'deleted', path: 'd', kind: 'directory' },
+      { type: 'modified', path: 'keep', kind: 'file' },
+      { type: 'created', path: 'new', kind: 'file' },
+    ]);
+  });
+});
