@@ -628,6 +628,14 @@ export interface Filesystem extends AsyncDisposable {
   /**
    * Watches `path` (a directory, or one file) for changes; see {@link Watcher}.
    * Throws `EUNSUPPORTED` at once when `capabilities.watch` is false.
+   *
+   * @example
+   * ```ts
+   * const controller = new AbortController();
+   * const watcher = fs.watch('', { recursive: true, signal: controller.signal });
+   * await watcher.ready;
+   * for await (const { type, path, oldPath } of watcher) console.log(type, path, oldPath ?? '');
+   * ```
    */
   watch(path: string, options?: WatchOptions): Watcher;
 

@@ -57,6 +57,11 @@ export interface CreateWatcherOptions {
 /**
  * True when a change at `path` concerns a watch of `plan`: the watched path
  * itself, anything below it when recursive, its direct children otherwise.
+ *
+ * @example
+ * ```ts
+ * inWatchScope({ path: 'src', kind: 'directory', recursive: false }, 'src/a/b.ts'); // false
+ * ```
  */
 export function inWatchScope(plan: WatchPlan, path: string): boolean {
   if (path === plan.path) return true;
@@ -320,7 +325,14 @@ export function createWatcher(plan: WatchPlan, start: WatchStart, options: Creat
   };
 }
 
-/** The `EUNSUPPORTED` of a backend that cannot watch. */
+/**
+ * The `EUNSUPPORTED` of a backend that cannot watch.
+ *
+ * @example
+ * ```ts
+ * if (!this.capabilities.watch) throw watchUnsupported(path);
+ * ```
+ */
 export function watchUnsupported(path: string): FsError {
   return fsError('EUNSUPPORTED', 'watch', path, {
     reason: 'this backend cannot watch for changes',
