@@ -38,7 +38,10 @@ export async function startNativeWatch(target: NativeWatchTarget, plan: WatchPla
   if (fromRoot.startsWith('..') || nodePath.isAbsolute(fromRoot)) {
     throw fsError('EPATHESCAPE', 'watch', plan.path, { reason: 'the watched directory resolves outside the root' });
   }
-  const ignore = [...target.exclude].flatMap((name) => [`**/${name}`, `**/${name}/**`]);
+  // Excluded names at the top of the watched directory (a repository's .git)
+  // are not watched at all. Deeper ones are filtered as events arrive: glob
+  // ignores made the initial scan of a 35,000-file tree three times slower.
+  const ignore = [...target.exclude].map((name) => nodePath.join(real, name));
   const subscription = await parcel.subscribe(
     real,
     (err, events) => {
