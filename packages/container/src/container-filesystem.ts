@@ -58,7 +58,7 @@ import { type ImageProbe, parseProbe, probeCommand } from './capabilities-probe.
 import { codeFromMessage, describeEngineError, helperFailure, unavailable } from './container-errors.ts';
 import { connectEngine, describeEngine, type EngineOptions } from './engine.ts';
 import { type ExecStream, openExecFile, startExecStream } from './exec-stream.ts';
-import { TEMP_PREFIX } from './helper-script.ts';
+import { FALLBACK_LOCK_NAME, TEMP_PREFIX } from './helper-script.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type HelperResponse, HelperSession, SessionTimeoutError } from './helper-session.ts';
 import { shellQuote as q } from './shell-quote.ts';
 import { SnapshotStore } from './snapshots.ts';
@@ -1092,9 +1092,9 @@ export class ContainerFilesystem extends FilesystemBase {
     });
   }
 
-  /** The helper's temporaries are never reported (listings already hide them). */
+  /** The helper's temporaries (listings already hide them) and its fallback commit lock are never reported. */
   protected override watchIgnores(path: string): boolean {
-    return path.split('/').some((segment) => TEMP_NAME.test(segment));
+    return path === FALLBACK_LOCK_NAME || path.split('/').some((segment) => TEMP_NAME.test(segment));
   }
 
   protected override async closeBackend(): Promise<void> {

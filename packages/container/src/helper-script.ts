@@ -56,6 +56,9 @@ export const STATUS_CODES: Readonly<Record<number, string>> = {
   113: 'ECONFLICT',
 };
 
+/** The commit lock's name in the workspace root when the container has no writable `/tmp`; never reported by a watcher. */
+export const FALLBACK_LOCK_NAME = '.ctxfs-commit.lock';
+
 /** Prefix of the helper's temporary names; hidden from listings. */
 export const TEMP_PREFIX = '.ctxfs-';
 
@@ -70,7 +73,7 @@ NL='
 SOH=$(printf '\001')
 RR=$(readlink -f "$R" 2>/dev/null) || RR=$R
 LK=/tmp/.ctxfs-commit-$(printf '%s' "$RR" | sha256sum | cut -c1-16)
-[ -d /tmp ] && [ -w /tmp ] || LK=$RR/.ctxfs-commit.lock
+[ -d /tmp ] && [ -w /tmp ] || LK=$RR/${FALLBACK_LOCK_NAME}
 LKT() {
   n=0
   until set -C; { true > "$LK"; } 2>/dev/null; r=$?; set +C; [ $r = 0 ]; do

@@ -69,6 +69,26 @@ describe.runIf(available)('container watch (real engine)', () => {
     await fs.close();
   });
 
+  it("never reports the helper's own files: its temporaries and the commit lock it keeps in the root without a writable /tmp", async () => {
+    const container = await startTestContainer();
+    await seedWorkspace(container, '/work', 'w', { 'a.txt': 'a' });
+    const fs = await ContainerFilesystem.open({ container: container.id, workdir: '/work/w', watchPollIntervalMs: 100 });
+    const watcher = fs.watch('', { recursive: true });
+    await watcher.ready;
+    const events: WatchEvent[] = [];
+    void (async () => {
+      for await (const e of watcher) events.push(e);
+    })();
+    // Left in place for several rounds, as a crashed session would leave them.
+    await sh(container, `cd /work/w && echo x > .ctxfs-commit.lock && echo y > .ctxfs-${'0'.repeat(24)}-w1.tmp`);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await sh(container, 'echo m > /work/w/marker');
+    await waitFor(events, 'marker', 5_000);
+    expect(events.filter((e) => e.path.startsWith('.ctxfs-'))).toEqual([]);
+    await watcher.close();
+    await fs.close();
+  });
+
   it('the poll interval must be a positive whole number', async () => {
     await expect(ContainerFilesystem.open({ image: 'ctxfs-busybox:latest', watchPollIntervalMs: 0.5 })).rejects.toMatchObject({ code: 'EINVAL' });
   });
