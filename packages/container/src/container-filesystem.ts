@@ -56,6 +56,7 @@ import type Docker from 'dockerode';
 import { untarFiles } from './batch-read.ts';
 import { type ImageProbe, parseProbe, probeCommand } from './capabilities-probe.ts';
 import { codeFromMessage, describeEngineError, helperFailure, unavailable } from './container-errors.ts';
+import { SilenceError, within } from './deadline.ts';
 import { connectEngine, describeEngine, type EngineOptions } from './engine.ts';
 import { type ExecStream, openExecFile, startExecStream } from './exec-stream.ts';
 import { FALLBACK_LOCK_NAME, TEMP_PREFIX } from './helper-script.ts';
@@ -483,7 +484,7 @@ export class ContainerFilesystem extends FilesystemBase {
         this.#container.inspect(),
         new Promise<never>((_, reject) => setTimeout(() => reject(Object.assign(new Error('inspect timed out'), { code: 'ETIMEDOUT' })), 3000).unref()),
       ]);
-      const waited = cause instanceof SessionTimeoutError ? ` (no answer within ${this.#requestTimeoutMs} ms)` : '';
+      const waited = cause instanceof SessionTimeoutError || cause instanceof SilenceError ? ` (no answer within ${this.#requestTimeoutMs} ms)` : '';
       if (info.State.Paused) state = `is paused${waited}`;
       else if (!info.State.Running) state = `is not running (${info.State.Status}, exit code ${info.State.ExitCode})`;
       else if (waited !== '')
@@ -772,7 +773,7 @@ export class ContainerFilesystem extends FilesystemBase {
     }
     // An exec stream, not the archive endpoint: a reader may stay open, and
     // an open archive request holds the engine's lock on the container.
-    const file = await openExecFile(this.#container, head.real ?? this.#abs(path), head.size, this.#transferError('openRead', path));
+    const file = await openExecFile(this.#container, head.real ?? this.#abs(path), head.size, this.#transferError('openRead', path), this.#requestTimeoutMs);
     return createByteReader({ size: file.size, readAt: (pos, len) => file.readAt(pos, len), close: () => file.close() }, { path, chunkSize, offset });
   }
 
@@ -791,7 +792,9 @@ export class ContainerFilesystem extends FilesystemBase {
     if (head.data) return new Uint8Array(head.data.subarray(offset, offset + want));
     const real = head.real ?? this.#abs(path);
     const onError = this.#transferError('readBytes', path);
-    const file = this.#archiveUsable ? await openArchiveFile(this.#container, real, onError) : await openExecFile(this.#container, real, head.size, onError);
+    const file = this.#archiveUsable
+      ? await openArchiveFile(this.#container, real, onError)
+      : await openExecFile(this.#container, real, head.size, onError, this.#requestTimeoutMs);
     try {
       const out = new Uint8Array(Math.min(want, file.size));
       let filled = 0;
@@ -864,8 +867,10 @@ export class ContainerFilesystem extends FilesystemBase {
     };
     /** Why an exec stream failed: the container's state first, then the tool's message. */
     const streamFailure = async (s: ExecStream, err?: unknown): Promise<Error> => {
-      const info = await this.#container.inspect().catch(() => undefined);
-      if (info === undefined || !info.State.Running) return this.#unavailable('write', path, err ?? new Error('the write stream ended'));
+      const info = await within(this.#container.inspect(), 3_000, () => new SilenceError('inspect timed out')).catch(() => undefined);
+      if (info === undefined || !info.State.Running || info.State.Paused || err instanceof SilenceError) {
+        return this.#unavailable('write', path, err ?? new Error('the write stream ended'));
+      }
       const code = await Promise.race([s.exitCode(), new Promise<number>((r) => setTimeout(() => r(-1), 2000).unref())]);
       return helperFailure(code === 0 ? 1 : code, s.stderr(), 'write', path);
     };
@@ -873,14 +878,20 @@ export class ContainerFilesystem extends FilesystemBase {
       try {
         // A process that exits early (disk full) stops reading: the write
         // would never drain, so the end of its output ends the wait.
-        await Promise.race([
-          new Promise<void>((resolve, reject) => {
-            s.socket.write(data, (err) => (err ? reject(err) : resolve()));
-          }),
-          s.ended.then(() => {
-            throw new Error('the write stream ended');
-          }),
-        ]);
+        // A paused container stops taking bytes: the write then never drains either.
+        const timeoutMs = this.#requestTimeoutMs;
+        await within(
+          Promise.race([
+            new Promise<void>((resolve, reject) => {
+              s.socket.write(data, (err) => (err ? reject(err) : resolve()));
+            }),
+            s.ended.then(() => {
+              throw new Error('the write stream ended');
+            }),
+          ]),
+          timeoutMs,
+          () => new SilenceError(`the write stream took nothing for ${timeoutMs} ms`),
+        );
       } catch (err) {
         throw await streamFailure(s, err);
       }
@@ -897,7 +908,7 @@ export class ContainerFilesystem extends FilesystemBase {
           stagedBytes += chunk.byteLength;
           if (stagedBytes <= STAGED_WRITE_BYTES) return;
           try {
-            stream = await startExecStream(this.#container, ['sh', '-c', 'cat > "$1"', 'ctxfs-write', newTemp()], true);
+            stream = await startExecStream(this.#container, ['sh', '-c', 'cat > "$1"', 'ctxfs-write', newTemp()], true, this.#requestTimeoutMs);
           } catch (err) {
             throw await this.#unavailable('write', path, err);
           }
@@ -920,9 +931,11 @@ export class ContainerFilesystem extends FilesystemBase {
                 throw this.#transferError('write', path)(err);
               }
             } else {
-              stream = await startExecStream(this.#container, ['sh', '-c', 'cat > "$1"', 'ctxfs-write', t], true).catch(async (err: unknown) => {
-                throw await this.#unavailable('write', path, err);
-              });
+              stream = await startExecStream(this.#container, ['sh', '-c', 'cat > "$1"', 'ctxfs-write', t], true, this.#requestTimeoutMs).catch(
+                async (err: unknown) => {
+                  throw await this.#unavailable('write', path, err);
+                },
+              );
               stream.stdout.resume();
               await send(stream, data);
             }

@@ -21,6 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
+import { within } from './deadline.ts';
 import { FrameDemuxer, STDERR } from './frame-demuxer.ts';
 import { HELPER_SCRIPT } from './helper-script.ts';
 
@@ -56,29 +57,6 @@ export interface HelperSessionOptions {
   timeoutMs?: number;
   /** Called once when the session is lost. */
   onLost?: (err: Error) => void;
-}
-
-/** `promise`, or a {@link SessionTimeoutError} after `ms`; `late` gets what arrives after the timeout. */
-function within<T>(promise: Promise<T>, ms: number, what: string, late: (value: T) => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let expired = false;
-    const timer = setTimeout(() => {
-      expired = true;
-      reject(new SessionTimeoutError(`${what}: no answer within ${ms} ms`));
-    }, ms);
-    timer.unref();
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        if (expired) late(value);
-        else resolve(value);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
 }
 
 interface Pending {
@@ -207,7 +185,12 @@ export class HelperSession {
       return (await exec.start({ hijack: true, stdin: true })) as unknown as Duplex;
     };
     // A connection that arrives after the timeout is nobody's: close it.
-    const socket = await within(attach(), timeoutMs, 'starting the helper session', (late) => late.destroy());
+    const socket = await within(
+      attach(),
+      timeoutMs,
+      () => new SessionTimeoutError(`starting the helper session: no answer within ${timeoutMs} ms`),
+      (late) => late.destroy(),
+    );
     return new HelperSession(socket, nonce, timeoutMs, options.onLost ?? (() => {}));
   }
 

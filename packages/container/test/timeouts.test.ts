@@ -98,6 +98,63 @@ describe.runIf(available)('per-request timeouts (real engine)', () => {
     await fs.close();
   });
 
+  it('a streaming read whose container is paused mid-stream fails with EUNAVAILABLE in time, and reads work after unpause', async () => {
+    const container = await startTestContainer();
+    await sh(container, 'mkdir -p /work/w && head -c 33554432 /dev/zero > /work/w/big.bin');
+    const fs = await ContainerFilesystem.open({ container: container.id, workdir: '/work/w', requestTimeoutMs: TIMEOUT_MS });
+    const reader = await fs.openRead('big.bin', { chunkSize: 1 << 20 });
+    expect((await reader.read()).byteLength).toBeGreaterThan(0);
+    await container.pause();
+    try {
+      const start = performance.now();
+      const err = await (async () => {
+        try {
+          for (;;) if ((await reader.read()).byteLength === 0) return undefined;
+        } catch (e) {
+          return e as FsError;
+        }
+      })();
+      expect(err?.code).toBe('EUNAVAILABLE');
+      expect(performance.now() - start).toBeLessThan(BOUND_MS);
+    } finally {
+      await container.unpause();
+    }
+    await reader.close();
+    expect((await fs.stat('big.bin')).size).toBe(33554432);
+    const again = await fs.openRead('big.bin', { offset: 33554432 - 10 });
+    expect((await again.read()).byteLength).toBe(10);
+    await again.close();
+    await fs.close();
+  });
+
+  it('a streaming write whose container is paused mid-stream fails with EUNAVAILABLE in time and leaves no file', async () => {
+    const { container, fs } = await fresh();
+    const writer = await fs.openWrite('out.bin');
+    const chunk = new Uint8Array(1 << 20);
+    for (let i = 0; i < 10; i++) await writer.write(chunk);
+    await container.pause();
+    try {
+      const start = performance.now();
+      const err = await (async () => {
+        try {
+          for (let i = 0; i < 4096; i++) await writer.write(chunk);
+          await writer.close();
+        } catch (e) {
+          return e as FsError;
+        }
+      })();
+      expect(err?.code).toBe('EUNAVAILABLE');
+      expect(performance.now() - start).toBeLessThan(BOUND_MS);
+    } finally {
+      await container.unpause();
+    }
+    await writer.abort();
+    expect(await fs.exists('out.bin')).toBe(false);
+    await fs.write('out.bin', 'small');
+    expect((await fs.read('out.bin')).text).toBe('small');
+    await fs.close();
+  });
+
   it('a long answer that keeps arriving is not cut by the timeout', async () => {
     const container = await startTestContainer();
     // 60 files of 1 MiB: hashing them all takes far longer than the timeout, the answers stream all along.
