@@ -453,9 +453,10 @@ export interface WatchOptions {
   /**
    * Events on one path within this many milliseconds are coalesced into one
    * (a create then a write is one `created`; a create then a delete is
-   * nothing). Default 20 ms, or 0 on a backend whose platform watcher
-   * already batches (host: @parcel/watcher waits ~50 ms); 0 delivers each
-   * batch on the next tick.
+   * nothing). Default 20 ms, or 0 where waiting gains nothing: on the host,
+   * whose platform watcher already batches (~50 ms), and in memory, whose
+   * events are exact. 0 hands events over as soon as the code that caused
+   * them yields (a microtask), coalescing only what happened in one run.
    */
   debounceMs?: number;
   /**

@@ -115,17 +115,25 @@ export class EventCoalescer {
   }
 
   #addRename(event: WatchEvent, oldPath: string): void {
-    const before = this.#byPath.get(oldPath);
-    const last = before?.[before.length - 1];
+    const before = this.#byPath.get(oldPath) ?? [];
     this.#set(oldPath, []);
-    if (last?.type === 'created') {
+    const kind = event.kind ?? before[before.length - 1]?.kind;
+    if (before[0]?.type === 'created') {
       // Created and renamed within one window: to the consumer it is just new.
-      this.#set(event.path, [{ type: 'created', path: event.path, kind: event.kind ?? last.kind }]);
+      this.#set(event.path, [{ type: 'created', path: event.path, kind }]);
       return;
     }
-    const out: WatchEvent[] = [event];
+    // A chain of renames is one, from where the entry was first seen.
+    const origin = before.find((e) => e.type === 'renamed')?.oldPath ?? oldPath;
+    const changed = before.some((e) => e.type === 'modified');
+    if (origin === event.path) {
+      // Renamed away and back: it is where it was, perhaps changed.
+      this.#set(event.path, [{ type: 'modified', path: event.path, kind }]);
+      return;
+    }
+    const out: WatchEvent[] = [{ type: 'renamed', path: event.path, oldPath: origin, kind }];
     // A change before the rename is a change of the renamed file.
-    if (last?.type === 'modified') out.push({ type: 'modified', path: event.path, kind: event.kind ?? last.kind });
+    if (changed) out.push({ type: 'modified', path: event.path, kind });
     this.#set(event.path, out);
   }
 
@@ -206,8 +214,11 @@ export function createWatcher(plan: WatchPlan, start: WatchStart, options: Creat
     waiters = [];
     for (const w of woken) w();
   };
+  let flushPending = false;
   const flush = () => {
     timer = undefined;
+    flushPending = false;
+    if (closed) return;
     if (overflowed) {
       overflowed = false;
       coalescer.clear();
@@ -219,7 +230,11 @@ export function createWatcher(plan: WatchPlan, start: WatchStart, options: Creat
     notify();
   };
   const schedule = () => {
-    if (timer === undefined && !closed) timer = setTimeout(flush, debounceMs);
+    if (flushPending || closed) return;
+    flushPending = true;
+    // No window: hand the events over as soon as the code that caused them yields.
+    if (debounceMs === 0) queueMicrotask(flush);
+    else timer = setTimeout(flush, debounceMs);
   };
   const overflow = () => {
     if (closed) return;
@@ -250,6 +265,7 @@ export function createWatcher(plan: WatchPlan, start: WatchStart, options: Creat
       failure = toFsError(err, 'watch', plan.path);
       if (timer !== undefined) clearTimeout(timer);
       flush();
+      notify();
       void release();
     },
   };

@@ -204,3 +204,30 @@ describe('diffPictures', () => {
     ]);
   });
 });
+
+describe('EventCoalescer: chains of renames', () => {
+  it('a→b then b→c is one rename a→c; a→b→a is a modified of a; a change on the way follows the file', () => {
+    expect(
+      coalesce([
+        { type: 'renamed', path: 'b', oldPath: 'a' },
+        { type: 'renamed', path: 'c', oldPath: 'b' },
+      ]),
+    ).toEqual([{ type: 'renamed', path: 'c', oldPath: 'a' }]);
+    expect(
+      coalesce([
+        { type: 'renamed', path: 'b', oldPath: 'a' },
+        { type: 'renamed', path: 'a', oldPath: 'b' },
+      ]),
+    ).toEqual([{ type: 'modified', path: 'a' }]);
+    expect(
+      coalesce([
+        { type: 'renamed', path: 'b', oldPath: 'a' },
+        { type: 'modified', path: 'b' },
+        { type: 'renamed', path: 'c', oldPath: 'b' },
+      ]),
+    ).toEqual([
+      { type: 'renamed', path: 'c', oldPath: 'a' },
+      { type: 'modified', path: 'c' },
+    ]);
+  });
+});

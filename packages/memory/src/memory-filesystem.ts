@@ -349,6 +349,15 @@ export class MemoryFilesystem extends FilesystemBase {
     this.#notify({ type: existed ? 'modified' : 'created', path: to, kind: 'file' });
   }
 
+  /**
+   * No debounce by default: events are exact and already in order, so they
+   * are handed over as soon as the mutation's caller yields, and a reader of
+   * the watcher knows of a change as soon as the write resolves.
+   */
+  protected override defaultWatchDebounceMs(): number {
+    return 0;
+  }
+
   /** Exact and immediate: this backend sees every mutation as it commits. */
   protected override async startWatch(_plan: WatchPlan, sink: WatchSink): Promise<() => void> {
     this.#sinks.add(sink);
