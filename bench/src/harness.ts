@@ -547,14 +547,7 @@ async function runSuite<C>(def: SuiteDefinition<C>, opts: RunOptions): Promise<S
     suite: def.name,
     description: def.description ?? '',
     startedAt: started.toISOString(),
-    environment: {
-      node: process.version,
-      platform: process.platform,
-      arch: process.arch,
-      cpus: availableParallelism(),
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      gc: hasGc,
-    },
+    environment: environment(hasGc),
     options: { timeMs: opts.timeMs, warmupMs: opts.warmupMs, rounds: opts.rounds, minSamples: opts.minSamples },
   };
   const finish = (rest: { status: SuiteResult['status']; reason?: string; cases: CaseResult[] }): SuiteResult => {
@@ -641,7 +634,20 @@ function collectMisses(cases: readonly CaseResult[]): string[] {
   return out;
 }
 
-function writeResults(result: SuiteResult, dir: string | undefined): string[] {
+/** The machine a suite ran on, as its result records it. */
+export function environment(gcExposed: boolean): SuiteResult['environment'] {
+  return {
+    node: process.version,
+    platform: process.platform,
+    arch: process.arch,
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    gc: gcExposed,
+  };
+}
+
+/** Writes a suite's JSON (`<suite>-<time>.json` and `latest-<suite>.json`) to `dir`; returns the paths. */
+export function writeResults(result: SuiteResult, dir: string | undefined): string[] {
   if (dir === undefined) return [];
   mkdirSync(dir, { recursive: true });
   const stamp = result.startedAt.replace(/[:.]/g, '-');

@@ -20,6 +20,7 @@ const CAPABILITY_KEYS: readonly (keyof Capabilities)[] = [
   'birthtime',
   'snapshotsKeepEmptyDirs',
   'compareAndSwap',
+  'watchRenames',
 ];
 
 const LIMIT_KEYS = ['maxConvenienceBytes', 'chunkSize', 'maxGrepMatches', 'maxDepth', 'maxSegmentBytes', 'maxPathBytes'] as const;
@@ -40,6 +41,15 @@ export function capabilitiesSection(ctx: SuiteContext): void {
     const one = await ctx.make();
     const two = await ctx.make({ files: { 'a.txt': 'a' } });
     expect({ ...two.capabilities }).toEqual({ ...one.capabilities });
+  });
+
+  it('watchRenames and watchPollIntervalMs are only declared with watch; a poll interval is a positive integer', () => {
+    expect(ctx.caps.watchRenames && !ctx.caps.watch).toBe(false);
+    const poll = ctx.caps.watchPollIntervalMs;
+    if (poll !== undefined) {
+      expect(ctx.caps.watch).toBe(true);
+      expect(Number.isSafeInteger(poll) && poll > 0).toBe(true);
+    }
   });
 
   it('snapshotsKeepEmptyDirs is only declared with snapshots', () => {

@@ -29,6 +29,7 @@ import { streamingReadSection } from './streaming-read.ts';
 import { streamingWriteSection } from './streaming-write.ts';
 import { textSection } from './text.ts';
 import { walkSection } from './walk.ts';
+import { watchSection } from './watch.ts';
 
 /** A section registers tests for one area of the protocol. */
 export type Section = (ctx: SuiteContext) => void;
@@ -55,6 +56,7 @@ export const SECTIONS: ReadonlyArray<readonly [string, Section]> = [
   ['grep', grepSection],
   ['grep exclude', grepExcludeSection],
   ['snapshots', snapshotsSection],
+  ['watch', watchSection],
   ['read-only mode', readOnlySection],
   ['concurrency', concurrencySection],
   ['lifecycle', lifecycleSection],

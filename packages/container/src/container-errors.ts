@@ -65,7 +65,9 @@ export function unavailable(op: FsOperation, path: string | undefined, u: Unavai
     op,
     path,
     reason: `container '${u.container}' ${u.state}`,
-    hint: 'start the container (or the Docker engine) again and retry; nothing was half-written',
+    hint: u.state.startsWith('is paused')
+      ? 'unpause the container (docker unpause) and retry; nothing was half-written, but a write that timed out may have been applied: read before writing again'
+      : 'start the container (or the Docker engine) again and retry; nothing was half-written',
     cause,
   });
 }

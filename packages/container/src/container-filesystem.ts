@@ -42,19 +42,25 @@ import {
   type GrepPlan,
   IF_ABSENT,
   isAddressableName,
+  isFsError,
   type Snapshot,
   scanChunks,
+  startPollingWatch,
   type WalkPlan,
+  type WatchPlan,
+  type WatchSink,
   type WriteMode,
+  walkPicture,
 } from '@ctxfs/core';
 import type Docker from 'dockerode';
 import { untarFiles } from './batch-read.ts';
 import { type ImageProbe, parseProbe, probeCommand } from './capabilities-probe.ts';
 import { codeFromMessage, describeEngineError, helperFailure, tlsFailure, unavailable } from './container-errors.ts';
+import { SilenceError, within } from './deadline.ts';
 import { connectEngine, describeEngine, type EngineOptions } from './engine.ts';
 import { type ExecStream, openExecFile, startExecStream } from './exec-stream.ts';
-import { TEMP_PREFIX } from './helper-script.ts';
-import { type HelperResponse, HelperSession } from './helper-session.ts';
+import { FALLBACK_LOCK_NAME, TEMP_PREFIX } from './helper-script.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type HelperResponse, HelperSession, SessionTimeoutError } from './helper-session.ts';
 import { shellQuote as q } from './shell-quote.ts';
 import { SnapshotStore } from './snapshots.ts';
 import { openArchiveFile } from './tar-read.ts';
@@ -84,7 +90,23 @@ export interface ContainerFilesystemOptions extends FilesystemBaseOptions {
   fileMode?: number;
   /** Owner of files ctxfs creates; default: the container's user (an overwrite keeps the old file's). */
   owner?: { uid: number; gid: number };
+  /**
+   * A call whose helper session hears nothing back for this many ms (a
+   * paused or wedged container) fails with `EUNAVAILABLE`, after at most 3 s
+   * more to ask the engine why; the next call starts a new session, so the
+   * filesystem recovers once the container answers again. Default 15,000.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * How often a watcher polls, in ms (the test image's busybox has no
+   * `inotifyd`, so the container is watched by diffing one stat-walk per
+   * interval). Declared as `capabilities.watchPollIntervalMs`. Default 500.
+   */
+  watchPollIntervalMs?: number;
 }
+
+/** Default of {@link ContainerFilesystemOptions.watchPollIntervalMs}. */
+export const DEFAULT_WATCH_POLL_INTERVAL_MS = 500;
 
 /** The workspace root inside the container: absolute, normalized, not `/` (default `/work`). */
 function checkedWorkdir(option: string | undefined): string {
@@ -135,7 +157,7 @@ interface ReadHead {
 
 const CAPABILITIES: Capabilities = Object.freeze({
   snapshots: true,
-  watch: false,
+  watch: true,
   symlinks: true,
   nativeGrep: false,
   readOnly: false,
@@ -143,11 +165,15 @@ const CAPABILITIES: Capabilities = Object.freeze({
   birthtime: false,
   snapshotsKeepEmptyDirs: true,
   compareAndSwap: true,
+  watchRenames: false,
 });
 
-/** The capabilities every container filesystem declares (read-only instances flip `readOnly`). */
-export function containerCapabilities(readOnly = false): Capabilities {
-  return Object.freeze({ ...CAPABILITIES, readOnly });
+/**
+ * The capabilities every container filesystem declares (read-only instances
+ * flip `readOnly`; the poll interval is the `watchPollIntervalMs` option).
+ */
+export function containerCapabilities(readOnly = false, watchPollIntervalMs = DEFAULT_WATCH_POLL_INTERVAL_MS): Capabilities {
+  return Object.freeze({ ...CAPABILITIES, readOnly, watchPollIntervalMs });
 }
 
 function kindOfMode(mode: number): FileKind {
@@ -282,6 +308,8 @@ export class ContainerFilesystem extends FilesystemBase {
   readonly #createWorkdir: boolean;
   readonly #fileMode: number | undefined;
   readonly #owner: { uid: number; gid: number } | undefined;
+  readonly #requestTimeoutMs: number;
+  readonly #watchPollIntervalMs: number;
   readonly #snapshots: SnapshotStore;
   #session: HelperSession | undefined;
   #starting: Promise<HelperSession> | undefined;
@@ -304,8 +332,10 @@ export class ContainerFilesystem extends FilesystemBase {
     this.#createWorkdir = options.createWorkdir ?? true;
     this.#fileMode = options.fileMode;
     this.#owner = options.owner;
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.root = `docker://${ref}${workdir}`;
-    this.capabilities = containerCapabilities(this.readOnly);
+    this.#watchPollIntervalMs = options.watchPollIntervalMs ?? DEFAULT_WATCH_POLL_INTERVAL_MS;
+    this.capabilities = containerCapabilities(this.readOnly, this.#watchPollIntervalMs);
     this.#snapshots = new SnapshotStore(`ctr-${ref.slice(0, 12)}`);
   }
 
@@ -316,6 +346,14 @@ export class ContainerFilesystem extends FilesystemBase {
   static async open(options: ContainerFilesystemOptions): Promise<ContainerFilesystem> {
     // Checked before anything is created: a refused workdir must not leave a container behind.
     checkedWorkdir(options.workdir);
+    for (const [name, value] of [
+      ['requestTimeoutMs', options.requestTimeoutMs],
+      ['watchPollIntervalMs', options.watchPollIntervalMs],
+    ] as const) {
+      if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
+        throw fsError('EINVAL', 'open', undefined, { reason: `${name} must be a positive whole number of ms, got ${String(value)}` });
+      }
+    }
     const docker = connectEngine(options.engine);
     if ((options.container === undefined) === (options.image === undefined)) {
       throw fsError('EINVAL', 'open', undefined, { reason: 'pass exactly one of { container } or { image }' });
@@ -407,7 +445,7 @@ export class ContainerFilesystem extends FilesystemBase {
   }
 
   async #startSession(): Promise<HelperSession> {
-    const session = await HelperSession.start(this.#container, this.workdir);
+    const session = await HelperSession.start(this.#container, this.workdir, { timeoutMs: this.#requestTimeoutMs });
     const probeRes = await session.request(probeCommand(this.workdir, this.#createWorkdir && !this.readOnly));
     const probe = parseProbe(probeRes.stdout.toString('utf8'));
     if (probe.missing.length > 0) {
@@ -447,8 +485,11 @@ export class ContainerFilesystem extends FilesystemBase {
         this.#container.inspect(),
         new Promise<never>((_, reject) => setTimeout(() => reject(Object.assign(new Error('inspect timed out'), { code: 'ETIMEDOUT' })), 3000).unref()),
       ]);
-      if (info.State.Paused) state = 'is paused';
+      const waited = cause instanceof SessionTimeoutError || cause instanceof SilenceError ? ` (no answer within ${this.#requestTimeoutMs} ms)` : '';
+      if (info.State.Paused) state = `is paused${waited}`;
       else if (!info.State.Running) state = `is not running (${info.State.Status}, exit code ${info.State.ExitCode})`;
+      else if (waited !== '')
+        state = `does not answer: the helper session gave no answer within ${this.#requestTimeoutMs} ms and was ended; the call may or may not have taken effect, and the next call starts a new session`;
       else state = `lost the helper session (${d.message})`;
     } catch (err) {
       const e = describeEngineError(err);
@@ -734,7 +775,7 @@ export class ContainerFilesystem extends FilesystemBase {
     }
     // An exec stream, not the archive endpoint: a reader may stay open, and
     // an open archive request holds the engine's lock on the container.
-    const file = await openExecFile(this.#container, head.real ?? this.#abs(path), head.size, this.#transferError('openRead', path));
+    const file = await openExecFile(this.#container, head.real ?? this.#abs(path), head.size, this.#transferError('openRead', path), this.#requestTimeoutMs);
     return createByteReader({ size: file.size, readAt: (pos, len) => file.readAt(pos, len), close: () => file.close() }, { path, chunkSize, offset });
   }
 
@@ -753,7 +794,9 @@ export class ContainerFilesystem extends FilesystemBase {
     if (head.data) return new Uint8Array(head.data.subarray(offset, offset + want));
     const real = head.real ?? this.#abs(path);
     const onError = this.#transferError('readBytes', path);
-    const file = this.#archiveUsable ? await openArchiveFile(this.#container, real, onError) : await openExecFile(this.#container, real, head.size, onError);
+    const file = this.#archiveUsable
+      ? await openArchiveFile(this.#container, real, onError)
+      : await openExecFile(this.#container, real, head.size, onError, this.#requestTimeoutMs);
     try {
       const out = new Uint8Array(Math.min(want, file.size));
       let filled = 0;
@@ -826,8 +869,10 @@ export class ContainerFilesystem extends FilesystemBase {
     };
     /** Why an exec stream failed: the container's state first, then the tool's message. */
     const streamFailure = async (s: ExecStream, err?: unknown): Promise<Error> => {
-      const info = await this.#container.inspect().catch(() => undefined);
-      if (info === undefined || !info.State.Running) return this.#unavailable('write', path, err ?? new Error('the write stream ended'));
+      const info = await within(this.#container.inspect(), 3_000, () => new SilenceError('inspect timed out')).catch(() => undefined);
+      if (info === undefined || !info.State.Running || info.State.Paused || err instanceof SilenceError) {
+        return this.#unavailable('write', path, err ?? new Error('the write stream ended'));
+      }
       const code = await Promise.race([s.exitCode(), new Promise<number>((r) => setTimeout(() => r(-1), 2000).unref())]);
       return helperFailure(code === 0 ? 1 : code, s.stderr(), 'write', path);
     };
@@ -835,14 +880,20 @@ export class ContainerFilesystem extends FilesystemBase {
       try {
         // A process that exits early (disk full) stops reading: the write
         // would never drain, so the end of its output ends the wait.
-        await Promise.race([
-          new Promise<void>((resolve, reject) => {
-            s.socket.write(data, (err) => (err ? reject(err) : resolve()));
-          }),
-          s.ended.then(() => {
-            throw new Error('the write stream ended');
-          }),
-        ]);
+        // A paused container stops taking bytes: the write then never drains either.
+        const timeoutMs = this.#requestTimeoutMs;
+        await within(
+          Promise.race([
+            new Promise<void>((resolve, reject) => {
+              s.socket.write(data, (err) => (err ? reject(err) : resolve()));
+            }),
+            s.ended.then(() => {
+              throw new Error('the write stream ended');
+            }),
+          ]),
+          timeoutMs,
+          () => new SilenceError(`the write stream took nothing for ${timeoutMs} ms`),
+        );
       } catch (err) {
         throw await streamFailure(s, err);
       }
@@ -859,7 +910,7 @@ export class ContainerFilesystem extends FilesystemBase {
           stagedBytes += chunk.byteLength;
           if (stagedBytes <= STAGED_WRITE_BYTES) return;
           try {
-            stream = await startExecStream(this.#container, ['sh', '-c', 'cat > "$1"', 'ctxfs-write', newTemp()], true);
+            stream = await startExecStream(this.#container, ['sh', '-c', 'cat > "$1"', 'ctxfs-write', newTemp()], true, this.#requestTimeoutMs);
           } catch (err) {
             throw await this.#unavailable('write', path, err);
           }
@@ -882,9 +933,11 @@ export class ContainerFilesystem extends FilesystemBase {
                 throw this.#transferError('write', path)(err);
               }
             } else {
-              stream = await startExecStream(this.#container, ['sh', '-c', 'cat > "$1"', 'ctxfs-write', t], true).catch(async (err: unknown) => {
-                throw await this.#unavailable('write', path, err);
-              });
+              stream = await startExecStream(this.#container, ['sh', '-c', 'cat > "$1"', 'ctxfs-write', t], true, this.#requestTimeoutMs).catch(
+                async (err: unknown) => {
+                  throw await this.#unavailable('write', path, err);
+                },
+              );
               stream.stdout.resume();
               await send(stream, data);
             }
@@ -1040,6 +1093,24 @@ export class ContainerFilesystem extends FilesystemBase {
   }
 
   // ------------------------------------------------------------ lifecycle
+
+  /**
+   * By polling (see {@link ContainerFilesystemOptions.watchPollIntervalMs}):
+   * a container out of reach for a while skips rounds, and what changed
+   * meanwhile is reported when it answers again.
+   */
+  protected override startWatch(plan: WatchPlan, sink: WatchSink): Promise<() => Promise<void>> {
+    return startPollingWatch(plan, sink, {
+      intervalMs: this.#watchPollIntervalMs,
+      picture: (p) => walkPicture(this, p),
+      transient: (err) => isFsError(err, 'EUNAVAILABLE'),
+    });
+  }
+
+  /** The helper's temporaries (listings already hide them) and its fallback commit lock are never reported. */
+  protected override watchIgnores(path: string): boolean {
+    return path === FALLBACK_LOCK_NAME || path.split('/').some((segment) => TEMP_NAME.test(segment));
+  }
 
   protected override async closeBackend(): Promise<void> {
     this.#session?.close();

@@ -12,7 +12,9 @@
 import type { Duplex } from 'node:stream';
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
+import { SilenceError, within } from './deadline.ts';
 import { FrameDemuxer, STDERR } from './frame-demuxer.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './helper-session.ts';
 import { type ForwardStream, type RemoteFile, readableNext, sequentialFile } from './sequential-file.ts';
 
 /** A running exec with its demultiplexed output. */
@@ -31,10 +33,22 @@ export interface ExecStream {
   destroy(): void;
 }
 
-/** Starts `cmd` in `container`; `stdin` attaches the connection's write side to the process. */
-export async function startExecStream(container: Docker.Container, cmd: string[], stdin: boolean): Promise<ExecStream> {
-  const exec = await container.exec({ Cmd: cmd, AttachStdin: stdin, AttachStdout: true, AttachStderr: true, Tty: false, WorkingDir: '/' });
-  const socket = (await exec.start({ hijack: true, stdin })) as unknown as Duplex;
+/**
+ * Starts `cmd` in `container`; `stdin` attaches the connection's write side
+ * to the process. An engine that has not started it within `timeoutMs` (a
+ * paused or wedged container) fails with a {@link SilenceError}.
+ */
+export async function startExecStream(container: Docker.Container, cmd: string[], stdin: boolean, timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS): Promise<ExecStream> {
+  const attach = async () => {
+    const created = await container.exec({ Cmd: cmd, AttachStdin: stdin, AttachStdout: true, AttachStderr: true, Tty: false, WorkingDir: '/' });
+    return { exec: created, socket: (await created.start({ hijack: true, stdin })) as unknown as Duplex };
+  };
+  const { exec, socket } = await within(
+    attach(),
+    timeoutMs,
+    () => new SilenceError(`starting '${cmd[0]}' in the container: no answer within ${timeoutMs} ms`),
+    (late) => late.socket.destroy(),
+  );
   const stdout = new PassThrough({ highWaterMark: 4 << 20 });
   // A reader of stdout sees a transport error through its own listener; a
   // writer only resumes stdout and learns of it from the write and the exit
@@ -89,11 +103,17 @@ export async function startExecStream(container: Docker.Container, cmd: string[]
  * Opens `absPath` for reading through `dd` in a dedicated exec, starting at
  * `position` (`iflag=skip_bytes`, so any offset is one seek, not a scan).
  */
-export async function openExecFile(container: Docker.Container, absPath: string, size: number, onError: (err: unknown) => Error): Promise<RemoteFile> {
+export async function openExecFile(
+  container: Docker.Container,
+  absPath: string,
+  size: number,
+  onError: (err: unknown) => Error,
+  timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+): Promise<RemoteFile> {
   const open = async (position: number): Promise<ForwardStream> => {
     const cmd = position === 0 ? ['cat', absPath] : ['dd', `if=${absPath}`, 'bs=1048576', 'iflag=skip_bytes', `skip=${position}`];
-    const s = await startExecStream(container, cmd, false);
-    return { next: readableNext(s.stdout), start: position, close: () => s.destroy() };
+    const s = await startExecStream(container, cmd, false, timeoutMs);
+    return { next: readableNext(s.stdout, timeoutMs), start: position, close: () => s.destroy() };
   };
   let first: ForwardStream;
   try {

@@ -61,6 +61,9 @@ export const STATUS_CODES: Readonly<Record<number, string>> = {
   113: 'ECONFLICT',
 };
 
+/** The commit lock's name in the workspace root when the container has no writable `/tmp`; never reported by a watcher. */
+export const FALLBACK_LOCK_NAME = '.ctxfs-commit.lock';
+
 /** Prefix of the helper's temporary names; hidden from listings. */
 export const TEMP_PREFIX = '.ctxfs-';
 
@@ -77,7 +80,7 @@ if cd -P "$R" 2>/dev/null; then RR=$PWD; cd /; else RR=$(readlink -f "$R" 2>/dev
 LK=
 LKN() {
   LK=/tmp/.ctxfs-commit-$(printf '%s' "$RR" | sha256sum | cut -c1-16)
-  [ -d /tmp ] && [ -w /tmp ] || LK=$RR/.ctxfs-commit.lock
+  [ -d /tmp ] && [ -w /tmp ] || LK=$RR/${FALLBACK_LOCK_NAME}
 }
 LKT() {
   [ -n "$LK" ] || LKN

@@ -8,12 +8,20 @@
  * Requests are pipelined: each is written as soon as it is made and the
  * responses come back in order, so concurrent callers share the round trip.
  *
+ * A session that owes answers and receives nothing for `timeoutMs` (a
+ * paused or wedged container, an engine that stopped forwarding) is ended
+ * as lost: every waiting request fails at once and the next call starts a
+ * new session, which is how a paused container's filesystem recovers when
+ * it is unpaused. The clock restarts with every byte that arrives, so a long
+ * answer that keeps streaming is never cut.
+ *
  * @module
  */
 
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
+import { within } from './deadline.ts';
 import { FrameDemuxer, STDERR } from './frame-demuxer.ts';
 import { HELPER_SCRIPT } from './helper-script.ts';
 
@@ -30,6 +38,25 @@ export interface HelperResponse {
 /** The session's transport failed: the container stopped, the engine went away. */
 export class SessionLostError extends Error {
   readonly lost = true;
+}
+
+/** The session owed an answer and heard nothing for its timeout. */
+export class SessionTimeoutError extends SessionLostError {
+  readonly timedOut = true;
+}
+
+/** Default of {@link HelperSessionOptions.timeoutMs}. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
+
+/** Options of {@link HelperSession.start}. */
+export interface HelperSessionOptions {
+  /**
+   * Silence, in ms, after which a session owing answers is declared lost
+   * (and starting a session that long is a failure). Default 15,000.
+   */
+  timeoutMs?: number;
+  /** Called once when the session is lost. */
+  onLost?: (err: Error) => void;
 }
 
 interface Pending {
@@ -117,13 +144,18 @@ export class HelperSession {
   #outScanFrom = 0;
   #errScanFrom = 0;
   readonly #onLost: (err: Error) => void;
+  readonly #timeoutMs: number;
+  #heardAt = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
-  private constructor(socket: Duplex, nonce: string, onLost: (err: Error) => void) {
+  private constructor(socket: Duplex, nonce: string, timeoutMs: number, onLost: (err: Error) => void) {
     this.#socket = socket;
     this.nonce = nonce;
+    this.#timeoutMs = timeoutMs;
     this.#onLost = onLost;
     const demux = new FrameDemuxer();
     socket.on('data', (chunk: Buffer) => {
+      this.#heardAt = performance.now();
       demux.push(chunk, (stream, part) => (stream === STDERR ? this.#err : this.#out).push(part));
       this.#drain();
     });
@@ -133,19 +165,33 @@ export class HelperSession {
     socket.on('error', (err: Error) => fail(err));
   }
 
-  /** Starts the helper loop in `container` with workspace root `root`. */
-  static async start(container: Docker.Container, root: string, onLost: (err: Error) => void = () => {}): Promise<HelperSession> {
+  /**
+   * Starts the helper loop in `container` with workspace root `root`; an
+   * engine that does not set it up within the timeout fails with a
+   * {@link SessionTimeoutError}.
+   */
+  static async start(container: Docker.Container, root: string, options: HelperSessionOptions = {}): Promise<HelperSession> {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const nonce = randomBytes(12).toString('hex');
-    const exec = await container.exec({
-      Cmd: ['sh', '-c', HELPER_SCRIPT, 'ctxfs-helper', root, nonce],
-      AttachStdin: true,
-      AttachStdout: true,
-      AttachStderr: true,
-      Tty: false,
-      WorkingDir: '/',
-    });
-    const socket = (await exec.start({ hijack: true, stdin: true })) as unknown as Duplex;
-    return new HelperSession(socket, nonce, onLost);
+    const attach = async () => {
+      const exec = await container.exec({
+        Cmd: ['sh', '-c', HELPER_SCRIPT, 'ctxfs-helper', root, nonce],
+        AttachStdin: true,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: false,
+        WorkingDir: '/',
+      });
+      return (await exec.start({ hijack: true, stdin: true })) as unknown as Duplex;
+    };
+    // A connection that arrives after the timeout is nobody's: close it.
+    const socket = await within(
+      attach(),
+      timeoutMs,
+      () => new SessionTimeoutError(`starting the helper session: no answer within ${timeoutMs} ms`),
+      (late) => late.destroy(),
+    );
+    return new HelperSession(socket, nonce, timeoutMs, options.onLost ?? (() => {}));
   }
 
   /** Whether the transport is gone. */
@@ -165,7 +211,25 @@ export class HelperSession {
       this.#pending.push({ id, resolve, reject, out: [], outDone: false, status: 0, err: [], errDone: false });
       const line = Buffer.from(`${id} ${code}\n`);
       this.#socket.write(input && input.byteLength > 0 ? Buffer.concat([line, input]) : line);
+      // The first answer owed starts the clock; later ones queue behind it.
+      if (this.#pending.length === 1) this.#heardAt = performance.now();
+      if (this.#timer === undefined) this.#arm(this.#timeoutMs);
     });
+  }
+
+  /** Checks for silence `ms` from now, while answers are owed. */
+  #arm(ms: number): void {
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (this.#lost || this.#pending.length === 0) return;
+      const silent = performance.now() - this.#heardAt;
+      if (silent >= this.#timeoutMs) {
+        this.#fail(new SessionTimeoutError(`the helper session gave no answer for ${Math.round(silent)} ms`));
+      } else {
+        this.#arm(this.#timeoutMs - silent);
+      }
+    }, ms);
+    this.#timer.unref();
   }
 
   #drain(): void {
@@ -213,6 +277,7 @@ export class HelperSession {
 
   #fail(err: Error): void {
     if (this.#lost) return;
+    this.#stopTimer();
     this.#lost = err instanceof SessionLostError ? err : Object.assign(new SessionLostError(err.message), { cause: err });
     const pending = this.#pending.splice(0);
     for (const p of pending) p.reject(this.#lost);
@@ -220,9 +285,15 @@ export class HelperSession {
     this.#onLost(this.#lost);
   }
 
+  #stopTimer(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
   /** Ends the loop (closing its stdin) and the connection. */
   close(): void {
     if (this.#lost) return;
+    this.#stopTimer();
     this.#lost = new SessionLostError('the helper session was closed');
     for (const p of this.#pending.splice(0)) p.reject(this.#lost);
     this.#socket.end();

@@ -12,6 +12,7 @@
  * @module
  */
 
-export { ContainerFilesystem, type ContainerFilesystemOptions, containerCapabilities } from './container-filesystem.ts';
+export { ContainerFilesystem, type ContainerFilesystemOptions, containerCapabilities, DEFAULT_WATCH_POLL_INTERVAL_MS } from './container-filesystem.ts';
 export { connectEngine, defaultSocketPath, type EngineAddress, type EngineOptions, resolveEngine, type TlsMaterial } from './engine.ts';
+export { DEFAULT_REQUEST_TIMEOUT_MS } from './helper-session.ts';
 export { shellQuote } from './shell-quote.ts';

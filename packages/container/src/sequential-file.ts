@@ -6,6 +6,8 @@
  * @module
  */
 
+import { SilenceError } from './deadline.ts';
+
 /** A forward-only byte stream opened at some position. */
 export interface ForwardStream {
   /** The next bytes (everything buffered so far), or undefined at the end. */
@@ -85,8 +87,13 @@ export function sequentialFile(
   };
 }
 
-/** `next` over a Node Readable: takes all it has buffered at once (fewer, larger chunks than iteration). */
-export function readableNext(r: import('node:stream').Readable): () => Promise<Uint8Array | undefined> {
+/**
+ * `next` over a Node Readable: takes all it has buffered at once (fewer,
+ * larger chunks than iteration). With `timeoutMs`, a wait that sees no byte
+ * for that long rejects with a {@link SilenceError} (a container paused
+ * mid-stream sends nothing, and would otherwise hold the reader forever).
+ */
+export function readableNext(r: import('node:stream').Readable, timeoutMs?: number): () => Promise<Uint8Array | undefined> {
   return async () => {
     for (;;) {
       const chunk = r.read() as Buffer | null;
@@ -94,15 +101,19 @@ export function readableNext(r: import('node:stream').Readable): () => Promise<U
       if (r.readableEnded) return undefined;
       if (r.errored) throw r.errored;
       await new Promise<void>((resolve, reject) => {
-        const done = () => {
+        const timer = timeoutMs === undefined ? undefined : setTimeout(() => fail(new SilenceError(`the stream sent nothing for ${timeoutMs} ms`)), timeoutMs);
+        const off = () => {
+          if (timer !== undefined) clearTimeout(timer);
           r.off('readable', done);
           r.off('end', done);
           r.off('error', fail);
+        };
+        const done = () => {
+          off();
           resolve();
         };
         const fail = (err: Error) => {
-          r.off('readable', done);
-          r.off('end', done);
+          off();
           reject(err);
         };
         r.once('readable', done);

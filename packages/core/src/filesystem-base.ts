@@ -49,12 +49,15 @@ import type {
   TextPage,
   TextReader,
   WalkOptions,
+  Watcher,
+  WatchOptions,
   WriteMode,
   WriteOptions,
   WriteResult,
   WriteTextOptions,
 } from './types.ts';
 import { walkBatches, walkTree } from './walk.ts';
+import { createWatcher, DEFAULT_WATCH_DEBOUNCE_MS, type WatchPlan, type WatchSink, watchUnsupported } from './watch.ts';
 
 /** Options every backend accepts. */
 export interface FilesystemBaseOptions {
@@ -105,6 +108,7 @@ export abstract class FilesystemBase implements Filesystem {
   readonly limits: Readonly<FilesystemLimits>;
   readonly readOnly: boolean;
   #closed = false;
+  readonly #watchers = new Set<Watcher>();
 
   constructor(options: FilesystemBaseOptions = {}) {
     this.limits = resolveLimits(options.limits);
@@ -166,6 +170,21 @@ export abstract class FilesystemBase implements Filesystem {
   }
   protected async removeSnapshot(_id: string): Promise<void> {
     throw errno('EUNSUPPORTED', 'snapshots are not supported by this backend');
+  }
+  /**
+   * Starts watching `plan` (its path exists and is of `plan.kind`): report
+   * raw changes to `sink`, with normalized paths; resolve, once changes are
+   * being observed, with the function that stops. Only called when
+   * `capabilities.watch`. Scope, names, debounce and overflow are the base's.
+   */
+  protected startWatch?(plan: WatchPlan, sink: WatchSink): Promise<() => Promise<void> | void>;
+  /** Debounce of a watcher that asks for none: the backend's own batching may make it 0. */
+  protected defaultWatchDebounceMs(): number {
+    return DEFAULT_WATCH_DEBOUNCE_MS;
+  }
+  /** Paths a watcher never reports: the backend's own temp and lock files. */
+  protected watchIgnores(_path: string): boolean {
+    return false;
   }
   /** Releases backend resources. */
   protected async closeBackend(): Promise<void> {}
@@ -884,6 +903,43 @@ export abstract class FilesystemBase implements Filesystem {
     }
   }
 
+  // ---------------------------------------------------------------- watching
+
+  watch(path: string, options: WatchOptions = {}): Watcher {
+    const { path: target } = this.resolve(path, 'watch');
+    const start = this.startWatch?.bind(this);
+    if (!this.capabilities.watch || start === undefined) throw watchUnsupported(target);
+    const { recursive = false, debounceMs, maxPending, signal } = options ?? {};
+    if (typeof recursive !== 'boolean') throw fsError('EINVAL', 'watch', target, { reason: 'recursive must be a boolean' });
+    for (const [name, value] of [
+      ['debounceMs', debounceMs],
+      ['maxPending', maxPending],
+    ] as const) {
+      if (value !== undefined && !(Number.isFinite(value) && value >= (name === 'maxPending' ? 1 : 0))) {
+        throw fsError('EINVAL', 'watch', target, { reason: `${name} must be a ${name === 'maxPending' ? 'positive' : 'non-negative'} number` });
+      }
+    }
+    const watcher = createWatcher(
+      { path: target, kind: 'directory', recursive },
+      async (sink) => {
+        const st = await this.statPath(target).catch((err: unknown) => {
+          throw asPublicError(err, 'watch', target);
+        });
+        const plan: WatchPlan = { path: target, kind: st.kind, recursive: st.kind === 'directory' && recursive };
+        return start(plan, sink);
+      },
+      {
+        debounceMs: debounceMs ?? this.defaultWatchDebounceMs(),
+        maxPending,
+        signal,
+        ignore: (p) => this.watchIgnores(p),
+        onClose: () => this.#watchers.delete(watcher),
+      },
+    );
+    this.#watchers.add(watcher);
+    return watcher;
+  }
+
   // ---------------------------------------------------------------- snapshots
 
   #requireSnapshots(op: FsOperation): void {
@@ -932,6 +988,7 @@ export abstract class FilesystemBase implements Filesystem {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await Promise.all([...this.#watchers].map((w) => w.close()));
     await this.closeBackend();
   }
 
@@ -1006,4 +1063,5 @@ export const NO_CAPABILITIES: Capabilities = Object.freeze({
   birthtime: false,
   snapshotsKeepEmptyDirs: false,
   compareAndSwap: false,
+  watchRenames: false,
 });

@@ -420,6 +420,82 @@ export interface CopyOptions {
   overwrite?: boolean;
 }
 
+/**
+ * What happened to a path, as a {@link Watcher} reports it.
+ *
+ * - `created`: the path now exists (it may have existed before, replaced
+ *   under another name, as an atomic save does: treat it like `modified`);
+ * - `modified`: the content or metadata changed — read it again;
+ * - `deleted`: the path no longer exists;
+ * - `renamed`: `oldPath` became `path`. Only backends that declare
+ *   `capabilities.watchRenames` report it; the others report a `deleted` of
+ *   the old path and a `created` of the new one.
+ */
+export type WatchEventType = 'created' | 'modified' | 'deleted' | 'renamed';
+
+/** One change seen by a {@link Watcher}. */
+export interface WatchEvent {
+  readonly type: WatchEventType;
+  /** Normalized workspace-relative path (`''` for the root), never outside the root. */
+  readonly path: string;
+  /** For `renamed`: where the entry was before, when known. */
+  readonly oldPath?: string | undefined;
+  /** What the path names, when the backend knows it without another call. */
+  readonly kind?: FileKind | undefined;
+}
+
+/** Options of {@link Filesystem.watch}. */
+export interface WatchOptions {
+  /** Also report changes in subdirectories at any depth. Default `false`: the path and its direct children. */
+  recursive?: boolean;
+  /** Aborting it closes the watcher, as {@link Watcher.close} does. */
+  signal?: AbortSignal;
+  /**
+   * Events on one path within this many milliseconds are coalesced into one
+   * (a create then a write is one `created`; a create then a delete is
+   * nothing). Default 20 ms, or 0 where waiting gains nothing: on the host,
+   * whose platform watcher already batches (~50 ms), and in memory, whose
+   * events are exact. 0 hands events over as soon as the code that caused
+   * them yields (a microtask), coalescing only what happened in one run.
+   */
+  debounceMs?: number;
+  /**
+   * Most events held for a consumer that does not keep up. Past it the
+   * watcher drops what it holds and delivers one `modified` of the watched
+   * path instead, which means "changes were lost: rescan". Default 10,000.
+   */
+  maxPending?: number;
+}
+
+/**
+ * Change events below a path, as an async iterable. Events are debounced and
+ * coalesced per path, never name ctxfs's own temp or lock files, never name a
+ * path outside the root (a symlink's target outside is not watched), and
+ * when too many pile up (or the platform's queue overflows) they are replaced
+ * by one `modified` of the watched path: "rescan".
+ *
+ * @example
+ * ```ts
+ * const watcher = fs.watch('src', { recursive: true });
+ * await watcher.ready; // changes from now on are reported
+ * for await (const event of watcher) {
+ *   if (event.type === 'modified' && event.path === 'src') rescan();
+ *   else console.log(event.type, event.path);
+ * }
+ * ```
+ */
+export interface Watcher extends AsyncIterable<WatchEvent> {
+  /**
+   * Resolves once changes are being observed (a change made after it is
+   * reported). Rejects (and iteration throws) when the watch cannot start:
+   * `ENOENT` for a missing path, `EUNAVAILABLE` for a backend that cannot
+   * be reached.
+   */
+  readonly ready: Promise<void>;
+  /** Stops watching and frees its resources; the iteration ends. Idempotent. */
+  close(): Promise<void>;
+}
+
 /** A captured state of the whole workspace. */
 export interface Snapshot {
   /** Backend-issued identifier; pass it (or the object) to `restore`. */
@@ -437,8 +513,18 @@ export interface Snapshot {
 export interface Capabilities {
   /** `snapshot`, `restore`, `listSnapshots`, `dropSnapshot`. */
   readonly snapshots: boolean;
-  /** Change notifications. */
+  /** {@link Filesystem.watch} works (otherwise it throws `EUNSUPPORTED`). */
   readonly watch: boolean;
+  /**
+   * A watcher reports a rename as one `renamed` event with `oldPath`.
+   * Without it, a rename arrives as a `deleted` and a `created`.
+   */
+  readonly watchRenames: boolean;
+  /**
+   * Set when watching polls rather than being told: changes show up within
+   * about this many milliseconds (plus the debounce).
+   */
+  readonly watchPollIntervalMs?: number | undefined;
   /** The backend stores and follows symbolic links. */
   readonly symlinks: boolean;
   /** `grep` runs natively (ripgrep, inside the container) rather than in JS. */
@@ -539,6 +625,20 @@ export interface Filesystem extends AsyncDisposable {
   mkdir(path: string, options?: MkdirOptions): Promise<void>;
   rename(from: string, to: string, options?: RenameOptions): Promise<void>;
   copy(from: string, to: string, options?: CopyOptions): Promise<void>;
+
+  /**
+   * Watches `path` (a directory, or one file) for changes; see {@link Watcher}.
+   * Throws `EUNSUPPORTED` at once when `capabilities.watch` is false.
+   *
+   * @example
+   * ```ts
+   * const controller = new AbortController();
+   * const watcher = fs.watch('', { recursive: true, signal: controller.signal });
+   * await watcher.ready;
+   * for await (const { type, path, oldPath } of watcher) console.log(type, path, oldPath ?? '');
+   * ```
+   */
+  watch(path: string, options?: WatchOptions): Watcher;
 
   // Snapshots (when capabilities.snapshots)
   snapshot(tag?: string): Promise<Snapshot>;

@@ -48,6 +48,8 @@ import {
   type TextReaderOptions,
   toFsError,
   type WalkPlan,
+  type WatchPlan,
+  type WatchSink,
   type WriteMode,
   type WriteOptions,
   type WriteResult,
@@ -58,6 +60,7 @@ import { findGnuFind, findWalk } from './find-walk.ts';
 import { GitSnapshotStore } from './git-snapshots.ts';
 import type { jschardetDetector } from './legacy-detection.ts';
 import { defaultLockDir, LockManager, type LockOptions } from './locks.ts';
+import { startNativeWatch } from './native-watch.ts';
 import { findRipgrep, type GrepFlags, ripgrepSearch } from './ripgrep.ts';
 import { closeQuietly, hostError, RootGuard, type SymlinkPolicy } from './root-guard.ts';
 import { encodeForFile, type TextWriteOptions } from './text-format.ts';
@@ -292,7 +295,7 @@ export class HostFilesystem extends FilesystemBase {
     }
     this.capabilities = Object.freeze({
       snapshots: true,
-      watch: false,
+      watch: true,
       symlinks: this.#guard.policy === 'follow-inside',
       nativeGrep: this.#rg !== undefined,
       readOnly: this.readOnly,
@@ -300,6 +303,7 @@ export class HostFilesystem extends FilesystemBase {
       birthtime,
       snapshotsKeepEmptyDirs: true,
       compareAndSwap: true,
+      watchRenames: false,
     });
   }
 
@@ -1008,6 +1012,22 @@ export class HostFilesystem extends FilesystemBase {
 
   protected override async removeSnapshot(id: string): Promise<void> {
     await this.#store().drop(id);
+  }
+
+  /** Through the platform's recursive watcher (native-watch.ts); `exclude` names are not watched. */
+  protected override startWatch(plan: WatchPlan, sink: WatchSink): Promise<() => Promise<void>> {
+    return startNativeWatch({ root: this.root, exclude: this.#exclude }, plan, sink);
+  }
+
+  /** ctxfs's own temp files, and anything under an excluded name (`.git`), are never reported. */
+  protected override watchIgnores(path: string): boolean {
+    for (const segment of path.split('/')) if (isTempName(segment) || this.#exclude.has(segment)) return true;
+    return false;
+  }
+
+  /** @parcel/watcher already batches over ~50 ms; another window would only add latency. */
+  protected override defaultWatchDebounceMs(): number {
+    return 0;
   }
 
   protected override async closeBackend(): Promise<void> {

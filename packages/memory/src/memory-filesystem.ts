@@ -27,9 +27,13 @@ import {
   type GrepMatch,
   type GrepMatcher,
   type GrepPlan,
+  joinPath,
   type Snapshot,
   scanChunks,
   sha256Hex,
+  type WatchEvent,
+  type WatchPlan,
+  type WatchSink,
   type WriteMode,
 } from '@ctxfs/core';
 import { Volume } from 'memfs';
@@ -80,13 +84,15 @@ export class MemoryFilesystem extends FilesystemBase {
   #vol: Volume;
   readonly #snapshots = new Map<string, StoredSnapshot>();
   #snapshotCounter = 0;
+  /** Sinks of the open watchers: this backend reports its own mutations, as they commit. */
+  readonly #sinks = new Set<WatchSink>();
 
   constructor(options: MemoryFilesystemOptions = {}) {
     super(options);
     this.#vol = new Volume();
     this.capabilities = Object.freeze({
       snapshots: true,
-      watch: false,
+      watch: true,
       symlinks: false,
       nativeGrep: false,
       readOnly: this.readOnly,
@@ -94,6 +100,7 @@ export class MemoryFilesystem extends FilesystemBase {
       birthtime: true,
       snapshotsKeepEmptyDirs: true,
       compareAndSwap: true,
+      watchRenames: true,
     });
     for (const dir of options.dirs ?? []) {
       this.#vol.mkdirSync(`/${this.resolve(dir, 'mkdir').path}`, { recursive: true });
@@ -104,6 +111,22 @@ export class MemoryFilesystem extends FilesystemBase {
       this.#vol.mkdirSync(abs.slice(0, abs.lastIndexOf('/')) || '/', { recursive: true });
       this.#install(abs, typeof content === 'string' ? new TextEncoder().encode(content) : content.slice());
     }
+  }
+
+  #notify(event: WatchEvent): void {
+    for (const sink of this.#sinks) sink.emit(event);
+  }
+
+  /** Every path below `abs` (children before their directory), for the events of a recursive delete. */
+  #descendants(path: string, link: LinkLike, out: WatchEvent[]): WatchEvent[] {
+    for (const [name, child] of link.children) {
+      if (child === undefined || name === '.' || name === '..') continue;
+      const childPath = joinPath(path, name);
+      const kind = kindOf(child.getNode());
+      if (kind === 'directory') this.#descendants(childPath, child, out);
+      out.push({ type: 'deleted', path: childPath, kind });
+    }
+    return out;
   }
 
   /** Number of snapshots held. */
@@ -272,9 +295,10 @@ export class MemoryFilesystem extends FilesystemBase {
             // current size, so many small appends stay linear overall.
             if (data.byteLength > 0) node.write(Buffer.from(data.buffer, data.byteOffset, data.byteLength), 0, data.byteLength, node.getSize());
             else node.touch();
-            return;
+          } else {
+            this.#install(abs, data, node);
           }
-          this.#install(abs, data, node);
+          this.#notify({ type: node === undefined ? 'created' : 'modified', path, kind: 'file' });
         },
         abort: () => {
           chunks.length = 0;
@@ -287,15 +311,21 @@ export class MemoryFilesystem extends FilesystemBase {
 
   protected async removeFile(path: string): Promise<void> {
     this.#vol.unlinkSync(`/${path}`);
+    this.#notify({ type: 'deleted', path, kind: 'file' });
   }
 
   protected async removeDirectory(path: string, recursive: boolean): Promise<void> {
+    const link = this.#sinks.size > 0 && recursive ? this.#link(`/${path}`) : undefined;
+    const gone = link === undefined ? [] : this.#descendants(path, link, []);
     if (recursive) this.#vol.rmSync(`/${path}`, { recursive: true });
     else this.#vol.rmdirSync(`/${path}`);
+    for (const event of gone) this.#notify(event);
+    this.#notify({ type: 'deleted', path, kind: 'directory' });
   }
 
   protected async createDirectory(path: string): Promise<void> {
     this.#vol.mkdirSync(`/${path}`);
+    this.#notify({ type: 'created', path, kind: 'directory' });
   }
 
   protected async renamePath(from: string, to: string): Promise<void> {
@@ -304,15 +334,36 @@ export class MemoryFilesystem extends FilesystemBase {
     if (dest?.isDirectory()) this.#vol.rmdirSync(`/${to}`);
     else if (dest !== undefined) this.#vol.unlinkSync(`/${to}`);
     this.#vol.renameSync(`/${from}`, `/${to}`);
+    const moved = this.#node(`/${to}`);
+    this.#notify({ type: 'renamed', path: to, oldPath: from, kind: moved === undefined ? undefined : kindOf(moved) });
   }
 
   protected async copyFile(from: string, to: string): Promise<void> {
     const src = this.#node(`/${from}`);
     if (src === undefined) throw errno('ENOENT');
     if (src.isDirectory()) throw errno('EISDIR');
+    const existed = this.#node(`/${to}`) !== undefined;
     // Sharing the buffer is safe: content is never mutated below its size.
     this.#install(`/${to}`, viewOf(src));
     this.#vol.chmodSync(`/${to}`, src.mode & 0o7777);
+    this.#notify({ type: existed ? 'modified' : 'created', path: to, kind: 'file' });
+  }
+
+  /**
+   * No debounce by default: events are exact and already in order, so they
+   * are handed over as soon as the mutation's caller yields, and a reader of
+   * the watcher knows of a change as soon as the write resolves.
+   */
+  protected override defaultWatchDebounceMs(): number {
+    return 0;
+  }
+
+  /** Exact and immediate: this backend sees every mutation as it commits. */
+  protected override async startWatch(_plan: WatchPlan, sink: WatchSink): Promise<() => void> {
+    this.#sinks.add(sink);
+    return () => {
+      this.#sinks.delete(sink);
+    };
   }
 
   protected override async createSnapshot(tag: string | undefined): Promise<Snapshot> {
@@ -329,6 +380,8 @@ export class MemoryFilesystem extends FilesystemBase {
     const vol = new Volume();
     restoreTree(vol, stored.image);
     this.#vol = vol;
+    // Anything may differ now: every watcher is told to rescan.
+    for (const sink of this.#sinks) sink.overflow();
   }
 
   protected override async snapshotList(): Promise<Snapshot[]> {
