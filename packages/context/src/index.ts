@@ -35,7 +35,6 @@ export {
   SessionBuffers,
 } from './buffers/session-buffers.ts';
 export { type CollisionRule, canWriteBack, collisionRule, SYNC_PERMISSIONS, type SyncPermission } from './buffers/sync-permission.ts';
-export { type ChangeWatcher, canWatch, type WatchedChange, type WatchingFilesystem, WatchSource } from './buffers/watch-source.ts';
 export { conflictRegions, describeRanges, overlappingEdits, patchMismatch, staleBuffer } from './conflicts/conflict-detector.ts';
 export {
   type ApprovalDecision,

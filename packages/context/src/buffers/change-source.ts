@@ -1,9 +1,8 @@
 /**
  * Where buffers learn that files changed on disk. A workspace has one
  * source; each session's buffers read it through their own feed, which
- * answers, for the paths those buffers hold, which may have changed since
- * the feed last asked; the buffers then look (stat and content hash) and
- * merge. Our own saves need no suppression: a buffer that just saved holds
+ * answers, for the paths those buffers hold, what to look at and where a
+ * file moved; the buffers then look (stat and content hash) and merge. Our own saves need no suppression: a buffer that just saved holds
  * the saved content's hash, so the change it caused compares equal and
  * nothing loops.
  *
@@ -11,12 +10,11 @@
  */
 
 import type { Filesystem } from '@ctxfs/core';
-import { canWatch, WatchSource } from './watch-source.ts';
 
 /** What a feed knows about one path. */
 export interface DiskChange {
   readonly path: string;
-  /** Set when the source saw the file move (a watcher's `renamed` event). */
+  /** Set when the source knows where the file moved. */
   readonly renamedTo?: string | undefined;
 }
 
@@ -29,8 +27,8 @@ export interface ChangeFeed {
 
 /** A source of possible disk changes, shared by a workspace's sessions. */
 export interface ChangeSource {
-  /** `watch`: events name the changed paths; `polling`: every path is looked at on every call. */
-  readonly kind: 'polling' | 'watch';
+  /** `polling`: every open path is looked at on every call (see {@link changeSourceFor}). */
+  readonly kind: 'polling';
   feed(): ChangeFeed;
   close(): Promise<void>;
 }
@@ -62,13 +60,20 @@ export class PollingSource implements ChangeSource {
 }
 
 /**
- * A watcher where the backend declares `capabilities.watch`, else polling.
+ * The source buffers use on every backend: a look at every open path on
+ * every call. Watching (`Filesystem.watch`) does not replace the look: its
+ * events arrive tens of milliseconds after a change (the platform batches
+ * them), and a call made in that window must still see the change; a look is
+ * one stat, and a hash only when the stat moved, per open file. A move is
+ * found by looking too (the content, beside the old name). A watch-fed
+ * source was tried and left out: on memory it lost a person's change when a
+ * rename event and the buffer's own look disagreed.
  *
  * @example
  * ```ts
- * const source = changeSourceFor(fs); // PollingSource on every backend today
+ * const source = changeSourceFor(fs); // a PollingSource
  * ```
  */
-export function changeSourceFor(fs: Filesystem): ChangeSource {
-  return canWatch(fs) ? new WatchSource(fs) : new PollingSource();
+export function changeSourceFor(_fs: Filesystem): ChangeSource {
+  return new PollingSource();
 }
