@@ -6,7 +6,6 @@
  * real file's git history replays through the store.
  */
 
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,9 +14,9 @@ import { MemoryFilesystem } from '@ctxfs/memory';
 import { applyDelta as fossilApply, createDelta as fossilCreate } from 'fossil-delta';
 import { afterAll, describe, expect, test } from 'vitest';
 import { MAX_CHAIN, maxDepth } from '../src/history/blob-store.ts';
-import { applyDelta } from '../src/history/delta.ts';
+import { applyDelta, makeDelta } from '../src/history/delta.ts';
 import { createContext, MIGRATIONS, StateStore, sha256Hex, VersionStore } from '../src/index.ts';
-import { grammar, type HistoryStep, historySteps } from './support/history-cases.ts';
+import { gitFileHistory, grammar, type HistoryStep, historySteps, mostEditedFiles } from './support/history-cases.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'ctxfs-deltas-'));
@@ -52,7 +51,7 @@ function expectRoundTrip(versions: VersionStore, steps: readonly HistoryStep[]):
 }
 
 describe('delta codec', () => {
-  test('reads the fossil-delta format exactly as the library does, for text and binary pairs', () => {
+  test("our deltas and the library's agree: each applier reads the other's, for text and binary pairs", () => {
     const wasm = grammar('regex');
     const patched = wasm.slice();
     patched[100] = (patched[100] ?? 0) ^ 0xff;
@@ -62,14 +61,20 @@ describe('delta codec', () => {
       [enc.encode('a\r\nb\r\n'.repeat(300)), enc.encode('a\r\nB\r\n'.repeat(300))],
       [new Uint8Array(0), enc.encode('from nothing\n')],
       [enc.encode('to nothing\n'), new Uint8Array(0)],
+      [enc.encode('same\n'), enc.encode('same\n')],
+      [enc.encode('head and tail only differ in the middle\n'), enc.encode('head and tail ONLY differ in the middle\n')],
+      [enc.encode('x'.repeat(10_000)), enc.encode(`${'x'.repeat(5_000)}y${'x'.repeat(5_000)}`)],
       [wasm, patched],
       [wasm, grammar('ini')],
     ];
     for (const [a, b] of pairs) {
-      const delta = fossilCreate(a, b);
-      const ours = applyDelta(a, delta);
-      expect(Buffer.from(ours).equals(b)).toBe(true);
-      expect(Buffer.from(ours).equals(fossilApply(a, delta))).toBe(true);
+      const theirs = fossilCreate(a, b);
+      expect(Buffer.from(applyDelta(a, theirs)).equals(b)).toBe(true);
+      const ours = makeDelta(a, b) as Uint8Array;
+      expect(Buffer.from(applyDelta(a, ours)).equals(b)).toBe(true);
+      // Our checksum field is 0 (versions are checked by SHA-256), so the library applies ours without its check.
+      expect(Buffer.from(fossilApply(a, ours, { verifyChecksum: false })).equals(b)).toBe(true);
+      expect(ours.byteLength).toBeLessThanOrEqual(theirs.byteLength + 16);
     }
   });
 
@@ -136,17 +141,25 @@ describe('version store as deltas', () => {
     versions.store.close();
   });
 
-  test('a base made of one repeated block (which makes the delta encoder quadratic) is not used: the version is stored whole', () => {
+  test('a repetitive middle (which makes the delta encoder quadratic) is stored whole; a small edit of repetitive content is still a delta', () => {
     const versions = new VersionStore(StateStore.open());
     const zeros = new Uint8Array(4 * 1024 * 1024);
     const a = versions.putBlob(zeros);
+    // One edit: the common head and tail leave a tiny middle.
     const edited = zeros.slice();
     edited.set(enc.encode('a few bytes'), 1000);
     const b = versions.putBlob(edited, undefined, { near: a });
-    expect(versions.blobs.encoding(b)).toMatchObject({ codec: 'zstd', depth: 0 });
-    expect(versions.blobs.encoding(b)?.storedBytes).toBeLessThan(1024);
+    expect(versions.blobs.encoding(b)).toMatchObject({ codec: 'delta', depth: 1 });
+    // Edits at both ends: 4 MiB of zeros between them would cost the encoder 250 tries a byte.
+    const ends = zeros.slice();
+    ends[0] = 1;
+    ends[ends.length - 1] = 1;
+    const c = versions.putBlob(ends, undefined, { near: a });
+    expect(versions.blobs.encoding(c)).toMatchObject({ codec: 'zstd', depth: 0 });
+    expect(versions.blobs.encoding(c)?.storedBytes).toBeLessThan(1024);
     versions.blobs.clearCache();
     expect(Buffer.from(versions.getBlob(b) as Uint8Array).equals(edited)).toBe(true);
+    expect(Buffer.from(versions.getBlob(c) as Uint8Array).equals(ends)).toBe(true);
     versions.store.close();
   });
 
@@ -239,41 +252,12 @@ describe('migration 8', () => {
 
 describe('real history', () => {
   const repo = join(here, '..', '..', '..');
-  const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { maxBuffer: 256 * 1024 * 1024 });
-
-  /** The versions of `file` in this repository's own history, oldest first (read in one `git cat-file --batch`). */
-  function gitHistory(file: string): Uint8Array[] {
-    const commits = git('log', '--format=%H', '--reverse', '--', file).toString().trim().split('\n').filter(Boolean);
-    const batch = execFileSync('git', ['-C', repo, 'cat-file', '--batch'], {
-      input: commits.map((c) => `${c}:${file}\n`).join(''),
-      maxBuffer: 1024 * 1024 * 1024,
-    });
-    const out: Uint8Array[] = [];
-    let at = 0;
-    while (at < batch.length) {
-      const eol = batch.indexOf(10, at);
-      const header = batch.subarray(at, eol).toString();
-      at = eol + 1;
-      if (header.endsWith(' missing')) continue; // deleted in that commit
-      const size = Number(header.split(' ')[2]);
-      out.push(new Uint8Array(batch.subarray(at, at + size)));
-      at += size + 1;
-    }
-    return out;
-  }
-
   test("this repository's most edited files replay through the store byte-exact, as LF and as a Windows checkout (CRLF)", () => {
-    const counts = git('log', '--format=', '--name-only').toString().split('\n').filter(Boolean);
-    const tally = new Map<string, number>();
-    for (const f of counts) tally.set(f, (tally.get(f) ?? 0) + 1);
-    const files = [...tally]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 6)
-      .map(([f]) => f);
+    const files = mostEditedFiles(repo, 6);
     const versions = new VersionStore(StateStore.open());
     const steps: HistoryStep[] = [];
     for (const f of files) {
-      const h = gitHistory(f);
+      const h = gitFileHistory(repo, f);
       for (const bytes of h) steps.push({ path: f, bytes });
       for (const bytes of h)
         steps.push({ path: `crlf/${f}`, bytes: new Uint8Array(Buffer.from(Buffer.from(bytes).toString('latin1').replaceAll('\n', '\r\n'), 'latin1')) });

@@ -3,20 +3,23 @@
  * and a version as a delta against a neighbour.
  *
  * Deltas use Fossil's delta format (copy ranges of the base, insert new
- * bytes), made by the `fossil-delta` package: it indexes the base in 16-byte
- * blocks and extends every hash hit both ways, so a one-line edit of a
- * 200 KB file costs about 50 bytes and half a millisecond, for text and
- * binary alike. zstd with the neighbour as a dictionary (zstd's own
- * "patch-from") was measured beside it and lost on the files history holds:
- * 550–1,300 bytes a one-line edit at levels that are as fast (its hash
- * tables miss the long matches in repetitive source), 47 bytes only at
- * level 19, which takes 100 ms. The package's own `applyDelta` builds its
- * output byte by byte in a JavaScript array (8 ms a step on 200 KB), too
- * slow for a chain of deltas, so {@link applyDelta} here reads the same
- * format with two typed-array copies per command (tens of microseconds).
+ * bytes). The common head and tail of the two versions are found with
+ * native comparisons and become two copies; the part between is encoded by
+ * the `fossil-delta` package, which indexes the base in 16-byte blocks and
+ * extends every hash hit both ways, for text and binary alike. A one-line
+ * edit of a 200 KB file costs about 50 bytes. zstd with the neighbour as a
+ * dictionary (zstd's own "patch-from") was measured beside it and lost on
+ * the files history holds: 550–1,300 bytes a one-line edit at levels as
+ * fast (its hash tables miss the long matches in repetitive source), 47
+ * bytes only at level 19, which takes 100 ms. The package's own
+ * `applyDelta` builds its output byte by byte in a JavaScript array (8 ms a
+ * step on 200 KB), too slow for a chain of deltas, so {@link applyDelta}
+ * here reads the format with typed-array copies (tens of microseconds).
+ * Fossil's checksum field is written as 0 and not read: every rebuilt
+ * version is checked against its SHA-256 instead.
  *
  * Whole versions are compressed with zstd (node:zlib): level 3 packs source
- * to half of what deflate level 1 did, in half the time.
+ * to half of what deflate level 1 did, in less time.
  *
  * @module
  */
@@ -108,13 +111,122 @@ export function deltaCost(base: Uint8Array, target: Uint8Array): number {
  * and compresses well whole.
  */
 export function encodeDelta(base: Uint8Array, target: Uint8Array): { codec: 'delta' | 'delta-zstd'; content: Uint8Array } | undefined {
-  if (deltaCost(base, target) > MAX_DELTA_WORK) return undefined;
-  const delta = fossilCreate(base, target);
+  const delta = makeDelta(base, target);
+  if (delta === undefined) return undefined;
   if (delta.byteLength >= COMPRESS_MIN) {
     const packed = zstdCompressSync(delta, ZSTD_LEVEL);
     if (packed.byteLength < delta.byteLength * 0.9) return { codec: 'delta-zstd', content: packed };
   }
   return { codec: 'delta', content: delta };
+}
+
+// Compared a chunk at a time by Buffer.equals (memcmp), then byte by byte inside the chunk that differs.
+const CHUNK = 4096;
+
+function commonPrefix(a: Buffer, b: Buffer): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i + CHUNK <= n && a.subarray(i, i + CHUNK).equals(b.subarray(i, i + CHUNK))) i += CHUNK;
+  while (i < n && a[i] === b[i]) i++;
+  return i;
+}
+
+function commonSuffix(a: Buffer, b: Buffer, limit: number): number {
+  let i = 0;
+  while (i + CHUNK <= limit && a.subarray(a.length - i - CHUNK, a.length - i).equals(b.subarray(b.length - i - CHUNK, b.length - i))) i += CHUNK;
+  while (i < limit && a[a.length - 1 - i] === b[b.length - 1 - i]) i++;
+  return i;
+}
+
+// Fossil writes its integers in base 64 with these digits.
+const DIGITS = new TextEncoder().encode('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz~');
+const DIGIT = new Int8Array(128).fill(-1);
+for (const [i, c] of DIGITS.entries()) DIGIT[c] = i;
+
+/** Builds a Fossil-format delta from its pieces. */
+class DeltaWriter {
+  readonly #parts: Uint8Array[] = [];
+  #length = 0;
+
+  int(v: number, end: number): void {
+    const digits: number[] = [];
+    let x = v;
+    do {
+      digits.push(DIGITS[x % 64] as number);
+      x = Math.floor(x / 64);
+    } while (x > 0);
+    digits.reverse().push(end);
+    this.bytes(Uint8Array.from(digits));
+  }
+
+  bytes(b: Uint8Array): void {
+    this.#parts.push(b);
+    this.#length += b.byteLength;
+  }
+
+  copy(n: number, from: number): void {
+    this.int(n, 0x40);
+    this.int(from, 0x2c);
+  }
+
+  insert(b: Uint8Array): void {
+    this.int(b.byteLength, 0x3a);
+    this.bytes(b);
+  }
+
+  done(): Uint8Array {
+    // Fossil's checksum field is left 0: every rebuilt version is checked against its SHA-256 instead.
+    this.int(0, 0x3b);
+    return Buffer.concat(this.#parts, this.#length);
+  }
+}
+
+/**
+ * A Fossil-format delta from `base` to `target`. The common head and tail
+ * are found first with native comparisons and become two copy commands; only
+ * the part between goes to `fossil-delta`, whose encoder runs in
+ * JavaScript — so a one-line edit of a 200 KB file costs tens of
+ * microseconds, not half a millisecond. `undefined` when the part between
+ * would make the encoder too slow (see {@link deltaCost}).
+ */
+export function makeDelta(base: Uint8Array, target: Uint8Array): Uint8Array | undefined {
+  const a = Buffer.from(base.buffer, base.byteOffset, base.byteLength);
+  const b = Buffer.from(target.buffer, target.byteOffset, target.byteLength);
+  const head = commonPrefix(a, b);
+  const tail = commonSuffix(a, b, Math.min(a.length, b.length) - head);
+  const midBase = base.subarray(head, base.length - tail);
+  const midTarget = target.subarray(head, target.length - tail);
+  // At most 250 tries a position: below this size the encoder is fast whatever the content.
+  if (midTarget.length * 250 > MAX_DELTA_WORK && deltaCost(midBase, midTarget) > MAX_DELTA_WORK) return undefined;
+  const out = new DeltaWriter();
+  out.int(target.length, 0x0a);
+  if (head > 0) out.copy(head, 0);
+  if (midTarget.length > 0 && midBase.length === 0) out.insert(midTarget);
+  else if (midTarget.length > 0) reemit(fossilCreate(midBase, midTarget), head, out);
+  if (tail > 0) out.copy(tail, base.length - tail);
+  return out.done();
+}
+
+/** Writes the commands of `delta` (made against a slice of the base starting at `shift`) to `out`, its copies moved by `shift`. */
+function reemit(delta: Uint8Array, shift: number, out: DeltaWriter): void {
+  const r = new DeltaReader(delta);
+  r.int();
+  r.expect(0x0a);
+  for (;;) {
+    const n = r.int();
+    const op = r.op();
+    if (op === 0x40) {
+      const from = r.int();
+      r.expect(0x2c);
+      out.copy(n, from + shift);
+    } else if (op === 0x3a) {
+      out.insert(r.take(n));
+    } else if (op === 0x3b) {
+      return;
+    } else {
+      throw new Error('delta: unknown command');
+    }
+  }
 }
 
 /** The plain Fossil delta inside a packed one. */
@@ -127,22 +239,54 @@ export function decodeDelta(codec: 'delta' | 'delta-zstd', content: Uint8Array, 
   return applyDelta(base, unpackDelta(codec, content));
 }
 
-// Fossil writes its integers in base 64 with these digits.
-const DIGIT = new Int8Array(128).fill(-1);
-for (const [i, c] of [...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz~'].entries()) DIGIT[c.charCodeAt(0)] = i;
-
 /** The size of the version a Fossil-format delta makes. */
 export function deltaTargetSize(delta: Uint8Array): number {
-  let v = 0;
-  let pos = 0;
-  while (pos < delta.length && pos < 9) {
-    const d = DIGIT[(delta[pos] as number) & 0x7f] as number;
-    if (d < 0) break;
-    v = v * 64 + d;
-    pos++;
+  const r = new DeltaReader(delta);
+  const size = r.int();
+  r.expect(0x0a);
+  return size;
+}
+
+/** Reads the integers, commands and bytes of a Fossil-format delta; every read is bounds-checked. */
+class DeltaReader {
+  readonly #d: Uint8Array;
+  pos = 0;
+
+  constructor(delta: Uint8Array) {
+    this.#d = delta;
   }
-  if (pos === 0 || delta[pos] !== 0x0a) throw new Error('delta: bad size header');
-  return v;
+
+  get more(): boolean {
+    return this.pos < this.#d.length;
+  }
+
+  int(): number {
+    let v = 0;
+    const start = this.pos;
+    while (this.pos < this.#d.length) {
+      const d = DIGIT[(this.#d[this.pos] as number) & 0x7f] as number;
+      if (d < 0) break;
+      v = v * 64 + d;
+      this.pos++;
+    }
+    if (this.pos === start || this.pos - start > 8) throw new Error('delta: bad integer');
+    return v;
+  }
+
+  op(): number | undefined {
+    return this.#d[this.pos++];
+  }
+
+  expect(byte: number): void {
+    if (this.#d[this.pos++] !== byte) throw new Error('delta: command not terminated');
+  }
+
+  take(n: number): Uint8Array {
+    if (this.pos + n > this.#d.length) throw new Error('delta: insert out of range');
+    const b = this.#d.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return b;
+  }
 }
 
 /**
@@ -153,37 +297,24 @@ export function deltaTargetSize(delta: Uint8Array): number {
  * a whole version per step.
  */
 export function applyDelta(base: Uint8Array, delta: Uint8Array, scratch?: Uint8Array): Uint8Array {
-  let pos = 0;
-  const int = (): number => {
-    let v = 0;
-    const start = pos;
-    while (pos < delta.length) {
-      const d = DIGIT[(delta[pos] as number) & 0x7f] as number;
-      if (d < 0) break;
-      v = v * 64 + d;
-      pos++;
-    }
-    if (pos === start || pos - start > 8) throw new Error('delta: bad integer');
-    return v;
-  };
-  const size = int();
-  if (delta[pos++] !== 0x0a) throw new Error('delta: size not terminated');
+  const r = new DeltaReader(delta);
+  const size = r.int();
+  r.expect(0x0a);
   const out = scratch !== undefined && scratch.byteLength >= size ? scratch.subarray(0, size) : new Uint8Array(size);
   let at = 0;
-  while (pos < delta.length) {
-    const n = int();
-    const op = delta[pos++];
+  while (r.more) {
+    const n = r.int();
+    const op = r.op();
     if (op === 0x40 /* @ copy */) {
-      const from = int();
-      if (delta[pos++] !== 0x2c) throw new Error('delta: copy not terminated');
+      const from = r.int();
+      r.expect(0x2c);
       if (from + n > base.length || at + n > size) throw new Error('delta: copy out of range');
       out.set(base.subarray(from, from + n), at);
       at += n;
     } else if (op === 0x3a /* : insert */) {
-      if (pos + n > delta.length || at + n > size) throw new Error('delta: insert out of range');
-      out.set(delta.subarray(pos, pos + n), at);
+      if (at + n > size) throw new Error('delta: insert out of range');
+      out.set(r.take(n), at);
       at += n;
-      pos += n;
     } else if (op === 0x3b /* ; end, with Fossil's checksum (the caller checks the SHA-256 instead) */) {
       if (at !== size) throw new Error('delta: output size mismatch');
       return out;

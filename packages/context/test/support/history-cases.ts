@@ -9,6 +9,7 @@
  * @module
  */
 
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -70,4 +71,40 @@ export function historySteps(): HistoryStep[] {
   // Undo back to an earlier content: A, B, A.
   steps.push({ path: 'docs/windows.txt', bytes: steps.find((s) => s.path === 'docs/windows.txt')?.bytes ?? null });
   return steps;
+}
+
+/** The versions of `file` in the git repository `repo`, oldest first, read in one `git cat-file --batch` (commits that delete it are skipped). */
+export function gitFileHistory(repo: string, file: string): Uint8Array[] {
+  const commits = execFileSync('git', ['-C', repo, 'log', '--format=%H', '--reverse', '--', file], { maxBuffer: 64 * 1024 * 1024 })
+    .toString()
+    .trim()
+    .split('\n')
+    .filter(Boolean);
+  const batch = execFileSync('git', ['-C', repo, 'cat-file', '--batch'], { input: commits.map((c) => `${c}:${file}\n`).join(''), maxBuffer: 2 ** 32 });
+  const out: Uint8Array[] = [];
+  let at = 0;
+  while (at < batch.length) {
+    const eol = batch.indexOf(10, at);
+    const header = batch.subarray(at, eol).toString();
+    at = eol + 1;
+    if (header.endsWith(' missing')) continue;
+    const size = Number(header.split(' ')[2]);
+    out.push(new Uint8Array(batch.subarray(at, at + size)));
+    at += size + 1;
+  }
+  return out;
+}
+
+/** The `n` files of `repo` changed by the most commits, most first. */
+export function mostEditedFiles(repo: string, n: number): string[] {
+  const names = execFileSync('git', ['-C', repo, 'log', '--format=', '--name-only'], { maxBuffer: 256 * 1024 * 1024 })
+    .toString()
+    .split('\n')
+    .filter(Boolean);
+  const tally = new Map<string, number>();
+  for (const f of names) tally.set(f, (tally.get(f) ?? 0) + 1);
+  return [...tally]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([f]) => f);
 }
