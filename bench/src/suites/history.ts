@@ -13,7 +13,7 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -168,6 +168,26 @@ interface Env {
   readonly wholeFile: number;
   readonly git: { pack: number; blobs: number; ms: number };
   readonly real: Replay;
+  /** Migration 8 of a copy of the schema-7 store: time, and content bytes after. */
+  readonly migration: { readonly ms: number; readonly bytes: number };
+}
+
+/** Opens a copy of the schema-7 store with every migration, which converts it to deltas, and checks every version of it. */
+function migrate(whole: StateStore, dir: string, shas: readonly string[], versions: readonly Uint8Array[]): { ms: number; bytes: number } {
+  whole.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  const path = join(dir, 'migrated.db');
+  copyFileSync(whole.path, path);
+  const started = performance.now();
+  const store = StateStore.open({ path });
+  const ms = performance.now() - started;
+  const migrated = new VersionStore(store);
+  for (const [i, sha] of shas.entries()) {
+    const back = migrated.getBlob(sha);
+    if (back === undefined || !Buffer.from(back).equals(versions[i] as Uint8Array)) throw new Error(`migrated version ${i + 1} did not round-trip`);
+  }
+  const bytes = migrated.storedBytes();
+  store.close();
+  return { ms, bytes };
 }
 
 const mib = (n: number) => `${(n / MiB).toFixed(2)} MiB`;
@@ -192,7 +212,8 @@ export default defineSuite<Env>({
     const repo = process.env.CTXFS_BENCH_HISTORY_REPO ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
     const file = process.env.CTXFS_BENCH_HISTORY_FILE ?? (mostEditedFiles(repo, 1)[0] as string);
     const real = replay(dir, `${repo.split('/').slice(-2).join('/')}:${file}`, file, gitFileHistory(repo, file));
-    return { dir, versions, delta, whole, shas, deepest, deltaFile: fileBytes(delta.store), wholeFile: fileBytes(whole), git, real };
+    const migration = migrate(whole, dir, shas, versions);
+    return { dir, versions, delta, whole, shas, deepest, deltaFile: fileBytes(delta.store), wholeFile: fileBytes(whole), git, real, migration };
   },
   teardown(env) {
     env.delta.store.close();
@@ -224,7 +245,7 @@ export default defineSuite<Env>({
         baselineName: 'schema 7 (whole, deflated)',
         batch: 1,
         target: { maxRatio: 1.0 },
-        note: `1,000 versions stored: ${mib(env.delta.storedBytes())} content, ${mib(env.deltaFile)} SQLite file (goal < 2 MiB); schema 7: ${mib(env.whole.statement('SELECT SUM(LENGTH(content)) AS n FROM blobs').get()?.n as number)} content, ${mib(env.wholeFile)} file; git gc --aggressive of the same 1,000 commits: ${mib(env.git.pack)} pack, ${mib(env.git.blobs)} of it blobs (${(env.git.ms / 1000).toFixed(1)} s)`,
+        note: `1,000 versions stored: ${mib(env.delta.storedBytes())} content, ${mib(env.deltaFile)} SQLite file (goal < 2 MiB); schema 7: ${mib(env.whole.statement('SELECT SUM(LENGTH(content)) AS n FROM blobs').get()?.n as number)} content, ${mib(env.wholeFile)} file; git gc --aggressive of the same 1,000 commits: ${mib(env.git.pack)} pack, ${mib(env.git.blobs)} of it blobs (${(env.git.ms / 1000).toFixed(1)} s); migration 8 of the schema-7 store: ${(env.migration.ms / 1000).toFixed(1)} s, to ${mib(env.migration.bytes)}, every version checked`,
       },
       single({
         kind: 'single',

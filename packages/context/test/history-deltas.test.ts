@@ -192,6 +192,9 @@ describe('version store as deltas', () => {
     const r = versions.prune({ maxVersionsPerFile: 10 });
     expect(r.versionsRemoved).toBe(20);
     expect(r.blobsRemoved).toBe(20);
+    // Only the new head of the chain was stored whole again; the rest are still deltas.
+    expect(versions.blobs.encoding(versions.bySeq('a.txt', 21)?.sha256 as string)).toMatchObject({ codec: 'zstd', base: undefined });
+    expect(versions.blobs.encoding(versions.bySeq('a.txt', 22)?.sha256 as string)?.base).toBe(versions.bySeq('a.txt', 21)?.sha256);
     versions.blobs.clearCache();
     for (let n = 21; n <= 30; n++) {
       const v = versions.bySeq('a.txt', n);

@@ -291,7 +291,10 @@ export class VersionStore {
         if (e.after) pinned.add(e.after);
       }
     }
-    const orphans = this.store.statement('SELECT sha256 FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM history WHERE sha256 IS NOT NULL)').all() as Array<{
+    // Deepest first: a delta goes before its base, so dropping the old part of a chain stores one version whole, not each in turn.
+    const orphans = this.store
+      .statement('SELECT sha256 FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM history WHERE sha256 IS NOT NULL) ORDER BY depth DESC')
+      .all() as Array<{
       sha256: string;
     }>;
     let blobsRemoved = 0;
