@@ -220,7 +220,7 @@ export class BlobStore {
     const baseBytes = this.get(base);
     if (baseBytes === undefined) return undefined;
     const enc = encodeDelta(baseBytes, bytes);
-    if (enc === undefined || enc.content.byteLength > bytes.byteLength / 4 || !same(decodeDelta(enc.codec, enc.content, baseBytes), bytes)) {
+    if (enc.content.byteLength > bytes.byteLength / 4 || !same(decodeDelta(enc.codec, enc.content, baseBytes), bytes)) {
       this.#tried.add(`${sha256}>${base}`);
       return undefined;
     }

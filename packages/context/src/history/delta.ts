@@ -2,21 +2,22 @@
  * The byte codecs of stored history: a whole version compressed on its own,
  * and a version as a delta against a neighbour.
  *
- * Deltas use Fossil's delta format (copy ranges of the base, insert new
- * bytes). The common head and tail of the two versions are found with
- * native comparisons and become two copies; the part between is encoded by
- * the `fossil-delta` package, which indexes the base in 16-byte blocks and
- * extends every hash hit both ways, for text and binary alike. A one-line
- * edit of a 200 KB file costs about 50 bytes. zstd with the neighbour as a
- * dictionary (zstd's own "patch-from") was measured beside it and lost on
- * the files history holds: 550–1,300 bytes a one-line edit at levels as
- * fast (its hash tables miss the long matches in repetitive source), 47
- * bytes only at level 19, which takes 100 ms. The package's own
- * `applyDelta` builds its output byte by byte in a JavaScript array (8 ms a
- * step on 200 KB), too slow for a chain of deltas, so {@link applyDelta}
- * here reads the format with typed-array copies (tens of microseconds).
- * Fossil's checksum field is written as 0 and not read: every rebuilt
- * version is checked against its SHA-256 instead.
+ * Deltas are in Fossil's delta format (copy ranges of the base, insert new
+ * bytes), for text and binary alike. The common head and tail of the two
+ * versions are found with native comparisons and become two copies; the
+ * part between is encoded as git's and Fossil's encoders do (a rolling hash
+ * over 16-byte blocks of the base, hits extended both ways), with a bound
+ * on the work. A one-line edit of a 200 KB file costs about 50 bytes and a
+ * few tens of microseconds. Measured and set aside: zstd with the neighbour
+ * as a dictionary (zstd's "patch-from"; 550–1,300 bytes a one-line edit at
+ * levels as fast, 47 bytes only at level 19, which takes 100 ms), and the
+ * `fossil-delta` package, whose encoder tries up to 250 base blocks a byte
+ * and extends each as far as it goes (seconds on a few megabytes with long
+ * repeated runs; guarding against that rejected most versions of a real
+ * 660 KB C++ file) and whose decoder builds its output byte by byte in a
+ * JavaScript array (8 ms a step on 200 KB). It stays in the tests, as an
+ * independent reader of the format. Fossil's checksum field is written as 0
+ * and not read: every rebuilt version is checked against its SHA-256.
  *
  * Whole versions are compressed with zstd (node:zlib): level 3 packs source
  * to half of what deflate level 1 did, in less time.
@@ -25,7 +26,6 @@
  */
 
 import { constants, inflateRawSync, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
-import { createDelta as fossilCreate } from 'fossil-delta';
 
 /** How a stored blob's bytes are to be read. */
 export type BlobCodec = 'raw' | 'deflate' | 'zstd' | 'delta' | 'delta-zstd';
@@ -56,63 +56,13 @@ export function decodeWhole(codec: string, content: Uint8Array): Uint8Array {
   throw new Error(`unknown blob codec ${codec}`);
 }
 
-// Fossil indexes the base in 16-byte blocks.
-const BLOCK = 16;
-// Most byte comparisons an encoding may cost (see deltaCost).
-const MAX_DELTA_WORK = 64 * 1024 * 1024;
-
-/**
- * An upper bound on the byte comparisons Fossil's encoder makes: it tries
- * every indexed base block whose hash matches (up to 250) and extends each
- * match as far as it goes, so a base with many identical blocks (runs of
- * zeros, a repeated record) costs the number of copies of its most repeated
- * block times the target's length — seconds for a few megabytes. Such a base
- * is counted here in one pass over its blocks.
- */
-export function deltaCost(base: Uint8Array, target: Uint8Array): number {
-  const blocks = Math.floor((base.length - 1) / BLOCK);
-  if (blocks <= 0) return target.length;
-  const size = 1 << Math.ceil(Math.log2(blocks * 2));
-  const keys = new Int32Array(size);
-  const counts = new Int32Array(size);
-  const view = new DataView(base.buffer, base.byteOffset, base.byteLength);
-  let most = 1;
-  for (let b = 0; b < blocks; b++) {
-    const at = b * BLOCK;
-    // Four words of the block mixed into one non-zero key; a collision only overstates the cost.
-    let h = Math.imul(view.getInt32(at, true), 0x9e3779b1) ^ view.getInt32(at + 4, true);
-    h = Math.imul(h ^ view.getInt32(at + 8, true), 0x85ebca6b) ^ view.getInt32(at + 12, true);
-    h = (Math.imul(h ^ (h >>> 15), 0xc2b2ae35) | 1) >>> 0;
-    let slot = h & (size - 1);
-    for (;;) {
-      const k = keys[slot] as number;
-      if (k === 0) {
-        keys[slot] = h | 0;
-        counts[slot] = 1;
-        break;
-      }
-      if (k === (h | 0)) {
-        const n = (counts[slot] as number) + 1;
-        counts[slot] = n;
-        if (n > most) most = n;
-        break;
-      }
-      slot = (slot + 1) & (size - 1);
-    }
-  }
-  return Math.min(most, 250) * target.length;
-}
-
 /**
  * The delta that turns `base` into `target`, packed: its inserted bytes are
  * zstd-compressed when that saves a tenth (a version that rewrote much of
- * its neighbour), otherwise stored as they are. `undefined` when making it
- * would cost too much (see {@link deltaCost}): such content is repetitive,
- * and compresses well whole.
+ * its neighbour), otherwise stored as they are.
  */
-export function encodeDelta(base: Uint8Array, target: Uint8Array): { codec: 'delta' | 'delta-zstd'; content: Uint8Array } | undefined {
+export function encodeDelta(base: Uint8Array, target: Uint8Array): { codec: 'delta' | 'delta-zstd'; content: Uint8Array } {
   const delta = makeDelta(base, target);
-  if (delta === undefined) return undefined;
   if (delta.byteLength >= COMPRESS_MIN) {
     const packed = zstdCompressSync(delta, ZSTD_LEVEL);
     if (packed.byteLength < delta.byteLength * 0.9) return { codec: 'delta-zstd', content: packed };
@@ -183,50 +133,120 @@ class DeltaWriter {
 
 /**
  * A Fossil-format delta from `base` to `target`. The common head and tail
- * are found first with native comparisons and become two copy commands; only
- * the part between goes to `fossil-delta`, whose encoder runs in
- * JavaScript — so a one-line edit of a 200 KB file costs tens of
- * microseconds, not half a millisecond. `undefined` when the part between
- * would make the encoder too slow (see {@link deltaCost}).
+ * are found first with native comparisons and become two copy commands; the
+ * part between is encoded by {@link encodeRange}.
  */
-export function makeDelta(base: Uint8Array, target: Uint8Array): Uint8Array | undefined {
+export function makeDelta(base: Uint8Array, target: Uint8Array): Uint8Array {
   const a = Buffer.from(base.buffer, base.byteOffset, base.byteLength);
   const b = Buffer.from(target.buffer, target.byteOffset, target.byteLength);
   const head = commonPrefix(a, b);
   const tail = commonSuffix(a, b, Math.min(a.length, b.length) - head);
-  const midBase = base.subarray(head, base.length - tail);
-  const midTarget = target.subarray(head, target.length - tail);
-  // At most 250 tries a position: below this size the encoder is fast whatever the content.
-  if (midTarget.length * 250 > MAX_DELTA_WORK && deltaCost(midBase, midTarget) > MAX_DELTA_WORK) return undefined;
   const out = new DeltaWriter();
   out.int(target.length, 0x0a);
   if (head > 0) out.copy(head, 0);
-  if (midTarget.length > 0 && midBase.length === 0) out.insert(midTarget);
-  else if (midTarget.length > 0) reemit(fossilCreate(midBase, midTarget), head, out);
+  encodeRange(a.subarray(head, a.length - tail), b.subarray(head, b.length - tail), head, out);
   if (tail > 0) out.copy(tail, base.length - tail);
   return out.done();
 }
 
-/** Writes the commands of `delta` (made against a slice of the base starting at `shift`) to `out`, its copies moved by `shift`. */
-function reemit(delta: Uint8Array, shift: number, out: DeltaWriter): void {
-  const r = new DeltaReader(delta);
-  r.int();
-  r.expect(0x0a);
+// The base is indexed in blocks of this many bytes, and the target scanned with a window as wide.
+const BLOCK = 16;
+// Base blocks remembered per hash bucket: a base made of one repeated block (a run of zeros) keeps only this many.
+const BUCKET_MAX = 64;
+// A match this long is taken without trying the bucket's other blocks.
+const GOOD_MATCH = 4096;
+
+/** How far `src` from `s` and `tgt` from `t` agree. */
+function matchLength(src: Buffer, s: number, tgt: Buffer, t: number): number {
+  const max = Math.min(src.length - s, tgt.length - t);
+  let n = 0;
+  // Most candidates fail within a few bytes (a hash collision): check those in JavaScript, the rest by memcmp.
+  while (n < max && n < 32 && src[s + n] === tgt[t + n]) n++;
+  if (n < 32) return n;
+  while (n + 1024 <= max && src.subarray(s + n, s + n + 1024).equals(tgt.subarray(t + n, t + n + 1024))) n += 1024;
+  while (n < max && src[s + n] === tgt[t + n]) n++;
+  return n;
+}
+
+/**
+ * Encodes `tgt` against `src` (which starts at `shift` in the whole base) as
+ * copies and inserts, the way git's and Fossil's delta encoders do: every
+ * 16-byte block of `src` is indexed by a rolling hash, the target is
+ * scanned a byte at a time, and each hit is extended forward (and backward
+ * into the bytes not yet copied). Unlike `fossil-delta`'s encoder, which
+ * tries up to 250 blocks a position and extends each as far as it goes —
+ * quadratic on a base with long repeated runs, where it took seconds — the
+ * work is bounded: at most {@link BUCKET_MAX} blocks a bucket, and the first
+ * match of {@link GOOD_MATCH} bytes is taken.
+ */
+function encodeRange(src: Buffer, tgt: Buffer, shift: number, out: DeltaWriter): void {
+  const blocks = Math.floor(src.length / BLOCK);
+  if (tgt.length < BLOCK || blocks === 0) {
+    if (tgt.length > 0) out.insert(tgt);
+    return;
+  }
+  const bits = Math.max(4, Math.ceil(Math.log2(blocks)));
+  const headOf = new Int32Array(1 << bits).fill(-1);
+  const counts = new Uint8Array(1 << bits);
+  const next = new Int32Array(blocks);
+  const bucket = (a: number, b: number) => Math.imul((b << 16) ^ a, 0x9e3779b1) >>> (32 - bits);
+  for (let k = 0; k < blocks; k++) {
+    let a = 0;
+    let b = 0;
+    for (let j = 0; j < BLOCK; j++) {
+      const x = src[k * BLOCK + j] as number;
+      a += x;
+      b += (BLOCK - j) * x;
+    }
+    const slot = bucket(a, b);
+    if ((counts[slot] as number) >= BUCKET_MAX) continue;
+    counts[slot] = (counts[slot] as number) + 1;
+    next[k] = headOf[slot] as number;
+    headOf[slot] = k;
+  }
+  let i = 0;
+  let lit = 0;
+  let a = 0;
+  let b = 0;
+  const init = () => {
+    a = 0;
+    b = 0;
+    for (let j = 0; j < BLOCK; j++) {
+      const x = tgt[i + j] as number;
+      a += x;
+      b += (BLOCK - j) * x;
+    }
+  };
+  init();
   for (;;) {
-    const n = r.int();
-    const op = r.op();
-    if (op === 0x40) {
-      const from = r.int();
-      r.expect(0x2c);
-      out.copy(n, from + shift);
-    } else if (op === 0x3a) {
-      out.insert(r.take(n));
-    } else if (op === 0x3b) {
-      return;
+    let best = 0;
+    let bestAt = 0;
+    for (let k = headOf[bucket(a, b)] as number; k >= 0; k = next[k] as number) {
+      const n = matchLength(src, k * BLOCK, tgt, i);
+      if (n > best) {
+        best = n;
+        bestAt = k * BLOCK;
+        if (n >= GOOD_MATCH) break;
+      }
+    }
+    if (best >= BLOCK) {
+      let back = 0;
+      while (i - back > lit && bestAt - back > 0 && tgt[i - back - 1] === src[bestAt - back - 1]) back++;
+      if (i - back > lit) out.insert(tgt.subarray(lit, i - back));
+      out.copy(best + back, bestAt - back + shift);
+      i += best;
+      lit = i;
+      if (i + BLOCK > tgt.length) break;
+      init();
     } else {
-      throw new Error('delta: unknown command');
+      if (i + BLOCK >= tgt.length) break;
+      const old = tgt[i] as number;
+      a += (tgt[i + BLOCK] as number) - old;
+      b += a - BLOCK * old;
+      i++;
     }
   }
+  if (lit < tgt.length) out.insert(tgt.subarray(lit));
 }
 
 /** The plain Fossil delta inside a packed one. */
