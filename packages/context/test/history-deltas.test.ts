@@ -111,11 +111,18 @@ describe('version store as deltas', () => {
     const versions = new VersionStore(StateStore.open());
     const lines = Array.from({ length: 2000 }, (_, i) => `line ${i} of a file edited many times`);
     const shas: string[] = [];
+    const texts: string[] = [];
     for (let v = 0; v < 2 * MAX_CHAIN + 10; v++) {
       lines[(v * 31) % lines.length] = `edit ${v}`;
-      const sha = versions.putBlob(enc.encode(lines.join('\n')));
+      texts.push(lines.join('\n'));
+      const sha = versions.putBlob(enc.encode(texts[v] as string));
       versions.append({ path: 'a.txt', sha256: sha, size: 0, op: 'write', author: 'user' });
       shas.push(sha);
+    }
+    // Each rebuilt from its whole version through the full chain (up to MAX_CHAIN deltas composed).
+    for (const [v, sha] of shas.entries()) {
+      versions.blobs.clearCache();
+      expect(new TextDecoder().decode(versions.getBlob(sha)), `version ${v}`).toBe(texts[v]);
     }
     const depths = shas.map((s) => versions.blobs.encoding(s)?.depth);
     expect(Math.max(...(depths as number[]))).toBe(MAX_CHAIN);

@@ -28,7 +28,7 @@
 import { createHash } from 'node:crypto';
 import type { StatementSync } from 'node:sqlite';
 import { fsError } from '@ctxfs/core';
-import { applyDelta, type BlobCodec, decodeDelta, decodeWhole, deltaTargetSize, encodeDelta, encodeWhole, isDeltaCodec, unpackDelta } from './delta.ts';
+import { type BlobCodec, decodeDelta, decodeWhole, encodeDelta, encodeWhole, isDeltaCodec, Pieces, unpackDelta } from './delta.ts';
 
 /** Most deltas between a stored version and a whole one. */
 export const MAX_CHAIN = 64;
@@ -245,10 +245,9 @@ export class BlobStore {
       bytes = this.#cache.get(at);
     }
     try {
-      // Intermediate versions go to two scratch buffers in turn; only the last is allocated for the caller.
-      const largest = deltas.reduce((n, d) => Math.max(n, deltaTargetSize(d)), 0);
-      const scratch = deltas.length > 1 ? [Buffer.allocUnsafe(largest), Buffer.allocUnsafe(largest)] : [];
-      for (let i = deltas.length - 1; i >= 0; i--) bytes = applyDelta(bytes, deltas[i] as Uint8Array, i === 0 ? undefined : scratch[i % 2]);
+      let pieces = Pieces.of(bytes);
+      for (let i = deltas.length - 1; i >= 0; i--) pieces = pieces.apply(deltas[i] as Uint8Array);
+      if (deltas.length > 0) bytes = pieces.toBytes();
     } catch (err) {
       throw this.#damaged(sha256, (err as Error).message);
     }

@@ -259,14 +259,6 @@ export function decodeDelta(codec: 'delta' | 'delta-zstd', content: Uint8Array, 
   return applyDelta(base, unpackDelta(codec, content));
 }
 
-/** The size of the version a Fossil-format delta makes. */
-export function deltaTargetSize(delta: Uint8Array): number {
-  const r = new DeltaReader(delta);
-  const size = r.int();
-  r.expect(0x0a);
-  return size;
-}
-
 /** Reads the integers, commands and bytes of a Fossil-format delta; every read is bounds-checked. */
 class DeltaReader {
   readonly #d: Uint8Array;
@@ -311,36 +303,110 @@ class DeltaReader {
 
 /**
  * Applies a Fossil-format delta to `base`. Every command is bounds-checked;
- * a malformed delta throws instead of producing wrong bytes. With `scratch`
- * (at least the target's size, and not `base`'s memory) the result is a
- * view of it, so a chain of deltas reuses two buffers instead of allocating
- * a whole version per step.
+ * a malformed delta throws instead of producing wrong bytes.
  */
-export function applyDelta(base: Uint8Array, delta: Uint8Array, scratch?: Uint8Array): Uint8Array {
-  const r = new DeltaReader(delta);
-  const size = r.int();
-  r.expect(0x0a);
-  const out = scratch !== undefined && scratch.byteLength >= size ? scratch.subarray(0, size) : new Uint8Array(size);
-  let at = 0;
-  while (r.more) {
-    const n = r.int();
-    const op = r.op();
-    if (op === 0x40 /* @ copy */) {
-      const from = r.int();
-      r.expect(0x2c);
-      if (from + n > base.length || at + n > size) throw new Error('delta: copy out of range');
-      out.set(base.subarray(from, from + n), at);
-      at += n;
-    } else if (op === 0x3a /* : insert */) {
-      if (at + n > size) throw new Error('delta: insert out of range');
-      out.set(r.take(n), at);
-      at += n;
-    } else if (op === 0x3b /* ; end, with Fossil's checksum (the caller checks the SHA-256 instead) */) {
-      if (at !== size) throw new Error('delta: output size mismatch');
-      return out;
-    } else {
-      throw new Error('delta: unknown command');
+export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
+  return Pieces.of(base).apply(delta).toBytes();
+}
+
+/**
+ * A version as pieces of other buffers (the base and the deltas' inserted
+ * bytes). A chain of deltas is applied piece list to piece list, and the
+ * bytes are copied once at the end: a rebuild costs one copy of the version
+ * and work in proportion to the deltas' commands, not one copy of the whole
+ * version per delta.
+ *
+ * @example
+ * ```ts
+ * const v3 = Pieces.of(v1).apply(delta12).apply(delta23).toBytes();
+ * ```
+ */
+export class Pieces {
+  readonly #bufs: Uint8Array[] = [];
+  readonly #offs: number[] = [];
+  readonly #lens: number[] = [];
+  // Where each piece starts in the version.
+  readonly #starts: number[] = [];
+  #length = 0;
+
+  /** The version `bytes`, as one piece. */
+  static of(bytes: Uint8Array): Pieces {
+    const p = new Pieces();
+    p.#push(bytes, 0, bytes.byteLength);
+    return p;
+  }
+
+  get length(): number {
+    return this.#length;
+  }
+
+  #push(buf: Uint8Array, off: number, len: number): void {
+    if (len === 0) return;
+    this.#bufs.push(buf);
+    this.#offs.push(off);
+    this.#lens.push(len);
+    this.#starts.push(this.#length);
+    this.#length += len;
+  }
+
+  /** The version `delta` makes of this one. */
+  apply(delta: Uint8Array): Pieces {
+    const r = new DeltaReader(delta);
+    const size = r.int();
+    r.expect(0x0a);
+    const out = new Pieces();
+    while (r.more) {
+      const n = r.int();
+      const op = r.op();
+      if (op === 0x40 /* @ copy */) {
+        const from = r.int();
+        r.expect(0x2c);
+        if (from + n > this.#length || out.#length + n > size) throw new Error('delta: copy out of range');
+        this.#copyTo(out, from, n);
+      } else if (op === 0x3a /* : insert */) {
+        if (out.#length + n > size) throw new Error('delta: insert out of range');
+        const start = r.pos;
+        r.take(n);
+        out.#push(delta, start, n);
+      } else if (op === 0x3b /* ; end, with Fossil's checksum (the caller checks the SHA-256 instead) */) {
+        if (out.#length !== size) throw new Error('delta: output size mismatch');
+        return out;
+      } else {
+        throw new Error('delta: unknown command');
+      }
+    }
+    throw new Error('delta: unterminated');
+  }
+
+  #copyTo(out: Pieces, from: number, n: number): void {
+    // The piece holding `from`, by binary search over the starts.
+    let lo = 0;
+    let hi = this.#starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((this.#starts[mid] as number) <= from) lo = mid;
+      else hi = mid - 1;
+    }
+    let k = lo;
+    let at = from;
+    let left = n;
+    while (left > 0) {
+      const skip = at - (this.#starts[k] as number);
+      const take = Math.min(left, (this.#lens[k] as number) - skip);
+      out.#push(this.#bufs[k] as Uint8Array, (this.#offs[k] as number) + skip, take);
+      at += take;
+      left -= take;
+      k++;
     }
   }
-  throw new Error('delta: unterminated');
+
+  /** The version's bytes, copied into one new buffer. */
+  toBytes(): Uint8Array {
+    const out = new Uint8Array(this.#length);
+    for (let k = 0; k < this.#bufs.length; k++) {
+      const off = this.#offs[k] as number;
+      out.set((this.#bufs[k] as Uint8Array).subarray(off, off + (this.#lens[k] as number)), this.#starts[k] as number);
+    }
+    return out;
+  }
 }
