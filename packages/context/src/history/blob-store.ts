@@ -13,10 +13,13 @@
  * Bounded rebuilds: a blob records its `depth`, the deltas between it and a
  * whole blob. A new version is stored whole (a snapshot) when its
  * neighbour's depth leaves no room: at most {@link MAX_CHAIN} deltas, and
- * fewer for large files so that a rebuild copies at most
- * {@link REBUILD_BYTES} (a 1 MiB file gets a snapshot every 16 versions).
- * A delta larger than a quarter of its version is not kept either: a version
- * entirely unlike its neighbour is stored whole.
+ * fewer for large files, at most {@link REBUILD_BYTES} divided by the size
+ * (a 1 MiB file gets a snapshot every 17 versions): a rebuild reads, unpacks
+ * and composes every delta of the chain, and a large file's deltas are
+ * larger. The chain is composed as lists of pieces and the version copied
+ * out once ({@link Pieces}), so a step costs the delta's commands, not a
+ * copy of the file. A delta larger than a quarter of its version is not
+ * kept either: a version entirely unlike its neighbour is stored whole.
  *
  * Every delta is checked when made (applied and compared) and every rebuilt
  * version against its hash, so a defect here shows as an error, never as
@@ -32,7 +35,7 @@ import { type BlobCodec, decodeDelta, decodeWhole, encodeDelta, encodeWhole, isD
 
 /** Most deltas between a stored version and a whole one. */
 export const MAX_CHAIN = 64;
-/** Most bytes a rebuild produces along its chain (the chain is shorter for large files). */
+/** A file's chain holds at most this many bytes of versions (the chain is shorter for large files). */
 export const REBUILD_BYTES = 16 * 1024 * 1024;
 // Larger versions are stored whole: making a delta holds both in memory twice over.
 const DELTA_MAX_BYTES = 16 * 1024 * 1024;
