@@ -168,7 +168,7 @@ interface Env {
   readonly wholeFile: number;
   readonly git: { pack: number; blobs: number; ms: number };
   readonly real: Replay;
-  /** Migration 8 of a copy of the schema-7 store: time, and content bytes after. */
+  /** Migration 9 (history as deltas) of a copy of the schema-7 store: time, and content bytes after. */
   readonly migration: { readonly ms: number; readonly bytes: number };
 }
 
@@ -245,7 +245,7 @@ export default defineSuite<Env>({
         baselineName: 'schema 7 (whole, deflated)',
         batch: 1,
         target: { maxRatio: 1.0 },
-        note: `1,000 versions stored: ${mib(env.delta.storedBytes())} content, ${mib(env.deltaFile)} SQLite file (goal < 2 MiB); schema 7: ${mib(env.whole.statement('SELECT SUM(LENGTH(content)) AS n FROM blobs').get()?.n as number)} content, ${mib(env.wholeFile)} file; git gc --aggressive of the same 1,000 commits: ${mib(env.git.pack)} pack, ${mib(env.git.blobs)} of it blobs (${(env.git.ms / 1000).toFixed(1)} s); migration 8 of the schema-7 store: ${(env.migration.ms / 1000).toFixed(1)} s, to ${mib(env.migration.bytes)}, every version checked`,
+        note: `1,000 versions stored: ${mib(env.delta.storedBytes())} content, ${mib(env.deltaFile)} SQLite file (goal < 2 MiB); schema 7: ${mib(env.whole.statement('SELECT SUM(LENGTH(content)) AS n FROM blobs').get()?.n as number)} content, ${mib(env.wholeFile)} file; git gc --aggressive of the same 1,000 commits: ${mib(env.git.pack)} pack, ${mib(env.git.blobs)} of it blobs (${(env.git.ms / 1000).toFixed(1)} s); migrations 8–9 of the schema-7 store: ${(env.migration.ms / 1000).toFixed(1)} s, to ${mib(env.migration.bytes)}, every version checked`,
       },
       single({
         kind: 'single',

@@ -229,6 +229,14 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 8,
     description:
+      'journal owners: an intent names the process that wrote it (host, pid, a token of its journal), so recovery settles only the changes of processes that are gone, never one another process is still making',
+    sql: `
+      ALTER TABLE edit_journal ADD COLUMN owner TEXT;
+    `,
+  },
+  {
+    version: 9,
+    description:
       'history as deltas: a blob may be a delta against another (its base) with the number of deltas down to a whole blob (its depth); existing versions are re-stored as deltas against their predecessors',
     sql: `
       ALTER TABLE blobs ADD COLUMN base TEXT;
@@ -240,7 +248,7 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /**
- * Migration 8's data step: each file's versions, oldest first, are re-stored
+ * Migration 9's data step: each file's versions, oldest first, are re-stored
  * as deltas against the version before them (chains bounded as for new
  * versions); the whole blobs left, deflated before, are packed with zstd.
  */

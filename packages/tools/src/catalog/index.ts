@@ -6,6 +6,7 @@
  */
 
 import type { AnyToolDefinition } from '../definition.ts';
+import { bufferDiff, closeFile, fileStatus, openFile, reloadFile, saveFile } from './buffers.ts';
 import { applyPatch, createFile, deleteFile, editLines, renameFile, replace, writeFile } from './editing.ts';
 import { checkConflicts, getDiff, getFileHistory, rollback, undo } from './history.ts';
 import { getExcerpt, getFileMetadata, getOutline, getRelatedFiles, getSymbol, projectOverview, readFile, readLines, summarizeFile } from './reading.ts';
@@ -38,6 +39,12 @@ export const TOOLS: readonly AnyToolDefinition[] = [
   rollback,
   undo,
   checkConflicts,
+  openFile,
+  fileStatus,
+  bufferDiff,
+  reloadFile,
+  saveFile,
+  closeFile,
 ];
 
 /** Tools that only read: the set for a read-only session. */
@@ -45,10 +52,13 @@ export const READ_TOOLS: readonly AnyToolDefinition[] = TOOLS.filter((t) => t.an
 
 export {
   applyPatch,
+  bufferDiff,
   checkConflicts,
+  closeFile,
   createFile,
   deleteFile,
   editLines,
+  fileStatus,
   findSymbol,
   getDiff,
   getExcerpt,
@@ -60,12 +70,15 @@ export {
   glob,
   grep,
   listFiles,
+  openFile,
   projectOverview,
   readFile,
   readLines,
+  reloadFile,
   renameFile,
   replace,
   rollback,
+  saveFile,
   summarizeFile,
   undo,
   writeFile,
