@@ -63,6 +63,8 @@ export { type EditOptions, FileEditor, type PlannedFile, type Transform, type Tr
 export { decodeFile, encodeLike, type FileText, loadFileText } from './edits/file-text.ts';
 export { type CrashHook, EditJournal, type JournalEntry, type PendingChange, type RecoveryReport } from './edits/journal.ts';
 export { EditOperations, type RenameCallOptions, type ReplaceCallOptions } from './edits/operations.ts';
+export { type BlobDatabase, BlobStore, MAX_CHAIN, maxDepth, REBUILD_BYTES } from './history/blob-store.ts';
+export type { BlobCodec } from './history/delta.ts';
 export {
   getDiff,
   getFileHistory,

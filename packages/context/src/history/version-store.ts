@@ -1,6 +1,7 @@
 /**
- * Version storage: file contents kept once by SHA-256 (deflated when that
- * saves space), and per-file version rows that point at them. A version is
+ * Version storage: file contents kept once by SHA-256 (as deltas against
+ * their neighbours, see {@link BlobStore}), and per-file version rows that
+ * point at them. A version is
  * a state of one path — its content hash, or `undefined` for "deleted" —
  * with who made it and why. Retention drops the oldest versions beyond a
  * count per file and a byte budget overall, never a file's latest version.
@@ -8,10 +9,11 @@
  * @module
  */
 
-import { createHash } from 'node:crypto';
 import type { SQLInputValue } from 'node:sqlite';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { StateStore } from '../state/store.ts';
+import { BlobStore, sha256Hex } from './blob-store.ts';
+
+export { sha256Hex };
 
 /** How a version came to be. */
 export type VersionOp =
@@ -98,25 +100,6 @@ function fromRow(r: HistoryRow): FileVersion {
   };
 }
 
-const HASHES = new WeakMap<Uint8Array, string>();
-
-/**
- * Hex SHA-256 of bytes: the version id everywhere in ctxfs. Remembered per
- * buffer, since one edit asks for the hash of the same bytes several times
- * (callers never mutate a buffer after hashing it).
- */
-export function sha256Hex(bytes: Uint8Array): string {
-  let h = HASHES.get(bytes);
-  if (h === undefined) {
-    h = createHash('sha256').update(bytes).digest('hex');
-    HASHES.set(bytes, h);
-  }
-  return h;
-}
-
-// Below this, deflate's header costs more than it saves.
-const COMPRESS_MIN = 512;
-
 /**
  * The content-addressed store and the version table.
  *
@@ -130,38 +113,32 @@ const COMPRESS_MIN = 512;
  */
 export class VersionStore {
   readonly store: StateStore;
+  /** The contents, delta-encoded. */
+  readonly blobs: BlobStore;
 
   constructor(store: StateStore) {
     this.store = store;
+    this.blobs = new BlobStore(store);
   }
 
-  /** Stores `bytes` once (by hash) and returns the hash. */
-  putBlob(bytes: Uint8Array, sha256: string = sha256Hex(bytes)): string {
-    if (this.hasBlob(sha256)) return sha256;
-    let codec = 'raw';
-    let content: Uint8Array = bytes;
-    if (bytes.byteLength >= COMPRESS_MIN) {
-      const packed = deflateRawSync(bytes, { level: 1 });
-      if (packed.byteLength < bytes.byteLength * 0.9) {
-        codec = 'deflate';
-        content = packed;
-      }
-    }
-    this.store
-      .statement('INSERT OR IGNORE INTO blobs (sha256, size, codec, content, stored_ms) VALUES (?, ?, ?, ?, ?)')
-      .run(sha256, bytes.byteLength, codec, content, Date.now());
-    return sha256;
+  /**
+   * Stores `bytes` once (by hash) and returns the hash. `options.near` names
+   * the stored version the bytes most likely resemble (the one they
+   * replace), so they are kept as a delta against it; without it the blob
+   * stored or read last is tried, and {@link append} retries against the
+   * file's previous version.
+   */
+  putBlob(bytes: Uint8Array, sha256: string = sha256Hex(bytes), options: { near?: string | undefined } = {}): string {
+    return this.blobs.put(bytes, sha256, options.near);
   }
 
   hasBlob(sha256: string): boolean {
-    return this.store.statement('SELECT 1 AS x FROM blobs WHERE sha256 = ?').get(sha256) !== undefined;
+    return this.blobs.has(sha256);
   }
 
   /** The stored bytes of `sha256`, or `undefined` when never stored or pruned. */
   getBlob(sha256: string): Uint8Array | undefined {
-    const row = this.store.statement('SELECT codec, content FROM blobs WHERE sha256 = ?').get(sha256) as { codec: string; content: Uint8Array } | undefined;
-    if (!row) return undefined;
-    return row.codec === 'deflate' ? new Uint8Array(inflateRawSync(row.content)) : row.content;
+    return this.blobs.get(sha256);
   }
 
   /** Appends a version of `entry.path` and returns it. */
@@ -181,6 +158,13 @@ export class VersionStore {
     const last = this.store.statement('SELECT MAX(seq) AS seq FROM history WHERE path = ?').get(entry.path) as { seq: number | null };
     const seq = Number(last.seq ?? 0) + 1;
     const now = Date.now();
+    if (entry.sha256 !== undefined) {
+      // Now that the blob's predecessor is known, keep it as a delta against it if it was stored whole.
+      const prev = this.store.statement('SELECT sha256 FROM history WHERE path = ? AND sha256 IS NOT NULL ORDER BY seq DESC LIMIT 1').get(entry.path) as
+        | { sha256: string }
+        | undefined;
+      if (prev !== undefined && prev.sha256 !== entry.sha256) this.blobs.deltify(entry.sha256, prev.sha256);
+    }
     this.store
       .statement(
         'INSERT INTO history (path, seq, sha256, size, op, author, message, change_id, related_path, undo_of, created_ms, session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -256,10 +240,9 @@ export class VersionStore {
     return Number(row.n);
   }
 
-  /** Bytes of stored content (compressed size). */
+  /** Bytes of stored content (compressed and delta-encoded size). */
   storedBytes(): number {
-    const row = this.store.statement('SELECT COALESCE(SUM(LENGTH(content)), 0) AS n FROM blobs').get() as { n: number };
-    return Number(row.n);
+    return this.blobs.storedBytes();
   }
 
   /**
@@ -308,20 +291,20 @@ export class VersionStore {
         if (e.after) pinned.add(e.after);
       }
     }
+    // Deepest first: a delta goes before its base, so dropping the old part of a chain stores one version whole, not each in turn.
     const orphans = this.store
-      .statement('SELECT sha256, LENGTH(content) AS n FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM history WHERE sha256 IS NOT NULL)')
+      .statement('SELECT sha256 FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM history WHERE sha256 IS NOT NULL) ORDER BY depth DESC')
       .all() as Array<{
       sha256: string;
-      n: number;
     }>;
     let blobsRemoved = 0;
-    let bytesFreed = 0;
+    const before = this.storedBytes();
     for (const o of orphans) {
       if (pinned.has(o.sha256)) continue;
-      this.store.statement('DELETE FROM blobs WHERE sha256 = ?').run(o.sha256);
+      // Versions stored as deltas against it are stored whole first, so freed bytes are counted net.
+      this.blobs.remove(o.sha256);
       blobsRemoved++;
-      bytesFreed += Number(o.n);
     }
-    return { blobsRemoved, bytesFreed };
+    return { blobsRemoved, bytesFreed: blobsRemoved === 0 ? 0 : Math.max(0, before - this.storedBytes()) };
   }
 }

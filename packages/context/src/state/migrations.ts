@@ -6,11 +6,16 @@
  * @module
  */
 
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { BlobStore } from '../history/blob-store.ts';
+
 /** One schema step. `version` starts at 1 and increases by one. */
 export interface Migration {
   readonly version: number;
   readonly description: string;
   readonly sql: string;
+  /** Converts data the SQL alone cannot, after `sql`, in the same transaction. */
+  readonly run?: (db: DatabaseSync) => void;
 }
 
 /** Every migration, in order. The store's `user_version` is the last applied. */
@@ -229,4 +234,48 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE edit_journal ADD COLUMN owner TEXT;
     `,
   },
+  {
+    version: 9,
+    description:
+      'history as deltas: a blob may be a delta against another (its base) with the number of deltas down to a whole blob (its depth); existing versions are re-stored as deltas against their predecessors',
+    sql: `
+      ALTER TABLE blobs ADD COLUMN base TEXT;
+      ALTER TABLE blobs ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX blobs_base ON blobs (base) WHERE base IS NOT NULL;
+    `,
+    run: deltifyHistory,
+  },
 ];
+
+/**
+ * Migration 9's data step: each file's versions, oldest first, are re-stored
+ * as deltas against the version before them (chains bounded as for new
+ * versions); the whole blobs left, deflated before, are packed with zstd.
+ */
+function deltifyHistory(db: DatabaseSync): void {
+  const statements = new Map<string, StatementSync>();
+  const blobs = new BlobStore({
+    statement(sql) {
+      const known = statements.get(sql);
+      if (known !== undefined) return known;
+      const st = db.prepare(sql);
+      statements.set(sql, st);
+      return st;
+    },
+    // The migration runs inside the store's own transaction.
+    transaction: (fn) => fn(),
+  });
+  const rows = db.prepare('SELECT path, sha256 FROM history WHERE sha256 IS NOT NULL ORDER BY path, seq').iterate() as Iterable<{
+    path: string;
+    sha256: string;
+  }>;
+  let path: string | undefined;
+  let prev: string | undefined;
+  for (const r of rows) {
+    if (r.path === path && prev !== undefined && prev !== r.sha256) blobs.deltify(r.sha256, prev);
+    path = r.path;
+    prev = r.sha256;
+  }
+  const deflated = db.prepare("SELECT sha256 FROM blobs WHERE codec = 'deflate'").all() as Array<{ sha256: string }>;
+  for (const b of deflated) blobs.recompress(b.sha256);
+}

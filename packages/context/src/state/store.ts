@@ -115,6 +115,7 @@ export class StateStore {
         if (m.version <= current) continue;
         if (m.version !== current + 1) throw new Error(`migration ${m.version} follows ${current}`);
         this.db.exec(m.sql);
+        m.run?.(this.db);
         this.db.exec(`PRAGMA user_version = ${m.version}`);
         current = m.version;
       }
