@@ -394,7 +394,8 @@ const TABLES: Readonly<Record<string, string>> = {
   sessions: 'One row a session: its profile and the tokens served so far (the session budget).',
   session_reads: "What each agent of a session was served: path, content hash, lines, tokens. An edit's default base version is its agent's last read here.",
   audit: 'One row a call (see the audit record above).',
-  blobs: 'File contents by SHA-256, each stored once: whole (zstd) every 65th version of a file and where a version is unlike its neighbour, else as a delta against the version before it (`base`, `depth` deltas from the nearest whole one); what diffs, undo, rollback and merges read.',
+  blobs:
+    'File contents by SHA-256, each stored once: whole (zstd) every 65th version of a file and where a version is unlike its neighbour, else as a delta against the version before it (`base`, `depth` deltas from the nearest whole one); what diffs, undo, rollback and merges read.',
   history: 'The edit history: one row a version of a file, with the change that made it.',
   edit_journal: 'Changes under way (write-ahead): a change interrupted by a crash is finished or rolled back on the next open.',
   symbol_files: 'The symbol index behind `find_symbol`: which content of each code file is indexed.',
