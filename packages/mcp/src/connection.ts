@@ -52,6 +52,11 @@ export function fileUri(path: string): string {
   return `${FILE_PREFIX}${path.split('/').map(encodeURIComponent).join('/')}`;
 }
 
+/** The workspace path a file's resource URI names, or undefined for another URI. */
+export function filePathOf(uri: string): string | undefined {
+  return uri.startsWith(FILE_PREFIX) ? uri.slice(FILE_PREFIX.length).split('/').map(decodeURIComponent).join('/') : undefined;
+}
+
 /** The tool call being run, in the code it runs: an approval it needs is asked with it. */
 const runningCall = new AsyncLocalStorage<RequestId>();
 
@@ -191,7 +196,7 @@ export function createConnection(workspace: McpWorkspace): Server {
 
   server.onclose = () => {
     if (toolset !== undefined) workspace.approver.unroute(toolset.session.sessionContext.id);
-    for (const uri of subscriptions) workspace.subscribers.get(uri)?.delete(notify);
+    for (const uri of subscriptions) workspace.unsubscribe(uri, notify);
   };
 
   // Answered from the committed list (generated from the definitions, held equal by a test): the tool set need not have loaded.
@@ -260,7 +265,7 @@ export function createConnection(workspace: McpWorkspace): Server {
       if (!allowed.ok) throw new McpError(ErrorCode.InvalidRequest, allowed.message);
       result = await set.run('project_overview', {});
     } else if (uri.startsWith(FILE_PREFIX)) {
-      const path = uri.slice(FILE_PREFIX.length).split('/').map(decodeURIComponent).join('/');
+      const path = filePathOf(uri) as string;
       const allowed = await withinRoots(scope, 'read_file', { path });
       if (!allowed.ok) throw new McpError(ErrorCode.InvalidRequest, allowed.message);
       result = await set.run('read_file', { path });
@@ -274,15 +279,13 @@ export function createConnection(workspace: McpWorkspace): Server {
   server.setRequestHandler(SubscribeRequestSchema, (request) => {
     const { uri } = request.params;
     subscriptions.add(uri);
-    const set = workspace.subscribers.get(uri) ?? new Set();
-    workspace.subscribers.set(uri, set);
-    set.add(notify);
+    workspace.subscribe(uri, notify);
     return {};
   });
 
   server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
     subscriptions.delete(request.params.uri);
-    workspace.subscribers.get(request.params.uri)?.delete(notify);
+    workspace.unsubscribe(request.params.uri, notify);
     return {};
   });
 

@@ -8,10 +8,12 @@
  * @module
  */
 
+import { createHash } from 'node:crypto';
 import type { Approver, ContextLayer, PolicyConfig, ProfileInput, ScanProgress, ScanResult } from '@ctxfs/context';
-import type { Filesystem } from '@ctxfs/core';
+import type { Filesystem, Watcher } from '@ctxfs/core';
 import { type BackendSpec, describeBackend, openBackend } from './backend.ts';
 import { loadMcpConfig } from './config-file.ts';
+import { filePathOf } from './connection.ts';
 import { RoutingApprover } from './elicitation.ts';
 import { profileFor } from './profiles.ts';
 
@@ -61,6 +63,12 @@ export class McpWorkspace {
   readonly approver: RoutingApprover;
   /** Connections subscribed to each resource URI. */
   readonly subscribers = new Map<string, Set<(uri: string) => void>>();
+  /** A watch of each subscribed file, where the backend can watch (settles undefined where it cannot). */
+  readonly #watches = new Map<string, Promise<Watcher | undefined>>();
+  /** A watched file's content hash when its subscribers were last told (null: absent). */
+  readonly #told = new Map<string, string | null>();
+  /** Per watched file, the notification being decided: one at a time, in order. */
+  readonly #deciding = new Map<string, Promise<void>>();
   readonly #listeners = new Set<Listener>();
   readonly #ready: Promise<ContextLayer>;
   #go: (() => void) | undefined;
@@ -194,14 +202,99 @@ export class McpWorkspace {
     });
   }
 
-  /** Tells every subscriber of `uri` that it changed. */
-  notifyChanged(uri: string): void {
-    for (const notify of this.subscribers.get(uri) ?? []) notify(uri);
+  /**
+   * Adds a subscriber of `uri`. A file's first subscriber starts a watch of
+   * it where the backend can watch, so a change made outside ctxfs (a person
+   * in an editor, a formatter) is notified too, not only ctxfs's own.
+   */
+  subscribe(uri: string, notify: (uri: string) => void): void {
+    const set = this.subscribers.get(uri) ?? new Set();
+    this.subscribers.set(uri, set);
+    set.add(notify);
+    const path = filePathOf(uri);
+    if (path !== undefined && !this.#watches.has(uri)) this.#watches.set(uri, this.#watch(uri, path));
+  }
+
+  /** Removes a subscriber; the file's watch stops with its last one. */
+  unsubscribe(uri: string, notify: (uri: string) => void): void {
+    const set = this.subscribers.get(uri);
+    set?.delete(notify);
+    if (set !== undefined && set.size > 0) return;
+    this.subscribers.delete(uri);
+    const watch = this.#watches.get(uri);
+    this.#watches.delete(uri);
+    this.#told.delete(uri);
+    this.#deciding.delete(uri);
+    void watch?.then((w) => w?.close());
+  }
+
+  async #watch(uri: string, path: string): Promise<Watcher | undefined> {
+    await this.#ready.catch(() => undefined);
+    const fs = this.#fs;
+    // Unsubscribed while the workspace was starting, or a backend that cannot watch: ctxfs's own changes are still notified.
+    if (fs === undefined || !fs.capabilities.watch || !this.#watches.has(uri)) return undefined;
+    let watcher: Watcher;
+    try {
+      watcher = fs.watch(path);
+    } catch {
+      return undefined;
+    }
+    this.#told.set(uri, await this.#hashOf(fs, path));
+    void (async () => {
+      try {
+        for await (const _ of watcher) this.notifyChanged(uri, 'disk');
+      } catch {
+        // The watch failed (the file's directory went away): changes made through ctxfs are still notified.
+      }
+    })();
+    return watcher;
+  }
+
+  /**
+   * Tells every subscriber of `uri` that it changed: after a change through
+   * ctxfs, or (`'disk'`) when the file's watch saw one. A watched file's
+   * subscribers are told once per content — the watch also sees the changes
+   * ctxfs makes, tens of milliseconds later, and those are not told twice.
+   */
+  notifyChanged(uri: string, seenBy: 'ctxfs' | 'disk' = 'ctxfs'): void {
+    const tell = (): void => {
+      for (const notify of this.subscribers.get(uri) ?? []) notify(uri);
+    };
+    const fs = this.#fs;
+    const path = filePathOf(uri);
+    if (!this.#watches.has(uri) || fs === undefined || path === undefined) {
+      tell();
+      return;
+    }
+    const decided = (this.#deciding.get(uri) ?? Promise.resolve()).then(async () => {
+      const hash = await this.#hashOf(fs, path);
+      if (seenBy === 'disk' && this.#told.has(uri) && this.#told.get(uri) === hash) return;
+      this.#told.set(uri, hash);
+      tell();
+    });
+    this.#deciding.set(
+      uri,
+      decided.catch(() => undefined),
+    );
+  }
+
+  async #hashOf(fs: Filesystem, path: string): Promise<string | null> {
+    try {
+      return createHash('sha256')
+        .update(await fs.readBytes(path))
+        .digest('hex');
+    } catch {
+      // Gone (or unreadable): "absent" is the content to compare.
+      return null;
+    }
   }
 
   /** Closes the context layer and the backend (after the start finished, whichever way). */
   async close(): Promise<void> {
     await this.#ready.catch(() => undefined);
+    const watches = [...this.#watches.values()];
+    this.#watches.clear();
+    await Promise.all(watches.map((w) => w.then((watcher) => watcher?.close())));
     this.#ctx?.close();
     await this.#fs?.close();
   }

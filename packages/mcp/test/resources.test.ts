@@ -2,11 +2,14 @@
  * Files as MCP resources, through real clients of one HTTP server: the
  * overview and the file template are listed and read, a path is completed
  * from what was typed, and a client subscribed to a file is told when a
- * tool call (its own or another client's) changes it — and only then.
+ * tool call (its own or another client's) changes it, or someone changes it
+ * on disk — once per change, and only then.
  *
  * @module
  */
 
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type ReadResourceResult, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Connected, call, type HttpServer, startHttp } from './support/server.ts';
@@ -110,6 +113,20 @@ describe('resources', () => {
     await reader.client.unsubscribeResource({ uri: 'ctxfs://files/src/util.ts' });
     await call(writer.client, 'replace', { path: 'src/util.ts', old_text: '=> s;', new_text: '=> s.trim();' });
     await call(writer.client, 'replace', { path: 'docs/release notes.md', old_text: '- second release', new_text: '- 2nd release' });
+    expect(await updates.next()).toBe('ctxfs://files/docs/release%20notes.md');
+  });
+
+  it('tells a subscriber of a change made on disk outside ctxfs, and of a ctxfs change only once', async () => {
+    await reader.client.subscribeResource({ uri: 'ctxfs://files/src/auth.ts' });
+    // The watch of the file starts with the subscription: give it the moment it takes to be ready.
+    await new Promise((r) => setTimeout(r, 500));
+    writeFileSync(join(ws.root, 'src', 'auth.ts'), 'export class AuthManager {}\n// edited in an editor\n');
+    expect(await updates.next()).toBe('ctxfs://files/src/auth.ts');
+    // A change through ctxfs is told once, though the watch sees it too; the next report is the next change's.
+    await call(writer.client, 'replace', { path: 'src/auth.ts', old_text: 'edited in an editor', new_text: 'edited by an agent' });
+    expect(await updates.next()).toBe('ctxfs://files/src/auth.ts');
+    await new Promise((r) => setTimeout(r, 1000));
+    await call(writer.client, 'replace', { path: 'docs/release notes.md', old_text: '- 2nd release', new_text: '- second release' });
     expect(await updates.next()).toBe('ctxfs://files/docs/release%20notes.md');
   });
 });
