@@ -31,6 +31,8 @@ export { type Document, DocumentLoader, type DocumentLoaderOptions } from './con
 export { LruCache } from './content/lru.ts';
 export {
   type ChangeFilter,
+  type CommandCallOptions,
+  type CommandOutcome,
   ContextLayer,
   type ContextOptions,
   ContextSession,
@@ -75,6 +77,7 @@ export { type ApplyHunksOptions, type ApplyResult, applyHunks, type HunkFailure 
 export { type FilePatch, type Hunk, type PatchLine, PatchParseError, parsePatch } from './patch/parse-patch.ts';
 export { applyLineEdit, type LineEdit, type Occurrence, replaceText } from './patch/text-edits.ts';
 export { MODEL_PROFILES, type ModelProfile, type ProfileInput, resolveProfile } from './profiles/model-profiles.ts';
+export { type ProgramChange, ProgramRun, type ProgramRunDeps } from './programs/program-run.ts';
 export { DEFAULT_ENTRYPOINTS, DEFAULT_SENSITIVE_PATTERNS, type FileTag, languageOf, tagsOf } from './registry/classify.ts';
 export {
   DEFAULT_IGNORE,
@@ -139,6 +142,7 @@ export {
   type VerifyReport,
   verifyChain,
 } from './safety/audit/verify-chain.ts';
+export { type CommandRules, type CommandRulesConfig, compileCommandRules, DEFAULT_COMMAND_TIMEOUT_MS, simpleCommands } from './safety/command-rules.ts';
 export { type BlockInfo, CONTENT_RULE, findInjectionAttempts, wrapContent } from './safety/delimiters.ts';
 export {
   DEFAULT_POLICY,

@@ -28,7 +28,7 @@ import type { SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/store.ts';
 import { type EditConflict, type EditResult, type FileChange, q, refusal, type StaleReader, shortHash } from './edit-result.ts';
 import { decodeFile, diskHash, encodeLike, type FileText, loadFileText } from './file-text.ts';
-import type { CrashHook, EditJournal, JournalEntry } from './journal.ts';
+import type { CrashHook, EditJournal, JournalEntry, PendingChange } from './journal.ts';
 
 /** Options every edit accepts. */
 export interface EditOptions extends ConflictOptions {
@@ -195,7 +195,7 @@ export class FileEditor {
    * content of a file (`initial`), or a change made behind ctxfs's back
    * (`external`, or a deletion).
    */
-  noteDisk(path: string, current: FileText | undefined): FileVersion | undefined {
+  noteDisk(path: string, current: Pick<FileText, 'bytes' | 'sha256'> | undefined): FileVersion | undefined {
     const latest = this.#versions.latest(path);
     const sha = current?.sha256;
     if (latest === undefined && current === undefined) return undefined;
@@ -473,16 +473,7 @@ export class FileEditor {
         );
       }
     }
-    // The call's audit record travels with the intent: written when the change is recorded, now or by recovery.
-    const pending = journal.begin({
-      op,
-      author,
-      message: options.message,
-      entries,
-      blobs,
-      sessionId: this.deps.session.id,
-      audit: currentCall()?.auditDraft(),
-    });
+    const pending = this.#begin(op, author, options.message, entries, blobs);
     const hook = this.deps.crashHook;
     await hook?.('after-intent', 0, primary);
     const done: JournalEntry[] = [];
@@ -601,7 +592,56 @@ export class FileEditor {
     };
   }
 
+  /**
+   * Records, as one change, files a program (a script, a command) already
+   * changed on disk: each file's content before the program touched it and
+   * after it finished. History learns the old content first when it did not
+   * know it (so undo can bring it back), then the journal records the new
+   * versions with the current call's audit record. Files whose content did
+   * not change are left out; nothing is written.
+   */
+  async recordMade(
+    op: string,
+    files: ReadonlyArray<{ readonly path: string; readonly before: Uint8Array | null; readonly after: Uint8Array | null }>,
+    options: { author?: string | undefined; message?: string | undefined },
+  ): Promise<FileVersion[]> {
+    const author = options.author ?? this.deps.agent;
+    const entries: JournalEntry[] = [];
+    const blobs: Uint8Array[] = [];
+    const written: Array<{ path: string; bytes: Uint8Array | null }> = [];
+    for (const f of files) {
+      const before = f.before === null ? null : sha256Hex(f.before);
+      const after = f.after === null ? null : sha256Hex(f.after);
+      if (before === after) continue;
+      this.noteDisk(f.path, f.before === null || before === null ? undefined : { bytes: f.before, sha256: before });
+      if (f.before) blobs.push(f.before);
+      if (f.after) blobs.push(f.after);
+      entries.push({ path: f.path, before, after, op: after === null ? 'delete' : before === null ? 'create' : 'write', size: f.after?.byteLength ?? 0 });
+      written.push({ path: f.path, bytes: f.after });
+    }
+    if (entries.length === 0) return [];
+    const recorded = this.deps.journal.commit(this.#begin(op, author, options.message, entries, blobs));
+    for (const w of written) await this.#observe(w.path, w.bytes, author, options.message, undefined);
+    try {
+      await this.deps.afterCommit?.(written.map((w) => w.path));
+    } catch {
+      // Derived data only; it is rebuilt when next asked for.
+    }
+    return recorded;
+  }
+
+  /** Journals the intent of a change; the call's audit record travels with it, written when the change is recorded, now or by recovery. */
+  #begin(op: string, author: string, message: string | undefined, entries: readonly JournalEntry[], blobs: readonly Uint8Array[]): PendingChange {
+    return this.deps.journal.begin({ op, author, message, entries, blobs, sessionId: this.deps.session.id, audit: currentCall()?.auditDraft() });
+  }
+
   async #afterWrite(p: PlannedFile, author: string, message: string | undefined): Promise<void> {
+    await this.#observe(p.path, p.bytes, author, message, p.editorView);
+  }
+
+  /** The registry and the editor's read record after `path` became `bytes` (`null`: deleted). */
+  async #observe(path: string, bytes: Uint8Array | null, author: string, message: string | undefined, editorView: Uint8Array | undefined): Promise<void> {
+    const p = { path, bytes, editorView };
     const { registry, fs, session, agent } = this.deps;
     try {
       if (p.bytes === null) {

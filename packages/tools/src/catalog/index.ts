@@ -6,6 +6,7 @@
  */
 
 import type { AnyToolDefinition } from '../definition.ts';
+import { readCommandOutput, runCommand } from './commands.ts';
 import { applyPatch, createFile, deleteFile, editLines, renameFile, replace, writeFile } from './editing.ts';
 import { checkConflicts, getDiff, getFileHistory, rollback, undo } from './history.ts';
 import { getExcerpt, getFileMetadata, getOutline, getRelatedFiles, getSymbol, projectOverview, readFile, readLines, summarizeFile } from './reading.ts';
@@ -38,6 +39,8 @@ export const TOOLS: readonly AnyToolDefinition[] = [
   rollback,
   undo,
   checkConflicts,
+  runCommand,
+  readCommandOutput,
 ];
 
 /** Tools that only read: the set for a read-only session. */
@@ -61,11 +64,13 @@ export {
   grep,
   listFiles,
   projectOverview,
+  readCommandOutput,
   readFile,
   readLines,
   renameFile,
   replace,
   rollback,
+  runCommand,
   summarizeFile,
   undo,
   writeFile,

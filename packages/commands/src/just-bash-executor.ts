@@ -1,0 +1,79 @@
+/**
+ * Commands on a backend no process can reach (memory, or any backend
+ * without an executor): just-bash's bash over the same workspace through
+ * `CtxfsBashFs`, so the command's file calls pass the policy and what it
+ * changes is recorded as one change of history.
+ *
+ * @module
+ */
+
+import type { ContextSession } from '@ctxfs/context';
+import { asBashResult, CtxfsBashFs } from '@ctxfs/just-bash';
+import { Bash, type BashOptions } from 'just-bash';
+
+/** just-bash's execution limits. */
+export type JustBashLimits = NonNullable<BashOptions['executionLimits']>;
+
+import type { ExecutionEnd, ExecutionRequest, Executor } from './execution.ts';
+
+/** Options of {@link JustBashExecutor}. */
+export interface JustBashExecutorOptions {
+  /** just-bash's execution limits (its defaults otherwise); the time limit is the runner's. */
+  readonly limits?: JustBashLimits | undefined;
+}
+
+/** What just-bash prints when one of its limits stops a script, and the kind of limit. */
+const LIMIT_MESSAGES: ReadonlyArray<{ readonly re: RegExp; readonly kind: 'output' | 'memory' | 'time' }> = [
+  { re: /output (size )?limit|maxOutputSize|too much output/i, kind: 'output' },
+  { re: /time limit|timed out|maxExecutionTimeMs/i, kind: 'time' },
+  { re: /(memory|bytes|string length|array|filesystem) limit|max(Live|FileSystem|String|Array)\w*|exceeded/i, kind: 'memory' },
+];
+
+/**
+ * Runs commands with just-bash over the session's workspace.
+ *
+ * @example
+ * ```ts
+ * const runner = new CommandRunner(session, { executor: new JustBashExecutor(session) });
+ * ```
+ */
+export class JustBashExecutor implements Executor {
+  readonly kind = 'just-bash';
+  /** just-bash reaches nothing but the workspace through ctxfs: confined by construction. */
+  readonly confined = true;
+  readonly where = "just-bash's bash, with the workspace root as /";
+  readonly #fs: CtxfsBashFs;
+  readonly #limits: JustBashLimits | undefined;
+
+  constructor(session: ContextSession, options: JustBashExecutorOptions = {}) {
+    this.#fs = new CtxfsBashFs(session);
+    this.#limits = options.limits;
+  }
+
+  async start(request: ExecutionRequest): Promise<ExecutionEnd> {
+    const cwd = `/${request.cwd}`;
+    const bash = new Bash({
+      fs: this.#fs,
+      cwd,
+      env: { HOME: '/', ...request.env },
+      executionLimits: { maxExecutionTimeMs: request.timeoutMs, ...this.#limits },
+    });
+    const result = await this.#fs.within(request.run, () =>
+      asBashResult(() =>
+        bash.exec(request.command, {
+          cwd,
+          signal: request.signal,
+          ...(request.stdin === undefined ? {} : { stdin: Buffer.from(request.stdin).toString('latin1'), stdinKind: 'bytes' as const }),
+        }),
+      ),
+    );
+    // just-bash hands back the whole output at the end; a "bytes" stdout is one char per byte.
+    const bytes = 'stdoutKind' in result && result.stdoutKind === 'bytes';
+    if (result.stdout !== '') request.onStdout(Buffer.from(result.stdout, bytes ? 'latin1' : 'utf8'));
+    if (result.stderr !== '') request.onStderr(Buffer.from(result.stderr, 'utf8'));
+    if (request.signal.aborted) return { exitCode: null };
+    const hit = result.exitCode !== 0 ? LIMIT_MESSAGES.find((m) => m.re.test(result.stderr)) : undefined;
+    const line = hit ? (result.stderr.split('\n').find((l) => hit.re.test(l)) ?? '').trim() : '';
+    return { exitCode: result.exitCode, limit: hit ? { kind: hit.kind, detail: line } : undefined };
+  }
+}
