@@ -99,13 +99,16 @@ describe.each(Object.keys(BACKENDS))('commands on %s', (name) => {
       expect(slow.exitCode).toBeNull();
       expect(slow.limits).toEqual([{ limit: 'time', detail: expect.stringContaining('stopped after 0.8 s') }]);
       expect(slow.stdout).not.toContain('never');
-      const controller = new AbortController();
       const p = runner.spawn('sleep 20; echo never');
       setTimeout(() => p.kill(), 300);
       const [out, end] = await Promise.all([text(p.stdout), p.exited]);
       expect(out).toBe('');
       expect(end.exitCode).toBeNull();
-      controller.abort();
+      // The caller's signal stops it too, and the result says so.
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 300);
+      const aborted = await runner.run('sleep 20; echo never', { signal: controller.signal });
+      expect(aborted).toMatchObject({ exitCode: null, aborted: true, stdout: '' });
     } finally {
       await done(o);
     }
@@ -125,7 +128,6 @@ describe.each(Object.keys(BACKENDS))('commands on %s', (name) => {
   });
 
   it('decides every command by the command rules and records it in the audit', async () => {
-    const asked: ApprovalRequest[] = [];
     const o = await open({ commands: { deny: ['rm *'], ask: ['touch *'], allow: ['echo *', 'cat *'], default: 'deny' } });
     if (o === undefined) return;
     try {
@@ -144,7 +146,6 @@ describe.each(Object.keys(BACKENDS))('commands on %s', (name) => {
         ['command', 'ok'],
       ]);
       expect(rows[0]?.params).toMatchObject({ command: 'echo hi && rm a.txt', opClass: 'command' });
-      expect(asked).toEqual([]);
     } finally {
       await done(o);
     }
@@ -189,6 +190,47 @@ describe('commands on the host', () => {
     } finally {
       refusing.close();
       allowing.close();
+    }
+  });
+});
+
+describe('commands the rules ask about', () => {
+  it('run once a person approves, shown the command line; not when they decline', async () => {
+    const asked: ApprovalRequest[] = [];
+    let answer = true;
+    const fs = new MemoryFilesystem({ files: { ...FILES } });
+    const ctx = await createContext({
+      fs,
+      safety: {
+        policyFiles: false,
+        policy: { commands: { ask: ['rm *'] } },
+        approver: {
+          name: 'test',
+          approve: async (request) => {
+            asked.push(request);
+            return { approved: answer, approver: 'tester' };
+          },
+        },
+      },
+    });
+    try {
+      const runner = new CommandRunner(ctx);
+      answer = false;
+      await expect(runner.run('rm a.txt')).rejects.toMatchObject({ code: 'EDENIED' });
+      expect(await fs.exists('a.txt')).toBe(true);
+      answer = true;
+      expect((await runner.run('rm a.txt')).exitCode).toBe(0);
+      expect(await fs.exists('a.txt')).toBe(false);
+      expect(asked.map((a) => [a.op, a.opClass, a.summary])).toEqual([
+        ['command', 'command', 'rm a.txt'],
+        ['command', 'command', 'rm a.txt'],
+      ]);
+      expect(asked[0]?.reason).toContain('ask "rm *"');
+      // No one is asked about a command no ask rule names.
+      await runner.run('echo hi');
+      expect(asked).toHaveLength(2);
+    } finally {
+      ctx.close();
     }
   });
 });

@@ -1,12 +1,14 @@
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ContainerFilesystem } from '@ctxfs/container';
 import { type ContextLayer, createContext, type PolicyConfig } from '@ctxfs/context';
 import type { Filesystem } from '@ctxfs/core';
 import { HostFilesystem } from '@ctxfs/host';
 import { MemoryFilesystem } from '@ctxfs/memory';
 import { Bash } from 'just-bash';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dockerAvailable, removeTestContainers, TEST_IMAGE, TEST_LABELS } from '../../container/test/docker-fixture.ts';
 import { CtxfsBash, CtxfsBashFs } from '../src/index.ts';
 
 const TEN = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`src/m${i}.ts`, `export const v${i} = 'old';\n`]));
@@ -44,11 +46,37 @@ const BACKENDS = {
     opened.push(o);
     return o;
   },
+  container: async (files: Record<string, string>, policy?: PolicyConfig): Promise<Opened> => {
+    // One container for the file; each test gets a fresh workspace directory in it.
+    container ??= await ContainerFilesystem.open({ image: TEST_IMAGE, labels: TEST_LABELS, workdir: '/work' });
+    const dir = `t${opened.length}-${Date.now().toString(36)}`;
+    await container.mkdir(dir, { parents: true });
+    const fs = await ContainerFilesystem.open({ container: container.containerRef, workdir: `/work/${dir}` });
+    for (const [p, t] of Object.entries(files)) await fs.write(p, t, { createParents: true });
+    const o = { fs, ctx: await createContext({ fs, store: ':memory:', safety: { policyFiles: false, policy } }) };
+    opened.push(o);
+    return o;
+  },
 };
+
+let docker = false;
+let container: ContainerFilesystem | undefined;
+beforeAll(async () => {
+  docker = await dockerAvailable();
+}, 60_000);
+afterAll(async () => {
+  await container?.close();
+  if (docker) await removeTestContainers();
+});
 
 const text = async (fs: Filesystem, path: string): Promise<string> => new TextDecoder().decode(await fs.readBytes(path));
 
-describe.each(Object.entries(BACKENDS))('just-bash over ctxfs %s', (_name, open) => {
+describe.each(Object.entries(BACKENDS))('just-bash over ctxfs %s', (name, make) => {
+  // The container backend needs the Docker engine (in CI it must be there: dockerAvailable throws).
+  const open = async (files: Record<string, string>, policy?: PolicyConfig): Promise<Opened> => {
+    if (name === 'container' && !docker) throw new Error('no Docker engine: the container backend cannot be tested here');
+    return make(files, policy);
+  };
   it('a script edits ten files as one command, and undo restores each', async () => {
     const { fs, ctx } = await open(TEN);
     // just-bash's default options: its guard against host APIs is on while the script runs.
