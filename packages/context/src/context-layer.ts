@@ -657,6 +657,7 @@ export class ContextSession {
           fs: this.#ws.fs,
           command,
           decide: (opClass, path) => this.#edits.safety.decide(opClass, path, this.agent),
+          keep: (bytes) => ({ sha256: this.#edits.versions.putBlob(bytes), size: bytes.byteLength }),
           record: (files, message) => this.#editor.recordMade('command', files, { message }),
         });
         let value: T;

@@ -81,6 +81,12 @@ export interface PlannedFile {
   readonly undoOf?: number | undefined;
 }
 
+/** A content already in the version store: its hash and size. */
+export interface StoredContent {
+  readonly sha256: string;
+  readonly size: number;
+}
+
 /** The services an editor works with. */
 export interface EditorDeps {
   readonly fs: Filesystem;
@@ -195,17 +201,17 @@ export class FileEditor {
    * content of a file (`initial`), or a change made behind ctxfs's back
    * (`external`, or a deletion).
    */
-  noteDisk(path: string, current: Pick<FileText, 'bytes' | 'sha256'> | undefined): FileVersion | undefined {
+  noteDisk(path: string, current: (Pick<FileText, 'sha256'> & { readonly bytes?: Uint8Array; readonly size?: number }) | undefined): FileVersion | undefined {
     const latest = this.#versions.latest(path);
     const sha = current?.sha256;
     if (latest === undefined && current === undefined) return undefined;
     if (latest !== undefined && latest.sha256 === sha) return latest;
     return this.deps.store.transaction(() => {
-      if (current) this.#versions.putBlob(current.bytes, current.sha256);
+      if (current?.bytes) this.#versions.putBlob(current.bytes, current.sha256);
       return this.#versions.append({
         path,
         sha256: sha,
-        size: current?.bytes.byteLength ?? 0,
+        size: current?.bytes?.byteLength ?? current?.size ?? 0,
         op: latest === undefined ? 'initial' : 'external',
         author: latest === undefined ? 'initial' : 'external',
         message: current === undefined ? 'deleted outside ctxfs' : undefined,
@@ -595,35 +601,38 @@ export class FileEditor {
   /**
    * Records, as one change, files a program (a script, a command) already
    * changed on disk: each file's content before the program touched it and
-   * after it finished. History learns the old content first when it did not
-   * know it (so undo can bring it back), then the journal records the new
-   * versions with the current call's audit record. Files whose content did
-   * not change are left out; nothing is written.
+   * after it finished, given as the hash of a blob already in the version
+   * store (`null`: absent) and its size. History learns the old content
+   * first when it did not know it (so undo can bring it back), then the
+   * journal records the new versions with the current call's audit record.
+   * Files whose content did not change are left out; nothing is written.
    */
   async recordMade(
     op: string,
-    files: ReadonlyArray<{ readonly path: string; readonly before: Uint8Array | null; readonly after: Uint8Array | null }>,
+    files: ReadonlyArray<{ readonly path: string; readonly before: StoredContent | null; readonly after: StoredContent | null }>,
     options: { author?: string | undefined; message?: string | undefined },
   ): Promise<FileVersion[]> {
     const author = options.author ?? this.deps.agent;
     const entries: JournalEntry[] = [];
-    const blobs: Uint8Array[] = [];
-    const written: Array<{ path: string; bytes: Uint8Array | null }> = [];
-    for (const f of files) {
-      const before = f.before === null ? null : sha256Hex(f.before);
-      const after = f.after === null ? null : sha256Hex(f.after);
-      if (before === after) continue;
-      this.noteDisk(f.path, f.before === null || before === null ? undefined : { bytes: f.before, sha256: before });
-      if (f.before) blobs.push(f.before);
-      if (f.after) blobs.push(f.after);
-      entries.push({ path: f.path, before, after, op: after === null ? 'delete' : before === null ? 'create' : 'write', size: f.after?.byteLength ?? 0 });
-      written.push({ path: f.path, bytes: f.after });
+    const changed: Array<{ path: string; after: StoredContent | null }> = [];
+    for (const { path, before, after } of files) {
+      if ((before?.sha256 ?? null) === (after?.sha256 ?? null)) continue;
+      this.noteDisk(path, before ?? undefined);
+      entries.push({
+        path,
+        before: before?.sha256 ?? null,
+        after: after?.sha256 ?? null,
+        op: after === null ? 'delete' : before === null ? 'create' : 'write',
+        size: after?.size ?? 0,
+      });
+      changed.push({ path, after });
     }
     if (entries.length === 0) return [];
-    const recorded = this.deps.journal.commit(this.#begin(op, author, options.message, entries, blobs));
-    for (const w of written) await this.#observe(w.path, w.bytes, author, options.message, undefined);
+    // The contents are in the store already: the intent carries no blobs of its own.
+    const recorded = this.deps.journal.commit(this.#begin(op, author, options.message, entries, []));
+    for (const c of changed) await this.#observe(c.path, c.after, author, options.message, undefined);
     try {
-      await this.deps.afterCommit?.(written.map((w) => w.path));
+      await this.deps.afterCommit?.(changed.map((c) => c.path));
     } catch {
       // Derived data only; it is rebuilt when next asked for.
     }
@@ -636,26 +645,23 @@ export class FileEditor {
   }
 
   async #afterWrite(p: PlannedFile, author: string, message: string | undefined): Promise<void> {
-    await this.#observe(p.path, p.bytes, author, message, p.editorView);
+    await this.#observe(p.path, p.bytes === null ? null : { sha256: sha256Hex(p.bytes), size: p.bytes.byteLength }, author, message, p.editorView);
   }
 
-  /** The registry and the editor's read record after `path` became `bytes` (`null`: deleted). */
-  async #observe(path: string, bytes: Uint8Array | null, author: string, message: string | undefined, editorView: Uint8Array | undefined): Promise<void> {
-    const p = { path, bytes, editorView };
+  /** The registry and the editor's read record after `path` became `content` (`null`: deleted). */
+  async #observe(path: string, content: StoredContent | null, author: string, message: string | undefined, editorView: Uint8Array | undefined): Promise<void> {
     const { registry, fs, session, agent } = this.deps;
     try {
-      if (p.bytes === null) {
-        await registry.refresh(p.path);
+      if (content === null) {
+        await registry.refresh(path);
         return;
       }
-      const sha = sha256Hex(p.bytes);
-      const st = await fs.stat(p.path);
-      registry.observe(p.path, { sha256: sha, size: p.bytes.byteLength, mtimeMs: st.mtime.getTime() }, author, message);
+      const st = await fs.stat(path);
+      registry.observe(path, { sha256: content.sha256, size: content.size, mtimeMs: st.mtime.getTime() }, author, message);
       // The editor has now seen what it wrote: its next edit is based on it —
       // or, after a merge, on what it believes the file is (it has not seen the merge).
-      const view = p.editorView ?? p.bytes;
-      if (p.editorView) this.deps.versions.putBlob(view);
-      session.recordRead({ agent, path: p.path, sha256: sha256Hex(view), op: p.editorView ? 'edit-merged' : 'edit', tokens: 0 });
+      if (editorView) this.deps.versions.putBlob(editorView);
+      session.recordRead({ agent, path, sha256: editorView ? sha256Hex(editorView) : content.sha256, op: editorView ? 'edit-merged' : 'edit', tokens: 0 });
     } catch {
       // The change is on disk and in history; the registry catches up on its next check.
     }

@@ -4,7 +4,8 @@
  * its end. The program reads and writes the backend directly (its writes
  * are visible to its own next read, as on a disk), but every path it
  * touches is first decided by the policy, and the content of every file
- * before its first change is kept; when the program ends, what changed is
+ * before its first change is kept in the version store (the run holds only
+ * hashes, so a script over a large tree costs no memory for it); when the program ends, what changed is
  * recorded as one change of history with the command as its message, so
  * one undo per file restores what the program did to it.
  *
@@ -12,6 +13,7 @@
  */
 
 import { type Filesystem, fsError, isFsError } from '@ctxfs/core';
+import type { StoredContent } from '../edits/file-editor.ts';
 import type { FileVersion } from '../history/version-store.ts';
 import type { Decision, OpClass } from '../safety/policy.ts';
 
@@ -22,8 +24,10 @@ export interface ProgramRunDeps {
   readonly command: string;
   /** The policy's decision for one path. */
   decide(opClass: OpClass, path: string): Decision;
+  /** Puts a content in the version store (so the run holds hashes, not contents). */
+  keep(bytes: Uint8Array): StoredContent;
   /** Records what changed as one change (see `FileEditor.recordMade`). */
-  record(files: ReadonlyArray<{ path: string; before: Uint8Array | null; after: Uint8Array | null }>, message: string): Promise<FileVersion[]>;
+  record(files: ReadonlyArray<{ path: string; before: StoredContent | null; after: StoredContent | null }>, message: string): Promise<FileVersion[]>;
 }
 
 /** One file a program changed, as history recorded it. */
@@ -53,8 +57,8 @@ export class ProgramRun {
   readonly fs: Filesystem;
   readonly command: string;
   readonly #deps: ProgramRunDeps;
-  /** Each touched file's content before the program's first change (`null`: it did not exist). */
-  readonly #before = new Map<string, Uint8Array | null>();
+  /** Each touched file's content before the program's first change, kept in the version store (`null`: it did not exist). */
+  readonly #before = new Map<string, StoredContent | null>();
   #finished = false;
 
   constructor(deps: ProgramRunDeps) {
@@ -81,7 +85,7 @@ export class ProgramRun {
   async willChange(path: string): Promise<void> {
     if (this.#finished) throw new Error('ProgramRun: the program has ended');
     if (this.#before.has(path)) return;
-    this.#before.set(path, await currentBytes(this.fs, path));
+    this.#before.set(path, await this.#current(path));
   }
 
   /** {@link willChange} for every file below `path` (a recursive delete, a directory moved away). */
@@ -102,11 +106,17 @@ export class ProgramRun {
   async finish(): Promise<ProgramChange[]> {
     if (this.#finished) return [];
     this.#finished = true;
-    const files: Array<{ path: string; before: Uint8Array | null; after: Uint8Array | null }> = [];
-    for (const [path, before] of this.#before) files.push({ path, before, after: await currentBytes(this.fs, path) });
+    const files: Array<{ path: string; before: StoredContent | null; after: StoredContent | null }> = [];
+    for (const [path, before] of this.#before) files.push({ path, before, after: await this.#current(path) });
     if (files.length === 0) return [];
     const versions = await this.#deps.record(files, `$ ${this.command}`);
     return versions.map((v) => ({ path: v.path, op: v.op, seq: v.seq, version: v.sha256 }));
+  }
+
+  /** The file's content now, put in the version store; `null` where there is no file. */
+  async #current(path: string): Promise<StoredContent | null> {
+    const bytes = await currentBytes(this.fs, path);
+    return bytes === null ? null : this.#deps.keep(bytes);
   }
 }
 
