@@ -15,7 +15,7 @@ import type { ContextSession, ProgramChange } from '@ctxfs/context';
 import { fsError, isFsError, resolvePath } from '@ctxfs/core';
 import { HostFilesystem } from '@ctxfs/host';
 import { ContainerExecutor } from './container-executor.ts';
-import type { ExecutionEnd, Executor, RunnerKind } from './execution.ts';
+import type { ExecutionEnd, Executor, LimitKind, RunnerKind } from './execution.ts';
 import { BubblewrapExecutor, bubblewrapAvailable, UnconfinedExecutor } from './host-executor.ts';
 import { JustBashExecutor } from './just-bash-executor.ts';
 
@@ -41,7 +41,7 @@ export interface RunOptions extends CommandOptions {
 
 /** A limit that stopped or cut a command. */
 export interface LimitHit {
-  readonly limit: 'time' | 'output' | 'memory';
+  readonly limit: LimitKind;
   /** What happened, in words a model can act on. */
   readonly detail: string;
 }

@@ -32,12 +32,15 @@ export interface ExecutionRequest {
   onStderr(chunk: Uint8Array): void;
 }
 
+/** What a limit bounds: wall-clock time, output kept, memory (just-bash's string and byte limits), work (just-bash's iteration and depth limits). */
+export type LimitKind = 'time' | 'output' | 'memory' | 'work';
+
 /** How an execution ended. */
 export interface ExecutionEnd {
   /** The exit status; `null` when the command was stopped before it exited. */
   readonly exitCode: number | null;
-  /** A limit the executor itself hit (just-bash's output or memory limits), in words. */
-  readonly limit?: { readonly kind: 'output' | 'memory' | 'time'; readonly detail: string } | undefined;
+  /** A limit the executor itself hit (just-bash's output, memory or work limits), in words. */
+  readonly limit?: { readonly kind: LimitKind; readonly detail: string } | undefined;
 }
 
 /** One way of running commands. */

@@ -22,11 +22,17 @@ export interface JustBashExecutorOptions {
   readonly limits?: JustBashLimits | undefined;
 }
 
-/** What just-bash prints when one of its limits stops a script, and the kind of limit. */
-const LIMIT_MESSAGES: ReadonlyArray<{ readonly re: RegExp; readonly kind: 'output' | 'memory' | 'time' }> = [
-  { re: /output (size )?limit|maxOutputSize|too much output/i, kind: 'output' },
-  { re: /time limit|timed out|maxExecutionTimeMs/i, kind: 'time' },
-  { re: /(memory|bytes|string length|array|filesystem) limit|max(Live|FileSystem|String|Array)\w*|exceeded/i, kind: 'memory' },
+/**
+ * What just-bash prints when one of its limits stops a script (exit status
+ * 126: `bash: word expansion: string length limit exceeded (67108864
+ * bytes)`, `bash: while loop: too many iterations (10000), …`), and the
+ * kind of limit.
+ */
+const LIMIT_MESSAGES: ReadonlyArray<{ readonly re: RegExp; readonly kind: 'output' | 'memory' | 'time' | 'work' }> = [
+  { re: /output size limit|maxOutputSize/i, kind: 'output' },
+  { re: /time limit|timed out|execution time|maxExecutionTimeMs/i, kind: 'time' },
+  { re: /too many iterations|iteration limit|command count|call depth|recursion|work limit|traversal/i, kind: 'work' },
+  { re: /limit exceeded/i, kind: 'memory' },
 ];
 
 /**
@@ -72,7 +78,7 @@ export class JustBashExecutor implements Executor {
     if (result.stdout !== '') request.onStdout(Buffer.from(result.stdout, bytes ? 'latin1' : 'utf8'));
     if (result.stderr !== '') request.onStderr(Buffer.from(result.stderr, 'utf8'));
     if (request.signal.aborted) return { exitCode: null };
-    const hit = result.exitCode !== 0 ? LIMIT_MESSAGES.find((m) => m.re.test(result.stderr)) : undefined;
+    const hit = result.exitCode === 126 ? LIMIT_MESSAGES.find((m) => m.re.test(result.stderr)) : undefined;
     const line = hit ? (result.stderr.split('\n').find((l) => hit.re.test(l)) ?? '').trim() : '';
     return { exitCode: result.exitCode, limit: hit ? { kind: hit.kind, detail: line } : undefined };
   }

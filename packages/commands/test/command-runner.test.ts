@@ -8,7 +8,7 @@ import { HostFilesystem } from '@ctxfs/host';
 import { MemoryFilesystem } from '@ctxfs/memory';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerAvailable, removeTestContainers, TEST_IMAGE, TEST_LABELS } from '../../container/test/docker-fixture.ts';
-import { bubblewrapAvailable, CommandRunner, UnconfinedExecutor } from '../src/index.ts';
+import { bubblewrapAvailable, CommandRunner, JustBashExecutor, UnconfinedExecutor } from '../src/index.ts';
 
 const FILES = { 'a.txt': 'one\n', 'src/b.txt': 'two\n' };
 
@@ -247,6 +247,20 @@ describe('commands in memory', () => {
       expect(new TextDecoder().decode(await fs.readBytes('src/b.txt'))).toBe('two\n');
       await ctx.undo('a.txt');
       expect(new TextDecoder().decode(await fs.readBytes('a.txt'))).toBe('one\n');
+    } finally {
+      ctx.close();
+    }
+  });
+
+  it("state just-bash's memory and work limits when they stop a script", async () => {
+    const ctx = await createContext({ fs: new MemoryFilesystem({ files: { ...FILES } }), safety: { policyFiles: false } });
+    try {
+      const runner = new CommandRunner(ctx);
+      const memory = await runner.run('x=a; while true; do x="$x$x"; done');
+      expect(memory.exitCode).toBe(126);
+      expect(memory.limits).toEqual([{ limit: 'memory', detail: expect.stringMatching(/string length limit exceeded \(\d+ bytes\)/) }]);
+      const work = await new CommandRunner(ctx, { executor: new JustBashExecutor(ctx, { limits: { maxLoopIterations: 50 } }) }).run('while true; do :; done');
+      expect(work.limits).toEqual([{ limit: 'work', detail: expect.stringContaining('too many iterations (50)') }]);
     } finally {
       ctx.close();
     }

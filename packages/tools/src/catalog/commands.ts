@@ -76,7 +76,9 @@ const resultData = z.object({
   duration_ms: z.number().int(),
   stdout_bytes: z.number().int(),
   stderr_bytes: z.number().int(),
-  limits: z.array(z.object({ limit: z.string(), detail: z.string() })).describe('Limits hit (time, output, memory); empty when none.'),
+  limits: z
+    .array(z.object({ limit: z.string(), detail: z.string() }))
+    .describe('Limits hit (time, output; on just-bash also memory and work); empty when none.'),
   changes: z.array(z.object({ path: z.string(), seq: z.number().int() })).describe('Files the command changed, recorded in history (just-bash).'),
   output_id: z.string().optional().describe('Set when the output was over the budget: read the rest with read_command_output.'),
   total_lines: z.number().int(),
@@ -88,7 +90,7 @@ export const runCommand = defineTool({
   name: 'run_command',
   title: 'Run a command',
   description:
-    "Runs a shell command in the workspace (sh -c; in a memory workspace, a bash interpreter over the same files) and returns its exit status and output. Where it runs: a container workspace's container; a host workspace's directory, confined (the system read-only, no network); in memory, just-bash. The workspace policy's command rules decide whether it runs (or asks a person). Output over the call's budget is kept: the result shows its first and last lines and the read_command_output call for the rest. A time or output limit that stopped the command is stated in the result. Prefer the file tools to read, search and edit; use this to build, test and run programs.",
+    "Runs a shell command in the workspace (sh -c; in a memory workspace, a bash interpreter over the same files) and returns its exit status and output. Where it runs: a container workspace's container; a host workspace's directory, confined (the system read-only, no network); in memory, just-bash. The workspace policy's command rules decide whether it runs (or asks a person). Output over the call's budget is kept: the result shows its first and last lines and the read_command_output call for the rest. A limit that stopped the command (time, output; on just-bash memory and work) is stated in the result. Prefer the file tools to read, search and edit; use this to build, test and run programs.",
   input: z.object({
     command: z.string().min(1).describe('The command line, e.g. "npm test -- --run" or "ls -la src".'),
     cwd: z.string().optional().describe('Working directory, relative to the workspace root; default the root.'),
