@@ -73,10 +73,10 @@ async function openStore(spec: CliBackend, fs: Filesystem, store: string | undef
 }
 
 /**
- * How long a command waits for another ctxfs process to let go of the audit
- * trail. Generous: a command that gives up is recorded in the state store
- * only, and the trail's replay of such records on a later open is known to
- * miss some, so waiting is the safer way.
+ * How long a command waits to open the audit trail. Processes share the
+ * trail (each append takes its lock for one line), so opening waits only
+ * while another process resets the log or is stopped in the middle of an
+ * append; a command that gives up is recorded in the state store only.
  */
 const TRAIL_WAIT_MS = 30_000;
 
@@ -89,7 +89,7 @@ async function openTrail(storePath: string, store: StateStore): Promise<{ trail?
     try {
       return { trail: AuditTrail.open(options) };
     } catch (err) {
-      // Another command holds the trail (one writer at a time): commands are short, so wait for it.
+      // The log is being reset, or another process is stopped holding its lock: wait a while.
       if ((err as { code?: string }).code !== 'EBUSY') return { missing: (err as Error).message };
       if (Date.now() >= until) {
         await note('the audit trail is held by another ctxfs process; this command is recorded in the state store only');

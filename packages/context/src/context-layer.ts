@@ -7,6 +7,8 @@
  */
 
 import { type Filesystem, fsError } from '@ctxfs/core';
+import { type ChangeSource, changeSourceFor } from './buffers/change-source.ts';
+import { SessionBuffers } from './buffers/session-buffers.ts';
 import { staleBuffer } from './conflicts/conflict-detector.ts';
 import type { ConflictOptions } from './conflicts/strategies.ts';
 import { DocumentLoader, type DocumentLoaderOptions } from './content/document.ts';
@@ -129,6 +131,8 @@ interface EditServices {
   readonly journal: EditJournal;
   readonly settings: EditSettings;
   readonly safety: SafetyLayer;
+  /** The workspace's one source of disk changes, made when a session first opens a buffer. */
+  readonly changes: { source?: ChangeSource };
 }
 
 /** Which changes: a session's, an agent's, or both; optionally since a time. */
@@ -185,6 +189,7 @@ export class ContextSession {
   readonly #entrypoints: readonly string[];
   readonly #edits: EditServices;
   #ops: EditOperations | undefined;
+  #buffers: SessionBuffers | undefined;
 
   /** @internal use {@link ContextLayer.session} */
   constructor(ws: Workspace, agent: string, profile: ModelProfile, session: SessionContext, entrypoints: readonly string[], edits: EditServices) {
@@ -229,6 +234,23 @@ export class ContextSession {
     return this.#edits.safety.run(call, { agent: this.agent, session: this.sessionContext }, body, outcome);
   }
 
+  /**
+   * Runs an operation that is not one of this session's own calls through
+   * the same choke point: the policy's decision for its paths, the
+   * session's budgets and rate limit, and one audit record. For framework
+   * adapters (`@ctxfs/adapters`) whose contract moves raw bytes — a byte
+   * stream, a listing — that no retrieval call serves; `body` does the I/O.
+   *
+   * @example
+   * ```ts
+   * const bytes = await session.guarded({ op: 'readBytes', opClass: 'read', paths: ['a.png'], params: {} },
+   *   () => fs.readBytes('a.png'), (b) => ({ result: 'ok', bytes: b.byteLength }));
+   * ```
+   */
+  guarded<T>(call: GuardedCall, body: () => Promise<T>, outcome: (result: T) => CallOutcome): Promise<T> {
+    return this.#guard(call, body, outcome);
+  }
+
   get #operations(): EditOperations {
     this.#ops ??= new EditOperations(
       new FileEditor({
@@ -252,6 +274,36 @@ export class ContextSession {
       }),
     );
     return this.#ops;
+  }
+
+  /**
+   * This session's open files: buffers kept in step with the disk by their
+   * permission, edited in memory, saved through {@link writeFile}.
+   *
+   * @example
+   * ```ts
+   * await ctx.buffers.open('src/a.ts', { permission: 'human' });
+   * await ctx.buffers.replace('src/a.ts', 'retries = 3', 'retries = 5');
+   * await ctx.buffers.save('src/a.ts');
+   * ```
+   */
+  get buffers(): SessionBuffers {
+    this.#buffers ??= new SessionBuffers({
+      fs: this.#ws.fs,
+      writeFile: (path, content, options) => this.writeFile(path, content, options),
+      // In-memory buffer calls read; their save is a guarded write of its own.
+      guard: (op, path, params, body) => this.#guard({ op, opClass: 'read', paths: [path ?? ''], params }, body, () => ({ result: 'ok' })),
+      mayWrite: (path) => this.#edits.safety.decide('write', path, this.agent).effect !== 'deny',
+      diskChanged: async (path) => {
+        await this.#ws.registry.refresh(path);
+      },
+      changes: () => {
+        const shared = this.#edits.changes;
+        shared.source ??= changeSourceFor(this.#ws.fs);
+        return shared.source.feed();
+      },
+    });
+    return this.#buffers;
   }
 
   /** Re-indexes the imports of edited files that were indexed before, and forgets deleted ones. */
@@ -739,7 +791,7 @@ export class ContextLayer extends ContextSession {
   /** The write-ahead journal of edits. */
   readonly journal: EditJournal;
   /** What recovery found on open: changes interrupted by a crash, completed or rolled back. */
-  recovery: RecoveryReport = { completed: [], rolledBack: [], untouched: [] };
+  recovery: RecoveryReport = { completed: [], rolledBack: [], untouched: [], inFlight: [] };
   /** The tamper-evident copy of the audit, when configured (`safety.auditTrail`): `verify()` and `query()` it. */
   auditTrail: AuditTrail | undefined;
   /** Whether `close()` closes the trail (this layer opened it). */
@@ -896,6 +948,9 @@ export class ContextLayer extends ContextSession {
   /** Closes the store if this layer opened it. The filesystem is the caller's. */
   close(): void {
     this.loader.clear();
+    this.journal.close();
+    // A watcher would keep the process alive.
+    void this.#editServices.changes.source?.close();
     if (!this.store.closed) this.store.flushAudit();
     if (this.ownsAuditTrail) this.auditTrail?.close();
     if (this.#ownsStore) this.store.close();
@@ -963,7 +1018,7 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
     options.agent ?? 'default',
     options.sessionId,
     options.entrypoints ?? DEFAULT_ENTRYPOINTS,
-    { versions, journal, settings: options.edits ?? {}, safety },
+    { versions, journal, settings: options.edits ?? {}, safety, changes: {} },
   );
   layer.auditTrail = trail;
   layer.ownsAuditTrail = trail !== undefined && !(trailOption instanceof AuditTrail);

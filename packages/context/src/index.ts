@@ -18,6 +18,24 @@
  * @module
  */
 
+export { type BufferDiff, bufferDiff } from './buffers/buffer-diff.ts';
+export { applyBufferEdit, type BufferEditOp } from './buffers/buffer-edits.ts';
+export { type BufferEdit, BufferHistory } from './buffers/buffer-history.ts';
+export { type ChangeFeed, type ChangeSource, changeSourceFor, type DiskChange, PollingSource } from './buffers/change-source.ts';
+export { codePointLength, utf16Index } from './buffers/code-points.ts';
+export { type BufferStatusKind, type DiskSnapshot, FileBuffer, type PendingConflict, type SyncOutcome } from './buffers/file-buffer.ts';
+export { type Collision, mergeSides, type SidesMerge } from './buffers/merge-sides.ts';
+export {
+  type BufferEditOptions,
+  type BufferHost,
+  type BufferInfo,
+  type BufferSave,
+  type ListedBufferFile,
+  type OpenBufferOptions,
+  SessionBuffers,
+} from './buffers/session-buffers.ts';
+export { type CollisionRule, canWriteBack, collisionRule, SYNC_PERMISSIONS, type SyncPermission } from './buffers/sync-permission.ts';
+export { type ChangeWatcher, canWatch, type WatchedChange, type WatchingFilesystem, WatchSource } from './buffers/watch-source.ts';
 export { conflictRegions, describeRanges, overlappingEdits, patchMismatch, staleBuffer } from './conflicts/conflict-detector.ts';
 export {
   type ApprovalDecision,

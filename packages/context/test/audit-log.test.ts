@@ -1,7 +1,7 @@
 /**
  * The audit trail on real files: the record shape, parameter elision,
  * rotation, retention and its anchor, query filters through the index (and
- * without one), reopening, the key file, the lock, a torn tail, records lost
+ * without one), reopening, the key file, several trails on one log, a torn tail, records lost
  * behind the index's back, and reset.
  */
 import { createHash, createHmac } from 'node:crypto';
@@ -313,24 +313,63 @@ describe('reopening', () => {
     store.close();
   });
 
-  test('one writer a log: a second open is EBUSY until the first closes; a dead writer’s lock is taken over', () => {
+  test('two trails on one log take turns: each continues the chain after the other’s lines', () => {
     const { dir, keyFile } = place();
-    const a = AuditTrail.open({ dir, key: { keyFile } });
-    expect(() => AuditTrail.open({ dir, key: { keyFile } })).toThrow(expect.objectContaining({ code: 'EBUSY' }));
+    const store = StateStore.open({ path: join(dir, '..', 'state.db') });
+    const a = AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 2048 });
+    const b = AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 2048 });
+    for (let i = 0; i < 30; i++) {
+      const w = i % 3 === 0 ? b : a;
+      const rec = w.append(entry({ agent: w === a ? 'llm:a' : 'llm:b' }));
+      expect(rec.seq).toBe(w.tip.seq);
+    }
+    expect(readdirSync(dir).filter((f) => f.endsWith('.jsonl')).length).toBeGreaterThan(1); // rotated by both
+    expect(a.verify()).toMatchObject({ ok: true, entries: 30 });
+    expect(b.query({ agent: 'llm:b', limit: 100 })).toHaveLength(10);
+    expect(a.query({ limit: 100 })).toHaveLength(30);
     a.close();
-    writeFileSync(join(dir, 'audit.lock'), '2147483646\n'); // no such process
-    const b = AuditTrail.open({ dir, key: { keyFile } });
+    b.append(entry());
+    expect(b.verify()).toMatchObject({ ok: true, entries: 31 });
     b.close();
+    store.close();
   });
 
-  test('a torn last line is reported as truncated, then cut on open and the cut recorded; the log verifies', () => {
+  test('a line a killed writer left half written is cut by the next append in another trail, and the cut recorded', () => {
+    const { dir, keyFile } = place();
+    const trail = AuditTrail.open({ dir, key: { keyFile } });
+    trail.append(entry());
+    appendFileSync(join(dir, 'audit-000001.jsonl'), '{"seq":3,"prev":"ab');
+    const rec = trail.append(entry());
+    const lines = logLines(dir);
+    expect(lines[lines.length - 2]).toMatchObject({ type: 'repair', lost: null, cut: { file: 'audit-000001.jsonl', bytes: 19 } });
+    expect(rec.seq).toBe(4);
+    expect(trail.verify()).toMatchObject({ ok: true, repairs: 1, entries: 2 });
+    trail.close();
+  });
+
+  test('a trail opened after the log was reset elsewhere starts the new chain instead of writing into a deleted file', () => {
+    const { dir, keyFile } = place();
+    const store = StateStore.open({ path: join(dir, '..', 'state.db') });
+    const trail = AuditTrail.open({ dir, key: { keyFile }, index: store });
+    trail.append(entry());
+    const chain = trail.tip.chain;
+    expect(() => AuditTrail.reset({ dir, index: store })).toThrow(expect.objectContaining({ code: 'EBUSY' }));
+    // What a reset by a process that did not know of this one does: the files go.
+    for (const f of readdirSync(dir)) if (f.endsWith('.jsonl')) unlinkSync(join(dir, f));
+    trail.append(entry());
+    expect(trail.tip.chain).not.toBe(chain);
+    expect(logLines(dir).map((l) => l.type)).toEqual(['start', 'entry']);
+    trail.close();
+    store.close();
+  });
+
+  test('a torn last line is cut under the lock (verify, or the next open) and the cut recorded; the log verifies', () => {
     const { dir, keyFile } = place();
     let trail = AuditTrail.open({ dir, key: { keyFile } });
     for (let i = 0; i < 5; i++) trail.append(entry());
+    trail.close();
     const file = join(dir, 'audit-000001.jsonl');
     appendFileSync(file, '{"seq":7,"prev":"ab');
-    expect(trail.verify().firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 7, damage: 'truncated' });
-    trail.close();
     trail = AuditTrail.open({ dir, key: { keyFile } });
     const lines = logLines(dir);
     expect(lines[lines.length - 1]).toMatchObject({
@@ -339,7 +378,10 @@ describe('reopening', () => {
       cut: { file: 'audit-000001.jsonl', bytes: 19, sha256: sha('{"seq":7,"prev":"ab') },
     });
     trail.append(entry());
-    expect(trail.verify()).toMatchObject({ ok: true, repairs: 1 });
+    // A writer killed mid-line while this trail is open: verify takes the log's lock, so the partial line is not
+    // one being written, and cuts it.
+    appendFileSync(file, '{"seq":9,"pr');
+    expect(trail.verify()).toMatchObject({ ok: true, repairs: 2, entries: 6 });
     trail.close();
   });
 
@@ -425,13 +467,23 @@ describe('the chain key', () => {
     }
   });
 
-  test('the log does not verify under another key', () => {
+  test('the log does not verify under another key, and says it is the key', () => {
     const { dir } = place();
     const t = AuditTrail.open({ dir, key: Buffer.alloc(32, 1) });
     t.append(entry());
     t.close();
     const other = AuditTrail.open({ dir, key: Buffer.alloc(32, 2) });
-    expect(other.verify().firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 1, damage: 'edited' });
+    expect(other.verify().firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 1, damage: 'wrong-key' });
     other.close();
+    // The header's key id edited under the right key: the next line verifies, so it is an edit, not a key.
+    const file = join(dir, 'audit-000001.jsonl');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(
+      file,
+      text.replace(/"keyId":"[0-9a-f]/, (m) => `${m.slice(0, -1)}${m.endsWith('0') ? '1' : '0'}`),
+    );
+    const right = AuditTrail.open({ dir, key: Buffer.alloc(32, 1) });
+    expect(right.verify().firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 1, damage: 'edited' });
+    right.close();
   });
 });

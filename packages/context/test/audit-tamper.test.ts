@@ -412,6 +412,6 @@ describe('audit tamper campaign', () => {
       other,
     );
     expect(r.ok).toBe(false);
-    expect(r.firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 1, damage: 'edited' });
+    expect(r.firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 1, damage: 'wrong-key' });
   });
 });

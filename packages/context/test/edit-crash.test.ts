@@ -66,6 +66,10 @@ for (const backend of BACKENDS) {
         void first.applyPatch('--- a/a.txt\n+++ b/a.txt\n@@ @@\n-a\n+A\n--- a/b.txt\n+++ b/b.txt\n@@ @@\n-b\n+B\n');
         await reached;
         expect(first.journal.pending()).toHaveLength(1);
+        // While the first context is open its change is in flight, and recovery leaves it to it.
+        expect((await createContext({ fs: ws.fs, store })).recovery.inFlight).toHaveLength(1);
+        // Its "death": a closed journal's unfinished change is settled by the next open.
+        first.close();
         const reopened = await createContext({ fs: ws.fs, store });
         expect(reopened.recovery[expectNew ? 'completed' : 'rolledBack']).toHaveLength(1);
         const a = new TextDecoder().decode(await ws.fs.readBytes('a.txt'));
@@ -83,19 +87,26 @@ for (const backend of BACKENDS) {
     it('a stopped create and a stopped delete are settled too', async () => {
       const ws = await backend.create({ 'gone.txt': 'bye\n' });
       const store = StateStore.open();
-      const hang: CrashHook = (p) => (p === 'before-record' ? new Promise<void>(() => {}) : undefined);
+      let stoppedAt = 0;
+      const hang: CrashHook = (p) => {
+        if (p !== 'before-record') return;
+        stoppedAt++;
+        return new Promise<void>(() => {});
+      };
       const stateDir = mkdtempSync(join(tmpdir(), 'ctxfs-crash-state-'));
       const dyingFs = backend.name === 'host' ? await HostFilesystem.open({ root: ws.fs.root, stateDir, locks: { crossProcess: false } }) : ws.fs;
       const first = await createContext({ fs: dyingFs, store, edits: { crashHook: hang } });
       void first.createFile('new.txt', 'hi\n');
       void first.deleteFile('gone.txt');
-      for (let i = 0; i < 500 && first.journal.pending().length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      // Both written and about to be recorded (an intent alone is not enough: its file may not be written yet).
+      for (let i = 0; i < 1000 && stoppedAt < 2; i++) await new Promise((r) => setTimeout(r, 10));
       expect(
         first.journal
           .pending()
           .map((p) => p.op)
           .sort(),
       ).toEqual(['create', 'delete']);
+      first.close();
       const reopened = await createContext({ fs: ws.fs, store });
       expect(reopened.recovery.completed).toHaveLength(2);
       await assertConsistent(reopened, ['new.txt', 'gone.txt']);

@@ -80,6 +80,19 @@ for (const backend of BACKENDS) {
       expect(now.filter((l) => l === 'line 12')).toEqual([]);
     });
 
+    it('names only who changed the file after the read, even when the version read was never recorded', async () => {
+      await open({ 'a.txt': LINES });
+      await ctx.editLines('a.txt', { kind: 'replace', start: 1, end: 1, text: 'mine' });
+      // Changed outside ctxfs twice: the agent reads the first of those, which no version records.
+      await ws.fs.writeBytes('a.txt', new TextEncoder().encode((await text(ws, 'a.txt')).replace('line 5\n', 'outside 5\n')));
+      await ctx.readFile('a.txt');
+      await ws.fs.writeBytes('a.txt', new TextEncoder().encode((await text(ws, 'a.txt')).replace('outside 5\n', 'again 5\n')));
+      const r = await ctx.editLines('a.txt', { kind: 'replace', start: 5, end: 5, text: 'A5' });
+      expect(r).toMatchObject({ success: false, code: 'ECONFLICT' });
+      expect(r.conflict?.changedBy).toEqual(['external']);
+      expect(r.message).not.toMatch(/by [^.]*(initial|default)/);
+    });
+
     it('refuses overlapping stale edits with line ranges and the next call', async () => {
       await open({ 'a.txt': LINES });
       const b = ctx.session({ agent: 'llm:b' });

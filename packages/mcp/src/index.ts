@@ -21,5 +21,6 @@ export { ELICIT_MESSAGE_CHARS, elicitationApprover, RoutingApprover } from './el
 export { type HttpHandle, type HttpOptions, serveHttp } from './http.ts';
 export { profileFor } from './profiles.ts';
 export { type RootScope, rootScope, withinRoots } from './roots.ts';
+export { parseClientProfiles, type RunningServer, type RunServerOptions, runServer } from './run-server.ts';
 export { serveStdio } from './stdio.ts';
 export { type McpServerOptions, McpWorkspace } from './workspace.ts';

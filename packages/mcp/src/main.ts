@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import type { ProfileInput } from '@ctxfs/context';
 import { parseBackend } from './backend.ts';
 import { SERVER_INFO } from './connection.ts';
-import { serveStdio } from './stdio.ts';
+import { parseClientProfiles, runServer } from './run-server.ts';
 import { McpWorkspace } from './workspace.ts';
 
 const USAGE = `Usage: ctxfs-mcp [--root <dir>] [options]
@@ -87,11 +87,17 @@ async function main(): Promise<void> {
   } catch (err) {
     fail((err as Error).message);
   }
-  const clientProfiles: Record<string, ProfileInput> = {};
-  for (const entry of o['client-profile'] ?? []) {
-    const eq = entry.lastIndexOf('=');
-    if (eq <= 0 || eq === entry.length - 1) fail(`--client-profile ${entry}: expected <client>=<profile>`);
-    clientProfiles[entry.slice(0, eq)] = entry.slice(eq + 1) as ProfileInput;
+  let clientProfiles: Record<string, ProfileInput>;
+  try {
+    clientProfiles = parseClientProfiles(o['client-profile'] ?? []);
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  let http: { host: string | undefined; port: number; token: string | undefined; allowedOrigins: string[] } | undefined;
+  if (o.http) {
+    const port = o.port === undefined ? 8765 : Number(o.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port ${o.port}: expected 0-65535`);
+    http = { host: o.host, port, token: o.token ?? process.env.CTXFS_MCP_TOKEN, allowedOrigins: o['allow-origin'] ?? [] };
   }
   const workspace = McpWorkspace.open({
     backend,
@@ -101,34 +107,9 @@ async function main(): Promise<void> {
     readOnly: o['read-only'] ?? false,
     ...(o['no-policy-files'] ? { policyFiles: false as const } : {}),
   });
-  const closeAll: Array<() => Promise<void>> = [];
-  let stopping = false;
-  const stop = async (): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    for (const close of closeAll) await close().catch(() => undefined);
-    await workspace.close().catch(() => undefined);
-    process.exit(0);
-  };
-  // `on`, not `once`: a library's exit hook (proper-lockfile's signal-exit) re-raises a signal
-  // when it finds no listener left, which would kill the process before it closed.
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
-  if (o.http) {
-    const port = o.port === undefined ? 8765 : Number(o.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port ${o.port}: expected 0-65535`);
-    const { serveHttp } = await import('./http.ts');
-    const http = await serveHttp(workspace, { host: o.host, port, token: o.token ?? process.env.CTXFS_MCP_TOKEN, allowedOrigins: o['allow-origin'] ?? [] });
-    closeAll.push(() => http.close());
-    process.stderr.write(`ctxfs-mcp: serving ${workspace.description} at ${http.url}\n`);
-  } else {
-    const close = await serveStdio(workspace, stop);
-    closeAll.push(close);
-  }
-  workspace.ready({ start: false }).then(
-    (ctx) => process.stderr.write(`ctxfs-mcp: ${ctx.registry.size} files scanned\n`),
-    (err: unknown) => process.stderr.write(`ctxfs-mcp: could not open ${workspace.description}: ${(err as Error).message}\n`),
-  );
+  const server = await runServer(workspace, { http, log: (message) => process.stderr.write(`ctxfs-mcp: ${message}\n`) });
+  await server.stopped;
+  process.exit(0);
 }
 
 await main();

@@ -280,6 +280,48 @@ const SCRIPT: readonly Step[] = [
       expect(data).toMatchObject({ start_line: 150, end_line: 152, total_lines: 300 });
     },
   },
+  {
+    tool: 'open_file',
+    args: { path: 'src/auth.ts', permission: 'human' },
+    check: (text, data) => {
+      expect(text).toMatch(/^src\/auth\.ts: clean, human, buffer version 1/);
+      expect(data).toMatchObject({ path: 'src/auth.ts', status: 'clean', permission: 'human', on_disk: true });
+    },
+  },
+  {
+    tool: 'file_status',
+    args: {},
+    check: (_text, data) => {
+      // The connection's session keeps the buffer between calls.
+      expect(data.buffers).toMatchObject([{ path: 'src/auth.ts', status: 'clean', buffer_version: 1 }]);
+    },
+  },
+  {
+    tool: 'buffer_diff',
+    args: { path: 'src/auth.ts' },
+    check: (text, data) => {
+      expect(text).toContain('[file:src/auth.ts]\nstatus: clean\n');
+      expect(data).toMatchObject({ diff: '', lines_added: 0 });
+    },
+  },
+  {
+    tool: 'save_file',
+    args: { path: 'src/auth.ts' },
+    check: (text, data) => {
+      expect(text).toContain('src/auth.ts: nothing to save.');
+      expect(data).toMatchObject({ saved: false, buffer: { status: 'clean' } });
+    },
+  },
+  {
+    tool: 'reload_file',
+    args: { path: 'src/auth.ts' },
+    check: (_text, data) => expect(data).toMatchObject({ status: 'clean', dirty: false }),
+  },
+  {
+    tool: 'close_file',
+    args: { path: 'src/auth.ts' },
+    check: (text) => expect(text).toBe('Closed src/auth.ts.'),
+  },
 ];
 
 /** What src/config.ts holds after the script: the rollback undone, so both edits are back. */

@@ -298,6 +298,12 @@ async function probesFor(read: Target, edit: Target, file: follow.CorpusFile): P
     [read, 'check_conflicts', { path }],
     [edit, 'edit_lines', { path, action: 'replace', start_line: lines + 5, end_line: lines + 6, text: '// past the end\n' }],
     [edit, 'undo', { path }],
+    [edit, 'open_file', { path, permission: 'human' }],
+    [edit, 'file_status', { path }],
+    [edit, 'buffer_diff', { path }],
+    [edit, 'reload_file', { path }],
+    [edit, 'save_file', { path }],
+    [edit, 'close_file', { path }],
   ];
   if (largest) calls.push([read, 'get_symbol', { path, name: largest.qualifiedName }]);
   const twice = follow.repeatedWord(file.text);

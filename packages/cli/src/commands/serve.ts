@@ -7,21 +7,10 @@
  * @module
  */
 
-import type { ProfileInput } from '@ctxfs/context';
-import { CliError, EXIT, type ExitCode } from '../exit-codes.ts';
+import { CliError, EXIT } from '../exit-codes.ts';
 import { note, outJson } from '../output.ts';
 import type { Action } from '../program.ts';
 import { backendOf } from '../workspace.ts';
-
-function clientProfiles(entries: readonly string[]): Record<string, ProfileInput> {
-  const out: Record<string, ProfileInput> = {};
-  for (const entry of entries) {
-    const eq = entry.lastIndexOf('=');
-    if (eq <= 0 || eq === entry.length - 1) throw new CliError('EINVAL', `--client-profile ${entry}: expected <client>=<profile>`);
-    out[entry.slice(0, eq)] = entry.slice(eq + 1) as ProfileInput;
-  }
-  return out;
-}
 
 /** `ctxfs serve [--http]`. */
 export const serve: Action = async (g, _args, o) => {
@@ -29,45 +18,28 @@ export const serve: Action = async (g, _args, o) => {
   const port = o.port as number;
   if (port < 0 || port > 65535) throw new CliError('EINVAL', `--port ${port}: expected 0-65535`);
   const spec = backendOf(g);
-  const { McpWorkspace, describeBackend, serveHttp, serveStdio } = await import('@ctxfs/mcp');
+  const { McpWorkspace, describeBackend, parseClientProfiles, runServer } = await import('@ctxfs/mcp');
+  let clientProfiles: ReturnType<typeof parseClientProfiles>;
+  try {
+    clientProfiles = parseClientProfiles((o.clientProfile as string[] | undefined) ?? []);
+  } catch (err) {
+    throw new CliError('EINVAL', (err as Error).message);
+  }
   const workspace = McpWorkspace.open({
     backend: spec,
     ...(g.profile === undefined ? {} : { profile: g.profile }),
-    clientProfiles: clientProfiles((o.clientProfile as string[] | undefined) ?? []),
+    clientProfiles,
     ...(g.store === undefined ? {} : { store: g.store }),
     readOnly: o.readOnly === true,
     ...(g.policyFiles ? {} : { policyFiles: false as const }),
   });
-  return new Promise<ExitCode>((resolve, reject) => {
-    const closers: Array<() => Promise<void>> = [];
-    let stopping = false;
-    const stop = async (): Promise<void> => {
-      if (stopping) return;
-      stopping = true;
-      for (const close of closers) await close().catch(() => undefined);
-      await workspace.close().catch(() => undefined);
-      resolve(EXIT.ok);
-    };
-    // `on`, not `once`: a library's exit hook re-raises a signal when it finds itself the only listener left.
-    process.on('SIGINT', () => void stop());
-    process.on('SIGTERM', () => void stop());
-    const start = async (): Promise<void> => {
-      if (o.http === true) {
-        const http = await serveHttp(workspace, {
-          host: o.host as string,
-          port,
-          token: o.token as string | undefined,
-          allowedOrigins: (o.allowOrigin as string[] | undefined) ?? [],
-        });
-        closers.push(() => http.close());
-        if (g.json) await outJson({ transport: 'http', url: http.url, backend: describeBackend(spec) });
-        else await note(`serving ${describeBackend(spec)} at ${http.url}`);
-      } else closers.push(await serveStdio(workspace, stop));
-      workspace.ready({ start: false }).then(
-        (ctx) => note(`${ctx.registry.size} files scanned`),
-        (err: unknown) => note(`could not open ${describeBackend(spec)}: ${(err as Error).message}`),
-      );
-    };
-    start().catch(reject);
-  });
+  const http =
+    o.http === true
+      ? { host: o.host as string, port, token: o.token as string | undefined, allowedOrigins: (o.allowOrigin as string[] | undefined) ?? [] }
+      : undefined;
+  // With --json the address is the one line on stdout; the rest are notes on stderr.
+  const server = await runServer(workspace, { http, log: (message) => void (g.json && message.startsWith('serving ') ? undefined : note(message)) });
+  if (g.json && server.url !== undefined) await outJson({ transport: 'http', url: server.url, backend: describeBackend(spec) });
+  await server.stopped;
+  return EXIT.ok;
 };

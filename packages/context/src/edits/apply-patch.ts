@@ -42,7 +42,8 @@ function upTo(parts: readonly string[], chars: number): string[] {
   return out;
 }
 
-function hunkTransform(fp: FilePatch): Transform {
+/** One file's hunks as a transform of its text (refusing with every failed hunk); buffers apply patches with it too. */
+export function hunkTransform(fp: FilePatch): Transform {
   return (text) => {
     const r = applyHunks(text, fp.hunks, { ordered: fp.format === 'envelope' });
     if (r.ok) return { ok: true, text: r.text };

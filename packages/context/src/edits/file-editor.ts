@@ -280,12 +280,21 @@ export class FileEditor {
     );
   }
 
-  /** Authors of the versions after `baseSha` up to now. */
+  /**
+   * Who changed `path` since the agent saw it: the authors of the versions
+   * newer than the newest one it has seen (`baseSha`, or any version it was
+   * served), other than the agent itself — its own changes are not news to
+   * it. The version it read may be missing from the history (read between
+   * two changes outside ctxfs, or a merged view that was never a version),
+   * which is why every version it saw marks where to stop.
+   */
   changedSince(path: string, baseSha: string): string[] {
+    const seen = new Set(this.deps.session.versionsSeen(this.deps.agent, path));
+    seen.add(baseSha);
     const authors: string[] = [];
     for (const v of this.#versions.list(path, 200)) {
-      if (v.sha256 === baseSha) break;
-      if (!authors.includes(v.author)) authors.push(v.author);
+      if (v.sha256 !== undefined && seen.has(v.sha256)) break;
+      if (v.op !== 'initial' && v.author !== this.deps.agent && !authors.includes(v.author)) authors.push(v.author);
     }
     return authors;
   }
@@ -572,7 +581,7 @@ export class FileEditor {
     const head = files[0] as FileChange;
     const summary =
       files.length === 1
-        ? `${describeOp(head.op)} ${head.path}: +${added} -${removed} lines, version ${shortHash(head.version)} (#${head.seq ?? '?'})`
+        ? `${describeOp(head.op, effective[0]?.undoOf)} ${head.path}: +${added} -${removed} lines, version ${shortHash(head.version)} (#${head.seq ?? '?'})`
         : `${describeOp(op)} ${files.length} files: +${added} -${removed} lines`;
     const mergeNote = merged ? ' The file had changed since you read it; your edit was merged with those changes (see diff).' : '';
     const staleNote = staleReaders.length > 0 ? ` Now stale for: ${[...new Set(staleReaders.map((r) => r.agent))].join(', ')}.` : '';
@@ -721,7 +730,7 @@ function nextRead(path: string, conflict: EditConflict | undefined): string {
   return first ? callText('readLines', [path, first.start, Math.max(first.start, first.end)]) : callText('readFile', [path]);
 }
 
-function describeOp(op: string): string {
+function describeOp(op: string, undoOf?: number): string {
   switch (op) {
     case 'write':
       return 'Wrote';
@@ -740,7 +749,8 @@ function describeOp(op: string): string {
     case 'rollback':
       return 'Rolled back';
     case 'undo':
-      return 'Undid the last change of';
+      // Not "the last change": undo({ change }) reverts an older one.
+      return undoOf === undefined ? 'Undid a change of' : `Undid change #${undoOf} of`;
     default:
       return 'Changed';
   }

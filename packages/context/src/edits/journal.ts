@@ -10,10 +10,19 @@
  * was already written is put back — a change is recorded completely or not
  * at all, and never half-applied.
  *
+ * Several processes share one state store, so an intent names its owner:
+ * the host, the process and a token of the journal that wrote it. Recovery
+ * settles only the intents of owners that are gone — a process that no
+ * longer exists, or a journal of this process that was closed — and leaves
+ * alone a change another process (or another context of this one) is still
+ * making: settling it would record that change a second time when its
+ * writer records it.
+ *
  * @module
  */
 
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { type Filesystem, isFsError } from '@ctxfs/core';
 import type { FileVersion, VersionOp, VersionStore } from '../history/version-store.ts';
 import type { StateStore } from '../state/store.ts';
@@ -42,6 +51,8 @@ export interface PendingChange {
   readonly sessionId?: string | undefined;
   /** The audit record of the call, written with the change's versions (see {@link JournalOptions.onRecorded}). */
   readonly audit?: unknown;
+  /** Who is making it: `host\tpid\ttoken` (absent on intents written before owners were recorded). */
+  readonly owner?: string | undefined;
 }
 
 /** Options of {@link EditJournal}. */
@@ -62,6 +73,36 @@ export interface RecoveryReport {
   readonly rolledBack: readonly string[];
   /** Files that held neither the old nor the new content (changed by someone else since); left alone. */
   readonly untouched: readonly string[];
+  /** Changes whose writer is still running (another process, or another open journal of this one); left to it. */
+  readonly inFlight: readonly string[];
+}
+
+/** Tokens of the journals open in this process. */
+const openJournals = new Set<string>();
+const HOST = hostname();
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists, under another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Whether the writer of an intent is gone. Another machine's intents are
+ * never judged here (its processes cannot be seen); a pid reused by an
+ * unrelated process only delays recovery until that process exits.
+ */
+function ownerGone(owner: string | undefined): boolean {
+  if (owner === undefined) return true;
+  const [host, pidText, token] = owner.split('\t');
+  if (host !== HOST) return false;
+  const pid = Number(pidText);
+  if (pid === process.pid) return token === undefined || !openJournals.has(token);
+  return !(Number.isInteger(pid) && pid > 0 && processExists(pid));
 }
 
 /** Test hook: called at the named points of a journaled write. */
@@ -80,11 +121,23 @@ export class EditJournal {
   readonly store: StateStore;
   readonly versions: VersionStore;
   readonly #onRecorded: JournalOptions['onRecorded'];
+  readonly #token = randomUUID();
+  /** What this journal's intents name as their owner. */
+  readonly owner = `${HOST}\t${process.pid}\t${this.#token}`;
 
   constructor(store: StateStore, versions: VersionStore, options: JournalOptions = {}) {
     this.store = store;
     this.versions = versions;
     this.#onRecorded = options.onRecorded;
+    openJournals.add(this.#token);
+  }
+
+  /**
+   * Marks this journal closed: a change it left unfinished is then settled by
+   * the next recovery, in this process or another. Idempotent.
+   */
+  close(): void {
+    openJournals.delete(this.#token);
   }
 
   /** Stores the contents and the intent in one transaction; returns the intent. */
@@ -101,7 +154,9 @@ export class EditJournal {
     return this.store.transaction(() => {
       for (const b of change.blobs) this.versions.putBlob(b);
       const r = this.store
-        .statement('INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms, session_id, audit) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .statement(
+          'INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms, session_id, audit, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        )
         .run(
           changeId,
           change.op,
@@ -111,6 +166,7 @@ export class EditJournal {
           Date.now(),
           change.sessionId ?? null,
           change.audit === undefined ? null : JSON.stringify(change.audit),
+          this.owner,
         );
       return {
         id: Number(r.lastInsertRowid),
@@ -121,6 +177,7 @@ export class EditJournal {
         entries: change.entries,
         sessionId: change.sessionId,
         audit: change.audit,
+        owner: this.owner,
       };
     });
   }
@@ -156,7 +213,7 @@ export class EditJournal {
     this.store.statement('DELETE FROM edit_journal WHERE id = ?').run(pending.id);
   }
 
-  /** Intents left by a process that stopped mid-change. */
+  /** Intents not yet recorded: changes in flight, and those left by a process that stopped mid-change. */
   pending(): PendingChange[] {
     const rows = this.store.statement('SELECT * FROM edit_journal ORDER BY id').all() as Array<Record<string, unknown>>;
     return rows.map((r) => ({
@@ -168,6 +225,7 @@ export class EditJournal {
       entries: JSON.parse(String(r.entries)) as JournalEntry[],
       sessionId: r.session_id === null || r.session_id === undefined ? undefined : String(r.session_id),
       audit: r.audit === null || r.audit === undefined ? undefined : (JSON.parse(String(r.audit)) as unknown),
+      owner: r.owner === null || r.owner === undefined ? undefined : String(r.owner),
     }));
   }
 
@@ -187,14 +245,20 @@ export class EditJournal {
   }
 
   /**
-   * Settles every pending change against the disk (see the module comment).
-   * Safe to run at any time no change is in flight in this store.
+   * Settles every pending change whose writer is gone against the disk (see
+   * the module comment); changes still being made are reported `inFlight`.
+   * Safe to run at any time.
    */
   async recover(fs: Filesystem): Promise<RecoveryReport> {
     const completed: string[] = [];
     const rolledBack: string[] = [];
     const untouched: string[] = [];
+    const inFlight: string[] = [];
     for (const p of this.pending()) {
+      if (!ownerGone(p.owner)) {
+        inFlight.push(p.changeId);
+        continue;
+      }
       const states = await Promise.all(p.entries.map(async (e) => ({ e, now: (await diskHash(fs, e.path)) ?? null })));
       if (states.every((s) => s.now === s.e.after)) {
         this.commit(p, true);
@@ -209,6 +273,6 @@ export class EditJournal {
       this.abandon(p);
       rolledBack.push(p.changeId);
     }
-    return { completed, rolledBack, untouched };
+    return { completed, rolledBack, untouched, inFlight };
   }
 }

@@ -194,10 +194,16 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
       const [src, dst] = target.sha256 === undefined ? [p, target.relatedPath] : [target.relatedPath, p];
       const back = callText('renameFile', [dst, src]);
       throw new Refusal(
-        refusal('undo', p, 'EINVAL', `The last change of ${p} is a rename (${src} → ${dst}); undo it by renaming back: ${back}.`, {
-          version: current?.sha256,
-          next: back,
-        }),
+        refusal(
+          'undo',
+          p,
+          'EINVAL',
+          `${options.change === undefined ? 'The last change' : `Change #${target.seq}`} of ${p} is a rename (${src} → ${dst}); undo it by renaming back: ${back}.`,
+          {
+            version: current?.sha256,
+            next: back,
+          },
+        ),
       );
     }
     const blob = (sha: string | undefined) => (sha === undefined ? null : (editor.deps.versions.getBlob(sha) ?? null));

@@ -138,6 +138,13 @@ export function storeAuditSink(store: StateStore, trail: AuditTrail | undefined,
   // Records written inside a transaction, for the trail once it commits.
   const pending: AuditDraft[] = [];
   let timer: NodeJS.Timeout | undefined;
+  // One hold of the trail's lock for a batch's lines.
+  const toTrail = (batch: readonly AuditDraft[]): void => {
+    if (trail === undefined || batch.length === 0) return;
+    trail.batch(() => {
+      for (const r of batch) trail.append(trailEntry(r, context));
+    });
+  };
   const insert = (r: AuditDraft): void =>
     store.audit({
       op: r.op,
@@ -163,12 +170,12 @@ export function storeAuditSink(store: StateStore, trail: AuditTrail | undefined,
     store.transaction(() => {
       for (const r of batch) insert(r);
     });
-    if (trail !== undefined) for (const r of batch) trail.append(trailEntry(r, context));
+    toTrail(batch);
   };
   store.beforeAuditRead(flush);
   store.onTransactionEnd((committed) => {
     const batch = pending.splice(0);
-    if (committed && trail !== undefined) for (const r of batch) trail.append(trailEntry(r, context));
+    if (committed) toTrail(batch);
   });
   return (r) => {
     if (store.inTransaction) {
@@ -184,19 +191,36 @@ export function storeAuditSink(store: StateStore, trail: AuditTrail | undefined,
   };
 }
 
-/** Appends to the trail the table's records after the newest one it holds. */
+/**
+ * How many of the newest records the replay compares. Processes append to
+ * the trail in their own order, not the table's: a record written to the
+ * table before another may reach the trail after it.
+ */
+const REPLAY_WINDOW = 64;
+
+/**
+ * Appends to the trail the table's records it missed (a process died between
+ * committing a record and appending it): among the table's newest rows, those
+ * after the oldest one the trail's newest records hold that the trail lacks.
+ * Under the trail's lock, so another process's appends cannot interleave.
+ */
 function replayMissed(store: StateStore, trail: AuditTrail, context: AuditContext): number {
-  const newest = trail.query({ limit: 1 })[0];
-  let after = 0;
-  if (newest !== undefined) {
-    const row = store.statement("SELECT id FROM audit WHERE json_extract(params, '$.requestId') = ? ORDER BY id DESC LIMIT 1").get(newest.requestId) as
-      | { id: number }
-      | undefined;
-    // A trail whose newest record the table does not hold was started elsewhere: nothing to replay.
-    if (row === undefined) return 0;
-    after = row.id;
-  }
-  const rows = store.statement('SELECT * FROM audit WHERE id > ? ORDER BY id').all(after) as unknown as AuditRow[];
-  for (const row of rows) trail.append(trailEntry(fromRow(row), context, true));
-  return rows.length;
+  return trail.batch(() => {
+    const recent = trail.query({ limit: REPLAY_WINDOW });
+    let rows: AuditRow[];
+    if (recent.length === 0) rows = store.statement('SELECT * FROM audit ORDER BY id').all() as unknown as AuditRow[];
+    else {
+      const held = new Set(recent.map((r) => r.requestId));
+      const tail = (store.statement('SELECT * FROM audit ORDER BY id DESC LIMIT ?').all(REPLAY_WINDOW * 2) as unknown as AuditRow[]).reverse();
+      const first = tail.findIndex((row) => held.has(requestIdOf(row)));
+      // A trail none of whose newest records the table holds was started elsewhere: nothing to replay.
+      rows = first === -1 ? [] : tail.slice(first).filter((row) => !held.has(requestIdOf(row)));
+    }
+    for (const row of rows) trail.append(trailEntry(fromRow(row), context, true));
+    return rows.length;
+  });
+}
+
+function requestIdOf(row: AuditRow): string {
+  return fromRow(row).requestId;
 }

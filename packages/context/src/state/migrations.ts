@@ -221,4 +221,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 8,
+    description:
+      'journal owners: an intent names the process that wrote it (host, pid, a token of its journal), so recovery settles only the changes of processes that are gone, never one another process is still making',
+    sql: `
+      ALTER TABLE edit_journal ADD COLUMN owner TEXT;
+    `,
+  },
 ];

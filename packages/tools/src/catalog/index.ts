@@ -1,11 +1,12 @@
 /**
  * The tool set, in the order a model meets it: orient, find, read, change,
- * look back.
+ * look back, keep files open, run commands.
  *
  * @module
  */
 
 import type { AnyToolDefinition } from '../definition.ts';
+import { bufferDiff, closeFile, fileStatus, openFile, reloadFile, saveFile } from './buffers.ts';
 import { readCommandOutput, runCommand } from './commands.ts';
 import { applyPatch, createFile, deleteFile, editLines, renameFile, replace, writeFile } from './editing.ts';
 import { checkConflicts, getDiff, getFileHistory, rollback, undo } from './history.ts';
@@ -39,6 +40,12 @@ export const TOOLS: readonly AnyToolDefinition[] = [
   rollback,
   undo,
   checkConflicts,
+  openFile,
+  fileStatus,
+  bufferDiff,
+  reloadFile,
+  saveFile,
+  closeFile,
   runCommand,
   readCommandOutput,
 ];
@@ -48,10 +55,13 @@ export const READ_TOOLS: readonly AnyToolDefinition[] = TOOLS.filter((t) => t.an
 
 export {
   applyPatch,
+  bufferDiff,
   checkConflicts,
+  closeFile,
   createFile,
   deleteFile,
   editLines,
+  fileStatus,
   findSymbol,
   getDiff,
   getExcerpt,
@@ -63,14 +73,17 @@ export {
   glob,
   grep,
   listFiles,
+  openFile,
   projectOverview,
   readCommandOutput,
   readFile,
   readLines,
+  reloadFile,
   renameFile,
   replace,
   rollback,
   runCommand,
+  saveFile,
   summarizeFile,
   undo,
   writeFile,

@@ -97,6 +97,13 @@ export class AuditIndex {
     return row === undefined ? undefined : { seq: Number(row.seq), mac: String(row.mac) };
   }
 
+  /** The seqs of the indexed entries after `seq`. */
+  seqsAfter(seq: number): Set<number> {
+    this.flush();
+    const rows = this.store.statement('SELECT seq FROM audit_index WHERE seq > ?').all(seq) as Array<{ seq: number }>;
+    return new Set(rows.map((r) => Number(r.seq)));
+  }
+
   /** Queues a row; written on the next tick or when the queue is full. */
   add(row: IndexRow): void {
     this.#pending.push(row);

@@ -8,17 +8,18 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, unlinkSync } from 'node:fs';
 import { availableParallelism, homedir, loadavg } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fsError } from '@ctxfs/core';
 import { defaultStatePath, type StateStore } from '../../state/store.ts';
-import { AuditIndex, type AuditQuery, type IndexRow } from './audit-index.ts';
+import { AuditIndex, type AuditQuery, FLUSH_ROWS, type IndexRow } from './audit-index.ts';
 import { type AuditEntry, type AuditRecord, checkEntry, entryFields } from './audit-record.ts';
 import { ChainKey, MIN_KEY_BYTES } from './chain-key.ts';
 import { isEntryType, parseLine, readLineHead, storedMac } from './chain-line.ts';
-import { type ChainTip, ChainWriter, type FsyncPolicy, firstSeqOf, listLogFiles, lockDir, unlockDir } from './chain-writer.ts';
+import { type ChainTip, ChainWriter, type FsyncPolicy, firstSeqOf, listLogFiles, repairFields, TORN_DETAIL } from './chain-writer.ts';
 import { loadOrCreateKey } from './key-file.ts';
+import { LogLock } from './log-lock.ts';
 import { verifyParallel } from './parallel-verify.ts';
 import { type ChainAnchor, fileName, type VerifyReport, verifyChain } from './verify-chain.ts';
 
@@ -148,33 +149,34 @@ export class AuditTrail {
     if (!(maxFileBytes > 0) || !(retainFiles >= 1)) {
       throw fsError('EINVAL', 'audit', undefined, { reason: 'maxFileBytes must be positive and retainFiles at least 1' });
     }
-    const writer = ChainWriter.open({
-      dir,
-      key,
-      maxFileBytes,
-      retainFiles,
-      fsync: options.fsync ?? 'rotate',
-      previousChain: () => {
-        const chain = index?.chain;
-        const newest = index?.newest();
-        return chain === undefined || newest === undefined ? undefined : { chain, ...newest };
+    let trail: AuditTrail | undefined;
+    ChainWriter.open(
+      {
+        dir,
+        key,
+        maxFileBytes,
+        retainFiles,
+        fsync: options.fsync ?? 'rotate',
+        previousChain: () => {
+          const chain = index?.chain;
+          const newest = index?.newest();
+          return chain === undefined || newest === undefined ? undefined : { chain, ...newest };
+        },
+        onPrune: (oldestSeq) => index?.dropBefore(oldestSeq),
       },
-      onPrune: (oldestSeq) => index?.dropBefore(oldestSeq),
-    });
-    const trail = new AuditTrail(dir, keyBytes, key, writer, index);
-    try {
-      trail.#reconcile();
-    } catch (err) {
-      writer.close();
-      throw err;
-    }
-    return trail;
+      // Before any other process appends: the index and the log are compared at one moment.
+      (writer) => {
+        trail = new AuditTrail(dir, keyBytes, key, writer, index);
+        trail.#reconcile();
+      },
+    );
+    return trail as AuditTrail;
   }
 
   /**
    * Deletes the log (every `audit-*.jsonl` in `dir`) and clears the index, so
    * the next `open` starts a new chain that verifies. The key is kept. Refused
-   * while a trail has the log open.
+   * (`EBUSY`) while a trail in any process has the log open.
    *
    * @example
    * ```ts
@@ -184,13 +186,17 @@ export class AuditTrail {
    */
   static reset(options: { readonly dir: string; readonly index?: StateStore }): void {
     const dir = resolve(options.dir);
-    lockDir(dir);
-    try {
-      for (const n of listLogFiles(dir)) unlinkSync(join(dir, fileName(n)));
+    const clearIndex = () => {
       if (options.index !== undefined) new AuditIndex(options.index).clear();
-    } finally {
-      unlockDir(dir);
+    };
+    if (!existsSync(dir)) {
+      clearIndex();
+      return;
     }
+    LogLock.exclusive(dir, () => {
+      for (const n of listLogFiles(dir)) unlinkSync(join(dir, fileName(n)));
+      clearIndex();
+    });
   }
 
   /** Brings the index and the log into agreement after open; records in the log what did not agree. */
@@ -216,21 +222,22 @@ export class AuditTrail {
         lost = { chain, fromSeq: w.tip.seq + 1, toSeq: newest.seq, mac: newest.mac };
         ix.dropAfter(w.tip.seq);
       } else {
-        after = newest?.seq ?? 0;
+        // Another process may have died with rows still queued for the index, below rows others wrote since.
+        after = Math.max(0, (newest?.seq ?? 0) - FLUSH_ROWS);
       }
     }
     if (lost !== null || w.torn !== undefined) {
-      const cut = w.torn === undefined ? null : { file: w.torn.file, bytes: w.torn.bytes, sha256: w.torn.sha256 };
-      const detail = lost !== null ? 'the index knew records the log no longer holds' : 'a line cut short by a crash was removed from the end of the log';
-      w.append('repair', () => ({ chain: w.tip.chain, file: fileName(w.fileNo), cut, lost, detail }));
-      this.#repaired = { cut, lost, detail };
+      const detail = lost !== null ? 'the index knew records the log no longer holds' : TORN_DETAIL;
+      const fields = repairFields(w.tip.chain, fileName(w.fileNo), w.torn, lost, detail);
+      w.append('repair', () => fields);
+      this.#repaired = { cut: fields.cut as AuditRepair['cut'], lost, detail };
     }
     if (ix !== undefined) {
       // Retention may have deleted files after the rows were written but before they were dropped (a crash between).
       const first = listLogFiles(this.dir)[0];
       if (first !== undefined) ix.dropBefore(firstSeqOf(join(this.dir, fileName(first))));
       if (rebuild) this.rebuildIndex();
-      else if (!w.fresh) this.#indexLog(after);
+      else if (!w.fresh) this.#indexLog(after, true);
     }
   }
 
@@ -247,6 +254,8 @@ export class AuditTrail {
   /**
    * Appends one entry (parameters elided, see `elideParams`) and returns it
    * as written. Synchronous: when it returns the line is in the log file.
+   * Other processes may append to the same log; each line takes the log's
+   * lock for its write (see {@link AuditTrail.batch} for many).
    */
   append(entry: AuditEntry): AuditRecord {
     this.#open();
@@ -270,6 +279,20 @@ export class AuditTrail {
       location: { file: fileName(w.fileNo), line: w.line },
       verified: true,
     };
+  }
+
+  /**
+   * Runs `body` holding the log's lock once for all the appends it makes:
+   * cheaper than a lock a line, and the lines stay together in the chain.
+   *
+   * @example
+   * ```ts
+   * trail.batch(() => { for (const e of entries) trail.append(e); });
+   * ```
+   */
+  batch<T>(body: () => T): T {
+    this.#open();
+    return this.#writer.locked(body);
   }
 
   /**
@@ -350,32 +373,42 @@ export class AuditTrail {
    */
   verify(options: { readonly workers?: number; readonly parallelMinBytes?: number } = {}): VerifyReport {
     this.#open();
-    const idx = this.#index?.newest();
-    const tip = this.#writer.tip;
-    const anchor: ChainAnchor = idx !== undefined && idx.seq > tip.seq ? { chain: tip.chain, ...idx } : tip;
-    const names = listLogFiles(this.dir).map(fileName);
-    // Threads help only where cores are free: on a machine already busy they make the wall time longer.
-    const cores = availableParallelism();
-    const workers = options.workers ?? Math.max(1, Math.min(4, cores, Math.round(cores - (loadavg()[0] ?? 0)) + 1));
-    const fast = verifyParallel(this.dir, names, this.#key, this.#keyBytes, anchor, workers, options.parallelMinBytes);
-    if (fast !== undefined) return fast;
-    const sources = names.map((name) => ({ name, bytes: () => readFileSync(join(this.dir, name)) }));
-    return verifyChain(sources, this.#key, anchor);
+    // Under the lock: no other process's line is half written while the files are read.
+    return this.#writer.locked(() => {
+      const idx = this.#index?.newest();
+      const tip = this.#writer.tip;
+      const anchor: ChainAnchor = idx !== undefined && idx.seq > tip.seq ? { chain: tip.chain, ...idx } : tip;
+      const names = listLogFiles(this.dir).map(fileName);
+      // Threads help only where cores are free: on a machine already busy they make the wall time longer.
+      const cores = availableParallelism();
+      const workers = options.workers ?? Math.max(1, Math.min(4, cores, Math.round(cores - (loadavg()[0] ?? 0)) + 1));
+      const fast = verifyParallel(this.dir, names, this.#key, this.#keyBytes, anchor, workers, options.parallelMinBytes);
+      if (fast !== undefined) return fast;
+      const sources = names.map((name) => ({ name, bytes: () => readFileSync(join(this.dir, name)) }));
+      return verifyChain(sources, this.#key, anchor);
+    });
   }
 
   /** Rebuilds the index from the log (it is a cache of it). Returns the entries indexed. */
   rebuildIndex(): number {
     this.#open();
-    if (this.#index === undefined) return 0;
-    this.#index.clear();
-    this.#index.chain = this.#writer.tip.chain;
-    return this.#indexLog(0);
-  }
-
-  /** Indexes the entries after seq `after`, reading only the files that hold them. */
-  #indexLog(after: number): number {
     const ix = this.#index;
     if (ix === undefined) return 0;
+    return this.#writer.locked(() => {
+      ix.clear();
+      ix.chain = this.#writer.tip.chain;
+      return this.#indexLog(0);
+    });
+  }
+
+  /**
+   * Indexes the entries after seq `after`, reading only the files that hold
+   * them; with `missingOnly`, only those the index does not hold yet.
+   */
+  #indexLog(after: number, missingOnly = false): number {
+    const ix = this.#index;
+    if (ix === undefined) return 0;
+    const known = missingOnly ? ix.seqsAfter(after) : undefined;
     const files = listLogFiles(this.dir);
     // Files start with a header: skip those whose successor starts at or before `after`.
     let from = 0;
@@ -394,7 +427,7 @@ export class AuditTrail {
         if (nl === -1) break;
         line++;
         const head = readLineHead(bytes, p, nl);
-        if (head !== undefined && head.seq > after && isEntryType(bytes, head)) {
+        if (head !== undefined && head.seq > after && !known?.has(head.seq) && isEntryType(bytes, head)) {
           const rec = parseLine(bytes, p, nl);
           if (rec !== undefined) {
             ix.add(indexRow(head.seq, Date.parse(String(rec.ts)), no, line, p, nl - p, storedMac(bytes, head), rec as unknown as AuditEntry));

@@ -21,11 +21,26 @@
  */
 
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fsError } from '@ctxfs/core';
 import type { ChainKey } from './chain-key.ts';
 import { GENESIS_PREV, type LineType, parseLine, sealLine } from './chain-line.ts';
+import { LogLock } from './log-lock.ts';
 import { fileName, fileNumber } from './verify-chain.ts';
 
 /** When the log is flushed to the disk. */
@@ -69,7 +84,41 @@ export interface ChainWriterOptions {
   readonly onPrune?: ((oldestSeq: number) => void) | undefined;
 }
 
-const LOCK = 'audit.lock';
+/** What a `repair` line says when it records a torn line that was cut. */
+export const TORN_DETAIL = 'a line cut short by a crash was removed from the end of the log';
+
+/** The fields of a `repair` line: what was cut from the end of the log, and what the index knew that the log lost. */
+export function repairFields(
+  chain: string,
+  file: string,
+  torn: TornTail | undefined,
+  lost: Readonly<Record<string, unknown>> | null,
+  detail: string,
+): Record<string, unknown> {
+  const cut = torn === undefined ? null : { file: torn.file, bytes: torn.bytes, sha256: torn.sha256 };
+  return { chain, file, cut, lost, detail };
+}
+
+/** The seq and MAC of the last line of `bytes[0, end)` that parses, if any. */
+function lastChainLine(bytes: Buffer, end: number): { seq: number; mac: string } | undefined {
+  while (end > 0) {
+    const start = bytes.lastIndexOf(10, end - 1) + 1;
+    const rec = parseLine(bytes, start, end);
+    if (typeof rec?.seq === 'number' && typeof rec.mac === 'string') return { seq: rec.seq, mac: rec.mac };
+    end = start - 1;
+  }
+  return undefined;
+}
+
+function countLines(bytes: Buffer, end: number): number {
+  let n = 0;
+  for (let p = bytes.indexOf(10); p !== -1 && p < end; p = bytes.indexOf(10, p + 1)) n++;
+  return n;
+}
+
+function tornTail(file: string, tail: Buffer): TornTail {
+  return { file, bytes: tail.length, sha256: createHash('sha256').update(tail).digest('hex') };
+}
 
 /** Log file numbers present in `dir`, ascending. */
 export function listLogFiles(dir: string): number[] {
@@ -90,7 +139,11 @@ export function listLogFiles(dir: string): number[] {
 export class ChainWriter {
   readonly dir: string;
   readonly #o: ChainWriterOptions;
+  readonly #lock: LogLock;
+  #holding = false;
   #fd = -1;
+  /** The inode of the file `#fd` appends to: another name at its path means a reset or a rewrite. */
+  #ino = 0;
   #fileNo = 0;
   #fileBytes = 0;
   #fileLines = 0;
@@ -98,29 +151,122 @@ export class ChainWriter {
   #seq = 0;
   #mac = GENESIS_PREV;
   #closed = false;
-  /** What open cut from a torn last line, if anything. */
-  readonly torn: TornTail | undefined;
-  /** Whether open started a new chain. */
-  readonly fresh: boolean;
+  #torn: TornTail | undefined;
+  #fresh = false;
 
-  private constructor(o: ChainWriterOptions) {
+  private constructor(o: ChainWriterOptions, afterOpen: ((w: ChainWriter) => void) | undefined) {
     this.dir = o.dir;
     this.#o = o;
     mkdirSync(o.dir, { recursive: true, mode: 0o700 });
-    lockDir(o.dir);
+    this.#lock = LogLock.open(o.dir);
     try {
-      const r = this.#resume();
-      this.torn = r.torn;
-      this.fresh = r.fresh;
+      this.#lock.hold(() => {
+        this.#holding = true;
+        try {
+          const resumed = this.#resume();
+          this.#torn = resumed.torn;
+          this.#fresh = resumed.fresh;
+          afterOpen?.(this);
+        } finally {
+          this.#holding = false;
+        }
+      });
     } catch (err) {
-      this.#release();
+      if (this.#fd >= 0) closeSync(this.#fd);
+      this.#fd = -1;
+      this.#lock.close();
       throw err;
     }
   }
 
-  /** Takes the directory's lock and positions after the last complete line (cutting a torn one). */
-  static open(o: ChainWriterOptions): ChainWriter {
-    return new ChainWriter(o);
+  /**
+   * Opens the log in `o.dir`, positioned after the last complete line (a torn
+   * one is cut and reported in `torn`), and runs `afterOpen` before any other
+   * process can append.
+   */
+  static open(o: ChainWriterOptions, afterOpen?: (w: ChainWriter) => void): ChainWriter {
+    return new ChainWriter(o, afterOpen);
+  }
+
+  /**
+   * Runs `body` holding the log's write lock, after catching up with what
+   * other processes appended. Re-entrant.
+   */
+  locked<T>(body: () => T): T {
+    if (this.#closed) throw fsError('ECLOSED', 'audit', undefined, { reason: 'the audit trail is closed' });
+    if (this.#holding) return body();
+    return this.#lock.hold(() => {
+      this.#holding = true;
+      try {
+        this.#catchUp();
+        return body();
+      } finally {
+        this.#holding = false;
+      }
+    });
+  }
+
+  #path(n: number): string {
+    return join(this.dir, fileName(n));
+  }
+
+  /** Brings this writer's view (file, seq, MAC, size) up to date with the log on disk. */
+  #catchUp(): void {
+    const st = statSync(this.#path(this.#fileNo), { throwIfNoEntry: false });
+    const rotated = statSync(this.#path(this.#fileNo + 1), { throwIfNoEntry: false }) !== undefined;
+    if (st !== undefined && !rotated && st.ino === this.#ino) {
+      if (st.size === this.#fileBytes) return;
+      if (st.size > this.#fileBytes) {
+        this.#follow(st.size);
+        return;
+      }
+    }
+    // Rotated, reset or cut by someone else: start again from what the directory holds.
+    if (this.#fd >= 0) closeSync(this.#fd);
+    this.#fd = -1;
+    const { torn } = this.#resume();
+    if (torn !== undefined) this.#appendLine('repair', () => repairFields(this.#chain, fileName(this.#fileNo), torn, null, TORN_DETAIL));
+  }
+
+  /** Takes in the lines other processes appended to the current file, which now has `size` bytes. */
+  #follow(size: number): void {
+    const path = this.#path(this.#fileNo);
+    const added = Buffer.alloc(size - this.#fileBytes);
+    const fd = openSync(path, 'r');
+    try {
+      let got = 0;
+      while (got < added.length) {
+        const n = readSync(fd, added, got, added.length - got, this.#fileBytes + got);
+        if (n === 0) break;
+        got += n;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    const cut = added.lastIndexOf(10) + 1;
+    const last = lastChainLine(added, cut - 1);
+    if (last !== undefined) {
+      this.#seq = last.seq;
+      this.#mac = last.mac;
+    }
+    this.#fileLines += countLines(added, cut);
+    this.#fileBytes += cut;
+    if (cut < added.length) {
+      // Under the lock nobody is writing: a partial line is what a killed writer left.
+      const torn = tornTail(fileName(this.#fileNo), added.subarray(cut));
+      truncateSync(path, this.#fileBytes);
+      this.#appendLine('repair', () => repairFields(this.#chain, fileName(this.#fileNo), torn, null, TORN_DETAIL));
+    }
+  }
+
+  /** What open cut from a torn last line, if anything. */
+  get torn(): TornTail | undefined {
+    return this.#torn;
+  }
+
+  /** Whether open started a new chain. */
+  get fresh(): boolean {
+    return this.#fresh;
   }
 
   get tip(): ChainTip {
@@ -141,7 +287,7 @@ export class ChainWriter {
       const bytes = readFileSync(path);
       const cut = bytes.lastIndexOf(10) + 1;
       if (cut < bytes.length) {
-        torn = { file: fileName(last), bytes: bytes.length - cut, sha256: createHash('sha256').update(bytes.subarray(cut)).digest('hex') };
+        torn = tornTail(fileName(last), bytes.subarray(cut));
         const fd = openSync(path, 'r+');
         try {
           ftruncateSync(fd, cut);
@@ -167,30 +313,22 @@ export class ChainWriter {
     const firstEnd = bytes.indexOf(10);
     const header = parseLine(bytes, 0, firstEnd);
     this.#chain = typeof header?.chain === 'string' ? header.chain : 'unknown';
-    let lines = 0;
-    for (let p = bytes.indexOf(10); p !== -1; p = bytes.indexOf(10, p + 1)) lines++;
+    const lines = countLines(bytes, bytes.length);
     // The last line that parses gives the tip; a damaged one is verify()'s to report, not a reason to stop auditing.
-    let end = bytes.length - 1;
-    while (end > 0) {
-      const start = bytes.lastIndexOf(10, end - 1) + 1;
-      const rec = parseLine(bytes, start, end);
-      if (typeof rec?.seq === 'number' && typeof rec.mac === 'string') {
-        this.#seq = rec.seq;
-        this.#mac = rec.mac;
-        break;
-      }
-      end = start - 1;
-    }
-    if (end <= 0) {
+    const last = lastChainLine(bytes, bytes.length - 1);
+    if (last === undefined) {
       throw fsError('EIO', 'audit', undefined, {
         reason: `${fileName(n)} holds no readable chain line`,
         hint: 'run verify() to see the damage; AuditTrail.reset() starts a new log',
       });
     }
+    this.#seq = last.seq;
+    this.#mac = last.mac;
     this.#fileNo = n;
     this.#fileBytes = bytes.length;
     this.#fileLines = lines;
     this.#fd = openSync(join(this.dir, fileName(n)), 'a');
+    this.#ino = fstatSync(this.#fd).ino;
   }
 
   #genesis(): void {
@@ -201,12 +339,14 @@ export class ChainWriter {
     this.#create(1);
     const fields: Record<string, unknown> = { chain: this.#chain, file: fileName(1), keyId: this.#o.key.id, format: 1 };
     if (previous !== undefined) fields.previousChain = { chain: previous.chain, seq: previous.seq, mac: previous.mac };
-    this.append('start', () => fields);
+    this.#appendLine('start', () => fields);
   }
 
   #create(n: number): void {
-    // 'wx': a file that exists is never appended to as a new one (another writer, or a stale view).
-    this.#fd = openSync(join(this.dir, fileName(n)), 'wx', 0o600);
+    // 'ax': a file that exists is never taken for a new one (another writer, or a stale view); and
+    // appending, so a line always lands at the end whoever else has written to the file since.
+    this.#fd = openSync(join(this.dir, fileName(n)), 'ax', 0o600);
+    this.#ino = fstatSync(this.#fd).ino;
     this.#fileNo = n;
     this.#fileBytes = 0;
     this.#fileLines = 0;
@@ -215,10 +355,14 @@ export class ChainWriter {
   /**
    * Appends one line of `type` whose other fields `fields(seq, prev, ts)`
    * builds (in the order they are to be written). Rotates first when the line
-   * would take the file over its size.
+   * would take the file over its size. Takes the log's write lock for the
+   * line (see {@link ChainWriter.locked}).
    */
   append(type: LineType, fields: (seq: number, prev: string, ts: string) => Record<string, unknown>): WrittenLine {
-    if (this.#closed) throw fsError('ECLOSED', 'audit', undefined, { reason: 'the audit trail is closed' });
+    return this.locked(() => this.#appendLine(type, fields));
+  }
+
+  #appendLine(type: LineType, fields: (seq: number, prev: string, ts: string) => Record<string, unknown>): WrittenLine {
     const build = () => {
       const ts = new Date().toISOString();
       const seq = this.#seq + 1;
@@ -248,7 +392,7 @@ export class ChainWriter {
     const files = listLogFiles(this.dir);
     const keepFrom = Number.isFinite(this.#o.retainFiles) ? Math.max(files[0] ?? next, next - this.#o.retainFiles + 1) : (files[0] ?? next);
     this.#create(next);
-    this.append('rotate', () => ({ chain: this.#chain, file: fileName(next), prevFile: fileName(prevNo), oldest: fileName(keepFrom) }));
+    this.#appendLine('rotate', () => ({ chain: this.#chain, file: fileName(next), prevFile: fileName(prevNo), oldest: fileName(keepFrom) }));
     if (this.#o.fsync !== 'never') fsyncDir(this.dir);
     // Delete only after the header naming the oldest kept file is written: a crash in between leaves extra files, never a gap.
     const doomed = files.filter((n) => n < keepFrom);
@@ -258,7 +402,7 @@ export class ChainWriter {
     }
   }
 
-  /** Flushes and closes the current file and releases the lock. Idempotent. */
+  /** Flushes and closes the current file and releases the locks. Idempotent. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -269,21 +413,8 @@ export class ChainWriter {
       }
     } finally {
       this.#fd = -1;
-      this.#release();
+      this.#lock.close();
     }
-  }
-
-  #release(): void {
-    unlockDir(this.dir);
-  }
-}
-
-/** Releases the lock taken by {@link lockDir}. */
-export function unlockDir(dir: string): void {
-  try {
-    unlinkSync(join(dir, LOCK));
-  } catch {
-    // already gone: nothing to release
   }
 }
 
@@ -311,49 +442,5 @@ export function firstSeqOf(path: string): number {
     return m ? Number(m[1]) : 0;
   } finally {
     closeSync(fd);
-  }
-}
-
-/**
- * Takes a log directory's lock: one writer a directory. The lock file holds
- * the writer's pid; a lock left by a process that no longer exists (killed)
- * is taken over.
- */
-export function lockDir(dir: string): void {
-  const path = join(dir, LOCK);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(path, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    let pid = 0;
-    try {
-      pid = Number.parseInt(readFileSync(path, 'utf8'), 10);
-    } catch {
-      continue; // released in between: try again
-    }
-    if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
-      throw fsError('EBUSY', 'audit', undefined, {
-        reason: `the audit log in ${dir} is open in process ${pid}${pid === process.pid ? ' (this one)' : ''}`,
-        hint: 'one AuditTrail a log directory: share the open trail, or close it first',
-      });
-    }
-    try {
-      unlinkSync(path);
-    } catch {
-      // another process took it over first; the next attempt finds its lock
-    }
-  }
-  throw fsError('EBUSY', 'audit', undefined, { reason: `could not take the audit log lock in ${dir}`, hint: 'retry' });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -41,7 +41,7 @@ import {
  * - `truncated`: the log ends before the newest record the trail knows, a line is cut short (a torn write), or a rotated file lost its tail;
  * - `spliced`: authentic lines from another place or chain: a rotated file renamed, swapped, replaced by one of another log, or merged into another.
  */
-export type DamageKind = 'edited' | 'unkeyed' | 'inserted' | 'removed' | 'duplicated' | 'reordered' | 'truncated' | 'spliced';
+export type DamageKind = 'edited' | 'unkeyed' | 'inserted' | 'removed' | 'duplicated' | 'reordered' | 'truncated' | 'spliced' | 'wrong-key';
 
 /** The first line that does not verify. */
 export interface VerifyDamage {
@@ -461,6 +461,22 @@ class Verifier {
           this.expSeq,
           'unkeyed',
           `line ${lineNo} carries an unkeyed SHA-256 instead of the chain's HMAC: forged without the key`,
+        );
+      }
+    }
+    if (i === 0 && lineNo === 1) {
+      // The start header names the key the chain was written under. Another key in it, and the next line
+      // not verifying either, is a wrong key rather than tampering (had the header alone been edited, the
+      // next line would verify under this key).
+      const rec = parseLine(l.buf, l.start, l.end);
+      const next = this.#nextLine(i, l.end + 1);
+      if (rec?.type === 'start' && typeof rec.keyId === 'string' && rec.keyId !== this.key.id && (next === undefined || !this.#authentic(next))) {
+        return this.damage(
+          name,
+          1,
+          1,
+          'wrong-key',
+          `the log names key ${rec.keyId}, and this trail was opened with key ${this.key.id}: verify with the key file the log was written with; if it fails under that key too, the log was changed`,
         );
       }
     }

@@ -1,0 +1,396 @@
+/**
+ * A ctxfs workspace as a deepagents backend: `BackendProtocolV2` (ls, read,
+ * readRaw, write, edit, grep, glob, delete, upload and download) and its
+ * sandbox variant (`execute`, through a command runner passed in), with the
+ * results, paths and messages deepagents' own `FilesystemBackend` gives in
+ * virtual mode, so its tools and its standard tests read them unchanged.
+ * Thin over one context-layer session (see {@link WorkspaceFiles}).
+ *
+ * @module
+ */
+
+import { type DecodedText, type FileStat, fsError, isFsError, sha256Hex } from '@ctxfs/core';
+import type {
+  DeleteResult,
+  EditResult,
+  ExecuteResponse,
+  FileDownloadResponse,
+  FileInfo,
+  FileOperationError,
+  FileUploadResponse,
+  GlobResult,
+  GrepResult,
+  LsResult,
+  ReadRawResult,
+  ReadResult,
+  SandboxBackendProtocolV2,
+  WriteResult,
+} from 'deepagents';
+import { type CommandRunner, CommandsUnavailableError, NO_COMMANDS } from '../command-runner.ts';
+import { WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
+
+/** What a backend opened later gets from its opener. */
+export interface DeferredWorkspace {
+  /** Opens the workspace (start a container, create the context layer); called once, by `initialize()`. */
+  readonly open: () => Promise<WorkspaceFilesOptions>;
+}
+
+/** Options of {@link CtxfsBackend}: an open workspace, or how to open one on `initialize()`. */
+export type CtxfsBackendOptions = CtxfsBackendSettings & (WorkspaceFilesOptions | DeferredWorkspace);
+
+/** Settings of {@link CtxfsBackend} besides its workspace. */
+export interface CtxfsBackendSettings {
+  /** Runs `execute`; without one it answers exit code 126 with a message saying commands are unavailable. */
+  readonly runner?: CommandRunner | undefined;
+  /** Most characters of a command's output kept (the rest cut, `truncated: true`). Default 100,000. */
+  readonly maxOutputChars?: number | undefined;
+  /**
+   * Where the workspace appears: `/` (the default) makes `/src/a.ts` the
+   * file `src/a.ts` of the workspace. Give the directory where a command
+   * runner shows the root (`/workspace` in a container or a bubblewrap
+   * sandbox) so files and commands name the same paths; an absolute path
+   * outside it is refused.
+   */
+  readonly mountPath?: string | undefined;
+  /** The backend's id; default `ctxfs-` and a random suffix. */
+  readonly id?: string | undefined;
+}
+
+/** What deepagents' read tool shows for a file with no content. */
+export const EMPTY_CONTENT_WARNING = 'System reminder: File exists but has empty contents';
+
+/** MIME types of the binary kinds deepagents' tools hand to a model as media, by extension; everything else read as text is `text/plain`. */
+const MEDIA_TYPES: Readonly<Record<string, string>> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  heic: 'image/heic',
+  heif: 'image/heif',
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  aac: 'audio/aac',
+  ogg: 'audio/ogg',
+  flac: 'audio/flac',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  mov: 'video/quicktime',
+  pdf: 'application/pdf',
+};
+
+const mediaType = (path: string): string | undefined => {
+  const dot = path.lastIndexOf('.');
+  return dot < 0 || dot < path.lastIndexOf('/') ? undefined : MEDIA_TYPES[path.slice(dot + 1).toLowerCase()];
+};
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** deepagents' upload/download error code for a ctxfs error. */
+function operationError(err: unknown): FileOperationError {
+  if (isFsError(err, 'ENOENT')) return 'file_not_found';
+  if (isFsError(err, 'EISDIR')) return 'is_directory';
+  if (isFsError(err, 'EACCES') || isFsError(err, 'EPERM') || isFsError(err, 'EROFS') || isFsError(err, 'EDENIED')) return 'permission_denied';
+  return 'invalid_path';
+}
+
+/**
+ * deepagents' backend over a ctxfs workspace. Paths are virtual: `/` is
+ * the workspace root, `/src/a.ts` a file in it; `..` above the root, a
+ * symlink leaving it and `~` are refused as values (`{ error }`) naming no
+ * host path. Every call is a call of the context session: the policy
+ * decides it, the audit records it; `write` and `edit` are versions in the
+ * history (undo restores them), and an edit of a file changed since the
+ * agent read it is merged with that change or refused with the conflict.
+ *
+ * @example
+ * ```ts
+ * const backend = new CtxfsBackend({ context: await createContext({ fs }) });
+ * const agent = createDeepAgent({ model, backend });
+ * await backend.edit('/src/a.ts', 'retries = 3', 'retries = 5');
+ * ```
+ */
+export class CtxfsBackend implements SandboxBackendProtocolV2 {
+  readonly id: string;
+  #files: WorkspaceFiles | undefined;
+  readonly #open: (() => Promise<WorkspaceFilesOptions>) | undefined;
+  readonly #runner: CommandRunner | undefined;
+  readonly #maxOutput: number;
+  readonly #mount: string;
+  #closed = false;
+
+  constructor(options: CtxfsBackendOptions) {
+    if ('open' in options) this.#open = options.open;
+    else this.#files = new WorkspaceFiles({ context: options.context, session: options.session });
+    this.#runner = options.runner;
+    this.#maxOutput = options.maxOutputChars ?? 100_000;
+    this.#mount = (options.mountPath ?? '/').replace(/\/+$/, '');
+    this.id = options.id ?? `ctxfs-${Math.random().toString(36).slice(2, 10)}`;
+  }
+
+  /** Whether the backend is open (the standard tests' lifecycle). */
+  get isRunning(): boolean {
+    return this.#files !== undefined && !this.#closed;
+  }
+
+  /** The workspace as the adapters reach it; `EUNAVAILABLE` before `initialize()` of a backend opened later. */
+  get files(): WorkspaceFiles {
+    if (this.#files === undefined)
+      throw fsError('EUNAVAILABLE', 'read', undefined, { reason: 'the backend is not initialized', hint: 'call initialize() first' });
+    return this.#files;
+  }
+
+  /** Opens a backend created with `open` (a no-op for one created open). */
+  async initialize(): Promise<void> {
+    if (this.#files !== undefined || this.#open === undefined) return;
+    const opened = await this.#open();
+    this.#files = new WorkspaceFiles({ context: opened.context, session: opened.session });
+  }
+
+  /** Closes nothing the caller owns: the context layer and its filesystem stay open. */
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  /** For the agent's instructions: where files live, what ctxfs keeps, whether commands run. */
+  get description(): string {
+    return [
+      `Files live in a ctxfs workspace: ${this.#mount || '/'} is its root.`,
+      'Every write and edit is kept as a version that can be undone; an edit of a file changed since you read it is merged with that change or refused with the conflict.',
+      this.#runner?.description ?? (this.#runner === undefined ? NO_COMMANDS : 'Commands run in the workspace root.'),
+    ].join(' ');
+  }
+
+  /** A backend path as a workspace path; one outside the mount stays absolute, and the workspace refuses it (`EPATHESCAPE`). */
+  #local(path: string): string {
+    // A home-relative path means the user's home to a shell; here it would quietly name a directory called `~` in the root.
+    if (path.startsWith('~'))
+      throw fsError('EPATHESCAPE', 'read', path, { reason: 'a path relative to a home directory', hint: 'name files from the workspace root' });
+    if (this.#mount === '') return path.replace(/^\/+/, '');
+    if (path === this.#mount) return '';
+    return path.startsWith(`${this.#mount}/`) ? path.slice(this.#mount.length + 1).replace(/^\/+/, '') : path;
+  }
+
+  #virtual(path: string): string {
+    return path === '' ? this.#mount || '/' : `${this.#mount}/${path}`;
+  }
+
+  #info(stat: FileStat, path: string): FileInfo {
+    const dir = stat.kind === 'directory';
+    return { path: dir ? `${this.#virtual(path)}/` : this.#virtual(path), is_dir: dir, size: dir ? 0 : stat.size, modified_at: stat.mtime.toISOString() };
+  }
+
+  async #dirOrUndefined(path: string): Promise<string | undefined> {
+    try {
+      const local = this.#local(path);
+      const stat = await this.files.stat(local);
+      return stat.kind === 'directory' ? local : undefined;
+    } catch (err) {
+      if (isFsError(err, 'ENOENT') || isFsError(err, 'ENOTDIR')) return undefined;
+      throw err;
+    }
+  }
+
+  async ls(path: string): Promise<LsResult> {
+    try {
+      const dir = await this.#dirOrUndefined(path);
+      if (dir === undefined) return { files: [] };
+      const entries = await this.files.list(dir);
+      return { files: entries.filter((e) => e.stat?.kind === 'file' || e.stat?.kind === 'directory').map((e) => this.#info(e.stat as FileStat, e.path)) };
+    } catch (err) {
+      return { error: `Error listing '${path}': ${messageOf(err)}` };
+    }
+  }
+
+  /** A whole file as read would serve it (recorded as this agent's read), or `undefined` when no file is there. */
+  async #load(filePath: string): Promise<{ stat: FileStat; bytes: Uint8Array; decoded: DecodedText; binary: boolean; mimeType: string } | undefined> {
+    const local = this.#local(filePath);
+    const stat = await this.files.statOrUndefined(local);
+    if (stat?.kind !== 'file') return undefined;
+    const bytes = await this.files.readBytes(local);
+    const media = mediaType(local);
+    const decoded = this.files.fs.decodeText(bytes, { path: local });
+    const binary = media !== undefined || decoded.binary;
+    return { stat, bytes, decoded, binary, mimeType: media ?? (binary ? 'application/octet-stream' : 'text/plain') };
+  }
+
+  async read(filePath: string, offset = 0, limit = 500): Promise<ReadResult> {
+    try {
+      const file = await this.#load(filePath);
+      if (file === undefined) return { error: `File '${filePath}' not found` };
+      const { bytes, decoded, mimeType } = file;
+      if (file.binary) return { content: bytes, mimeType };
+      if (decoded.text.trim() === '') return { content: EMPTY_CONTENT_WARNING, mimeType: 'text/plain' };
+      const lines = decoded.text.split('\n');
+      if (offset >= lines.length) return { error: `Line offset ${offset} exceeds file length (${lines.length} lines)` };
+      const end = Math.min(offset + limit, lines.length);
+      return {
+        content: lines.slice(offset, end).join('\n'),
+        mimeType: 'text/plain',
+        totalLines: lines.length,
+        startLine: offset + 1,
+        endLine: end,
+        ...(end < lines.length ? { nextOffset: end } : {}),
+      };
+    } catch (err) {
+      return { error: `Error reading file '${filePath}': ${messageOf(err)}` };
+    }
+  }
+
+  async readRaw(filePath: string): Promise<ReadRawResult> {
+    try {
+      const file = await this.#load(filePath);
+      if (file === undefined) return { error: `File '${filePath}' not found` };
+      const { stat, bytes, decoded, binary, mimeType } = file;
+      const times = { created_at: (stat.birthtime ?? stat.ctime ?? stat.mtime).toISOString(), modified_at: stat.mtime.toISOString() };
+      return { data: { content: binary ? bytes : decoded.text, mimeType, ...times } };
+    } catch (err) {
+      return { error: `Error reading file '${filePath}': ${messageOf(err)}` };
+    }
+  }
+
+  async write(filePath: string, content: string): Promise<WriteResult> {
+    try {
+      // A media file arrives base64-encoded, as deepagents' write tool sends it.
+      const bytes = mediaType(filePath) === undefined ? new TextEncoder().encode(content) : Buffer.from(content, 'base64');
+      await this.files.writeBytes(this.#local(filePath), bytes);
+      return { path: filePath, filesUpdate: null };
+    } catch (err) {
+      return { error: `Error writing file '${filePath}': ${messageOf(err)}` };
+    }
+  }
+
+  async edit(filePath: string, oldString: string, newString: string, replaceAll = false): Promise<EditResult> {
+    try {
+      const local = this.#local(filePath);
+      const file = await this.#load(filePath);
+      if (file === undefined) return { error: `Error: File '${filePath}' not found` };
+      const { bytes, decoded } = file;
+      if (decoded.binary) return { error: `Error: '${filePath}' is binary; edit replaces text in text files` };
+      const text = decoded.text;
+      if (text === '' && oldString === '') {
+        await this.files.writeBytes(local, new TextEncoder().encode(newString));
+        return { path: filePath, filesUpdate: null, occurrences: 0 };
+      }
+      if (oldString === '') return { error: 'Error: oldString cannot be empty when file has content' };
+      const occurrences = text.split(oldString).length - 1;
+      if (occurrences === 0) return { error: `Error: String not found in file: '${oldString}'` };
+      if (occurrences > 1 && !replaceAll) {
+        return {
+          error: `Error: String '${oldString}' has multiple occurrences (appears ${occurrences} times) in file. Use replace_all=True to replace all instances, or provide a more specific string with surrounding context.`,
+        };
+      }
+      await this.files.replace(local, oldString, newString, replaceAll, sha256Hex(bytes));
+      return { path: filePath, filesUpdate: null, occurrences };
+    } catch (err) {
+      return { error: `Error editing file '${filePath}': ${messageOf(err)}` };
+    }
+  }
+
+  async grep(pattern: string, path: string | null = null, glob: string | null = null, maxCount: number | null = null): Promise<GrepResult> {
+    try {
+      const base = path === null ? '' : this.#local(path);
+      const stat = await this.files.statOrUndefined(base).catch(() => undefined);
+      if (stat === undefined) return { matches: [] };
+      // A glob without a slash names files at any depth, as ripgrep's --glob does.
+      const fileGlob = glob === null || glob === '' ? undefined : glob.includes('/') ? glob : `**/${glob}`;
+      const found = await this.files.grep(pattern, {
+        path: base,
+        glob: stat.kind === 'directory' ? fileGlob : undefined,
+        literal: true,
+        maxMatches: maxCount ?? undefined,
+      });
+      const matches = found.map((m) => ({ path: this.#virtual(m.path), line: m.line, text: m.text }));
+      return maxCount !== null && matches.length >= maxCount ? { matches: matches.slice(0, maxCount), truncated: true } : { matches };
+    } catch (err) {
+      return { error: `Error searching for '${pattern}': ${messageOf(err)}` };
+    }
+  }
+
+  /**
+   * Files and directories matching `pattern` below `path`, each named
+   * relative to `path` (as deepagents' sandbox backends answer), dotfiles
+   * included; without size and time (best-effort fields; `ls` gives them).
+   */
+  async glob(pattern: string, path?: string): Promise<GlobResult> {
+    try {
+      const dir = path === undefined ? '' : await this.#dirOrUndefined(path);
+      if (dir === undefined) return { files: [] };
+      const found = await this.files.glob(pattern.replace(/^\/+/, ''), dir, { kind: 'any' });
+      const prefix = dir === '' ? 0 : dir.length + 1;
+      // The path and whether it is a directory, as the walk knows them: size and time are best-effort in
+      // deepagents' FileInfo, and a stat a match would cost more than the search (ls gives them).
+      const files: FileInfo[] = found
+        .filter((f) => f.kind === 'file' || f.kind === 'directory')
+        .map((f) => ({ path: f.path.slice(prefix), is_dir: f.kind === 'directory' }));
+      files.sort((a, b) => a.path.localeCompare(b.path));
+      return { files };
+    } catch (err) {
+      return { error: `Error matching '${pattern}': ${messageOf(err)}` };
+    }
+  }
+
+  async delete(filePath: string): Promise<DeleteResult> {
+    try {
+      const local = this.#local(filePath);
+      const target = this.files.normalize(local, 'delete');
+      if (target === '') {
+        for (const entry of await this.files.list('')) await this.files.delete(entry.path, { recursive: true });
+        return { path: filePath, filesUpdate: null };
+      }
+      const stat = await this.files
+        .statOrUndefined(local)
+        .catch((err: unknown) => (isFsError(err, 'EPATHESCAPE') ? ({ kind: 'symlink' } as const) : Promise.reject(err)));
+      if (stat === undefined) return { error: `Error: '${filePath}' not found` };
+      await this.files.delete(local, { recursive: stat.kind === 'directory' });
+      return { path: filePath, filesUpdate: null };
+    } catch (err) {
+      return { error: `Error deleting '${filePath}': ${messageOf(err)}` };
+    }
+  }
+
+  async uploadFiles(files: Array<[string, Uint8Array]>): Promise<FileUploadResponse[]> {
+    const out: FileUploadResponse[] = [];
+    for (const [path, content] of files) {
+      try {
+        await this.files.writeBytes(this.#local(path), content);
+        out.push({ path, error: null });
+      } catch (err) {
+        out.push({ path, error: operationError(err) });
+      }
+    }
+    return out;
+  }
+
+  async downloadFiles(paths: string[]): Promise<FileDownloadResponse[]> {
+    const out: FileDownloadResponse[] = [];
+    for (const path of paths) {
+      try {
+        const local = this.#local(path);
+        const stat = await this.files.stat(local);
+        if (stat.kind === 'directory') {
+          out.push({ path, content: null, error: 'is_directory' });
+          continue;
+        }
+        out.push({ path, content: await this.files.readBytes(local), error: null });
+      } catch (err) {
+        out.push({ path, content: null, error: operationError(err) });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Runs a shell command in the workspace root through the runner given,
+   * stdout and stderr together as deepagents wants them. Without a runner:
+   * exit code 126 (the shell's "cannot execute") and a message saying so.
+   */
+  async execute(command: string): Promise<ExecuteResponse> {
+    if (this.#runner === undefined) return { output: new CommandsUnavailableError(command).message, exitCode: 126, truncated: false };
+    const running = await this.#runner.run(command, { cwd: '' });
+    const [stdout, stderr, exitCode] = await Promise.all([new Response(running.stdout).text(), new Response(running.stderr).text(), running.exitCode]);
+    const output = stderr === '' ? stdout : stdout === '' ? stderr : `${stdout}${stdout.endsWith('\n') ? '' : '\n'}${stderr}`;
+    const truncated = output.length > this.#maxOutput;
+    return { output: truncated ? output.slice(0, this.#maxOutput) : output, exitCode, truncated };
+  }
+}

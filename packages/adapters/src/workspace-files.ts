@@ -1,0 +1,480 @@
+/**
+ * The one way every framework adapter reaches a workspace: a context-layer
+ * session. Frameworks move raw bytes (a byte stream, a file's exact lines),
+ * which no retrieval call serves, so byte reads, listings and searches run
+ * as guarded calls of the session (policy, budgets, one audit record each),
+ * while every change of a text file is a session edit: a version in the
+ * history (undo brings it back), stale detection by content hash against
+ * what this agent last read, a merge when the file moved on, approval when
+ * the policy asks. Binary content, which the editor does not take, is
+ * written with a compare-and-swap against the agent's last read and then
+ * recorded in the registry.
+ *
+ * Everything throws `FsError` with host paths removed; each adapter turns
+ * that into its framework's own error form.
+ *
+ * @module
+ */
+
+import type { ContextLayer, ContextSession, EditResult, OpClass } from '@ctxfs/context';
+import { currentCall, sha256Hex } from '@ctxfs/context';
+import {
+  type ByteReader,
+  type FileEntry,
+  type FileStat,
+  type Filesystem,
+  type FsError,
+  type FsErrorCode,
+  type FsOperation,
+  fsError,
+  type GrepMatch,
+  isFsError,
+  resolvePath,
+} from '@ctxfs/core';
+
+/** Options of {@link WorkspaceFiles}. */
+export interface WorkspaceFilesOptions {
+  /** The workspace's context layer (from `createContext`). */
+  readonly context: ContextLayer;
+  /** The agent's session; default the layer's own session. */
+  readonly session?: ContextSession | undefined;
+}
+
+/** Options of {@link WorkspaceFiles.writeBytes}. */
+export interface WriteBytesOptions {
+  /** Refuse (`EEXIST`) when the file exists. Default `false`: overwrite. */
+  readonly create?: boolean | undefined;
+}
+
+/** Options of {@link WorkspaceFiles.grep}. */
+export interface FilesGrepOptions {
+  readonly path?: string | undefined;
+  readonly glob?: string | undefined;
+  readonly literal?: boolean | undefined;
+  readonly ignoreCase?: boolean | undefined;
+  readonly dot?: boolean | undefined;
+  readonly maxMatches?: number | undefined;
+}
+
+/** Writes of at most this many bytes go through the session's editor (history, stale detection); a longer stream is written as a stream. */
+export const EDITABLE_WRITE_BYTES = 8 * 1024 * 1024;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The text of `bytes` when they are UTF-8 text without NUL (what the editor can take byte for byte), else `undefined`. */
+function asUtf8Text(bytes: Uint8Array): string | undefined {
+  if (bytes.includes(0)) return undefined;
+  // A BOM is content the editor would treat as an encoding marker: keep such bytes on the byte path.
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return undefined;
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** An edit's refusal as the error it stands for. */
+function editError(op: FsOperation, path: string, r: EditResult): never {
+  throw fsError((r.code ?? 'EINVAL') as FsErrorCode, op, path, { reason: r.message });
+}
+
+/**
+ * A workspace as the framework adapters use it: every call through one
+ * context session.
+ *
+ * @example
+ * ```ts
+ * const context = await createContext({ fs: new MemoryFilesystem(), safety: { policyFiles: false } });
+ * const files = new WorkspaceFiles({ context });
+ * await files.writeBytes('a.txt', new TextEncoder().encode('hi\n')); // a version in the history
+ * await files.readBytes('a.txt');                                     // recorded as read: a later stale write is caught
+ * ```
+ */
+export class WorkspaceFiles {
+  readonly context: ContextLayer;
+  readonly session: ContextSession;
+  readonly fs: Filesystem;
+
+  constructor(options: WorkspaceFilesOptions) {
+    this.context = options.context;
+    this.session = options.session ?? options.context;
+    this.fs = options.context.fs;
+  }
+
+  /** A caller's workspace path, normalized (throws `EPATHESCAPE`/`EINVAL` before any I/O). */
+  normalize(path: string, op: FsOperation): string {
+    return resolvePath(path, op).path;
+  }
+
+  /**
+   * Normalizes a path a change names; one that does not normalize is
+   * refused through the safety layer, so the attempt is in the audit.
+   */
+  async #changeTarget(path: string, op: FsOperation, opClass: OpClass): Promise<string> {
+    const { paths, invalid } = this.#target(path, op);
+    if (invalid === undefined) return paths[0] as string;
+    return await this.session.guarded<never>(
+      { op, opClass, paths: [], params: {}, invalid },
+      () => Promise.reject(invalid),
+      () => ({ result: 'refused' }),
+    );
+  }
+
+  /** The call's path normalized, or the error normalizing gave: the safety layer records a refused path like any call, then throws it. */
+  #target(path: string, op: FsOperation): { paths: string[]; invalid: FsError | undefined } {
+    try {
+      return { paths: [this.normalize(path, op)], invalid: undefined };
+    } catch (err) {
+      if (!isFsError(err)) throw err;
+      return { paths: [], invalid: err };
+    }
+  }
+
+  #guarded<T>(
+    op: string,
+    opClass: OpClass,
+    path: string,
+    params: Record<string, unknown>,
+    body: (p: string) => Promise<T>,
+    bytes: (r: T) => number,
+  ): Promise<T> {
+    const { paths, invalid } = this.#target(path, op as FsOperation);
+    return this.session.guarded(
+      { op, opClass, paths, params, invalid },
+      () => body(paths[0] as string),
+      (r) => ({ result: 'ok', bytes: bytes(r) }),
+    );
+  }
+
+  #read<T>(op: string, path: string, params: Record<string, unknown>, body: (p: string) => Promise<T>, bytes: (r: T) => number = () => 0): Promise<T> {
+    return this.#guarded(op, 'read', path, params, body, bytes);
+  }
+
+  /** Metadata of a path (symlinks inside the root followed). */
+  stat(path: string): Promise<FileStat> {
+    return this.#read('stat', path, {}, (p) => this.fs.stat(p));
+  }
+
+  /** Metadata of a path, or `undefined` when nothing is there. */
+  async statOrUndefined(path: string): Promise<FileStat | undefined> {
+    try {
+      return await this.stat(path);
+    } catch (err) {
+      if (isFsError(err, 'ENOENT')) return undefined;
+      throw err;
+    }
+  }
+
+  /** A directory's entries with their metadata, sorted; paths the policy withholds left out. */
+  list(path: string): Promise<FileEntry[]> {
+    return this.#guarded(
+      'list',
+      'search',
+      path,
+      {},
+      async (p) => {
+        const entries = await this.fs.list(p, { stat: true });
+        const call = currentCall();
+        return call ? entries.filter((e) => !call.withheld(e.path)) : entries;
+      },
+      (r) => r.length,
+    );
+  }
+
+  /** The whole file, recorded as this agent's read of that version (so a later write of a changed file is caught). */
+  readBytes(path: string): Promise<Uint8Array> {
+    return this.#read(
+      'readBytes',
+      path,
+      {},
+      async (p) => {
+        const bytes = await this.fs.readBytes(p);
+        this.#remember(p, bytes);
+        return bytes;
+      },
+      (b) => b.byteLength,
+    );
+  }
+
+  /** Records a served version as read by this agent, and keeps its content for a later merge. */
+  #remember(path: string, bytes: Uint8Array): void {
+    const sha256 = sha256Hex(bytes);
+    // A read of the version this agent last read changes nothing the stale check uses: skip the write to the store.
+    if (this.session.sessionContext.lastRead(this.session.agent, path)?.sha256 === sha256) return;
+    this.session.sessionContext.recordRead({ agent: this.session.agent, path, sha256, op: 'readBytes', tokens: 0 });
+    if (bytes.byteLength <= 1024 * 1024 && !this.context.versions.hasBlob(sha256)) this.context.versions.putBlob(bytes, sha256);
+  }
+
+  /** A byte stream of the file (bounded memory; not recorded as a read of a version, since it is not hashed). */
+  openRead(path: string): Promise<ByteReader> {
+    return this.#read('openRead', path, {}, (p) => this.fs.openRead(p));
+  }
+
+  /**
+   * Lines `startLine`..`endLine` of a text file (1-based, inclusive; an end
+   * past the last line reads to the end without error), joined by the
+   * file's own line ending — with neither, the whole text. Read as a stream
+   * and decoded as the backend decodes the file (or with `encoding`), and
+   * left as soon as the range is read, so a range near the top of a huge
+   * file costs the bytes up to it and memory holds only the range.
+   * `EBINARY` for binary content without an explicit encoding.
+   */
+  readLineRange(path: string, startLine?: number, endLine?: number, encoding?: string): Promise<string> {
+    return this.#read(
+      'readLines',
+      path,
+      { startLine, endLine },
+      async (p) => {
+        await using text = await this.fs.openText(p, encoding === undefined ? {} : { encoding });
+        const start = Math.max(1, startLine ?? 1);
+        const end = endLine ?? Number.POSITIVE_INFINITY;
+        const parts: string[] = [];
+        let line = 1;
+        let crlf: boolean | undefined;
+        const done = (): string => {
+          const out = parts.join('');
+          return crlf === true && out.endsWith('\r') && line > end ? out.slice(0, -1) : out;
+        };
+        for await (const chunk of text) {
+          let i = 0;
+          while (i <= chunk.length) {
+            const nl = chunk.indexOf('\n', i);
+            const stop = nl === -1 ? chunk.length : nl;
+            if (line >= start && line <= end) parts.push(chunk.slice(i, stop));
+            if (nl === -1) break;
+            crlf ??= nl > 0 ? chunk[nl - 1] === '\r' : (parts.at(-1)?.endsWith('\r') ?? false);
+            if (line >= start && line < end) parts.push('\n');
+            line++;
+            i = nl + 1;
+            if (line > end) return done();
+          }
+        }
+        return done();
+      },
+      (r) => r.length,
+    );
+  }
+
+  /**
+   * Writes a whole file, creating parents. UTF-8 text goes through the
+   * session's editor (a version, stale detection, merge); other bytes are
+   * written with compare-and-swap against this agent's last read.
+   */
+  async writeBytes(path: string, bytes: Uint8Array, options: WriteBytesOptions = {}): Promise<void> {
+    const p = await this.#changeTarget(path, 'writeBytes', 'write');
+    const text = asUtf8Text(bytes);
+    if (text !== undefined) {
+      const r = options.create ? await this.session.createFile(p, text) : await this.session.writeFile(p, text);
+      if (r.success) return;
+      // Text over a binary file: the editor does not take it, the byte path does.
+      if (r.code !== 'EBINARY') editError('writeBytes', p, r);
+    }
+    await this.#writeRaw('writeBytes', p, options.create === true, async (ifMatch) => {
+      await this.fs.writeBytes(p, bytes, { createParents: true, ...(ifMatch === undefined ? {} : { ifMatch }) });
+      return bytes.byteLength;
+    });
+  }
+
+  /**
+   * Writes a file from a stream: up to {@link EDITABLE_WRITE_BYTES} it is
+   * gathered and written as {@link writeBytes} does; past that it streams
+   * to the backend (constant memory), committed only when the stream ends.
+   */
+  async writeStream(path: string, chunks: AsyncIterable<Uint8Array>, signal?: AbortSignal): Promise<void> {
+    const p = await this.#changeTarget(path, 'openWrite', 'write');
+    const held: Uint8Array[] = [];
+    let size = 0;
+    const iterator = chunks[Symbol.asyncIterator]();
+    for (;;) {
+      signal?.throwIfAborted();
+      const next = await iterator.next();
+      if (next.done) return await this.writeBytes(p, Buffer.concat(held, size));
+      held.push(next.value);
+      size += next.value.byteLength;
+      if (size > EDITABLE_WRITE_BYTES) break;
+    }
+    await this.#writeRaw('openWrite', p, false, async (ifMatch) => {
+      const writer = await this.fs.openWrite(p, { createParents: true, ...(ifMatch === undefined ? {} : { ifMatch }) });
+      try {
+        for (const chunk of held.splice(0)) await writer.write(chunk);
+        for (;;) {
+          signal?.throwIfAborted();
+          const next = await iterator.next();
+          if (next.done) break;
+          await writer.write(next.value);
+        }
+        await writer.close();
+        return writer.bytesWritten;
+      } catch (err) {
+        await writer.abort();
+        throw err;
+      }
+    });
+  }
+
+  /** A write the editor does not take, guarded, checked against the agent's last read, then recorded in the registry. */
+  async #writeRaw(op: string, p: string, create: boolean, write: (ifMatch: string | undefined) => Promise<number>): Promise<void> {
+    await this.session.guarded(
+      { op, opClass: 'write', paths: [p], params: {} },
+      async () => {
+        const existing = await this.fs.stat(p).catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : Promise.reject(err)));
+        if (existing?.kind === 'directory') throw fsError('EISDIR', 'writeBytes', p, { hint: 'name a file, not a directory' });
+        if (create && existing !== undefined) throw fsError('EEXIST', 'writeBytes', p, { hint: 'choose another name, or overwrite it' });
+        const seen = this.session.sessionContext.lastRead(this.session.agent, p)?.sha256;
+        const cas = this.fs.capabilities.compareAndSwap;
+        const ifMatch = !cas ? undefined : create ? 'absent' : existing === undefined ? undefined : seen;
+        const written = await write(ifMatch);
+        await this.context.afterWrite(p, { author: this.session.agent });
+        return written;
+      },
+      (bytes) => ({ result: 'ok', bytes }),
+    );
+  }
+
+  /** Deletes a file (a version: undo brings it back); with `recursive`, a directory and all below it. */
+  async delete(path: string, options: { recursive?: boolean; force?: boolean } = {}): Promise<void> {
+    const p = await this.#changeTarget(path, 'delete', 'delete');
+    // A link leading out of the root is not followed (EPATHESCAPE): it is removed itself, as rm removes a link.
+    const stat = await this.fs
+      .stat(p)
+      .catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : isFsError(err, 'EPATHESCAPE') ? ({ kind: 'symlink' } as const) : Promise.reject(err)));
+    if (stat?.kind === 'file') {
+      const r = await this.session.deleteFile(p);
+      if (!r.success) editError('delete', p, r);
+      return;
+    }
+    await this.session.guarded(
+      { op: 'delete', opClass: 'delete', paths: [p], params: { recursive: options.recursive === true } },
+      async () => {
+        await this.fs.delete(p, { recursive: options.recursive === true, force: options.force === true });
+        if (stat !== undefined) await this.context.afterWrite(p);
+      },
+      () => ({ result: 'ok' }),
+    );
+  }
+
+  /**
+   * Replaces `search` in a text file, every occurrence or exactly one (a
+   * second one is `EINVAL`, none `ENOENT`): a session edit, so stale
+   * detection, merge and history apply. `baseVersion` is the hash of the
+   * content the caller read and counted in (default: read it now). Returns
+   * the number replaced.
+   */
+  async replace(path: string, search: string, replacement: string, all: boolean, baseVersion?: string): Promise<number> {
+    const p = await this.#changeTarget(path, 'write', 'write');
+    let base = baseVersion;
+    let count = 1;
+    if (base === undefined) {
+      const bytes = await this.readBytes(p);
+      const decoded = this.fs.decodeText(bytes, { path: p });
+      if (decoded.binary) throw fsError('EBINARY', 'write', p, { reason: 'the file looks binary, so it cannot be edited as text' });
+      count = search === '' ? 0 : decoded.text.split(search).length - 1;
+      base = sha256Hex(bytes);
+    }
+    const r = await this.session.replace(p, search, replacement, { occurrence: all ? 'all' : 'unique', baseVersion: base });
+    if (!r.success) editError('write', p, r);
+    return all ? count : 1;
+  }
+
+  /** Renames a file (a version on both paths) or, guarded, a directory. */
+  async rename(from: string, to: string, overwrite: boolean): Promise<void> {
+    const a = await this.#changeTarget(from, 'rename', 'rename');
+    const b = await this.#changeTarget(to, 'rename', 'rename');
+    const stat = await this.fs.stat(a);
+    if (stat.kind === 'file') {
+      const r = await this.session.renameFile(a, b, { overwrite });
+      if (!r.success) editError('rename', a, r);
+      return;
+    }
+    await this.session.guarded(
+      { op: 'rename', opClass: 'rename', paths: [a, b], params: { overwrite } },
+      () => this.fs.rename(a, b, { overwrite }),
+      () => ({ result: 'ok' }),
+    );
+  }
+
+  /** Creates a directory. */
+  async mkdir(path: string, parents: boolean, existOk: boolean): Promise<void> {
+    const p = await this.#changeTarget(path, 'mkdir', 'write');
+    return this.session.guarded(
+      { op: 'mkdir', opClass: 'write', paths: [p], params: { parents } },
+      () => this.fs.mkdir(p, { parents, existOk }),
+      () => ({ result: 'ok' }),
+    );
+  }
+
+  /** Files (and directories) matching a glob below `cwd`, as the policy lets this agent see them. */
+  glob(pattern: string, cwd: string, options: { dot?: boolean; kind?: 'file' | 'directory' | 'any' } = {}): Promise<FileEntry[]> {
+    return this.#guarded(
+      'glob',
+      'search',
+      cwd,
+      { pattern },
+      async (c) => {
+        const call = currentCall();
+        const out: FileEntry[] = [];
+        for await (const m of this.fs.glob(pattern, { cwd: c, dot: options.dot ?? true, kind: options.kind ?? 'any' })) {
+          if (call?.withheld(m.path)) continue;
+          out.push({ name: m.path.slice(m.path.lastIndexOf('/') + 1), path: m.path, kind: m.kind });
+        }
+        return out;
+      },
+      (r) => r.length,
+    );
+  }
+
+  /**
+   * Every entry below `dir` (with its metadata when `stat`, which costs a
+   * stat an entry), in one bulk walk (the backend's fastest), paths the
+   * policy withholds left out; without `hidden`, dot-names are neither
+   * listed nor entered.
+   */
+  walk(dir: string, options: { maxDepth?: number | undefined; hidden?: boolean | undefined; stat?: boolean | undefined } = {}): Promise<FileEntry[]> {
+    return this.#guarded(
+      'walk',
+      'search',
+      dir,
+      { maxDepth: options.maxDepth },
+      async (d) => {
+        const call = currentCall();
+        const out: FileEntry[] = [];
+        const visible = (e: FileEntry): boolean => (options.hidden === true || !e.name.startsWith('.')) && !call?.withheld(e.path);
+        for await (const batch of this.fs.walk(d, {
+          stat: options.stat === true,
+          ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),
+          enter: visible,
+        })) {
+          for (const e of batch) if (visible(e)) out.push(e);
+        }
+        return out;
+      },
+      (r) => r.length,
+    );
+  }
+
+  /** Matching lines (raw text, as the file reads), paths the policy withholds left out. */
+  grep(pattern: string, options: FilesGrepOptions = {}): Promise<GrepMatch[]> {
+    return this.#guarded(
+      'grep',
+      'search',
+      options.path ?? '',
+      { pattern, literal: options.literal === true },
+      async (scope) => {
+        const call = currentCall();
+        const out: GrepMatch[] = [];
+        for await (const m of this.fs.grep(pattern, {
+          path: scope,
+          ...(options.glob === undefined ? {} : { glob: options.glob }),
+          literal: options.literal === true,
+          ignoreCase: options.ignoreCase === true,
+          dot: options.dot ?? true,
+          maxMatches: options.maxMatches ?? 100_000,
+        })) {
+          if (!call?.withheld(m.path)) out.push(m);
+        }
+        return out;
+      },
+      (r) => r.reduce((s, m) => s + m.text.length, 0),
+    );
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Test fixture: fresh workspaces on each real backend (memory, a host
+ * directory, a directory in a real Docker container), each with its
+ * context layer, so every adapter test runs unchanged on all three.
+ */
+
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { ContainerFilesystem } from '@ctxfs/container';
+import { type ContextLayer, type ContextOptions, createContext } from '@ctxfs/context';
+import type { Filesystem } from '@ctxfs/core';
+import { HostFilesystem } from '@ctxfs/host';
+import { MemoryFilesystem } from '@ctxfs/memory';
+import type Docker from 'dockerode';
+import { dockerAvailable, removeTestContainers, startTestContainer } from '../../container/test/docker-fixture.ts';
+import type { CommandRunner } from '../src/command-runner.ts';
+
+export type BackendName = 'memory' | 'host' | 'container';
+
+/** One open workspace: its filesystem, its context layer, and where a host test may look behind the backend's back. */
+export interface TestWorkspace {
+  readonly fs: Filesystem;
+  readonly context: ContextLayer;
+  /** The host directory holding the root (host backend only). */
+  readonly hostRoot: string | undefined;
+  close(): Promise<void>;
+}
+
+let container: Docker.Container | undefined;
+let counter = 0;
+const tempDirs: string[] = [];
+
+/** The backends a test file runs on: all three (the container one only where Docker answers; in CI it must). */
+export async function backends(): Promise<BackendName[]> {
+  return (await dockerAvailable()) ? ['memory', 'host', 'container'] : ['memory', 'host'];
+}
+
+/** Opens a fresh workspace on `backend`, holding `files`. */
+export async function openWorkspace(
+  backend: BackendName,
+  files: Record<string, string | Uint8Array> = {},
+  options: Partial<Omit<ContextOptions, 'fs' | 'store'>> = {},
+): Promise<TestWorkspace> {
+  const state = await mkdtemp(join(tmpdir(), 'ctxfs-adapters-state-'));
+  tempDirs.push(state);
+  let fs: Filesystem;
+  let hostRoot: string | undefined;
+  if (backend === 'memory') fs = new MemoryFilesystem({ files });
+  else if (backend === 'host') {
+    hostRoot = await mkdtemp(join(tmpdir(), 'ctxfs-adapters-root-'));
+    tempDirs.push(hostRoot);
+    fs = await HostFilesystem.open({ root: hostRoot, stateDir: join(state, 'host') });
+  } else {
+    container ??= await startTestContainer();
+    fs = await ContainerFilesystem.open({ container: container.id, workdir: `/work/a${++counter}-${process.pid}` });
+  }
+  if (backend !== 'memory')
+    for (const [path, content] of Object.entries(files))
+      await fs.writeBytes(path, typeof content === 'string' ? new TextEncoder().encode(content) : content, { createParents: true });
+  const context = await createContext({ ...options, fs, store: join(state, 'state.db'), safety: { policyFiles: false, ...options.safety } });
+  return {
+    fs,
+    context,
+    hostRoot,
+    close: async () => {
+      context.close();
+      await fs.close();
+    },
+  };
+}
+
+/** Removes the temporary directories and this file's containers. */
+export async function cleanUp(): Promise<void> {
+  await Promise.all(tempDirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  if (container !== undefined) await removeTestContainers();
+  container = undefined;
+}
+
+/**
+ * A runner over node's child_process in a host workspace's directory,
+ * unconfined: enough to show an adapter's wiring (streams, exit code,
+ * stdin, kill, working directory). ctxfs's own runners confine commands.
+ */
+export function shellRunner(root: string): CommandRunner {
+  return {
+    description: 'Commands run through the test runner.',
+    run: async (command, { cwd, signal, stdin, env }) => {
+      const child = spawn('sh', ['-c', command], {
+        cwd: join(root, cwd),
+        env: { ...process.env, ...env },
+        signal,
+        stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      });
+      const exitCode = new Promise<number>((resolve, reject) => {
+        child.on('error', reject);
+        child.on('exit', (code, sig) => resolve(code ?? (sig ? 128 + 9 : 1)));
+      });
+      return {
+        pid: child.pid,
+        stdout: Readable.toWeb(child.stdout as Readable) as ReadableStream<Uint8Array>,
+        stderr: Readable.toWeb(child.stderr as Readable) as ReadableStream<Uint8Array>,
+        ...(child.stdin ? { stdin: Writable.toWeb(child.stdin) as WritableStream<Uint8Array> } : {}),
+        exitCode,
+        kill: async () => {
+          child.kill('SIGKILL');
+        },
+      };
+    },
+  };
+}

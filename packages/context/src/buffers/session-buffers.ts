@@ -1,0 +1,523 @@
+/**
+ * The buffers an agent's session holds open: open, list, status, diff,
+ * reload, save, close, the edit operations, undo/redo — each call first
+ * takes in what changed on disk (the change source says where to look) and
+ * merges it by the buffer's permission. A save goes through the context
+ * layer's edit path (policy, approval, audit, history, compare-and-swap).
+ *
+ * @module
+ */
+
+import { type Filesystem, fsError, isFsError, parentPath } from '@ctxfs/core';
+import type { EditResult } from '../edits/edit-result.ts';
+import type { EditOptions } from '../edits/file-editor.ts';
+import { decodeFile, encodeLike, loadFileText } from '../edits/file-text.ts';
+import { sha256Hex } from '../history/version-store.ts';
+import { contextPath } from '../paths/context-path.ts';
+import { callText } from '../search/next-call.ts';
+import { type BufferDiff, bufferDiff } from './buffer-diff.ts';
+import { applyBufferEdit, type BufferEditOp } from './buffer-edits.ts';
+import { type ChangeFeed, PollingSource } from './change-source.ts';
+import { type BufferStatusKind, type DiskSnapshot, FileBuffer, type SyncOutcome } from './file-buffer.ts';
+import { canWriteBack, SYNC_PERMISSIONS, type SyncPermission } from './sync-permission.ts';
+
+/** What the buffers need from the session that owns them. */
+export interface BufferHost {
+  readonly fs: Filesystem;
+  /** The context layer's guarded write (policy, approval, audit, history, compare-and-swap). */
+  writeFile(path: string, content: string, options: EditOptions): Promise<EditResult>;
+  /** Runs one buffer call through the safety layer (policy and audit). */
+  guard<T>(op: string, path: string | undefined, params: Record<string, unknown>, body: () => Promise<T>): Promise<T>;
+  /** Whether the policy lets this agent write `path`: a buffer of a path it may not write opens read-only. */
+  mayWrite(path: string): boolean;
+  /** Told of every change seen on disk, so the registry and caches catch up. */
+  diskChanged?(path: string): Promise<void>;
+  /** This session's feed of the workspace's change source (default: a look at every path on every call). */
+  changes?(): ChangeFeed;
+}
+
+/** Options of {@link SessionBuffers.open}. */
+export interface OpenBufferOptions {
+  /** Default `read-write` (`read-only` where the policy denies writes). */
+  permission?: SyncPermission;
+  /** Save after every edit and every merge that leaves the buffer modified. Default false. */
+  autoSave?: boolean;
+}
+
+/** A buffer's state as calls report it. */
+export interface BufferInfo {
+  readonly path: string;
+  readonly permission: SyncPermission;
+  readonly status: BufferStatusKind;
+  readonly dirty: boolean;
+  /** Counts every change of the buffer's text. */
+  readonly bufferVersion: number;
+  /** Hash of the disk content the buffer is in step with (`undefined`: absent on disk). */
+  readonly diskVersion: string | undefined;
+  readonly diskMtime: string | undefined;
+  readonly onDisk: boolean;
+  readonly autoSave: boolean;
+  /** Places both sides changed, waiting for the agent (status `conflict`). */
+  readonly collisions: number;
+  readonly undo: number;
+  readonly redo: number;
+  /** History position of the last save. */
+  readonly savedSeq: number | undefined;
+  /** The buffer followed the file from this path (a rename on disk). */
+  readonly renamedFrom: string | undefined;
+  /** The last look at the disk: collisions the permission settled, and for which side. */
+  readonly settled: number;
+  readonly winner: 'disk' | 'buffer' | undefined;
+  /** What to call next, when something waits for the agent. */
+  readonly next: string | undefined;
+}
+
+/** One row of {@link SessionBuffers.list}. */
+export interface ListedBufferFile {
+  readonly path: string;
+  readonly size: number;
+  readonly permission: SyncPermission;
+  readonly loaded: boolean;
+  readonly dirty: boolean;
+}
+
+/** Result of {@link SessionBuffers.save}. */
+export interface BufferSave {
+  readonly saved: boolean;
+  readonly buffer: BufferInfo;
+  /** The edit path's result (the version recorded, or why it refused). */
+  readonly edit: EditResult | undefined;
+}
+
+/** Options of the edit calls. */
+export interface BufferEditOptions {
+  /** The buffer version the edit was prepared against: refused when the buffer has changed since (a merge moved its lines). */
+  bufferVersion?: number;
+}
+
+/** Attempts of a save that keeps meeting new changes on disk. */
+const SAVE_ATTEMPTS = 5;
+
+/**
+ * An agent's open files.
+ *
+ * @example
+ * ```ts
+ * const b = ctx.buffers;
+ * await b.open('src/a.ts', { permission: 'human' });
+ * await b.replace('src/a.ts', 'retries = 3', 'retries = 5');
+ * (await b.status('src/a.ts'))[0]?.status; // 'modified' (or 'conflict' when the person changed the same text)
+ * await b.save('src/a.ts');
+ * ```
+ */
+export class SessionBuffers {
+  readonly #host: BufferHost;
+  readonly #open = new Map<string, FileBuffer>();
+  readonly #renamedFrom = new Map<FileBuffer, string>();
+  readonly #last = new Map<FileBuffer, SyncOutcome>();
+  #feed: ChangeFeed | undefined;
+
+  constructor(host: BufferHost) {
+    this.#host = host;
+  }
+
+  /** Where this session learns of changes on disk; made before the first file is read, so nothing after that read is missed. */
+  get #changes(): ChangeFeed {
+    this.#feed ??= this.#host.changes?.() ?? new PollingSource().feed();
+    return this.#feed;
+  }
+
+  /** Loads `path` into a buffer (an open buffer is looked at again and returned). */
+  open(path: string, options: OpenBufferOptions = {}): Promise<BufferInfo> {
+    return this.#call('buffers.open', path, { ...options }, async (p) => {
+      const held = this.#open.get(p);
+      if (held) {
+        // Opened again: a permission or auto-save given now replaces the old one (within what the policy allows).
+        if (options.permission !== undefined) held.permission = this.#allowed(p, options.permission);
+        if (options.autoSave !== undefined) held.autoSave = options.autoSave && canWriteBack(held.permission);
+        await this.#look(held, true);
+        return this.#info(held);
+      }
+      const buffer = await this.#load(p, options);
+      return this.#info(buffer);
+    });
+  }
+
+  /** Files matching `pattern` (default: the open buffers) with size, permission, loaded and dirty. */
+  list(options: { pattern?: string } = {}): Promise<ListedBufferFile[]> {
+    return this.#host.guard('buffers.list', '', { ...options }, async () => {
+      await this.#lookAll();
+      const rows = new Map<string, ListedBufferFile>();
+      if (options.pattern !== undefined) {
+        for await (const m of this.#host.fs.glob(options.pattern)) {
+          if (m.kind !== 'file') continue;
+          const size = (await this.#host.fs.stat(m.path).catch(() => undefined))?.size ?? 0;
+          rows.set(m.path, { path: m.path, size, permission: this.#host.mayWrite(m.path) ? 'read-write' : 'read-only', loaded: false, dirty: false });
+        }
+      }
+      for (const b of this.#open.values()) {
+        if (options.pattern !== undefined && !rows.has(b.path)) continue;
+        rows.set(b.path, { path: b.path, size: b.disk.file?.bytes.byteLength ?? 0, permission: b.permission, loaded: true, dirty: b.dirty });
+      }
+      return [...rows.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    });
+  }
+
+  /** The state of one buffer (a file not open yet is opened), or of every open one. */
+  status(path?: string): Promise<BufferInfo[]> {
+    if (path === undefined) {
+      return this.#host.guard('buffers.status', '', {}, async () => {
+        await this.#lookAll();
+        return [...this.#open.values()].map((b) => this.#info(b, true));
+      });
+    }
+    return this.#call('buffers.status', path, {}, async (p) => [this.#info(await this.#held(p), true)]);
+  }
+
+  /** Looks at the disk now for one buffer or all (what every call does first). */
+  refresh(path?: string): Promise<BufferInfo[]> {
+    if (path === undefined) {
+      return this.#host.guard('buffers.refresh', '', {}, async () => {
+        for (const b of [...this.#open.values()]) await this.#look(b, true);
+        return [...this.#open.values()].map((b) => this.#info(b));
+      });
+    }
+    return this.#call('buffers.refresh', path, {}, async (p) => {
+      const b = this.#find(p);
+      if (b === undefined) throw notOpen('buffers.refresh', p);
+      await this.#look(b, true);
+      return [this.#info(b)];
+    });
+  }
+
+  /** The buffer's text and version. */
+  text(path: string): Promise<{ readonly text: string; readonly bufferVersion: number }> {
+    return this.#call('buffers.text', path, {}, async (p) => {
+      const b = await this.#held(p);
+      return { text: b.text, bufferVersion: b.version };
+    });
+  }
+
+  /** Disk → buffer as a unified diff under a metadata header. */
+  diff(path: string): Promise<BufferDiff> {
+    return this.#call('buffers.diff', path, {}, async (p) => {
+      const b = await this.#held(p);
+      const d = bufferDiff(b);
+      b.unseen = false;
+      return d;
+    });
+  }
+
+  /** Discards the buffer's changes (and a pending conflict): it becomes the file on disk (a file not open yet is opened). */
+  reload(path: string): Promise<BufferInfo> {
+    return this.#call('buffers.reload', path, {}, async (p) => {
+      const b = this.#find(p) ?? (await this.#load(p, {}));
+      b.reload(await this.#snapshot(b.path));
+      return this.#info(b);
+    });
+  }
+
+  /** Settles a conflict: `disk` or `buffer` wins where both changed the same text; every other change is kept. */
+  resolve(path: string, side: 'disk' | 'buffer'): Promise<BufferInfo> {
+    return this.#call('buffers.resolve', path, { side }, async (p) => {
+      const b = await this.#held(p);
+      b.resolve(side);
+      return this.#info(b);
+    });
+  }
+
+  /**
+   * Writes the buffer through the context layer's edit path. The disk is
+   * looked at first and merged by the permission; a change that lands
+   * between that look and the write is caught by compare-and-swap, merged
+   * the same way, and the save tried again. A pending conflict refuses the
+   * save unless `resolve` says which side wins it.
+   */
+  async save(path: string, options: { message?: string; resolve?: 'disk' | 'buffer' } = {}): Promise<BufferSave> {
+    const p = this.#path('buffers.save', path);
+    const b = this.#find(p);
+    if (b === undefined) throw notOpen('buffers.save', p);
+    if (!canWriteBack(b.permission)) throw readOnly('buffers.save', b);
+    let edit: EditResult | undefined;
+    for (let attempt = 0; attempt < SAVE_ATTEMPTS; attempt++) {
+      await this.#look(b, true);
+      if (b.pending && options.resolve) b.resolve(options.resolve);
+      if (b.pending) throw pendingConflict('buffers.save', b);
+      if (!b.dirty) return { saved: edit?.success === true, buffer: this.#info(b), edit };
+      const before = b.disk.file;
+      const text = b.text;
+      edit = await this.#host.writeFile(b.path, text, { baseVersion: before?.sha256, strategy: 'refuse', message: options.message });
+      if (edit.success) {
+        b.saved(await this.#written(b.path, text, before, edit.version), edit.seq);
+        return { saved: true, buffer: this.#info(b), edit };
+      }
+      if (edit.code !== 'ECONFLICT') return { saved: false, buffer: this.#info(b), edit };
+    }
+    return { saved: false, buffer: this.#info(b), edit };
+  }
+
+  /** Closes a buffer; one with unsaved changes only with `discard: true`. */
+  close(path: string, options: { discard?: boolean } = {}): Promise<BufferInfo> {
+    return this.#call('buffers.close', path, { ...options }, async (p) => {
+      const b = this.#find(p);
+      if (b === undefined) throw notOpen('buffers.close', p);
+      if ((b.dirty || b.pending) && options.discard !== true) {
+        throw fsError('EBUSY', 'buffers.close', p, {
+          reason: `${p} has unsaved changes${b.pending ? ' and a conflict with the disk' : ''}`,
+          hint: `save them with ${callText('buffers.save', [p])}, or close with ${callText('buffers.close', [p], { discard: true })} to drop them`,
+        });
+      }
+      const info = this.#info(b);
+      this.#open.delete(b.path);
+      this.#renamedFrom.delete(b);
+      this.#last.delete(b);
+      return info;
+    });
+  }
+
+  /** Applies one of the context layer's edit operations to the buffer (not to disk). */
+  edit(path: string, op: BufferEditOp, options: BufferEditOptions = {}): Promise<BufferInfo> {
+    return this.#call(`buffers.${op.kind}`, path, { ...op, ...options }, async (p) => {
+      const b = await this.#held(p);
+      if (!canWriteBack(b.permission)) throw readOnly(`buffers.${op.kind}`, b);
+      if (options.bufferVersion !== undefined && options.bufferVersion !== b.version) {
+        throw fsError('ECONFLICT', 'edit', p, {
+          reason: `the buffer is at version ${b.version}, not ${options.bufferVersion}: a change on disk was merged into it since`,
+          hint: `see what changed with ${callText('buffers.diff', [p])} and redo the edit against the buffer as it is`,
+        });
+      }
+      b.edit(op.kind, applyBufferEdit(b.text, op, p));
+      await this.#autoSave(b);
+      return this.#info(b);
+    });
+  }
+
+  /** Replaces exact text in the buffer (unique by default; `first`, `all`, a 1-based number, or `regex`). */
+  replace(
+    path: string,
+    search: string,
+    replacement: string,
+    options: BufferEditOptions & { occurrence?: 'unique' | 'first' | 'all' | number; regex?: boolean; flags?: string } = {},
+  ): Promise<BufferInfo> {
+    const { bufferVersion, ...replace } = options;
+    return this.edit(path, { kind: 'replace', search, replacement, options: replace }, { bufferVersion });
+  }
+
+  /** Reverts the buffer's newest unsaved edit, keeping changes merged in from disk since. */
+  undo(path: string): Promise<BufferInfo> {
+    return this.#step('undo', path);
+  }
+
+  /** Applies the newest undone edit again. */
+  redo(path: string): Promise<BufferInfo> {
+    return this.#step('redo', path);
+  }
+
+  #step(direction: 'undo' | 'redo', path: string): Promise<BufferInfo> {
+    return this.#call(`buffers.${direction}`, path, {}, async (p) => {
+      const b = await this.#held(p);
+      if (!b.step(direction)) {
+        throw fsError('EINVAL', direction, p, {
+          reason: `nothing to ${direction} in the buffer of ${p}`,
+          hint: 'saved changes are undone through the file history (undo)',
+        });
+      }
+      await this.#autoSave(b);
+      return this.#info(b);
+    });
+  }
+
+  /** Paths of the open buffers. */
+  get paths(): string[] {
+    return [...this.#open.keys()];
+  }
+
+  /** Closes every buffer (unsaved changes are dropped) and this session's feed of changes. */
+  dispose(): void {
+    this.#open.clear();
+    this.#feed?.close();
+    this.#feed = undefined;
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  #path(op: string, path: string): string {
+    return contextPath(path, op);
+  }
+
+  #call<T>(op: string, path: string, params: Record<string, unknown>, body: (p: string) => Promise<T>): Promise<T> {
+    const p = this.#path(op, path);
+    return this.#host.guard(op, p, params, () => body(p));
+  }
+
+  /** The open buffer of `p`, after a look at the disk. */
+  async #held(p: string): Promise<FileBuffer> {
+    const b = this.#find(p);
+    if (b === undefined) return await this.#load(p, {});
+    await this.#look(b, false);
+    return b;
+  }
+
+  /** A new buffer of `p` (a status, diff or edit of a file not open yet opens it with the default permission). */
+  async #load(p: string, options: OpenBufferOptions): Promise<FileBuffer> {
+    void this.#changes;
+    const permission = this.#allowed(p, options.permission ?? 'read-write');
+    const snapshot = await this.#snapshot(p);
+    if (snapshot.file === undefined) {
+      throw fsError('ENOENT', 'buffers.open', p, {
+        reason: `${p} does not exist`,
+        hint: `check the path with ${callText('glob', [`**/${p.split('/').pop()}`])}`,
+      });
+    }
+    const buffer = new FileBuffer(p, permission, snapshot, options.autoSave ?? false);
+    this.#open.set(p, buffer);
+    return buffer;
+  }
+
+  /** `permission`, validated, and lowered to `read-only` where the policy denies this agent writes. */
+  #allowed(p: string, permission: SyncPermission): SyncPermission {
+    if (!SYNC_PERMISSIONS.includes(permission)) {
+      throw fsError('EINVAL', 'buffers.open', p, {
+        reason: `unknown permission ${JSON.stringify(permission)}`,
+        hint: `use one of ${SYNC_PERMISSIONS.join(', ')}`,
+      });
+    }
+    return canWriteBack(permission) && !this.#host.mayWrite(p) ? 'read-only' : permission;
+  }
+
+  /** The buffer of `p`, or of a file that was at `p` before a rename on disk (a call may still use the old name). */
+  #find(p: string): FileBuffer | undefined {
+    const b = this.#open.get(p);
+    if (b !== undefined) return b;
+    for (const [buffer, from] of this.#renamedFrom) if (from === p && this.#open.get(buffer.path) === buffer) return buffer;
+    return undefined;
+  }
+
+  async #lookAll(): Promise<void> {
+    const changed = await this.#changes.take(this.paths);
+    for (const c of changed) {
+      const b = this.#open.get(c.path);
+      if (b) await this.#look(b, true, c.renamedTo);
+    }
+  }
+
+  /** Takes in what changed on disk; `force` looks whatever the source says. */
+  async #look(b: FileBuffer, force: boolean, renamedTo?: string): Promise<void> {
+    if (!force) {
+      const [change] = await this.#changes.take([b.path]);
+      if (change === undefined) return;
+      renamedTo = change.renamedTo;
+    }
+    let now = await this.#snapshot(b.path);
+    if (now.file === undefined && b.disk.file !== undefined) {
+      const moved = renamedTo ?? (await this.#findMoved(b));
+      if (moved !== undefined && !this.#open.has(moved)) {
+        this.#open.delete(b.path);
+        this.#renamedFrom.set(b, b.path);
+        b.path = moved;
+        this.#open.set(moved, b);
+        now = await this.#snapshot(moved);
+      }
+    }
+    const outcome = b.sync(now);
+    if (!outcome.changed) return;
+    this.#last.set(b, outcome);
+    await this.#host.diskChanged?.(b.path).catch(() => undefined);
+    await this.#autoSave(b);
+  }
+
+  /** A file next to a vanished one holding exactly its last content: it was renamed. */
+  async #findMoved(b: FileBuffer): Promise<string | undefined> {
+    const gone = b.disk.file;
+    if (gone === undefined) return undefined;
+    const fs = this.#host.fs;
+    const entries = await fs.list(parentPath(b.path), { stat: true }).catch(() => []);
+    for (const e of entries) {
+      if (e.kind !== 'file' || e.stat?.size !== gone.bytes.byteLength || this.#open.has(e.path)) continue;
+      const bytes = await fs.readBytes(e.path).catch(() => undefined);
+      if (bytes !== undefined && sha256Hex(bytes) === gone.sha256) return e.path;
+    }
+    return undefined;
+  }
+
+  async #autoSave(b: FileBuffer): Promise<void> {
+    if (!b.autoSave || b.pending || !b.dirty) return;
+    await this.save(b.path).catch((err: unknown) => {
+      // A refused auto-save leaves the buffer modified; its status says so.
+      if (!isFsError(err)) throw err;
+    });
+  }
+
+  async #snapshot(path: string): Promise<DiskSnapshot> {
+    const fs = this.#host.fs;
+    const file = await loadFileText(fs, path, 'buffers');
+    const mtime =
+      file === undefined
+        ? undefined
+        : await fs.stat(path).then(
+            (s) => s.mtime,
+            () => undefined,
+          );
+    return { file, mtime };
+  }
+
+  /** The disk as our save left it: what was written, not a change someone made right after. */
+  async #written(path: string, text: string, before: DiskSnapshot['file'], version: string | undefined): Promise<DiskSnapshot> {
+    const bytes = encodeLike(text, before);
+    if (version !== undefined && sha256Hex(bytes) !== version) return await this.#snapshot(path);
+    const mtime = await this.#host.fs.stat(path).then(
+      (s) => s.mtime,
+      () => undefined,
+    );
+    return { file: decodeFile(this.#host.fs, path, bytes), mtime };
+  }
+
+  #info(b: FileBuffer, seen = false): BufferInfo {
+    const last = this.#last.get(b);
+    const status = b.status;
+    if (seen) b.unseen = false;
+    return {
+      path: b.path,
+      permission: b.permission,
+      status,
+      dirty: b.dirty,
+      bufferVersion: b.version,
+      diskVersion: b.disk.file?.sha256,
+      diskMtime: b.disk.mtime?.toISOString(),
+      onDisk: b.disk.file !== undefined,
+      autoSave: b.autoSave,
+      collisions: b.pending?.collisions.length ?? 0,
+      undo: b.history.depth.undo,
+      redo: b.history.depth.redo,
+      savedSeq: b.savedSeq,
+      renamedFrom: this.#renamedFrom.get(b),
+      settled: last?.settled.length ?? 0,
+      winner: last?.winner,
+      next:
+        status === 'conflict'
+          ? callText('buffers.diff', [b.path])
+          : status === 'disk_changed' && b.disk.file !== undefined
+            ? callText('buffers.diff', [b.path])
+            : undefined,
+    };
+  }
+}
+
+function notOpen(op: string, path: string) {
+  return fsError('ENOENT', op, path, { reason: `no buffer is open for ${path}`, hint: `open it first with ${callText('buffers.open', [path])}` });
+}
+
+function readOnly(op: string, b: FileBuffer) {
+  return fsError('EPERM', op, b.path, {
+    reason: `the buffer of ${b.path} is read-only (it follows the disk; the agent cannot change it)`,
+    hint: `open it again with a writable permission, if the policy allows: ${callText('buffers.open', [b.path], { permission: 'read-write' })}`,
+  });
+}
+
+function pendingConflict(op: string, b: FileBuffer) {
+  const n = b.pending?.collisions.length ?? 0;
+  return fsError('ECONFLICT', op, b.path, {
+    reason: `${b.path} changed on disk where the buffer changed it too (${n} place(s)); nothing was written`,
+    hint: `see both with ${callText('buffers.diff', [b.path])}, then save choosing who wins those places (${callText('buffers.save', [b.path], { resolve: 'disk' })} or resolve "buffer"), or drop the buffer's changes with ${callText('buffers.reload', [b.path])}`,
+  });
+}
