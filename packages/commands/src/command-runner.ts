@@ -25,8 +25,8 @@ export interface CommandOptions {
   readonly cwd?: string | undefined;
   /** Variables added to the command's minimal environment. */
   readonly env?: Readonly<Record<string, string>> | undefined;
-  /** Standard input (text is sent as UTF-8). */
-  readonly stdin?: string | Uint8Array | undefined;
+  /** Standard input (text is sent as UTF-8); `'pipe'`: written while the command runs, through the process's `stdin`. */
+  readonly stdin?: string | Uint8Array | 'pipe' | undefined;
   /** Stops the command; its result says it was stopped. */
   readonly signal?: AbortSignal | undefined;
   /** Wall-clock limit in milliseconds; default the policy's (`[commands] timeout_seconds`, 60 s). */
@@ -71,6 +71,8 @@ export interface CommandProcess {
   /** The command's output as it comes. */
   readonly stdout: ReadableStream<Uint8Array>;
   readonly stderr: ReadableStream<Uint8Array>;
+  /** With `stdin: 'pipe'`: the command's input; closing it delivers end of file. */
+  readonly stdin?: WritableStream<Uint8Array> | undefined;
   /** Stops the command. */
   kill(): void;
   /**
@@ -169,6 +171,13 @@ export class CommandRunner {
     const started = Date.now();
     const exec = this.executor;
     const timeoutMs = options.timeoutMs ?? this.session.commandRules.timeoutMs;
+    const pipe = options.stdin === 'pipe' ? new TransformStream<Uint8Array, Uint8Array>() : undefined;
+    const input =
+      pipe !== undefined
+        ? pipe.readable
+        : typeof options.stdin === 'string'
+          ? new TextEncoder().encode(options.stdin)
+          : (options.stdin as Uint8Array | undefined);
     const exited = (async () => {
       const cwd = await this.#cwd(options.cwd);
       const { value, changes } = await this.session.command(
@@ -179,11 +188,13 @@ export class CommandRunner {
             stopper.abort(new Error('time limit'));
           }, timeoutMs);
           try {
+            // Killed before it started: it never starts.
+            if (stopper.signal.aborted) return { exitCode: null };
             return await exec.start({
               command,
               cwd,
               env: options.env ?? {},
-              stdin: typeof options.stdin === 'string' ? new TextEncoder().encode(options.stdin) : options.stdin,
+              stdin: input,
               signal: stopper.signal,
               timeoutMs,
               run,
@@ -221,12 +232,14 @@ export class CommandRunner {
       };
     })().finally(() => {
       outside?.removeEventListener('abort', onOutside);
+      // Input nobody will read (a refused command, one that ended first): its writer must not wait.
+      if (pipe !== undefined && !pipe.readable.locked) pipe.readable.cancel().catch(() => {});
       out.close();
       err.close();
     });
     // The streams end either way; an unobserved refusal must not crash the process.
     exited.catch(() => {});
-    return { stdout: out.readable, stderr: err.readable, kill: () => stopper.abort(new Error('killed')), exited };
+    return { stdout: out.readable, stderr: err.readable, stdin: pipe?.writable, kill: () => stopper.abort(new Error('killed')), exited };
   }
 
   /**

@@ -15,6 +15,7 @@ import { PassThrough } from 'node:stream';
 import type { ContainerFilesystem } from '@ctxfs/container';
 import type { ExecutionEnd, ExecutionRequest, Executor } from './execution.ts';
 import { BASE_ENV } from './execution.ts';
+import { feed } from './host-executor.ts';
 
 /**
  * Runs commands inside the workspace's container.
@@ -64,24 +65,41 @@ export class ContainerExecutor implements Executor {
     stdout.on('data', (c: Buffer) => request.onStdout(c));
     stderr.on('data', (c: Buffer) => request.onStderr(c));
     this.#fs.docker.modem.demuxStream(socket, stdout, stderr);
-    socket.end(request.stdin);
+    feed(
+      request.stdin,
+      (chunk) => socket.write(chunk),
+      () => socket.end(),
+    );
+    let ended = false;
     const stop = async (): Promise<void> => {
-      // Its session, its children and itself (busybox's and procps's pkill both take -s and -P).
-      const killer = await container.exec({
-        Cmd: ['sh', '-c', 'p=$(cat "$0" 2>/dev/null) && { pkill -KILL -s "$p"; pkill -KILL -P "$p"; kill -KILL "$p"; }; rm -f "$0"', pidFile],
-        User: '0:0',
-      });
-      await killer.start({ hijack: true, stdin: false }).then((s) => new Promise((r) => (s as NodeJS.ReadableStream).on('end', r).resume()));
+      // Its session, its children and itself (busybox's and procps's pkill both take -s and -P). Stopped
+      // right after it started, the command may not have written its pid yet: tried again until it has, or has ended.
+      for (let attempt = 0; attempt < 100 && !ended; attempt++) {
+        const killer = await container.exec({
+          Cmd: [
+            'sh',
+            '-c',
+            'p=$(cat "$0" 2>/dev/null) && [ -n "$p" ] || exit 3; pkill -KILL -s "$p"; pkill -KILL -P "$p"; kill -KILL "$p"; rm -f "$0"',
+            pidFile,
+          ],
+          User: '0:0',
+        });
+        await killer.start({ hijack: true, stdin: false }).then((s) => new Promise((r) => (s as NodeJS.ReadableStream).on('end', r).resume()));
+        if ((await killer.inspect()).ExitCode !== 3) return;
+        await new Promise((r) => setTimeout(r, 20));
+      }
     };
     const onAbort = (): void => {
       stop().catch(() => {});
     };
     request.signal.addEventListener('abort', onAbort, { once: true });
+    if (request.signal.aborted) onAbort();
     await new Promise<void>((resolve) => {
       socket.once('end', () => resolve());
       socket.once('close', () => resolve());
       socket.once('error', () => resolve());
     });
+    ended = true;
     request.signal.removeEventListener('abort', onAbort);
     stdout.end();
     stderr.end();

@@ -20,8 +20,8 @@ export interface ExecutionRequest {
   readonly cwd: string;
   /** Variables for the command, on top of a minimal environment (never the embedding process's own). */
   readonly env: Readonly<Record<string, string>>;
-  /** Bytes for the command's standard input (none: it reads end-of-file). */
-  readonly stdin: Uint8Array | undefined;
+  /** The command's standard input: bytes, or a stream written while it runs (none: it reads end-of-file). */
+  readonly stdin: Uint8Array | AsyncIterable<Uint8Array> | undefined;
   /** Aborts the command: the executor stops it and resolves. */
   readonly signal: AbortSignal;
   /** Wall-clock limit, passed to executors that enforce it themselves (just-bash); the runner enforces it for all. */

@@ -42,16 +42,37 @@ export function bubblewrapAvailable(): boolean {
   return bwrapWorks;
 }
 
+/** Writes a command's input as it comes (bytes at once, or a stream's chunks), then ends it. */
+export function feed(stdin: Uint8Array | AsyncIterable<Uint8Array> | undefined, write: (chunk: Uint8Array) => void, end: () => void): void {
+  if (stdin === undefined || stdin instanceof Uint8Array) {
+    if (stdin !== undefined) write(stdin);
+    end();
+    return;
+  }
+  void (async () => {
+    try {
+      for await (const chunk of stdin) write(chunk);
+    } finally {
+      end();
+    }
+  })().catch(() => {});
+}
+
 /** Runs a child to its end, streaming its output, stopping it when the signal aborts. */
 function runChild(child: ChildProcess, request: ExecutionRequest, stop: () => void): Promise<ExecutionEnd> {
   return new Promise((resolve, reject) => {
     const onAbort = (): void => stop();
     request.signal.addEventListener('abort', onAbort, { once: true });
+    // Stopped before it started (a kill right after the spawn): stopped at once.
+    if (request.signal.aborted) onAbort();
     child.stdout?.on('data', (c: Buffer) => request.onStdout(c));
     child.stderr?.on('data', (c: Buffer) => request.onStderr(c));
     child.stdin?.on('error', () => {}); // a command that exits without reading its input
-    if (request.stdin !== undefined) child.stdin?.end(request.stdin);
-    else child.stdin?.end();
+    feed(
+      request.stdin,
+      (chunk) => child.stdin?.write(chunk),
+      () => child.stdin?.end(),
+    );
     child.once('error', (err) => {
       request.signal.removeEventListener('abort', onAbort);
       reject(err);
@@ -59,6 +80,14 @@ function runChild(child: ChildProcess, request: ExecutionRequest, stop: () => vo
     child.once('close', (code) => {
       request.signal.removeEventListener('abort', onAbort);
       resolve({ exitCode: request.signal.aborted ? null : code });
+    });
+    // Stopped, it is done when it exits: a process it left behind must not keep the call open through its output pipes.
+    child.once('exit', () => {
+      if (!request.signal.aborted) return;
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      request.signal.removeEventListener('abort', onAbort);
+      resolve({ exitCode: null });
     });
   });
 }

@@ -32,6 +32,7 @@ export {
 } from './command-runner.ts';
 export { ContainerExecutor } from './container-executor.ts';
 export { BASE_ENV, type ExecutionEnd, type ExecutionRequest, type Executor, type LimitKind, type RunnerKind } from './execution.ts';
+export { type FrameworkCommand, type FrameworkRunner, type FrameworkRunOptions, frameworkRunner } from './framework-runner.ts';
 export { BubblewrapExecutor, bubblewrapAvailable, UnconfinedExecutor } from './host-executor.ts';
 export { JustBashExecutor, type JustBashExecutorOptions, type JustBashLimits } from './just-bash-executor.ts';
 export { KEPT_OUTPUTS, keepOutput, readOutputLines } from './output-scratch.ts';

@@ -35,6 +35,12 @@ const LIMIT_MESSAGES: ReadonlyArray<{ readonly re: RegExp; readonly kind: 'outpu
   { re: /limit exceeded/i, kind: 'memory' },
 ];
 
+async function readAll(stream: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for await (const chunk of stream) parts.push(chunk);
+  return Buffer.concat(parts);
+}
+
 /**
  * Runs commands with just-bash over the session's workspace.
  *
@@ -58,6 +64,8 @@ export class JustBashExecutor implements Executor {
 
   async start(request: ExecutionRequest): Promise<ExecutionEnd> {
     const cwd = `/${request.cwd}`;
+    // just-bash takes its input whole: a stream is read to its end first.
+    const stdin = request.stdin === undefined || request.stdin instanceof Uint8Array ? request.stdin : await readAll(request.stdin);
     const bash = new Bash({
       fs: this.#fs,
       cwd,
@@ -69,7 +77,7 @@ export class JustBashExecutor implements Executor {
         bash.exec(request.command, {
           cwd,
           signal: request.signal,
-          ...(request.stdin === undefined ? {} : { stdin: Buffer.from(request.stdin).toString('latin1'), stdinKind: 'bytes' as const }),
+          ...(stdin === undefined ? {} : { stdin: Buffer.from(stdin).toString('latin1'), stdinKind: 'bytes' as const }),
         }),
       ),
     );
