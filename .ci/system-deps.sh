@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs and starts what the test suites need from the system, idempotently:
-# ripgrep (host grep), Go (the symbol oracle), and three container engines with
+# ripgrep (host grep), Go (the symbol oracle), bubblewrap (confined host
+# commands), and three container engines with
 # the busybox test image in each (container backend):
 #   - the local Docker engine (/var/run/docker.sock);
 #   - Podman's Docker-compatible API service on a socket of its own;
@@ -25,6 +26,7 @@ command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
 command -v podman >/dev/null 2>&1 || need+=(podman)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap) # confines host commands (run_command, @ctxfs/commands)
 [ -x /bin/busybox ] || need+=(busybox-static)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "ctxfs: apt-get install ${need[*]}"

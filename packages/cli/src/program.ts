@@ -244,6 +244,16 @@ Examples:
     async () => (await edit()).rollback,
   ).option('-m, --message <text>', 'why, for the history');
 
+  command(
+    program,
+    'run <command...>',
+    'run a shell command in the workspace: in its container, confined on the host, just-bash in memory (run_command)',
+    ['ctxfs run npm test', 'ctxfs run --cwd src -- ls -la', 'ctxfs run --timeout 300 make build'],
+    async () => (await import('./commands/run.ts')).run,
+  )
+    .option('--cwd <dir>', 'working directory, relative to the workspace root')
+    .option('--timeout <seconds>', 'time limit (default the policy’s, 60 s)', int('--timeout'));
+
   const audit = program
     .command('audit')
     .description('the audit trail: query it, verify its chain, roll back a session')

@@ -42,7 +42,7 @@ export const scanJson = z.object({
 });
 export type ScanJson = z.infer<typeof scanJson>;
 
-const opClass = z.enum(['read', 'search', 'write', 'delete', 'rename', 'history']);
+const opClass = z.enum(['read', 'search', 'write', 'delete', 'rename', 'history', 'command']);
 
 /** `policy show`: the policy every call of this workspace is decided by. */
 export const policyJson = z.object({

@@ -33,6 +33,7 @@ import { type FileVersion, type PruneResult, type RetentionOptions, sha256Hex, V
 import { buildOverview, type Overview, type ToolDescription } from './overview/project-overview.ts';
 import type { LineEdit } from './patch/text-edits.ts';
 import { type ModelProfile, type ProfileInput, resolveProfile } from './profiles/model-profiles.ts';
+import { type ProgramChange, ProgramRun } from './programs/program-run.ts';
 import { DEFAULT_ENTRYPOINTS } from './registry/classify.ts';
 import { type FileRecord, FileRegistry, type FileRegistryOptions, type ScanOptions, type ScanResult, type VersionAuthor } from './registry/file-registry.ts';
 import { getExcerpt } from './retrieval/excerpt.ts';
@@ -46,7 +47,8 @@ import { getSymbol } from './retrieval/symbol.ts';
 import type { Approver } from './safety/approval.ts';
 import { AuditTrail, type AuditTrailOptions } from './safety/audit/audit-trail.ts';
 import { storeAuditSink } from './safety/audit-sink.ts';
-import { type OpClass, type PolicyConfig, resolvePolicy } from './safety/policy.ts';
+import type { CommandRules } from './safety/command-rules.ts';
+import { type Decision, type OpClass, type PolicyConfig, resolvePolicy } from './safety/policy.ts';
 import { loadPolicyFiles } from './safety/policy-file.ts';
 import { type RedactionOptions, Redactor } from './safety/redaction.ts';
 import { type AuditDraft, type AuditSink, type CallOutcome, currentCall, type GuardedCall, SafetyLayer } from './safety/safety-layer.ts';
@@ -150,6 +152,22 @@ export interface RecordedChange {
   readonly files: ReadonlyArray<{ readonly path: string; readonly seq: number; readonly op: string }>;
 }
 
+/** Options of {@link ContextSession.command}. */
+export interface CommandCallOptions<T> {
+  /** The command will run where nothing confines it to the workspace: refused unless the policy's `[commands] unconfined` allows it. */
+  readonly unconfined?: boolean | undefined;
+  /** Recorded with the command: where it runs, how (`just-bash`, `bubblewrap`, `container`). */
+  readonly params?: Readonly<Record<string, unknown>> | undefined;
+  /** What the finished command reports for its audit record and the budgets (bytes handed to the model). */
+  readonly outcome?: ((value: T) => { readonly bytes?: number | undefined; readonly code?: string | undefined }) | undefined;
+}
+
+/** What {@link ContextSession.command} returns: the body's value and the files the command changed, as history recorded them. */
+export interface CommandOutcome<T> {
+  readonly value: T;
+  readonly changes: readonly ProgramChange[];
+}
+
 /** Options of `overview()`. */
 export interface OverviewCallOptions {
   /** Token budget; default the profile's overview budget. */
@@ -181,6 +199,25 @@ export class ContextSession {
     this.sessionContext = session;
     this.#entrypoints = entrypoints;
     this.#edits = edits;
+  }
+
+  /** The workspace's filesystem (the backend itself: what reaches it directly skips the policy). */
+  get fs(): Filesystem {
+    return this.#ws.fs;
+  }
+
+  /** Where the workspace's state lives: the state store's database file, or `':memory:'`. */
+  get statePath(): string {
+    return this.#ws.store.path;
+  }
+
+  /**
+   * What the policy says to this agent about `opClass` on `path`, without
+   * doing anything: for a program that reaches files on the agent's behalf
+   * (see `command`).
+   */
+  policyFor(opClass: OpClass, path: string): Decision {
+    return this.#edits.safety.decide(opClass, path, this.agent);
   }
 
   get #caller(): Caller {
@@ -629,6 +666,66 @@ export class ContextSession {
     return this.#edit('undo', 'write', [path], { ...options }, () => undo(this.#editor, path, options));
   }
 
+  /** The policy's command rules (what may run, whether unconfined, the time limit). */
+  get commandRules(): CommandRules {
+    return this.#edits.safety.policy.commands;
+  }
+
+  /**
+   * Runs a program (a bash script, a command) for this agent as one call:
+   * the command line decided by the policy's command rules (a person asked
+   * when they say so), one audit record naming it, and — for a program that
+   * reaches files through `run` — every path decided by the path rules and
+   * what it changed recorded as one change whose message is the command, so
+   * `undo(path)` restores what it did. The change is recorded even when the
+   * body fails.
+   *
+   * @example
+   * ```ts
+   * const { value, changes } = await session.command('echo hi > a.txt', async (run) => {
+   *   run.check('write', 'a.txt');
+   *   await run.willChange('a.txt');
+   *   await run.fs.writeBytes('a.txt', new TextEncoder().encode('hi\n'));
+   *   return 0;
+   * });
+   * changes[0]?.path; // 'a.txt'
+   * ```
+   */
+  command<T>(command: string, body: (run: ProgramRun) => Promise<T>, options: CommandCallOptions<T> = {}): Promise<CommandOutcome<T>> {
+    const rules = this.commandRules;
+    const decision: Decision =
+      options.unconfined && !rules.unconfined
+        ? {
+            effect: 'deny',
+            reason:
+              'nothing confines commands to the workspace here (no bubblewrap on this host) and the policy does not allow unconfined commands ([commands] unconfined = true)',
+            by: 'policy',
+          }
+        : rules.decide(command);
+    return this.#guard(
+      { op: 'command', opClass: 'command', paths: [], params: { command, ...options.params }, decision: { decision, subject: command } },
+      async () => {
+        const run = new ProgramRun({
+          fs: this.#ws.fs,
+          command,
+          decide: (opClass, path) => this.#edits.safety.decide(opClass, path, this.agent),
+          keep: (bytes) => ({ sha256: this.#edits.versions.putBlob(bytes), size: bytes.byteLength }),
+          record: (files, message) => this.#editor.recordMade('command', files, { message }),
+        });
+        let value: T;
+        let changes: ProgramChange[] = [];
+        try {
+          value = await body(run);
+        } finally {
+          // What a failed command changed is still recorded, so it can be undone.
+          changes = await run.finish();
+        }
+        return { value, changes };
+      },
+      (r) => ({ result: 'ok', ...options.outcome?.(r.value) }),
+    );
+  }
+
   /**
    * The startup overview (scan first). Charged to the session.
    *
@@ -678,7 +775,6 @@ export class ContextSession {
  * ```
  */
 export class ContextLayer extends ContextSession {
-  readonly fs: Filesystem;
   readonly store: StateStore;
   readonly registry: FileRegistry;
   readonly tokenizer: Tokenizer;
@@ -718,7 +814,6 @@ export class ContextLayer extends ContextSession {
     this.#ws = ws;
     this.#ownsStore = ownsStore;
     this.#entrypointList = entrypoints;
-    this.fs = ws.fs;
     this.store = ws.store;
     this.registry = ws.registry;
     this.tokenizer = ws.tokenizer;

@@ -48,6 +48,8 @@ export { type Document, DocumentLoader, type DocumentLoaderOptions } from './con
 export { LruCache } from './content/lru.ts';
 export {
   type ChangeFilter,
+  type CommandCallOptions,
+  type CommandOutcome,
   ContextLayer,
   type ContextOptions,
   ContextSession,
@@ -59,7 +61,7 @@ export {
 } from './context-layer.ts';
 export { type ApplyPatchOptions, applyPatch } from './edits/apply-patch.ts';
 export type { ConflictRegion, ConflictType, EditConflict, EditResult, FileChange, LineRange, StaleReader } from './edits/edit-result.ts';
-export { type EditOptions, FileEditor, type PlannedFile, type Transform, type TransformOutcome, withLocks } from './edits/file-editor.ts';
+export { type EditOptions, FileEditor, type PlannedFile, type StoredContent, type Transform, type TransformOutcome, withLocks } from './edits/file-editor.ts';
 export { decodeFile, encodeLike, type FileText, loadFileText } from './edits/file-text.ts';
 export { type CrashHook, EditJournal, type JournalEntry, type PendingChange, type RecoveryReport } from './edits/journal.ts';
 export { EditOperations, type RenameCallOptions, type ReplaceCallOptions } from './edits/operations.ts';
@@ -94,6 +96,7 @@ export { type ApplyHunksOptions, type ApplyResult, applyHunks, type HunkFailure 
 export { type FilePatch, type Hunk, type PatchLine, PatchParseError, parsePatch } from './patch/parse-patch.ts';
 export { applyLineEdit, type LineEdit, type Occurrence, replaceText } from './patch/text-edits.ts';
 export { MODEL_PROFILES, type ModelProfile, type ProfileInput, resolveProfile } from './profiles/model-profiles.ts';
+export { type ProgramChange, ProgramRun, type ProgramRunDeps } from './programs/program-run.ts';
 export { DEFAULT_ENTRYPOINTS, DEFAULT_SENSITIVE_PATTERNS, type FileTag, languageOf, tagsOf } from './registry/classify.ts';
 export {
   DEFAULT_IGNORE,
@@ -158,6 +161,7 @@ export {
   type VerifyReport,
   verifyChain,
 } from './safety/audit/verify-chain.ts';
+export { type CommandRules, type CommandRulesConfig, compileCommandRules, DEFAULT_COMMAND_TIMEOUT_MS, simpleCommands } from './safety/command-rules.ts';
 export { type BlockInfo, CONTENT_RULE, findInjectionAttempts, wrapContent } from './safety/delimiters.ts';
 export {
   DEFAULT_POLICY,

@@ -44,6 +44,9 @@ const PATCH = [
 ].join('\n');
 
 /** Every tool once, in the order an agent would: orient, find, read, change, look back. */
+/** The arguments of read_command_output: the id is the one the run_command step before it was given. */
+const KEPT: Data = { id: '', start_line: 150, end_line: 152 };
+
 const SCRIPT: readonly Step[] = [
   {
     tool: 'project_overview',
@@ -256,6 +259,25 @@ const SCRIPT: readonly Step[] = [
     check: (text, data) => {
       expect(text).toContain('+export const retries = 5;');
       expect(data).toMatchObject({ success: true, op: 'undo', seq: 5 });
+    },
+  },
+  {
+    tool: 'run_command',
+    // A budget the output is over: the result keeps it, and names the call that reads the rest.
+    args: { command: 'seq 1 300', max_tokens: 200 },
+    check: (text, data) => {
+      expect(text).toContain('exit 0 (');
+      expect(data).toMatchObject({ exit_code: 0, total_lines: 300, limits: [] });
+      expect(data.output_id).toMatch(/^[0-9a-f]{12}$/);
+      KEPT.id = data.output_id;
+    },
+  },
+  {
+    tool: 'read_command_output',
+    args: KEPT,
+    check: (text, data) => {
+      expect(text).toContain('150\t150');
+      expect(data).toMatchObject({ start_line: 150, end_line: 152, total_lines: 300 });
     },
   },
   {

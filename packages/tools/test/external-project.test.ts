@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '../../..');
-const PACKAGES = ['core', 'memory', 'host', 'container', 'context', 'tools', 'mcp', 'cli'];
+const PACKAGES = ['core', 'memory', 'host', 'container', 'context', 'just-bash', 'commands', 'tools', 'mcp', 'adapters', 'cli'];
 
 interface Ran {
   readonly stdout: string;

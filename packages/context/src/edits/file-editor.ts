@@ -28,7 +28,7 @@ import type { SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/store.ts';
 import { type EditConflict, type EditResult, type FileChange, q, refusal, type StaleReader, shortHash } from './edit-result.ts';
 import { decodeFile, diskHash, encodeLike, type FileText, loadFileText } from './file-text.ts';
-import type { CrashHook, EditJournal, JournalEntry } from './journal.ts';
+import type { CrashHook, EditJournal, JournalEntry, PendingChange } from './journal.ts';
 
 /** Options every edit accepts. */
 export interface EditOptions extends ConflictOptions {
@@ -79,6 +79,12 @@ export interface PlannedFile {
   /** For a rename: the source path (this entry is the destination). */
   readonly renameFrom?: string | undefined;
   readonly undoOf?: number | undefined;
+}
+
+/** A content already in the version store: its hash and size. */
+export interface StoredContent {
+  readonly sha256: string;
+  readonly size: number;
 }
 
 /** The services an editor works with. */
@@ -195,17 +201,17 @@ export class FileEditor {
    * content of a file (`initial`), or a change made behind ctxfs's back
    * (`external`, or a deletion).
    */
-  noteDisk(path: string, current: FileText | undefined): FileVersion | undefined {
+  noteDisk(path: string, current: (Pick<FileText, 'sha256'> & { readonly bytes?: Uint8Array; readonly size?: number }) | undefined): FileVersion | undefined {
     const latest = this.#versions.latest(path);
     const sha = current?.sha256;
     if (latest === undefined && current === undefined) return undefined;
     if (latest !== undefined && latest.sha256 === sha) return latest;
     return this.deps.store.transaction(() => {
-      if (current) this.#versions.putBlob(current.bytes, current.sha256);
+      if (current?.bytes) this.#versions.putBlob(current.bytes, current.sha256);
       return this.#versions.append({
         path,
         sha256: sha,
-        size: current?.bytes.byteLength ?? 0,
+        size: current?.bytes?.byteLength ?? current?.size ?? 0,
         op: latest === undefined ? 'initial' : 'external',
         author: latest === undefined ? 'initial' : 'external',
         message: current === undefined ? 'deleted outside ctxfs' : undefined,
@@ -482,16 +488,7 @@ export class FileEditor {
         );
       }
     }
-    // The call's audit record travels with the intent: written when the change is recorded, now or by recovery.
-    const pending = journal.begin({
-      op,
-      author,
-      message: options.message,
-      entries,
-      blobs,
-      sessionId: this.deps.session.id,
-      audit: currentCall()?.auditDraft(),
-    });
+    const pending = this.#begin(op, author, options.message, entries, blobs);
     const hook = this.deps.crashHook;
     await hook?.('after-intent', 0, primary);
     const done: JournalEntry[] = [];
@@ -610,21 +607,70 @@ export class FileEditor {
     };
   }
 
+  /**
+   * Records, as one change, files a program (a script, a command) already
+   * changed on disk: each file's content before the program touched it and
+   * after it finished, given as the hash of a blob already in the version
+   * store (`null`: absent) and its size. History learns the old content
+   * first when it did not know it (so undo can bring it back), then the
+   * journal records the new versions with the current call's audit record.
+   * Files whose content did not change are left out; nothing is written.
+   */
+  async recordMade(
+    op: string,
+    files: ReadonlyArray<{ readonly path: string; readonly before: StoredContent | null; readonly after: StoredContent | null }>,
+    options: { author?: string | undefined; message?: string | undefined },
+  ): Promise<FileVersion[]> {
+    const author = options.author ?? this.deps.agent;
+    const entries: JournalEntry[] = [];
+    const changed: Array<{ path: string; after: StoredContent | null }> = [];
+    for (const { path, before, after } of files) {
+      if ((before?.sha256 ?? null) === (after?.sha256 ?? null)) continue;
+      this.noteDisk(path, before ?? undefined);
+      entries.push({
+        path,
+        before: before?.sha256 ?? null,
+        after: after?.sha256 ?? null,
+        op: after === null ? 'delete' : before === null ? 'create' : 'write',
+        size: after?.size ?? 0,
+      });
+      changed.push({ path, after });
+    }
+    if (entries.length === 0) return [];
+    // The contents are in the store already: the intent carries no blobs of its own.
+    const recorded = this.deps.journal.commit(this.#begin(op, author, options.message, entries, []));
+    for (const c of changed) await this.#observe(c.path, c.after, author, options.message, undefined);
+    try {
+      await this.deps.afterCommit?.(changed.map((c) => c.path));
+    } catch {
+      // Derived data only; it is rebuilt when next asked for.
+    }
+    return recorded;
+  }
+
+  /** Journals the intent of a change; the call's audit record travels with it, written when the change is recorded, now or by recovery. */
+  #begin(op: string, author: string, message: string | undefined, entries: readonly JournalEntry[], blobs: readonly Uint8Array[]): PendingChange {
+    return this.deps.journal.begin({ op, author, message, entries, blobs, sessionId: this.deps.session.id, audit: currentCall()?.auditDraft() });
+  }
+
   async #afterWrite(p: PlannedFile, author: string, message: string | undefined): Promise<void> {
+    await this.#observe(p.path, p.bytes === null ? null : { sha256: sha256Hex(p.bytes), size: p.bytes.byteLength }, author, message, p.editorView);
+  }
+
+  /** The registry and the editor's read record after `path` became `content` (`null`: deleted). */
+  async #observe(path: string, content: StoredContent | null, author: string, message: string | undefined, editorView: Uint8Array | undefined): Promise<void> {
     const { registry, fs, session, agent } = this.deps;
     try {
-      if (p.bytes === null) {
-        await registry.refresh(p.path);
+      if (content === null) {
+        await registry.refresh(path);
         return;
       }
-      const sha = sha256Hex(p.bytes);
-      const st = await fs.stat(p.path);
-      registry.observe(p.path, { sha256: sha, size: p.bytes.byteLength, mtimeMs: st.mtime.getTime() }, author, message);
+      const st = await fs.stat(path);
+      registry.observe(path, { sha256: content.sha256, size: content.size, mtimeMs: st.mtime.getTime() }, author, message);
       // The editor has now seen what it wrote: its next edit is based on it —
       // or, after a merge, on what it believes the file is (it has not seen the merge).
-      const view = p.editorView ?? p.bytes;
-      if (p.editorView) this.deps.versions.putBlob(view);
-      session.recordRead({ agent, path: p.path, sha256: sha256Hex(view), op: p.editorView ? 'edit-merged' : 'edit', tokens: 0 });
+      if (editorView) this.deps.versions.putBlob(editorView);
+      session.recordRead({ agent, path, sha256: editorView ? sha256Hex(editorView) : content.sha256, op: editorView ? 'edit-merged' : 'edit', tokens: 0 });
     } catch {
       // The change is on disk and in history; the registry catches up on its next check.
     }

@@ -29,6 +29,14 @@
  * bytes = 50_000_000
  * tokens = 400_000
  * operations_per_minute = 120
+ *
+ * [commands]                                     # what run_command may run
+ * allow = ["git status", "npm test*"]            # * matches any characters
+ * ask = ["rm *"]
+ * deny = ["curl *", "sudo *"]
+ * default = "allow"                              # a command no pattern names
+ * unconfined = false                             # run where nothing confines it (host without bubblewrap)?
+ * timeout_seconds = 60
  * ```
  *
  * @module
@@ -39,6 +47,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { type Filesystem, FsError, fsError, isFsError } from '@ctxfs/core';
 import { parse, TomlError } from 'smol-toml';
+import type { CommandRulesConfig } from './command-rules.ts';
 import { type Effect, OP_CLASSES, type OpClass, type PolicyBudgets, type PolicyConfig, type PolicyMode, type PolicyRule } from './policy.ts';
 
 /** Where the project's policy lives in the workspace. */
@@ -125,6 +134,29 @@ export const POLICY_KEYS = {
     { key: 'bytes', value: 'whole number ≥ 0', meaning: 'Bytes served and written in a session.', example: '50_000_000' },
     { key: 'tokens', value: 'whole number ≥ 0', meaning: 'Tokens served in a session.', example: '400_000' },
     { key: 'operations_per_minute', value: 'whole number ≥ 0', meaning: 'Calls in any 60 seconds.', example: '120' },
+  ],
+  commands: [
+    {
+      key: 'allow',
+      value: 'array of command patterns, * a wildcard',
+      meaning: 'Commands that run without asking; a line runs when each of its commands is allowed.',
+      example: '["git status", "npm test*"]',
+    },
+    { key: 'ask', value: 'array of command patterns', meaning: 'Commands that ask a person first (no approver: refused).', example: '["rm *"]' },
+    { key: 'deny', value: 'array of command patterns', meaning: 'Commands that never run; one in a line refuses the line.', example: '["curl *", "sudo *"]' },
+    {
+      key: 'default',
+      value: '"allow", "ask" or "deny"',
+      meaning: 'What a command no pattern names gets (default: "allow" in auto mode, "ask" in manual, "deny" in deny mode).',
+      example: '"ask"',
+    },
+    {
+      key: 'unconfined',
+      value: 'true or false',
+      meaning: 'Whether a command may run where nothing confines it to the workspace (a host without bubblewrap); default false.',
+      example: 'true',
+    },
+    { key: 'timeout_seconds', value: 'number > 0', meaning: 'Wall-clock limit of one command (default 60); the result says when it was hit.', example: '30' },
   ],
 } as const satisfies Readonly<Record<string, readonly PolicyKey[]>>;
 
@@ -233,13 +265,14 @@ export function parsePolicyFile(text: string, file: string): PolicyConfig {
   }
   const r: ConfigReader = new ConfigReader(file, text);
   for (const k of Object.keys(doc)) {
-    if (k !== 'policy' && !SURFACE_TABLES.includes(k))
-      r.fail('', k, `unknown table or key "${k}"; a ctxfs config has [policy] and ${SURFACE_TABLES.map((t) => `[${t}]`).join(', ')}`);
+    if (k !== 'policy' && k !== 'commands' && !SURFACE_TABLES.includes(k))
+      r.fail('', k, `unknown table or key "${k}"; a ctxfs config has [policy], [commands] and ${SURFACE_TABLES.map((t) => `[${t}]`).join(', ')}`);
   }
-  if (doc.policy === undefined) return {};
+  const config: { -readonly [K in keyof PolicyConfig]: PolicyConfig[K] } = {};
+  if (doc.commands !== undefined) config.commands = commandRules(r, r.table('', 'commands', doc.commands));
+  if (doc.policy === undefined) return config;
   const p = r.table('', 'policy', doc.policy);
   r.only('policy', p, keysOf('policy'));
-  const config: { -readonly [K in keyof PolicyConfig]: PolicyConfig[K] } = {};
   if (p.mode !== undefined) config.mode = r.oneOf<PolicyMode>('policy', 'mode', p.mode, ['manual', 'auto', 'deny']);
   if (p.auto_approve_reads !== undefined) {
     if (typeof p.auto_approve_reads !== 'boolean') r.fail('policy', 'auto_approve_reads', '"auto_approve_reads" must be true or false');
@@ -284,6 +317,26 @@ export function parsePolicyFile(text: string, file: string): PolicyConfig {
     config.budgets = budgets;
   }
   return config;
+}
+
+/** The `[commands]` table. */
+function commandRules(r: ConfigReader, t: Table): CommandRulesConfig {
+  r.only('commands', t, keysOf('commands'));
+  const out: { -readonly [K in keyof CommandRulesConfig]: CommandRulesConfig[K] } = {};
+  if (t.allow !== undefined) out.allow = r.strings('commands', 'allow', t.allow);
+  if (t.ask !== undefined) out.ask = r.strings('commands', 'ask', t.ask);
+  if (t.deny !== undefined) out.deny = r.strings('commands', 'deny', t.deny);
+  if (t.default !== undefined) out.default = r.oneOf<Effect>('commands', 'default', t.default, ['allow', 'ask', 'deny']);
+  if (t.unconfined !== undefined) {
+    if (typeof t.unconfined !== 'boolean') r.fail('commands', 'unconfined', '"unconfined" must be true or false');
+    out.unconfined = t.unconfined;
+  }
+  if (t.timeout_seconds !== undefined) {
+    const s = t.timeout_seconds;
+    if (typeof s !== 'number' || !(s > 0)) r.fail('commands', 'timeout_seconds', '"timeout_seconds" must be a number > 0');
+    out.timeoutMs = s * 1000;
+  }
+  return out;
 }
 
 /**

@@ -16,12 +16,13 @@
  */
 
 import { compilePathPatterns } from '@ctxfs/core';
+import { type CommandRules, type CommandRulesConfig, compileCommandRules } from './command-rules.ts';
 
-/** What an operation does, for the policy. */
-export type OpClass = 'read' | 'search' | 'write' | 'delete' | 'rename' | 'history';
+/** What an operation does, for the policy. A `command` is decided by the command rules, its files by the path rules. */
+export type OpClass = 'read' | 'search' | 'write' | 'delete' | 'rename' | 'history' | 'command';
 
 /** Every operation class, in the order the docs list them. */
-export const OP_CLASSES: readonly OpClass[] = ['read', 'search', 'write', 'delete', 'rename', 'history'];
+export const OP_CLASSES: readonly OpClass[] = ['read', 'search', 'write', 'delete', 'rename', 'history', 'command'];
 
 /** Classes that change files. */
 export const MUTATING: ReadonlySet<OpClass> = new Set(['write', 'delete', 'rename']);
@@ -75,6 +76,8 @@ export interface PolicyConfig {
   readonly budgets?: PolicyBudgets | undefined;
   /** How long a person has to answer; silence is a denial. Default 120 s. */
   readonly approvalTimeoutMs?: number | undefined;
+  /** Which commands may run (`run_command`, a session's `command`); merged field by field. */
+  readonly commands?: CommandRulesConfig | undefined;
 }
 
 /** A policy ready to decide: the layers merged, patterns compiled. */
@@ -90,6 +93,8 @@ export interface Policy {
   readonly approvalTimeoutMs: number;
   /** Where each layer came from, lowest first (`defaults`, a file path, `code`). */
   readonly sources: readonly string[];
+  /** The command rules. */
+  readonly commands: CommandRules;
   /** Decides one operation on one path. */
   decide(request: PolicyRequest): Decision;
 }
@@ -153,7 +158,9 @@ export function resolvePolicy(layers: ReadonlyArray<{ source: string; config: Po
   let merged: PolicyConfig = {};
   const rules: PolicyRule[] = [];
   let budgets: PolicyBudgets = {};
+  let commands: CommandRulesConfig = {};
   for (const { config } of all) {
+    commands = { ...commands, ...Object.fromEntries(Object.entries(config.commands ?? {}).filter(([, v]) => v !== undefined)) };
     const defined = Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as PolicyConfig;
     merged = { ...merged, ...defined };
     rules.push(...(config.rules ?? []));
@@ -171,11 +178,12 @@ export function resolvePolicy(layers: ReadonlyArray<{ source: string; config: Po
     budgets,
     approvalTimeoutMs: merged.approvalTimeoutMs ?? 120_000,
     sources: all.map((l) => l.source),
+    commands: compileCommandRules(commands, mode),
   };
   return { ...policy, decide: decider(policy) };
 }
 
-function decider(p: Omit<Policy, 'decide'>): (request: PolicyRequest) => Decision {
+function decider(p: Omit<Policy, 'decide' | 'commands'>): (request: PolicyRequest) => Decision {
   const compiled: CompiledRule[] = p.rules.map((rule) => ({
     rule,
     path: compilePathPatterns(rule.paths),

@@ -36,6 +36,12 @@ export interface GuardedCall {
   readonly extra?: ReadonlyArray<{ readonly path: string; readonly opClass: OpClass }> | undefined;
   /** The error its arguments already gave (a path that does not normalize): recorded, then thrown. */
   readonly invalid?: FsError | undefined;
+  /**
+   * A decision made by rules other than the paths' (a command's, by the
+   * policy's command rules), on `subject` (the command line): a denial
+   * refuses the call, "ask" asks a person before it runs, as for a read.
+   */
+  readonly decision?: { readonly decision: Decision; readonly subject: string } | undefined;
 }
 
 /** What a finished call reports for its record and the budgets. */
@@ -233,6 +239,11 @@ export class SafetyLayer {
       if (decision.effect === 'deny') refuse(denied(call.op, path, decision.reason), 'denied');
       if (decision.effect === 'ask') asked ??= { decision, path };
     }
+    if (call.decision !== undefined) {
+      const { decision, subject } = call.decision;
+      if (decision.effect === 'deny') refuse(denied(call.op, subject, decision.reason), 'denied');
+      if (decision.effect === 'ask') asked ??= { decision, path: subject };
+    }
     required = asked !== undefined;
 
     const request = (extra: Partial<ApprovalRequest>): ApprovalRequest => ({
@@ -247,7 +258,7 @@ export class SafetyLayer {
     const changes = touched.some((t) => MUTATING.has(t.opClass));
     if (asked && !changes) {
       // A read is asked about before anything is read; a change, when its diff is known.
-      approval = await askApproval(this.approver, request({ summary: this.#summary(call) }), this.policy.approvalTimeoutMs);
+      approval = await askApproval(this.approver, request({ summary: call.decision?.subject ?? this.#summary(call) }), this.policy.approvalTimeoutMs);
       if (!approval.approved) refuse(denied(call.op, asked.path, refusalReason(asked.decision, approval)), 'denied');
     }
 

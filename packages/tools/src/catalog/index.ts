@@ -1,12 +1,13 @@
 /**
  * The tool set, in the order a model meets it: orient, find, read, change,
- * look back.
+ * look back, keep files open, run commands.
  *
  * @module
  */
 
 import type { AnyToolDefinition } from '../definition.ts';
 import { bufferDiff, closeFile, fileStatus, openFile, reloadFile, saveFile } from './buffers.ts';
+import { readCommandOutput, runCommand } from './commands.ts';
 import { applyPatch, createFile, deleteFile, editLines, renameFile, replace, writeFile } from './editing.ts';
 import { checkConflicts, getDiff, getFileHistory, rollback, undo } from './history.ts';
 import { getExcerpt, getFileMetadata, getOutline, getRelatedFiles, getSymbol, projectOverview, readFile, readLines, summarizeFile } from './reading.ts';
@@ -45,6 +46,8 @@ export const TOOLS: readonly AnyToolDefinition[] = [
   reloadFile,
   saveFile,
   closeFile,
+  runCommand,
+  readCommandOutput,
 ];
 
 /** Tools that only read: the set for a read-only session. */
@@ -72,12 +75,14 @@ export {
   listFiles,
   openFile,
   projectOverview,
+  readCommandOutput,
   readFile,
   readLines,
   reloadFile,
   renameFile,
   replace,
   rollback,
+  runCommand,
   saveFile,
   summarizeFile,
   undo,

@@ -52,6 +52,7 @@ const VOLATILE_KEYS: Readonly<Record<string, string>> = {
   change_id: '<change id>',
   changeId: '<change id>',
   durationMs: '<ms>',
+  duration_ms: '<ms>',
   user: '<os user>',
 };
 const ISO_TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g;

@@ -187,7 +187,9 @@ function toolSection(ex: ToolExamples): string {
   const parts = [
     `### ${code(tool.name)}`,
     `**${tool.title}.** ${tool.description}`,
-    `${kindText(tool)} ${approvalText(tool)} ${classesText(ex)}`,
+    ex.audited.length === 0
+      ? `${kindText(tool)} It reads back what an earlier call produced, which the policy decided and the audit recorded then; it is not decided or recorded again.`
+      : `${kindText(tool)} ${approvalText(tool)} ${classesText(ex)}`,
     '**Arguments**',
     argumentTable(tool),
     '**Result**',
@@ -253,6 +255,9 @@ function exampleConfig(): string {
     '',
     '[policy.budgets]',
     ...set(POLICY_KEYS['policy.budgets']),
+    '',
+    '[commands]',
+    ...set(POLICY_KEYS.commands),
   ].join('\n');
   parsePolicyFile(text, 'the example in LLM_FILE_ACCESS.md');
   return text;

@@ -1,0 +1,72 @@
+/**
+ * The session's commands in the adapters' runner shape, driven through the
+ * AI SDK sandbox session of `@ctxfs/adapters` (its `run` and `spawn`) on
+ * every backend: output, exit code, working directory, standard input
+ * written while the command runs, kill, and the policy's refusal.
+ */
+
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CommandRunner as AdapterRunner } from '@ctxfs/adapters';
+import { createSandboxSession } from '@ctxfs/adapters/ai-sdk';
+import { ContainerFilesystem } from '@ctxfs/container';
+import { type ContextLayer, createContext, type PolicyConfig } from '@ctxfs/context';
+import type { Filesystem } from '@ctxfs/core';
+import { HostFilesystem } from '@ctxfs/host';
+import { MemoryFilesystem } from '@ctxfs/memory';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dockerAvailable, removeTestContainers, TEST_IMAGE, TEST_LABELS } from '../../container/test/docker-fixture.ts';
+import { frameworkRunner } from '../src/index.ts';
+
+let docker = false;
+beforeAll(async () => {
+  docker = await dockerAvailable();
+}, 60_000);
+afterAll(async () => {
+  if (docker) await removeTestContainers();
+});
+
+const OPEN: Record<string, () => Promise<Filesystem>> = {
+  memory: async () => new MemoryFilesystem(),
+  host: async () => new HostFilesystem({ root: mkdtempSync(join(tmpdir(), 'ctxfs-framework-runner-')) }),
+  container: async () => ContainerFilesystem.open({ image: TEST_IMAGE, labels: TEST_LABELS, workdir: '/work' }),
+};
+
+async function open(name: string, policy?: PolicyConfig): Promise<{ fs: Filesystem; ctx: ContextLayer }> {
+  const fs = await (OPEN[name] as () => Promise<Filesystem>)();
+  await fs.write('sub/f.txt', 'in sub\n', { createParents: true });
+  return { fs, ctx: await createContext({ fs, store: ':memory:', safety: { policyFiles: false, policy } }) };
+}
+
+describe.each(Object.keys(OPEN))('the AI SDK sandbox session over ctxfs %s runs commands through frameworkRunner', (name) => {
+  it('run, spawn with standard input, kill, and a refusal by the policy', async () => {
+    if (name === 'container' && !docker) throw new Error('no Docker engine: the container backend cannot be tested here');
+    const { fs, ctx } = await open(name, { commands: { deny: ['rm *'] } });
+    try {
+      // The adapters' own type: the shape is the same, nothing converts it.
+      const runner: AdapterRunner = frameworkRunner(ctx);
+      const s = createSandboxSession({ context: ctx, runner });
+      expect(s.description).toContain('the workspace policy decides each one');
+      expect(await s.run({ command: 'cat f.txt; echo err >&2; exit 3', workingDirectory: '/workspace/sub' })).toEqual({
+        exitCode: 3,
+        stdout: 'in sub\n',
+        stderr: 'err\n',
+      });
+      const p = await s.spawn({ command: 'cat', stdin: true });
+      const w = p.stdin.getWriter();
+      await w.write(new TextEncoder().encode('piped'));
+      await w.close();
+      expect(await new Response(p.stdout).text()).toBe('piped');
+      expect((await p.wait()).exitCode).toBe(0);
+      const long = await s.spawn({ command: 'sleep 30' });
+      await long.kill();
+      expect((await long.wait()).exitCode).toBe(137);
+      await expect(s.run({ command: 'rm sub/f.txt' })).rejects.toMatchObject({ code: 'EDENIED' });
+      expect(await fs.exists('sub/f.txt')).toBe(true);
+    } finally {
+      ctx.close();
+      await fs.close();
+    }
+  }, 60_000);
+});

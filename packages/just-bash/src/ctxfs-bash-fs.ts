@@ -1,0 +1,420 @@
+/**
+ * just-bash's `IFileSystem` over any ctxfs backend, through a context
+ * session: bash reads and writes the workspace itself (memory, host or
+ * container; nothing is copied in or out), every path is decided by the
+ * session's policy, and what a script changes becomes history.
+ *
+ * Inside {@link CtxfsBashFs.within} (which {@link CtxfsBash} uses for each
+ * `exec`) the calls belong to that command: one change for the whole
+ * script, recorded with the command line. Outside (a plain
+ * `new Bash({ fs })`), each changing call is a command of its own.
+ *
+ * While a script runs, just-bash blocks host APIs (timers, `process.cwd`,
+ * `performance`…) in the script's async context. The backend and the
+ * context layer are host code and need them (memfs resolves paths with
+ * `process.cwd()`, the safety layer times calls), so every call runs in
+ * the host's async context, captured when the command started (or when
+ * this filesystem was made): the script's context never reaches them, and
+ * just-bash's guard stays on, with its default options.
+ *
+ * What the protocol does not have is refused, never faked: symbolic and
+ * hard links (`EPERM`, as just-bash's own disk filesystems do by default),
+ * `chmod` (`ENOTSUP`). `utimes` is accepted and leaves the times to the
+ * backend (so `touch` works).
+ *
+ * @module
+ */
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { CommandCallOptions, ContextSession, ProgramRun } from '@ctxfs/context';
+import { type FileEntry, type FileStat, type Filesystem, isFsError } from '@ctxfs/core';
+import type { BufferEncoding, CpOptions, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from 'just-bash';
+import { type ByteString, unsafeBytesFromLatin1 } from 'just-bash';
+import { BashFsError, toBashError } from './bash-errors.ts';
+import { resolveVirtual, virtualPath } from './virtual-path.ts';
+
+/** Options of reads, as just-bash passes them. */
+type ReadOptions = { encoding?: BufferEncoding | null } | BufferEncoding;
+/** Options of writes, as just-bash passes them. */
+type WriteOptions = { encoding?: BufferEncoding } | BufferEncoding;
+
+/** A directory entry with its kind, as just-bash's `readdirWithFileTypes` returns it. */
+export interface CtxfsDirent {
+  name: string;
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymbolicLink: boolean;
+}
+
+/** A command under way: its run, and the host's async context it was started in. */
+interface Scope {
+  readonly run: ProgramRun;
+  readonly host: HostContext;
+}
+
+/** Runs a function in a captured async context (`AsyncLocalStorage.snapshot()`). */
+type HostContext = <R>(fn: () => R) => R;
+
+const scopes = new AsyncLocalStorage<Scope>();
+
+/** Options of {@link CtxfsBashFs}. */
+export interface CtxfsBashFsOptions {
+  /** Largest file a script may read whole, in bytes (`EFBIG` past it); default 10 MiB, as just-bash's disk filesystems; 0 for the backend's own limit. */
+  readonly maxFileReadSize?: number | undefined;
+}
+
+function encodingOf(options: ReadOptions | WriteOptions | undefined | null): BufferEncoding | undefined {
+  if (options === undefined || options === null) return undefined;
+  return typeof options === 'string' ? options : (options.encoding ?? undefined);
+}
+
+function toBytes(content: FileContent, encoding: BufferEncoding | undefined): Uint8Array {
+  if (content instanceof Uint8Array) return content;
+  const enc = encoding === undefined || encoding === 'utf-8' ? 'utf8' : encoding;
+  return Buffer.from(content, enc);
+}
+
+function fromBytes(bytes: Uint8Array, encoding: BufferEncoding | undefined): string {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return buf.toString(encoding === undefined || encoding === 'utf-8' ? 'utf8' : encoding);
+}
+
+function statOf(s: FileStat): FsStat {
+  const isDirectory = s.kind === 'directory';
+  return {
+    isFile: s.kind === 'file',
+    isDirectory,
+    isSymbolicLink: s.kind === 'symlink',
+    mode: s.mode ?? (isDirectory ? 0o755 : 0o644),
+    size: s.size,
+    mtime: s.mtime,
+  };
+}
+
+/**
+ * just-bash's filesystem over a context session.
+ *
+ * @example
+ * ```ts
+ * import { Bash } from 'just-bash';
+ * const ctx = await createContext({ fs: new HostFilesystem({ root: '/repo' }) });
+ * const bash = new Bash({ fs: new CtxfsBashFs(ctx), cwd: '/' });
+ * (await bash.exec('grep -rl TODO src')).stdout;
+ * ```
+ */
+export class CtxfsBashFs implements IFileSystem {
+  readonly session: ContextSession;
+  readonly #fs: Filesystem;
+  /** The async context this filesystem was made in: where calls outside a command run. */
+  readonly #host: HostContext;
+
+  readonly #maxFileReadSize: number;
+
+  constructor(session: ContextSession, options: CtxfsBashFsOptions = {}) {
+    this.session = session;
+    this.#fs = session.fs;
+    this.#host = AsyncLocalStorage.snapshot();
+    this.#maxFileReadSize = options.maxFileReadSize ?? 10 * 1024 * 1024;
+  }
+
+  /**
+   * The metadata of what `path` leads to. The backend follows a link only
+   * inside the root (and only where its policy allows links); a link it
+   * did not follow — outside the root, refused, a loop — is not followed
+   * here either (`EACCES`, as just-bash's disk filesystems say).
+   */
+  async #target(syscall: string, path: string): Promise<FileStat> {
+    const st = await this.#fs.stat(path);
+    if (st.kind === 'symlink') throw new BashFsError('EACCES', syscall, `/${path}`, 'a link that leads outside the workspace, or that it refuses');
+    return st;
+  }
+
+  /**
+   * Runs `body` with every call of this filesystem inside it belonging to
+   * `run` (one command: its changes one change of history). Call it from
+   * the host's code, not from a script.
+   */
+  within<T>(run: ProgramRun, body: () => Promise<T>): Promise<T> {
+    return scopes.run({ run, host: AsyncLocalStorage.snapshot() }, body);
+  }
+
+  /** Runs a changing call: in the command under way, or as a command of its own. */
+  async #change<T>(run: ProgramRun | undefined, label: string, body: (run: ProgramRun) => Promise<T>, options?: CommandCallOptions<T>): Promise<T> {
+    if (run !== undefined) return body(run);
+    return (await this.session.command(label, body, options)).value;
+  }
+
+  /** Refuses any change on a read-only backend (`EROFS`), before the policy or the protocol is asked. */
+  #writable(syscall: string, path: string): void {
+    if (this.#fs.readOnly) throw new BashFsError('EROFS', syscall, `/${path}`);
+  }
+
+  /** Refuses a path the policy keeps from this agent (`EACCES`). */
+  #check(run: ProgramRun | undefined, opClass: 'read' | 'search' | 'write' | 'delete' | 'rename', path: string): void {
+    if (run !== undefined) {
+      run.check(opClass, path);
+      return;
+    }
+    const d = this.session.policyFor(opClass, path);
+    if (d.effect !== 'allow') throw new BashFsError('EACCES', opClass, `/${path}`, `policy: ${d.reason}`);
+  }
+
+  /**
+   * Runs one call in the host's context, with its errors in just-bash's
+   * form naming `vpath`; `body` gets the workspace path and the command under way.
+   */
+  async #call<T>(syscall: string, vpath: string, body: (path: string, run: ProgramRun | undefined) => Promise<T>): Promise<T> {
+    const v = virtualPath(vpath, syscall);
+    const scope = scopes.getStore();
+    const host = scope?.host ?? this.#host;
+    try {
+      return await host(() => body(v.slice(1), scope?.run));
+    } catch (err) {
+      throw toBashError(err, syscall, v);
+    }
+  }
+
+  readFile(path: string, options?: ReadOptions): Promise<string> {
+    return this.readFileBuffer(path).then((bytes) => fromBytes(bytes, encodingOf(options)));
+  }
+
+  readFileBytes(path: string): Promise<ByteString> {
+    return this.readFileBuffer(path).then((bytes) => unsafeBytesFromLatin1(fromBytes(bytes, 'latin1')));
+  }
+
+  readFileBuffer(path: string): Promise<Uint8Array> {
+    return this.#call('open', path, async (p, run) => {
+      this.#check(run, 'read', p);
+      const st = await this.#target('open', p);
+      if (st.kind === 'directory') throw new BashFsError('EISDIR', 'read', `/${p}`);
+      if (this.#maxFileReadSize > 0 && st.size > this.#maxFileReadSize)
+        throw new BashFsError('EFBIG', 'read', `/${p}`, `${st.size} bytes, over the limit of ${this.#maxFileReadSize}`);
+      return await this.#fs.readBytes(p);
+    });
+  }
+
+  writeFile(path: string, content: FileContent, options?: WriteOptions): Promise<void> {
+    return this.#call('write', path, (p, scope) =>
+      this.#change(scope, `write /${p}`, async (run) => {
+        this.#writable('write', p);
+        run.check('write', p);
+        await run.willChange(p);
+        await this.#fs.writeBytes(p, toBytes(content, encodingOf(options)), { createParents: true });
+      }),
+    );
+  }
+
+  appendFile(path: string, content: FileContent, options?: WriteOptions): Promise<void> {
+    return this.#call('append', path, (p, scope) =>
+      this.#change(scope, `append /${p}`, async (run) => {
+        this.#writable('append', p);
+        run.check('write', p);
+        await run.willChange(p);
+        await this.#fs.writeBytes(p, toBytes(content, encodingOf(options)), { mode: 'append', createParents: true });
+      }),
+    );
+  }
+
+  /** Whether `path` exists; a path the policy keeps out of this agent's listings does not, as in them. */
+  async exists(path: string): Promise<boolean> {
+    try {
+      return await this.#call('access', path, async (p, run) => {
+        if (p !== '') this.#check(run, 'search', p);
+        return await this.#fs.exists(p);
+      });
+    } catch {
+      return false;
+    }
+  }
+
+  stat(path: string): Promise<FsStat> {
+    return this.#call('stat', path, async (p) => statOf(await this.#target('stat', p)));
+  }
+
+  lstat(path: string): Promise<FsStat> {
+    return this.#call('lstat', path, async (p) => {
+      if (p === '') return statOf(await this.#fs.stat(p));
+      // The protocol's stat follows a link; the parent's listing tells a link from what it leads to.
+      const slash = p.lastIndexOf('/');
+      const entry = (await this.#fs.list(slash < 0 ? '' : p.slice(0, slash))).find((e) => e.path === p);
+      if (entry?.kind !== 'symlink') return statOf(await this.#fs.stat(p));
+      return { isFile: false, isDirectory: false, isSymbolicLink: true, mode: 0o777, size: 0, mtime: new Date(0) };
+    });
+  }
+
+  mkdir(path: string, options?: MkdirOptions): Promise<void> {
+    return this.#call('mkdir', path, async (p, run) => {
+      this.#writable('mkdir', p);
+      this.#check(run, 'write', p);
+      const recursive = options?.recursive ?? false;
+      await this.#fs.mkdir(p, { parents: recursive, existOk: recursive });
+    });
+  }
+
+  async #list(syscall: string, path: string): Promise<FileEntry[]> {
+    return this.#call(syscall, path, async (p, run) => {
+      const entries = await this.#fs.list(p);
+      // What the policy keeps from this agent is not listed, as in the listing tools.
+      return entries.filter((e) => {
+        try {
+          this.#check(run, 'search', e.path);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+    });
+  }
+
+  async readdir(path: string): Promise<string[]> {
+    return (await this.#list('scandir', path)).map((e) => e.name);
+  }
+
+  async readdirWithFileTypes(path: string): Promise<CtxfsDirent[]> {
+    return (await this.#list('scandir', path)).map((e) => ({
+      name: e.name,
+      isFile: e.kind === 'file',
+      isDirectory: e.kind === 'directory',
+      isSymbolicLink: e.kind === 'symlink',
+    }));
+  }
+
+  /** Every file below `path` (itself when it is a file), checked for `opClass` and kept for history. */
+  async #willChangeTree(run: ProgramRun, opClass: 'write' | 'delete' | 'rename', path: string, map: (p: string) => string = (p) => p): Promise<void> {
+    const st = await this.#fs.stat(path).catch((err: unknown) => {
+      if (isFsError(err, 'ENOENT')) return undefined;
+      throw err;
+    });
+    if (st?.kind !== 'directory') {
+      run.check(opClass, map(path));
+      await run.willChange(map(path));
+      return;
+    }
+    for await (const batch of this.#fs.walk(path)) {
+      for (const e of batch) {
+        if (e.kind !== 'file') continue;
+        run.check(opClass, map(e.path));
+        await run.willChange(map(e.path));
+      }
+    }
+  }
+
+  rm(path: string, options?: RmOptions): Promise<void> {
+    return this.#call('rm', path, (p, scope) =>
+      this.#change(scope, `rm /${p}`, async (run) => {
+        this.#writable('rm', p);
+        run.check('delete', p);
+        if (options?.recursive) await this.#willChangeTree(run, 'delete', p);
+        else await run.willChange(p);
+        await this.#fs.delete(p, { recursive: options?.recursive ?? false, force: options?.force ?? false });
+      }),
+    );
+  }
+
+  cp(src: string, dest: string, options?: CpOptions): Promise<void> {
+    const to = virtualPath(dest, 'cp');
+    return this.#call('cp', src, (from, scope) => {
+      const d = to.slice(1);
+      if (d === from || d.startsWith(`${from}/`) || from === '')
+        throw new BashFsError('EINVAL', 'cp', virtualPath(src, 'cp'), `cannot copy '${virtualPath(src, 'cp')}' into itself, '${to}'`);
+      return this.#change(scope, `cp /${from} ${to}`, async (run) => {
+        this.#writable('cp', d);
+        run.check('read', from);
+        await this.#walkChecked(run, from);
+        const into = (p: string): string => d + p.slice(from.length);
+        await this.#willChangeTree(run, 'write', from, into);
+        try {
+          await this.#fs.copy(from, d, { recursive: options?.recursive ?? false, overwrite: true });
+        } catch (err) {
+          throw toBashError(err, 'cp', to);
+        }
+      });
+    });
+  }
+
+  mv(src: string, dest: string): Promise<void> {
+    const to = virtualPath(dest, 'mv');
+    return this.#call('mv', src, (from, scope) => {
+      const d = to.slice(1);
+      if (d.startsWith(`${from}/`) || from === '')
+        throw new BashFsError('EINVAL', 'mv', virtualPath(src, 'mv'), `cannot move '${virtualPath(src, 'mv')}' into itself, '${to}'`);
+      if (d === from) return Promise.resolve();
+      return this.#change(scope, `mv /${from} ${to}`, async (run) => {
+        this.#writable('mv', from);
+        run.check('rename', from);
+        run.check('rename', d);
+        await this.#willChangeTree(run, 'rename', from);
+        await this.#willChangeTree(run, 'rename', from, (p) => d + p.slice(from.length));
+        try {
+          await this.#fs.rename(from, d, { overwrite: true });
+        } catch (err) {
+          throw toBashError(err, 'mv', to);
+        }
+      });
+    });
+  }
+
+  /** Checks every file below `path` for reading (a copy reads them all). */
+  async #walkChecked(run: ProgramRun, path: string): Promise<void> {
+    const st = await this.#fs.stat(path);
+    if (st.kind !== 'directory') return;
+    for await (const batch of this.#fs.walk(path)) for (const e of batch) if (e.kind === 'file') run.check('read', e.path);
+  }
+
+  resolvePath(base: string, path: string): string {
+    return resolveVirtual(base, path);
+  }
+
+  /** Not kept: listing every path of a backend would read the whole tree (just-bash allows an empty answer). */
+  getAllPaths(): string[] {
+    return [];
+  }
+
+  chmod(path: string, _mode: number): Promise<void> {
+    return this.#call('chmod', path, async (p, run) => {
+      this.#writable('chmod', p);
+      this.#check(run, 'write', p);
+      await this.#fs.stat(p);
+      throw new BashFsError('ENOTSUP', 'chmod', `/${p}`, 'ctxfs keeps no permission bits through this filesystem');
+    });
+  }
+
+  symlink(_target: string, linkPath: string): Promise<void> {
+    return this.#call('symlink', linkPath, async (p) => {
+      this.#writable('symlink', p);
+      throw new BashFsError('EPERM', 'symlink', `/${p}`, 'links are not created through ctxfs');
+    });
+  }
+
+  link(existingPath: string, newPath: string): Promise<void> {
+    virtualPath(newPath, 'link');
+    return this.#call('link', existingPath, async (p) => {
+      this.#writable('link', p);
+      throw new BashFsError('EPERM', 'link', `/${p}`, 'links are not created through ctxfs');
+    });
+  }
+
+  readlink(path: string): Promise<string> {
+    return this.#call('readlink', path, async (p) => {
+      await this.#fs.stat(p);
+      // A link's target may name a host path, and the protocol never hands one out.
+      throw new BashFsError('EINVAL', 'readlink', `/${p}`, 'the target of a link is not shown through ctxfs');
+    });
+  }
+
+  realpath(path: string): Promise<string> {
+    return this.#call('realpath', path, async (p) => {
+      await this.#target('realpath', p);
+      return `/${p}`;
+    });
+  }
+
+  utimes(path: string, _atime: Date, _mtime: Date): Promise<void> {
+    return this.#call('utime', path, async (p, run) => {
+      this.#writable('utime', p);
+      this.#check(run, 'write', p);
+      // The backend keeps its own times; the file must exist, as for utimes(2).
+      await this.#target('utime', p);
+    });
+  }
+}

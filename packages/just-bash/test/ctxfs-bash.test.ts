@@ -1,0 +1,196 @@
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ContainerFilesystem } from '@ctxfs/container';
+import { type ContextLayer, createContext, type PolicyConfig } from '@ctxfs/context';
+import type { Filesystem } from '@ctxfs/core';
+import { HostFilesystem } from '@ctxfs/host';
+import { MemoryFilesystem } from '@ctxfs/memory';
+import { Bash } from 'just-bash';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dockerAvailable, removeTestContainers, TEST_IMAGE, TEST_LABELS } from '../../container/test/docker-fixture.ts';
+import { CtxfsBash, CtxfsBashFs } from '../src/index.ts';
+
+const TEN = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`src/m${i}.ts`, `export const v${i} = 'old';\n`]));
+
+interface Opened {
+  readonly fs: Filesystem;
+  readonly ctx: ContextLayer;
+  /** The host directory, for the host backend. */
+  readonly dir?: string;
+}
+
+const opened: Opened[] = [];
+afterEach(async () => {
+  for (const o of opened.splice(0)) {
+    o.ctx.close();
+    await o.fs.close();
+  }
+});
+
+const BACKENDS = {
+  memory: async (files: Record<string, string>, policy?: PolicyConfig): Promise<Opened> => {
+    const fs = new MemoryFilesystem({ files });
+    const o = { fs, ctx: await createContext({ fs, safety: { policyFiles: false, policy } }) };
+    opened.push(o);
+    return o;
+  },
+  host: async (files: Record<string, string>, policy?: PolicyConfig): Promise<Opened> => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctxfs-just-bash-'));
+    for (const [p, text] of Object.entries(files)) {
+      mkdirSync(join(dir, p, '..'), { recursive: true });
+      writeFileSync(join(dir, p), text);
+    }
+    const fs = new HostFilesystem({ root: dir });
+    const o = { fs, dir, ctx: await createContext({ fs, store: ':memory:', safety: { policyFiles: false, policy } }) };
+    opened.push(o);
+    return o;
+  },
+  container: async (files: Record<string, string>, policy?: PolicyConfig): Promise<Opened> => {
+    // One container for the file; each test gets a fresh workspace directory in it.
+    container ??= await ContainerFilesystem.open({ image: TEST_IMAGE, labels: TEST_LABELS, workdir: '/work' });
+    const dir = `t${opened.length}-${Date.now().toString(36)}`;
+    await container.mkdir(dir, { parents: true });
+    const fs = await ContainerFilesystem.open({ container: container.containerRef, workdir: `/work/${dir}` });
+    for (const [p, t] of Object.entries(files)) await fs.write(p, t, { createParents: true });
+    const o = { fs, ctx: await createContext({ fs, store: ':memory:', safety: { policyFiles: false, policy } }) };
+    opened.push(o);
+    return o;
+  },
+};
+
+let docker = false;
+let container: ContainerFilesystem | undefined;
+beforeAll(async () => {
+  docker = await dockerAvailable();
+}, 60_000);
+afterAll(async () => {
+  await container?.close();
+  if (docker) await removeTestContainers();
+});
+
+const text = async (fs: Filesystem, path: string): Promise<string> => new TextDecoder().decode(await fs.readBytes(path));
+
+describe.each(Object.entries(BACKENDS))('just-bash over ctxfs %s', (name, make) => {
+  // The container backend needs the Docker engine (in CI it must be there: dockerAvailable throws).
+  const open = async (files: Record<string, string>, policy?: PolicyConfig): Promise<Opened> => {
+    if (name === 'container' && !docker) throw new Error('no Docker engine: the container backend cannot be tested here');
+    return make(files, policy);
+  };
+  it('a script edits ten files as one command, and undo restores each', async () => {
+    const { fs, ctx } = await open(TEN);
+    // just-bash's default options: its guard against host APIs is on while the script runs.
+    const bash = new CtxfsBash(ctx);
+    const script = `for f in src/*.ts; do sed -i "s/'old'/'new'/" "$f"; done; grep -l new src/*.ts | wc -l`;
+    const r = await bash.exec(script);
+    expect(r.stderr).toBe('');
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.trim()).toBe('10');
+    expect(r.changes.map((c) => c.path).sort()).toEqual(Object.keys(TEN).sort());
+    for (const p of Object.keys(TEN)) expect(await text(fs, p)).toContain("'new'");
+
+    // The audit records the command, with the hash of every file before and after.
+    const [record] = ctx.store.auditLog({ limit: 1 });
+    expect(record).toMatchObject({ op: 'command', result: 'ok' });
+    const params = record?.params as { command: string; opClass: string; after?: Record<string, string> };
+    expect(params).toMatchObject({ command: script, opClass: 'command' });
+    expect(Object.keys(params.after ?? {}).sort()).toEqual(Object.keys(TEN).sort());
+    // One version per file, made by the command, with the command as its message.
+    const history = await ctx.history('src/m3.ts');
+    expect(history[0]).toMatchObject({ op: 'write', author: 'default', message: `$ ${script}` });
+
+    for (const p of Object.keys(TEN)) expect((await ctx.undo(p)).success, p).toBe(true);
+    for (const [p, before] of Object.entries(TEN)) expect(await text(fs, p)).toBe(before);
+  });
+
+  it('runs under the plain Bash class too, each change a command of its own', async () => {
+    const { fs, ctx } = await open({ 'a.txt': 'one\n' });
+    const bash = new Bash({ fs: new CtxfsBashFs(ctx), cwd: '/' });
+    const r = await bash.exec('echo two >> a.txt; cat a.txt; mkdir -p d/e; echo x > d/e/f.txt; mv d/e/f.txt d/g.txt; ls d');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('one\ntwo\ne\ng.txt\n');
+    expect(await text(fs, 'd/g.txt')).toBe('x\n');
+    expect((await ctx.undo('a.txt')).success).toBe(true);
+    expect(await text(fs, 'a.txt')).toBe('one\n');
+  });
+
+  it('fails a write the policy denies with EACCES, as bash reports it, and leaves the file', async () => {
+    const { fs, ctx } = await open({ 'locked/a.txt': 'keep\n', 'b.txt': 'b\n' }, { readOnly: ['locked/'] });
+    const bash = new CtxfsBash(ctx);
+    const r = await bash.exec('echo changed > locked/a.txt');
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/^bash: \/locked\/a\.txt: Permission denied \(policy: locked\/a\.txt is read-only/);
+    expect(await text(fs, 'locked/a.txt')).toBe('keep\n');
+    const rm = await bash.exec('rm locked/a.txt');
+    expect(rm.exitCode).not.toBe(0);
+    expect(rm.stderr).toContain("rm: cannot remove 'locked/a.txt': EACCES: permission denied");
+    expect(await fs.exists('locked/a.txt')).toBe(true);
+  });
+
+  it('keeps files the policy withholds out of reads and listings', async () => {
+    const { ctx } = await open(
+      { 'secrets/key.txt': 'SECRET\n', 'a.txt': 'a\n' },
+      { rules: [{ effect: 'deny', paths: ['secrets/'], ops: ['read', 'search'] }] },
+    );
+    await expect(new CtxfsBashFs(ctx).readFile('/secrets/key.txt')).rejects.toMatchObject({ code: 'EACCES' });
+    expect(await new CtxfsBashFs(ctx).exists('/secrets/key.txt')).toBe(false);
+    expect(await new CtxfsBashFs(ctx).exists('/a.txt')).toBe(true);
+    const bash = new CtxfsBash(ctx);
+    const cat = await bash.exec('cat secrets/key.txt');
+    expect(cat.stdout).toBe('');
+    // just-bash's cat says the same of every file it cannot read.
+    expect(cat.stderr).toBe('cat: secrets/key.txt: No such file or directory\n');
+    expect((await bash.exec('ls secrets')).stdout).toBe('');
+    expect((await bash.exec('grep -r SECRET .')).stdout).toBe('');
+  });
+
+  it('refuses a command the command rules deny, with bash\'s "Permission denied" and exit status 126', async () => {
+    const { fs, ctx } = await open({ 'a.txt': 'a\n' }, { commands: { deny: ['rm *'] } });
+    const r = await new CtxfsBash(ctx).exec('echo hi; rm a.txt');
+    expect(r.exitCode).toBe(126);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('Permission denied');
+    expect(r.stderr).toContain('rm a.txt');
+    expect(await fs.exists('a.txt')).toBe(true);
+    expect(ctx.store.auditLog({ limit: 1 })[0]).toMatchObject({ op: 'command', result: 'denied' });
+  });
+
+  it("answers bad paths with just-bash's ENOENT and EISDIR forms, never reaching outside the root", async () => {
+    const { ctx } = await open({ 'a.txt': 'a\n', 'dir/b.txt': 'b\n' });
+    const bash = new CtxfsBash(ctx);
+    const passwd = await bash.exec('cat /etc/passwd');
+    expect(passwd.stderr).toBe('cat: /etc/passwd: No such file or directory\n');
+    const up = await bash.exec('cat ../../../../etc/passwd');
+    expect(up.stderr).toContain('No such file or directory');
+    expect((await bash.exec('cat /../../a.txt')).stdout).toBe('a\n');
+    const intoDir = await bash.exec('echo x > dir');
+    expect(intoDir.stderr).toBe('bash: dir: Is a directory\n');
+    const fs = new CtxfsBashFs(ctx);
+    await expect(fs.readFile('/dir')).rejects.toMatchObject({ code: 'EISDIR', message: "EISDIR: illegal operation on a directory, read '/dir'" });
+    await expect(fs.readFile('/etc/passwd')).rejects.toMatchObject({ code: 'ENOENT', message: "ENOENT: no such file or directory, open '/etc/passwd'" });
+    await expect(fs.readdir('/a.txt')).rejects.toMatchObject({ code: 'ENOTDIR' });
+    await expect(fs.readFile('/a\0.txt')).rejects.toThrow('null byte');
+    await expect(fs.readFile('/a\0.txt')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('just-bash over ctxfs host: links out of the root', () => {
+  it('refuses a symlink that leads outside with EACCES, and the message names no host path', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'ctxfs-outside-'));
+    writeFileSync(join(outside, 'secret.txt'), 'TOP SECRET\n');
+    const o = await BACKENDS.host({ 'a.txt': 'a\n' });
+    const dir = o.dir as string;
+    symlinkSync(join(outside, 'secret.txt'), join(dir, 'leak.txt'));
+    symlinkSync(outside, join(dir, 'leakdir'));
+    const bash = new CtxfsBash(o.ctx);
+    for (const cmd of ['cat leak.txt', 'cat leakdir/secret.txt', 'ls leakdir', 'echo x > leak.txt', 'echo x > leakdir/new.txt']) {
+      const r = await bash.exec(cmd);
+      expect(r.exitCode, cmd).not.toBe(0);
+      expect(r.stdout, cmd).not.toContain('TOP SECRET');
+      expect(r.stderr, cmd).not.toContain(outside);
+      expect(r.stderr, cmd).not.toContain(dir);
+    }
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET\n');
+    await expect(new CtxfsBashFs(o.ctx).symlink('/etc/passwd', '/p')).rejects.toMatchObject({ code: 'EPERM' });
+  });
+});
