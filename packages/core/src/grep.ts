@@ -14,6 +14,7 @@ import { concatBytes } from './bytes.ts';
 import { createDecoder, DETECTION_SAMPLE_BYTES, detectBom } from './encoding.ts';
 import { compileLinearRegex, type LinearRegex } from './linear-regex.ts';
 import { LineSplitter } from './lines.ts';
+import { requiredLiteral } from './required-literal.ts';
 import type { GrepMatch, MatchSpan } from './types.ts';
 
 /** A compiled search pattern. */
@@ -21,9 +22,10 @@ export interface GrepMatcher {
   /** The caller's pattern. */
   readonly source: string;
   /**
-   * Text every match contains verbatim, when the pattern is a plain
-   * case-sensitive literal: the scanner skips decoded text without it
-   * instead of splitting it into lines and running the regex on each.
+   * Text every match contains verbatim: a plain case-sensitive pattern
+   * itself, or the longest piece a case-sensitive regular expression
+   * requires (see `requiredLiteral`). The scanner skips decoded text and
+   * lines without it instead of splitting them and running the regex.
    */
   readonly literal?: string | undefined;
   /**
@@ -70,7 +72,7 @@ export function compileGrep(pattern: string, options: { ignoreCase?: boolean | u
   const plain = !options.ignoreCase && pattern.length > 0 && (options.literal || !/[\\^$.*+?()[\]{}|]/.test(pattern)) ? pattern : undefined;
   return {
     source: pattern,
-    literal: plain,
+    literal: plain ?? (options.ignoreCase || options.literal ? undefined : requiredLiteral(pattern)),
     rustPattern: regex.rustSource,
     spans: plain === undefined ? (line) => regexSpans(regex, line) : (line) => textSpans(line, plain),
   };
@@ -163,9 +165,12 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
   const splitter = new LineSplitter();
   let decoder: ReturnType<typeof createDecoder> | undefined;
   let wideEncoding = false;
+  const literal = matcher.literal;
   const emit = function* (lines: string[]): Generator<GrepMatch> {
     for (const text of lines) {
       lineNo++;
+      // One indexOf rules out most lines before the regex engine sees them.
+      if (literal !== undefined && !text.includes(literal)) continue;
       const spans = matcher.spans(text);
       if (spans.length === 0) continue;
       const first = spans[0] as MatchSpan;
@@ -173,7 +178,6 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
       if (++count >= limit) return;
     }
   };
-  const literal = matcher.literal;
   const emitText = function* (text: string): Generator<GrepMatch> {
     // Text that cannot hold a match (with the unfinished line before it) only advances the line count.
     if (literal !== undefined && !splitter.pendingIncludes(text, literal)) lineNo += splitter.skip(text);
@@ -188,7 +192,8 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
       let chunk: Uint8Array;
       if (decoder === undefined) {
         if (!next.done) {
-          head.push(next.value);
+          // Held past the next request, so copied: a chunk is lent only until then.
+          head.push(next.value.slice());
           headBytes += next.value.byteLength;
           if (headBytes < DETECTION_SAMPLE_BYTES) continue;
         }

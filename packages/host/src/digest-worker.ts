@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { DIGEST_BUFFER_BYTES, digestStream, FsError } from '@ctxfs/core';
-import type { DigestReply, DigestRequest, DigestWorkerData, WorkerFailure } from './digest-pool.ts';
+import { type DigestReply, type DigestRequest, type DigestWorkerData, WORKER_READY, type WorkerFailure } from './digest-pool.ts';
 import { closeQuietly, RootGuard } from './root-guard.ts';
 
 const data = workerData as DigestWorkerData;
@@ -114,3 +114,6 @@ parentPort?.on('message', async (request: DigestRequest) => {
   const reply: DigestReply = { id: request.id, sizes, hashes: hashes.join(''), heads, headBytes, failures };
   parentPort?.postMessage(reply, [sizes.buffer, heads.buffer]);
 });
+
+// Everything above loaded and ran: the pool may count on this worker.
+parentPort?.postMessage(WORKER_READY);

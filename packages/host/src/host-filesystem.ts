@@ -53,7 +53,7 @@ import {
   type WriteResult,
 } from '@ctxfs/core';
 import { cleanOrphans, type Durability, isTempName, openAtomicSink } from './atomic-write.ts';
-import { type DigestAnswers, DigestPool, type WorkerFailure } from './digest-pool.ts';
+import { type DigestAnswers, DigestPool, type WorkerFailure, WorkerStartError } from './digest-pool.ts';
 import { findGnuFind, findWalk } from './find-walk.ts';
 import { GitSnapshotStore } from './git-snapshots.ts';
 import type { jschardetDetector } from './legacy-detection.ts';
@@ -114,6 +114,23 @@ const O_PATH_DIR = true;
 const DIGEST_POOL_MIN_FILES = 64;
 /** Paths per worker request. */
 const DIGEST_SLICE = 256;
+
+let warnedDigestWorkers = false;
+
+/**
+ * Says once per process that digests run on the calling thread because the
+ * workers cannot start (a `CTXFS_DIGEST_WORKERS` process warning): the
+ * results are the same, only slower, and the cause is worth fixing.
+ */
+function warnDigestWorkersUnavailable(err: WorkerStartError): void {
+  if (warnedDigestWorkers) return;
+  warnedDigestWorkers = true;
+  process.emitWarning(`${err.message}; hashing on the calling thread instead`, {
+    code: 'CTXFS_DIGEST_WORKERS',
+    detail:
+      'digest results are unchanged, only slower. Make the installed @ctxfs/host files readable by this user, or pass { digestWorkers: 0 } to hash on the calling thread without trying workers.',
+  });
+}
 
 /** The protocol's results for a slice from a worker's packed answers. */
 function digestsOf(slice: readonly DigestTarget[], answers: DigestAnswers): Array<{ index: number; digest: FileDigest }> {
@@ -243,6 +260,8 @@ export class HostFilesystem extends FilesystemBase {
   #snapshots: GitSnapshotStore | undefined;
   readonly #digestWorkers: number;
   #digestPool: DigestPool | undefined;
+  /** The digest workers could not start: digests are hashed on the calling thread. */
+  #digestWorkersFailed = false;
 
   /**
    * Opens `options.root` synchronously. Prefer {@link HostFilesystem.open},
@@ -568,6 +587,9 @@ export class HostFilesystem extends FilesystemBase {
     }
   }
 
+  /** The writer opens (and verifies) the parent directory first, failing as the base's own check would. */
+  protected override readonly writerChecksParent = true;
+
   protected async openFileWriter(path: string, mode: WriteMode, ifMatch?: string): Promise<ByteWriter> {
     let writer: ByteWriter | undefined;
     const sink = openAtomicSink(this.#guard, path, mode, {
@@ -723,7 +745,7 @@ export class HostFilesystem extends FilesystemBase {
    * caller; a few files are not worth the round trip.
    */
   protected override async *digestFiles(targets: readonly DigestTarget[], headBytes: number): AsyncGenerator<Array<{ index: number; digest: FileDigest }>> {
-    if (targets.length < DIGEST_POOL_MIN_FILES || this.#digestWorkers === 0) {
+    if (targets.length < DIGEST_POOL_MIN_FILES || this.#digestWorkers === 0 || this.#digestWorkersFailed) {
       yield* super.digestFiles(targets, headBytes);
       return;
     }
@@ -748,7 +770,18 @@ export class HostFilesystem extends FilesystemBase {
         inFlight.push({ slice, results: send(slice) });
       }
       const { slice, results } = inFlight.shift() as (typeof inFlight)[number];
-      yield digestsOf(slice, await results);
+      let answers: DigestAnswers;
+      try {
+        answers = await results;
+      } catch (err) {
+        if (!(err instanceof WorkerStartError)) throw err;
+        // No worker can start here: this slice and every later one are hashed on this thread, now and from now on.
+        this.#digestWorkersFailed = true;
+        warnDigestWorkersUnavailable(err);
+        yield* super.digestFiles([slice, ...inFlight.map((f) => f.slice), ...slices.slice(next)].flat(), headBytes);
+        return;
+      }
+      yield digestsOf(slice, answers);
     }
   }
 
