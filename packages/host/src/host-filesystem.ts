@@ -909,17 +909,19 @@ export class HostFilesystem extends FilesystemBase {
   }
 
   /**
-   * The shared scanner, with a fast path for literal patterns: a file whose
-   * bytes do not contain the literal's UTF-8 bytes cannot have a matching
-   * line, so it is skipped after one `indexOf` instead of being decoded and
-   * split. Files that may match go through core's `scanChunks` in the same
+   * The shared scanner, with a fast path for patterns with a literal every
+   * match contains (a literal pattern, or a regex's required piece): a file
+   * whose bytes do not contain the literal's UTF-8 bytes cannot have a
+   * matching line, so it is skipped after one `indexOf` instead of being
+   * decoded and split. Files that may match go through core's `scanChunks` in the same
    * chunks the base scanner uses, so results are identical.
    */
   async *#scan(matcher: GrepMatcher, plan: GrepPlan, flags: GrepFlags | undefined): AsyncGenerator<GrepMatch> {
     const source = matcher.source;
     const caseless = source.toLowerCase() === source.toUpperCase();
-    const literal =
-      flags?.literal && (!flags.ignoreCase || caseless) && source.length > 0 && !source.includes('\ufffd') ? Buffer.from(source, 'utf8') : undefined;
+    // The text every match contains: a literal pattern's own, or what a case-sensitive regex requires.
+    const needle = flags?.literal && (!flags.ignoreCase || caseless) ? source : matcher.literal;
+    const literal = needle !== undefined && needle.length > 0 && !needle.includes('\ufffd') ? Buffer.from(needle, 'utf8') : undefined;
     if (literal === undefined) {
       yield* this.scanFiles(matcher, plan);
       return;
