@@ -70,17 +70,21 @@ const SPAN_MIN_PASSES = 16;
 export function compileGrep(pattern: string, options: { ignoreCase?: boolean | undefined; literal?: boolean | undefined } = {}): GrepMatcher {
   const regex = compileLinearRegex(pattern, { ignoreCase: options.ignoreCase, literal: options.literal, op: 'grep' });
   const plain = !options.ignoreCase && pattern.length > 0 && (options.literal || !/[\\^$.*+?()[\]{}|]/.test(pattern)) ? pattern : undefined;
+  const literal = plain ?? (options.ignoreCase || options.literal ? undefined : requiredLiteral(pattern));
   return {
     source: pattern,
-    literal: plain ?? (options.ignoreCase || options.literal ? undefined : requiredLiteral(pattern)),
+    literal,
     rustPattern: regex.rustSource,
-    spans: plain === undefined ? (line) => regexSpans(regex, line) : (line) => textSpans(line, plain),
+    spans: plain === undefined ? (line) => regexSpans(regex, line, literal !== undefined && line.includes(literal)) : (line) => textSpans(line, plain),
   };
 }
 
-function regexSpans(regex: LinearRegex, line: string): MatchSpan[] {
-  // The DFA answers "does it match" fastest; most lines do not.
-  if (!regex.test(line)) return [];
+function regexSpans(regex: LinearRegex, line: string, prefiltered: boolean): MatchSpan[] {
+  // The DFA answers "does it match" fastest, and most lines do not match; but
+  // a line that holds the literal every match needs most likely does, and the
+  // search for its spans skips ahead to that literal where the DFA reads
+  // every character (on a 100 MB line: 30 ms against 1.6 s).
+  if (!prefiltered && !regex.test(line)) return [];
   const maxScanned = Math.max(SPAN_STEP_BUDGET / regex.programSize, SPAN_MIN_PASSES * line.length);
   const toCodePoints = codePointCursor(line);
   const out: MatchSpan[] = [];
@@ -128,12 +132,11 @@ function codePointCursor(s: string): (utf16Index: number) => number {
 const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
+/** Any UTF-16 surrogate (no `u` flag: a lone one counts too); the regex engine scans far faster than a loop. */
+const SURROGATE = /[\ud800-\udfff]/;
+
 function hasSurrogates(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdfff) return true;
-  }
-  return false;
+  return SURROGATE.test(s);
 }
 
 /** Converts a UTF-16 index into a code-point offset. */
