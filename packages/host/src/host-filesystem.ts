@@ -59,7 +59,7 @@ import { GitSnapshotStore } from './git-snapshots.ts';
 import type { jschardetDetector } from './legacy-detection.ts';
 import { defaultLockDir, LockManager, type LockOptions } from './locks.ts';
 import { findRipgrep, type GrepFlags, ripgrepSearch } from './ripgrep.ts';
-import { closeQuietly, hostError, RootGuard, type SymlinkPolicy } from './root-guard.ts';
+import { closeQuietly, DirectoryCursor, hostError, RootGuard, type SymlinkPolicy } from './root-guard.ts';
 import { encodeForFile, type TextWriteOptions } from './text-format.ts';
 
 /** Options of {@link HostFilesystem}. */
@@ -928,39 +928,47 @@ export class HostFilesystem extends FilesystemBase {
     }
     const chunkSize = this.limits.chunkSize;
     let remaining = plan.maxMatches;
-    for await (const path of this.grepCandidates(plan)) {
-      let file: { fd: number; size: number };
-      try {
-        file = this.#guard.openRegular(path);
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'EPERM' || code === 'EINVAL' || code === 'EPATHESCAPE') continue;
-        throw err;
-      }
-      let chunks: Uint8Array[] | undefined;
-      let skip = false;
-      try {
-        if (file.size <= FAST_SCAN_MAX_BYTES) {
-          const bytes = readWhole(file.fd, file.size);
-          const wide = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
-          // UTF-16 files are decoded by the scanner; everything else is searched as UTF-8 bytes.
-          if (!wide && bytes.indexOf(literal) < 0) skip = true;
-          else chunks = split(bytes, chunkSize);
+    // Files of one directory come one after another: opened relative to it, without a landing check each.
+    const files = new DirectoryCursor(this.#guard);
+    try {
+      for await (const path of this.grepCandidates(plan)) {
+        let file: { fd: number; size: number };
+        try {
+          file = files.open(path);
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'EPERM' || code === 'EINVAL' || code === 'EPATHESCAPE') continue;
+          throw err;
         }
-      } finally {
-        fs.closeSync(file.fd);
-      }
-      if (skip) continue;
-      // Too large to hold: streamed, as the base scanner does.
-      const reader = chunks === undefined ? await this.openFileReader(path, chunkSize, 0) : undefined;
-      try {
-        for await (const m of scanChunks(path, reader ?? iterate(chunks ?? []), matcher, remaining)) {
-          yield m;
-          if (--remaining <= 0) return;
+        let chunks: Uint8Array[] | undefined;
+        let skip = false;
+        try {
+          if (file.size <= FAST_SCAN_MAX_BYTES) {
+            const bytes = readWhole(file.fd, file.size);
+            const wide = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+            // UTF-16 files are decoded by the scanner; everything else is searched as UTF-8 bytes.
+            if (!wide && bytes.indexOf(literal) < 0) skip = true;
+            else chunks = split(bytes, chunkSize);
+          }
+        } finally {
+          fs.closeSync(file.fd);
         }
-      } finally {
-        await reader?.close();
+        if (skip) continue;
+        // Matches go to the caller, who may take its time: no directory is held meanwhile.
+        files.release();
+        // Too large to hold: streamed, as the base scanner does.
+        const reader = chunks === undefined ? await this.openFileReader(path, chunkSize, 0) : undefined;
+        try {
+          for await (const m of scanChunks(path, reader ?? iterate(chunks ?? []), matcher, remaining)) {
+            yield m;
+            if (--remaining <= 0) return;
+          }
+        } finally {
+          await reader?.close();
+        }
       }
+    } finally {
+      files.release();
     }
   }
 
