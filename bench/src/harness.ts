@@ -85,8 +85,18 @@ export interface SingleCase<R = unknown> extends CaseCommon {
   readonly run: () => R | Promise<R>;
   /** Untimed, after each call (drop a snapshot, delete a file); forces batch 1. */
   cleanup?(result: Awaited<R>): unknown;
-  /** `maxMs` applies to the median latency, `maxBytes` to retained memory per call (implies `memory`). */
-  readonly budget?: { readonly maxMs?: number; readonly maxBytes?: number };
+  /**
+   * `maxMs` applies to the median latency, `maxBytes` to retained memory per
+   * call (implies `memory`), `maxPeakBytes` to the largest {@link peakBytes}
+   * of any call.
+   */
+  readonly budget?: { readonly maxMs?: number; readonly maxBytes?: number; readonly maxPeakBytes?: number };
+  /**
+   * The peak memory one call reached, as the call itself measured it (a
+   * child process's `ru_maxrss` growth, say): retained memory misses what a
+   * call frees before it returns.
+   */
+  peakBytes?(result: Awaited<R>): number;
 }
 
 /** Any case. */
@@ -194,7 +204,9 @@ export interface SingleResult {
   readonly name: string;
   readonly status: 'pass' | 'miss' | 'info' | 'error';
   readonly subject?: SideStats;
-  readonly budget?: { readonly maxMs?: number; readonly maxBytes?: number };
+  readonly budget?: { readonly maxMs?: number; readonly maxBytes?: number; readonly maxPeakBytes?: number };
+  /** The largest `peakBytes` of any call, when the case reports it. */
+  readonly peakBytes?: number;
   readonly misses: readonly string[];
   readonly note?: string;
   readonly error?: string;
@@ -479,7 +491,17 @@ async function runPair(c: PairCase, opts: RunOptions): Promise<PairResult> {
 
 async function runSingle(c: SingleCase<unknown>, opts: RunOptions): Promise<SingleResult> {
   const cleanup = c.cleanup ? (r: unknown) => c.cleanup?.(r as never) : undefined;
-  const side: Side = { name: c.subjectName ?? 'ctxfs', fn: c.run, ...(cleanup ? { cleanup } : {}), batch: 1, isAsync: false, samples: [] };
+  let peak: number | undefined;
+  const peakOf = c.peakBytes;
+  const run =
+    peakOf === undefined
+      ? c.run
+      : async () => {
+          const r = await c.run();
+          peak = Math.max(peak ?? 0, peakOf(r as never));
+          return r;
+        };
+  const side: Side = { name: c.subjectName ?? 'ctxfs', fn: run, ...(cleanup ? { cleanup } : {}), batch: 1, isAsync: false, samples: [] };
   await calibrate(side, c.batch);
   await timeSides([side], opts);
   let retained: number | undefined;
@@ -510,13 +532,18 @@ async function runSingle(c: SingleCase<unknown>, opts: RunOptions): Promise<Sing
     if (retained === undefined) misses.push('retained memory not measurable (no gc)');
     else if (retained > c.budget.maxBytes) misses.push(`retained ${fmtBytes(retained)} > ${fmtBytes(c.budget.maxBytes)}`);
   }
-  const budgeted = c.budget?.maxMs !== undefined || c.budget?.maxBytes !== undefined;
+  if (c.budget?.maxPeakBytes !== undefined) {
+    if (peak === undefined) misses.push('peak memory not reported');
+    else if (peak > c.budget.maxPeakBytes) misses.push(`peak ${fmtBytes(peak)} > ${fmtBytes(c.budget.maxPeakBytes)}`);
+  }
+  const budgeted = c.budget?.maxMs !== undefined || c.budget?.maxBytes !== undefined || c.budget?.maxPeakBytes !== undefined;
   return {
     kind: 'single',
     name: c.name,
     status: misses.length > 0 ? 'miss' : budgeted ? 'pass' : 'info',
     subject: stats,
     ...(c.budget ? { budget: c.budget } : {}),
+    ...(peak !== undefined ? { peakBytes: peak } : {}),
     misses,
     ...(c.note ? { note: c.note } : {}),
   };
@@ -760,6 +787,7 @@ export function formatSuite(r: SuiteResult): string {
       const budget = [
         c.budget?.maxMs !== undefined ? `≤${fmtMs(c.budget.maxMs)}` : '',
         c.budget?.maxBytes !== undefined ? `≤${fmtBytes(c.budget.maxBytes)}` : '',
+        c.budget?.maxPeakBytes !== undefined ? `peak ≤${fmtBytes(c.budget.maxPeakBytes)}` : '',
       ]
         .filter(Boolean)
         .join(', ');
@@ -773,6 +801,7 @@ export function formatSuite(r: SuiteResult): string {
         MARK[c.status],
       ]);
       if (c.note) notes.push(`${c.name}: ${c.note}`);
+      if (c.peakBytes !== undefined) notes.push(`${c.name}: peak memory ${fmtBytes(c.peakBytes)}`);
       for (const m of c.misses) notes.push(`${c.name}: ${m}`);
     }
     out.push('');

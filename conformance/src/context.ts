@@ -44,10 +44,13 @@ export const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text)
 /** Decodes UTF-8 bytes. */
 export const text = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 
-/** Collects an async iterable into an array. */
+/**
+ * Collects an async iterable into an array. Byte chunks are copied: a
+ * reader's chunk is lent only until the next one is requested.
+ */
 export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
-  for await (const item of iterable) out.push(item);
+  for await (const item of iterable) out.push(item instanceof Uint8Array ? (item.slice() as T) : item);
   return out;
 }
 

@@ -8,7 +8,6 @@
  *   at most 0.6x of write-file-atomic's default;
  * - enumerating a ≥ 30,000-file node_modules tree within 1.2x of `find -type f`;
  * - grep within 1.2x of `rg -j1` (ripgrep present), 2x with the JS scanner;
- * - streaming 1 GiB at ≥ 2 GB/s with < 16 MiB RSS growth;
  * - snapshot of 10 changed files of 1,000 no slower than the git CLI with an
  *   external git dir; first snapshot and restore within 1.5x of it;
  * - seed 004's absolute budgets: 1 KB read < 5 ms, 1 MB < 50 ms, 1,000 files
@@ -34,7 +33,6 @@ import { type Case, defineSuite, single } from '../harness.ts';
 
 const KB = 1024;
 const MB = 1024 * 1024;
-const GIB = 1024 * MB;
 const REPO = join(import.meta.dirname, '..', '..', '..');
 const SNAP_FILES = 1000;
 const GREP_LITERAL = 'Licensed under the';
@@ -150,36 +148,6 @@ function mutate30(root: string, paths: readonly string[], k: number): void {
   for (let j = 0; j < 10; j++) nodeFs.writeFileSync(join(root, `d${j}`, `new-${k}-${j}.txt`), 'new\n');
 }
 
-/** Streams `path` whole, as iterated chunks or through one reused 1 MiB buffer; calls `tick` every 1,024 reads. */
-async function streamAll(fs: HostFilesystem, path: string, mode: 'chunks' | 'readInto', tick?: () => void): Promise<number> {
-  await using reader = await fs.openRead(path);
-  let total = 0;
-  let i = 0;
-  if (mode === 'chunks') {
-    for await (const c of reader) {
-      total += c.byteLength;
-      if ((++i & 1023) === 0) tick?.();
-    }
-    return total;
-  }
-  const buffer = new Uint8Array(MB);
-  for (let n = await reader.readInto(buffer); n > 0; n = await reader.readInto(buffer)) {
-    total += n;
-    if ((++i & 1023) === 0) tick?.();
-  }
-  return total;
-}
-
-/** Peak RSS growth while streaming `path` once. */
-async function rssGrowthOfStream(fs: HostFilesystem, path: string, mode: 'chunks' | 'readInto'): Promise<number> {
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  await streamAll(fs, path, mode, () => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  });
-  return Math.max(peak, process.memoryUsage().rss) - before;
-}
-
 export default defineSuite({
   name: 'host',
   description: '@ctxfs/host vs node:fs, find, rg, git CLI, write-file-atomic, fast-glob',
@@ -195,17 +163,7 @@ export default defineSuite({
     nodeFs.writeFileSync(join(root, 'r/1k.bin'), data1k);
     nodeFs.writeFileSync(join(root, 'r/1m.bin'), data1m);
     for (let i = 0; i < 1000; i++) nodeFs.writeFileSync(join(root, `list1000/f${i}.txt`), 'x');
-    // 1 GiB, written once; the page cache keeps it warm for the streaming case.
-    const big = join(root, 'big.bin');
-    const fd = nodeFs.openSync(big, 'w');
-    const chunk = randomBytes(8 * MB);
-    for (let i = 0; i < GIB / chunk.length; i++) nodeFs.writeSync(fd, chunk);
-    nodeFs.closeSync(fd);
     const fs = await HostFilesystem.open({ root, stateDir: join(base, 'state') });
-    // Measured once, outside the timed runs: peak RSS growth while streaming the whole file.
-    // readInto first: the chunked stream's garbage would otherwise still be counted.
-    const streamIntoRss = await rssGrowthOfStream(fs, 'big.bin', 'readInto');
-    const streamRss = await rssGrowthOfStream(fs, 'big.bin', 'chunks');
     const fsFile = await HostFilesystem.open({ root, stateDir: join(base, 'state'), durability: 'file' });
 
     const corpus = buildCorpus(base);
@@ -230,8 +188,6 @@ export default defineSuite({
       base,
       root,
       fs,
-      streamRss,
-      streamIntoRss,
       fsFile,
       data1k,
       data1m,
@@ -251,25 +207,7 @@ export default defineSuite({
     nodeFs.rmSync(ctx.base, { recursive: true, force: true });
   },
   cases: (ctx): Case[] => {
-    const {
-      root,
-      fs,
-      streamRss,
-      streamIntoRss,
-      fsFile,
-      data1k,
-      data1m,
-      corpus,
-      corpusFs,
-      corpusJs,
-      grepScope,
-      snapRoot,
-      gitRoot,
-      snapPaths,
-      snapFs,
-      gitdir,
-      base,
-    } = ctx;
+    const { root, fs, fsFile, data1k, data1m, corpus, corpusFs, corpusJs, grepScope, snapRoot, gitRoot, snapPaths, snapFs, gitdir, base } = ctx;
     const abs = (p: string) => join(root, p);
     const grepDir = grepScope === '' ? corpus.root : join(corpus.root, grepScope);
     const rgAvailable = findRipgrep() !== undefined;
@@ -371,51 +309,6 @@ export default defineSuite({
           if (n !== corpus.files) throw new Error(`glob found ${n} files, the tree has ${corpus.files}`);
         },
       },
-      {
-        name: `stream 1 GiB`,
-        subjectName: 'fs.openRead (64 KiB chunks)',
-        subject: () => streamAll(fs, 'big.bin', 'chunks'),
-        baselineName: 'readSync loop (1 MiB)',
-        baseline: () => {
-          const f = nodeFs.openSync(abs('big.bin'), 'r');
-          const buf = Buffer.allocUnsafe(MB);
-          let total = 0;
-          for (;;) {
-            const n = nodeFs.readSync(f, buf, 0, buf.length, total);
-            if (n === 0) break;
-            total += n;
-          }
-          nodeFs.closeSync(f);
-          return total;
-        },
-        moreBaselines: [
-          {
-            name: 'FileHandle.read (1 MiB)',
-            fn: async () => {
-              const h = await nodeFs.promises.open(abs('big.bin'), 'r');
-              const buf = Buffer.allocUnsafe(MB);
-              let total = 0;
-              for (;;) {
-                const { bytesRead } = await h.read(buf, 0, buf.length, total);
-                if (bytesRead === 0) break;
-                total += bytesRead;
-              }
-              await h.close();
-              return total;
-            },
-          },
-          { name: 'ctxfs readInto (one 1 MiB buffer)', fn: () => streamAll(fs, 'big.bin', 'readInto') },
-        ],
-        batch: 1,
-        note: `peak RSS growth while streaming 1 GiB: ${(streamRss / MB).toFixed(1)} MiB as 64 KiB chunks (fresh chunks are garbage until V8's external-memory GC runs), ${(streamIntoRss / MB).toFixed(1)} MiB through readInto; goal < 16 MiB`,
-      },
-      single({
-        kind: 'single',
-        name: 'stream 1 GiB (goal ≥ 2 GB/s)',
-        subjectName: 'fs.openRead',
-        run: () => streamAll(fs, 'big.bin', 'chunks'),
-        budget: { maxMs: (GIB / 2e9) * 1000 },
-      }),
       {
         name: `snapshot 10 changed of ${SNAP_FILES.toLocaleString('en')}`,
         subjectName: 'fs.snapshot',

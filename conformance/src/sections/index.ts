@@ -25,6 +25,7 @@ import { pathsSection } from './paths.ts';
 import { readOnlySection } from './read-only.ts';
 import { renameSection } from './rename.ts';
 import { snapshotsSection } from './snapshots.ts';
+import { streamingLifetimeSection } from './streaming-lifetime.ts';
 import { streamingReadSection } from './streaming-read.ts';
 import { streamingWriteSection } from './streaming-write.ts';
 import { textSection } from './text.ts';
@@ -41,6 +42,7 @@ export const SECTIONS: ReadonlyArray<readonly [string, Section]> = [
   ['hostile path fuzz', fuzzSection],
   ['exists, stat, list', metadataSection],
   ['streaming reads', streamingReadSection],
+  ['streaming chunk lifetime', streamingLifetimeSection],
   ['streaming writes', streamingWriteSection],
   ['compare-and-swap', compareAndSwapSection],
   ['text reading', textSection],

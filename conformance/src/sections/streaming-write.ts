@@ -327,7 +327,7 @@ export function streamingWriteSection(ctx: SuiteContext): void {
     await w.write(utf8('replacement'));
     await w.close();
     const chunks: Uint8Array[] = [];
-    for await (const c of reader) chunks.push(c);
+    for await (const c of reader) chunks.push(c.slice());
     expect(['original', 'replacement']).toContain(chunks.map((c) => text(c)).join(''));
   });
 

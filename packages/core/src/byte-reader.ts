@@ -31,6 +31,22 @@ export interface ByteReaderOptions {
   offset?: number;
 }
 
+/**
+ * How far an iteration reads ahead: chunks are views of one buffer this large
+ * (a whole number of chunks), refilled with one positional read when they are
+ * used up. A 64 KiB chunk then costs a view, not a read and an allocation:
+ * iteration runs at the speed of `readInto` with a buffer of this size, in
+ * this much memory, however long the file.
+ */
+export const READ_AHEAD_BYTES = 1 << 20;
+
+/** The read-ahead block of one iteration: `bytes[0]` is the file's byte at `start`. */
+interface Block {
+  readonly bytes: Uint8Array;
+  start: number;
+  length: number;
+}
+
 class RandomAccessByteReader implements ByteReader {
   readonly path: string;
   readonly size: number;
@@ -38,6 +54,8 @@ class RandomAccessByteReader implements ByteReader {
   #closed = false;
   readonly #source: RandomAccessSource;
   readonly #chunkSize: number;
+  /** Bumped by every seek: an iteration's read-ahead is dropped once the caller moved the position itself. */
+  #seeks = 0;
 
   constructor(source: RandomAccessSource, options: ByteReaderOptions) {
     this.#source = source;
@@ -52,7 +70,7 @@ class RandomAccessByteReader implements ByteReader {
   }
 
   async read(length: number = this.#chunkSize): Promise<Uint8Array> {
-    if (this.#closed) throw fsError('ECLOSED', 'read', this.path, { reason: 'reader is closed' });
+    this.#assertOpen();
     if (!Number.isSafeInteger(length) || length < 0) {
       throw fsError('EINVAL', 'read', this.path, { reason: `length must be a non-negative integer, got ${length}` });
     }
@@ -63,7 +81,7 @@ class RandomAccessByteReader implements ByteReader {
   }
 
   async readInto(target: Uint8Array): Promise<number> {
-    if (this.#closed) throw fsError('ECLOSED', 'read', this.path, { reason: 'reader is closed' });
+    this.#assertOpen();
     if (!(target instanceof Uint8Array)) throw fsError('EINVAL', 'read', this.path, { reason: 'readInto needs a Uint8Array to fill' });
     if (target.byteLength === 0) return 0;
     let n: number;
@@ -78,7 +96,7 @@ class RandomAccessByteReader implements ByteReader {
   }
 
   seek(offset: number, whence: SeekWhence = 'start'): number {
-    if (this.#closed) throw fsError('ECLOSED', 'read', this.path, { reason: 'reader is closed' });
+    this.#assertOpen();
     if (!Number.isSafeInteger(offset)) {
       throw fsError('EINVAL', 'read', this.path, { reason: `seek offset must be an integer, got ${offset}` });
     }
@@ -87,6 +105,7 @@ class RandomAccessByteReader implements ByteReader {
     const next = base + offset;
     if (next < 0) throw fsError('EINVAL', 'read', this.path, { reason: `seek to negative offset ${next}` });
     this.#position = next;
+    this.#seeks++;
     return next;
   }
 
@@ -96,7 +115,94 @@ class RandomAccessByteReader implements ByteReader {
     await this.#source.close?.();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+  #assertOpen(): void {
+    if (this.#closed) throw fsError('ECLOSED', 'read', this.path, { reason: 'reader is closed' });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<Uint8Array> {
+    const fill = this.#source.readInto;
+    if (fill === undefined) return this.#freshChunks();
+    // A hand-written iterator, not an async generator: per chunk it costs a
+    // view and a settled promise, which at 64 KiB is most of the budget.
+    const full = this.#chunkSize >= READ_AHEAD_BYTES ? this.#chunkSize : this.#chunkSize * Math.floor(READ_AHEAD_BYTES / this.#chunkSize);
+    // No larger than what is left of the file (and a byte to see its end): a small file costs a small buffer.
+    const size = Math.max(1, Math.min(full, this.size - this.#position + 1));
+    let block: Block | undefined;
+    let seeks = this.#seeks;
+    let done = false;
+    const finished = (): IteratorResult<Uint8Array> => ({ done: true, value: undefined });
+    const next = (): IteratorResult<Uint8Array> | Promise<IteratorResult<Uint8Array>> => {
+      if (done) return finished();
+      if (this.#closed) {
+        // A reader closed by the caller mid-iteration simply ends the loop.
+        done = true;
+        return finished();
+      }
+      const at = this.#position;
+      // A seek may have moved back over bytes the caller was handed (and may have changed): read afresh.
+      if (seeks !== this.#seeks) {
+        seeks = this.#seeks;
+        if (block !== undefined) block.length = 0;
+      }
+      if (block !== undefined && at >= block.start && at < block.start + block.length) return this.#serve(block, at);
+      block ??= { bytes: new Uint8Array(size), start: 0, length: 0 };
+      const filled = block;
+      filled.start = at;
+      filled.length = 0;
+      const got = fill.call(this.#source, at, filled.bytes);
+      if (typeof got === 'number') return this.#afterFill(filled, at, got, () => (done = true));
+      return got.then((n) => this.#afterFill(filled, at, n, () => (done = true)));
+    };
+    // Calls made before the previous one settled wait for it, in order, as an async generator's do.
+    let last: Promise<IteratorResult<Uint8Array>> | undefined;
+    const track = (p: Promise<IteratorResult<Uint8Array>>): Promise<IteratorResult<Uint8Array>> => {
+      last = p;
+      const clear = () => {
+        if (last === p) last = undefined;
+      };
+      p.then(clear, clear);
+      return p;
+    };
+    return {
+      next: () => {
+        if (last !== undefined) return track(last.then(next, next));
+        let r: IteratorResult<Uint8Array> | Promise<IteratorResult<Uint8Array>>;
+        try {
+          r = next();
+        } catch (err) {
+          return Promise.reject(err);
+        }
+        return r instanceof Promise ? track(r) : Promise.resolve(r);
+      },
+      return: () => {
+        done = true;
+        return Promise.resolve(finished());
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+
+  #afterFill(block: Block, at: number, n: number, end: () => void): IteratorResult<Uint8Array> {
+    if (n === 0) {
+      end();
+      return { done: true, value: undefined };
+    }
+    block.length = n;
+    return this.#serve(block, at);
+  }
+
+  /** The next chunk as a view of the read-ahead block. */
+  #serve(block: Block, at: number): IteratorResult<Uint8Array> {
+    const from = at - block.start;
+    const to = Math.min(from + this.#chunkSize, block.length);
+    this.#position = at + (to - from);
+    return { done: false, value: block.bytes.subarray(from, to) };
+  }
+
+  /** Iteration over a source that only hands out fresh arrays (each chunk is the caller's to keep). */
+  async *#freshChunks(): AsyncIterableIterator<Uint8Array> {
     try {
       for (;;) {
         const chunk = await this.read();
@@ -104,7 +210,6 @@ class RandomAccessByteReader implements ByteReader {
         yield chunk;
       }
     } catch (err) {
-      // A reader closed by the caller mid-iteration simply ends the loop.
       if (err instanceof FsError && err.code === 'ECLOSED' && this.#closed) return;
       throw err;
     }

@@ -129,6 +129,14 @@ export abstract class FilesystemBase implements Filesystem {
    * commit, atomically with it, through `assertIfMatch` (if-match.ts).
    */
   protected abstract openFileWriter(path: string, mode: WriteMode, ifMatch?: string): Promise<ByteWriter>;
+  /**
+   * `openFileWriter` itself fails with ENOENT or ENOTDIR when the parent
+   * directory is missing or not a directory (the host's open of the parent
+   * does), so `openWrite` skips its own look at the parent before every write
+   * and asks only when the writer failed, to explain the failure. Default
+   * `false`: the base checks the parent first.
+   */
+  protected readonly writerChecksParent: boolean = false;
   /** Removes a file (not a directory). */
   protected abstract removeFile(path: string): Promise<void>;
   /** Removes a directory; with `recursive` false it must be empty (ENOTEMPTY). */
@@ -314,7 +322,16 @@ export abstract class FilesystemBase implements Filesystem {
         throw fsError(st?.kind === 'directory' || st === undefined ? 'EISDIR' : 'ENOTDIR', 'openWrite', path);
       }
       if (options.createParents) await this.#ensureDirs(parentPath(r.path), 'openWrite');
-      else await this.#requireParentDir(r.path, 'openWrite');
+      else if (this.writerChecksParent) {
+        try {
+          return await this.openFileWriter(r.path, mode, options.ifMatch);
+        } catch (err) {
+          const code = codeOf(err);
+          // The precise error (which ancestor is missing or in the way); the writer's own when the parent is fine after all.
+          if (code === 'ENOENT' || code === 'ENOTDIR') await this.#requireParentDir(r.path, 'openWrite');
+          throw err;
+        }
+      } else await this.#requireParentDir(r.path, 'openWrite');
       return this.openFileWriter(r.path, mode, options.ifMatch);
     });
   }

@@ -14,6 +14,7 @@ import { concatBytes } from './bytes.ts';
 import { createDecoder, DETECTION_SAMPLE_BYTES, detectBom } from './encoding.ts';
 import { compileLinearRegex, type LinearRegex } from './linear-regex.ts';
 import { LineSplitter } from './lines.ts';
+import { requiredLiteral } from './required-literal.ts';
 import type { GrepMatch, MatchSpan } from './types.ts';
 
 /** A compiled search pattern. */
@@ -21,9 +22,10 @@ export interface GrepMatcher {
   /** The caller's pattern. */
   readonly source: string;
   /**
-   * Text every match contains verbatim, when the pattern is a plain
-   * case-sensitive literal: the scanner skips decoded text without it
-   * instead of splitting it into lines and running the regex on each.
+   * Text every match contains verbatim: a plain case-sensitive pattern
+   * itself, or the longest piece a case-sensitive regular expression
+   * requires (see `requiredLiteral`). The scanner skips decoded text and
+   * lines without it instead of splitting them and running the regex.
    */
   readonly literal?: string | undefined;
   /**
@@ -68,17 +70,21 @@ const SPAN_MIN_PASSES = 16;
 export function compileGrep(pattern: string, options: { ignoreCase?: boolean | undefined; literal?: boolean | undefined } = {}): GrepMatcher {
   const regex = compileLinearRegex(pattern, { ignoreCase: options.ignoreCase, literal: options.literal, op: 'grep' });
   const plain = !options.ignoreCase && pattern.length > 0 && (options.literal || !/[\\^$.*+?()[\]{}|]/.test(pattern)) ? pattern : undefined;
+  const literal = plain ?? (options.ignoreCase || options.literal ? undefined : requiredLiteral(pattern));
   return {
     source: pattern,
-    literal: plain,
+    literal,
     rustPattern: regex.rustSource,
-    spans: plain === undefined ? (line) => regexSpans(regex, line) : (line) => textSpans(line, plain),
+    spans: plain === undefined ? (line) => regexSpans(regex, line, literal !== undefined && line.includes(literal)) : (line) => textSpans(line, plain),
   };
 }
 
-function regexSpans(regex: LinearRegex, line: string): MatchSpan[] {
-  // The DFA answers "does it match" fastest; most lines do not.
-  if (!regex.test(line)) return [];
+function regexSpans(regex: LinearRegex, line: string, prefiltered: boolean): MatchSpan[] {
+  // The DFA answers "does it match" fastest, and most lines do not match; but
+  // a line that holds the literal every match needs most likely does, and the
+  // search for its spans skips ahead to that literal where the DFA reads
+  // every character (on a 100 MB line: 30 ms against 1.6 s).
+  if (!prefiltered && !regex.test(line)) return [];
   const maxScanned = Math.max(SPAN_STEP_BUDGET / regex.programSize, SPAN_MIN_PASSES * line.length);
   const toCodePoints = codePointCursor(line);
   const out: MatchSpan[] = [];
@@ -126,12 +132,11 @@ function codePointCursor(s: string): (utf16Index: number) => number {
 const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
+/** Any UTF-16 surrogate (no `u` flag: a lone one counts too); the regex engine scans far faster than a loop. */
+const SURROGATE = /[\ud800-\udfff]/;
+
 function hasSurrogates(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdfff) return true;
-  }
-  return false;
+  return SURROGATE.test(s);
 }
 
 /** Converts a UTF-16 index into a code-point offset. */
@@ -163,9 +168,12 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
   const splitter = new LineSplitter();
   let decoder: ReturnType<typeof createDecoder> | undefined;
   let wideEncoding = false;
+  const literal = matcher.literal;
   const emit = function* (lines: string[]): Generator<GrepMatch> {
     for (const text of lines) {
       lineNo++;
+      // One indexOf rules out most lines before the regex engine sees them.
+      if (literal !== undefined && !text.includes(literal)) continue;
       const spans = matcher.spans(text);
       if (spans.length === 0) continue;
       const first = spans[0] as MatchSpan;
@@ -173,7 +181,6 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
       if (++count >= limit) return;
     }
   };
-  const literal = matcher.literal;
   const emitText = function* (text: string): Generator<GrepMatch> {
     // Text that cannot hold a match (with the unfinished line before it) only advances the line count.
     if (literal !== undefined && !splitter.pendingIncludes(text, literal)) lineNo += splitter.skip(text);
@@ -188,7 +195,8 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
       let chunk: Uint8Array;
       if (decoder === undefined) {
         if (!next.done) {
-          head.push(next.value);
+          // Held past the next request, so copied: a chunk is lent only until then.
+          head.push(next.value.slice());
           headBytes += next.value.byteLength;
           if (headBytes < DETECTION_SAMPLE_BYTES) continue;
         }

@@ -30,6 +30,7 @@ export * from './linear-regex.ts';
 export * from './lines.ts';
 export * from './path.ts';
 export * from './poll-watch.ts';
+export * from './required-literal.ts';
 export * from './text-plausibility.ts';
 export * from './text-reader.ts';
 export * from './text-roundtrip.ts';

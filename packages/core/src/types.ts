@@ -160,12 +160,30 @@ export type SeekWhence = 'start' | 'current' | 'end';
 
 /**
  * A streaming reader of one file's bytes. Iterate it for chunks of at most
- * `chunkSize` bytes; memory stays bounded by the chunk size.
+ * `chunkSize` bytes; memory stays bounded by the chunk size (and a read-ahead
+ * of about 1 MiB), however large the file.
+ *
+ * **A chunk is lent, not given.** A chunk handed out by iteration is valid
+ * until the next chunk is requested (the iterator's next `next()`, the next
+ * turn of a `for await` loop), or the reader is sought or closed. After that
+ * a backend may reuse its memory for later bytes: iterated chunks can be
+ * views of a small buffer the reader refills, which is what lets a stream run
+ * at memory speed without garbage. A caller that keeps a chunk beyond that
+ * point (collects chunks in an array, hands them to a stream that writes
+ * them later, holds the first ones back to sniff a header) keeps a copy:
+ * `chunk.slice()`. Writing into a chunk never changes the file.
+ *
+ * Everything else is the caller's to keep: `read()` returns a fresh array,
+ * and `readInto()` fills the caller's own buffer. Backends may hand out
+ * fresh arrays from iteration too; callers must not rely on either.
  *
  * @example
  * ```ts
  * await using reader = await fs.openRead('big.bin', { chunkSize: 1 << 20 });
- * for await (const chunk of reader) hash.update(chunk);
+ * for await (const chunk of reader) hash.update(chunk); // used at once: no copy needed
+ *
+ * const kept: Uint8Array[] = [];
+ * for await (const chunk of await fs.openRead('small.bin')) kept.push(chunk.slice()); // kept: copied
  * ```
  */
 export interface ByteReader extends AsyncIterable<Uint8Array>, AsyncDisposable {
@@ -175,7 +193,10 @@ export interface ByteReader extends AsyncIterable<Uint8Array>, AsyncDisposable {
   readonly size: number;
   /** Offset of the next byte to be read. */
   readonly position: number;
-  /** Reads up to `length` bytes (default: chunk size) from the position; empty at end of file. */
+  /**
+   * Reads up to `length` bytes (default: chunk size) from the position; empty
+   * at end of file. The array is the caller's to keep (unlike iterated chunks).
+   */
   read(length?: number): Promise<Uint8Array>;
   /**
    * Reads up to `target.byteLength` bytes from the position into `target`
@@ -249,7 +270,10 @@ export interface TextReader extends AsyncIterable<string>, AsyncDisposable {
 export interface OpenReadOptions {
   /** Byte offset to start at. */
   offset?: number;
-  /** Size of iterated chunks; default 64 KiB. */
+  /**
+   * Most bytes of one iterated chunk; default 64 KiB. Chunks are lent until
+   * the next one is requested (see {@link ByteReader}).
+   */
   chunkSize?: number;
 }
 

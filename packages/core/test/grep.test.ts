@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { codePointOffset, compileGrep, scanChunks } from '../src/grep.ts';
 import type { GrepMatch } from '../src/types.ts';
 import { npmFile } from './support/npm-package.ts';
+import { unitsTouched } from './support/string-work.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -460,5 +461,28 @@ describe('agrees with V8 on ordinary patterns over real files (pinned npm packag
       if (JSON.stringify(got) !== JSON.stringify(expected)) expect({ line, got }).toEqual({ line, got: expected });
     }
     expect(matched).toBeGreaterThan(0);
+  });
+});
+
+describe('a single giant line through the scanner costs linear work', () => {
+  const CHUNKS = 2000;
+  const piece = new TextEncoder().encode('function f(a,b){return a*b};'.repeat(35)); // 1,015 bytes, no newline
+  const total = CHUNKS * piece.byteLength;
+  async function* chunks(tail: string): AsyncGenerator<Uint8Array> {
+    for (let i = 0; i < CHUNKS; i++) yield piece;
+    yield new TextEncoder().encode(tail);
+  }
+
+  it.each([
+    ['a plain literal (the skipping path)', 'NEEDLE_AT_THE_END'],
+    ['a regular expression (the splitting path)', 'NEEDLE_[A-Z_]+END'],
+  ])('%s', async (_what, pattern) => {
+    const found: GrepMatch[] = [];
+    const units = await unitsTouched(async () => {
+      for await (const m of scanChunks('min.js', chunks('NEEDLE_AT_THE_END'), compileGrep(pattern), 10)) found.push(m);
+    });
+    expect(found.map((m) => [m.line, m.matchStart])).toEqual([[1, total]]);
+    // A few passes (the regex engine's searches of the finished line count whole each time); per-chunk re-joining would be about CHUNKS / 2.
+    expect(units).toBeLessThan(16 * total);
   });
 });

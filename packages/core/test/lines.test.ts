@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LineSplitter, splitLines } from '../src/lines.ts';
+import { unitsTouched } from './support/string-work.ts';
 
 function feed(chunks: readonly string[]): string[] {
   const s = new LineSplitter();
@@ -108,5 +109,49 @@ describe('LineSplitter', () => {
     s.push('f\nxy');
     expect(s.pendingIncludes('', 'abc')).toBe(false);
     expect(s.pendingIncludes('z', 'xyz')).toBe(true);
+  });
+});
+
+describe('a single giant line costs linear work', () => {
+  const CHUNKS = 2000;
+  const chunk = 'x'.repeat(999);
+  const total = CHUNKS * chunk.length;
+
+  it('push: a line without a newline streamed in 2,000 chunks', async () => {
+    let line = '';
+    const units = await unitsTouched(() => {
+      const s = new LineSplitter();
+      for (let i = 0; i < CHUNKS; i++) expect(s.push(chunk)).toEqual([]);
+      line = s.end()[0] as string;
+    });
+    expect(line.length).toBe(total);
+    // Linear: a few passes over the input. Re-joining the line per chunk would be about CHUNKS / 2 passes.
+    expect(units).toBeLessThan(8 * total);
+  });
+
+  it('the search path: pendingIncludes and skip on every chunk, the needle only at the very end', async () => {
+    const needle = 'NEEDLE';
+    let found = false;
+    const units = await unitsTouched(() => {
+      const s = new LineSplitter();
+      for (let i = 0; i < CHUNKS; i++) {
+        expect(s.pendingIncludes(chunk, needle)).toBe(false);
+        s.skip(chunk);
+      }
+      found = s.pendingIncludes(`${needle}\n`, needle);
+      s.push(`${needle}\n`);
+    });
+    expect(found).toBe(true);
+    expect(units).toBeLessThan(8 * total);
+  });
+
+  it('the same counter does see quadratic work (the check can fail)', async () => {
+    // The old way: the unfinished line re-joined with each chunk as it arrives.
+    const units = await unitsTouched(() => {
+      let pending = '';
+      for (let i = 0; i < CHUNKS; i++) pending = [pending, chunk].join('');
+      return pending;
+    });
+    expect(units).toBeGreaterThan(100 * total);
   });
 });

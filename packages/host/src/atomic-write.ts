@@ -204,6 +204,15 @@ export function openAtomicSink(guard: RootGuard, path: string, mode: WriteMode, 
         fd = undefined;
         // Overwrites and creates take the lock only around the rename: the
         // bytes are already on disk, so writers wait for each other briefly.
+        // A write without ifMatch needs it too, though its own rename is
+        // atomic: the lock is what makes a compare-and-swap's check-then-rename
+        // and an append's read-then-rename one step. Were this rename to land
+        // between another writer's check and its rename, that writer would
+        // replace bytes it never checked (a CAS would commit over content that
+        // is not the one it expects) or rebuild the file from content this
+        // write replaced (an append would bring the old file back): this
+        // write would be lost without an error. The lock is a mkdir and an
+        // rmdir on tmpfs, a few microseconds of the write.
         if (lock === undefined) {
           lock = await options.lock?.();
           // Under the lock every ctxfs writer (in any process) waits for, so

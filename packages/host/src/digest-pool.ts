@@ -50,6 +50,19 @@ export interface DigestReply extends DigestAnswers {
   readonly id: number;
 }
 
+/** A worker's first message: its script loaded and ran. */
+export const WORKER_READY = 'ready';
+
+/**
+ * Why {@link DigestPool.run} failed: no worker could start (its script could
+ * not be loaded, say, for lack of permission to read it, or threads are not
+ * allowed). The pool stays unusable; the caller hashes on its own thread.
+ */
+export class WorkerStartError extends Error {
+  readonly code = 'EWORKERSTART';
+  override readonly name = 'WorkerStartError';
+}
+
 /** What a worker is started with. */
 export interface DigestWorkerData {
   readonly rootReal: string;
@@ -76,6 +89,8 @@ export class DigestPool {
   #nextId = 0;
   #turn = 0;
   #closed = false;
+  /** Set once a worker failed before it was ready: every later run fails with it at once. */
+  #cannotStart: WorkerStartError | undefined;
 
   constructor(data: DigestWorkerData, size: number) {
     this.#data = data;
@@ -85,6 +100,7 @@ export class DigestPool {
   /** Hashes `paths` in one worker; results are in the order of `paths`. */
   run(paths: readonly string[], dirOnly: readonly boolean[], headBytes: number): Promise<DigestAnswers> {
     if (this.#closed) return Promise.reject(Object.assign(new Error('the digest workers were stopped'), { code: 'ECLOSED' }));
+    if (this.#cannotStart) return Promise.reject(this.#cannotStart);
     while (this.#workers.length < this.size) this.#workers.push(this.#start());
     const worker = this.#workers[this.#turn++ % this.#workers.length] as Worker;
     const id = this.#nextId++;
@@ -105,7 +121,12 @@ export class DigestPool {
       resourceLimits: { maxYoungGenerationSizeMb: 4 },
     });
     worker.unref();
-    worker.on('message', (reply: DigestReply) => {
+    let ready = false;
+    worker.on('message', (reply: DigestReply | typeof WORKER_READY) => {
+      if (reply === WORKER_READY) {
+        ready = true;
+        return;
+      }
       const p = this.#pending.get(reply.id);
       if (!p) return;
       this.#pending.delete(reply.id);
@@ -116,10 +137,13 @@ export class DigestPool {
       // A worker that died takes its requests with it; the next run starts a new one.
       const i = this.#workers.indexOf(worker);
       if (i >= 0) this.#workers.splice(i, 1);
+      // One that never got going will not do better next time: the pool gives up for good.
+      if (!ready) this.#cannotStart ??= new WorkerStartError(`a digest worker could not start: ${err.message}`, { cause: err });
+      const failure = this.#cannotStart ?? Object.assign(new Error(`a digest worker failed: ${err.message}`), { code: 'EIO', cause: err });
       for (const [id, p] of this.#pending) {
         if (p.worker !== worker) continue;
         this.#pending.delete(id);
-        p.reject(Object.assign(new Error(`a digest worker failed: ${err.message}`), { code: 'EIO', cause: err }));
+        p.reject(failure);
       }
     };
     worker.on('error', fail);

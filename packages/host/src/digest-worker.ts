@@ -9,40 +9,15 @@
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { DIGEST_BUFFER_BYTES, digestStream, FsError } from '@ctxfs/core';
-import type { DigestReply, DigestRequest, DigestWorkerData, WorkerFailure } from './digest-pool.ts';
-import { closeQuietly, RootGuard } from './root-guard.ts';
+import { type DigestReply, type DigestRequest, type DigestWorkerData, WORKER_READY, type WorkerFailure } from './digest-pool.ts';
+import { closeQuietly, DirectoryCursor, RootGuard } from './root-guard.ts';
 
 const data = workerData as DigestWorkerData;
 const guard = new RootGuard(data.rootReal, data.policy);
 const buffer = Buffer.allocUnsafeSlow(DIGEST_BUFFER_BYTES);
 
-/**
- * The directory of the previous file, opened (and verified) through the
- * guard: a request's paths come grouped by directory, so most files are
- * opened relative to it (see `RootGuard.openRegularAt`). It is held for one
- * request at most.
- */
-let current: { dir: string; fd: number } | undefined;
-
-function releaseDirectory(): void {
-  closeQuietly(current?.fd);
-  current = undefined;
-}
-
-function openFile(path: string): { fd: number; size: number } {
-  const slash = path.lastIndexOf('/');
-  const dir = slash < 0 ? '' : path.slice(0, slash);
-  if (current?.dir !== dir) {
-    releaseDirectory();
-    try {
-      current = { dir, fd: guard.openPath(dir, true) };
-    } catch {
-      // The guarded open below reports what is wrong with the path.
-    }
-  }
-  const fast = current === undefined ? undefined : guard.openRegularAt(current.fd, path.slice(slash + 1));
-  return fast ?? guard.openRegular(path);
-}
+/** A request's paths come grouped by directory: most files are opened relative to it. Held for one request at most. */
+const files = new DirectoryCursor(guard);
 
 /** One file's size and hex SHA-256 (its head written to `headTarget`), or why it could not be hashed. */
 async function digestOne(
@@ -58,7 +33,7 @@ async function digestOne(
       const code = fs.fstatSync(fd).isDirectory() ? 'EISDIR' : 'ENOTDIR';
       return { code, reason: undefined, hint: undefined };
     }
-    const file = openFile(path);
+    const file = files.open(path);
     fd = file.fd;
     const handle = file.fd;
     let position = 0;
@@ -110,7 +85,10 @@ parentPort?.on('message', async (request: DigestRequest) => {
       failures.push([i, d]);
     }
   }
-  releaseDirectory();
+  files.release();
   const reply: DigestReply = { id: request.id, sizes, hashes: hashes.join(''), heads, headBytes, failures };
   parentPort?.postMessage(reply, [sizes.buffer, heads.buffer]);
 });
+
+// Everything above loaded and ran: the pool may count on this worker.
+parentPort?.postMessage(WORKER_READY);

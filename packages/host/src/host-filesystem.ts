@@ -55,14 +55,14 @@ import {
   type WriteResult,
 } from '@ctxfs/core';
 import { cleanOrphans, type Durability, isTempName, openAtomicSink } from './atomic-write.ts';
-import { type DigestAnswers, DigestPool, type WorkerFailure } from './digest-pool.ts';
+import { type DigestAnswers, DigestPool, type WorkerFailure, WorkerStartError } from './digest-pool.ts';
 import { findGnuFind, findWalk } from './find-walk.ts';
 import { GitSnapshotStore } from './git-snapshots.ts';
 import type { jschardetDetector } from './legacy-detection.ts';
 import { defaultLockDir, LockManager, type LockOptions } from './locks.ts';
 import { startNativeWatch } from './native-watch.ts';
 import { findRipgrep, type GrepFlags, ripgrepSearch } from './ripgrep.ts';
-import { closeQuietly, hostError, RootGuard, type SymlinkPolicy } from './root-guard.ts';
+import { closeQuietly, DirectoryCursor, hostError, RootGuard, type SymlinkPolicy } from './root-guard.ts';
 import { encodeForFile, type TextWriteOptions } from './text-format.ts';
 
 /** Options of {@link HostFilesystem}. */
@@ -117,6 +117,23 @@ const O_PATH_DIR = true;
 const DIGEST_POOL_MIN_FILES = 64;
 /** Paths per worker request. */
 const DIGEST_SLICE = 256;
+
+let warnedDigestWorkers = false;
+
+/**
+ * Says once per process that digests run on the calling thread because the
+ * workers cannot start (a `CTXFS_DIGEST_WORKERS` process warning): the
+ * results are the same, only slower, and the cause is worth fixing.
+ */
+function warnDigestWorkersUnavailable(err: WorkerStartError): void {
+  if (warnedDigestWorkers) return;
+  warnedDigestWorkers = true;
+  process.emitWarning(`${err.message}; hashing on the calling thread instead`, {
+    code: 'CTXFS_DIGEST_WORKERS',
+    detail:
+      'digest results are unchanged, only slower. Make the installed @ctxfs/host files readable by this user, or pass { digestWorkers: 0 } to hash on the calling thread without trying workers.',
+  });
+}
 
 /** The protocol's results for a slice from a worker's packed answers. */
 function digestsOf(slice: readonly DigestTarget[], answers: DigestAnswers): Array<{ index: number; digest: FileDigest }> {
@@ -246,6 +263,8 @@ export class HostFilesystem extends FilesystemBase {
   #snapshots: GitSnapshotStore | undefined;
   readonly #digestWorkers: number;
   #digestPool: DigestPool | undefined;
+  /** The digest workers could not start: digests are hashed on the calling thread. */
+  #digestWorkersFailed = false;
 
   /**
    * Opens `options.root` synchronously. Prefer {@link HostFilesystem.open},
@@ -572,6 +591,9 @@ export class HostFilesystem extends FilesystemBase {
     }
   }
 
+  /** The writer opens (and verifies) the parent directory first, failing as the base's own check would. */
+  protected override readonly writerChecksParent = true;
+
   protected async openFileWriter(path: string, mode: WriteMode, ifMatch?: string): Promise<ByteWriter> {
     let writer: ByteWriter | undefined;
     const sink = openAtomicSink(this.#guard, path, mode, {
@@ -727,7 +749,7 @@ export class HostFilesystem extends FilesystemBase {
    * caller; a few files are not worth the round trip.
    */
   protected override async *digestFiles(targets: readonly DigestTarget[], headBytes: number): AsyncGenerator<Array<{ index: number; digest: FileDigest }>> {
-    if (targets.length < DIGEST_POOL_MIN_FILES || this.#digestWorkers === 0) {
+    if (targets.length < DIGEST_POOL_MIN_FILES || this.#digestWorkers === 0 || this.#digestWorkersFailed) {
       yield* super.digestFiles(targets, headBytes);
       return;
     }
@@ -752,7 +774,18 @@ export class HostFilesystem extends FilesystemBase {
         inFlight.push({ slice, results: send(slice) });
       }
       const { slice, results } = inFlight.shift() as (typeof inFlight)[number];
-      yield digestsOf(slice, await results);
+      let answers: DigestAnswers;
+      try {
+        answers = await results;
+      } catch (err) {
+        if (!(err instanceof WorkerStartError)) throw err;
+        // No worker can start here: this slice and every later one are hashed on this thread, now and from now on.
+        this.#digestWorkersFailed = true;
+        warnDigestWorkersUnavailable(err);
+        yield* super.digestFiles([slice, ...inFlight.map((f) => f.slice), ...slices.slice(next)].flat(), headBytes);
+        return;
+      }
+      yield digestsOf(slice, answers);
     }
   }
 
@@ -880,56 +913,66 @@ export class HostFilesystem extends FilesystemBase {
   }
 
   /**
-   * The shared scanner, with a fast path for literal patterns: a file whose
-   * bytes do not contain the literal's UTF-8 bytes cannot have a matching
-   * line, so it is skipped after one `indexOf` instead of being decoded and
-   * split. Files that may match go through core's `scanChunks` in the same
+   * The shared scanner, with a fast path for patterns with a literal every
+   * match contains (a literal pattern, or a regex's required piece): a file
+   * whose bytes do not contain the literal's UTF-8 bytes cannot have a
+   * matching line, so it is skipped after one `indexOf` instead of being
+   * decoded and split. Files that may match go through core's `scanChunks` in the same
    * chunks the base scanner uses, so results are identical.
    */
   async *#scan(matcher: GrepMatcher, plan: GrepPlan, flags: GrepFlags | undefined): AsyncGenerator<GrepMatch> {
     const source = matcher.source;
     const caseless = source.toLowerCase() === source.toUpperCase();
-    const literal =
-      flags?.literal && (!flags.ignoreCase || caseless) && source.length > 0 && !source.includes('\ufffd') ? Buffer.from(source, 'utf8') : undefined;
+    // The text every match contains: a literal pattern's own, or what a case-sensitive regex requires.
+    const needle = flags?.literal && (!flags.ignoreCase || caseless) ? source : matcher.literal;
+    const literal = needle !== undefined && needle.length > 0 && !needle.includes('\ufffd') ? Buffer.from(needle, 'utf8') : undefined;
     if (literal === undefined) {
       yield* this.scanFiles(matcher, plan);
       return;
     }
     const chunkSize = this.limits.chunkSize;
     let remaining = plan.maxMatches;
-    for await (const path of this.grepCandidates(plan)) {
-      let file: { fd: number; size: number };
-      try {
-        file = this.#guard.openRegular(path);
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'EPERM' || code === 'EINVAL' || code === 'EPATHESCAPE') continue;
-        throw err;
-      }
-      let chunks: Uint8Array[] | undefined;
-      let skip = false;
-      try {
-        if (file.size <= FAST_SCAN_MAX_BYTES) {
-          const bytes = readWhole(file.fd, file.size);
-          const wide = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
-          // UTF-16 files are decoded by the scanner; everything else is searched as UTF-8 bytes.
-          if (!wide && bytes.indexOf(literal) < 0) skip = true;
-          else chunks = split(bytes, chunkSize);
+    // Files of one directory come one after another: opened relative to it, without a landing check each.
+    const files = new DirectoryCursor(this.#guard);
+    try {
+      for await (const path of this.grepCandidates(plan)) {
+        let file: { fd: number; size: number };
+        try {
+          file = files.open(path);
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'EPERM' || code === 'EINVAL' || code === 'EPATHESCAPE') continue;
+          throw err;
         }
-      } finally {
-        fs.closeSync(file.fd);
-      }
-      if (skip) continue;
-      // Too large to hold: streamed, as the base scanner does.
-      const reader = chunks === undefined ? await this.openFileReader(path, chunkSize, 0) : undefined;
-      try {
-        for await (const m of scanChunks(path, reader ?? iterate(chunks ?? []), matcher, remaining)) {
-          yield m;
-          if (--remaining <= 0) return;
+        let chunks: Uint8Array[] | undefined;
+        let skip = false;
+        try {
+          if (file.size <= FAST_SCAN_MAX_BYTES) {
+            const bytes = readWhole(file.fd, file.size);
+            const wide = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+            // UTF-16 files are decoded by the scanner; everything else is searched as UTF-8 bytes.
+            if (!wide && bytes.indexOf(literal) < 0) skip = true;
+            else chunks = split(bytes, chunkSize);
+          }
+        } finally {
+          fs.closeSync(file.fd);
         }
-      } finally {
-        await reader?.close();
+        if (skip) continue;
+        // Matches go to the caller, who may take its time: no directory is held meanwhile.
+        files.release();
+        // Too large to hold: streamed, as the base scanner does.
+        const reader = chunks === undefined ? await this.openFileReader(path, chunkSize, 0) : undefined;
+        try {
+          for await (const m of scanChunks(path, reader ?? iterate(chunks ?? []), matcher, remaining)) {
+            yield m;
+            if (--remaining <= 0) return;
+          }
+        } finally {
+          await reader?.close();
+        }
       }
+    } finally {
+      files.release();
     }
   }
 

@@ -236,3 +236,44 @@ export function closeQuietly(fd: number | undefined): void {
     // Already closed or never valid: nothing to release.
   }
 }
+
+/**
+ * Opens regular files of a list that comes grouped by directory: the
+ * directory of the previous file stays open (verified once, through the
+ * guard) and the next file of the same directory is opened relative to it
+ * ({@link RootGuard.openRegularAt}), anything else through
+ * {@link RootGuard.openRegular}. Hold it only while files are opened one
+ * after another (a request, a stretch of a search between two results), and
+ * {@link release} it before waiting on anyone: a directory moved out of the
+ * root while held would still be read through its descriptor.
+ */
+export class DirectoryCursor {
+  readonly #guard: RootGuard;
+  #current: { dir: string; fd: number } | undefined;
+
+  constructor(guard: RootGuard) {
+    this.#guard = guard;
+  }
+
+  /** A read descriptor on the regular file `path` and its size; the caller closes it. */
+  open(path: string): { fd: number; size: number } {
+    const slash = path.lastIndexOf('/');
+    const dir = slash < 0 ? '' : path.slice(0, slash);
+    if (this.#current?.dir !== dir) {
+      this.release();
+      try {
+        this.#current = { dir, fd: this.#guard.openPath(dir, true) };
+      } catch {
+        // The guarded open below reports what is wrong with the path.
+      }
+    }
+    const fast = this.#current === undefined ? undefined : this.#guard.openRegularAt(this.#current.fd, path.slice(slash + 1));
+    return fast ?? this.#guard.openRegular(path);
+  }
+
+  /** Closes the held directory. */
+  release(): void {
+    closeQuietly(this.#current?.fd);
+    this.#current = undefined;
+  }
+}

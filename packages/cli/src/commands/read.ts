@@ -29,7 +29,8 @@ async function catRaw(g: GlobalOptions, path: string): Promise<ExitCode> {
   if (g.json) throw new CliError('EINVAL', 'cat --raw writes the bytes themselves; it has no --json form', 'leave out --raw for the read_file data');
   return withFilesystem(g, async (fs) => {
     await using reader = await fs.openRead(path);
-    for await (const chunk of reader) await write(process.stdout, chunk);
+    // Copied: stdout may still hold a chunk when the next is requested, and chunks are lent until then.
+    for await (const chunk of reader) await write(process.stdout, chunk.slice());
     return EXIT.ok;
   });
 }
