@@ -58,6 +58,22 @@ for (const backend of await backends()) {
         expect((await rejection(s.readFile({ path: 'dir' }).then((r) => r && new Response(r).text()))).code).toBe('EISDIR');
       }));
 
+    it('readFile streams a file past the read-ahead buffer byte-exact, however long the reader holds its chunks', () => {
+      // 3 MiB of non-repeating bytes: a chunk the stream hands on must not change when the next is read.
+      const big = new Uint8Array(3 * 1024 * 1024 + 17);
+      for (let i = 0, x = 1; i < big.length; i++) {
+        x = (x * 1103515245 + 12345) >>> 0;
+        big[i] = x >>> 24;
+      }
+      return withWs(
+        async (_ws, s) => {
+          const stream = await s.readFile({ path: 'big.bin' });
+          expect(new Uint8Array(await new Response(stream).arrayBuffer())).toEqual(big);
+        },
+        { 'big.bin': big },
+      );
+    });
+
     it('readBinaryFile gives the exact bytes, null when missing', () =>
       withWs(
         async (_ws, s) => {

@@ -54,7 +54,10 @@ function toReadableStream(source: AsyncIterable<Uint8Array> & { close(): Promise
         if (next.done) {
           controller.close();
           await source.close();
-        } else controller.enqueue(next.value);
+        }
+        // A chunk is valid only until the next is requested (the protocol's chunk lifetime), and the stream's
+        // reader may hold this one past that: it gets its own copy.
+        else controller.enqueue(next.value.slice());
       } catch (err) {
         await source.close();
         controller.error(err);
