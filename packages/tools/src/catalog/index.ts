@@ -6,7 +6,7 @@
  */
 
 import type { AnyToolDefinition } from '../definition.ts';
-import { bufferDiff, closeFile, fileStatus, openFile, reloadFile, saveFile } from './buffers.ts';
+import { bufferDiff, closeFile, fileStatus, openFile, reloadFile, saveFile, undoBufferEdit } from './buffers.ts';
 import { applyPatch, createFile, deleteFile, editLines, renameFile, replace, writeFile } from './editing.ts';
 import { checkConflicts, getDiff, getFileHistory, rollback, undo } from './history.ts';
 import { getExcerpt, getFileMetadata, getOutline, getRelatedFiles, getSymbol, projectOverview, readFile, readLines, summarizeFile } from './reading.ts';
@@ -44,6 +44,7 @@ export const TOOLS: readonly AnyToolDefinition[] = [
   bufferDiff,
   reloadFile,
   saveFile,
+  undoBufferEdit,
   closeFile,
 ];
 
@@ -81,5 +82,6 @@ export {
   saveFile,
   summarizeFile,
   undo,
+  undoBufferEdit,
   writeFile,
 };
