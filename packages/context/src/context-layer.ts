@@ -601,7 +601,8 @@ export class ContextSession {
   async #checkConflicts(path: string, baseVersion?: string): Promise<EditConflict | undefined> {
     const editor = this.#editor;
     const p = editor.normalize('check', path);
-    const current = await editor.load('check', p);
+    // A file open in a buffer is edited there: an edit is checked against the buffer's text.
+    const current = (await this.#routing.current(p)) ?? (await editor.load('check', p));
     const base = baseVersion ?? this.sessionContext.lastRead(this.agent, p)?.sha256;
     if (base === undefined || base === current?.sha256) return undefined;
     const bytes = this.#edits.versions.getBlob(base);

@@ -72,6 +72,9 @@ for (const backend of BACKENDS) {
       const stale = await ctx.editLines('a.txt', { kind: 'delete', start: 1, end: 1 }, { baseVersion: before.version });
       expect(stale).toMatchObject({ success: false, code: 'ECONFLICT', next: 'readFile("a.txt")' });
       expect(stale.message).toContain('readFile("a.txt")');
+      // checkConflicts looks at the buffer: the read above is its current text; the read before the merge is not.
+      expect(await ctx.checkConflicts('a.txt')).toBeUndefined();
+      expect(await ctx.checkConflicts('a.txt', before.version)).toMatchObject({ type: 'stale_buffer', currentVersion: merged.version });
       expect((await ctx.editLines('a.txt', { kind: 'delete', start: 1, end: 1 })).success).toBe(true);
       await ws.external('a.txt', `zero\n${A}six\n`);
       expect((await ctx.buffers.save('a.txt')).saved).toBe(true);

@@ -23,6 +23,7 @@ import { isFsError } from '@ctxfs/core';
 import type { Document, DocumentLoader, DocumentSource } from '../content/document.ts';
 import { type EditResult, refusal } from '../edits/edit-result.ts';
 import { formatUnifiedDiff } from '../history/unified-diff.ts';
+import { sha256Hex } from '../history/version-store.ts';
 import type { OpClass } from '../safety/policy.ts';
 import { callText } from '../search/next-call.ts';
 import type { SessionContext } from '../session/session-context.ts';
@@ -108,6 +109,15 @@ export class BufferRouting {
       const next = err.code === 'ECONFLICT' ? callText('readFile', [path]) : undefined;
       return refusal(op, path, err.code, `${err.reason}; ${err.hint}`, { next });
     }
+  }
+
+  /**
+   * The content an edit of `path` is checked against: the open buffer's
+   * (its content hash and text), or `undefined` when the file is not open.
+   */
+  async current(path: string): Promise<{ readonly sha256: string; readonly text: string } | undefined> {
+    const content = await this.#open()?.content(path);
+    return content === undefined ? undefined : { sha256: sha256Hex(content.bytes), text: content.text };
   }
 
   /**

@@ -116,6 +116,7 @@ export interface BufferContent {
   readonly path: string;
   /** The text encoded as the file on disk is (encoding, byte-order mark, line endings). */
   readonly bytes: Uint8Array;
+  readonly text: string;
   readonly mtime: Date | undefined;
   readonly bufferVersion: number;
   readonly dirty: boolean;
@@ -353,7 +354,7 @@ export class SessionBuffers {
     if (!this.isOpen(path)) return undefined;
     const b = this.#find(this.#path('buffers', path)) as FileBuffer;
     await this.#look(b, false);
-    return { path: b.path, bytes: encodeLike(b.text, b.disk.file), mtime: b.disk.mtime, bufferVersion: b.version, dirty: b.dirty };
+    return { path: b.path, bytes: encodeLike(b.text, b.disk.file), text: b.text, mtime: b.disk.mtime, bufferVersion: b.version, dirty: b.dirty };
   }
 
   /** Replaces exact text in the buffer (unique by default; `first`, `all`, a 1-based number, or `regex`). */
