@@ -7,11 +7,13 @@
  */
 
 import { type Filesystem, fsError } from '@ctxfs/core';
+import type { BufferEditOp } from './buffers/buffer-edits.ts';
+import { BufferRouting } from './buffers/buffer-routing.ts';
 import { type ChangeSource, changeSourceFor } from './buffers/change-source.ts';
 import { SessionBuffers } from './buffers/session-buffers.ts';
 import { staleBuffer } from './conflicts/conflict-detector.ts';
 import type { ConflictOptions } from './conflicts/strategies.ts';
-import { DocumentLoader, type DocumentLoaderOptions } from './content/document.ts';
+import { DocumentLoader, type DocumentLoaderOptions, type DocumentSource } from './content/document.ts';
 import type { ApplyPatchOptions } from './edits/apply-patch.ts';
 import type { EditConflict, EditResult } from './edits/edit-result.ts';
 import { type EditOptions, FileEditor } from './edits/file-editor.ts';
@@ -41,7 +43,7 @@ import { getOutline, type OutlineCallOptions } from './retrieval/outline.ts';
 import { type ReadFileOptions, readFile } from './retrieval/read-file.ts';
 import { type ReadLinesOptions, readLines } from './retrieval/read-lines.ts';
 import { getRelatedFiles, type IndexProgress, type RelatedResult, RelationIndex } from './retrieval/related.ts';
-import type { Caller, Served, Workspace } from './retrieval/shared.ts';
+import type { Caller, Served, Workspace, WorkspaceServices } from './retrieval/shared.ts';
 import { summarizeFile } from './retrieval/summary.ts';
 import { getSymbol } from './retrieval/symbol.ts';
 import type { Approver } from './safety/approval.ts';
@@ -185,20 +187,31 @@ export class ContextSession {
   readonly profile: ModelProfile;
   /** What this session has served: reads, versions seen, tokens spent. */
   readonly sessionContext: SessionContext;
-  readonly #ws: Workspace;
+  readonly #ws: WorkspaceServices;
   readonly #entrypoints: readonly string[];
   readonly #edits: EditServices;
   #ops: EditOperations | undefined;
   #buffers: SessionBuffers | undefined;
+  /** Sends edits and reads of a file open in {@link buffers} to its buffer; everything else to the disk. */
+  readonly #routing: BufferRouting;
+  /** The documents reads are served from: the open buffers over the workspace's loader. */
+  readonly #documents: DocumentSource;
 
   /** @internal use {@link ContextLayer.session} */
-  constructor(ws: Workspace, agent: string, profile: ModelProfile, session: SessionContext, entrypoints: readonly string[], edits: EditServices) {
+  constructor(ws: WorkspaceServices, agent: string, profile: ModelProfile, session: SessionContext, entrypoints: readonly string[], edits: EditServices) {
     this.#ws = ws;
     this.agent = agent;
     this.profile = profile;
     this.sessionContext = session;
     this.#entrypoints = entrypoints;
     this.#edits = edits;
+    this.#routing = new BufferRouting({ buffers: () => this.#buffers, session, agent });
+    this.#documents = this.#routing.documents(ws.loader);
+  }
+
+  /** The workspace as this session's reads see it: a file open in a buffer is the buffer's text. */
+  get #view(): Workspace {
+    return this.#buffers === undefined || this.#buffers.paths.length === 0 ? this.#ws : { ...this.#ws, loader: this.#documents };
   }
 
   /** The workspace's filesystem (the backend itself: what reaches it directly skips the policy). */
@@ -290,7 +303,8 @@ export class ContextSession {
   get buffers(): SessionBuffers {
     this.#buffers ??= new SessionBuffers({
       fs: this.#ws.fs,
-      writeFile: (path, content, options) => this.writeFile(path, content, options),
+      // The save of a buffer: to the disk, never routed back into the buffer.
+      writeFile: (path, content, options) => this.#write(path, content, options),
       // In-memory buffer calls read; their save is a guarded write of its own.
       guard: (op, path, params, body) => this.#guard({ op, opClass: 'read', paths: [path ?? ''], params }, body, () => ({ result: 'ok' })),
       mayWrite: (path) => this.#edits.safety.decide('write', path, this.agent).effect !== 'deny',
@@ -347,16 +361,16 @@ export class ContextSession {
    * ```
    */
   readFile(path: string, options?: ReadFileOptions): Promise<Served> {
-    return this.#read('readFile', path, { ...options }, (p) => readFile(this.#ws, this.#caller, p, options));
+    return this.#read('readFile', path, { ...options }, (p, ws) => readFile(ws, this.#caller, p, options));
   }
 
   /** A guarded read of one file: normalized path, policy, audit, and the served content remembered. */
-  #read(op: string, path: string, params: Record<string, unknown>, body: (path: string) => Promise<Served>, remember = true): Promise<Served> {
+  #read(op: string, path: string, params: Record<string, unknown>, body: (path: string, ws: Workspace) => Promise<Served>, remember = true): Promise<Served> {
     const { paths, invalid } = normalized(op, [path]);
     return this.#guard(
       { op, opClass: 'read', paths, params, invalid },
       async () => {
-        const served = await body(paths[0] as string);
+        const served = await body(paths[0] as string, this.#view);
         return remember ? await this.#remember(served) : served;
       },
       servedOutcome,
@@ -375,12 +389,12 @@ export class ContextSession {
    * ```
    */
   readLines(path: string, start: number, end?: number, options?: ReadLinesOptions): Promise<Served> {
-    return this.#read('readLines', path, { start, end, ...options }, (p) => readLines(this.#ws, this.#caller, p, start, end, options));
+    return this.#read('readLines', path, { start, end, ...options }, (p, ws) => readLines(ws, this.#caller, p, start, end, options));
   }
 
   /** The first `maxLines` lines, numbered. */
   getExcerpt(path: string, maxLines?: number): Promise<Served> {
-    return this.#read('getExcerpt', path, { maxLines }, (p) => getExcerpt(this.#ws, this.#caller, p, maxLines));
+    return this.#read('getExcerpt', path, { maxLines }, (p, ws) => getExcerpt(ws, this.#caller, p, maxLines));
   }
 
   /**
@@ -392,7 +406,7 @@ export class ContextSession {
    * ```
    */
   getSymbol(path: string, name: string, options?: { maxTokens?: number }): Promise<Served> {
-    return this.#read('getSymbol', path, { name, ...options }, (p) => getSymbol(this.#ws, this.#caller, p, name, options));
+    return this.#read('getSymbol', path, { name, ...options }, (p, ws) => getSymbol(ws, this.#caller, p, name, options));
   }
 
   /**
@@ -408,7 +422,7 @@ export class ContextSession {
    * ```
    */
   getOutline(path: string, options?: OutlineCallOptions): Promise<Served> {
-    return this.#read('getOutline', path, { ...options }, (p) => getOutline(this.#ws, this.#caller, p, options), false);
+    return this.#read('getOutline', path, { ...options }, (p, ws) => getOutline(ws, this.#caller, p, options), false);
   }
 
   /** Files `path` imports and files importing it, to `depth` hops. */
@@ -423,7 +437,7 @@ export class ContextSession {
 
   /** The file's summary (structural by default), cached by content hash. */
   summarize(path: string, options?: { maxTokens?: number }): Promise<Served> {
-    return this.#read('summarize', path, { ...options }, (p) => summarizeFile(this.#ws, this.#caller, p, options), false);
+    return this.#read('summarize', path, { ...options }, (p, ws) => summarizeFile(ws, this.#caller, p, options), false);
   }
 
   // ------------------------------------------------------------ search
@@ -510,7 +524,17 @@ export class ContextSession {
    * ```
    */
   writeFile(path: string, content: string, options?: EditOptions): Promise<EditResult> {
-    return this.#edit('writeFile', 'write', [path], { content, ...options }, () => this.#operations.writeFile(path, content, options));
+    return this.#write(path, content, options, { edit: { kind: 'write', content }, baseVersion: options?.baseVersion });
+  }
+
+  /** {@link writeFile}; without `buffered`, to the disk even when the file is open (a buffer's save). */
+  #write(
+    path: string,
+    content: string,
+    options: EditOptions | undefined,
+    buffered?: { edit: BufferEditOp; baseVersion: string | undefined },
+  ): Promise<EditResult> {
+    return this.#edit('writeFile', 'write', [path], { content, ...options }, () => this.#operations.writeFile(path, content, options), [], buffered);
   }
 
   /** A guarded edit: every path decided (a change the policy asks about is approved with its diff), one record. */
@@ -521,9 +545,16 @@ export class ContextSession {
     params: Record<string, unknown>,
     body: () => Promise<EditResult>,
     extra: GuardedCall['extra'] = [],
+    buffered?: { readonly edit: BufferEditOp; readonly baseVersion: string | undefined },
   ): Promise<EditResult> {
     // An edit never throws for bad input: a path that does not normalize is left to the edit, which refuses it as a result.
     const { paths, invalid } = normalized(op, inputs);
+    // A file open in a buffer takes the edit there (a guarded buffer call of its own); every other goes to the disk.
+    const routed =
+      invalid === undefined
+        ? this.#routing.edit({ targets: [...paths.map((path) => ({ path, opClass })), ...extra], edit: buffered?.edit, baseVersion: buffered?.baseVersion })
+        : undefined;
+    if (routed !== undefined) return routed;
     return this.#guard({ op, opClass, paths: invalid ? [] : paths, params, extra }, body, editOutcome);
   }
 
@@ -542,7 +573,10 @@ export class ContextSession {
    * ```
    */
   replace(path: string, search: string, replacement: string, options?: ReplaceCallOptions): Promise<EditResult> {
-    return this.#edit('replace', 'write', [path], { search, replacement, ...options }, () => this.#operations.replace(path, search, replacement, options));
+    return this.#edit('replace', 'write', [path], { search, replacement, ...options }, () => this.#operations.replace(path, search, replacement, options), [], {
+      edit: { kind: 'replace', search, replacement, options: { occurrence: options?.occurrence, regex: options?.regex, flags: options?.flags } },
+      baseVersion: options?.baseVersion,
+    });
   }
 
   /**
@@ -555,7 +589,10 @@ export class ContextSession {
    * ```
    */
   editLines(path: string, edit: LineEdit, options?: EditOptions): Promise<EditResult> {
-    return this.#edit('editLines', 'write', [path], { edit, ...options }, () => this.#operations.editLines(path, edit, options));
+    return this.#edit('editLines', 'write', [path], { edit, ...options }, () => this.#operations.editLines(path, edit, options), [], {
+      edit: { kind: 'edit-lines', edit },
+      baseVersion: options?.baseVersion,
+    });
   }
 
   /** Deletes a file (a version: undo brings it back). */
@@ -589,6 +626,7 @@ export class ContextSession {
       { patch, ...options },
       () => this.#operations.applyPatch(patch, options),
       targets.filter((t) => t.opClass !== 'write'),
+      { edit: { kind: 'patch', patch }, baseVersion: options?.baseVersion },
     );
   }
 
@@ -617,7 +655,8 @@ export class ContextSession {
   async #checkConflicts(path: string, baseVersion?: string): Promise<EditConflict | undefined> {
     const editor = this.#editor;
     const p = editor.normalize('check', path);
-    const current = await editor.load('check', p);
+    // A file open in a buffer is edited there: an edit is checked against the buffer's text.
+    const current = (await this.#routing.current(p)) ?? (await editor.load('check', p));
     const base = baseVersion ?? this.sessionContext.lastRead(this.agent, p)?.sha256;
     if (base === undefined || base === current?.sha256) return undefined;
     const bytes = this.#edits.versions.getBlob(base);
@@ -782,7 +821,7 @@ export class ContextLayer extends ContextSession {
   readonly summarizer: Summarizer;
   readonly relations: RelationIndex;
   readonly loader: DocumentLoader;
-  readonly #ws: Workspace;
+  readonly #ws: WorkspaceServices;
   readonly #ownsStore: boolean;
   readonly #entrypointList: readonly string[];
   readonly #editServices: EditServices;
@@ -799,7 +838,7 @@ export class ContextLayer extends ContextSession {
 
   /** @internal use {@link createContext} */
   constructor(
-    ws: Workspace,
+    ws: WorkspaceServices,
     ownsStore: boolean,
     profile: ModelProfile,
     agent: string,
@@ -986,7 +1025,7 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
     entrypoints: options.registry?.entrypoints ?? options.entrypoints ?? DEFAULT_ENTRYPOINTS,
   });
   const loader = new DocumentLoader(fs, options.cache);
-  const ws: Workspace = {
+  const ws: WorkspaceServices = {
     fs,
     store,
     registry,

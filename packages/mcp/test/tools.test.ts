@@ -305,6 +305,21 @@ const SCRIPT: readonly Step[] = [
     },
   },
   {
+    // Open, the file takes the edit in its buffer; the disk is untouched.
+    tool: 'replace',
+    args: { path: 'src/auth.ts', old_text: 'this.attempts > retries', new_text: 'this.attempts >= retries' },
+    check: (text, data) => {
+      expect(text).toContain('Changed the open buffer of src/auth.ts');
+      expect(data).toMatchObject({ success: true, op: 'replace', next: 'save_file({"path":"src/auth.ts"})' });
+      expect(data.seq).toBeUndefined();
+    },
+  },
+  {
+    tool: 'undo_buffer_edit',
+    args: { path: 'src/auth.ts' },
+    check: (_text, data) => expect(data).toMatchObject({ status: 'clean', dirty: false, undo: 0, redo: 1 }),
+  },
+  {
     tool: 'save_file',
     args: { path: 'src/auth.ts' },
     check: (text, data) => {

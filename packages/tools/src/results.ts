@@ -151,9 +151,12 @@ export const editData = z.object({
 export type EditData = z.infer<typeof editData>;
 
 /** A context-layer change as a tool result; a refusal is an error result whose text says what to do. */
-export function editResult(r: EditResult): ToolResult<EditData> {
+export function editResult(r: EditResult, maxTokens?: number): ToolResult<EditData> {
   const parts = [r.message];
-  if (r.diff !== '') parts.push(r.diff.trimEnd());
+  // The diff shown is cut to what the call may serve (a one-line minified file's diff is the whole file); data.diff keeps it whole.
+  const room = maxTokens === undefined ? undefined : maxTokens - o200kTokenizer.count(r.message) - 40;
+  if (r.diff !== '')
+    parts.push(room === undefined ? r.diff.trimEnd() : withinBudget(r.diff.trimEnd(), room, 'the diff is cut here; read the changed lines to see them').text);
   return {
     text: withNext(parts.join('\n'), r.next),
     isError: !r.success,

@@ -20,7 +20,7 @@
  */
 
 import { dirname, extname } from 'node:path';
-import { type ContextLayer, flattenSymbols, o200kTokenizer, symbolTable } from '@ctxfs/context';
+import { type ContextLayer, type ContextSession, createContext, flattenSymbols, o200kTokenizer, symbolTable } from '@ctxfs/context';
 import { describe, expect, test } from 'vitest';
 import { BACKENDS } from '../../context/test/backends.ts';
 import { servedParts } from '../../context/test/support/call-text.ts';
@@ -67,10 +67,16 @@ const KNOWN: Readonly<Record<string, string>> = {
 
 // ------------------------------------------------------------------ running calls
 
-/** Where a call runs: the corpus workspace, or a copy of one file for edits (the corpus must not change). */
+/**
+ * Where a call runs: the corpus workspace, a copy of one file for edits (the
+ * corpus must not change), or one session over the copy in which the file
+ * is open in a buffer (its edits and reads go to the buffer), opened again
+ * before each call should a followed hint have closed it.
+ */
 interface Target {
-  readonly name: 'read' | 'edit';
+  readonly name: 'read' | 'edit' | 'buffer';
   readonly layer: ContextLayer;
+  readonly session?: { readonly session: ContextSession; readonly open: string };
 }
 
 /** A probe or a followed call waiting to be made. */
@@ -87,8 +93,11 @@ interface Pending extends follow.Hop {
  * "session spent" and hides the hints under test; each hint is checked as
  * the first thing a small session does with it.
  */
-function execute(target: Target, tool: string, args: Readonly<Record<string, unknown>>): Promise<CallResult> {
-  return new Toolset(target.layer.session({ agent: AGENT, profile: 'small' })).run(tool, args);
+async function execute(target: Target, tool: string, args: Readonly<Record<string, unknown>>): Promise<CallResult> {
+  if (target.session === undefined) return await new Toolset(target.layer.session({ agent: AGENT, profile: 'small' })).run(tool, args);
+  const { session, open } = target.session;
+  if (!session.buffers.isOpen(open)) await session.buffers.open(open);
+  return await new Toolset(session).run(tool, args);
 }
 
 // ------------------------------------------------------------------ reading hints
@@ -119,7 +128,10 @@ interface Piece {
  */
 function instructionPieces(result: CallResult): Piece[] {
   const data = result.data;
-  const hasDiff = (typeof data.diff === 'string' && data.diff !== '') || typeof data.their_diff === 'string';
+  // save_file's result holds its edit's result (diff included) as data.edit.
+  const edit = data.edit as { diff?: unknown } | undefined;
+  const hasDiff =
+    (typeof data.diff === 'string' && data.diff !== '') || typeof data.their_diff === 'string' || (typeof edit?.diff === 'string' && edit.diff !== '');
   const text = hasDiff
     ? result.text
         .split('\n')
@@ -261,9 +273,9 @@ async function followFile(backend: string, file: string, probes: readonly Pendin
           log.fail('not-concrete', `${item.tool} ${where} names ${follow.shape(finding.source)}`, step, finding.reason);
           continue;
         }
-        // A call that changes files runs on the copy, never on the corpus.
+        // A call that changes files runs on the copy, never on the corpus (a buffer's, in its session on the copy).
         const changes = BY_NAME.get(finding.name)?.annotations.readOnlyHint === false;
-        const target = changes ? edit : item.target;
+        const target = changes && item.target.name !== 'buffer' ? edit : item.target;
         const hop = { call: toolCallText(finding.name, finding.args), from };
         found.push({ target, tool: finding.name, args: finding.args, depth: item.depth + 1, chain: [...chain, hop] });
       }
@@ -275,7 +287,7 @@ async function followFile(backend: string, file: string, probes: readonly Pendin
 
 // ------------------------------------------------------------------ probes
 
-async function probesFor(read: Target, edit: Target, file: follow.CorpusFile): Promise<Pending[]> {
+async function probesFor(read: Target, edit: Target, buffer: Target, file: follow.CorpusFile): Promise<Pending[]> {
   const path = file.path;
   const lines = follow.lineCount(file.text);
   const doc = await read.layer.loader.load(file.symbolsFrom, 'probe');
@@ -308,6 +320,24 @@ async function probesFor(read: Target, edit: Target, file: follow.CorpusFile): P
   if (largest) calls.push([read, 'get_symbol', { path, name: largest.qualifiedName }]);
   const twice = follow.repeatedWord(file.text);
   if (twice !== undefined) calls.push([edit, 'replace', { path, old_text: twice, new_text: `${twice}_renamed` }]);
+  // The file open in a buffer: the edit tools change the buffer and name save_file; reads serve it; a patch of several files is refused.
+  if (buffer.session !== undefined) {
+    calls.push(
+      [buffer, 'edit_lines', { path, action: 'insert_before', start_line: 1, text: '// buffered\n' }],
+      [buffer, 'edit_lines', { path, action: 'replace', start_line: lines + 5, end_line: lines + 6, text: '// past the end\n' }],
+      [buffer, 'replace', { path, old_text: '// buffered\n', new_text: '// buffered, replaced\n' }],
+      [buffer, 'replace', { path, old_text: follow.MISSING_SYMBOL, new_text: 'x' }],
+      [buffer, 'read_lines', { path, start_line: 1, end_line: 3 }],
+      [
+        buffer,
+        'apply_patch',
+        {
+          patch: `*** Begin Patch\n*** Add File: ${path}.probe\n+probe\n*** Update File: ${path}\n@@\n-// buffered, replaced\n+// buffered, patched\n*** End Patch\n`,
+        },
+      ],
+    );
+    if (twice !== undefined) calls.push([buffer, 'replace', { path, old_text: twice, new_text: `${twice}_renamed` }]);
+  }
   return calls.map(([target, tool, args]) => ({ target, tool, args, depth: 0, chain: [{ call: toolCallText(tool, args), from: undefined }] }));
 }
 
@@ -323,7 +353,19 @@ describe('every call a small-profile tool result names is a tool call that works
       const run = await follow.followCorpus(backend, corpus, AGENT, async (layer, editLayer, file) => {
         const read: Target = { name: 'read', layer };
         const edit: Target = { name: 'edit', layer: editLayer };
-        return followFile(backend.name, file.path, await probesFor(read, edit, file), edit);
+        // A copy of its own, so that no other target's edit moves the buffer's lines between a hint and the call it names.
+        // Not the file over the document limit: a buffer holds a file whole.
+        const opens = file.text.length < 16 * 1024 * 1024;
+        const copy = await backend.create(opens ? { [file.path]: file.text } : {});
+        const bufferLayer = await createContext({ fs: copy.fs, store: ':memory:', profile: 'small', agent: AGENT });
+        try {
+          const session = bufferLayer.session({ agent: AGENT, profile: 'small' });
+          const buffer: Target = { name: 'buffer', layer: bufferLayer, ...(opens ? { session: { session, open: file.path } } : {}) };
+          return await followFile(backend.name, file.path, await probesFor(read, edit, buffer, file), edit);
+        } finally {
+          bufferLayer.close();
+          await copy.cleanup();
+        }
       });
       follow.logRun(backend.name, PROBED.size, run);
       const occurring = new Set(run.failures.map((f) => f.klass));

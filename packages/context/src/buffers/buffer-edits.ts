@@ -7,10 +7,11 @@
  * @module
  */
 
-import { type FsErrorCode, fsError } from '@ctxfs/core';
+import { type FsErrorCode, fsError, splitLines } from '@ctxfs/core';
 import { hunkTransform } from '../edits/apply-patch.ts';
 import { type FilePatch, PatchParseError, parsePatch } from '../patch/parse-patch.ts';
 import { applyLineEdit, type LineEdit, type ReplaceOptions, replaceText } from '../patch/text-edits.ts';
+import { callText } from '../search/next-call.ts';
 import { codePointLength, utf16Index } from './code-points.ts';
 
 /** One edit of a buffer. */
@@ -42,12 +43,22 @@ export function applyBufferEdit(text: string, op: BufferEditOp, path: string): s
       const r = replaceText(text, op.search, op.replacement, op.options ?? {});
       if (r.ok) return r.text;
       const code: FsErrorCode = r.reason === 'bad-regex' ? 'EBADPATTERN' : r.reason === 'not-found' ? 'ENOENT' : 'EINVAL';
-      return refused(code, path, r.message, 'look at the buffer again (buffer_diff shows what differs from disk) and give text that occurs as asked');
+      // Reads serve an open buffer's text: the lines where the text occurs, or the buffer whole (its outline when large).
+      const at = r.locations[0]?.line;
+      const look = at === undefined ? callText('readFile', [path]) : callText('readLines', [path, Math.max(1, at - 3), at + 3]);
+      return refused(code, path, `${path} (open buffer): ${r.message}`, `look at the buffer with ${look} and give text that occurs as asked`);
     }
     case 'edit-lines': {
       const r = applyLineEdit(text, op.edit);
       if (r.ok) return r.text;
-      return refused('EINVAL', path, r.message, 'line numbers are 1-based and refer to the buffer as it is now');
+      const count = splitLines(text).length;
+      const look = callText('readLines', [path, Math.max(1, count - 19), Math.max(1, count)]);
+      return refused(
+        'EINVAL',
+        path,
+        `${path} (open buffer): ${r.message}`,
+        `line numbers are 1-based and refer to the buffer as it is now; see its last lines with ${look}`,
+      );
     }
     case 'patch': {
       let files: FilePatch[];
@@ -55,7 +66,12 @@ export function applyBufferEdit(text: string, op: BufferEditOp, path: string): s
         files = parsePatch(op.patch);
       } catch (err) {
         if (err instanceof PatchParseError)
-          return refused('EINVAL', path, `the patch could not be parsed: ${err.message}`, 'send a unified diff of this one file');
+          return refused(
+            'EINVAL',
+            path,
+            `the patch could not be parsed: ${err.message}`,
+            `send a unified diff of this one file, made from the buffer as ${callText('readFile', [path])} serves it`,
+          );
         throw err;
       }
       const fp = files[0];
@@ -64,12 +80,12 @@ export function applyBufferEdit(text: string, op: BufferEditOp, path: string): s
           'EINVAL',
           path,
           `a buffer takes a patch of one existing file; this one has ${files.length} file section(s)`,
-          'send the hunks of this file only',
+          `send the hunks of this file only, made from the buffer as ${callText('readFile', [path])} serves it`,
         );
       }
       const r = hunkTransform(fp)(text);
       if (r.ok) return r.text;
-      return refused(r.code, path, r.message, 'fix the refused hunks against the buffer as it is now');
+      return refused(r.code, path, r.message, `fix the refused hunks against the buffer as ${callText('readFile', [path])} serves it`);
     }
     case 'splice': {
       if (!Number.isSafeInteger(op.remove) || op.remove < 0)

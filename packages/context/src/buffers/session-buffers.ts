@@ -93,6 +93,33 @@ export interface BufferSave {
 export interface BufferEditOptions {
   /** The buffer version the edit was prepared against: refused when the buffer has changed since (a merge moved its lines). */
   bufferVersion?: number;
+  /**
+   * The content hash the edit was prepared against (what a read of the
+   * buffer served as `version`; a prefix of 6+ digits will do): refused when
+   * the buffer's content is another one now.
+   */
+  baseVersion?: string | undefined;
+}
+
+/** One edit of a buffer: its state after, and the text and content hash before and after. */
+export interface BufferChange {
+  readonly buffer: BufferInfo;
+  readonly before: string;
+  readonly after: string;
+  /** Content hash of the buffer before the edit, encoded as the file is (what a read of it served). */
+  readonly previousVersion: string;
+  readonly version: string;
+}
+
+/** An open buffer's content as a read serves it. */
+export interface BufferContent {
+  readonly path: string;
+  /** The text encoded as the file on disk is (encoding, byte-order mark, line endings). */
+  readonly bytes: Uint8Array;
+  readonly text: string;
+  readonly mtime: Date | undefined;
+  readonly bufferVersion: number;
+  readonly dirty: boolean;
 }
 
 /** Attempts of a save that keeps meeting new changes on disk. */
@@ -276,7 +303,12 @@ export class SessionBuffers {
   }
 
   /** Applies one of the context layer's edit operations to the buffer (not to disk). */
-  edit(path: string, op: BufferEditOp, options: BufferEditOptions = {}): Promise<BufferInfo> {
+  async edit(path: string, op: BufferEditOp, options: BufferEditOptions = {}): Promise<BufferInfo> {
+    return (await this.change(path, op, options)).buffer;
+  }
+
+  /** {@link edit}, answering with the text and content hash before and after as well. */
+  change(path: string, op: BufferEditOp, options: BufferEditOptions = {}): Promise<BufferChange> {
     return this.#call(`buffers.${op.kind}`, path, { ...op, ...options }, async (p) => {
       const b = await this.#held(p);
       if (!canWriteBack(b.permission)) throw readOnly(`buffers.${op.kind}`, b);
@@ -286,10 +318,43 @@ export class SessionBuffers {
           hint: `see what changed with ${callText('buffers.diff', [p])} and redo the edit against the buffer as it is`,
         });
       }
+      const before = b.text;
+      const previousVersion = contentHash(b);
+      const base = options.baseVersion;
+      if (base !== undefined && !(base.length >= 6 && previousVersion.startsWith(base))) {
+        throw fsError('ECONFLICT', 'edit', p, {
+          reason: `the open buffer of ${p} is not the version ${base.slice(0, 12)} the edit was made from (a change on disk was merged into it, or it was read before it was opened); nothing was changed`,
+          hint: `read the buffer as it is now with ${callText('readFile', [p])} and redo the edit against it`,
+        });
+      }
       b.edit(op.kind, applyBufferEdit(b.text, op, p));
+      const after = b.text;
+      const version = contentHash(b);
       await this.#autoSave(b);
-      return this.#info(b);
+      return { buffer: this.#info(b), before, after, previousVersion, version };
     });
+  }
+
+  /** Whether `path` is open in a buffer of this session (under its name or the name it had before a rename on disk). */
+  isOpen(path: string): boolean {
+    if (this.#open.size === 0) return false;
+    try {
+      return this.#find(this.#path('buffers', path)) !== undefined;
+    } catch {
+      return false; // a path that does not normalize is no buffer's
+    }
+  }
+
+  /**
+   * The open buffer's content, after a look at the disk; `undefined` when
+   * `path` is not open. Not a guarded call of its own: the session's read
+   * that serves it is the call (policy, audit and budget apply to it).
+   */
+  async content(path: string): Promise<BufferContent | undefined> {
+    if (!this.isOpen(path)) return undefined;
+    const b = this.#find(this.#path('buffers', path)) as FileBuffer;
+    await this.#look(b, false);
+    return { path: b.path, bytes: encodeLike(b.text, b.disk.file), text: b.text, mtime: b.disk.mtime, bufferVersion: b.version, dirty: b.dirty };
   }
 
   /** Replaces exact text in the buffer (unique by default; `first`, `all`, a 1-based number, or `regex`). */
@@ -319,7 +384,10 @@ export class SessionBuffers {
       if (!b.step(direction)) {
         throw fsError('EINVAL', direction, p, {
           reason: `nothing to ${direction} in the buffer of ${p}`,
-          hint: 'saved changes are undone through the file history (undo)',
+          hint:
+            direction === 'undo'
+              ? `a saved change is undone on disk, through the file history: ${callText('undo', [p])}`
+              : `redo applies an edit undone since the last edit; undo one first with ${callText('buffers.undo', [p])}`,
         });
       }
       await this.#autoSave(b);
@@ -501,6 +569,11 @@ export class SessionBuffers {
             : undefined,
     };
   }
+}
+
+/** The buffer's content hash as its file would hold it (a clean buffer's is the disk's). */
+function contentHash(b: FileBuffer): string {
+  return b.dirty || b.disk.file === undefined ? sha256Hex(encodeLike(b.text, b.disk.file)) : b.disk.file.sha256;
 }
 
 function notOpen(op: string, path: string) {

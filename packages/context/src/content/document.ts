@@ -27,6 +27,13 @@ export interface Document {
   readonly lines: readonly string[];
   /** Memo for data derived from this exact content. */
   readonly derived: Map<string, unknown>;
+  /** Served from the session's open buffer of the file, not from the disk (see `buffers/buffer-routing.ts`). */
+  readonly buffered?: { readonly version: number; readonly dirty: boolean } | undefined;
+}
+
+/** Where retrieval gets documents: the workspace's loader, or a session's view of it over its open buffers. */
+export interface DocumentSource {
+  load(path: string, op?: string): Promise<Document>;
 }
 
 /** Options of {@link DocumentLoader}. */
@@ -67,17 +74,21 @@ export class DocumentLoader {
   async load(path: string, op = 'readFile'): Promise<Document> {
     const stat = await this.fs.stat(path);
     if (stat.kind === 'directory') throw fsError('EISDIR', op, path);
-    if (stat.size > this.#maxFileBytes) {
-      throw fsError('ETOOLARGE', op, path, {
-        reason: `the file is ${stat.size} bytes, over the ${this.#maxFileBytes}-byte document limit`,
-        hint: `ranges of it are served by streaming: ${callText('readLines', [path, 1, 100])}, or search it for a pattern with ${callShape('grep', { path })}`,
-      });
-    }
-    const bytes = await this.fs.readBytes(path);
+    this.#limit(path, stat.size, op);
+    return this.fromBytes(path, await this.fs.readBytes(path), stat.mtime.getTime(), op);
+  }
+
+  /**
+   * The document of `bytes` as if read from `path` (a buffer's content):
+   * decoded and cached exactly as {@link load} does, so a buffer equal to the
+   * disk shares the disk's document and what was derived from it.
+   */
+  fromBytes(path: string, bytes: Uint8Array, mtimeMs: number, op = 'readFile'): Document {
+    this.#limit(path, bytes.byteLength, op);
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     const key = `${sha256}\0${path}`;
     const cached = this.#byHash.get(key);
-    if (cached) return cached.mtimeMs === stat.mtime.getTime() ? cached : { ...cached, mtimeMs: stat.mtime.getTime() };
+    if (cached) return cached.mtimeMs === mtimeMs ? cached : { ...cached, mtimeMs };
     // The backend decodes, as its own reads do: a model sees what fs.read serves.
     const decoded = this.fs.decodeText(bytes, { path });
     if (decoded.binary) throw fsError('EBINARY', op, path, { hint: 'read it with fs.readBytes(); retrieval serves text files only' });
@@ -86,7 +97,7 @@ export class DocumentLoader {
       path,
       sha256,
       size: bytes.byteLength,
-      mtimeMs: stat.mtime.getTime(),
+      mtimeMs,
       encoding: decoded.encoding,
       language: languageOf(path),
       text,
@@ -95,6 +106,14 @@ export class DocumentLoader {
     };
     this.#byHash.set(key, doc, text.length * 2);
     return doc;
+  }
+
+  #limit(path: string, size: number, op: string): void {
+    if (size <= this.#maxFileBytes) return;
+    throw fsError('ETOOLARGE', op, path, {
+      reason: `the file is ${size} bytes, over the ${this.#maxFileBytes}-byte document limit`,
+      hint: `ranges of it are served by streaming: ${callText('readLines', [path, 1, 100])}, or search it for a pattern with ${callShape('grep', { path })}`,
+    });
   }
 
   clear(): void {

@@ -7,11 +7,11 @@
  */
 
 import { type Filesystem, type FsError, fsError, isFsError } from '@ctxfs/core';
-import { type Document, type DocumentLoader, derive } from '../content/document.ts';
+import { type Document, type DocumentLoader, type DocumentSource, derive } from '../content/document.ts';
 import type { LineWindow } from '../content/line-window.ts';
 import type { ModelProfile } from '../profiles/model-profiles.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
-import { wrapContent } from '../safety/delimiters.ts';
+import { type BlockInfo, wrapContent } from '../safety/delimiters.ts';
 import type { Redactor } from '../safety/redaction.ts';
 import { callText } from '../search/next-call.ts';
 import { editDistance } from '../search/symbol-ranking.ts';
@@ -26,12 +26,18 @@ export interface Workspace {
   readonly fs: Filesystem;
   readonly store: StateStore;
   readonly registry: FileRegistry;
-  readonly loader: DocumentLoader;
+  /** Where reads get documents: in a session with open buffers, their text for those files (`buffers/buffer-routing.ts`). */
+  readonly loader: DocumentSource;
   readonly tokenizer: Tokenizer;
   readonly redactor: Redactor;
   readonly summarizer: Summarizer;
   readonly summaries: SummaryCache;
   readonly relations: RelationIndex;
+}
+
+/** The workspace as the context layer builds it, with the loader itself. */
+export interface WorkspaceServices extends Workspace {
+  readonly loader: DocumentLoader;
 }
 
 /** Who is asking. */
@@ -136,7 +142,8 @@ export async function loadDocument(ws: Workspace, path: string, op: string): Pro
     if (isFsError(err, 'ENOENT') || isFsError(err, 'ENOTDIR')) throw missingFile(ws, path, op, err);
     throw err;
   }
-  noteRead(ws, path, { sha256: doc.sha256, size: doc.size, mtimeMs: doc.mtimeMs, head: doc.text.slice(0, 1024) });
+  // A buffer's text is not the file's: the registry keeps what is on disk.
+  if (doc.buffered === undefined) noteRead(ws, path, { sha256: doc.sha256, size: doc.size, mtimeMs: doc.mtimeMs, head: doc.text.slice(0, 1024) });
   return doc;
 }
 
@@ -182,13 +189,7 @@ export function serve(
   body: string,
   fields: Omit<Served, 'text' | 'tokens' | 'path' | 'version' | 'totalLines' | 'totalTokens'> & { label?: string | undefined },
 ): Served {
-  const text = wrapContent(body, {
-    path: doc.path,
-    version: doc.sha256,
-    lines: fields.label,
-    view: fields.view,
-    sensitive: ws.registry.get(doc.path)?.sensitive,
-  });
+  const text = wrapContent(body, blockInfo(ws, doc, fields.label, fields.view));
   const tokens = lastWrapped.reuse(ws, doc, body, fields.label, fields.view) ?? ws.tokenizer.count(text);
   const { label: _label, ...rest } = fields;
   const served: Served = {
@@ -206,7 +207,20 @@ export function serve(
 
 /** Tokens the wrapper adds around a body (measured on an empty body). */
 export function wrapperTokens(ws: Workspace, doc: Source, label: string | undefined, view: ViewKind): number {
-  return ws.tokenizer.count(wrapContent('', { path: doc.path, version: doc.sha256, lines: label, view, sensitive: ws.registry.get(doc.path)?.sensitive })) + 2;
+  return ws.tokenizer.count(wrapContent('', blockInfo(ws, doc, label, view))) + 2;
+}
+
+/** The delimiter attributes of a block served from `doc`. */
+function blockInfo(ws: Workspace, doc: Source, label: string | undefined, view: ViewKind): BlockInfo {
+  const buffered = 'buffered' in doc ? doc.buffered : undefined;
+  return {
+    path: doc.path,
+    version: doc.sha256,
+    lines: label,
+    view,
+    sensitive: ws.registry.get(doc.path)?.sensitive,
+    buffer: buffered === undefined ? undefined : buffered.dirty ? 'open buffer, unsaved changes: not on disk' : 'open buffer, same as disk',
+  };
 }
 
 /**
@@ -237,9 +251,7 @@ const lastWrapped = {
 /** Exact tokens of `body` once wrapped. */
 export function wrappedTokens(ws: Workspace, doc: Source, body: string, label: string | undefined, view: ViewKind): number {
   const sensitive = ws.registry.get(doc.path)?.sensitive;
-  const tokens =
-    lastWrapped.reuse(ws, doc, body, label, view) ??
-    ws.tokenizer.count(wrapContent(body, { path: doc.path, version: doc.sha256, lines: label, view, sensitive }));
+  const tokens = lastWrapped.reuse(ws, doc, body, label, view) ?? ws.tokenizer.count(wrapContent(body, blockInfo(ws, doc, label, view)));
   lastWrapped.key = { ws, path: doc.path, version: doc.sha256, body, label, view, sensitive, tokens };
   return tokens;
 }

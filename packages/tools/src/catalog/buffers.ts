@@ -3,7 +3,9 @@
  * and what differs from disk, drop its changes, save it, close it. A buffer
  * stays in step with the disk by its permission — a person's changes are
  * merged in, and text both changed goes to the side the permission names or
- * waits for the agent — and a save is an ordinary recorded edit.
+ * waits for the agent — and a save is an ordinary recorded edit. While a
+ * file is open, the edit tools change its buffer and the read tools serve
+ * it (the context layer routes them; see buffers/buffer-routing.ts there).
  *
  * @module
  */
@@ -11,7 +13,7 @@
 import type { BufferInfo } from '@ctxfs/context';
 import { z } from 'zod';
 import { CHANGES, defineTool, READ_ONLY } from '../definition.ts';
-import { editData, editResult, withinBudget, withNext } from '../results.ts';
+import { callBudget, editData, editResult, withinBudget, withNext } from '../results.ts';
 
 const path = z.string().min(1).describe('File path relative to the workspace root.');
 const int = z.number().int();
@@ -81,7 +83,7 @@ export const openFile = defineTool({
   name: 'open_file',
   title: 'Open a file in a buffer',
   description:
-    'Opens a file in a buffer of this session that stays in step with the disk: changes a person or another process makes are merged in on every buffer call. permission says who wins where both changed the same text: read-write (default; the disk), admin (you), human or partner (nobody: you are shown the conflict and decide), read-only (the buffer only follows the disk). Save it with save_file.',
+    'Opens a file in a buffer of this session that stays in step with the disk: changes a person or another process makes are merged in on every buffer call. permission says who wins where both changed the same text: read-write (default; the disk), admin (you), human or partner (nobody: you are shown the conflict and decide), read-only (the buffer only follows the disk). While it is open, write_file, replace, edit_lines and apply_patch of it change the buffer, not the disk, and read_file, read_lines, get_excerpt, get_outline, get_symbol and summarize_file show the buffer; save_file writes it, close_file ends that.',
   input: z.object({
     path,
     permission: permission.optional().describe('Default read-write; read-only where the policy denies you writes.'),
@@ -189,7 +191,7 @@ export const saveFile = defineTool({
   examples: [{ path: 'src/auth.ts' }, { path: 'src/config.ts', resolve: 'disk', message: 'keep the retries the person set' }],
   async run(session, a) {
     const r = await session.buffers.save(a.path, { resolve: a.resolve, message: a.message });
-    const edit = r.edit === undefined ? undefined : editResult(r.edit);
+    const edit = r.edit === undefined ? undefined : editResult(r.edit, callBudget(session));
     const head = r.saved ? `Saved ${r.buffer.path}.` : r.edit === undefined ? `${r.buffer.path}: nothing to save.` : `${r.buffer.path} was not saved.`;
     const text = [head, edit?.text, bufferLine(r.buffer)].filter((t) => t !== undefined && t !== '').join('\n');
     return { text, isError: r.edit !== undefined && !r.edit.success, data: { saved: r.saved, buffer: bufferRow(r.buffer), edit: edit?.data } };
@@ -199,7 +201,8 @@ export const saveFile = defineTool({
 export const closeFile = defineTool({
   name: 'close_file',
   title: 'Close a buffer',
-  description: 'Closes a buffer. One with unsaved changes is closed only with discard true (the changes are dropped; the file on disk is untouched).',
+  description:
+    'Closes a buffer; edits of the file go to the disk again. One with unsaved changes is closed only with discard true (the changes are dropped; the file on disk is untouched).',
   input: z.object({ path, discard: z.boolean().optional().describe('Drop unsaved changes. Default false.') }),
   output: bufferData,
   annotations: READ_ONLY,
@@ -209,5 +212,21 @@ export const closeFile = defineTool({
   async run(session, a) {
     const b = await session.buffers.close(a.path, { discard: a.discard });
     return { text: `Closed ${b.path}.`, isError: false, data: bufferRow(b) };
+  },
+});
+
+export const undoBufferEdit = defineTool({
+  name: 'undo_buffer_edit',
+  title: 'Undo an unsaved edit',
+  description:
+    'Reverts your newest unsaved edit of an open buffer (redo true: applies the newest undone one again), keeping changes merged in from disk since. Nothing is written to disk; save_file does that. A saved change is undone on disk with undo, not here.',
+  input: z.object({ path, redo: z.boolean().optional().describe('Redo instead of undo. Default false.') }),
+  output: bufferData,
+  annotations: READ_ONLY,
+  approval: 'never',
+  api: { op: 'buffers.undo', args: ['path'] },
+  examples: [{ path: 'src/auth.ts' }, { path: 'src/auth.ts', redo: true }],
+  async run(session, a) {
+    return bufferResult(a.redo === true ? await session.buffers.redo(a.path) : await session.buffers.undo(a.path));
   },
 });

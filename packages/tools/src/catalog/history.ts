@@ -10,7 +10,7 @@ import type { VersionDiff } from '@ctxfs/context';
 import { fsError, isFsError } from '@ctxfs/core';
 import { z } from 'zod';
 import { CHANGES, DESTRUCTIVE, defineTool, READ_ONLY } from '../definition.ts';
-import { editData, editResult, withinBudget } from '../results.ts';
+import { callBudget, editData, editResult, withinBudget } from '../results.ts';
 
 const path = z.string().min(1).describe('File path relative to the workspace root.');
 const versionRef = z
@@ -117,7 +117,7 @@ export const undo = defineTool({
   name: 'undo',
   title: 'Undo a change',
   description:
-    'Reverts the newest change of a file that is not yet undone (call again to go further back), or one older change by its number (change) while keeping later changes to other lines, like git revert. Refused when later changes touch the same lines; the refusal gives the rollback call instead.',
+    'Reverts the newest change of a file that is not yet undone (call again to go further back), or one older change by its number (change) while keeping later changes to other lines, like git revert. Refused when later changes touch the same lines; the refusal gives the rollback call instead. It acts on the versions on disk: an edit still unsaved in an open buffer is undone with undo_buffer_edit.',
   input: z.object({
     path,
     change: z.number().int().min(1).optional().describe('The version number of the change to revert (see get_file_history).'),
@@ -128,7 +128,7 @@ export const undo = defineTool({
   approval: 'policy',
   api: { op: 'undo', args: ['path'] },
   examples: [{ path: 'src/auth.ts' }, { path: 'src/auth.ts', change: 4 }],
-  run: async (session, a) => editResult(await session.undo(a.path, { change: a.change, message: a.message })),
+  run: async (session, a) => editResult(await session.undo(a.path, { change: a.change, message: a.message }), callBudget(session)),
 });
 
 export const rollback = defineTool({
@@ -141,7 +141,7 @@ export const rollback = defineTool({
   approval: 'policy',
   api: { op: 'rollback', args: ['path', 'to'] },
   examples: [{ path: 'src/auth.ts', to: 2 }],
-  run: async (session, a) => editResult(await session.rollback(a.path, a.to, { message: a.message })),
+  run: async (session, a) => editResult(await session.rollback(a.path, a.to, { message: a.message }), callBudget(session)),
 });
 
 export const checkConflicts = defineTool({

@@ -6,7 +6,7 @@
  */
 
 import type { AnyToolDefinition } from '../definition.ts';
-import { bufferDiff, closeFile, fileStatus, openFile, reloadFile, saveFile } from './buffers.ts';
+import { bufferDiff, closeFile, fileStatus, openFile, reloadFile, saveFile, undoBufferEdit } from './buffers.ts';
 import { readCommandOutput, runCommand } from './commands.ts';
 import { applyPatch, createFile, deleteFile, editLines, renameFile, replace, writeFile } from './editing.ts';
 import { checkConflicts, getDiff, getFileHistory, rollback, undo } from './history.ts';
@@ -45,6 +45,7 @@ export const TOOLS: readonly AnyToolDefinition[] = [
   bufferDiff,
   reloadFile,
   saveFile,
+  undoBufferEdit,
   closeFile,
   runCommand,
   readCommandOutput,
@@ -86,5 +87,6 @@ export {
   saveFile,
   summarizeFile,
   undo,
+  undoBufferEdit,
   writeFile,
 };

@@ -53,7 +53,7 @@ export const readFile = defineTool({
   name: 'read_file',
   title: 'Read a file',
   description:
-    'Returns a whole file with numbered lines when it fits the per-call budget. A larger file is not dumped: you get its outline and the exact read_lines or get_symbol call for the part you need. Use strategy "end" for the last lines (logs) or "start" to cut from the top. The result names the version you read; edits made from it are checked against that version.',
+    'Returns a whole file with numbered lines when it fits the per-call budget. A larger file is not dumped: you get its outline and the exact read_lines or get_symbol call for the part you need. Use strategy "end" for the last lines (logs) or "start" to cut from the top. The result names the version you read; edits made from it are checked against that version. A file open in a buffer (open_file) is served from the buffer, unsaved changes included, marked buffer="…" in the <file> tag.',
   input: z.object({
     path,
     max_tokens: z.number().int().min(1).optional().describe('Budget of this call (at most the profile allows).'),
@@ -71,7 +71,7 @@ export const readLines = defineTool({
   name: 'read_lines',
   title: 'Read lines',
   description:
-    'Returns lines start_line..end_line (1-based, inclusive) of a file, numbered. Use it after grep or get_outline has told you where to look. A range over the budget is cut and the result gives the call for the rest; a very long line is served in pieces (column). Works on files of any size.',
+    'Returns lines start_line..end_line (1-based, inclusive) of a file, numbered. Use it after grep or get_outline has told you where to look. A range over the budget is cut and the result gives the call for the rest; a very long line is served in pieces (column). Works on files of any size. A file open in a buffer (open_file) is served from the buffer.',
   input: z.object({
     path,
     start_line: line.min(1),

@@ -355,6 +355,20 @@ function conflictSection(scene: Scene): string {
   ].join('\n\n');
 }
 
+function buffersSection(): string {
+  return [
+    '## Open files (buffers)',
+    'A file opened with `open_file` is held in a buffer of your session that stays in step with the disk: what a person or another process changes is merged in on every call, and text you both changed goes to the side the permission names (or waits for you, with `human` and `partner`). While it is open:',
+    [
+      '- `write_file`, `replace`, `edit_lines` and `apply_patch` of that file change the buffer, not the disk. The result says so and its `next` is `save_file({"path":…})`: nothing reaches the disk, the history or other agents until you save.',
+      '- `read_file`, `read_lines`, `get_excerpt`, `get_outline`, `get_symbol` and `summarize_file` show the buffer, unsaved changes included; the `<file>` tag carries `buffer="open buffer, unsaved changes: not on disk"`. `check_conflicts` compares with the buffer; `grep`, `find_symbol` and the other history tools read the disk.',
+      '- `edit_lines` and `write_file` made from a read older than a change merged into the buffer are refused (`ECONFLICT`, `next` the read that shows the buffer now): line numbers from before the merge would hit the wrong lines. `replace` and patches find their place by content.',
+      '- `apply_patch` of several files touching an open one is refused whole (`EBUSY`) and names the `save_file` and `close_file` calls that free it; nothing is applied.',
+      '- `file_status` and `buffer_diff` show what differs from the disk; `undo_buffer_edit` reverts an unsaved edit (`undo` reverts saved versions on disk); `save_file` writes the buffer as a recorded version (policy and approval as for any edit); `close_file` ends it, and the file’s edits go to the disk again.',
+    ].join('\n'),
+  ].join('\n\n');
+}
+
 function safetySection(scene: Scene): string {
   return [
     '## Safety notes',
@@ -557,6 +571,7 @@ export async function llmFileAccess(tools: readonly AnyToolDefinition[] = TOOLS)
     ...examples.map(toolSection),
     sharedShapesSection(examples),
     conflictSection(conflicts),
+    buffersSection(),
     policySection(examples),
     profilesSection(),
     safetySection(safety),
