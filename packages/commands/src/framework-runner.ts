@@ -4,47 +4,30 @@
  * and `spawn`, deepagents' `execute`): `run(command, { cwd, signal, stdin,
  * env })` resolves with the running command — its output streams, its
  * input when asked for, its exit code, `kill()` — and `description` says
- * where commands run. The shape is structural: nothing here imports the
- * adapters.
+ * where commands run. The shape is the adapters' (`@ctxfs/adapters`
+ * defines it, as the port its frameworks' command members take); only its
+ * types are imported.
  *
  * @module
  */
 
+import type { CommandRunner as AdapterRunner, RunCommandOptions, RunningCommand } from '@ctxfs/adapters';
 import type { ContextSession } from '@ctxfs/context';
 import { CommandRunner, type CommandRunnerOptions } from './command-runner.ts';
 
-/** Options of {@link FrameworkRunner.run}. */
-export interface FrameworkRunOptions {
-  /** Working directory, a workspace path (`''` is the root). */
-  readonly cwd: string;
-  /** Aborting it stops the command (its exit code then rejects with the reason). */
-  readonly signal?: AbortSignal | undefined;
-  /** Keep standard input open as `stdin`; otherwise it is closed at once. */
-  readonly stdin?: boolean | undefined;
-  readonly env?: Readonly<Record<string, string>> | undefined;
-}
+/** Options of {@link FrameworkRunner.run}: the adapters' own (`@ctxfs/adapters`' `RunCommandOptions`). */
+export type FrameworkRunOptions = RunCommandOptions;
 
-/** A command under way, as the adapters take it. */
-export interface FrameworkCommand {
-  readonly pid?: number | undefined;
-  readonly stdout: ReadableStream<Uint8Array>;
-  readonly stderr: ReadableStream<Uint8Array>;
-  readonly stdin?: WritableStream<Uint8Array> | undefined;
-  /**
-   * The exit code: 124 when the time limit stopped it, 137 when `kill()` did;
-   * rejects with the signal's reason when the signal stopped it, and with
-   * `EDENIED` when the policy refused it.
-   */
-  readonly exitCode: Promise<number>;
-  kill(): Promise<void>;
-}
+/**
+ * A command under way, as the adapters take it. Its exit code is 124 when
+ * the time limit stopped it and 137 when `kill()` did; it rejects with the
+ * signal's reason when the signal stopped it, and with `EDENIED` when the
+ * policy refused it.
+ */
+export type FrameworkCommand = RunningCommand;
 
-/** A runner in the adapters' shape. */
-export interface FrameworkRunner {
-  run(command: string, options: FrameworkRunOptions): Promise<FrameworkCommand>;
-  /** Where commands run and what confines them, for the agent's instructions. */
-  readonly description: string;
-}
+/** A runner in the adapters' shape, which always says where commands run. */
+export type FrameworkRunner = AdapterRunner & { readonly description: string };
 
 /**
  * The session's commands for an agent-framework adapter.
