@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type AuditEntry, AuditTrail, ChainKey, defaultAuditDir, elideParams, StateStore } from '../src/index.ts';
+import { runWorker } from './support/run-worker.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'ctxfs-audit-log-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -443,6 +444,15 @@ describe('the chain key', () => {
     again.close();
     expect(readFileSync(keyFile, 'utf8')).toBe(key);
     expect(defaultAuditDir('/home/me/project')).toBe('/home/me/.project.ctxfs/audit');
+  });
+
+  test('processes creating the key at the same moment all get the one key (none reads a half-written file)', async () => {
+    const { keyFile } = place();
+    const at = String(Date.now() + 1500);
+    const keys = await Promise.all(Array.from({ length: 6 }, () => runWorker<{ key: string }>('key-worker.ts', [keyFile, at])));
+    expect(new Set(keys.map((k) => k.key)).size).toBe(1);
+    expect(readFileSync(keyFile, 'utf8').trim()).toBe(keys[0]?.key);
+    expect(readdirSync(join(keyFile, '..'))).toEqual(['audit.key']);
   });
 
   test('a key inside the log directory, a key others can read and a damaged key file are refused', () => {

@@ -8,7 +8,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fsError } from '@ctxfs/core';
 
@@ -28,20 +28,31 @@ export const KEY_BYTES = 32;
  */
 export function loadOrCreateKey(keyFile: string): Uint8Array {
   mkdirSync(dirname(keyFile), { recursive: true, mode: 0o700 });
+  const key = randomBytes(KEY_BYTES);
+  // Written whole under a name of its own, then linked to the key's name: link(2) fails when the name exists, so
+  // of two processes starting at once one key wins, and neither can read the other's half-written file (creating
+  // the key file in place let a second process read it empty).
+  const draft = `${keyFile}.${process.pid}.${randomBytes(4).toString('hex')}.new`;
   let fd: number;
   try {
-    // 'wx': exclusive create, so two processes starting at once cannot each write a different key.
-    fd = openSync(keyFile, 'wx', 0o600);
+    fd = openSync(draft, 'wx', 0o600);
+  } catch (err) {
+    throw keyError(keyFile, err);
+  }
+  try {
+    writeSync(fd, `${key.toString('hex')}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(draft, keyFile);
+    return key;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw keyError(keyFile, err);
     return readKey(keyFile);
-  }
-  try {
-    const key = randomBytes(KEY_BYTES);
-    writeSync(fd, `${key.toString('hex')}\n`);
-    return key;
   } finally {
-    closeSync(fd);
+    unlinkSync(draft);
   }
 }
 
@@ -61,7 +72,7 @@ function readKey(keyFile: string): Uint8Array {
       });
     }
     const text = readFileSync(fd, 'utf8').trim();
-    // A writer that died between creating the file and writing the key leaves it empty.
+    // Only a damaged or hand-edited file: the key is linked into place whole.
     if (!/^[0-9a-f]{32,}$/i.test(text) || text.length % 2 !== 0) {
       throw fsError('EINVAL', 'audit', undefined, {
         reason: `the audit key ${keyFile} is not a hex key`,
