@@ -70,7 +70,10 @@ export class JustBashExecutor implements Executor {
       fs: this.#fs,
       cwd,
       env: { HOME: '/', ...request.env },
-      executionLimits: { maxExecutionTimeMs: request.timeoutMs, ...this.#limits },
+      // The runner's own timer stops a command at its time limit and says so in the result; just-bash's limit is
+      // only the backstop, later, so the two never race (when just-bash's won, the command ended with its exit
+      // status 124 and no limit stated).
+      executionLimits: { maxExecutionTimeMs: request.timeoutMs + 1_000, ...this.#limits },
     });
     const result = await this.#fs.within(request.run, () =>
       asBashResult(() =>
