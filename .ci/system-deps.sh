@@ -67,10 +67,27 @@ wait_for() { # what, command...
   return 1
 }
 
+# Daemons start from / and are restarted when the directory they were started
+# from is gone: a CI job runs from a fresh clone that a later job deletes, and
+# Podman's conmon then fails every container ("Failed to get working
+# directory", an HTTP 500 "write child: broken pipe" through the API).
+restart_if_cwd_gone() {
+  local pattern="$1" pid stale=0
+  for pid in $(pgrep -f "$pattern" || true); do
+    case "$(readlink "/proc/$pid/cwd" 2>/dev/null)" in *"(deleted)") stale=1 ;; esac
+  done
+  if [ "$stale" = 1 ]; then
+    echo "ctxfs: restarting '$pattern' (started from a directory since deleted)"
+    pkill -f "$pattern" || true
+    for _ in $(seq 1 30); do pgrep -f "$pattern" >/dev/null || break; sleep 1; done
+  fi
+}
+
 # ---- Docker, the local engine
+restart_if_cwd_gone '^dockerd --iptables=false --bridge=none$'
 if ! docker info >/dev/null 2>&1; then
   echo "ctxfs: starting dockerd"
-  nohup dockerd --iptables=false --bridge=none >/tmp/ctxfs-dockerd.log 2>&1 &
+  (cd / && exec nohup dockerd --iptables=false --bridge=none >/tmp/ctxfs-dockerd.log 2>&1) &
   wait_for dockerd docker info || { tail -20 /tmp/ctxfs-dockerd.log; exit 1; }
 fi
 if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
@@ -92,12 +109,13 @@ cat >/etc/containers/containers.conf.d/ctxfs-ulimits.conf <<'CONF'
 [containers]
 default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
 CONF
+restart_if_cwd_gone "podman system service --time=0 unix://$PODMAN_SOCKET"
 if ! curl -sf --unix-socket "$PODMAN_SOCKET" http://podman/_ping >/dev/null 2>&1; then
   echo "ctxfs: starting podman system service on $PODMAN_SOCKET"
   mkdir -p "$(dirname "$PODMAN_SOCKET")"
   rm -f "$PODMAN_SOCKET"
   # --time=0: the service never exits for want of clients.
-  nohup podman system service --time=0 "unix://$PODMAN_SOCKET" >/tmp/ctxfs-podman.log 2>&1 &
+  (cd / && exec nohup podman system service --time=0 "unix://$PODMAN_SOCKET" >/tmp/ctxfs-podman.log 2>&1) &
   wait_for "podman system service" curl -sf --unix-socket "$PODMAN_SOCKET" http://podman/_ping || { tail -20 /tmp/ctxfs-podman.log; exit 1; }
 fi
 if ! podman image exists "$IMAGE"; then
@@ -139,15 +157,16 @@ if [ ! -s "$TLS_DIR/client/cert.pem" ] || [ ! -s "$TLS_DIR/rogue-client/cert.pem
   make_cert "$TLS_DIR/rogue-client" "$TLS_DIR/rogue-ca" '/CN=ctxfs-rogue-client' 'extendedKeyUsage = clientAuth\n'
 fi
 tls_docker() { DOCKER_HOST="tcp://127.0.0.1:$TLS_PORT" DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH="$TLS_DIR/client" docker "$@"; }
+restart_if_cwd_gone "dockerd --data-root $TLS_STATE"
 if ! tls_docker info >/dev/null 2>&1; then
   echo "ctxfs: starting a second dockerd on tcp://127.0.0.1:$TLS_PORT (TLS, client certificates)"
   mkdir -p "$TLS_STATE" "$TLS_EXEC"
   # Its own state, run directory, pid file and (managed) containerd, so the
   # local engine is never touched.
-  nohup dockerd --data-root "$TLS_STATE" --exec-root "$TLS_EXEC" --pidfile "$TLS_EXEC/dockerd.pid" \
+  (cd / && exec nohup dockerd --data-root "$TLS_STATE" --exec-root "$TLS_EXEC" --pidfile "$TLS_EXEC/dockerd.pid" \
     -H "tcp://127.0.0.1:$TLS_PORT" --tlsverify --tlscacert "$TLS_DIR/server/ca.pem" \
     --tlscert "$TLS_DIR/server/cert.pem" --tlskey "$TLS_DIR/server/key.pem" \
-    --iptables=false --bridge=none >/tmp/ctxfs-dockerd-tls.log 2>&1 &
+    --iptables=false --bridge=none >/tmp/ctxfs-dockerd-tls.log 2>&1) &
   wait_for "the TLS dockerd" tls_docker info || { tail -20 /tmp/ctxfs-dockerd-tls.log; exit 1; }
 fi
 if ! tls_docker image inspect "$IMAGE" >/dev/null 2>&1; then
