@@ -88,8 +88,8 @@ export default defineSuite<Env>({
     return { dirs: [plainDir, ctxDir, state, bigDir], plain: { dir: plainDir }, ctxRoot: { dir: ctxDir }, host, context, bigDir, bigHost, bigContext };
   },
   async teardown(env) {
-    env.context.close();
-    env.bigContext.close();
+    await env.context.close();
+    await env.bigContext.close();
     await env.host.close();
     await env.bigHost.close();
     for (const d of env.dirs) rmSync(d, { recursive: true, force: true });

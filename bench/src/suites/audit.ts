@@ -11,7 +11,7 @@
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AuditEntry, AuditTrail, StateStore } from '@ctxfs/context';
+import { type AuditEntry, AuditTrail, SqliteStateStore } from '@ctxfs/context';
 import { type Case, defineSuite, single } from '../harness.ts';
 
 const RECORDS = 1_000_000;
@@ -38,12 +38,12 @@ function entry(i: number): AuditEntry {
 
 interface Env {
   readonly base: string;
-  readonly store: StateStore;
+  readonly store: SqliteStateStore;
   readonly trail: AuditTrail;
   readonly lines: number;
   readonly buildMs: number;
   readonly bytes: number;
-  readonly appendStore: StateStore;
+  readonly appendStore: SqliteStateStore;
   readonly appendTrail: AuditTrail;
   readonly plainTrail: AuditTrail;
   readonly rawFile: string;
@@ -64,10 +64,10 @@ export default defineSuite<Env>({
   name: 'audit',
   description: 'audit trail: verify 1,000,000 records, query by file over 1,000,000 indexed records, append beside appendFileSync',
   options: { rounds: 2, minSamples: 3, timeMs: 200, warmupMs: 20 },
-  setup() {
+  async setup() {
     const base = mkdtempSync(join(tmpdir(), 'ctxfs-bench-audit-'));
     const key = new Uint8Array(32).fill(7);
-    const store = StateStore.open({ path: join(base, 'state.db') });
+    const store = await SqliteStateStore.open({ path: join(base, 'state.db') });
     const started = performance.now();
     const trail = AuditTrail.open({ dir: join(base, 'log'), key, index: store });
     for (let i = 0; i < RECORDS; i++) trail.append(entry(i));
@@ -77,7 +77,7 @@ export default defineSuite<Env>({
     let bytes = 0;
     for (const f of readdirSync(join(base, 'log'))) if (f.endsWith('.jsonl')) bytes += readFileSync(join(base, 'log', f)).length;
 
-    const appendStore = StateStore.open({ path: join(base, 'append.db') });
+    const appendStore = await SqliteStateStore.open({ path: join(base, 'append.db') });
     const appendTrail = AuditTrail.open({ dir: join(base, 'append-log'), key, index: appendStore });
     const plainTrail = AuditTrail.open({ dir: join(base, 'plain-log'), key });
     const sample = appendTrail.append(entry(5));
@@ -88,12 +88,12 @@ export default defineSuite<Env>({
     const perCpuSecond = { one: one.rate, many: many.rate, threads: many.threads };
     return { base, store, trail, lines, buildMs, bytes, appendStore, appendTrail, plainTrail, rawFile: join(base, 'raw.jsonl'), rawLine, perCpuSecond };
   },
-  teardown(env) {
+  async teardown(env) {
     env.trail.close();
-    env.appendTrail.close();
-    env.plainTrail.close();
-    env.store.close();
-    env.appendStore.close();
+    await env.appendTrail.close();
+    await env.plainTrail.close();
+    await env.store.close();
+    await env.appendStore.close();
     rmSync(env.base, { recursive: true, force: true });
   },
   cases: (env) => {

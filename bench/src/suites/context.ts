@@ -17,7 +17,7 @@ import { hash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createContext, FileRegistry, o200kTokenizer, StateStore } from '@ctxfs/context';
+import { createContext, FileRegistry, o200kTokenizer, SqliteStateStore } from '@ctxfs/context';
 import { walkTree } from '@ctxfs/core';
 import { HostFilesystem } from '@ctxfs/host';
 import { nodeModulesCorpus } from '../corpus.ts';
@@ -116,7 +116,7 @@ export default defineSuite({
     return { corpus, stateDir, fs, ctx, first, fresh, text };
   },
   async teardown({ ctx, fs, stateDir }) {
-    ctx.close();
+    await ctx.close();
     await fs.close();
     rmSync(stateDir, { recursive: true, force: true });
   },
@@ -130,11 +130,11 @@ export default defineSuite({
         subjectName: 'FileRegistry.scan (new store on disk)',
         subject: async () => {
           const path = join(stateDir, `first-scan-${++firstScans}.db`);
-          const store = StateStore.open({ path });
+          const store = await SqliteStateStore.open({ path });
           try {
             return await new FileRegistry(fs, store, { ignore: ['.git'] }).scan();
           } finally {
-            store.close();
+            await store.close();
             rmSync(path, { force: true });
             rmSync(`${path}-wal`, { force: true });
             rmSync(`${path}-shm`, { force: true });

@@ -84,9 +84,9 @@ export default defineSuite<Env>({
     return { mem, memCtx, host, hostCtx, dir, hist, histFs, forward, reverse, setupMs: performance.now() - started };
   },
   async teardown(env) {
-    env.memCtx.close();
-    env.hostCtx.close();
-    env.hist.close();
+    await env.memCtx.close();
+    await env.hostCtx.close();
+    await env.hist.close();
     await env.mem.close();
     await env.host.close();
     await env.histFs.close();
@@ -94,7 +94,7 @@ export default defineSuite<Env>({
     for (const p of [env.dir, join(env.dir, '..', `${name}-state`), join(env.dir, '..', `${name}.db`)]) rmSync(p, { recursive: true, force: true });
     for (const suffix of ['-wal', '-shm']) rmSync(join(env.dir, '..', `${name}.db${suffix}`), { force: true });
   },
-  cases: (env) => {
+  cases: async (env) => {
     const toggler = (ctx: ContextLayer) => {
       let forward = true;
       return async () => {
@@ -143,7 +143,7 @@ export default defineSuite<Env>({
           return h;
         },
         budget: { maxMs: 20 },
-        note: `building the 1,000 versions of a 5,000-line file took ${(env.setupMs / 1000).toFixed(1)} s (${(env.setupMs / 999).toFixed(1)} ms per writeFile); stored ${(env.hist.versions.storedBytes() / 1024 / 1024).toFixed(1)} MiB`,
+        note: `building the 1,000 versions of a 5,000-line file took ${(env.setupMs / 1000).toFixed(1)} s (${(env.setupMs / 999).toFixed(1)} ms per writeFile); stored ${((await env.hist.versions.storedBytes()) / 1024 / 1024).toFixed(1)} MiB`,
       }),
       single({
         kind: 'single',

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { MIGRATIONS, StateStore, sha256Hex, VersionStore } from '@ctxfs/context';
+import { MIGRATIONS, SqliteStateStore, sha256Hex, VersionStore } from '@ctxfs/context';
 import { gitFileHistory, mostEditedFiles } from '../../../packages/context/test/support/history-cases.ts';
 import { type Case, defineSuite, single } from '../harness.ts';
 
@@ -40,34 +40,44 @@ function bigFileVersions(): Uint8Array[] {
 }
 
 /** Records a version as the edit journal does: the old content, then the new one, then the version row. */
-function recordDelta(versions: VersionStore, path: string, before: Uint8Array | undefined, after: Uint8Array): string {
-  return versions.store.transaction(() => {
-    if (before !== undefined) versions.putBlob(before);
-    const sha = versions.putBlob(after);
-    versions.append({ path, sha256: sha, size: after.byteLength, op: 'write', author: 'bench' });
+async function recordDelta(versions: VersionStore, path: string, before: Uint8Array | undefined, after: Uint8Array): Promise<string> {
+  return await versions.store.transaction(async () => {
+    if (before !== undefined) await versions.putBlob(before);
+    const sha = await versions.putBlob(after);
+    await versions.append({ path, sha256: sha, size: after.byteLength, op: 'write', author: 'bench' });
     return sha;
   });
 }
 
 /** Schema 7's recording, as its code did it: each content whole, deflated (level 1) when that saves a tenth. */
-function recordWhole(store: StateStore, path: string, before: Uint8Array | undefined, after: Uint8Array): string {
-  return store.transaction(() => {
-    const put = (bytes: Uint8Array) => {
+async function recordWhole(store: SqliteStateStore, path: string, before: Uint8Array | undefined, after: Uint8Array): Promise<string> {
+  return await store.transaction(async () => {
+    const put = async (bytes: Uint8Array) => {
       const sha = sha256Hex(bytes);
-      if (store.statement('SELECT 1 AS x FROM blobs WHERE sha256 = ?').get(sha) !== undefined) return sha;
+      if ((await store.get('SELECT 1 AS x FROM blobs WHERE sha256 = ?', [sha])) !== undefined) return sha;
       const packed = bytes.byteLength >= 512 ? deflateRawSync(bytes, { level: 1 }) : undefined;
       const deflated = packed !== undefined && packed.byteLength < bytes.byteLength * 0.9;
-      store
-        .statement('INSERT OR IGNORE INTO blobs (sha256, size, codec, content, stored_ms) VALUES (?, ?, ?, ?, ?)')
-        .run(sha, bytes.byteLength, deflated ? 'deflate' : 'raw', deflated ? packed : bytes, Date.now());
+      await store.run('INSERT OR IGNORE INTO blobs (sha256, size, codec, content, stored_ms) VALUES (?, ?, ?, ?, ?)', [
+        sha,
+        bytes.byteLength,
+        deflated ? 'deflate' : 'raw',
+        deflated ? packed : bytes,
+        Date.now(),
+      ]);
       return sha;
     };
-    if (before !== undefined) put(before);
-    const sha = put(after);
-    const last = store.statement('SELECT MAX(seq) AS seq FROM history WHERE path = ?').get(path) as { seq: number | null };
-    store
-      .statement('INSERT INTO history (path, seq, sha256, size, op, author, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(path, Number(last.seq ?? 0) + 1, sha, after.byteLength, 'write', 'bench', Date.now());
+    if (before !== undefined) await put(before);
+    const sha = await put(after);
+    const last = (await store.get('SELECT MAX(seq) AS seq FROM history WHERE path = ?', [path])) as { seq: number | null };
+    await store.run('INSERT INTO history (path, seq, sha256, size, op, author, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+      path,
+      Number(last.seq ?? 0) + 1,
+      sha,
+      after.byteLength,
+      'write',
+      'bench',
+      Date.now(),
+    ]);
     return sha;
   });
 }
@@ -105,8 +115,8 @@ function gitAnchor(dir: string, file: string, versions: readonly Uint8Array[]): 
 }
 
 /** SQLite file size after a checkpoint and VACUUM: what the store takes on disk. */
-function fileBytes(store: StateStore): number {
-  store.db.exec('PRAGMA wal_checkpoint(TRUNCATE); VACUUM; PRAGMA wal_checkpoint(TRUNCATE)');
+function fileBytes(store: SqliteStateStore): number {
+  store.database.db.exec('PRAGMA wal_checkpoint(TRUNCATE); VACUUM; PRAGMA wal_checkpoint(TRUNCATE)');
   return statSync(store.path).size;
 }
 
@@ -123,15 +133,15 @@ interface Replay {
 }
 
 /** Replays `history` through a fresh store, checks every version byte-exact, and measures it beside schema 7 and git. */
-function replay(dir: string, label: string, file: string, history: readonly Uint8Array[]): Replay {
-  const store = new VersionStore(StateStore.open({ path: join(dir, `${label.replace(/\W+/g, '-')}.db`) }));
+async function replay(dir: string, label: string, file: string, history: readonly Uint8Array[]): Promise<Replay> {
+  const store = new VersionStore(await SqliteStateStore.open({ path: join(dir, `${label.replace(/\W+/g, '-')}.db`) }));
   const shas: string[] = [];
   const started = performance.now();
-  for (const [i, bytes] of history.entries()) shas.push(recordDelta(store, file, history[i - 1], bytes));
+  for (const [i, bytes] of history.entries()) shas.push(await recordDelta(store, file, history[i - 1], bytes));
   const recordMs = (performance.now() - started) / history.length;
   store.blobs.clearCache();
   for (const [i, bytes] of history.entries()) {
-    const back = store.getBlob(shas[i] as string);
+    const back = await store.getBlob(shas[i] as string);
     if (back === undefined || !Buffer.from(back).equals(bytes)) throw new Error(`${label}: version ${i + 1} of ${file} did not round-trip`);
   }
   let wholeBytes = 0;
@@ -148,7 +158,7 @@ function replay(dir: string, label: string, file: string, history: readonly Uint
     label,
     versions: history.length,
     rawBytes: history.reduce((n, b) => n + b.byteLength, 0),
-    storedBytes: store.storedBytes(),
+    storedBytes: await store.storedBytes(),
     wholeBytes,
     git,
     recordMs,
@@ -161,7 +171,7 @@ interface Env {
   readonly dir: string;
   readonly versions: readonly Uint8Array[];
   readonly delta: VersionStore;
-  readonly whole: StateStore;
+  readonly whole: SqliteStateStore;
   readonly shas: readonly string[];
   readonly deepest: string;
   readonly deltaFile: number;
@@ -173,20 +183,20 @@ interface Env {
 }
 
 /** Opens a copy of the schema-7 store with every migration, which converts it to deltas, and checks every version of it. */
-function migrate(whole: StateStore, dir: string, shas: readonly string[], versions: readonly Uint8Array[]): { ms: number; bytes: number } {
-  whole.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+async function migrate(whole: SqliteStateStore, dir: string, shas: readonly string[], versions: readonly Uint8Array[]): Promise<{ ms: number; bytes: number }> {
+  whole.database.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   const path = join(dir, 'migrated.db');
   copyFileSync(whole.path, path);
   const started = performance.now();
-  const store = StateStore.open({ path });
+  const store = await SqliteStateStore.open({ path });
   const ms = performance.now() - started;
   const migrated = new VersionStore(store);
   for (const [i, sha] of shas.entries()) {
-    const back = migrated.getBlob(sha);
+    const back = await migrated.getBlob(sha);
     if (back === undefined || !Buffer.from(back).equals(versions[i] as Uint8Array)) throw new Error(`migrated version ${i + 1} did not round-trip`);
   }
-  const bytes = migrated.storedBytes();
-  store.close();
+  const bytes = await migrated.storedBytes();
+  await store.close();
   return { ms, bytes };
 }
 
@@ -197,45 +207,59 @@ export default defineSuite<Env>({
   name: 'history',
   description: '1,000 versions of a 5,000-line file: size beside schema 7 and git gc --aggressive, rebuild and record times; a real history replayed',
   options: { rounds: 2, minSamples: 10, timeMs: 400 },
-  setup() {
+  async setup() {
     const dir = mkdtempSync(join(tmpdir(), 'ctxfs-bench-history-'));
     const versions = bigFileVersions();
-    const delta = new VersionStore(StateStore.open({ path: join(dir, 'delta.db') }));
-    const whole = StateStore.open({ path: join(dir, 'whole.db'), migrations: MIGRATIONS.filter((m) => m.version <= 7) });
+    const delta = new VersionStore(await SqliteStateStore.open({ path: join(dir, 'delta.db') }));
+    const whole = await SqliteStateStore.open({ path: join(dir, 'whole.db'), migrations: MIGRATIONS.filter((m) => m.version <= 7) });
     const shas: string[] = [];
     for (const [i, bytes] of versions.entries()) {
-      shas.push(recordDelta(delta, 'big.ts', versions[i - 1], bytes));
-      recordWhole(whole, 'big.ts', versions[i - 1], bytes);
+      shas.push(await recordDelta(delta, 'big.ts', versions[i - 1], bytes));
+      await recordWhole(whole, 'big.ts', versions[i - 1], bytes);
     }
-    const deepest = shas.reduce((best, s) => ((delta.blobs.encoding(s)?.depth ?? 0) > (delta.blobs.encoding(best)?.depth ?? 0) ? s : best));
+    const depths = new Map<string, number>();
+    for (const s of shas) depths.set(s, (await delta.blobs.encoding(s))?.depth ?? 0);
+    const deepest = shas.reduce((best, s) => ((depths.get(s) ?? 0) > (depths.get(best) ?? 0) ? s : best));
     const git = gitAnchor(join(dir, 'git'), 'big.ts', versions);
     const repo = process.env.CTXFS_BENCH_HISTORY_REPO ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
     const file = process.env.CTXFS_BENCH_HISTORY_FILE ?? (mostEditedFiles(repo, 1)[0] as string);
-    const real = replay(dir, `${repo.split('/').slice(-2).join('/')}:${file}`, file, gitFileHistory(repo, file));
-    const migration = migrate(whole, dir, shas, versions);
-    return { dir, versions, delta, whole, shas, deepest, deltaFile: fileBytes(delta.store), wholeFile: fileBytes(whole), git, real, migration };
+    const real = await replay(dir, `${repo.split('/').slice(-2).join('/')}:${file}`, file, gitFileHistory(repo, file));
+    const migration = await migrate(whole, dir, shas, versions);
+    return {
+      dir,
+      versions,
+      delta,
+      whole,
+      shas,
+      deepest,
+      deltaFile: fileBytes(delta.store as SqliteStateStore),
+      wholeFile: fileBytes(whole),
+      git,
+      real,
+      migration,
+    };
   },
-  teardown(env) {
-    env.delta.store.close();
-    env.whole.close();
-    env.real.store.store.close();
+  async teardown(env) {
+    await env.delta.store.close();
+    await env.whole.close();
+    await env.real.store.store.close();
     rmSync(env.dir, { recursive: true, force: true });
   },
-  cases: (env) => {
+  cases: async (env) => {
     const base = env.versions[env.versions.length - 1] as Uint8Array;
     // A fresh one-line edit per call: the same bytes patched at one place, on both sides alike.
     const edits = (record: (before: Uint8Array | undefined, after: Uint8Array) => unknown) => {
       let n = 0;
       let last: Uint8Array | undefined;
       const at = base.indexOf(10, 100_000) + 3;
-      return () => {
+      return async () => {
         const next = base.slice();
         next.set(enc.encode(`${++n}`.padStart(8, '0')), at);
-        record(last, next);
+        await record(last, next);
         last = next;
       };
     };
-    const wholeRead = env.whole.statement('SELECT codec, content FROM blobs WHERE sha256 = ?');
+    const wholeRead = env.whole.database.statement('SELECT codec, content FROM blobs WHERE sha256 = ?');
     const cases: Case[] = [
       {
         name: 'record a version (one-line edit of 5,000 lines)',
@@ -245,14 +269,14 @@ export default defineSuite<Env>({
         baselineName: 'schema 7 (whole, deflated)',
         batch: 1,
         target: { maxRatio: 1.0 },
-        note: `1,000 versions stored: ${mib(env.delta.storedBytes())} content, ${mib(env.deltaFile)} SQLite file (goal < 2 MiB); schema 7: ${mib(env.whole.statement('SELECT SUM(LENGTH(content)) AS n FROM blobs').get()?.n as number)} content, ${mib(env.wholeFile)} file; git gc --aggressive of the same 1,000 commits: ${mib(env.git.pack)} pack, ${mib(env.git.blobs)} of it blobs (${(env.git.ms / 1000).toFixed(1)} s); migrations 8–9 of the schema-7 store: ${(env.migration.ms / 1000).toFixed(1)} s, to ${mib(env.migration.bytes)}, every version checked`,
+        note: `1,000 versions stored: ${mib(await env.delta.storedBytes())} content, ${mib(env.deltaFile)} SQLite file (goal < 2 MiB); schema 7: ${mib((await env.whole.get<{ n: number }>('SELECT SUM(LENGTH(content)) AS n FROM blobs'))?.n as number)} content, ${mib(env.wholeFile)} file; git gc --aggressive of the same 1,000 commits: ${mib(env.git.pack)} pack, ${mib(env.git.blobs)} of it blobs (${(env.git.ms / 1000).toFixed(1)} s); migrations 8–9 of the schema-7 store: ${(env.migration.ms / 1000).toFixed(1)} s, to ${mib(env.migration.bytes)}, every version checked`,
       },
       single({
         kind: 'single',
-        name: `rebuild the deepest version (depth ${env.delta.blobs.encoding(env.deepest)?.depth}), cache cleared`,
-        run: () => {
+        name: `rebuild the deepest version (depth ${(await env.delta.blobs.encoding(env.deepest))?.depth}), cache cleared`,
+        run: async () => {
           env.delta.blobs.clearCache();
-          const b = env.delta.getBlob(env.deepest);
+          const b = await env.delta.getBlob(env.deepest);
           if (b === undefined) throw new Error('missing');
           return b.byteLength;
         },
@@ -263,10 +287,10 @@ export default defineSuite<Env>({
         subjectName: 'VersionStore (deltas)',
         subject: (() => {
           let i = 0;
-          return () => {
+          return async () => {
             env.delta.blobs.clearCache();
             i = (i + 389) % env.shas.length;
-            return env.delta.getBlob(env.shas[i] as string)?.byteLength;
+            return (await env.delta.getBlob(env.shas[i] as string))?.byteLength;
           };
         })(),
         baseline: (() => {
@@ -286,10 +310,10 @@ export default defineSuite<Env>({
         name: `replay: rebuild a version of ${env.real.label}`,
         run: (() => {
           let i = 0;
-          return () => {
+          return async () => {
             env.real.store.blobs.clearCache();
             i = (i + 7) % env.real.shas.length;
-            return env.real.store.getBlob(env.real.shas[i] as string)?.byteLength;
+            return (await env.real.store.getBlob(env.real.shas[i] as string))?.byteLength;
           };
         })(),
         budget: { maxMs: 10 },

@@ -81,8 +81,8 @@ export default defineSuite<Env>({
     return { ...env, bare };
   },
   async teardown(env) {
-    env.guarded.close();
-    env.bare.close();
+    await env.guarded.close();
+    await env.bare.close();
     await env.fs.close();
     rmSync(env.dir, { recursive: true, force: true });
   },

@@ -58,7 +58,7 @@ export default defineSuite({
     return { base, fs, ctx };
   },
   async teardown({ base, fs, ctx }) {
-    ctx.close();
+    await ctx.close();
     await fs.close();
     rmSync(base, { recursive: true, force: true });
   },

@@ -189,7 +189,7 @@ export class WorkspaceFiles {
       {},
       async (p) => {
         const bytes = await this.fs.readBytes(p);
-        this.#remember(p, bytes);
+        await this.#remember(p, bytes);
         return bytes;
       },
       (b) => b.byteLength,
@@ -197,12 +197,12 @@ export class WorkspaceFiles {
   }
 
   /** Records a served version as read by this agent, and keeps its content for a later merge. */
-  #remember(path: string, bytes: Uint8Array): void {
+  async #remember(path: string, bytes: Uint8Array): Promise<void> {
     const sha256 = sha256Hex(bytes);
     // A read of the version this agent last read changes nothing the stale check uses: skip the write to the store.
-    if (this.session.sessionContext.lastRead(this.session.agent, path)?.sha256 === sha256) return;
-    this.session.sessionContext.recordRead({ agent: this.session.agent, path, sha256, op: 'readBytes', tokens: 0 });
-    if (bytes.byteLength <= 1024 * 1024 && !this.context.versions.hasBlob(sha256)) this.context.versions.putBlob(bytes, sha256);
+    if ((await this.session.sessionContext.lastRead(this.session.agent, path))?.sha256 === sha256) return;
+    await this.session.sessionContext.recordRead({ agent: this.session.agent, path, sha256, op: 'readBytes', tokens: 0 });
+    if (bytes.byteLength <= 1024 * 1024 && !(await this.context.versions.hasBlob(sha256))) await this.context.versions.putBlob(bytes, sha256);
   }
 
   /** A byte stream of the file (bounded memory; not recorded as a read of a version, since it is not hashed). */
@@ -320,7 +320,7 @@ export class WorkspaceFiles {
         const existing = await this.fs.stat(p).catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : Promise.reject(err)));
         if (existing?.kind === 'directory') throw fsError('EISDIR', 'writeBytes', p, { hint: 'name a file, not a directory' });
         if (create && existing !== undefined) throw fsError('EEXIST', 'writeBytes', p, { hint: 'choose another name, or overwrite it' });
-        const seen = this.session.sessionContext.lastRead(this.session.agent, p)?.sha256;
+        const seen = (await this.session.sessionContext.lastRead(this.session.agent, p))?.sha256;
         const cas = this.fs.capabilities.compareAndSwap;
         const ifMatch = !cas ? undefined : create ? 'absent' : existing === undefined ? undefined : seen;
         const written = await write(ifMatch);

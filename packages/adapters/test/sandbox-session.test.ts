@@ -220,7 +220,7 @@ for (const backend of await backends()) {
       const ws = await openWorkspace(
         backend,
         { 'notes.md': 'a\nb\nc\nd\ne\n', 'secrets/key.txt': 'k' },
-        { safety: { audit: (r) => audit.push(r), policy: { rules: [{ effect: 'deny', paths: ['secrets/'], reason: 'keys stay private' }] } } },
+        { safety: { audit: (r) => void audit.push(r), policy: { rules: [{ effect: 'deny', paths: ['secrets/'], reason: 'keys stay private' }] } } },
       );
       try {
         const s = createSandboxSession({ context: ws.context });

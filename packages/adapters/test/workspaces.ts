@@ -66,7 +66,7 @@ export async function openWorkspace(
     context,
     hostRoot,
     close: async () => {
-      context.close();
+      await context.close();
       await fs.close();
     },
   };

@@ -1,7 +1,7 @@
 /**
  * The options every command takes, before or after its name: which
  * workspace (`--root`, `--backend`), as whom (`--agent`, `--session`,
- * `--profile`), where its state is (`--store`), and how to answer
+ * `--profile`), where its state is (`--state`), and how to answer
  * (`--json`, `--no-color`). Each has an environment variable, so a shell or
  * an agent's harness can set it once.
  *
@@ -22,6 +22,9 @@ export interface GlobalOptions {
   readonly agent?: string | undefined;
   /** A session to resume, so reads and edits of several commands are one session; in `audit` commands, whose records. */
   readonly session?: string | undefined;
+  /** `--state`: a SQLite file or a `postgres://` URL. */
+  readonly state?: string | undefined;
+  /** `--store`, the former name of `--state`. */
   readonly store?: string | undefined;
   /** `false` with `--no-policy-files`: read neither the user's nor the project's config.toml. */
   readonly policyFiles: boolean;
@@ -33,6 +36,11 @@ export interface GlobalOptions {
 
 /** Profiles `--profile` accepts. */
 export const PROFILES = ['small', 'medium', 'large'] as const;
+
+/** Where the workspace's state lives, when an option says (`--state`, or its former name `--store`). */
+export function stateOf(options: GlobalOptions): string | undefined {
+  return options.state ?? options.store;
+}
 
 /** The agent a command acts as. */
 export function agentOf(options: GlobalOptions): string {

@@ -72,7 +72,13 @@ export function buildProgram(): Command {
     .addOption(new Option('-p, --profile <name>', 'the model profile whose budgets apply (default large)').choices(PROFILES).env('CTXFS_PROFILE'))
     .addOption(new Option('--agent <name>', 'who acts, as history and audit record it (default cli)').env('CTXFS_AGENT'))
     .addOption(new Option('--session <id>', 'resume a session (reads, edits and budgets carry over)').env('CTXFS_SESSION'))
-    .addOption(new Option('--store <file>', 'the state database (default beside the workspace)').env('CTXFS_STORE'))
+    .addOption(
+      new Option(
+        '--state <location>',
+        'where the state lives: a SQLite file, or a postgres://… URL shared by many hosts (default: a file beside the workspace)',
+      ).env('CTXFS_STATE'),
+    )
+    .addOption(new Option('--store <file>', 'the former name of --state').env('CTXFS_STORE').hideHelp())
     .option('--no-policy-files', "ignore the user's and the project's config.toml")
     .option('--json', 'answer with one JSON document on stdout (see README: --json shapes)')
     .option('--no-color', 'no colours (also NO_COLOR=1; never when not a terminal)')

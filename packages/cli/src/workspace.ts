@@ -18,7 +18,7 @@ import type { AuditTrail, ContextLayer, StateStore } from '@ctxfs/context';
 import type { Filesystem } from '@ctxfs/core';
 import type { Toolset } from '@ctxfs/tools';
 import { type CliBackend, openFilesystem, parseBackendOption } from './backend.ts';
-import { agentOf, type GlobalOptions } from './options.ts';
+import { agentOf, type GlobalOptions, stateOf } from './options.ts';
 import { note } from './output.ts';
 
 /** The backend `options` name. */
@@ -49,7 +49,7 @@ export interface CliWorkspace {
   readonly trailMissing: string | undefined;
 }
 
-/** Where the state database of a workspace is, unless `--store` says. */
+/** Where the state of a workspace is, unless `--state` says. */
 async function statePath(spec: CliBackend, fs: Filesystem, store: string | undefined): Promise<string> {
   if (store !== undefined) return store;
   const { defaultStatePath, userStatePath } = await import('@ctxfs/context');
@@ -60,15 +60,15 @@ async function statePath(spec: CliBackend, fs: Filesystem, store: string | undef
 }
 
 async function openStore(spec: CliBackend, fs: Filesystem, store: string | undefined): Promise<{ store: StateStore; path: string }> {
-  const { StateStore, userStatePath } = await import('@ctxfs/context');
+  const { openStateStore, userStatePath } = await import('@ctxfs/context');
   const path = await statePath(spec, fs, store);
   try {
-    return { store: StateStore.open({ path }), path };
+    return { store: await openStateStore(path, { workspace: fs.root }), path };
   } catch (err) {
     // A read-only parent beside the workspace: keep the state per user, as the context layer does.
     if (store !== undefined || spec.kind !== 'host') throw err;
     const fallback = userStatePath(fs.root);
-    return { store: StateStore.open({ path: fallback }), path: fallback };
+    return { store: await openStateStore(fallback), path: fallback };
   }
 }
 
@@ -80,10 +80,13 @@ async function openStore(spec: CliBackend, fs: Filesystem, store: string | undef
  */
 const TRAIL_WAIT_MS = 30_000;
 
-async function openTrail(storePath: string, store: StateStore): Promise<{ trail?: AuditTrail; missing?: string }> {
+async function openTrail(spec: CliBackend, fs: Filesystem, storePath: string, store: StateStore): Promise<{ trail?: AuditTrail; missing?: string }> {
   if (storePath === ':memory:') return { missing: 'a workspace whose state is in memory keeps no audit trail' };
-  const { AuditTrail, defaultAuditKeyFile } = await import('@ctxfs/context');
-  const options = { dir: join(dirname(storePath), 'audit'), key: { keyFile: defaultAuditKeyFile() }, index: store };
+  const { AuditTrail, defaultAuditKeyFile, isPostgresUrl } = await import('@ctxfs/context');
+  // The trail is a file of this host: beside the state file, or, when the state is in PostgreSQL, where a local state file would be.
+  const local = isPostgresUrl(storePath) ? await statePath(spec, fs, undefined) : storePath;
+  if (local === ':memory:') return { missing: 'a workspace that is not a host directory keeps its audit trail only beside a local state file' };
+  const options = { dir: join(dirname(local), 'audit'), key: { keyFile: defaultAuditKeyFile() }, index: store };
   const until = Date.now() + TRAIL_WAIT_MS;
   for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
     try {
@@ -113,9 +116,9 @@ export async function withContext<T>(options: GlobalOptions, body: (ws: CliWorks
   let ctx: ContextLayer | undefined;
   try {
     const [{ createContext, TerminalApprover }, { Toolset }] = await Promise.all([import('@ctxfs/context'), import('@ctxfs/tools')]);
-    const opened = await openStore(spec, fs, options.store);
+    const opened = await openStore(spec, fs, stateOf(options));
     store = opened.store;
-    const t = await openTrail(opened.path, store);
+    const t = await openTrail(spec, fs, opened.path, store);
     trail = t.trail;
     ctx = await createContext({
       fs,
@@ -131,9 +134,9 @@ export async function withContext<T>(options: GlobalOptions, body: (ws: CliWorks
     });
     return await body({ spec, fs, ctx, tools: new Toolset(ctx), trail, trailMissing: t.missing });
   } finally {
-    ctx?.close();
+    await ctx?.close();
     trail?.close();
-    if (store !== undefined && !store.closed) store.close();
+    if (store !== undefined && !store.closed) await store.close();
     await fs.close();
   }
 }

@@ -67,7 +67,7 @@ describe.each(Object.keys(BACKENDS))('commands on %s', (name) => {
     return BACKENDS[name]?.(policy);
   };
   const done = async (o: Opened): Promise<void> => {
-    o.ctx.close();
+    await o.ctx.close();
     await o.fs.close();
   };
 
@@ -138,7 +138,7 @@ describe.each(Object.keys(BACKENDS))('commands on %s', (name) => {
       // "ask" without an approver is a refusal.
       await expect(runner.run('touch x')).rejects.toMatchObject({ code: 'EDENIED' });
       expect((await runner.run('echo hi; cat a.txt')).stdout).toBe('hi\none\n');
-      const rows = o.ctx.store.auditLog({ limit: 4 }).reverse();
+      const rows = (await o.ctx.store.auditLog({ limit: 4 })).reverse();
       expect(rows.map((r) => [r.op, r.result])).toEqual([
         ['command', 'denied'],
         ['command', 'denied'],
@@ -170,7 +170,7 @@ describe('commands on the host', () => {
       // Only the loopback interface, and no route out.
       expect(r.stdout).toMatch(/^1\nENETUNREACH\n$/);
     } finally {
-      ctx.close();
+      await ctx.close();
     }
   });
 
@@ -188,8 +188,8 @@ describe('commands on the host', () => {
       expect(r).toMatchObject({ exitCode: 0, runner: 'unconfined' });
       expect(r.stdout).toBe(`${realpathSync(dir)}\n${realpathSync(dir)}\n`);
     } finally {
-      refusing.close();
-      allowing.close();
+      await refusing.close();
+      await allowing.close();
     }
   });
 });
@@ -230,7 +230,7 @@ describe('commands the rules ask about', () => {
       await runner.run('echo hi');
       expect(asked).toHaveLength(2);
     } finally {
-      ctx.close();
+      await ctx.close();
     }
   });
 });
@@ -248,7 +248,7 @@ describe('commands in memory', () => {
       await ctx.undo('a.txt');
       expect(new TextDecoder().decode(await fs.readBytes('a.txt'))).toBe('one\n');
     } finally {
-      ctx.close();
+      await ctx.close();
     }
   });
 
@@ -262,7 +262,7 @@ describe('commands in memory', () => {
       const work = await new CommandRunner(ctx, { executor: new JustBashExecutor(ctx, { limits: { maxLoopIterations: 50 } }) }).run('while true; do :; done');
       expect(work.limits).toEqual([{ limit: 'work', detail: expect.stringContaining('too many iterations (50)') }]);
     } finally {
-      ctx.close();
+      await ctx.close();
     }
   });
 });

@@ -65,7 +65,7 @@ describe.each(Object.keys(OPEN))('the AI SDK sandbox session over ctxfs %s runs 
       await expect(s.run({ command: 'rm sub/f.txt' })).rejects.toMatchObject({ code: 'EDENIED' });
       expect(await fs.exists('sub/f.txt')).toBe(true);
     } finally {
-      ctx.close();
+      await ctx.close();
       await fs.close();
     }
   }, 60_000);

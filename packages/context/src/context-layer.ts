@@ -60,7 +60,9 @@ import { type GrepCallOptions, type GrepHit, grep } from './search/grep.ts';
 import type { SearchResult } from './search/search-result.ts';
 import { editOutcome, normalized, patchTargets, previews, servedOutcome } from './session/call-shapes.ts';
 import { SessionContext } from './session/session-context.ts';
-import { defaultStatePath, StateStore, userStatePath } from './state/store.ts';
+import { SqliteStateStore } from './state/sqlite-store.ts';
+import type { StateStore } from './state/state-store.ts';
+import { defaultStatePath, openStateStore, userStatePath } from './state/store.ts';
 import { StructuralSummarizer } from './summaries/structural-summarizer.ts';
 import { type Summarizer, SummaryCache } from './summaries/summarizer.ts';
 import { o200kTokenizer, type Tokenizer } from './tokens/tokenizer.ts';
@@ -69,8 +71,10 @@ import { o200kTokenizer, type Tokenizer } from './tokens/tokenizer.ts';
 export interface ContextOptions {
   fs: Filesystem;
   /**
-   * A store, a database path, or nothing for the default: beside a host
-   * workspace (`<parent>/.<name>.ctxfs/state.db`), in memory otherwise.
+   * A store; a SQLite file path, `':memory:'` or a `postgres://` URL (one
+   * schema per workspace in that database); or nothing for the default:
+   * beside a host workspace (`<parent>/.<name>.ctxfs/state.db`), in memory
+   * otherwise.
    */
   store?: StateStore | string;
   /** Profile of the default session; default `large`. */
@@ -219,9 +223,9 @@ export class ContextSession {
     return this.#ws.fs;
   }
 
-  /** Where the workspace's state lives: the state store's database file, or `':memory:'`. */
+  /** Where the workspace's state lives: the SQLite file or `':memory:'`, or the PostgreSQL URL (without its password). */
   get statePath(): string {
-    return this.#ws.store.path;
+    return this.#ws.store.location;
   }
 
   /**
@@ -244,7 +248,16 @@ export class ContextSession {
 
   /** Runs one public call through the safety layer: the only way into retrieval, search and edits. */
   #guard<T>(call: GuardedCall, body: () => Promise<T>, outcome: (result: T) => CallOutcome): Promise<T> {
-    return this.#edits.safety.run(call, { agent: this.agent, session: this.sessionContext }, body, outcome);
+    // The call's budget is the session's as the call begins, whoever else spent from it.
+    return this.#edits.safety.run(
+      call,
+      { agent: this.agent, session: this.sessionContext },
+      async () => {
+        await this.sessionContext.refresh();
+        return body();
+      },
+      outcome,
+    );
   }
 
   /**
@@ -324,9 +337,9 @@ export class ContextSession {
   async #refreshDerived(paths: readonly string[]): Promise<void> {
     const store = this.#ws.store;
     for (const path of paths) {
-      if (store.statement('SELECT 1 AS x FROM relations WHERE source = ? LIMIT 1').get(path) === undefined) continue;
+      if ((await store.get('SELECT 1 AS x FROM relations WHERE source = ? LIMIT 1', [path])) === undefined) continue;
       if (!(await this.#ws.fs.exists(path))) {
-        store.statement('DELETE FROM relations WHERE source = ?').run(path);
+        await store.run('DELETE FROM relations WHERE source = ?', [path]);
         continue;
       }
       await this.#ws.relations.relationsOf(await this.#ws.loader.load(path, 'indexRelations'));
@@ -336,12 +349,12 @@ export class ContextSession {
   /** Keeps the content a model was served, so its later edit can be merged if the file moves on. */
   async #remember(served: Served): Promise<Served> {
     const limit = this.#edits.settings.rememberReadsUpTo ?? 1024 * 1024;
-    if (limit <= 0 || served.version === '' || this.#edits.versions.hasBlob(served.version)) return served;
+    if (limit <= 0 || served.version === '' || (await this.#edits.versions.hasBlob(served.version))) return served;
     try {
       const stat = await this.#ws.fs.stat(served.path);
       if (stat.size > limit) return served;
       const bytes = await this.#ws.fs.readBytes(served.path);
-      if (sha256Hex(bytes) === served.version) this.#edits.versions.putBlob(bytes, served.version);
+      if (sha256Hex(bytes) === served.version) await this.#edits.versions.putBlob(bytes, served.version);
     } catch {
       // Best effort: without the stored base, a stale edit is refused instead of merged.
     }
@@ -657,14 +670,14 @@ export class ContextSession {
     const p = editor.normalize('check', path);
     // A file open in a buffer is edited there: an edit is checked against the buffer's text.
     const current = (await this.#routing.current(p)) ?? (await editor.load('check', p));
-    const base = baseVersion ?? this.sessionContext.lastRead(this.agent, p)?.sha256;
+    const base = baseVersion ?? (await this.sessionContext.lastRead(this.agent, p))?.sha256;
     if (base === undefined || base === current?.sha256) return undefined;
-    const bytes = this.#edits.versions.getBlob(base);
+    const bytes = await this.#edits.versions.getBlob(base);
     return staleBuffer({
       path: p,
       baseVersion: base,
       currentVersion: current?.sha256,
-      changedBy: editor.changedSince(p, base),
+      changedBy: await editor.changedSince(p, base),
       baseText: bytes ? decodeFile(this.#ws.fs, p, bytes).text : undefined,
       currentText: current?.text,
     });
@@ -748,7 +761,7 @@ export class ContextSession {
           fs: this.#ws.fs,
           command,
           decide: (opClass, path) => this.#edits.safety.decide(opClass, path, this.agent),
-          keep: (bytes) => ({ sha256: this.#edits.versions.putBlob(bytes), size: bytes.byteLength }),
+          keep: async (bytes) => ({ sha256: await this.#edits.versions.putBlob(bytes), size: bytes.byteLength }),
           record: (files, message) => this.#editor.recordMade('command', files, { message }),
         });
         let value: T;
@@ -792,7 +805,7 @@ export class ContextSession {
       profileName: this.profile.name,
       perCallTokens: this.profile.perCallTokens,
     });
-    this.sessionContext.charge(o.tokens);
+    await this.sessionContext.charge(o.tokens);
     return o;
   }
 }
@@ -810,7 +823,7 @@ export class ContextSession {
  * await ctx.scan({ onProgress: (p) => console.log(p.phase, p.checked) });
  * const outline = await ctx.getOutline('src/auth.ts');
  * const fn = await ctx.getSymbol('src/auth.ts', 'login');
- * ctx.close();
+ * await ctx.close();
  * ```
  */
 export class ContextLayer extends ContextSession {
@@ -918,10 +931,10 @@ export class ContextLayer extends ContextSession {
    *
    * @example
    * ```ts
-   * ctx.changesOf({ sessionId: agentSession.sessionContext.id }).map((c) => c.files.map((f) => f.path));
+   * (await ctx.changesOf({ sessionId: agentSession.sessionContext.id })).map((c) => c.files.map((f) => f.path));
    * ```
    */
-  changesOf(filter: ChangeFilter): RecordedChange[] {
+  async changesOf(filter: ChangeFilter): Promise<RecordedChange[]> {
     if (filter.sessionId === undefined && filter.agent === undefined) {
       throw fsError('EINVAL', 'changesOf', undefined, { reason: 'no session or agent named', hint: 'pass { sessionId } or { agent }' });
     }
@@ -939,11 +952,10 @@ export class ContextLayer extends ContextSession {
       where.push('created_ms >= ?');
       args.push(filter.since.getTime());
     }
-    const rows = this.store
-      .statement(
-        `SELECT change_id, path, seq, op, author, session_id, created_ms FROM history WHERE ${where.join(' AND ')} ORDER BY created_ms DESC, rowid DESC`,
-      )
-      .all(...args) as Array<{ change_id: string; path: string; seq: number; op: string; author: string; session_id: string | null; created_ms: number }>;
+    const rows = (await this.store.all(
+      `SELECT change_id, path, seq, op, author, session_id, created_ms FROM history WHERE ${where.join(' AND ')} ORDER BY created_ms DESC, id DESC`,
+      args,
+    )) as Array<{ change_id: string; path: string; seq: number; op: string; author: string; session_id: string | null; created_ms: number }>;
     const changes = new Map<string, RecordedChange & { files: Array<RecordedChange['files'][number]> }>();
     for (const r of rows) {
       let c = changes.get(r.change_id);
@@ -971,7 +983,7 @@ export class ContextLayer extends ContextSession {
    */
   async rollbackChanges(filter: ChangeFilter, options: EditOptions = {}): Promise<EditResult[]> {
     const results: EditResult[] = [];
-    for (const change of this.changesOf(filter)) {
+    for (const change of await this.changesOf(filter)) {
       for (const f of change.files) {
         results.push(await this.undo(f.path, { ...options, change: f.seq, message: options.message ?? `roll back change ${change.changeId.slice(0, 8)}` }));
       }
@@ -980,29 +992,36 @@ export class ContextLayer extends ContextSession {
   }
 
   /** Applies the history retention limits (default: the layer's `edits.retention`). */
-  pruneHistory(retention?: RetentionOptions): PruneResult {
+  pruneHistory(retention?: RetentionOptions): Promise<PruneResult> {
     return this.versions.prune(retention ?? this.#editServices.settings.retention);
   }
 
-  /** Closes the store if this layer opened it. The filesystem is the caller's. */
-  close(): void {
+  /**
+   * Writes the audit records still queued and closes the store if this layer
+   * opened it. The filesystem is the caller's. Idempotent.
+   */
+  async close(): Promise<void> {
     this.loader.clear();
     this.journal.close();
     // A watcher would keep the process alive.
     void this.#editServices.changes.source?.close();
-    if (!this.store.closed) this.store.flushAudit();
+    if (!this.store.closed) await this.store.flushAudit();
     if (this.ownsAuditTrail) this.auditTrail?.close();
-    if (this.#ownsStore) this.store.close();
+    if (this.#ownsStore) await this.store.close();
   }
 }
 
-function openStore(path: string | undefined, root: string): StateStore {
-  if (path !== undefined) return StateStore.open({ path });
+/**
+ * Opens the store a context's `store` option names: a path or URL as given,
+ * else the default file beside the workspace, else the per-user one.
+ */
+async function openStore(location: string | undefined, root: string): Promise<StateStore> {
+  if (location !== undefined) return openStateStore(location, { workspace: root });
   try {
-    return StateStore.open({ path: defaultStatePath(root) });
+    return await SqliteStateStore.open({ path: defaultStatePath(root) });
   } catch {
     // A read-only parent (a system tree, a mounted volume): keep state per user instead.
-    return StateStore.open({ path: userStatePath(root) });
+    return SqliteStateStore.open({ path: userStatePath(root) });
   }
 }
 
@@ -1018,12 +1037,14 @@ function openStore(path: string | undefined, root: string): StateStore {
  */
 export async function createContext(options: ContextOptions): Promise<ContextLayer> {
   const fs = options.fs;
-  const ownsStore = !(options.store instanceof StateStore);
-  const store = options.store instanceof StateStore ? options.store : openStore(options.store, fs.root);
+  const ownsStore = typeof options.store !== 'object';
+  const store = typeof options.store === 'object' ? options.store : await openStore(options.store, fs.root);
   const registry = new FileRegistry(fs, store, {
     ...options.registry,
     entrypoints: options.registry?.entrypoints ?? options.entrypoints ?? DEFAULT_ENTRYPOINTS,
   });
+  // The registry's synchronous lookups answer from what it loaded.
+  await registry.load();
   const loader = new DocumentLoader(fs, options.cache);
   const ws: WorkspaceServices = {
     fs,
@@ -1045,7 +1066,7 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
     approver: options.safety?.approver,
     registry,
     redactor: ws.redactor,
-    audit: options.safety?.audit ?? storeAuditSink(store, trail, { backend: fs.constructor.name, user: process.env.USER ?? 'unknown' }),
+    audit: options.safety?.audit ?? (await storeAuditSink(store, trail, { backend: fs.constructor.name, user: process.env.USER ?? 'unknown' })),
   });
   const journal = new EditJournal(store, versions, {
     onRecorded: (audit, change, recovered) => safety.recordCommitted(audit as AuditDraft, change, recovered),
@@ -1063,6 +1084,6 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
   layer.ownsAuditTrail = trail !== undefined && !(trailOption instanceof AuditTrail);
   // A change interrupted by a crash is settled before anything else reads or writes.
   if (!fs.readOnly) layer.recovery = await journal.recover(fs);
-  if (options.edits?.retention) layer.pruneHistory();
+  if (options.edits?.retention) await layer.pruneHistory();
   return layer;
 }

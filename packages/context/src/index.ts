@@ -65,7 +65,7 @@ export { type EditOptions, FileEditor, type PlannedFile, type StoredContent, typ
 export { decodeFile, encodeLike, type FileText, loadFileText } from './edits/file-text.ts';
 export { type CrashHook, EditJournal, type JournalEntry, type PendingChange, type RecoveryReport } from './edits/journal.ts';
 export { EditOperations, type RenameCallOptions, type ReplaceCallOptions } from './edits/operations.ts';
-export { type BlobDatabase, BlobStore, MAX_CHAIN, maxDepth, REBUILD_BYTES } from './history/blob-store.ts';
+export { BlobStore, MAX_CHAIN, maxDepth, REBUILD_BYTES } from './history/blob-store.ts';
 export type { BlobCodec } from './history/delta.ts';
 export {
   getDiff,
@@ -220,7 +220,10 @@ export { type IndexedSymbol, type IndexRefresh, MAX_INDEXED_BYTES } from './sear
 export { identifierWords, MATCH_TIERS, type MatchTier, matchName, parseQuery, type SymbolQuery } from './search/symbol-ranking.ts';
 export { type ReadRecord, SessionContext } from './session/session-context.ts';
 export { MIGRATIONS, type Migration } from './state/migrations.ts';
-export { type AuditRecord as StoreAuditRecord, defaultStatePath, StateStore, type StateStoreOptions, userStatePath } from './state/store.ts';
+export { SqliteDatabase } from './state/sqlite-database.ts';
+export { SqliteStateStore, type SqliteStoreOptions } from './state/sqlite-store.ts';
+export type { AuditRecord as StoreAuditRecord, AuditRowInput, RunResult, SqlRow, SqlValue, StateStore } from './state/state-store.ts';
+export { defaultStatePath, isPostgresUrl, type OpenStateOptions, openStateStore, userStatePath } from './state/store.ts';
 export { leadingDoc, StructuralSummarizer } from './summaries/structural-summarizer.ts';
 export { type Summarizer, SummaryCache, type SummaryInput } from './summaries/summarizer.ts';
 export { findSymbol, type OutlineOptions, otherDefinitionsNote, renderOutline, type SymbolLookup, symbolSelector, symbolTable } from './symbols/outline.ts';

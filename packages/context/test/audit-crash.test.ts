@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { AuditTrail, StateStore } from '../src/index.ts';
+import { AuditTrail, SqliteStateStore } from '../src/index.ts';
 import { runAndKill } from './support/kill-child.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -39,7 +39,7 @@ describe('audit log after SIGKILL', () => {
           },
         );
 
-        const store = StateStore.open({ path: db });
+        const store = await SqliteStateStore.open({ path: db });
         const trail = AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 192 * 1024, retainFiles: 4 });
         const report = trail.verify();
         expect(report.firstBad, `round ${round}`).toBeUndefined();
@@ -55,7 +55,7 @@ describe('audit log after SIGKILL', () => {
         // The index holds exactly the entries of the kept files.
         expect(trail.query({ limit: 1_000_000 }).length).toBe(report.entries);
         trail.close();
-        store.close();
+        await store.close();
       }
       console.log(`[audit sigkill] ${KILLS} kills; chain at seq ${lastSeq}; ${torn} reopenings cut a torn line (${repairs} repair records in the kept files)`);
       expect(lastSeq).toBeGreaterThan(KILLS);

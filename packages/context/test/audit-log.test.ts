@@ -21,7 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { type AuditEntry, AuditTrail, ChainKey, defaultAuditDir, elideParams, StateStore } from '../src/index.ts';
+import { type AuditEntry, AuditTrail, ChainKey, defaultAuditDir, elideParams, SqliteStateStore } from '../src/index.ts';
 import { runWorker } from './support/run-worker.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'ctxfs-audit-log-'));
@@ -192,9 +192,9 @@ describe('rotation and retention', () => {
     trail.close();
   });
 
-  test('retention keeps the newest files; the first kept file is anchored by its header; removing more is detected', () => {
+  test('retention keeps the newest files; the first kept file is anchored by its header; removing more is detected', async () => {
     const { dir, keyFile } = place();
-    const store = StateStore.open({ path: join(dir, '..', 'state.db') });
+    const store = await SqliteStateStore.open({ path: join(dir, '..', 'state.db') });
     const trail = AuditTrail.open({ dir, key: { keyFile }, maxFileBytes: 2048, retainFiles: 3, index: store });
     for (let i = 0; i < 80; i++) trail.append(entry({ paths: ['src/a.ts'] }));
     const files = readdirSync(dir)
@@ -215,7 +215,7 @@ describe('rotation and retention', () => {
     unlinkSync(join(dir, files[0] as string));
     expect(trail.verify().firstBad).toMatchObject({ file: files[1], line: 1, damage: 'removed' });
     trail.close();
-    store.close();
+    await store.close();
   });
 });
 
@@ -241,9 +241,9 @@ describe('verify on several threads', () => {
   });
 });
 
-describe('query', () => {
+describe('query', async () => {
   const { dir, keyFile } = place();
-  const store = StateStore.open({ path: join(dir, '..', 'state.db') });
+  const store = await SqliteStateStore.open({ path: join(dir, '..', 'state.db') });
   const trail = AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 4096 });
   const t0 = Date.now();
   const written = [
@@ -252,9 +252,9 @@ describe('query', () => {
     trail.append(entry({ op: 'grep', opClass: 'search', paths: ['src'], agent: 'llm:claude', sessionId: 's2', result: 'denied' })),
     trail.append(entry({ paths: ['src/b.ts'], agent: 'llm:ollama', sessionId: 's1' })),
   ];
-  afterAll(() => {
+  afterAll(async () => {
     trail.close();
-    store.close();
+    await store.close();
   });
   const seqs = (rs: Array<{ seq: number }>) => rs.map((r) => r.seq);
   const [w0, w1, w2, w3] = written.map((w) => w.seq) as [number, number, number, number];
@@ -293,15 +293,15 @@ describe('query', () => {
 });
 
 describe('reopening', () => {
-  test('a reopened trail continues the chain; the index catches up on what it missed and can be rebuilt', () => {
+  test('a reopened trail continues the chain; the index catches up on what it missed and can be rebuilt', async () => {
     const { dir, keyFile } = place();
-    const store = StateStore.open({ path: join(dir, '..', 'state.db') });
+    const store = await SqliteStateStore.open({ path: join(dir, '..', 'state.db') });
     let trail = AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 4096 });
     for (let i = 0; i < 20; i++) trail.append(entry());
     const tip = trail.tip;
     trail.close();
     // Rows the index never got (a crash before the batch was written).
-    store.db.exec('DELETE FROM audit_index WHERE seq > 10; DELETE FROM audit_index_paths WHERE seq > 10');
+    store.database.db.exec('DELETE FROM audit_index WHERE seq > 10; DELETE FROM audit_index_paths WHERE seq > 10');
     trail = AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 4096 });
     expect(trail.tip).toEqual(tip);
     const next = trail.append(entry());
@@ -311,12 +311,12 @@ describe('reopening', () => {
     expect(trail.query({ limit: 1000 })).toHaveLength(21);
     expect(trail.verify()).toMatchObject({ ok: true, entries: 21 });
     trail.close();
-    store.close();
+    await store.close();
   });
 
-  test('two trails on one log take turns: each continues the chain after the other’s lines', () => {
+  test('two trails on one log take turns: each continues the chain after the other’s lines', async () => {
     const { dir, keyFile } = place();
-    const store = StateStore.open({ path: join(dir, '..', 'state.db') });
+    const store = await SqliteStateStore.open({ path: join(dir, '..', 'state.db') });
     const a = AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 2048 });
     const b = AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 2048 });
     for (let i = 0; i < 30; i++) {
@@ -328,11 +328,11 @@ describe('reopening', () => {
     expect(a.verify()).toMatchObject({ ok: true, entries: 30 });
     expect(b.query({ agent: 'llm:b', limit: 100 })).toHaveLength(10);
     expect(a.query({ limit: 100 })).toHaveLength(30);
-    a.close();
+    await a.close();
     b.append(entry());
     expect(b.verify()).toMatchObject({ ok: true, entries: 31 });
-    b.close();
-    store.close();
+    await b.close();
+    await store.close();
   });
 
   test('a line a killed writer left half written is cut by the next append in another trail, and the cut recorded', () => {
@@ -348,9 +348,9 @@ describe('reopening', () => {
     trail.close();
   });
 
-  test('a trail opened after the log was reset elsewhere starts the new chain instead of writing into a deleted file', () => {
+  test('a trail opened after the log was reset elsewhere starts the new chain instead of writing into a deleted file', async () => {
     const { dir, keyFile } = place();
-    const store = StateStore.open({ path: join(dir, '..', 'state.db') });
+    const store = await SqliteStateStore.open({ path: join(dir, '..', 'state.db') });
     const trail = AuditTrail.open({ dir, key: { keyFile }, index: store });
     trail.append(entry());
     const chain = trail.tip.chain;
@@ -361,7 +361,7 @@ describe('reopening', () => {
     expect(trail.tip.chain).not.toBe(chain);
     expect(logLines(dir).map((l) => l.type)).toEqual(['start', 'entry']);
     trail.close();
-    store.close();
+    await store.close();
   });
 
   test('a torn last line is cut under the lock (verify, or the next open) and the cut recorded; the log verifies', () => {
@@ -386,9 +386,9 @@ describe('reopening', () => {
     trail.close();
   });
 
-  test('records cut from the end are reported, live and after reopening (the index remembers them)', () => {
+  test('records cut from the end are reported, live and after reopening (the index remembers them)', async () => {
     const { dir, keyFile } = place();
-    const store = StateStore.open({ path: join(dir, '..', 'state.db') });
+    const store = await SqliteStateStore.open({ path: join(dir, '..', 'state.db') });
     let trail = AuditTrail.open({ dir, key: { keyFile }, index: store });
     for (let i = 0; i < 10; i++) trail.append(entry());
     const file = join(dir, 'audit-000001.jsonl');
@@ -402,12 +402,12 @@ describe('reopening', () => {
     expect(report.firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 11, damage: 'truncated' });
     expect(report.firstBad?.detail).toContain('missing');
     trail.close();
-    store.close();
+    await store.close();
   });
 
-  test('reset deletes the log and the index; a log deleted without reset is reported as removed', () => {
+  test('reset deletes the log and the index; a log deleted without reset is reported as removed', async () => {
     const { dir, keyFile } = place();
-    const store = StateStore.open({ path: join(dir, '..', 'state.db') });
+    const store = await SqliteStateStore.open({ path: join(dir, '..', 'state.db') });
     let trail = AuditTrail.open({ dir, key: { keyFile }, index: store });
     trail.append(entry());
     trail.close();
@@ -422,7 +422,7 @@ describe('reopening', () => {
     expect(trail.verify()).toMatchObject({ ok: true, entries: 1 });
     expect(trail.query()).toHaveLength(1);
     trail.close();
-    store.close();
+    await store.close();
   });
 });
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
-import { AuditTrail, StateStore } from '../src/index.ts';
+import { AuditTrail, SqliteStateStore } from '../src/index.ts';
 import { runAndKill } from './support/kill-child.ts';
 import { runWorker } from './support/run-worker.ts';
 
@@ -33,7 +33,7 @@ describe('one audit trail, several processes', () => {
     ]);
     expect(results.map((r) => r.appended)).toEqual(Array(WRITERS).fill(RECORDS));
 
-    const store = StateStore.open({ path: db });
+    const store = await SqliteStateStore.open({ path: db });
     const trail = AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 64 * 1024 });
     const report = trail.verify();
     expect(report.firstBad).toBeUndefined();
@@ -47,6 +47,6 @@ describe('one audit trail, several processes', () => {
     expect(report.entries).toBe(all.length);
     expect(trail.rebuildIndex()).toBe(all.length);
     trail.close();
-    store.close();
+    await store.close();
   }, 120_000);
 });

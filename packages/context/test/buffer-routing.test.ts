@@ -19,7 +19,7 @@ for (const backend of BACKENDS) {
       ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:a', safety: { policyFiles: false } });
     });
     afterEach(async () => {
-      ctx.close();
+      await ctx.close();
       await ws.cleanup();
     });
 

@@ -218,7 +218,7 @@ function suite(backend: BackendFactory, runs: number): void {
       ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:a' });
     });
     afterAll(async () => {
-      ctx.close();
+      await ctx.close();
       await ws.cleanup();
     });
 

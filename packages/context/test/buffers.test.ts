@@ -74,7 +74,7 @@ for (const backend of [memoryBackend, hostBackend] as BackendFactory[]) {
       ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:a' });
     });
     afterEach(async () => {
-      ctx.close();
+      await ctx.close();
       await ws.cleanup();
     });
 
@@ -241,11 +241,11 @@ describe('buffers and the rest of the context layer', () => {
       expect(await ctx.buffers.open('vendor/lib.js', { permission: 'admin' })).toMatchObject({ permission: 'read-only' });
       await expect(ctx.buffers.open('secret/key.txt')).rejects.toMatchObject({ code: 'EDENIED' });
       await ctx.buffers.open('a.txt');
-      ctx.store.flushAudit(); // the records of reads are written a batch at a time
-      const records = ctx.store.statement("SELECT op, result FROM audit WHERE op LIKE 'buffers.%' ORDER BY id").all() as Array<{ op: string; result: string }>;
+      await ctx.store.flushAudit(); // the records of reads are written a batch at a time
+      const records = (await ctx.store.all("SELECT op, result FROM audit WHERE op LIKE 'buffers.%' ORDER BY id")) as Array<{ op: string; result: string }>;
       expect(records.map((r) => `${r.op} ${r.result}`)).toEqual(['buffers.open ok', 'buffers.open denied', 'buffers.open ok']);
     } finally {
-      ctx.close();
+      await ctx.close();
       await ws.cleanup();
     }
   });
@@ -267,7 +267,7 @@ describe('buffers and the rest of the context layer', () => {
       const authors = (await ctx.history('shared.txt')).map((v) => v.author);
       expect(authors.slice(0, 2)).toEqual(['llm:b', 'llm:a']);
     } finally {
-      ctx.close();
+      await ctx.close();
       await ws.cleanup();
     }
   });
@@ -314,7 +314,7 @@ describe('saving while a person keeps writing', () => {
       for (let i = 0; i < 60; i++) expect(final).toContain(`P${i}\n`);
       for (let j = 0; j < 30; j++) expect(final).toContain(`A${j}\n`);
     } finally {
-      ctx.close();
+      await ctx.close();
       await ws.cleanup();
     }
   });

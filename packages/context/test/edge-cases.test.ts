@@ -44,7 +44,7 @@ describe('edge cases', () => {
     expect(line.view).toBe('lines');
     expect(line.tokens).toBeLessThanOrEqual(ctx.profile.perCallTokens);
     expect(line.next).toMatch(/^readLines\("bundle\.min\.js", 1, 1, \{column: \d+\}\)$/);
-    ctx.close();
+    await ctx.close();
   });
 
   test('a tiny maxTokens is refused with a per-call notice, not a session one', async () => {
@@ -53,7 +53,7 @@ describe('edge cases', () => {
     const r = await ctx.readFile('a.ts', { maxTokens: 10, strategy: 'start' });
     expect(r.view).toBe('over-budget');
     expect(r.text).toContain('budget of this call (10 tokens)');
-    ctx.close();
+    await ctx.close();
   });
 });
 
@@ -80,6 +80,6 @@ describe('a missing file', () => {
     const far = await ctx.readFile('nothing/like/this.go').catch((e: unknown) => e);
     expect((far as Error).message).not.toContain('did you mean');
     expect((far as Error).message).toContain('glob("**/this.go")');
-    ctx.close();
+    await ctx.close();
   });
 });

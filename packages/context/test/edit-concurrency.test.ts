@@ -50,7 +50,7 @@ async function agentLoop(name: string, session: ContextSession, versions: Versio
     let seen = belief.get(file);
     if (seen === undefined || rand() < 0.6) {
       const served = await session.readFile(file);
-      const bytes = versions.getBlob(served.version);
+      const bytes = await versions.getBlob(served.version);
       if (!bytes) throw new Error('read content not remembered');
       seen = new TextDecoder().decode(bytes);
     }
@@ -139,9 +139,9 @@ for (const backend of BACKENDS) {
             }
             expect(lines.length).toBe(KEYS + mine.filter((a) => a.key === undefined && a.result?.success).length);
             // History and disk agree, and nothing is left in the journal.
-            if (mine.length > 0) expect(ctx.versions.latest(file)?.sha256).toBe(sha(final));
+            if (mine.length > 0) expect((await ctx.versions.latest(file))?.sha256).toBe(sha(final));
           }
-          expect(ctx.journal.pending()).toEqual([]);
+          expect(await ctx.journal.pending()).toEqual([]);
           for (const a of attempts) {
             totals.attempts++;
             if (a.result?.merged) totals.merged++;
@@ -149,7 +149,7 @@ for (const backend of BACKENDS) {
             else totals.refused++;
           }
         } finally {
-          ctx.close();
+          await ctx.close();
           await ws.cleanup();
         }
       }

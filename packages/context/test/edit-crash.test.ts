@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HostFilesystem } from '@ctxfs/host';
 import { describe, expect, it } from 'vitest';
-import { type ContextLayer, type CrashHook, createContext, StateStore } from '../src/index.ts';
+import { type ContextLayer, type CrashHook, createContext, SqliteStateStore } from '../src/index.ts';
 import { BACKENDS } from './backends.ts';
 import { runAndKill } from './support/kill-child.ts';
 
@@ -25,10 +25,10 @@ const here = dirname(fileURLToPath(import.meta.url));
  * record, but then it must still hold its seed content (`untouched`).
  */
 async function assertConsistent(ctx: ContextLayer, paths: readonly string[], untouched: Readonly<Record<string, string>> = {}): Promise<void> {
-  expect(ctx.journal.pending()).toEqual([]);
+  expect(await ctx.journal.pending()).toEqual([]);
   for (const p of paths) {
     const exists = await ctx.fs.exists(p);
-    const latest = ctx.versions.latest(p);
+    const latest = await ctx.versions.latest(p);
     if (!exists) expect(latest === undefined || latest.sha256 === undefined).toBe(true);
     else if (latest === undefined && p in untouched) expect(new TextDecoder().decode(await ctx.fs.readBytes(p)), p).toBe(untouched[p]);
     else expect(latest?.sha256, p).toBe(sha(await ctx.fs.readBytes(p)));
@@ -47,7 +47,7 @@ for (const backend of BACKENDS) {
     for (const { point, index, expectNew } of POINTS) {
       it(`a two-file patch stopped at ${point} #${index} is ${expectNew ? 'completed' : 'rolled back'} on open`, async () => {
         const ws = await backend.create({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
-        const store = StateStore.open();
+        const store = await SqliteStateStore.open();
         let stopped!: () => void;
         const reached = new Promise<void>((r) => {
           stopped = r;
@@ -65,11 +65,11 @@ for (const backend of BACKENDS) {
         await first.readFile('a.txt');
         void first.applyPatch('--- a/a.txt\n+++ b/a.txt\n@@ @@\n-a\n+A\n--- a/b.txt\n+++ b/b.txt\n@@ @@\n-b\n+B\n');
         await reached;
-        expect(first.journal.pending()).toHaveLength(1);
+        expect(await first.journal.pending()).toHaveLength(1);
         // While the first context is open its change is in flight, and recovery leaves it to it.
         expect((await createContext({ fs: ws.fs, store })).recovery.inFlight).toHaveLength(1);
         // Its "death": a closed journal's unfinished change is settled by the next open.
-        first.close();
+        await first.close();
         const reopened = await createContext({ fs: ws.fs, store });
         expect(reopened.recovery[expectNew ? 'completed' : 'rolledBack']).toHaveLength(1);
         const a = new TextDecoder().decode(await ws.fs.readBytes('a.txt'));
@@ -78,7 +78,7 @@ for (const backend of BACKENDS) {
         await assertConsistent(reopened, ['a.txt', 'b.txt']);
         if (expectNew) expect((await reopened.history('a.txt')).map((v) => v.op)).toEqual(['patch', 'initial']);
         else expect((await reopened.history('a.txt')).map((v) => v.op)).toEqual(['initial']);
-        store.close();
+        await store.close();
         await ws.cleanup();
         rmSync(stateDir, { recursive: true, force: true });
       });
@@ -86,7 +86,7 @@ for (const backend of BACKENDS) {
 
     it('a stopped create and a stopped delete are settled too', async () => {
       const ws = await backend.create({ 'gone.txt': 'bye\n' });
-      const store = StateStore.open();
+      const store = await SqliteStateStore.open();
       let stoppedAt = 0;
       const hang: CrashHook = (p) => {
         if (p !== 'before-record') return;
@@ -100,18 +100,13 @@ for (const backend of BACKENDS) {
       void first.deleteFile('gone.txt');
       // Both written and about to be recorded (an intent alone is not enough: its file may not be written yet).
       for (let i = 0; i < 1000 && stoppedAt < 2; i++) await new Promise((r) => setTimeout(r, 10));
-      expect(
-        first.journal
-          .pending()
-          .map((p) => p.op)
-          .sort(),
-      ).toEqual(['create', 'delete']);
-      first.close();
+      expect((await first.journal.pending()).map((p) => p.op).sort()).toEqual(['create', 'delete']);
+      await first.close();
       const reopened = await createContext({ fs: ws.fs, store });
       expect(reopened.recovery.completed).toHaveLength(2);
       await assertConsistent(reopened, ['new.txt', 'gone.txt']);
       expect((await reopened.history('gone.txt'))[0]?.op).toBe('delete');
-      store.close();
+      await store.close();
       await ws.cleanup();
       rmSync(stateDir, { recursive: true, force: true });
     });
@@ -123,11 +118,9 @@ for (const backend of BACKENDS) {
  * audit record naming it, and every audit record of an applied change names
  * a recorded change.
  */
-function assertAuditAgrees(ctx: ContextLayer): number {
-  const changes = (ctx.store.statement('SELECT DISTINCT change_id AS id FROM history WHERE change_id IS NOT NULL').all() as Array<{ id: string }>).map(
-    (r) => r.id,
-  );
-  const audited = (ctx.store.statement("SELECT change_id AS id FROM audit WHERE change_id IS NOT NULL AND result = 'ok'").all() as Array<{ id: string }>).map(
+async function assertAuditAgrees(ctx: ContextLayer): Promise<number> {
+  const changes = ((await ctx.store.all('SELECT DISTINCT change_id AS id FROM history WHERE change_id IS NOT NULL')) as Array<{ id: string }>).map((r) => r.id);
+  const audited = ((await ctx.store.all("SELECT change_id AS id FROM audit WHERE change_id IS NOT NULL AND result = 'ok'")) as Array<{ id: string }>).map(
     (r) => r.id,
   );
   expect(audited.length, 'one record per change').toBe(new Set(audited).size);
@@ -178,7 +171,7 @@ describe('crash recovery after SIGKILL of a real process (host)', () => {
         // The history of a.txt counts every completed step, none twice.
         const steps = (await ctx.history('a.txt', 100_000)).filter((v) => v.op === 'patch').length;
         expect(steps).toBe(lastN);
-        audited = assertAuditAgrees(ctx);
+        audited = await assertAuditAgrees(ctx);
         // The keyed copy verifies, and names the same changes (what a kill kept from it is replayed on open).
         const trail = ctx.auditTrail;
         expect(trail?.verify().ok).toBe(true);
@@ -186,7 +179,7 @@ describe('crash recovery after SIGKILL of a real process (host)', () => {
           (trail?.query({ result: 'ok', limit: 1_000_000 }) ?? []).map((r) => (r.params as { changeId?: string }).changeId).filter(Boolean),
         );
         expect(trailed.size).toBe(audited);
-        ctx.close();
+        await ctx.close();
         await fs.close();
       }
       expect(lastN).toBeGreaterThan(0);

@@ -35,7 +35,7 @@ describe('edits from several processes (host)', () => {
       for (let w = 0; w < WORKERS; w++) expect(final).toContain(`w${w}=${ROUNDS}\n`);
       const fs = await HostFilesystem.open({ root, stateDir, durability: 'none', locks: { dir: lockDir } });
       const ctx = await createContext({ fs, store: db });
-      expect(ctx.journal.pending()).toEqual([]);
+      expect(await ctx.journal.pending()).toEqual([]);
       const history = await ctx.history('shared.txt', 10_000);
       // Every successful edit is one version; nothing recorded twice or external.
       expect(history.filter((v) => v.op !== 'initial')).toHaveLength(WORKERS * ROUNDS);
@@ -45,7 +45,7 @@ describe('edits from several processes (host)', () => {
       const merged = results.reduce((n, r) => n + r.merged, 0);
       console.log(`[processes] ${WORKERS} workers × ${ROUNDS} edits: ${merged} merged, ${refused} refused and retried`);
       expect(merged).toBeGreaterThan(0);
-      ctx.close();
+      await ctx.close();
       await fs.close();
     } finally {
       rmSync(base, { recursive: true, force: true });

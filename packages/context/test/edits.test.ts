@@ -39,7 +39,7 @@ for (const backend of BACKENDS) {
         [1, 'initial', 'initial', undefined],
       ]);
       expect(ctx.registry.get('a.txt')?.sha256).toBe(sha('one\nTWO\n'));
-      expect(ctx.sessionContext.lastRead('llm:a', 'a.txt')?.sha256).toBe(sha('one\nTWO\n'));
+      expect((await ctx.sessionContext.lastRead('llm:a', 'a.txt'))?.sha256).toBe(sha('one\nTWO\n'));
       const same = await ctx.writeFile('a.txt', 'one\nTWO\n');
       expect(same).toMatchObject({ success: true, unchanged: true, diff: '' });
       expect(await ctx.history('a.txt')).toHaveLength(2);
@@ -189,12 +189,12 @@ for (const backend of BACKENDS) {
       });
       await ctx.scan();
       await ctx.indexRelations();
-      expect(ctx.relations.importers('src/b.ts').map((r) => r.source)).toEqual(['src/a.ts']);
+      expect((await ctx.relations.importers('src/b.ts')).map((r) => r.source)).toEqual(['src/a.ts']);
       await ctx.replace('src/a.ts', "./b.ts'", "./c.ts'");
-      expect(ctx.relations.importers('src/b.ts')).toEqual([]);
-      expect(ctx.relations.importers('src/c.ts').map((r) => r.source)).toEqual(['src/a.ts']);
+      expect(await ctx.relations.importers('src/b.ts')).toEqual([]);
+      expect((await ctx.relations.importers('src/c.ts')).map((r) => r.source)).toEqual(['src/a.ts']);
       await ctx.deleteFile('src/a.ts');
-      expect(ctx.relations.importers('src/c.ts')).toEqual([]);
+      expect(await ctx.relations.importers('src/c.ts')).toEqual([]);
     });
 
     it('explicit baseVersion: full hash, prefix, unknown and malformed', async () => {
@@ -379,7 +379,7 @@ for (const backend of BACKENDS) {
       expect(r.message).toMatch(/could not be written.*put back/s);
       expect(await text(ws, 'a.txt')).toBe('a\n');
       expect(await text(ws, 'b.txt')).toBe('b\n');
-      expect(c2.journal.pending()).toEqual([]);
+      expect(await c2.journal.pending()).toEqual([]);
       expect((await c2.history('a.txt')).map((v) => v.op)).toEqual(['initial']);
     });
 
@@ -451,11 +451,11 @@ for (const backend of BACKENDS) {
       await open({ 'r.txt': 'start\n' });
       for (let i = 0; i < 12; i++) await ctx.writeFile('r.txt', `${'x'.repeat(2000)}${i}\n`.repeat(5 + i));
       expect(await ctx.history('r.txt', 100)).toHaveLength(13);
-      const byCount = ctx.pruneHistory({ maxVersionsPerFile: 5 });
+      const byCount = await ctx.pruneHistory({ maxVersionsPerFile: 5 });
       expect(byCount.versionsRemoved).toBe(8);
       const left = await ctx.history('r.txt', 100);
       expect(left.map((v) => v.seq)).toEqual([13, 12, 11, 10, 9]);
-      const byBytes = ctx.pruneHistory({ maxBytes: 1 });
+      const byBytes = await ctx.pruneHistory({ maxBytes: 1 });
       expect(byBytes.versionsRemoved).toBe(4);
       expect((await ctx.history('r.txt', 100)).map((v) => v.seq)).toEqual([13]);
       expect((await ctx.getVersion('r.txt', 'current')).text).toBe(await text(ws, 'r.txt'));
@@ -488,7 +488,7 @@ describe('a refused edit says what to read, in a call that works in a small prof
       expect(found.tokens).toBeLessThanOrEqual(1500);
       expect(await ws.fs.read('src/values.ts').then((p) => p.lines.length)).toBe(600);
     } finally {
-      ctx.close();
+      await ctx.close();
       await ws.cleanup();
     }
   });

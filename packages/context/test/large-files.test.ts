@@ -35,7 +35,7 @@ for (const backend of BACKENDS) {
     let ctx: ContextLayer;
     let small: ContextSession;
     afterEach(async () => {
-      ctx.close();
+      await ctx.close();
       await ws.cleanup();
     });
     async function setup(): Promise<void> {
@@ -124,7 +124,7 @@ describe('outlines within a budget', () => {
         expect(part.view).toBe('outline');
       }
     } finally {
-      ctx.close();
+      await ctx.close();
       await ws.cleanup();
     }
   });

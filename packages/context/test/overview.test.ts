@@ -40,7 +40,7 @@ describe('project overview', () => {
     expect(a.text).toContain('The repository is NOT in your context');
     expect(a.text).toContain('getSymbol(path, name)');
     expect(a.files).toBe(Object.keys(repo()).length);
-    ctx.close();
+    await ctx.close();
   });
 
   test('entrypoints are shown in priority order, each cut to its share with a pointer to the rest; secrets never', async () => {
@@ -58,7 +58,7 @@ describe('project overview', () => {
     expect(o.text).toContain('<file path="AGENTS.md"');
     expect(o.text).not.toContain('sk_live_51HqLyjWDarjtT1zdp7dcXq9bGQ4mZ');
     expect(o.text).not.toMatch(/<file path="\.env"/);
-    ctx.close();
+    await ctx.close();
   });
 
   test('the tree is collapsed to fit: directories with counts, key files named, more detail with more budget', async () => {
@@ -76,7 +76,7 @@ describe('project overview', () => {
     expect(large.text).toContain('.env [sensitive]');
     // Key files are named even in a directory too long to list.
     expect(large.text).toContain('    index.ts');
-    ctx.close();
+    await ctx.close();
   });
 
   test('the overview is charged to the session budget', async () => {
@@ -84,7 +84,7 @@ describe('project overview', () => {
     const ctx = await createContext({ fs, profile: 'small' });
     const o = await ctx.overview();
     expect(ctx.sessionContext.tokensServed).toBe(o.tokens);
-    ctx.close();
+    await ctx.close();
   });
 });
 
@@ -103,7 +103,7 @@ describe('entrypoint documents', () => {
     expect(o.text).not.toMatch(/<img|<a href|shields\.io|<p align/);
     expect(o.text).toContain('Chai is a BDD / TDD assertion library');
     expect(o.text).toContain('Chai is an _assertion library_');
-    ctx.close();
+    await ctx.close();
   });
 
   test('fenced code keeps its HTML', () => {
@@ -123,7 +123,7 @@ describe('entry documents and manifests of real packages', () => {
     const ctx = await createContext({ fs: new MemoryFilesystem({ files }), profile });
     await ctx.scan();
     const o = await ctx.overview();
-    ctx.close();
+    await ctx.close();
     return o;
   };
 

@@ -76,7 +76,7 @@ describe.each(BACKENDS)('path spellings on $name', (backend) => {
             const served = await (READS[readName] as ReadCall)(ctx, readAs);
             expect(served.path).toBe(CANONICAL);
             expect(served.text).not.toContain(readAs === CANONICAL ? '\0' : `path="${readAs}"`);
-            expect(ctx.sessionContext.lastRead('llm:test', CANONICAL)?.sha256).toBe(served.version);
+            expect((await ctx.sessionContext.lastRead('llm:test', CANONICAL))?.sha256).toBe(served.version);
             await ws.external(CANONICAL, EXTERNAL);
             const result = await (EDITS[editName] as EditCall)(ctx, editAs);
             const disk = new TextDecoder().decode(await ws.fs.readBytes(CANONICAL));
@@ -84,7 +84,7 @@ describe.each(BACKENDS)('path spellings on $name', (backend) => {
             else expect(disk).toBe(EXTERNAL);
             if (MERGEABLE.has(readName)) expect(result.success, result.message).toBe(true);
           } finally {
-            ctx.close();
+            await ctx.close();
             await ws.cleanup();
           }
         },
@@ -103,16 +103,16 @@ describe.each(BACKENDS)('path spellings on $name', (backend) => {
         expect(r.text).toContain(`path="${CANONICAL}"`);
       }
       await ctx.replace('./src//lib/a.ts', 'k2 = 2', 'k2 = 3');
-      ctx.store.flushAudit(); // the records of reads are written a batch at a time
-      const paths = (sql: string) => (ctx.store.statement(sql).all() as Array<{ path: string | null }>).map((r) => r.path).filter((p) => p !== null);
-      expect(new Set(paths('SELECT path FROM session_reads'))).toEqual(new Set([CANONICAL]));
-      expect(new Set(paths('SELECT path FROM audit'))).toEqual(new Set([CANONICAL]));
-      expect(new Set(paths('SELECT path FROM history'))).toEqual(new Set([CANONICAL]));
+      await ctx.store.flushAudit(); // the records of reads are written a batch at a time
+      const paths = async (sql: string) => ((await ctx.store.all(sql)) as Array<{ path: string | null }>).map((r) => r.path).filter((p) => p !== null);
+      expect(new Set(await paths('SELECT path FROM session_reads'))).toEqual(new Set([CANONICAL]));
+      expect(new Set(await paths('SELECT path FROM audit'))).toEqual(new Set([CANONICAL]));
+      expect(new Set(await paths('SELECT path FROM history'))).toEqual(new Set([CANONICAL]));
       expect(ctx.registry.get('./src/lib/a.ts')?.path).toBe(CANONICAL);
-      expect(ctx.sessionContext.lastRead('llm:test', 'src\\lib\\a.ts')?.path).toBe(CANONICAL);
+      expect((await ctx.sessionContext.lastRead('llm:test', 'src\\lib\\a.ts'))?.path).toBe(CANONICAL);
       expect((await ctx.history('./src/lib/a.ts')).length).toBeGreaterThan(0);
     } finally {
-      ctx.close();
+      await ctx.close();
       await ws.cleanup();
     }
   });
@@ -127,10 +127,10 @@ describe.each(BACKENDS)('path spellings on $name', (backend) => {
       const w = await ctx.writeFile('src/lib/a.ts/', 'x');
       expect(w.success).toBe(false);
       expect(w.code).toBe('ENOTDIR');
-      expect(ctx.store.statement('SELECT COUNT(*) AS n FROM session_reads').get()).toEqual({ n: 0 });
+      expect(await ctx.store.get('SELECT COUNT(*) AS n FROM session_reads')).toEqual({ n: 0 });
       expect(new TextDecoder().decode(await ws.fs.readBytes(CANONICAL))).toBe(ORIGINAL);
     } finally {
-      ctx.close();
+      await ctx.close();
       await ws.cleanup();
     }
   });

@@ -41,7 +41,7 @@ describe('a refusal fits the smallest profile, whatever the patch', () => {
       expect(r.message).toContain('2,497 of 2,500 lines match');
       for (const line of [800, 1500, 2200]) expect(r.message).toContain(`${line}\t! expected`);
     } finally {
-      ctx.close();
+      await ctx.close();
     }
   });
 
@@ -58,7 +58,7 @@ describe('a refusal fits the smallest profile, whatever the patch', () => {
       expect(r.message).toContain(`differs at column ${at + 1}`);
       expect(r.message.length).toBeLessThan(4000);
     } finally {
-      ctx.close();
+      await ctx.close();
     }
   });
 
@@ -78,7 +78,7 @@ describe('a refusal fits the smallest profile, whatever the patch', () => {
       expect(r.message).toMatch(/\d+ more hunk\(s\) refused \(#\d+/);
       expect(r.message).toContain('40 of 40 hunk(s) refused');
     } finally {
-      ctx.close();
+      await ctx.close();
     }
   });
 });

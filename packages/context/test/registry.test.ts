@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, test } from 'vitest';
-import { FileRegistry, languageOf, type ScanProgress, StateStore, tagsOf } from '../src/index.ts';
+import { FileRegistry, languageOf, type ScanProgress, SqliteStateStore, tagsOf } from '../src/index.ts';
 import { gitignoreNames } from '../src/registry/gitignore.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
 
@@ -50,15 +50,15 @@ describe('classification', () => {
 for (const backend of BACKENDS) {
   describe(`FileRegistry over ${backend.name}`, () => {
     let ws: Workspace;
-    let store: StateStore;
+    let store: SqliteStateStore;
     afterEach(async () => {
-      store.close();
+      await store.close();
       await ws.cleanup();
     });
 
     async function setup(files = FILES) {
       ws = await backend.create(files);
-      store = StateStore.open();
+      store = await SqliteStateStore.open();
       return new FileRegistry(ws.fs, store);
     }
 
@@ -109,7 +109,7 @@ for (const backend of BACKENDS) {
       const after = registry.get('src/a.ts');
       expect(after?.version).toBe(2);
       expect(after?.sha256).not.toBe(before?.sha256);
-      expect(registry.versions('src/a.ts').map((v) => [v.version, v.author])).toEqual([
+      expect((await registry.versions('src/a.ts')).map((v) => [v.version, v.author])).toEqual([
         [2, 'external'],
         [1, 'initial'],
       ]);
@@ -131,14 +131,14 @@ for (const backend of BACKENDS) {
       await ws.fs.write('src/a.ts', 'export const a = 3; // by the model\n');
       const rec = await registry.refresh('src/a.ts', { author: 'llm:ollama', message: 'bump' });
       expect(rec?.version).toBe(2);
-      expect(registry.versions('src/a.ts', 1)[0]).toMatchObject({ author: 'llm:ollama', message: 'bump', version: 2 });
+      expect((await registry.versions('src/a.ts', 1))[0]).toMatchObject({ author: 'llm:ollama', message: 'bump', version: 2 });
 
       expect((await registry.check('src/a.ts')).status).toBe('unchanged');
       await ws.external('src/a.ts', 'export const a = 4; // edited by a human in an editor\n');
       const c = await registry.check('src/a.ts');
       expect(c.status).toBe('changed');
       expect(c.record?.version).toBe(3);
-      expect(registry.versions('src/a.ts', 1)[0]?.author).toBe('external');
+      expect((await registry.versions('src/a.ts', 1))[0]?.author).toBe('external');
       await ws.external('src/a.ts', null);
       expect((await registry.check('src/a.ts')).status).toBe('removed');
       expect(await registry.refresh('src/a.ts')).toBeUndefined();
@@ -147,11 +147,11 @@ for (const backend of BACKENDS) {
     test('a first content found by a scan has its version row deferred, yet every version stays in the history', async () => {
       const registry = await setup();
       await registry.scan();
-      const stored = () => Number((store.statement('SELECT count(*) AS n FROM file_versions').get() as { n: number }).n);
+      const stored = async () => Number(((await store.get('SELECT count(*) AS n FROM file_versions')) as { n: number }).n);
       // The scan wrote no version rows: each would repeat its files row.
-      expect(stored()).toBe(0);
+      expect(await stored()).toBe(0);
       const first = registry.get('src/a.ts');
-      expect(registry.versions('src/a.ts')).toEqual([
+      expect(await registry.versions('src/a.ts')).toEqual([
         { path: 'src/a.ts', version: 1, sha256: first?.sha256, size: first?.size, author: 'initial', message: undefined, createdMs: first?.versionMs },
       ]);
 
@@ -163,28 +163,28 @@ for (const backend of BACKENDS) {
       // A new content writes the deferred row of the one it replaces, then its own.
       await ws.external('src/a.ts', 'export const a = 22;\n');
       await registry.scan();
-      expect(registry.versions('src/a.ts').map((v) => [v.version, v.author, v.sha256])).toEqual([
+      expect((await registry.versions('src/a.ts')).map((v) => [v.version, v.author, v.sha256])).toEqual([
         [2, 'external', registry.get('src/a.ts')?.sha256],
         [1, 'initial', first?.sha256],
       ]);
-      expect(registry.versions('src/a.ts', 1).map((v) => v.version)).toEqual([2]);
+      expect((await registry.versions('src/a.ts', 1)).map((v) => v.version)).toEqual([2]);
 
       // A removed file keeps its last version in the history, by a rescan or by check().
       const guide = registry.get('docs/guide.md');
       await ws.external('docs/guide.md', null);
       await registry.scan();
-      expect(registry.versions('docs/guide.md')).toMatchObject([{ version: 1, author: 'initial', sha256: guide?.sha256 }]);
+      expect(await registry.versions('docs/guide.md')).toMatchObject([{ version: 1, author: 'initial', sha256: guide?.sha256 }]);
       const readme = registry.get('README.md');
       await ws.external('README.md', null);
       expect((await registry.check('README.md')).status).toBe('removed');
-      expect(registry.versions('README.md')).toMatchObject([{ version: 1, sha256: readme?.sha256 }]);
+      expect(await registry.versions('README.md')).toMatchObject([{ version: 1, sha256: readme?.sha256 }]);
 
       // Back again with new content, it goes on from its last version instead of starting over.
       await ws.external('docs/guide.md', '# Guide, second life\n');
       await registry.scan();
       const back = registry.get('docs/guide.md');
       expect(back?.version).toBe(2);
-      expect(registry.versions('docs/guide.md').map((v) => [v.version, v.sha256])).toEqual([
+      expect((await registry.versions('docs/guide.md')).map((v) => [v.version, v.sha256])).toEqual([
         [2, back?.sha256],
         [1, guide?.sha256],
       ]);
@@ -193,15 +193,16 @@ for (const backend of BACKENDS) {
 
       // Another instance on the same store sees the same history.
       const other = new FileRegistry(ws.fs, store);
-      expect(other.versions('src/index.ts')).toEqual(registry.versions('src/index.ts'));
-      expect(other.versions('src/a.ts')).toEqual(registry.versions('src/a.ts'));
+      expect(await other.versions('src/index.ts')).toEqual(await registry.versions('src/index.ts'));
+      expect(await other.versions('src/a.ts')).toEqual(await registry.versions('src/a.ts'));
     });
 
     test('the registry persists in the store: a new instance sees the old records and rescans incrementally', async () => {
       const registry = await setup();
       await registry.scan();
-      registry.recordAccess('README.md');
+      await registry.recordAccess('README.md');
       const second = new FileRegistry(ws.fs, store);
+      await second.load();
       expect(second.get('README.md')?.accessCount).toBe(1);
       const r = await second.scan();
       expect(r.hashed).toBe(0);
@@ -248,7 +249,7 @@ for (const backend of BACKENDS) {
 
     test('custom ignore and sensitive patterns', async () => {
       ws = await backend.create(FILES);
-      store = StateStore.open();
+      store = await SqliteStateStore.open();
       const registry = new FileRegistry(ws.fs, store, { ignore: ['.git', 'dist', '**/*.md'], sensitive: ['**/package.json'] });
       await registry.scan();
       expect(registry.get('dist/bundle.min.js')).toBeUndefined();

@@ -80,7 +80,7 @@ describe('resolution to workspace files', () => {
         .sort(),
     ).toEqual(targets);
     expect(r.external).toEqual(external);
-    ctx.close();
+    await ctx.close();
   });
 
   test('depth 2 follows imports of imports; importers appear once indexed', async () => {
@@ -94,7 +94,7 @@ describe('resolution to workspace files', () => {
     const back = await ctx.getRelatedFiles('web/src/lib/a.ts', 2);
     expect(back.related[0]).toMatchObject({ path: 'web/src/app.ts', relation: 'imported-by', depth: 1 });
     expect(back.related.filter((r) => r.depth === 2).map((r) => r.path)).toContain('web/src/lib/index.ts');
-    ctx.close();
+    await ctx.close();
   });
 
   test('without indexRelations() or a scan, importers are found (the index is brought up to date lazily)', async () => {
@@ -108,6 +108,6 @@ describe('resolution to workspace files', () => {
     const again = await ctx.getRelatedFiles('web/src/lib/a.ts');
     expect(again.related.map((x) => x.path)).toContain('web/src/extra.ts');
     expect((await ctx.indexRelations()).parsed).toBe(0);
-    ctx.close();
+    await ctx.close();
   });
 });

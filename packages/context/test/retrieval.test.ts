@@ -25,7 +25,7 @@ for (const backend of BACKENDS) {
     let ws: Workspace;
     let ctx: ContextLayer;
     afterEach(async () => {
-      ctx.close();
+      await ctx.close();
       await ws.cleanup();
     });
     async function setup(profile: 'small' | 'large' = 'large') {
@@ -184,7 +184,7 @@ for (const backend of BACKENDS) {
       for (const read of [() => ctx.readFile('config/.env'), () => ctx.readLines('config/.env', 1, 2), () => ctx.getExcerpt('config/.env')]) {
         await expect(read()).rejects.toMatchObject({ code: 'EDENIED', path: 'config/.env' });
       }
-      ctx.close();
+      await ctx.close();
       ctx = await createContext({
         fs: ws.fs,
         store: ':memory:',
@@ -209,7 +209,7 @@ for (const backend of BACKENDS) {
       expect(after.version).not.toBe(before.version);
       expect(after.text).toContain('// edited elsewhere');
       expect(ctx.registry.get('src/small.ts')).toMatchObject({ version: 2, sha256: after.version });
-      expect(ctx.registry.versions('src/small.ts', 1)[0]?.author).toBe('external');
+      expect((await ctx.registry.versions('src/small.ts', 1))[0]?.author).toBe('external');
     });
 
     test('missing files and directories fail with protocol errors', async () => {

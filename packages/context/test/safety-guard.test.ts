@@ -26,9 +26,9 @@ async function snapshot(ws: Workspace): Promise<Record<string, string>> {
   return out;
 }
 
-function auditCount(ctx: ContextLayer): number {
-  ctx.store.flushAudit();
-  return (ctx.store.statement('SELECT COUNT(*) AS n FROM audit').get() as { n: number }).n;
+async function auditCount(ctx: ContextLayer): Promise<number> {
+  await ctx.store.flushAudit();
+  return ((await ctx.store.get('SELECT COUNT(*) AS n FROM audit')) as { n: number }).n;
 }
 
 for (const backend of BACKENDS) {
@@ -81,11 +81,11 @@ for (const backend of BACKENDS) {
         ['replace (refused)', () => ctx.replace('src/cart.ts', 'not there', 'x')],
       ];
       for (const [name, call] of calls) {
-        const before = auditCount(ctx);
+        const before = await auditCount(ctx);
         await call().catch(() => undefined);
-        expect(auditCount(ctx) - before, name).toBe(1);
+        expect((await auditCount(ctx)) - before, name).toBe(1);
       }
-      const rows = ctx.store.auditLog({ limit: 500 });
+      const rows = await ctx.store.auditLog({ limit: 500 });
       expect(rows.find((r) => r.op === 'readFile' && r.path === 'vendor/lib.js')?.result).toBe('denied');
       expect(rows.find((r) => r.op === 'replace' && r.result === 'refused')).toBeDefined();
     });
@@ -102,7 +102,7 @@ for (const backend of BACKENDS) {
         ),
       ).rejects.toMatchObject({ code: 'EDENIED' });
       expect(await snapshot(ws)).toEqual(before);
-      expect(ctx.store.auditLog({ limit: 10 }).map((r) => r.result)).toEqual(['denied', 'denied', 'denied']);
+      expect((await ctx.store.auditLog({ limit: 10 })).map((r) => r.result)).toEqual(['denied', 'denied', 'denied']);
     });
 
     it('"ask": the person sees every file\'s diff before anything is written; a no or silence leaves the disk as it was', async () => {
@@ -132,7 +132,7 @@ for (const backend of BACKENDS) {
       answer = 'yes';
       const yes = await ctx.applyPatch(patch);
       expect(yes.success).toBe(true);
-      const records = ctx.store.auditLog({ limit: 3 }).reverse();
+      const records = (await ctx.store.auditLog({ limit: 3 })).reverse();
       expect(records.map((r) => [r.result, (r.params as { approval?: { by: string } }).approval?.by])).toEqual([
         ['denied', 'denied_by_user'],
         ['denied', 'timeout'],
@@ -150,7 +150,7 @@ for (const backend of BACKENDS) {
       expect(r).toMatchObject({ success: false, code: 'EDENIED' });
       expect(r.message).toContain('this client cannot show a question');
       expect(r.message).not.toMatch(/the user declined/);
-      const [record] = ctx.store.auditLog({ limit: 1 });
+      const [record] = await ctx.store.auditLog({ limit: 1 });
       expect((record?.params as { approval?: { by: string } } | undefined)?.approval?.by).toBe('policy');
     });
 
@@ -194,7 +194,7 @@ for (const backend of BACKENDS) {
       expect((err as Error).message).toMatch(/operations budget is spent: 3 of 3.*resets with a new session/);
       // Another session has its own budget.
       expect((await ctx.session({ agent: 'llm:b' }).readLines('src/cart.ts', 1, 1)).view).toBe('lines');
-      ctx.close();
+      await ctx.close();
       ctx = await createContext({
         fs: ws.fs,
         store: ':memory:',
@@ -239,7 +239,7 @@ describe('the safety layer on the host', () => {
       // The local log keeps where it led.
       expect(String(((err as Error).cause as Error | undefined)?.message ?? '')).toContain('secret.txt');
     } finally {
-      ctx.close();
+      await ctx.close();
       await fs.close();
       rmSync(base, { recursive: true, force: true });
     }
@@ -255,7 +255,7 @@ describe('the safety layer on the host', () => {
     try {
       const ctx = await createContext({ fs, store: ':memory:', safety: { policyFiles: { userConfig: false } } });
       await expect(ctx.readFile('a.txt')).rejects.toMatchObject({ code: 'EDENIED' });
-      ctx.close();
+      await ctx.close();
       writeFileSync(join(root, '.ctxfs/config.toml'), '[policy]\nmode = "auto"\nreadonly = ["x"]\n');
       await expect(createContext({ fs, store: ':memory:', safety: { policyFiles: { userConfig: false } } })).rejects.toMatchObject({
         code: 'EINVAL',
@@ -284,10 +284,10 @@ describe('replay and rollback of a session from the record', () => {
         // Someone else then edits the line the rogue changed in c.txt.
         await ctx.readFile('c.txt');
         await ctx.replace('c.txt', 'X', 'X and more');
-        const changes = ctx.changesOf({ sessionId: rogue.sessionContext.id });
+        const changes = await ctx.changesOf({ sessionId: rogue.sessionContext.id });
         expect(changes.map((c) => c.files.map((f) => f.path).sort())).toEqual([['d.txt'], ['b.txt', 'c.txt'], ['a.txt']]);
         expect(changes.every((c) => c.author === 'llm:rogue')).toBe(true);
-        expect(ctx.changesOf({ agent: 'user' }).map((c) => c.files[0]?.path)).toEqual(['c.txt']);
+        expect((await ctx.changesOf({ agent: 'user' })).map((c) => c.files[0]?.path)).toEqual(['c.txt']);
         const results = await ctx.rollbackChanges({ sessionId: rogue.sessionContext.id });
         expect(results.map((r) => [r.path, r.success])).toEqual([
           ['d.txt', true],
@@ -301,9 +301,9 @@ describe('replay and rollback of a session from the record', () => {
         expect(await text('c.txt')).toBe('X and more\n');
         expect(await ws.fs.exists('d.txt')).toBe(false);
         // Each revert is an audited call of its own.
-        expect(ctx.store.auditLog({ limit: 4 }).map((r) => r.op)).toEqual(['undo', 'undo', 'undo', 'undo']);
+        expect((await ctx.store.auditLog({ limit: 4 })).map((r) => r.op)).toEqual(['undo', 'undo', 'undo', 'undo']);
       } finally {
-        ctx.close();
+        await ctx.close();
         await ws.cleanup();
       }
     },

@@ -98,7 +98,7 @@ describe('getSymbol and getOutline views on real files (small profile)', () => {
     expect((await ctx.getOutline(path)).text).toBe(whole.text);
     // findSymbol says what the file costs, so readFile can be weighed against getSymbol.
     expect((await ctx.findSymbol('GenericAbortSignal')).text).toContain(`interface 2-7, file ${whole.totalTokens} tokens`);
-    ctx.close();
+    await ctx.close();
   });
 
   test('a class over the budget is its head and its members, each reachable by getSymbol', async () => {
@@ -115,7 +115,7 @@ describe('getSymbol and getOutline views on real files (small profile)', () => {
     expect(r.omitted).toEqual([expect.objectContaining({ startLine: (r.endLine ?? 0) + 1, endLine: 486 })]);
     const member = await ctx.getSymbol(path, 'ObservableMap.replace');
     expect([member.startLine, member.endLine]).toEqual([376, 452]);
-    ctx.close();
+    await ctx.close();
   });
 
   test('a long doc comment stops after its first paragraph, with the call that shows the rest', async () => {
@@ -129,6 +129,6 @@ describe('getSymbol and getOutline views on real files (small profile)', () => {
     expect(r.text).toContain('64\texport function debounceTime<T>(dueTime: number, scheduler: SchedulerLike = asyncScheduler): MonoTypeOperatorFunction<T> {');
     expect(r.text).toContain('124\t}');
     expect(r.tokens).toBeLessThan((await ctx.readFile(path)).tokens * 0.6);
-    ctx.close();
+    await ctx.close();
   });
 });

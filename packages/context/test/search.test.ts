@@ -72,7 +72,7 @@ for (const backend of BACKENDS) {
     let ws: Workspace;
     let ctx: ContextLayer;
     afterEach(async () => {
-      ctx.close();
+      await ctx.close();
       await ws.cleanup();
     });
     async function setup(profile: ProfileInput = 'large', policy?: PolicyConfig) {
@@ -258,16 +258,16 @@ for (const backend of BACKENDS) {
       expect(r.counts.total).toBe(1);
       const path = r.items[0]?.path as string;
       expect(ctx.sessionContext.tokensServed - before).toBe(r.tokens);
-      const read = ctx.sessionContext.lastRead('llm:test', path);
+      const read = await ctx.sessionContext.lastRead('llm:test', path);
       expect(read).toMatchObject({ op: 'grep', sha256: ctx.registry.get(path)?.sha256 });
       expect(read?.startLine).toBe(Math.max(1, (r.items[0]?.line ?? 0) - 2));
       expect(read?.endLine).toBe((r.items[0]?.line ?? 0) + 2);
-      const audit = ctx.store.auditLog({ limit: 1 })[0];
+      const audit = (await ctx.store.auditLog({ limit: 1 }))[0];
       expect(audit).toMatchObject({ op: 'grep', agent: 'llm:test', tokens: r.tokens, result: 'ok' });
       const g = await ctx.glob('**/*.js');
-      expect(ctx.store.auditLog({ limit: 1 })[0]).toMatchObject({ op: 'glob', tokens: g.tokens });
+      expect((await ctx.store.auditLog({ limit: 1 }))[0]).toMatchObject({ op: 'glob', tokens: g.tokens });
       const audited = await ctx.grep(STRIPE, { literal: true });
-      expect(JSON.stringify(ctx.store.auditLog({ limit: 1 })[0]?.params)).not.toContain(STRIPE);
+      expect(JSON.stringify((await ctx.store.auditLog({ limit: 1 }))[0]?.params)).not.toContain(STRIPE);
       expect(audited.counts.total, audited.text).toBe(0);
     });
 
@@ -347,7 +347,7 @@ for (const backend of BACKENDS) {
       });
       await allowed.scan();
       expect((await allowed.listFiles('config')).items.find((f) => f.path === 'config/.env')).toMatchObject({ sensitive: true });
-      allowed.close();
+      await allowed.close();
       const indexes = Object.keys(FILES).filter((p) => /(^|\/)index\.js$/.test(p) && searchable(p));
       expect((await ctx.glob('**/index.js')).items.map((f) => f.path).sort()).toEqual(indexes.sort());
       expect((await ctx.glob('**/index.js', { includeIgnored: true })).items.map((f) => f.path)).toContain('node_modules/dep/index.js');
@@ -448,7 +448,7 @@ describe('node_modules is never walked', () => {
     expect(fs.listed.length).toBeGreaterThan(0);
     await ctx.grep('x', { includeIgnored: true });
     expect(fs.listed).toContain('node_modules');
-    ctx.close();
+    await ctx.close();
     await fs.close();
   });
 });
@@ -470,7 +470,7 @@ describe('grep on a large real package (rxjs, memory backend)', () => {
       expect(hit.text).toContain('mergeMap');
       expect(hit.text.length).toBeLessThanOrEqual(MAX_LINE_CHARS + 4);
     }
-    ctx.close();
+    await ctx.close();
     await fs.close();
   });
 
@@ -485,7 +485,7 @@ describe('grep on a large real package (rxjs, memory backend)', () => {
     expect(r.text).toMatch(/: at least [\d,]+ matching lines in at least [\d,]+ files/);
     expect(r.text).toContain('at least');
     expectWithin(r, MODEL_PROFILES.small.perCallTokens);
-    ctx.close();
+    await ctx.close();
     await fs.close();
   });
 });
@@ -522,7 +522,7 @@ describe('findSymbol on eslint (memory backend)', () => {
     const under = await ctx.findSymbol('create', { path: 'lib/rules/utils', limit: 100 });
     expect(under.items.every((h) => h.path.startsWith('lib/rules/utils/'))).toBe(true);
     await expect(ctx.findSymbol('create', { path: 'lib/nope' })).rejects.toMatchObject({ code: 'ENOENT' });
-    ctx.close();
+    await ctx.close();
     await fs.close();
   });
 });

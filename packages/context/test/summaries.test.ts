@@ -1,6 +1,6 @@
 import { MemoryFilesystem } from '@ctxfs/memory';
 import { describe, expect, test } from 'vitest';
-import { createContext, leadingDoc, StateStore, type Summarizer, type SummaryInput } from '../src/index.ts';
+import { createContext, leadingDoc, SqliteStateStore, type Summarizer, type SummaryInput } from '../src/index.ts';
 
 const AUTH = `/**
  * Authentication: login, JWT tokens and password hashing.
@@ -27,7 +27,7 @@ describe('structural summarizer', () => {
     expect(r.text).toContain('function hashPassword (12-12)');
     expect(r.text).toContain('Imports: jsonwebtoken, ./crypto.js');
     expect(r.text).toMatch(/Size: 12 lines, \d+ tokens, 0\.\d KB \(typescript\)/);
-    ctx.close();
+    await ctx.close();
   });
 
   test('purpose from a module docstring, a manifest, a markdown paragraph, or a README mention; license headers skipped', async () => {
@@ -53,7 +53,7 @@ describe('structural summarizer', () => {
     expect((await ctx.summarize('package.json')).text).toContain('Purpose: shop: An online shop.');
     expect((await ctx.summarize('docs/guide.md')).text).toContain('Purpose: How to run the shop locally.');
     expect((await ctx.summarize('tools/gen.sh')).text).toContain('Purpose: `gen.sh` regenerates the API client.');
-    ctx.close();
+    await ctx.close();
   });
 
   test('deterministic, and within its token budget', async () => {
@@ -66,7 +66,7 @@ describe('structural summarizer', () => {
     expect(a.tokens).toBeLessThanOrEqual(80);
     expect(a.text).toMatch(/function fn0 \(1-1\), .*\(\+\d+ more\)/);
     expect(a.text).toContain('Size: 200 lines');
-    ctx.close();
+    await ctx.close();
   });
 });
 
@@ -81,7 +81,7 @@ describe('summary cache', () => {
       },
     };
     const fs = new MemoryFilesystem({ files: { 'a.ts': 'export const a = 1;\n' } });
-    const store = StateStore.open();
+    const store = await SqliteStateStore.open();
     const ctx = await createContext({ fs, store, summarizer: counting });
     const first = await ctx.summarize('a.ts');
     await ctx.summarize('a.ts');
@@ -98,8 +98,8 @@ describe('summary cache', () => {
     await again.summarize('a.ts');
     expect(calls).toHaveLength(2);
     expect(calls[0]).not.toBe(calls[1]);
-    ctx.close();
-    again.close();
-    store.close();
+    await ctx.close();
+    await again.close();
+    await store.close();
   });
 });

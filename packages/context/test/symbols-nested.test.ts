@@ -20,7 +20,7 @@ async function withContext(files: Record<string, string>, use: (ctx: ContextLaye
     await ctx.scan();
     await use(ctx);
   } finally {
-    ctx.close();
+    await ctx.close();
     await fs.close();
   }
 }
@@ -183,12 +183,12 @@ describe('a symbol index stored by an earlier extractor', () => {
       const first = await createContext({ fs, store, profile: 'large', agent: 'test' });
       await first.findSymbol('createRetryer');
       // As the index of the previous version left it: no nested definitions, its source unversioned.
-      first.store.statement("DELETE FROM symbols WHERE qualified_name <> 'createRetryer'").run();
-      first.store.statement("UPDATE symbol_files SET source = 'tree-sitter', symbols = 1").run();
-      first.close();
+      await first.store.run("DELETE FROM symbols WHERE qualified_name <> 'createRetryer'");
+      await first.store.run("UPDATE symbol_files SET source = 'tree-sitter', symbols = 1");
+      await first.close();
       const again = await createContext({ fs, store, profile: 'large', agent: 'test' });
       const found = await again.findSymbol('continueRetry');
-      again.close();
+      await again.close();
       expect(found.items.map((h) => h.qualifiedName)).toEqual(['createRetryer.continueRetry']);
     } finally {
       await fs.close();

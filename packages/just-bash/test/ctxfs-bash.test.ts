@@ -23,7 +23,7 @@ interface Opened {
 const opened: Opened[] = [];
 afterEach(async () => {
   for (const o of opened.splice(0)) {
-    o.ctx.close();
+    await o.ctx.close();
     await o.fs.close();
   }
 });
@@ -90,7 +90,7 @@ describe.each(Object.entries(BACKENDS))('just-bash over ctxfs %s', (name, make) 
     for (const p of Object.keys(TEN)) expect(await text(fs, p)).toContain("'new'");
 
     // The audit records the command, with the hash of every file before and after.
-    const [record] = ctx.store.auditLog({ limit: 1 });
+    const [record] = await ctx.store.auditLog({ limit: 1 });
     expect(record).toMatchObject({ op: 'command', result: 'ok' });
     const params = record?.params as { command: string; opClass: string; after?: Record<string, string> };
     expect(params).toMatchObject({ command: script, opClass: 'command' });
@@ -152,7 +152,7 @@ describe.each(Object.entries(BACKENDS))('just-bash over ctxfs %s', (name, make) 
     expect(r.stderr).toContain('Permission denied');
     expect(r.stderr).toContain('rm a.txt');
     expect(await fs.exists('a.txt')).toBe(true);
-    expect(ctx.store.auditLog({ limit: 1 })[0]).toMatchObject({ op: 'command', result: 'denied' });
+    expect((await ctx.store.auditLog({ limit: 1 }))[0]).toMatchObject({ op: 'command', result: 'denied' });
   });
 
   it("answers bad paths with just-bash's ENOENT and EISDIR forms, never reaching outside the root", async () => {

@@ -295,7 +295,7 @@ export class McpWorkspace {
     const watches = [...this.#watches.values()];
     this.#watches.clear();
     await Promise.all(watches.map((w) => w.then((watcher) => watcher?.close())));
-    this.#ctx?.close();
+    await this.#ctx?.close();
     await this.#fs?.close();
   }
 }

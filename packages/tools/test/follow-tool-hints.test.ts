@@ -363,7 +363,7 @@ describe('every call a small-profile tool result names is a tool call that works
           const buffer: Target = { name: 'buffer', layer: bufferLayer, ...(opens ? { session: { session, open: file.path } } : {}) };
           return await followFile(backend.name, file.path, await probesFor(read, edit, buffer, file), edit);
         } finally {
-          bufferLayer.close();
+          await bufferLayer.close();
           await copy.cleanup();
         }
       });

@@ -49,7 +49,7 @@ describe.each(Object.entries(BACKENDS))('run_command on %s', (_name, make) => {
       expect(r.text).toMatch(/^\$ echo hi; echo there >&2; exit 2\nexit 2 \((just-bash|bubblewrap)\)\n1\thi\n2\t\[stderr\]\n3\tthere$/);
       expect(r.data).toMatchObject({ exit_code: 2, total_lines: 3, shown_lines: [{ start_line: 1, end_line: 3 }], limits: [] });
     } finally {
-      ctx.close();
+      await ctx.close();
     }
   });
 
@@ -96,7 +96,7 @@ describe.each(Object.entries(BACKENDS))('run_command on %s', (_name, make) => {
       expect(seen.get(LINES + 1)).toBe('[stderr]');
       expect(seen.get(LINES + 2)).toBe('done');
     } finally {
-      ctx.close();
+      await ctx.close();
     }
   });
 
@@ -112,7 +112,7 @@ describe.each(Object.entries(BACKENDS))('run_command on %s', (_name, make) => {
       expect(missing).toMatchObject({ isError: true });
       expect(missing.text).toContain('ENOENT');
     } finally {
-      ctx.close();
+      await ctx.close();
     }
     const fs = make();
     const strict = await createContext({ fs, store: ':memory:', safety: { policyFiles: false, policy: { commands: { deny: ['curl *'] } } } });
@@ -121,7 +121,7 @@ describe.each(Object.entries(BACKENDS))('run_command on %s', (_name, make) => {
       expect(refused.isError).toBe(true);
       expect(refused.text).toMatch(/^EDENIED: .*deny "curl \*"/);
     } finally {
-      strict.close();
+      await strict.close();
     }
   });
 });

@@ -37,7 +37,7 @@ export async function openWorkspace(files: Readonly<Record<string, string>> = FI
     toolset: new Toolset(session),
     text: async (path) => new TextDecoder().decode(await fs.readBytes(path)),
     async close() {
-      ctx.close();
+      await ctx.close();
       await fs.close();
     },
   };

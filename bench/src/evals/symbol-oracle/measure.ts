@@ -317,7 +317,7 @@ export async function measureLanguage(
       extras,
     };
   } finally {
-    ctx.close();
+    await ctx.close();
     await fs.close();
   }
 }

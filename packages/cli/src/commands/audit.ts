@@ -93,7 +93,7 @@ export const rollback: Action = (g, _args, o) => {
   if (sessionId === undefined && agent === undefined) throw new CliError('EINVAL', 'audit rollback: name --session <id> or --agent <name>');
   return withContext(asAuditor(g), async ({ ctx }) => {
     const { editResult } = await import('@ctxfs/tools');
-    const changes = ctx.changesOf({ sessionId, agent });
+    const changes = await ctx.changesOf({ sessionId, agent });
     const results = (await ctx.rollbackChanges({ sessionId, agent }, { message: o.message as string | undefined })).map((r) => editResult(r));
     const refused = results.filter((r) => r.isError);
     if (g.json)

@@ -56,7 +56,12 @@ export const doctor: Action = async (g) => {
       const top = await fs.list('');
       backendOk = true;
       checks.push({ name: 'backend', ok: true, required: true, detail: `${fs.root}: ${top.length} entries at the top${fs.readOnly ? ', read-only' : ''}` });
-      checks.push({ name: 'state store', ok: true, required: true, detail: `${ctx.store.path} (schema ${ctx.store.schemaVersion})` });
+      checks.push({
+        name: 'state store',
+        ok: true,
+        required: true,
+        detail: `${ctx.store.location} (${ctx.store.dialect}, schema ${await ctx.store.schemaVersion()})`,
+      });
       checks.push({ name: 'audit trail', ok: trail !== undefined, required: false, detail: trail?.dir ?? trailMissing ?? 'none' });
     });
   } catch (err) {

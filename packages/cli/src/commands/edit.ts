@@ -73,7 +73,7 @@ async function dryRun(g: GlobalOptions, args: Record<string, unknown>): Promise<
     try {
       return await new Toolset(ctx).run('apply_patch', args);
     } finally {
-      ctx.close();
+      await ctx.close();
       await copy.close();
     }
   });

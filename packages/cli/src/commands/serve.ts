@@ -8,6 +8,7 @@
  */
 
 import { CliError, EXIT } from '../exit-codes.ts';
+import { stateOf } from '../options.ts';
 import { note, outJson } from '../output.ts';
 import type { Action } from '../program.ts';
 import { backendOf } from '../workspace.ts';
@@ -29,7 +30,7 @@ export const serve: Action = async (g, _args, o) => {
     backend: spec,
     ...(g.profile === undefined ? {} : { profile: g.profile }),
     clientProfiles,
-    ...(g.store === undefined ? {} : { store: g.store }),
+    ...(stateOf(g) === undefined ? {} : { store: stateOf(g) as string }),
     readOnly: o.readOnly === true,
     ...(g.policyFiles ? {} : { policyFiles: false as const }),
   });

@@ -98,11 +98,11 @@ export class BufferRouting {
     // Replace and patch find their place by content, as on disk.
     const positional = edit.kind === 'edit-lines' || edit.kind === 'write';
     const { session, agent } = this.#host;
-    const base = positional ? (given ?? session.lastRead(agent, path)?.sha256) : undefined;
+    const base = positional ? (given ?? (await session.lastRead(agent, path))?.sha256) : undefined;
     try {
       const change = await buffers.change(path, edit, { baseVersion: base });
       // The agent has seen what it wrote: its next edit is made from this version, as after a write to disk.
-      session.recordRead({ agent, path: change.buffer.path, sha256: change.version, op: 'buffer-edit', tokens: 0 });
+      await session.recordRead({ agent, path: change.buffer.path, sha256: change.version, op: 'buffer-edit', tokens: 0 });
       return bufferEditResult(op, change);
     } catch (err) {
       if (!isFsError(err)) throw err;

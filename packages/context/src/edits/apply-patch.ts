@@ -196,7 +196,7 @@ async function planFile(editor: FileEditor, fp: FilePatch, path: string, from: s
         );
       }
     }
-    return [editor.planDelete(op, path, current, options)];
+    return [await editor.planDelete(op, path, current, options)];
   }
   if (from !== undefined) {
     const target = await editor.load(op, path);

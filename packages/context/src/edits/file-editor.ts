@@ -25,7 +25,7 @@ import type { FileRegistry } from '../registry/file-registry.ts';
 import { currentCall } from '../safety/safety-layer.ts';
 import { callText } from '../search/next-call.ts';
 import type { SessionContext } from '../session/session-context.ts';
-import type { StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/state-store.ts';
 import { type EditConflict, type EditResult, type FileChange, q, refusal, type StaleReader, shortHash } from './edit-result.ts';
 import { decodeFile, diskHash, encodeLike, type FileText, loadFileText } from './file-text.ts';
 import type { CrashHook, EditJournal, JournalEntry, PendingChange } from './journal.ts';
@@ -201,13 +201,16 @@ export class FileEditor {
    * content of a file (`initial`), or a change made behind ctxfs's back
    * (`external`, or a deletion).
    */
-  noteDisk(path: string, current: (Pick<FileText, 'sha256'> & { readonly bytes?: Uint8Array; readonly size?: number }) | undefined): FileVersion | undefined {
-    const latest = this.#versions.latest(path);
+  async noteDisk(
+    path: string,
+    current: (Pick<FileText, 'sha256'> & { readonly bytes?: Uint8Array; readonly size?: number }) | undefined,
+  ): Promise<FileVersion | undefined> {
+    const latest = await this.#versions.latest(path);
     const sha = current?.sha256;
     if (latest === undefined && current === undefined) return undefined;
     if (latest !== undefined && latest.sha256 === sha) return latest;
-    return this.deps.store.transaction(() => {
-      if (current?.bytes) this.#versions.putBlob(current.bytes, current.sha256);
+    return this.deps.store.transaction(async () => {
+      if (current?.bytes) await this.#versions.putBlob(current.bytes, current.sha256);
       return this.#versions.append({
         path,
         sha256: sha,
@@ -240,16 +243,16 @@ export class FileEditor {
       if (isFsError(err)) throw new Refusal(refusal(op, path, err.code, `${err.reason}; ${err.hint}`));
       throw err;
     }
-    this.noteDisk(path, current);
+    await this.noteDisk(path, current);
     // Remember it as a possible merge base for other agents' stale edits.
-    if (current) this.#versions.putBlob(current.bytes, current.sha256);
+    if (current) await this.#versions.putBlob(current.bytes, current.sha256);
     return current;
   }
 
   /** The base version of an edit: explicit, or this agent's last read. */
-  baseOf(op: string, path: string, options: EditOptions, current: FileText | undefined): string | undefined {
+  async baseOf(op: string, path: string, options: EditOptions, current: FileText | undefined): Promise<string | undefined> {
     const given = options.baseVersion;
-    if (given === undefined) return this.deps.session.lastRead(this.deps.agent, path)?.sha256;
+    if (given === undefined) return (await this.deps.session.lastRead(this.deps.agent, path))?.sha256;
     if (!/^[0-9a-f]{6,64}$/i.test(given)) {
       throw new Refusal(
         refusal(
@@ -263,7 +266,7 @@ export class FileEditor {
     const v = given.toLowerCase();
     if (v.length === 64) return v;
     if (current?.sha256.startsWith(v)) return current.sha256;
-    const found = this.#versions.byHash(path, v);
+    const found = await this.#versions.byHash(path, v);
     if (found === 'ambiguous') throw new Refusal(refusal(op, path, 'EINVAL', `baseVersion ${q(given)} matches several versions of ${path}; give more digits.`));
     if (found?.sha256) return found.sha256;
     throw new Refusal(
@@ -288,11 +291,11 @@ export class FileEditor {
    * two changes outside ctxfs, or a merged view that was never a version),
    * which is why every version it saw marks where to stop.
    */
-  changedSince(path: string, baseSha: string): string[] {
-    const seen = new Set(this.deps.session.versionsSeen(this.deps.agent, path));
+  async changedSince(path: string, baseSha: string): Promise<string[]> {
+    const seen = new Set(await this.deps.session.versionsSeen(this.deps.agent, path));
     seen.add(baseSha);
     const authors: string[] = [];
-    for (const v of this.#versions.list(path, 200)) {
+    for (const v of await this.#versions.list(path, 200)) {
       if (v.sha256 !== undefined && seen.has(v.sha256)) break;
       if (v.op !== 'initial' && v.author !== this.deps.agent && !authors.includes(v.author)) authors.push(v.author);
     }
@@ -313,7 +316,7 @@ export class FileEditor {
     options: EditOptions,
     located: 'by-content' | 'by-position' = 'by-position',
   ): Promise<PlannedFile> {
-    const base = this.baseOf(op, path, options, current);
+    const base = await this.baseOf(op, path, options, current);
     const cfg: ConflictOptions = { ...this.deps.defaults, ...stripUndefined(options) };
     const apply = (text: string, against: 'current' | 'base'): string => {
       const r = transform(text);
@@ -327,8 +330,8 @@ export class FileEditor {
       const text = apply(current.text, 'current');
       return this.#plan(vop, path, current, text, false);
     }
-    const changedBy = this.changedSince(path, base);
-    const baseBytes = this.#versions.getBlob(base);
+    const changedBy = await this.changedSince(path, base);
+    const baseBytes = await this.#versions.getBlob(base);
     if (baseBytes === undefined) {
       const conflict = staleBuffer({ path, baseVersion: base, currentVersion: current.sha256, changedBy, baseText: undefined, currentText: current.text });
       throw new Refusal(
@@ -405,11 +408,11 @@ export class FileEditor {
   }
 
   /** Plans a deletion, refused when the agent's read is stale. */
-  planDelete(op: string, path: string, current: FileText, options: EditOptions): PlannedFile {
-    const base = this.baseOf(op, path, options, current);
+  async planDelete(op: string, path: string, current: FileText, options: EditOptions): Promise<PlannedFile> {
+    const base = await this.baseOf(op, path, options, current);
     if (base !== undefined && base !== current.sha256) {
-      const changedBy = this.changedSince(path, base);
-      const baseBytes = this.#versions.getBlob(base);
+      const changedBy = await this.changedSince(path, base);
+      const baseBytes = await this.#versions.getBlob(base);
       const conflict = staleBuffer({
         path,
         baseVersion: base,
@@ -488,7 +491,7 @@ export class FileEditor {
         );
       }
     }
-    const pending = this.#begin(op, author, options.message, entries, blobs);
+    const pending = await this.#begin(op, author, options.message, entries, blobs);
     const hook = this.deps.crashHook;
     await hook?.('after-intent', 0, primary);
     const done: JournalEntry[] = [];
@@ -522,7 +525,7 @@ export class FileEditor {
           restoreFailed ??= restoreErr;
         }
       }
-      if (restoreFailed === undefined) journal.abandon(pending);
+      if (restoreFailed === undefined) await journal.abandon(pending);
       const restored =
         restoreFailed === undefined
           ? 'Every file was left (or put back) as it was.'
@@ -544,7 +547,7 @@ export class FileEditor {
       return refusal(op, primary, code, `The edit could not be written: ${reason}. ${restored}`, { version: first?.current?.sha256 });
     }
     await hook?.('before-record', 0, primary);
-    const recorded = journal.commit(pending);
+    const recorded = await journal.commit(pending);
     const files: FileChange[] = [];
     let diff = '';
     let added = 0;
@@ -576,7 +579,7 @@ export class FileEditor {
     } catch {
       // Derived data only; it is rebuilt when next asked for.
     }
-    const staleReaders = this.staleReaders(effective.map((p) => p.path));
+    const staleReaders = await this.staleReaders(effective.map((p) => p.path));
     const merged = effective.some((p) => p.merged);
     const head = files[0] as FileChange;
     const summary =
@@ -626,7 +629,7 @@ export class FileEditor {
     const changed: Array<{ path: string; after: StoredContent | null }> = [];
     for (const { path, before, after } of files) {
       if ((before?.sha256 ?? null) === (after?.sha256 ?? null)) continue;
-      this.noteDisk(path, before ?? undefined);
+      await this.noteDisk(path, before ?? undefined);
       entries.push({
         path,
         before: before?.sha256 ?? null,
@@ -638,7 +641,7 @@ export class FileEditor {
     }
     if (entries.length === 0) return [];
     // The contents are in the store already: the intent carries no blobs of its own.
-    const recorded = this.deps.journal.commit(this.#begin(op, author, options.message, entries, []));
+    const recorded = await this.deps.journal.commit(await this.#begin(op, author, options.message, entries, []));
     for (const c of changed) await this.#observe(c.path, c.after, author, options.message, undefined);
     try {
       await this.deps.afterCommit?.(changed.map((c) => c.path));
@@ -649,7 +652,7 @@ export class FileEditor {
   }
 
   /** Journals the intent of a change; the call's audit record travels with it, written when the change is recorded, now or by recovery. */
-  #begin(op: string, author: string, message: string | undefined, entries: readonly JournalEntry[], blobs: readonly Uint8Array[]): PendingChange {
+  #begin(op: string, author: string, message: string | undefined, entries: readonly JournalEntry[], blobs: readonly Uint8Array[]): Promise<PendingChange> {
     return this.deps.journal.begin({ op, author, message, entries, blobs, sessionId: this.deps.session.id, audit: currentCall()?.auditDraft() });
   }
 
@@ -666,26 +669,31 @@ export class FileEditor {
         return;
       }
       const st = await fs.stat(path);
-      registry.observe(path, { sha256: content.sha256, size: content.size, mtimeMs: st.mtime.getTime() }, author, message);
+      await registry.observe(path, { sha256: content.sha256, size: content.size, mtimeMs: st.mtime.getTime() }, author, message);
       // The editor has now seen what it wrote: its next edit is based on it —
       // or, after a merge, on what it believes the file is (it has not seen the merge).
-      if (editorView) this.deps.versions.putBlob(editorView);
-      session.recordRead({ agent, path, sha256: editorView ? sha256Hex(editorView) : content.sha256, op: editorView ? 'edit-merged' : 'edit', tokens: 0 });
+      if (editorView) await this.deps.versions.putBlob(editorView);
+      await session.recordRead({
+        agent,
+        path,
+        sha256: editorView ? sha256Hex(editorView) : content.sha256,
+        op: editorView ? 'edit-merged' : 'edit',
+        tokens: 0,
+      });
     } catch {
       // The change is on disk and in history; the registry catches up on its next check.
     }
   }
 
   /** Agents (any session) whose last read of one of `paths` is not what is there now. */
-  staleReaders(paths: readonly string[]): StaleReader[] {
+  async staleReaders(paths: readonly string[]): Promise<StaleReader[]> {
     const out: StaleReader[] = [];
     for (const path of paths) {
-      const now = this.#versions.latest(path)?.sha256;
-      const rows = this.deps.store
-        .statement(
-          'SELECT r.session_id, r.agent, r.sha256 FROM session_reads r WHERE r.path = ? AND r.id = (SELECT MAX(id) FROM session_reads WHERE session_id = r.session_id AND agent = r.agent AND path = r.path)',
-        )
-        .all(path) as Array<{ session_id: string; agent: string; sha256: string }>;
+      const now = (await this.#versions.latest(path))?.sha256;
+      const rows = (await this.deps.store.all(
+        'SELECT r.session_id, r.agent, r.sha256 FROM session_reads r WHERE r.path = ? AND r.id = (SELECT MAX(id) FROM session_reads WHERE session_id = r.session_id AND agent = r.agent AND path = r.path)',
+        [path],
+      )) as Array<{ session_id: string; agent: string; sha256: string }>;
       for (const r of rows) {
         if (r.sha256 !== now && !(r.session_id === this.deps.session.id && r.agent === this.deps.agent)) {
           out.push({ agent: r.agent, sessionId: r.session_id, version: r.sha256 });

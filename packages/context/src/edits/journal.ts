@@ -25,7 +25,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Filesystem, isFsError } from '@ctxfs/core';
 import type { FileVersion, VersionOp, VersionStore } from '../history/version-store.ts';
-import type { StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/state-store.ts';
 import { diskHash } from './file-text.ts';
 
 /** One file of a journaled change. `null` hashes mean "absent". */
@@ -62,7 +62,7 @@ export interface JournalOptions {
    * recovery after a crash) with the audit record it carried: so a recorded
    * change always has its audit record, and a record always its change.
    */
-  onRecorded?: (audit: unknown, change: PendingChange, recovered: boolean) => void;
+  onRecorded?: (audit: unknown, change: PendingChange, recovered: boolean) => void | Promise<void>;
 }
 
 /** What {@link EditJournal.recover} did with each pending change. */
@@ -149,15 +149,13 @@ export class EditJournal {
     blobs: ReadonlyArray<Uint8Array>;
     sessionId?: string | undefined;
     audit?: unknown;
-  }): PendingChange {
+  }): Promise<PendingChange> {
     const changeId = randomUUID();
-    return this.store.transaction(() => {
-      for (const b of change.blobs) this.versions.putBlob(b);
-      const r = this.store
-        .statement(
-          'INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms, session_id, audit, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        )
-        .run(
+    return this.store.transaction(async () => {
+      for (const b of change.blobs) await this.versions.putBlob(b);
+      const r = (await this.store.get(
+        'INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms, session_id, audit, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
+        [
           changeId,
           change.op,
           change.author,
@@ -167,9 +165,10 @@ export class EditJournal {
           change.sessionId ?? null,
           change.audit === undefined ? null : JSON.stringify(change.audit),
           this.owner,
-        );
+        ],
+      )) as { id: number };
       return {
-        id: Number(r.lastInsertRowid),
+        id: Number(r.id),
         changeId,
         op: change.op,
         author: change.author,
@@ -183,12 +182,12 @@ export class EditJournal {
   }
 
   /** Appends the versions of a written change and clears its intent, atomically (with its audit record, if it carries one). */
-  commit(pending: PendingChange, recovered = false): FileVersion[] {
-    return this.store.transaction(() => {
+  commit(pending: PendingChange, recovered = false): Promise<FileVersion[]> {
+    return this.store.transaction(async () => {
       const out: FileVersion[] = [];
       for (const e of pending.entries) {
         out.push(
-          this.versions.append({
+          await this.versions.append({
             path: e.path,
             sha256: e.after ?? undefined,
             size: e.size,
@@ -202,20 +201,20 @@ export class EditJournal {
           }),
         );
       }
-      if (pending.audit !== undefined) this.#onRecorded?.(pending.audit, pending, recovered);
-      this.store.statement('DELETE FROM edit_journal WHERE id = ?').run(pending.id);
+      if (pending.audit !== undefined) await this.#onRecorded?.(pending.audit, pending, recovered);
+      await this.store.run('DELETE FROM edit_journal WHERE id = ?', [pending.id]);
       return out;
     });
   }
 
   /** Drops an intent whose files were all put back (or never written). */
-  abandon(pending: PendingChange): void {
-    this.store.statement('DELETE FROM edit_journal WHERE id = ?').run(pending.id);
+  async abandon(pending: PendingChange): Promise<void> {
+    await this.store.run('DELETE FROM edit_journal WHERE id = ?', [pending.id]);
   }
 
   /** Intents not yet recorded: changes in flight, and those left by a process that stopped mid-change. */
-  pending(): PendingChange[] {
-    const rows = this.store.statement('SELECT * FROM edit_journal ORDER BY id').all() as Array<Record<string, unknown>>;
+  async pending(): Promise<PendingChange[]> {
+    const rows = (await this.store.all('SELECT * FROM edit_journal ORDER BY id')) as Array<Record<string, unknown>>;
     return rows.map((r) => ({
       id: Number(r.id),
       changeId: String(r.change_id),
@@ -239,7 +238,7 @@ export class EditJournal {
       }
       return;
     }
-    const bytes = this.versions.getBlob(entry.before);
+    const bytes = await this.versions.getBlob(entry.before);
     if (bytes === undefined) throw new Error(`journal: content ${entry.before} of ${entry.path} is missing from the store`);
     await fs.writeBytes(entry.path, bytes, { createParents: true });
   }
@@ -254,14 +253,14 @@ export class EditJournal {
     const rolledBack: string[] = [];
     const untouched: string[] = [];
     const inFlight: string[] = [];
-    for (const p of this.pending()) {
+    for (const p of await this.pending()) {
       if (!ownerGone(p.owner)) {
         inFlight.push(p.changeId);
         continue;
       }
       const states = await Promise.all(p.entries.map(async (e) => ({ e, now: (await diskHash(fs, e.path)) ?? null })));
       if (states.every((s) => s.now === s.e.after)) {
-        this.commit(p, true);
+        await this.commit(p, true);
         completed.push(p.changeId);
         continue;
       }
@@ -270,7 +269,7 @@ export class EditJournal {
         if (s.now === s.e.after) await this.restore(fs, s.e);
         else untouched.push(s.e.path);
       }
-      this.abandon(p);
+      await this.abandon(p);
       rolledBack.push(p.changeId);
     }
     return { completed, rolledBack, untouched, inFlight };

@@ -146,7 +146,7 @@ export class EditOperations {
       const p = this.editor.normalize(op, path);
       return this.editor.run(op, [p], options, async () => {
         const current = await this.requireFile(op, p);
-        return [this.editor.planDelete(op, p, current, options)];
+        return [await this.editor.planDelete(op, p, current, options)];
       });
     });
   }

@@ -29,8 +29,8 @@
  */
 
 import { createHash } from 'node:crypto';
-import type { StatementSync } from 'node:sqlite';
 import { fsError } from '@ctxfs/core';
+import type { StateStore } from '../state/state-store.ts';
 import { type BlobCodec, decodeDelta, decodeWhole, encodeDelta, encodeWhole, isDeltaCodec, Pieces, unpackDelta } from './delta.ts';
 
 /** Most deltas between a stored version and a whole one. */
@@ -41,12 +41,6 @@ export const REBUILD_BYTES = 16 * 1024 * 1024;
 const DELTA_MAX_BYTES = 16 * 1024 * 1024;
 // Rebuilt and recently stored contents kept in memory: the next version's base is usually among them.
 const CACHE_BYTES = 32 * 1024 * 1024;
-
-/** What the blob store needs of a SQLite handle: the state store, or a bare database in a migration. */
-export interface BlobDatabase {
-  statement(sql: string): StatementSync;
-  transaction<T>(fn: () => T): T;
-}
 
 const HASHES = new WeakMap<Uint8Array, string>();
 
@@ -86,13 +80,13 @@ function same(a: Uint8Array, b: Uint8Array): boolean {
  * @example
  * ```ts
  * const blobs = new BlobStore(store);
- * const v1 = blobs.put(new TextEncoder().encode('a\nb\n'));
- * const v2 = blobs.put(new TextEncoder().encode('a\nB\n'), undefined, v1); // a delta against v1
- * new TextDecoder().decode(blobs.get(v2)); // 'a\nB\n'
+ * const v1 = await blobs.put(new TextEncoder().encode('a\nb\n'));
+ * const v2 = await blobs.put(new TextEncoder().encode('a\nB\n'), undefined, v1); // a delta against v1
+ * new TextDecoder().decode(await blobs.get(v2)); // 'a\nB\n'
  * ```
  */
 export class BlobStore {
-  readonly #db: BlobDatabase;
+  readonly #db: StateStore;
   readonly #cache = new Map<string, Uint8Array>();
   #cached = 0;
   // The blob most recently stored or asked for: the likely base of the next one.
@@ -100,7 +94,7 @@ export class BlobStore {
   // Pairs already tried and found too far apart, so a retry does not redo the work.
   readonly #tried = new Set<string>();
 
-  constructor(db: BlobDatabase) {
+  constructor(db: StateStore) {
     this.#db = db;
   }
 
@@ -110,38 +104,44 @@ export class BlobStore {
    * blob stored or asked for last is tried, which is the version an edit
    * replaces when the edit journal stores old and new contents in turn.
    */
-  put(bytes: Uint8Array, sha256: string = sha256Hex(bytes), near?: string): string {
-    return this.#db.transaction(() => {
-      if (this.has(sha256)) {
+  put(bytes: Uint8Array, sha256: string = sha256Hex(bytes), near?: string): Promise<string> {
+    return this.#db.transaction(async () => {
+      if (await this.has(sha256)) {
         this.#remember(sha256, bytes);
         return sha256;
       }
       const base = near ?? this.#recent;
-      const enc = (base !== undefined && base !== sha256 && this.#deltaAgainst(base, bytes, sha256)) || { ...encodeWhole(bytes), base: null, depth: 0 };
-      this.#db
-        .statement('INSERT OR IGNORE INTO blobs (sha256, size, codec, content, stored_ms, base, depth) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(sha256, bytes.byteLength, enc.codec, enc.content, Date.now(), enc.base, enc.depth);
+      const enc = (base !== undefined && base !== sha256 && (await this.#deltaAgainst(base, bytes, sha256))) || { ...encodeWhole(bytes), base: null, depth: 0 };
+      await this.#db.run('INSERT INTO blobs (sha256, size, codec, content, stored_ms, base, depth) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
+        sha256,
+        bytes.byteLength,
+        enc.codec,
+        enc.content,
+        Date.now(),
+        enc.base,
+        enc.depth,
+      ]);
       this.#remember(sha256, bytes);
       return sha256;
     });
   }
 
-  has(sha256: string): boolean {
-    const found = this.#db.statement('SELECT 1 AS x FROM blobs WHERE sha256 = ?').get(sha256) !== undefined;
+  async has(sha256: string): Promise<boolean> {
+    const found = (await this.#db.get('SELECT 1 AS x FROM blobs WHERE sha256 = ?', [sha256])) !== undefined;
     if (found) this.#recent = sha256;
     return found;
   }
 
   /** The bytes of `sha256`, or `undefined` when never stored or pruned. Throws `EIO` when its chain is damaged. */
-  get(sha256: string): Uint8Array | undefined {
-    const head = this.#db.statement('SELECT 1 AS x FROM blobs WHERE sha256 = ?').get(sha256);
+  async get(sha256: string): Promise<Uint8Array | undefined> {
+    const head = await this.#db.get('SELECT 1 AS x FROM blobs WHERE sha256 = ?', [sha256]);
     if (head === undefined) return undefined;
     const hit = this.#cache.get(sha256);
     if (hit !== undefined) {
       this.#remember(sha256, hit);
       return hit;
     }
-    const bytes = this.#rebuild(sha256);
+    const bytes = await this.#rebuild(sha256);
     this.#remember(sha256, bytes);
     return bytes;
   }
@@ -151,57 +151,61 @@ export class BlobStore {
    * other blob depends on it, `base`'s chain has room, and the delta is
    * small. History calls it when it learns which version a blob follows.
    */
-  deltify(sha256: string, base: string): boolean {
+  async deltify(sha256: string, base: string): Promise<boolean> {
     if (sha256 === base || this.#tried.has(`${sha256}>${base}`)) return false;
-    return this.#db.transaction(() => {
-      const row = this.#db.statement('SELECT base FROM blobs WHERE sha256 = ?').get(sha256) as { base: string | null } | undefined;
+    return this.#db.transaction(async () => {
+      const row = (await this.#db.get('SELECT base FROM blobs WHERE sha256 = ?', [sha256])) as { base: string | null } | undefined;
       if (row === undefined || row.base !== null) return false;
-      if (this.#db.statement('SELECT 1 AS x FROM blobs WHERE base = ? LIMIT 1').get(sha256) !== undefined) return false;
-      const bytes = this.get(sha256);
+      if ((await this.#db.get('SELECT 1 AS x FROM blobs WHERE base = ? LIMIT 1', [sha256])) !== undefined) return false;
+      const bytes = await this.get(sha256);
       if (bytes === undefined) return false;
-      const enc = this.#deltaAgainst(base, bytes, sha256);
+      const enc = await this.#deltaAgainst(base, bytes, sha256);
       if (!enc) return false;
-      this.#db
-        .statement('UPDATE blobs SET codec = ?, content = ?, base = ?, depth = ? WHERE sha256 = ? AND base IS NULL')
-        .run(enc.codec, enc.content, enc.base, enc.depth, sha256);
+      await this.#db.run('UPDATE blobs SET codec = ?, content = ?, base = ?, depth = ? WHERE sha256 = ? AND base IS NULL', [
+        enc.codec,
+        enc.content,
+        enc.base,
+        enc.depth,
+        sha256,
+      ]);
       return true;
     });
   }
 
   /** Stores a deflated whole blob (a store from before deltas) as this store would now. */
-  recompress(sha256: string): boolean {
-    const row = this.#db.statement("SELECT content FROM blobs WHERE sha256 = ? AND codec = 'deflate'").get(sha256) as { content: Uint8Array } | undefined;
+  async recompress(sha256: string): Promise<boolean> {
+    const row = (await this.#db.get("SELECT content FROM blobs WHERE sha256 = ? AND codec = 'deflate'", [sha256])) as { content: Uint8Array } | undefined;
     if (row === undefined) return false;
     const enc = encodeWhole(decodeWhole('deflate', row.content));
-    this.#db.statement('UPDATE blobs SET codec = ?, content = ? WHERE sha256 = ?').run(enc.codec, enc.content, sha256);
+    await this.#db.run('UPDATE blobs SET codec = ?, content = ? WHERE sha256 = ?', [enc.codec, enc.content, sha256]);
     return true;
   }
 
   /** Deletes `sha256`; blobs stored as deltas against it are stored whole first. */
-  remove(sha256: string): void {
-    this.#db.transaction(() => {
-      const dependents = this.#db.statement('SELECT sha256 FROM blobs WHERE base = ?').all(sha256) as Array<{ sha256: string }>;
+  remove(sha256: string): Promise<void> {
+    return this.#db.transaction(async () => {
+      const dependents = (await this.#db.all('SELECT sha256 FROM blobs WHERE base = ?', [sha256])) as Array<{ sha256: string }>;
       for (const d of dependents) {
-        const bytes = this.get(d.sha256);
+        const bytes = await this.get(d.sha256);
         if (bytes === undefined) continue;
         const enc = encodeWhole(bytes);
         // Blobs further down keep their recorded depth: it can only overstate the chain now, never understate it.
-        this.#db.statement('UPDATE blobs SET codec = ?, content = ?, base = NULL, depth = 0 WHERE sha256 = ?').run(enc.codec, enc.content, d.sha256);
+        await this.#db.run('UPDATE blobs SET codec = ?, content = ?, base = NULL, depth = 0 WHERE sha256 = ?', [enc.codec, enc.content, d.sha256]);
       }
-      this.#db.statement('DELETE FROM blobs WHERE sha256 = ?').run(sha256);
+      await this.#db.run('DELETE FROM blobs WHERE sha256 = ?', [sha256]);
       this.#forget(sha256);
     });
   }
 
   /** Bytes of stored content (after compression and delta encoding). */
-  storedBytes(): number {
-    const row = this.#db.statement('SELECT COALESCE(SUM(LENGTH(content)), 0) AS n FROM blobs').get() as { n: number };
+  async storedBytes(): Promise<number> {
+    const row = (await this.#db.get('SELECT COALESCE(SUM(LENGTH(content)), 0) AS n FROM blobs')) as { n: number };
     return Number(row.n);
   }
 
   /** How `sha256` is stored: its codec, base and depth (for tests and diagnostics). */
-  encoding(sha256: string): { codec: BlobCodec; base: string | undefined; depth: number; storedBytes: number } | undefined {
-    const row = this.#db.statement('SELECT codec, base, depth, LENGTH(content) AS n FROM blobs WHERE sha256 = ?').get(sha256) as
+  async encoding(sha256: string): Promise<{ codec: BlobCodec; base: string | undefined; depth: number; storedBytes: number } | undefined> {
+    const row = (await this.#db.get('SELECT codec, base, depth, LENGTH(content) AS n FROM blobs WHERE sha256 = ?', [sha256])) as
       | { codec: BlobCodec; base: string | null; depth: number; n: number }
       | undefined;
     return row && { codec: row.codec, base: row.base ?? undefined, depth: Number(row.depth), storedBytes: Number(row.n) };
@@ -213,14 +217,14 @@ export class BlobStore {
     this.#cached = 0;
   }
 
-  #deltaAgainst(base: string, bytes: Uint8Array, sha256: string): Encoded | undefined {
+  async #deltaAgainst(base: string, bytes: Uint8Array, sha256: string): Promise<Encoded | undefined> {
     if (bytes.byteLength > DELTA_MAX_BYTES || this.#tried.has(`${sha256}>${base}`)) return undefined;
-    const info = this.#db.statement('SELECT depth, size FROM blobs WHERE sha256 = ?').get(base) as { depth: number; size: number } | undefined;
+    const info = (await this.#db.get('SELECT depth, size FROM blobs WHERE sha256 = ?', [base])) as { depth: number; size: number } | undefined;
     // A base of very different size shares little; and its chain must have room for one more.
     if (info === undefined || Number(info.depth) + 1 > maxDepth(bytes.byteLength)) return undefined;
     const size = Number(info.size);
     if (size > DELTA_MAX_BYTES || size > bytes.byteLength * 4 + 1024 || bytes.byteLength > size * 4 + 1024) return undefined;
-    const baseBytes = this.get(base);
+    const baseBytes = await this.get(base);
     if (baseBytes === undefined) return undefined;
     const enc = encodeDelta(baseBytes, bytes);
     if (enc.content.byteLength > bytes.byteLength / 4 || !same(decodeDelta(enc.codec, enc.content, baseBytes), bytes)) {
@@ -230,12 +234,12 @@ export class BlobStore {
     return { ...enc, base, depth: Number(info.depth) + 1 };
   }
 
-  #rebuild(sha256: string): Uint8Array {
+  async #rebuild(sha256: string): Promise<Uint8Array> {
     const deltas: Uint8Array[] = [];
     let at = sha256;
     let bytes: Uint8Array | undefined;
     for (let hops = 0; bytes === undefined; hops++) {
-      const row = this.#db.statement('SELECT codec, content, base FROM blobs WHERE sha256 = ?').get(at) as
+      const row = (await this.#db.get('SELECT codec, content, base FROM blobs WHERE sha256 = ?', [at])) as
         | { codec: BlobCodec; content: Uint8Array; base: string | null }
         | undefined;
       if (row === undefined || hops > MAX_CHAIN * 4) throw this.#damaged(sha256, row === undefined ? `its base ${at} is missing` : 'its delta chain loops');

@@ -49,14 +49,14 @@ function label(ref: VersionRef, v: VersionContent): string {
 }
 
 /** Resolves `ref` to a recorded version of `path`, or throws an FsError. */
-export function resolveVersion(editor: FileEditor, path: string, ref: VersionRef): FileVersion {
+export async function resolveVersion(editor: FileEditor, path: string, ref: VersionRef): Promise<FileVersion> {
   const versions = editor.deps.versions;
   let found: FileVersion | 'ambiguous' | undefined;
-  if (typeof ref === 'number') found = versions.bySeq(path, ref);
-  else if (ref === 'current') found = versions.latest(path);
-  else if (ref === 'previous') found = versions.list(path, 2)[1];
-  else if (/^[0-9a-f]{6,64}$/i.test(ref)) found = versions.byHash(path, ref.toLowerCase());
-  else if (/^#?\d+$/.test(ref)) found = versions.bySeq(path, Number(ref.replace('#', '')));
+  if (typeof ref === 'number') found = await versions.bySeq(path, ref);
+  else if (ref === 'current') found = await versions.latest(path);
+  else if (ref === 'previous') found = (await versions.list(path, 2))[1];
+  else if (/^[0-9a-f]{6,64}$/i.test(ref)) found = await versions.byHash(path, ref.toLowerCase());
+  else if (/^#?\d+$/.test(ref)) found = await versions.bySeq(path, Number(ref.replace('#', '')));
   if (found === 'ambiguous')
     throw fsError('EINVAL', 'getVersion', path, { reason: `version ${q(String(ref))} matches several versions`, hint: 'give more hex digits' });
   if (found === undefined) {
@@ -85,12 +85,12 @@ export async function getVersion(editor: FileEditor, path: string, ref: VersionR
   const p = editor.normalize('getVersion', path);
   if (ref === 'disk') {
     const now = await loadFileText(editor.deps.fs, p, 'getVersion');
-    const meta = now ? editor.deps.versions.byHash(p, now.sha256) : undefined;
+    const meta = now ? await editor.deps.versions.byHash(p, now.sha256) : undefined;
     return { path: p, meta: meta === 'ambiguous' ? undefined : meta, sha256: now?.sha256, bytes: now?.bytes, text: now?.text };
   }
-  const meta = resolveVersion(editor, p, ref);
+  const meta = await resolveVersion(editor, p, ref);
   if (meta.sha256 === undefined) return { path: p, meta, sha256: undefined, bytes: undefined, text: undefined };
-  const bytes = editor.deps.versions.getBlob(meta.sha256);
+  const bytes = await editor.deps.versions.getBlob(meta.sha256);
   if (bytes === undefined) {
     throw fsError('ENOENT', 'getVersion', p, { reason: `the content of version #${meta.seq} was removed by retention`, hint: 'pick a newer version' });
   }
@@ -178,7 +178,7 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
   const opts: EditOptions = { ...options };
   return editor.run('undo', [p], opts, async () => {
     const current = await editor.load('undo', p);
-    const history = editor.deps.versions.list(p, 10_000);
+    const history = await editor.deps.versions.list(p, 10_000);
     const found = undoTarget(history, options.change);
     if (!found) {
       const why =
@@ -206,8 +206,8 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
         ),
       );
     }
-    const blob = (sha: string | undefined) => (sha === undefined ? null : (editor.deps.versions.getBlob(sha) ?? null));
-    const beforeBytes = blob(before?.sha256);
+    const blob = async (sha: string | undefined) => (sha === undefined ? null : ((await editor.deps.versions.getBlob(sha)) ?? null));
+    const beforeBytes = await blob(before?.sha256);
     if (before?.sha256 !== undefined && beforeBytes === null) {
       throw new Refusal(
         refusal('undo', p, 'ENOENT', `Cannot undo #${target.seq}: the content before it was removed by retention.`, { version: current?.sha256 }),
@@ -218,7 +218,7 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
       return [editor.planBytes('undo', p, current, beforeBytes, target.seq)];
     }
     // The file moved on since the change being undone: revert it by merging.
-    const targetBytes = blob(target.sha256);
+    const targetBytes = await blob(target.sha256);
     if (current === undefined || target.sha256 === undefined || beforeBytes === null || targetBytes === null) {
       throw new Refusal(
         refusal('undo', p, 'ECONFLICT', `Cannot undo #${target.seq}: the file was created or deleted since, so the change cannot be reverted on its own.`, {

@@ -9,8 +9,7 @@
  * @module
  */
 
-import type { SQLInputValue } from 'node:sqlite';
-import type { StateStore } from '../state/store.ts';
+import type { SqlValue, StateStore } from '../state/state-store.ts';
 import { BlobStore, sha256Hex } from './blob-store.ts';
 
 export { sha256Hex };
@@ -106,9 +105,9 @@ function fromRow(r: HistoryRow): FileVersion {
  * @example
  * ```ts
  * const versions = new VersionStore(store);
- * const sha = versions.putBlob(new TextEncoder().encode('hello\n'));
- * versions.append({ path: 'a.txt', sha256: sha, size: 6, op: 'write', author: 'user' });
- * versions.latest('a.txt')?.seq; // 1
+ * const sha = await versions.putBlob(new TextEncoder().encode('hello\n'));
+ * await versions.append({ path: 'a.txt', sha256: sha, size: 6, op: 'write', author: 'user' });
+ * (await versions.latest('a.txt'))?.seq; // 1
  * ```
  */
 export class VersionStore {
@@ -128,21 +127,21 @@ export class VersionStore {
    * stored or read last is tried, and {@link append} retries against the
    * file's previous version.
    */
-  putBlob(bytes: Uint8Array, sha256: string = sha256Hex(bytes), options: { near?: string | undefined } = {}): string {
+  putBlob(bytes: Uint8Array, sha256: string = sha256Hex(bytes), options: { near?: string | undefined } = {}): Promise<string> {
     return this.blobs.put(bytes, sha256, options.near);
   }
 
-  hasBlob(sha256: string): boolean {
+  hasBlob(sha256: string): Promise<boolean> {
     return this.blobs.has(sha256);
   }
 
   /** The stored bytes of `sha256`, or `undefined` when never stored or pruned. */
-  getBlob(sha256: string): Uint8Array | undefined {
+  getBlob(sha256: string): Promise<Uint8Array | undefined> {
     return this.blobs.get(sha256);
   }
 
   /** Appends a version of `entry.path` and returns it. */
-  append(entry: {
+  async append(entry: {
     path: string;
     sha256: string | undefined;
     size: number;
@@ -154,22 +153,20 @@ export class VersionStore {
     undoOf?: number | undefined;
     /** The session that made the change. */
     sessionId?: string | undefined;
-  }): FileVersion {
-    const last = this.store.statement('SELECT MAX(seq) AS seq FROM history WHERE path = ?').get(entry.path) as { seq: number | null };
+  }): Promise<FileVersion> {
+    const last = (await this.store.get('SELECT MAX(seq) AS seq FROM history WHERE path = ?', [entry.path])) as { seq: number | null };
     const seq = Number(last.seq ?? 0) + 1;
     const now = Date.now();
     if (entry.sha256 !== undefined) {
       // Now that the blob's predecessor is known, keep it as a delta against it if it was stored whole.
-      const prev = this.store.statement('SELECT sha256 FROM history WHERE path = ? AND sha256 IS NOT NULL ORDER BY seq DESC LIMIT 1').get(entry.path) as
+      const prev = (await this.store.get('SELECT sha256 FROM history WHERE path = ? AND sha256 IS NOT NULL ORDER BY seq DESC LIMIT 1', [entry.path])) as
         | { sha256: string }
         | undefined;
-      if (prev !== undefined && prev.sha256 !== entry.sha256) this.blobs.deltify(entry.sha256, prev.sha256);
+      if (prev !== undefined && prev.sha256 !== entry.sha256) await this.blobs.deltify(entry.sha256, prev.sha256);
     }
-    this.store
-      .statement(
-        'INSERT INTO history (path, seq, sha256, size, op, author, message, change_id, related_path, undo_of, created_ms, session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(
+    await this.store.run(
+      'INSERT INTO history (path, seq, sha256, size, op, author, message, change_id, related_path, undo_of, created_ms, session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [
         entry.path,
         seq,
         entry.sha256 ?? null,
@@ -182,7 +179,8 @@ export class VersionStore {
         entry.undoOf ?? null,
         now,
         entry.sessionId ?? null,
-      );
+      ],
+    );
     return fromRow({
       path: entry.path,
       seq,
@@ -199,14 +197,14 @@ export class VersionStore {
   }
 
   /** The newest version of `path`. */
-  latest(path: string): FileVersion | undefined {
-    const row = this.store.statement('SELECT * FROM history WHERE path = ? ORDER BY seq DESC LIMIT 1').get(path) as HistoryRow | undefined;
+  async latest(path: string): Promise<FileVersion | undefined> {
+    const row = (await this.store.get('SELECT * FROM history WHERE path = ? ORDER BY seq DESC LIMIT 1', [path])) as HistoryRow | undefined;
     return row ? fromRow(row) : undefined;
   }
 
   /** Versions of `path`, newest first. */
-  list(path: string, limit = 50, beforeSeq?: number): FileVersion[] {
-    const params: SQLInputValue[] = [path];
+  async list(path: string, limit = 50, beforeSeq?: number): Promise<FileVersion[]> {
+    const params: SqlValue[] = [path];
     let sql = 'SELECT * FROM history WHERE path = ?';
     if (beforeSeq !== undefined) {
       sql += ' AND seq < ?';
@@ -214,20 +212,21 @@ export class VersionStore {
     }
     sql += ' ORDER BY seq DESC LIMIT ?';
     params.push(limit);
-    return (this.store.statement(sql).all(...params) as unknown as HistoryRow[]).map(fromRow);
+    return ((await this.store.all(sql, params)) as unknown as HistoryRow[]).map(fromRow);
   }
 
   /** Version `seq` of `path`. */
-  bySeq(path: string, seq: number): FileVersion | undefined {
-    const row = this.store.statement('SELECT * FROM history WHERE path = ? AND seq = ?').get(path, seq) as HistoryRow | undefined;
+  async bySeq(path: string, seq: number): Promise<FileVersion | undefined> {
+    const row = (await this.store.get('SELECT * FROM history WHERE path = ? AND seq = ?', [path, seq])) as HistoryRow | undefined;
     return row ? fromRow(row) : undefined;
   }
 
   /** The newest version of `path` whose hash starts with `prefix`; `ambiguous` when prefixes of different hashes match. */
-  byHash(path: string, prefix: string): FileVersion | 'ambiguous' | undefined {
-    const rows = this.store
-      .statement("SELECT * FROM history WHERE path = ? AND sha256 LIKE ? || '%' ORDER BY seq DESC")
-      .all(path, prefix) as unknown as HistoryRow[];
+  async byHash(path: string, prefix: string): Promise<FileVersion | 'ambiguous' | undefined> {
+    const rows = (await this.store.all("SELECT * FROM history WHERE path = ? AND sha256 LIKE ? || '%' ORDER BY seq DESC", [
+      path,
+      prefix,
+    ])) as unknown as HistoryRow[];
     if (rows.length === 0) return undefined;
     const distinct = new Set(rows.map((r) => r.sha256));
     if (distinct.size > 1) return 'ambiguous';
@@ -235,13 +234,13 @@ export class VersionStore {
   }
 
   /** Number of versions of `path`. */
-  count(path: string): number {
-    const row = this.store.statement('SELECT COUNT(*) AS n FROM history WHERE path = ?').get(path) as { n: number };
+  async count(path: string): Promise<number> {
+    const row = (await this.store.get('SELECT COUNT(*) AS n FROM history WHERE path = ?', [path])) as { n: number };
     return Number(row.n);
   }
 
   /** Bytes of stored content (compressed and delta-encoded size). */
-  storedBytes(): number {
+  storedBytes(): Promise<number> {
     return this.blobs.storedBytes();
   }
 
@@ -251,30 +250,32 @@ export class VersionStore {
    * budget, the oldest non-latest versions anywhere are dropped. Content no
    * version (and no pending journal entry) refers to is deleted.
    */
-  prune(options: RetentionOptions = {}): PruneResult {
+  prune(options: RetentionOptions = {}): Promise<PruneResult> {
     const maxVersions = Math.max(1, options.maxVersionsPerFile ?? DEFAULT_RETENTION.maxVersionsPerFile);
     const maxBytes = options.maxBytes ?? DEFAULT_RETENTION.maxBytes;
-    return this.store.transaction(() => {
+    return this.store.transaction(async () => {
       let versionsRemoved = 0;
-      const over = this.store.statement('SELECT path, MAX(seq) AS top, COUNT(*) AS n FROM history GROUP BY path HAVING n > ?').all(maxVersions) as Array<{
+      const over = (await this.store.all('SELECT path, MAX(seq) AS top, COUNT(*) AS n FROM history GROUP BY path HAVING COUNT(*) > ?', [
+        maxVersions,
+      ])) as Array<{
         path: string;
         top: number;
         n: number;
       }>;
       for (const o of over) {
-        const r = this.store.statement('DELETE FROM history WHERE path = ? AND seq <= ?').run(o.path, Number(o.top) - maxVersions);
+        const r = await this.store.run('DELETE FROM history WHERE path = ? AND seq <= ?', [o.path, Number(o.top) - maxVersions]);
         versionsRemoved += Number(r.changes);
       }
-      let { blobsRemoved, bytesFreed } = this.#collect();
-      while (this.storedBytes() > maxBytes) {
+      let { blobsRemoved, bytesFreed } = await this.#collect();
+      while ((await this.storedBytes()) > maxBytes) {
         // The oldest 64 versions that are not their file's latest.
-        const victims = this.store
-          .statement('SELECT h.id FROM history h WHERE h.seq < (SELECT MAX(seq) FROM history WHERE path = h.path) ORDER BY h.created_ms, h.id LIMIT 64')
-          .all() as Array<{ id: number }>;
+        const victims = (await this.store.all(
+          'SELECT h.id FROM history h WHERE h.seq < (SELECT MAX(seq) FROM history WHERE path = h.path) ORDER BY h.created_ms, h.id LIMIT 64',
+        )) as Array<{ id: number }>;
         if (victims.length === 0) break;
-        for (const v of victims) this.store.statement('DELETE FROM history WHERE id = ?').run(v.id);
+        for (const v of victims) await this.store.run('DELETE FROM history WHERE id = ?', [v.id]);
         versionsRemoved += victims.length;
-        const c = this.#collect();
+        const c = await this.#collect();
         blobsRemoved += c.blobsRemoved;
         bytesFreed += c.bytesFreed;
       }
@@ -282,8 +283,8 @@ export class VersionStore {
     });
   }
 
-  #collect(): { blobsRemoved: number; bytesFreed: number } {
-    const journal = this.store.statement('SELECT entries FROM edit_journal').all() as Array<{ entries: string }>;
+  async #collect(): Promise<{ blobsRemoved: number; bytesFreed: number }> {
+    const journal = (await this.store.all('SELECT entries FROM edit_journal')) as Array<{ entries: string }>;
     const pinned = new Set<string>();
     for (const j of journal) {
       for (const e of JSON.parse(j.entries) as Array<{ before?: string | null; after?: string | null }>) {
@@ -292,19 +293,19 @@ export class VersionStore {
       }
     }
     // Deepest first: a delta goes before its base, so dropping the old part of a chain stores one version whole, not each in turn.
-    const orphans = this.store
-      .statement('SELECT sha256 FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM history WHERE sha256 IS NOT NULL) ORDER BY depth DESC')
-      .all() as Array<{
+    const orphans = (await this.store.all(
+      'SELECT sha256 FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM history WHERE sha256 IS NOT NULL) ORDER BY depth DESC',
+    )) as Array<{
       sha256: string;
     }>;
     let blobsRemoved = 0;
-    const before = this.storedBytes();
+    const before = await this.storedBytes();
     for (const o of orphans) {
       if (pinned.has(o.sha256)) continue;
       // Versions stored as deltas against it are stored whole first, so freed bytes are counted net.
-      this.blobs.remove(o.sha256);
+      await this.blobs.remove(o.sha256);
       blobsRemoved++;
     }
-    return { blobsRemoved, bytesFreed: blobsRemoved === 0 ? 0 : Math.max(0, before - this.storedBytes()) };
+    return { blobsRemoved, bytesFreed: blobsRemoved === 0 ? 0 : Math.max(0, before - (await this.storedBytes())) };
   }
 }

@@ -25,7 +25,7 @@ export interface ProgramRunDeps {
   /** The policy's decision for one path. */
   decide(opClass: OpClass, path: string): Decision;
   /** Puts a content in the version store (so the run holds hashes, not contents). */
-  keep(bytes: Uint8Array): StoredContent;
+  keep(bytes: Uint8Array): Promise<StoredContent>;
   /** Records what changed as one change (see `FileEditor.recordMade`). */
   record(files: ReadonlyArray<{ path: string; before: StoredContent | null; after: StoredContent | null }>, message: string): Promise<FileVersion[]>;
 }
@@ -116,7 +116,7 @@ export class ProgramRun {
   /** The file's content now, put in the version store; `null` where there is no file. */
   async #current(path: string): Promise<StoredContent | null> {
     const bytes = await currentBytes(this.fs, path);
-    return bytes === null ? null : this.#deps.keep(bytes);
+    return bytes === null ? null : await this.#deps.keep(bytes);
   }
 }
 

@@ -7,10 +7,9 @@
  * @module
  */
 
-import type { SQLInputValue } from 'node:sqlite';
 import { type FileDigest, type Filesystem, fsError, isFsError } from '@ctxfs/core';
 import { contextPath } from '../paths/context-path.ts';
-import type { StateStore } from '../state/store.ts';
+import type { SqlValue, StateStore } from '../state/state-store.ts';
 import {
   compileMatcher,
   DEFAULT_ENTRYPOINTS,
@@ -266,7 +265,7 @@ export class FileRegistry {
   readonly #useGitignore: boolean;
   readonly #sensitive: (path: string) => boolean;
   readonly #entrypoints: ReadonlySet<string>;
-  #loaded = false;
+  #loading: Promise<void> | undefined;
   #scanned = false;
   /** Whether the store holds any version row; false only while a scan knows it holds none. */
   #storeHasVersions: boolean | undefined;
@@ -284,12 +283,16 @@ export class FileRegistry {
     this.#entrypoints = new Set(options.entrypoints ?? DEFAULT_ENTRYPOINTS);
   }
 
-  #load(): void {
-    if (this.#loaded) return;
-    this.#loaded = true;
-    for (const row of this.store.statement('SELECT * FROM files').all() as unknown as FileRow[]) {
-      this.#records.set(fromRow(row));
-    }
+  /**
+   * Reads the records the store holds into memory, once; the lookups that
+   * answer synchronously (`get`, `list`, `size`, `sensitiveFiles`) answer from
+   * them. `createContext` and every asynchronous method load first.
+   */
+  load(): Promise<void> {
+    this.#loading ??= (async () => {
+      for (const row of await this.store.all<FileRow>('SELECT * FROM files')) this.#records.set(fromRow(row));
+    })();
+    return this.#loading;
   }
 
   /** Whether a full scan ran in this process. */
@@ -342,13 +345,11 @@ export class FileRegistry {
 
   /** The record of `path`, as last scanned or refreshed. */
   get(path: string): FileRecord | undefined {
-    this.#load();
     return this.#records.get(contextPath(path, 'get'));
   }
 
   /** All records, sorted by path. */
   list(filter: { tag?: FileTag; under?: string } = {}): FileRecord[] {
-    this.#load();
     const prefix = filter.under ? `${filter.under.replace(/\/$/, '')}/` : '';
     const out = [...this.#records.select(prefix, filter.tag)];
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -356,13 +357,11 @@ export class FileRegistry {
 
   /** Registered sensitive files below `under` (all when omitted), sorted. */
   sensitiveFiles(under?: string): string[] {
-    this.#load();
     return this.#records.sensitivePaths(under ? `${under.replace(/\/$/, '')}/` : '').sort();
   }
 
   /** Number of registered files. */
   get size(): number {
-    this.#load();
     return this.#records.size;
   }
 
@@ -372,9 +371,9 @@ export class FileRegistry {
    * re-hashed — a new hash is a new version authored `external`.
    */
   async scan(options: ScanOptions = {}): Promise<ScanResult> {
-    this.#load();
+    await this.load();
     // A store with no history at all (a first scan) needs no lookup of a new file's last version.
-    this.#storeHasVersions = this.store.statement('SELECT 1 FROM file_versions LIMIT 1').get() !== undefined;
+    this.#storeHasVersions = (await this.store.get('SELECT 1 FROM file_versions LIMIT 1')) !== undefined;
     try {
       return await this.#scan(options);
     } finally {
@@ -425,15 +424,15 @@ export class FileRegistry {
     // Each commit rewrites the pages it touched, so tiny transactions would
     // cost more than the rows (see ROWS_PER_COMMIT).
     let pending: PendingRow[] = [];
-    const flush = () => {
+    const flush = async () => {
       if (pending.length === 0) return;
       // In key order: the B-tree pages each transaction dirties stay few.
       const rows = pending.sort((a, b) => (a.record.path < b.record.path ? -1 : 1));
       pending = [];
-      this.store.transaction(() => this.#write(rows, now));
+      await this.store.transaction(() => this.#write(rows, now));
     };
     /** Records a batch of a slice's digests; `mtimes` holds the slice's mtimes from `at` on, in the same order. */
-    const record = (batch: readonly FileDigest[], mtimes: readonly number[], at: number) => {
+    const record = async (batch: readonly FileDigest[], mtimes: readonly number[], at: number) => {
       for (let i = 0; i < batch.length; i++) {
         const d = batch[i] as FileDigest;
         if (d.error) {
@@ -450,11 +449,13 @@ export class FileRegistry {
         const mtimeMs = mtimes[at + i] as number;
         const language = languageOf(d.path);
         const marker = this.#markerOf(d.path, d.head, language);
-        pending.push(this.#recordOf(d.path, known, { size: d.size, mtimeMs }, d.sha256, marker, known ? 'external' : 'initial', undefined, now, language));
+        pending.push(
+          await this.#recordOf(d.path, known, { size: d.size, mtimeMs }, d.sha256, marker, known ? 'external' : 'initial', undefined, now, language),
+        );
         bytesHashed += d.size;
         hashed++;
       }
-      if (pending.length >= ROWS_PER_COMMIT) flush();
+      if (pending.length >= ROWS_PER_COMMIT) await flush();
       report('hash');
     };
     const hashing: Array<Promise<void>> = [];
@@ -473,7 +474,7 @@ export class FileRegistry {
         let at = 0;
         for await (const batch of this.fs.digest(paths, { headBytes: HEAD_BYTES })) {
           signal?.throwIfAborted();
-          record(batch, mtimes, at);
+          await record(batch, mtimes, at);
           at += batch.length;
         }
       })();
@@ -518,10 +519,10 @@ export class FileRegistry {
     if (failed) throw failed.reason;
     signal?.throwIfAborted();
 
-    this.store.transaction(() => {
-      flush();
+    await this.store.transaction(async () => {
+      await flush();
       for (const path of knownBefore) if (!seenKnown.has(path)) removed.push(path);
-      this.#retire(removed);
+      await this.#retire(removed);
     });
     this.#scanned = true;
     const result: ScanResult = {
@@ -540,9 +541,9 @@ export class FileRegistry {
   }
 
   /** The highest version the history holds for `path` (0 for none): a file removed, then created again, goes on from it. */
-  #lastVersion(path: string): number {
+  async #lastVersion(path: string): Promise<number> {
     if (this.#storeHasVersions === false) return 0;
-    const row = this.store.statement('SELECT MAX(version) AS v FROM file_versions WHERE path = ?').get(path) as { v: number | null } | undefined;
+    const row = (await this.store.get('SELECT MAX(version) AS v FROM file_versions WHERE path = ?', [path])) as { v: number | null } | undefined;
     return Number(row?.v ?? 0);
   }
 
@@ -571,14 +572,22 @@ export class FileRegistry {
   }
 
   /** Writes one file's record; a new hash adds a version row. Returns the record. */
-  #put(path: string, stat: Observed, sha256: string, head: string | undefined, author: string, message: string | undefined, now: number): FileRecord {
-    const row = this.#recordOf(path, this.#records.get(path), stat, sha256, head, author, message, now);
-    this.#write([row], now);
+  async #put(
+    path: string,
+    stat: Observed,
+    sha256: string,
+    head: string | undefined,
+    author: string,
+    message: string | undefined,
+    now: number,
+  ): Promise<FileRecord> {
+    const row = await this.#recordOf(path, this.#records.get(path), stat, sha256, head, author, message, now);
+    await this.store.transaction(() => this.#write([row], now));
     return row.record;
   }
 
   /** The record `path` gets for this content, and whether that is a new version. */
-  #recordOf(
+  async #recordOf(
     path: string,
     known: FileRecord | undefined,
     stat: Observed,
@@ -588,11 +597,11 @@ export class FileRegistry {
     message: string | undefined,
     now: number,
     language = languageOf(path),
-  ): PendingRow {
+  ): Promise<PendingRow> {
     const tags = head === undefined && known ? known.tags : tagsOfMask(tagMask(path, language, head));
     const isNewContent = !known || known.sha256 !== sha256;
     // A file that was removed and is back goes on from its last version.
-    const version = isNewContent ? (known?.version ?? this.#lastVersion(path)) + 1 : (known?.version ?? 1);
+    const version = isNewContent ? (known?.version ?? (await this.#lastVersion(path))) + 1 : (known?.version ?? 1);
     const record: FileRecord = {
       path,
       language,
@@ -616,7 +625,7 @@ export class FileRegistry {
    * statement: a scan writes tens of thousands, and one statement per row
    * would cost more than the hashing.
    */
-  #write(rows: readonly PendingRow[], now: number): void {
+  async #write(rows: readonly PendingRow[], now: number): Promise<void> {
     const versions: FileVersionRecord[] = [];
     for (const { record: r, previous, isNewContent, author, message } of rows) {
       if (!isNewContent) continue;
@@ -628,41 +637,40 @@ export class FileRegistry {
     }
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
-      const params: SQLInputValue[] = [];
+      const params: SqlValue[] = [];
       for (const { record: r } of chunk) {
         params.push(r.path, r.language ?? null, tagsText(r.tags), r.size, r.mtimeMs, r.sha256, r.version, r.accessCount);
         params.push(r.lastAccessedMs ?? null, r.entrypoint ? 1 : 0, r.sensitive ? 1 : 0, r.generated ? 1 : 0, now, r.versionMs);
       }
-      this.store.statement(INSERT_FILES(chunk.length)).run(...params);
+      await this.store.run(INSERT_FILES(chunk.length), params);
     }
-    this.#insertVersions(versions);
+    await this.#insertVersions(versions);
     for (const { record } of rows) this.#records.set(record);
   }
 
   /** Adds version rows; one already there (same path and version) is kept. */
-  #insertVersions(versions: readonly FileVersionRecord[]): void {
+  async #insertVersions(versions: readonly FileVersionRecord[]): Promise<void> {
     for (let i = 0; i < versions.length; i += ROWS_PER_STATEMENT) {
       const chunk = versions.slice(i, i + ROWS_PER_STATEMENT);
-      const params: SQLInputValue[] = [];
+      const params: SqlValue[] = [];
       for (const v of chunk) params.push(v.path, v.version, v.sha256, v.size, v.author, v.message ?? null, v.createdMs);
-      this.store.statement(INSERT_VERSIONS(chunk.length)).run(...params);
+      await this.store.run(INSERT_VERSIONS(chunk.length), params);
     }
   }
 
   /** Forgets files that are gone, keeping their last version in the history. */
-  #retire(paths: readonly string[]): void {
+  async #retire(paths: readonly string[]): Promise<void> {
     if (paths.length === 0) return;
-    this.store.transaction(() => {
-      this.#insertVersions(
+    await this.store.transaction(async () => {
+      await this.#insertVersions(
         paths.flatMap((path) => {
           const known = this.#records.get(path);
           return known ? [deferredVersionOf(known)] : [];
         }),
       );
-      const del = this.store.statement('DELETE FROM files WHERE path = ?');
       for (const path of paths) {
         this.#records.delete(path);
-        del.run(path);
+        await this.store.run('DELETE FROM files WHERE path = ?', [path]);
       }
     });
   }
@@ -673,7 +681,7 @@ export class FileRegistry {
    */
   async check(input: string): Promise<{ status: 'unchanged' | 'changed' | 'added' | 'removed'; record: FileRecord | undefined }> {
     const path = contextPath(input, 'check');
-    this.#load();
+    await this.load();
     const known = this.#records.get(path);
     let stat: Observed;
     try {
@@ -683,12 +691,12 @@ export class FileRegistry {
     } catch (err) {
       if (!isFsError(err, 'ENOENT')) throw err;
       if (!known) return { status: 'removed', record: undefined };
-      this.#forget(path);
+      await this.#forget(path);
       return { status: 'removed', record: undefined };
     }
     if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs && known.sha256 !== '') return { status: 'unchanged', record: known };
     const h = await this.#hash(path);
-    const record = this.#put(path, stat, h.sha256, h.head, known ? 'external' : 'initial', undefined, Date.now());
+    const record = await this.#put(path, stat, h.sha256, h.head, known ? 'external' : 'initial', undefined, Date.now());
     return { status: !known ? 'added' : known.sha256 === h.sha256 ? 'unchanged' : 'changed', record };
   }
 
@@ -697,13 +705,13 @@ export class FileRegistry {
    * without another read. A different hash is a new version by `author`
    * (`external` when ctxfs learns of an edit it did not make).
    */
-  observe(
+  async observe(
     path: string,
     observed: { sha256: string; size: number; mtimeMs: number; head?: string },
     author: VersionAuthor = 'external',
     message?: string,
-  ): FileRecord {
-    this.#load();
+  ): Promise<FileRecord> {
+    await this.load();
     const known = this.#records.get(path);
     if (known && known.sha256 === observed.sha256 && known.size === observed.size && known.mtimeMs === observed.mtimeMs) return known;
     return this.#put(path, observed, observed.sha256, observed.head, known ? author : author === 'external' ? 'initial' : author, message, Date.now());
@@ -721,37 +729,38 @@ export class FileRegistry {
    */
   async refresh(input: string, options: { author?: VersionAuthor; message?: string } = {}): Promise<FileRecord | undefined> {
     const path = contextPath(input, 'refresh');
-    this.#load();
+    await this.load();
     let s: Observed;
     try {
       const st = await this.fs.stat(path);
       s = { size: st.size, mtimeMs: st.mtime.getTime() };
     } catch (err) {
       if (!isFsError(err, 'ENOENT')) throw err;
-      this.#forget(path);
+      await this.#forget(path);
       return undefined;
     }
     const h = await this.#hash(path);
     return this.#put(path, s, h.sha256, h.head, options.author ?? 'user', options.message, Date.now());
   }
 
-  #forget(path: string): void {
-    this.#retire([path]);
+  #forget(path: string): Promise<void> {
+    return this.#retire([path]);
   }
 
   /** Counts one access (reads served to a model). */
-  recordAccess(path: string): void {
+  async recordAccess(path: string): Promise<void> {
     const now = Date.now();
     if (!this.#records.touch(path, now)) return;
-    this.store.statement('UPDATE files SET access_count = access_count + 1, last_accessed_ms = ? WHERE path = ?').run(now, path);
+    await this.store.run('UPDATE files SET access_count = access_count + 1, last_accessed_ms = ? WHERE path = ?', [now, path]);
   }
 
   /** Version rows of a file, newest first. */
-  versions(input: string, limit = 20): FileVersionRecord[] {
+  async versions(input: string, limit = 20): Promise<FileVersionRecord[]> {
     const path = contextPath(input, 'versions');
-    const rows = this.store
-      .statement('SELECT path, version, sha256, size, author, message, created_ms FROM file_versions WHERE path = ? ORDER BY version DESC LIMIT ?')
-      .all(path, limit) as Array<Record<string, unknown>>;
+    const rows = (await this.store.all(
+      'SELECT path, version, sha256, size, author, message, created_ms FROM file_versions WHERE path = ? ORDER BY version DESC LIMIT ?',
+      [path, limit],
+    )) as Array<Record<string, unknown>>;
     const out: FileVersionRecord[] = rows.map((r) => ({
       path: String(r.path),
       version: Number(r.version),
@@ -764,7 +773,7 @@ export class FileRegistry {
     // The current version's row may still be deferred: the store's files row
     // says what it would (read from the store, which another process may
     // have written since this one loaded).
-    const current = this.store.statement('SELECT * FROM files WHERE path = ?').get(path) as FileRow | undefined;
+    const current = (await this.store.get('SELECT * FROM files WHERE path = ?', [path])) as FileRow | undefined;
     if (current !== undefined && current.sha256 !== null && Number(current.version) > (out[0]?.version ?? 0)) {
       out.unshift(deferredVersionOf(fromRow(current)));
     }

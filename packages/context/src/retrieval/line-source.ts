@@ -89,7 +89,7 @@ async function streamWindow(ws: Workspace, path: string, op: string, request: Wi
     if (isFsError(err, 'ENOENT') || isFsError(err, 'ENOTDIR')) throw missingFile(ws, path, op, err);
     throw err;
   }
-  noteRead(ws, path, { sha256: window.sha256, size: window.size, mtimeMs: window.mtimeMs, head: window.head });
+  await noteRead(ws, path, { sha256: window.sha256, size: window.size, mtimeMs: window.mtimeMs, head: window.head });
   return window;
 }
 

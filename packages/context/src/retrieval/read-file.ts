@@ -250,7 +250,7 @@ export async function readFile(ws: Workspace, caller: Caller, path: string, opti
       omitted.length = 0;
       omitted.push({ startLine: 1, endLine: lines.length, tokens: cut.totalTokens - cut.tokens });
     }
-    const served = serveIfFits(ws, caller, doc, body, budget, {
+    const served = await serveIfFits(ws, caller, doc, body, budget, {
       view: 'truncated',
       omitted,
       redactions: findings,
@@ -264,7 +264,14 @@ export async function readFile(ws: Workspace, caller: Caller, path: string, opti
   return narrow(ws, caller, doc, budget);
 }
 
-function serveIfFits(ws: Workspace, caller: Caller, doc: Document, body: string, budget: number, fields: Parameters<typeof serve>[5]): Served | undefined {
+async function serveIfFits(
+  ws: Workspace,
+  caller: Caller,
+  doc: Document,
+  body: string,
+  budget: number,
+  fields: Parameters<typeof serve>[5],
+): Promise<Served | undefined> {
   if (wrappedTokens(ws, doc, body, fields.label, fields.view) > budget) return undefined;
   return serve(ws, caller, 'readFile', doc, body, fields);
 }

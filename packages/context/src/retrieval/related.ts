@@ -12,7 +12,7 @@ import { type Document, type DocumentLoader, derive } from '../content/document.
 import type { FileRegistry } from '../registry/file-registry.ts';
 import { extractImports, type ImportSpec, type Relation, type ResolveContext, resolveImport } from '../registry/relations.ts';
 import { callText } from '../search/next-call.ts';
-import type { StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/state-store.ts';
 import { hasGrammar } from '../symbols/tree-sitter.ts';
 import { type Caller, loadDocument, MIN_USEFUL_TOKENS, overBudget, type Served, serve, type Workspace } from './shared.ts';
 
@@ -69,9 +69,12 @@ export class RelationIndex {
 
   /** Resolved relations of a document (stored by content hash). */
   async relationsOf(doc: Document): Promise<Relation[]> {
-    const rows = this.#store
-      .statement('SELECT specifier, target, kind, line FROM relations WHERE source = ? AND source_sha256 = ? ORDER BY rowid')
-      .all(doc.path, doc.sha256) as Array<{
+    // Insertion order: SQLite's rowid, PostgreSQL's identity column (the table has no key of its own).
+    const order = this.#store.dialect === 'sqlite' ? 'rowid' : 'id';
+    const rows = (await this.#store.all(`SELECT specifier, target, kind, line FROM relations WHERE source = ? AND source_sha256 = ? ORDER BY ${order}`, [
+      doc.path,
+      doc.sha256,
+    ])) as Array<{
       specifier: string;
       target: string | null;
       kind: string;
@@ -89,19 +92,19 @@ export class RelationIndex {
       if (targets.length === 0) out.push({ ...spec, source: doc.path, target: undefined });
       for (const target of targets) if (target !== doc.path) out.push({ ...spec, source: doc.path, target });
     }
-    this.#store.transaction(() => {
-      this.#store.statement('DELETE FROM relations WHERE source = ?').run(doc.path);
-      const ins = this.#store.statement('INSERT INTO relations (source, source_sha256, specifier, target, kind, line) VALUES (?, ?, ?, ?, ?, ?)');
-      for (const r of out) ins.run(r.source, doc.sha256, r.specifier, r.target ?? null, r.kind, r.line);
+    await this.#store.transaction(async () => {
+      await this.#store.run('DELETE FROM relations WHERE source = ?', [doc.path]);
+      const insert = 'INSERT INTO relations (source, source_sha256, specifier, target, kind, line) VALUES (?, ?, ?, ?, ?, ?)';
+      for (const r of out) await this.#store.run(insert, [r.source, doc.sha256, r.specifier, r.target ?? null, r.kind, r.line]);
       // A marker row so a file without imports is not parsed again.
-      if (out.length === 0) ins.run(doc.path, doc.sha256, '', null, 'none', 0);
+      if (out.length === 0) await this.#store.run(insert, [doc.path, doc.sha256, '', null, 'none', 0]);
     });
     return out;
   }
 
   /** Files known to import `path` (among indexed files). */
-  importers(path: string): Array<{ source: string; specifier: string; line: number }> {
-    return this.#store.statement('SELECT DISTINCT source, specifier, line FROM relations WHERE target = ? ORDER BY source').all(path) as Array<{
+  async importers(path: string): Promise<Array<{ source: string; specifier: string; line: number }>> {
+    return (await this.#store.all('SELECT DISTINCT source, specifier, line FROM relations WHERE target = ? ORDER BY source', [path])) as Array<{
       source: string;
       specifier: string;
       line: number;
@@ -118,16 +121,15 @@ export class RelationIndex {
     if (!this.#registry.scanned) await this.#registry.scan();
     const files = this.#registry.list({ tag: 'code' }).filter((r) => hasGrammar(r.language) && !r.generated);
     const stored = new Map(
-      (this.#store.statement('SELECT source, MAX(source_sha256) AS sha FROM relations GROUP BY source').all() as Array<{ source: string; sha: string }>).map(
+      ((await this.#store.all('SELECT source, MAX(source_sha256) AS sha FROM relations GROUP BY source')) as Array<{ source: string; sha: string }>).map(
         (r) => [r.source, r.sha],
       ),
     );
     const current = new Set(files.map((f) => f.path));
     const gone = [...stored.keys()].filter((p) => !current.has(p));
     if (gone.length > 0) {
-      this.#store.transaction(() => {
-        const del = this.#store.statement('DELETE FROM relations WHERE source = ?');
-        for (const p of gone) del.run(p);
+      await this.#store.transaction(async () => {
+        for (const p of gone) await this.#store.run('DELETE FROM relations WHERE source = ?', [p]);
       });
     }
     const stale = files.filter((f) => stored.get(f.path) !== f.sha256);
@@ -141,7 +143,7 @@ export class RelationIndex {
       done++;
       if (done % 100 === 0 || done === stale.length) options.onProgress?.({ done, total: stale.length });
     }
-    const count = this.#store.statement("SELECT COUNT(*) AS n FROM relations WHERE kind <> 'none'").get() as { n: number };
+    const count = (await this.#store.get("SELECT COUNT(*) AS n FROM relations WHERE kind <> 'none'")) as { n: number };
     return { files: files.length, relations: Number(count.n), parsed: stale.length };
   }
 }
@@ -194,7 +196,7 @@ export async function getRelatedFiles(ws: Workspace, caller: Caller, path: strin
         related.push({ path: r.target, relation: r.kind === 'imports' ? 'imports' : r.kind, depth: d, via: p, specifier: r.specifier });
         next.push(r.target);
       }
-      for (const imp of ws.relations.importers(p)) {
+      for (const imp of await ws.relations.importers(p)) {
         if (seen.has(imp.source)) continue;
         seen.add(imp.source);
         related.push({ path: imp.source, relation: 'imported-by', depth: d, via: p, specifier: imp.specifier });
@@ -208,6 +210,6 @@ export async function getRelatedFiles(ws: Workspace, caller: Caller, path: strin
   let body = [`${path}: ${related.length} related files`, ...rows, ext.length ? `external: ${ext.join(', ')}` : ''].filter(Boolean).join('\n');
   if (ws.tokenizer.count(body) > budget - 80)
     body = body.slice(0, Math.max(0, (budget - 120) * 3)).replace(/\n[^\n]*$/, `\n[… list cut; call ${callText('getRelatedFiles', [path, 1])} for fewer …]`);
-  const served = serve(ws, caller, 'getRelatedFiles', doc, body, { view: 'related', omitted: [], redactions: 0 });
+  const served = await serve(ws, caller, 'getRelatedFiles', doc, body, { view: 'related', omitted: [], redactions: 0 });
   return { ...served, related, external: ext };
 }

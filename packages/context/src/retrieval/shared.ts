@@ -16,7 +16,7 @@ import type { Redactor } from '../safety/redaction.ts';
 import { callText } from '../search/next-call.ts';
 import { editDistance } from '../search/symbol-ranking.ts';
 import type { SessionContext } from '../session/session-context.ts';
-import type { StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/state-store.ts';
 import type { Summarizer, SummaryCache } from '../summaries/summarizer.ts';
 import type { Tokenizer } from '../tokens/tokenizer.ts';
 import type { RelationIndex } from './related.ts';
@@ -143,15 +143,15 @@ export async function loadDocument(ws: Workspace, path: string, op: string): Pro
     throw err;
   }
   // A buffer's text is not the file's: the registry keeps what is on disk.
-  if (doc.buffered === undefined) noteRead(ws, path, { sha256: doc.sha256, size: doc.size, mtimeMs: doc.mtimeMs, head: doc.text.slice(0, 1024) });
+  if (doc.buffered === undefined) await noteRead(ws, path, { sha256: doc.sha256, size: doc.size, mtimeMs: doc.mtimeMs, head: doc.text.slice(0, 1024) });
   return doc;
 }
 
 /** Brings the registry up to date with content just read. */
-export function noteRead(ws: Workspace, path: string, read: { sha256: string; size: number; mtimeMs: number; head: string }): void {
+export async function noteRead(ws: Workspace, path: string, read: { sha256: string; size: number; mtimeMs: number; head: string }): Promise<void> {
   if (ws.registry.isIgnored(path)) return;
-  ws.registry.observe(path, read);
-  ws.registry.recordAccess(path);
+  await ws.registry.observe(path, read);
+  await ws.registry.recordAccess(path);
 }
 
 /**
@@ -181,14 +181,14 @@ export function missingFile(ws: Workspace, path: string, op: string, cause: FsEr
 }
 
 /** Wraps, counts and records one result. */
-export function serve(
+export async function serve(
   ws: Workspace,
   caller: Caller,
   op: string,
   doc: Source,
   body: string,
   fields: Omit<Served, 'text' | 'tokens' | 'path' | 'version' | 'totalLines' | 'totalTokens'> & { label?: string | undefined },
-): Served {
+): Promise<Served> {
   const text = wrapContent(body, blockInfo(ws, doc, fields.label, fields.view));
   const tokens = lastWrapped.reuse(ws, doc, body, fields.label, fields.view) ?? ws.tokenizer.count(text);
   const { label: _label, ...rest } = fields;
@@ -201,7 +201,15 @@ export function serve(
     tokens,
     ...rest,
   };
-  caller.session.recordRead({ agent: caller.agent, path: doc.path, sha256: doc.sha256, op, startLine: fields.startLine, endLine: fields.endLine, tokens });
+  await caller.session.recordRead({
+    agent: caller.agent,
+    path: doc.path,
+    sha256: doc.sha256,
+    op,
+    startLine: fields.startLine,
+    endLine: fields.endLine,
+    tokens,
+  });
   return served;
 }
 

@@ -59,7 +59,7 @@ async function readmeMention(ws: Workspace, path: string): Promise<string | unde
 /** Summary text of a document (cached by hash and summarizer id), redacted. */
 export async function summaryOf(ws: Workspace, doc: Document, maxTokens: number): Promise<string> {
   const cacheKey = `${ws.summarizer.id}@${maxTokens}`;
-  const cached = ws.summaries.get(doc.sha256, cacheKey);
+  const cached = await ws.summaries.get(doc.sha256, cacheKey);
   if (cached !== undefined) return cached;
   const table = await symbolTable(doc);
   const relations = await ws.relations.importsOf(doc).catch(() => []);
@@ -78,7 +78,7 @@ export async function summaryOf(ws: Workspace, doc: Document, maxTokens: number)
   });
   // Summaries pass through redaction too: a summarizer may quote a secret.
   const summary = ws.redactor.redact(raw).text;
-  ws.summaries.set(doc.sha256, cacheKey, summary);
+  await ws.summaries.set(doc.sha256, cacheKey, summary);
   return summary;
 }
 

@@ -217,7 +217,7 @@ export async function wholeBeatsOutline(ws: Workspace, doc: Document, budget: nu
 }
 
 /** Serves the whole file in place of a narrower view that would cost as much or more. */
-export function serveWhole(ws: Workspace, caller: Caller, op: string, doc: Document): Served {
+export function serveWhole(ws: Workspace, caller: Caller, op: string, doc: Document): Promise<Served> {
   const whole = wholeView(ws, doc, Number.POSITIVE_INFINITY) as NonNullable<ReturnType<typeof wholeView>>;
   return serve(ws, caller, op, doc, whole.body, {
     view: 'full',

@@ -12,7 +12,7 @@
  * @module
  */
 
-import type { StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/state-store.ts';
 import type { AuditEntry } from './audit/audit-record.ts';
 import type { AuditTrail } from './audit/audit-trail.ts';
 import type { OpClass } from './policy.ts';
@@ -131,8 +131,8 @@ function fromRow(row: AuditRow): AuditDraft {
  * const sink = storeAuditSink(store, AuditTrail.open({ dir, key: { keyFile }, index: store }), { backend: 'HostFilesystem', user: 'ana' });
  * ```
  */
-export function storeAuditSink(store: StateStore, trail: AuditTrail | undefined, context: AuditContext): AuditSink {
-  if (trail !== undefined) replayMissed(store, trail, context);
+export async function storeAuditSink(store: StateStore, trail: AuditTrail | undefined, context: AuditContext): Promise<AuditSink> {
+  if (trail !== undefined) await replayMissed(store, trail, context);
   // Records of calls outside a transaction (reads, searches, refusals) wait here and are written a batch at a time.
   const queued: AuditDraft[] = [];
   // Records written inside a transaction, for the trail once it commits.
@@ -145,7 +145,7 @@ export function storeAuditSink(store: StateStore, trail: AuditTrail | undefined,
       for (const r of batch) trail.append(trailEntry(r, context));
     });
   };
-  const insert = (r: AuditDraft): void =>
+  const insert = (r: AuditDraft): Promise<void> =>
     store.audit({
       op: r.op,
       path: r.paths[0],
@@ -156,20 +156,26 @@ export function storeAuditSink(store: StateStore, trail: AuditTrail | undefined,
       tokens: r.tokens,
       changeId: r.changeId,
     });
-  const flush = (): void => {
+  const flush = async (): Promise<void> => {
     clearTimeout(timer);
     timer = undefined;
     if (queued.length === 0 || store.closed) return;
     const batch = queued.splice(0);
     if (store.inTransaction) {
       // Inside a change's transaction: the earlier records go first, in its commit.
-      for (const r of batch) insert(r);
+      for (const r of batch) await insert(r);
       pending.unshift(...batch);
       return;
     }
-    store.transaction(() => {
-      for (const r of batch) insert(r);
-    });
+    try {
+      await store.transaction(async () => {
+        for (const r of batch) await insert(r);
+      });
+    } catch (err) {
+      // Kept for the next flush, which a later call, a read of the table or close makes.
+      queued.unshift(...batch);
+      throw err;
+    }
     toTrail(batch);
   };
   store.beforeAuditRead(flush);
@@ -180,14 +186,16 @@ export function storeAuditSink(store: StateStore, trail: AuditTrail | undefined,
   return (r) => {
     if (store.inTransaction) {
       // A change's record: in the change's transaction, after whatever was queued before it.
-      flush();
-      insert(r);
-      pending.push(r);
-      return;
+      return flush().then(async () => {
+        await insert(r);
+        pending.push(r);
+      });
     }
     queued.push(r);
-    if (queued.length >= AUDIT_BATCH) flush();
-    else timer ??= setTimeout(flush, AUDIT_FLUSH_MS);
+    // Off any caller's stack: a failure leaves the batch queued for the next flush to report.
+    if (queued.length >= AUDIT_BATCH) flush().catch(() => undefined);
+    else timer ??= setTimeout(() => void flush().catch(() => undefined), AUDIT_FLUSH_MS);
+    return undefined;
   };
 }
 
@@ -204,14 +212,19 @@ const REPLAY_WINDOW = 64;
  * after the oldest one the trail's newest records hold that the trail lacks.
  * Under the trail's lock, so another process's appends cannot interleave.
  */
-function replayMissed(store: StateStore, trail: AuditTrail, context: AuditContext): number {
+async function replayMissed(store: StateStore, trail: AuditTrail, context: AuditContext): Promise<number> {
+  // Read before the trail's lock is taken (the lock is held synchronously); a
+  // row committed in between by a live process is appended by that process.
+  const newest = (await store.all<AuditRow>('SELECT * FROM audit ORDER BY id DESC LIMIT ?', [REPLAY_WINDOW * 2])).reverse();
+  // A new trail takes the whole table.
+  const everything = trail.query({ limit: 1 }).length === 0 ? await store.all<AuditRow>('SELECT * FROM audit ORDER BY id') : undefined;
   return trail.batch(() => {
     const recent = trail.query({ limit: REPLAY_WINDOW });
     let rows: AuditRow[];
-    if (recent.length === 0) rows = store.statement('SELECT * FROM audit ORDER BY id').all() as unknown as AuditRow[];
+    if (recent.length === 0) rows = everything ?? newest;
     else {
       const held = new Set(recent.map((r) => r.requestId));
-      const tail = (store.statement('SELECT * FROM audit ORDER BY id DESC LIMIT ?').all(REPLAY_WINDOW * 2) as unknown as AuditRow[]).reverse();
+      const tail = newest;
       const first = tail.findIndex((row) => held.has(requestIdOf(row)));
       // A trail none of whose newest records the table holds was started elsewhere: nothing to replay.
       rows = first === -1 ? [] : tail.slice(first).filter((row) => !held.has(requestIdOf(row)));

@@ -114,7 +114,12 @@ export interface AuditDraft {
 }
 
 /** Where audit records go. */
-export type AuditSink = (record: AuditDraft) => void;
+/**
+ * Where audit records go. A record made inside a change's transaction must be
+ * written in it: the sink returns the promise of that write, and the caller
+ * awaits it before the transaction commits.
+ */
+export type AuditSink = (record: AuditDraft) => void | Promise<void>;
 
 /** Policy answers kept for repeated calls (a search judges every path it meets); the cache starts over when full. */
 const DECISION_CACHE_SIZE = 50_000;
@@ -208,7 +213,8 @@ export class SafetyLayer {
     const record = (result: 'ok' | 'refused' | 'denied' | 'error', fields: Partial<CallOutcome> & { code?: string | undefined } = {}): void => {
       // A change recorded through the journal already has its record.
       if (this.#journaled.delete(requestId)) return;
-      this.#audit(draft(result, fields));
+      // Outside a transaction a sink only queues the record.
+      void this.#audit(draft(result, fields));
     };
     const refuse = (err: FsError, result: 'denied' | 'error'): never => {
       record(result, { code: err.code });
@@ -301,18 +307,18 @@ export class SafetyLayer {
    * transaction that records the change: with each file's hash before and
    * after, and marked `recovered` when recovery finished the change after a crash.
    */
-  recordCommitted(
+  async recordCommitted(
     draft: AuditDraft,
     change: { changeId: string; entries: ReadonlyArray<{ path: string; before: string | null; after: string | null }> },
     recovered: boolean,
-  ): void {
+  ): Promise<void> {
     const before: Record<string, string | null> = {};
     const after: Record<string, string | null> = {};
     for (const e of change.entries) {
       before[e.path] = e.before;
       after[e.path] = e.after;
     }
-    this.#audit({ ...draft, before, after, changeId: change.changeId, recovered: recovered || undefined });
+    await this.#audit({ ...draft, before, after, changeId: change.changeId, recovered: recovered || undefined });
     if (!recovered) this.#journaled.add(draft.requestId);
   }
 

@@ -98,7 +98,7 @@ async function fileRow(ws: Workspace, path: string): Promise<ListedFile> {
       size: record.size,
       language: record.language,
       tags: record.tags,
-      lines: symbolIndex(ws).lines(path, record.sha256),
+      lines: await symbolIndex(ws).lines(path, record.sha256),
       sensitive: record.sensitive,
     };
   }
@@ -146,7 +146,7 @@ interface ListingCall {
 }
 
 /** Renders a listing, with the narrower call and the next page for what did not fit. */
-function renderListing(ws: Workspace, caller: Caller, call: ListingCall): SearchResult<ListedFile> {
+function renderListing(ws: Workspace, caller: Caller, call: ListingCall): Promise<SearchResult<ListedFile>> {
   return renderSearch(ws, caller, {
     op: call.op,
     view: 'files',

@@ -111,7 +111,7 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
   const index = symbolIndex(ws);
   await index.refresh();
   const byName = new Map<string, ReturnType<typeof matchName>>();
-  for (const name of index.names.keys()) {
+  for (const name of (await index.names()).keys()) {
     const m = matchName(q, name);
     if (m !== undefined) byName.set(name, m);
   }
@@ -122,8 +122,7 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
   const isTest = (path: string) => ws.registry.get(path)?.tags.includes('test') ?? false;
   // Definitions in files the policy keeps from this caller are not shown, like their text.
   const withheld = currentCall()?.withheld ?? (() => false);
-  const sorted = index
-    .named(names)
+  const sorted = (await index.named(names))
     .filter((s) => (kinds === undefined || kinds.has(s.kind)) && inScope(s.path) && !withheld(s.path))
     .map((s) => rankSymbol(q, s, byName.get(s.name) as NonNullable<ReturnType<typeof matchName>>))
     .sort(rankOrder(isTest));
@@ -193,7 +192,7 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
     notes.push(`[+${plural(n, 'weaker match', 'weaker matches')}; ${callShape('findSymbol', { match: 'all' })} and the same query lists them]`);
   }
   if (total === 0) {
-    const indexed = index.names.size;
+    const indexed = (await index.names()).size;
     notes.push(
       indexed === 0
         ? `[no definitions are indexed: the registry holds no code files (${callShape('scan')} first), or none could be parsed]`

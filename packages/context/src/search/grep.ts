@@ -133,7 +133,7 @@ async function checkFile(ws: Workspace, scope: SearchScope, matcher: GrepMatcher
   if (!scope.ignored(path)) {
     const known = ws.registry.get(path);
     if (known !== undefined && known.sha256 !== doc.sha256) {
-      ws.registry.observe(path, { sha256: doc.sha256, size: doc.size, mtimeMs: doc.mtimeMs, head: doc.text.slice(0, 1024) });
+      await ws.registry.observe(path, { sha256: doc.sha256, size: doc.size, mtimeMs: doc.mtimeMs, head: doc.text.slice(0, 1024) });
     }
   }
   const { lines, findings } = redactedLines(ws, doc);

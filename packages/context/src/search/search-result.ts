@@ -109,7 +109,7 @@ export interface SearchDraft<Item> {
  * fits (counted row by row, then checked exactly, dropping rows until it
  * does), and the result is charged and recorded.
  */
-export function renderSearch<Item>(ws: Workspace, caller: Caller, input: SearchDraft<Item>): SearchResult<Item> {
+export async function renderSearch<Item>(ws: Workspace, caller: Caller, input: SearchDraft<Item>): Promise<SearchResult<Item>> {
   // Names and paths are repository content too: every row passes the redactor (grep's lines already did, on their whole file).
   const draft: SearchDraft<Item> = {
     ...input,
@@ -182,12 +182,19 @@ export function renderSearch<Item>(ws: Workspace, caller: Caller, input: SearchD
     redactions: out.rows.reduce((n, r) => n + (r.masks ?? 0), 0),
     items: out.rows.map((r) => r.item),
   };
-  record(ws, caller, draft.op, out.rows, (i) => costOf(i), tokens);
+  await record(ws, caller, draft.op, out.rows, (i) => costOf(i), tokens);
   return result;
 }
 
 /** Charges the result to the session: reads of the files whose lines it shows, the rest as a charge (the safety layer audits the call). */
-function record<Item>(ws: Workspace, caller: Caller, op: SearchOp, rows: readonly Row<Item>[], costOf: (row: number) => number, tokens: number): void {
+async function record<Item>(
+  ws: Workspace,
+  caller: Caller,
+  op: SearchOp,
+  rows: readonly Row<Item>[],
+  costOf: (row: number) => number,
+  tokens: number,
+): Promise<void> {
   const reads = new Map<string, { path: string; sha256: string; startLine: number; endLine: number; tokens: number }>();
   for (const [i, r] of rows.entries()) {
     if (r.read === undefined) continue;
@@ -201,15 +208,15 @@ function record<Item>(ws: Workspace, caller: Caller, op: SearchOp, rows: readonl
     }
   }
   let charged = 0;
-  ws.store.transaction(() => {
+  await ws.store.transaction(async () => {
     for (const read of reads.values()) {
       // Per-row counts may sum past the whole (BPE merges); the session is charged exactly `tokens`.
       const share = Math.min(read.tokens, tokens - charged);
-      caller.session.recordRead({ agent: caller.agent, ...read, op, tokens: share });
-      ws.registry.recordAccess(read.path);
+      await caller.session.recordRead({ agent: caller.agent, ...read, op, tokens: share });
+      await ws.registry.recordAccess(read.path);
       charged += share;
     }
-    if (tokens > charged) caller.session.charge(tokens - charged);
+    if (tokens > charged) await caller.session.charge(tokens - charged);
   });
 }
 

@@ -10,10 +10,10 @@
  * @module
  */
 
-import type { SQLInputValue } from 'node:sqlite';
 import { isFsError } from '@ctxfs/core';
 import type { FileRecord } from '../registry/file-registry.ts';
 import type { Workspace } from '../retrieval/shared.ts';
+import type { SqlValue } from '../state/state-store.ts';
 import { symbolTable } from '../symbols/outline.ts';
 import { flattenSymbols, SYMBOLS_VERSION, type SymbolKind } from '../symbols/types.ts';
 
@@ -61,7 +61,7 @@ export function indexable(record: FileRecord): boolean {
  * ```ts
  * const index = symbolIndex(ws);
  * await index.refresh();
- * index.named(['login']); // [{ path: 'src/auth.ts', qualifiedName: 'AuthManager.login', kind: 'method', … }]
+ * await index.named(['login']); // [{ path: 'src/auth.ts', qualifiedName: 'AuthManager.login', kind: 'method', … }]
  * ```
  */
 export class SymbolIndex {
@@ -77,24 +77,24 @@ export class SymbolIndex {
   }
 
   /** Distinct names, each with its number of definitions. */
-  get names(): ReadonlyMap<string, number> {
+  names(): Promise<ReadonlyMap<string, number>> {
     return this.#loadNames();
   }
 
-  #loadIndexed(): Map<string, string> {
+  async #loadIndexed(): Promise<Map<string, string>> {
     if (this.#indexed === undefined) {
-      const rows = this.#ws.store.statement('SELECT path, sha256, source FROM symbol_files').all() as Array<{ path: string; sha256: string; source: string }>;
+      const rows = (await this.#ws.store.all('SELECT path, sha256, source FROM symbol_files')) as Array<{ path: string; sha256: string; source: string }>;
       // A file indexed by another version of the extractor counts as not indexed: parsed again on this refresh.
       this.#indexed = new Map(rows.map((r) => [r.path, r.source === 'unreadable' || r.source.endsWith(EXTRACTED_BY) ? r.sha256 : '']));
     }
     return this.#indexed;
   }
 
-  #loadNames(): Map<string, number> {
+  async #loadNames(): Promise<Map<string, number>> {
     if (this.#names === undefined) {
-      const rows = this.#ws.store
-        .statement('SELECT s.name AS name, COUNT(*) AS n FROM symbols s JOIN symbol_files f ON f.path = s.path AND f.sha256 = s.sha256 GROUP BY s.name')
-        .all() as Array<{ name: string; n: number }>;
+      const rows = (await this.#ws.store.all(
+        'SELECT s.name AS name, COUNT(*) AS n FROM symbols s JOIN symbol_files f ON f.path = s.path AND f.sha256 = s.sha256 GROUP BY s.name',
+      )) as Array<{ name: string; n: number }>;
       this.#names = new Map(rows.map((r) => [r.name, Number(r.n)]));
     }
     return this.#names;
@@ -115,24 +115,24 @@ export class SymbolIndex {
     const started = performance.now();
     const registry = this.#ws.registry;
     if (!registry.scanned && registry.size === 0) await registry.scan();
-    const indexed = this.#loadIndexed();
-    this.#loadNames();
+    const indexed = await this.#loadIndexed();
+    await this.#loadNames();
     const wanted = new Map<string, FileRecord>();
     for (const r of registry.list({ tag: 'code' })) if (indexable(r)) wanted.set(r.path, r);
     const stale = [...wanted.values()].filter((r) => indexed.get(r.path) !== r.sha256);
     const gone = [...indexed.keys()].filter((p) => !wanted.has(p));
     if (gone.length > 0) {
-      this.#ws.store.transaction(() => {
-        for (const p of gone) this.#forget(p);
+      await this.#ws.store.transaction(async () => {
+        for (const p of gone) await this.#forget(p);
       });
     }
     let parsed = 0;
     for (let i = 0; i < stale.length; i += FILES_PER_COMMIT) {
       const parts = await Promise.all(stale.slice(i, i + FILES_PER_COMMIT).map((r) => this.#parse(r)));
-      this.#ws.store.transaction(() => {
+      await this.#ws.store.transaction(async () => {
         for (const part of parts) {
           if (part === undefined) continue;
-          this.#put(part.path, part.sha256, part.lines, part.source, part.symbols);
+          await this.#put(part.path, part.sha256, part.lines, part.source, part.symbols);
           parsed++;
         }
       });
@@ -156,7 +156,7 @@ export class SymbolIndex {
     }
     // A file changed behind the registry's back: the registry learns its new version, and the index keys on it.
     if (doc.sha256 !== record.sha256) {
-      ws.registry.observe(record.path, { sha256: doc.sha256, size: doc.size, mtimeMs: doc.mtimeMs, head: doc.text.slice(0, 1024) });
+      await ws.registry.observe(record.path, { sha256: doc.sha256, size: doc.size, mtimeMs: doc.mtimeMs, head: doc.text.slice(0, 1024) });
     }
     const table = await symbolTable(doc);
     const symbols = flattenSymbols(table.symbols).map((s) => ({
@@ -169,53 +169,56 @@ export class SymbolIndex {
     return { path: record.path, sha256: doc.sha256, lines: doc.lines.length, source: `${table.source}${EXTRACTED_BY}`, symbols };
   }
 
-  #put(path: string, sha256: string, lines: number, source: string, symbols: readonly Omit<IndexedSymbol, 'path'>[]): void {
-    this.#forget(path);
+  async #put(path: string, sha256: string, lines: number, source: string, symbols: readonly Omit<IndexedSymbol, 'path'>[]): Promise<void> {
+    await this.#forget(path);
     const store = this.#ws.store;
-    store
-      .statement('INSERT INTO symbol_files (path, sha256, source, lines, symbols, indexed_ms) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(path, sha256, source, lines, symbols.length, Date.now());
+    await store.run('INSERT INTO symbol_files (path, sha256, source, lines, symbols, indexed_ms) VALUES (?, ?, ?, ?, ?, ?)', [
+      path,
+      sha256,
+      source,
+      lines,
+      symbols.length,
+      Date.now(),
+    ]);
     for (let i = 0; i < symbols.length; i += ROWS_PER_STATEMENT) {
       const chunk = symbols.slice(i, i + ROWS_PER_STATEMENT);
-      const params: SQLInputValue[] = [];
+      const params: SqlValue[] = [];
       for (const [k, s] of chunk.entries()) params.push(path, sha256, i + k, s.name, s.qualifiedName, s.kind, s.startLine, s.endLine);
-      store
-        .statement(
-          `INSERT INTO symbols (path, sha256, seq, name, qualified_name, kind, start_line, end_line) VALUES ${Array(chunk.length).fill('(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-        )
-        .run(...params);
+      await store.run(
+        `INSERT INTO symbols (path, sha256, seq, name, qualified_name, kind, start_line, end_line) VALUES ${Array(chunk.length).fill('(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        params,
+      );
     }
-    this.#loadIndexed().set(path, sha256);
-    const names = this.#loadNames();
+    (await this.#loadIndexed()).set(path, sha256);
+    const names = await this.#loadNames();
     for (const s of symbols) names.set(s.name, (names.get(s.name) ?? 0) + 1);
   }
 
   /** Drops a path's rows (every content hash of it). */
-  #forget(path: string): void {
+  async #forget(path: string): Promise<void> {
     const store = this.#ws.store;
-    const names = this.#loadNames();
-    for (const { name } of store.statement('SELECT name FROM symbols WHERE path = ?').all(path) as Array<{ name: string }>) {
+    const names = await this.#loadNames();
+    for (const { name } of (await store.all('SELECT name FROM symbols WHERE path = ?', [path])) as Array<{ name: string }>) {
       const n = (names.get(name) ?? 0) - 1;
       if (n > 0) names.set(name, n);
       else names.delete(name);
     }
-    store.statement('DELETE FROM symbols WHERE path = ?').run(path);
-    store.statement('DELETE FROM symbol_files WHERE path = ?').run(path);
-    this.#loadIndexed().delete(path);
+    await store.run('DELETE FROM symbols WHERE path = ?', [path]);
+    await store.run('DELETE FROM symbol_files WHERE path = ?', [path]);
+    (await this.#loadIndexed()).delete(path);
   }
 
   /** Every current definition carrying one of `names`. */
-  named(names: readonly string[]): IndexedSymbol[] {
+  async named(names: readonly string[]): Promise<IndexedSymbol[]> {
     const out: IndexedSymbol[] = [];
     for (let i = 0; i < names.length; i += 500) {
       const chunk = names.slice(i, i + 500);
-      const rows = this.#ws.store
-        .statement(
-          `SELECT s.path, s.name, s.qualified_name, s.kind, s.start_line, s.end_line FROM symbols s
+      const rows = (await this.#ws.store.all(
+        `SELECT s.path, s.name, s.qualified_name, s.kind, s.start_line, s.end_line FROM symbols s
              JOIN symbol_files f ON f.path = s.path AND f.sha256 = s.sha256
            WHERE s.name IN (${chunk.map(() => '?').join(', ')})`,
-        )
-        .all(...chunk) as Array<Record<string, unknown>>;
+        chunk,
+      )) as Array<Record<string, unknown>>;
       for (const r of rows) {
         out.push({
           path: String(r.path),
@@ -231,8 +234,8 @@ export class SymbolIndex {
   }
 
   /** The line count of `path` when the index read its content `sha256`. */
-  lines(path: string, sha256: string): number | undefined {
-    const row = this.#ws.store.statement('SELECT sha256, lines, source FROM symbol_files WHERE path = ?').get(path) as
+  async lines(path: string, sha256: string): Promise<number | undefined> {
+    const row = (await this.#ws.store.get('SELECT sha256, lines, source FROM symbol_files WHERE path = ?', [path])) as
       | { sha256: string; lines: number; source: string }
       | undefined;
     return row !== undefined && row.sha256 === sha256 && row.source !== 'unreadable' ? Number(row.lines) : undefined;

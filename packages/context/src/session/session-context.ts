@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { contextPath } from '../paths/context-path.ts';
 import type { ModelProfile } from '../profiles/model-profiles.ts';
-import type { StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/state-store.ts';
 
 /** One read served to an agent. */
 export interface ReadRecord {
@@ -48,40 +48,63 @@ function toRecord(r: Record<string, unknown>): ReadRecord {
  * @example
  * ```ts
  * const session = SessionContext.open(store, MODEL_PROFILES.small);
- * session.recordRead({ agent: 'llm:ollama', path: 'a.ts', sha256, op: 'readFile', tokens: 120 });
- * session.lastRead('llm:ollama', 'a.ts')?.sha256; // sha256
+ * await session.recordRead({ agent: 'llm:ollama', path: 'a.ts', sha256, op: 'readFile', tokens: 120 });
+ * (await session.lastRead('llm:ollama', 'a.ts'))?.sha256; // sha256
  * ```
  */
 export class SessionContext {
   readonly id: string;
   readonly profile: ModelProfile;
   readonly store: StateStore;
+  // The session's row, written when the handle is made; every write awaits it first.
+  readonly #row: Promise<void>;
+  #served = 0;
 
   private constructor(store: StateStore, id: string, profile: ModelProfile) {
     this.store = store;
     this.id = id;
     this.profile = profile;
+    this.#row = store
+      .run('INSERT INTO sessions (id, profile, created_ms, tokens_served) VALUES (?, ?, ?, 0) ON CONFLICT DO NOTHING', [id, profile.name, Date.now()])
+      .then(() => undefined);
+    // Reported by the first call that awaits it, not as an unhandled rejection.
+    this.#row.catch(() => undefined);
   }
 
-  /** Opens session `id` (resuming its history) or a new one. */
+  /**
+   * Opens session `id` (resuming its history) or a new one. Its row is
+   * written in the background; the first call that needs it waits for it.
+   */
   static open(store: StateStore, profile: ModelProfile, id: string = randomUUID()): SessionContext {
-    store.statement('INSERT OR IGNORE INTO sessions (id, profile, created_ms, tokens_served) VALUES (?, ?, ?, 0)').run(id, profile.name, Date.now());
     return new SessionContext(store, id, profile);
   }
 
-  /** Tokens served so far in this session, by every handle on it (read from the store). */
+  /**
+   * Tokens served so far in this session, as of the last {@link refresh} plus
+   * what this handle served since. Other handles on the session (another
+   * process, another layer) add to the store's count; every call of the
+   * context layer refreshes first, so a call's budget is the session's as it
+   * began.
+   */
   get tokensServed(): number {
-    const row = this.store.statement('SELECT tokens_served FROM sessions WHERE id = ?').get(this.id) as { tokens_served: number } | undefined;
-    return row ? Number(row.tokens_served) : 0;
+    return this.#served;
   }
 
-  /** Tokens left in the session budget. */
+  /** Tokens left in the session budget (see {@link tokensServed}). */
   get remainingTokens(): number {
-    return Math.max(0, this.profile.sessionTokens - this.tokensServed);
+    return Math.max(0, this.profile.sessionTokens - this.#served);
+  }
+
+  /** Reads the session's spend from the store (every handle's). */
+  async refresh(): Promise<number> {
+    await this.#row;
+    const row = await this.store.get<{ tokens_served: number }>('SELECT tokens_served FROM sessions WHERE id = ?', [this.id]);
+    this.#served = row ? Number(row.tokens_served) : 0;
+    return this.#served;
   }
 
   /** Records a read and charges its tokens to the session. */
-  recordRead(read: {
+  async recordRead(read: {
     agent: string;
     path: string;
     sha256: string;
@@ -89,36 +112,44 @@ export class SessionContext {
     startLine?: number | undefined;
     endLine?: number | undefined;
     tokens: number;
-  }): void {
+  }): Promise<void> {
     const path = contextPath(read.path, read.op);
-    this.store.transaction(() => {
-      this.store
-        .statement('INSERT INTO session_reads (session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(this.id, read.agent, path, read.sha256, read.op, read.startLine ?? null, read.endLine ?? null, read.tokens, Date.now());
-      this.store.statement('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?').run(read.tokens, this.id);
+    await this.#row;
+    await this.store.transaction(async () => {
+      await this.store.run(
+        'INSERT INTO session_reads (session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [this.id, read.agent, path, read.sha256, read.op, read.startLine ?? null, read.endLine ?? null, read.tokens, Date.now()],
+      );
+      await this.store.run('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?', [read.tokens, this.id]);
     });
+    this.#served += read.tokens;
   }
 
   /** Charges tokens that were not a file read (overview, refusals). */
-  charge(tokens: number): void {
-    this.store.statement('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?').run(tokens, this.id);
+  async charge(tokens: number): Promise<void> {
+    await this.#row;
+    await this.store.run('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?', [tokens, this.id]);
+    this.#served += tokens;
   }
 
   /** The last read of `path` by `agent` in this session. */
-  lastRead(agent: string, path: string): ReadRecord | undefined {
+  async lastRead(agent: string, path: string): Promise<ReadRecord | undefined> {
     path = contextPath(path, 'lastRead');
-    const row = this.store
-      .statement('SELECT * FROM session_reads WHERE session_id = ? AND agent = ? AND path = ? ORDER BY id DESC LIMIT 1')
-      .get(this.id, agent, path) as Record<string, unknown> | undefined;
+    const row = (await this.store.get('SELECT * FROM session_reads WHERE session_id = ? AND agent = ? AND path = ? ORDER BY id DESC LIMIT 1', [
+      this.id,
+      agent,
+      path,
+    ])) as Record<string, unknown> | undefined;
     return row ? toRecord(row) : undefined;
   }
 
   /** Every version of `path` that `agent` has seen, oldest first. */
-  versionsSeen(agent: string, path: string): string[] {
+  async versionsSeen(agent: string, path: string): Promise<string[]> {
     path = contextPath(path, 'versionsSeen');
-    const rows = this.store
-      .statement('SELECT sha256, MIN(id) AS first FROM session_reads WHERE session_id = ? AND agent = ? AND path = ? GROUP BY sha256 ORDER BY first')
-      .all(this.id, agent, path) as Array<{ sha256: string }>;
+    const rows = (await this.store.all(
+      'SELECT sha256, MIN(id) AS first FROM session_reads WHERE session_id = ? AND agent = ? AND path = ? GROUP BY sha256 ORDER BY first',
+      [this.id, agent, path],
+    )) as Array<{ sha256: string }>;
     return rows.map((r) => r.sha256);
   }
 
@@ -126,29 +157,28 @@ export class SessionContext {
    * Whether `agent`'s last read of `path` is older than `currentSha256`:
    * `undefined` when the agent never read it.
    */
-  isStale(agent: string, path: string, currentSha256: string): boolean | undefined {
-    const last = this.lastRead(agent, path);
+  async isStale(agent: string, path: string, currentSha256: string): Promise<boolean | undefined> {
+    const last = await this.lastRead(agent, path);
     return last === undefined ? undefined : last.sha256 !== currentSha256;
   }
 
   /** Most recent reads first, optionally of one agent. */
-  recentReads(limit = 20, agent?: string): ReadRecord[] {
+  async recentReads(limit = 20, agent?: string): Promise<ReadRecord[]> {
     const rows = (
       agent === undefined
-        ? this.store.statement('SELECT * FROM session_reads WHERE session_id = ? ORDER BY id DESC LIMIT ?').all(this.id, limit)
-        : this.store.statement('SELECT * FROM session_reads WHERE session_id = ? AND agent = ? ORDER BY id DESC LIMIT ?').all(this.id, agent, limit)
+        ? await this.store.all('SELECT * FROM session_reads WHERE session_id = ? ORDER BY id DESC LIMIT ?', [this.id, limit])
+        : await this.store.all('SELECT * FROM session_reads WHERE session_id = ? AND agent = ? ORDER BY id DESC LIMIT ?', [this.id, agent, limit])
     ) as Array<Record<string, unknown>>;
     return rows.map(toRecord);
   }
 
   /** Agents that have read `path` in this session, with the version each saw last. */
-  readers(path: string): Array<{ agent: string; sha256: string }> {
+  async readers(path: string): Promise<Array<{ agent: string; sha256: string }>> {
     path = contextPath(path, 'readers');
-    const rows = this.store
-      .statement(
-        'SELECT agent, sha256 FROM session_reads r WHERE session_id = ? AND path = ? AND id = (SELECT MAX(id) FROM session_reads WHERE session_id = r.session_id AND agent = r.agent AND path = r.path) ORDER BY agent',
-      )
-      .all(this.id, path) as Array<{ agent: string; sha256: string }>;
+    const rows = (await this.store.all(
+      'SELECT agent, sha256 FROM session_reads r WHERE session_id = ? AND path = ? AND id = (SELECT MAX(id) FROM session_reads WHERE session_id = r.session_id AND agent = r.agent AND path = r.path) ORDER BY agent',
+      [this.id, path],
+    )) as Array<{ agent: string; sha256: string }>;
     return rows.map((r) => ({ agent: r.agent, sha256: r.sha256 }));
   }
 }

@@ -6,16 +6,16 @@
  * @module
  */
 
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { BlobStore } from '../history/blob-store.ts';
+import type { StateStore } from './state-store.ts';
 
-/** One schema step. `version` starts at 1 and increases by one. */
+/** One SQLite schema step. `version` starts at 1 and increases by one. */
 export interface Migration {
   readonly version: number;
   readonly description: string;
   readonly sql: string;
   /** Converts data the SQL alone cannot, after `sql`, in the same transaction. */
-  readonly run?: (db: DatabaseSync) => void;
+  readonly run?: (store: StateStore) => Promise<void>;
 }
 
 /** Every migration, in order. The store's `user_version` is the last applied. */
@@ -251,31 +251,17 @@ export const MIGRATIONS: readonly Migration[] = [
  * Migration 9's data step: each file's versions, oldest first, are re-stored
  * as deltas against the version before them (chains bounded as for new
  * versions); the whole blobs left, deflated before, are packed with zstd.
+ * It runs inside the migration's transaction, through the store itself.
  */
-function deltifyHistory(db: DatabaseSync): void {
-  const statements = new Map<string, StatementSync>();
-  const blobs = new BlobStore({
-    statement(sql) {
-      const known = statements.get(sql);
-      if (known !== undefined) return known;
-      const st = db.prepare(sql);
-      statements.set(sql, st);
-      return st;
-    },
-    // The migration runs inside the store's own transaction.
-    transaction: (fn) => fn(),
-  });
-  const rows = db.prepare('SELECT path, sha256 FROM history WHERE sha256 IS NOT NULL ORDER BY path, seq').iterate() as Iterable<{
-    path: string;
-    sha256: string;
-  }>;
+async function deltifyHistory(store: StateStore): Promise<void> {
+  const blobs = new BlobStore(store);
+  const rows = await store.all<{ path: string; sha256: string }>('SELECT path, sha256 FROM history WHERE sha256 IS NOT NULL ORDER BY path, seq');
   let path: string | undefined;
   let prev: string | undefined;
   for (const r of rows) {
-    if (r.path === path && prev !== undefined && prev !== r.sha256) blobs.deltify(r.sha256, prev);
+    if (r.path === path && prev !== undefined && prev !== r.sha256) await blobs.deltify(r.sha256, prev);
     path = r.path;
     prev = r.sha256;
   }
-  const deflated = db.prepare("SELECT sha256 FROM blobs WHERE codec = 'deflate'").all() as Array<{ sha256: string }>;
-  for (const b of deflated) blobs.recompress(b.sha256);
+  for (const b of await store.all<{ sha256: string }>("SELECT sha256 FROM blobs WHERE codec = 'deflate'")) await blobs.recompress(b.sha256);
 }

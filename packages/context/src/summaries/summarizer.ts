@@ -9,7 +9,7 @@
  */
 
 import { LruCache } from '../content/lru.ts';
-import type { StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/state-store.ts';
 import type { CodeSymbol } from '../symbols/types.ts';
 
 /** Everything a summarizer may use. */
@@ -58,29 +58,28 @@ export class SummaryCache {
     this.#lru = new LruCache(entries);
   }
 
-  get(sha256: string, summarizerId: string): string | undefined {
+  async get(sha256: string, summarizerId: string): Promise<string | undefined> {
     const key = `${summarizerId}\0${sha256}`;
     const hot = this.#lru.get(key);
     if (hot !== undefined) return hot;
-    const row = this.#store.statement('SELECT summary FROM summaries WHERE sha256 = ? AND summarizer = ?').get(sha256, summarizerId) as
+    const row = (await this.#store.get('SELECT summary FROM summaries WHERE sha256 = ? AND summarizer = ?', [sha256, summarizerId])) as
       | { summary: string }
       | undefined;
     if (row) this.#lru.set(key, row.summary);
     return row?.summary;
   }
 
-  set(sha256: string, summarizerId: string, summary: string): void {
+  async set(sha256: string, summarizerId: string, summary: string): Promise<void> {
     this.#lru.set(`${summarizerId}\0${sha256}`, summary);
-    this.#store
-      .statement(
-        'INSERT INTO summaries (sha256, summarizer, summary, created_ms) VALUES (?, ?, ?, ?) ON CONFLICT (sha256, summarizer) DO UPDATE SET summary = excluded.summary',
-      )
-      .run(sha256, summarizerId, summary, Date.now());
+    await this.#store.run(
+      'INSERT INTO summaries (sha256, summarizer, summary, created_ms) VALUES (?, ?, ?, ?) ON CONFLICT (sha256, summarizer) DO UPDATE SET summary = excluded.summary',
+      [sha256, summarizerId, summary, Date.now()],
+    );
   }
 
   /** Drops every stored summary (cache reset). */
-  clear(): void {
+  async clear(): Promise<void> {
     this.#lru.clear();
-    this.#store.db.exec('DELETE FROM summaries');
+    await this.#store.run('DELETE FROM summaries');
   }
 }

@@ -5,10 +5,10 @@
  * argv: log directory, key file, state database.
  */
 import { AuditTrail } from '../../src/safety/audit/audit-trail.ts';
-import { StateStore } from '../../src/state/store.ts';
+import { SqliteStateStore } from '../../src/state/sqlite-store.ts';
 
 const [dir, keyFile, db] = process.argv.slice(2) as [string, string, string];
-const store = StateStore.open({ path: db });
+const store = await SqliteStateStore.open({ path: db });
 const trail = AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 192 * 1024, retainFiles: 4 });
 process.stdout.write('ready\n');
 // 5,000 strings under the elision limit: cheap to serialize, so a large part of the time goes to writing.

@@ -5,11 +5,11 @@
  * (0: until killed, after printing `ready`). Prints `{"appended":n}` when done.
  */
 import { AuditTrail } from '../../src/safety/audit/audit-trail.ts';
-import { StateStore } from '../../src/state/store.ts';
+import { SqliteStateStore } from '../../src/state/sqlite-store.ts';
 
 const [dir, keyFile, db, name, countArg] = process.argv.slice(2) as [string, string, string, string, string];
 const count = Number(countArg);
-const store = StateStore.open({ path: db });
+const store = await SqliteStateStore.open({ path: db });
 const trail = AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 64 * 1024 });
 // The kill campaign waits for this; a counted run prints only its result.
 if (count === 0) process.stdout.write('ready\n');
@@ -34,5 +34,5 @@ for (let i = 0; count === 0 || i < count; i++) {
   if (i % 3 === 0) await new Promise((r) => setImmediate(r));
 }
 trail.close();
-store.close();
+await store.close();
 process.stdout.write(`${JSON.stringify({ appended })}\n`);

@@ -27,7 +27,7 @@ export interface RoundStats {
 export async function editRound(ctx: ContextLayer, name: string, i: number, pause: () => Promise<void>, stats: RoundStats): Promise<void> {
   for (;;) {
     const served = await ctx.readFile('shared.txt');
-    const bytes = ctx.versions.getBlob(served.version);
+    const bytes = await ctx.versions.getBlob(served.version);
     // A version read mid-race can be recorded without its bytes (seen, not kept): read again.
     if (!bytes) continue;
     const next = bumpCounter(new TextDecoder().decode(bytes), name, i);

@@ -16,7 +16,7 @@ let merged = 0;
 for (let i = 0; i < rounds; i++) {
   for (;;) {
     const served = await ctx.readFile('shared.txt');
-    const bytes = ctx.versions.getBlob(served.version);
+    const bytes = await ctx.versions.getBlob(served.version);
     if (!bytes) throw new Error('read not remembered');
     const text = new TextDecoder().decode(bytes);
     const m = new RegExp(`^w${id}=(\\d+)$`, 'm').exec(text);
@@ -40,5 +40,5 @@ for (let i = 0; i < rounds; i++) {
   }
 }
 process.stdout.write(`${JSON.stringify({ id, refused, merged })}\n`);
-ctx.close();
+await ctx.close();
 await fs.close();

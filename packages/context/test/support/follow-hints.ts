@@ -271,7 +271,7 @@ export async function followCorpus(
         followed += run.followed;
         console.log(`${backend.name} ${file.path}: ${run.followed} followed, ${run.failures.length} failures, ${Date.now() - started} ms`);
       } finally {
-        editLayer.close();
+        await editLayer.close();
         await copy.cleanup();
       }
     }
@@ -285,7 +285,7 @@ export async function followCorpus(
     }
     expect(changed, 'corpus files changed by following hints').toEqual([]);
   } finally {
-    layer.close();
+    await layer.close();
     await ws.cleanup();
   }
   return { failures, followed, probeErrors };

@@ -257,7 +257,7 @@ export async function measureEconomy(corpus: EconomyCorpus, count: number, seed 
       indexMs,
     };
   } finally {
-    ctx.close();
+    await ctx.close();
     await fs.close();
     rmSync(state, { recursive: true, force: true });
   }

@@ -82,8 +82,8 @@ async function shown(toolset: Toolset, name: string, args: Readonly<Record<strin
 }
 
 /** The id of the newest audit row, so the rows a call adds can be told apart. */
-function lastAuditId(ws: ExampleWorkspace): number {
-  return ws.ctx.store.auditLog({ limit: 1 })[0]?.id ?? 0;
+async function lastAuditId(ws: ExampleWorkspace): Promise<number> {
+  return (await ws.ctx.store.auditLog({ limit: 1 }))[0]?.id ?? 0;
 }
 
 /**
@@ -97,11 +97,11 @@ export async function runToolExamples(tools: readonly AnyToolDefinition[] = TOOL
     const ws = await openExampleWorkspace();
     try {
       const toolset = new Toolset(ws.session);
-      const since = lastAuditId(ws);
+      const since = await lastAuditId(ws);
       const calls: ShownCall[] = [];
       for (const args of tool.examples as ReadonlyArray<Record<string, unknown>>) calls.push(await shown(toolset, tool.name, args));
       const audited = new Map<string, { op: string; opClass: string }>();
-      for (const row of ws.ctx.store.auditLog({ limit: 1000 })) {
+      for (const row of await ws.ctx.store.auditLog({ limit: 1000 })) {
         if (row.id <= since || row.agent !== EXAMPLE_AGENT) continue;
         const opClass = String((row.params as { opClass?: unknown } | undefined)?.opClass);
         audited.set(`${row.op} ${opClass}`, { op: row.op, opClass });
@@ -194,7 +194,7 @@ export async function auditExample(): Promise<AuditExample> {
   try {
     const args = { path: 'src/config.ts', old_text: 'const retries = 3;', new_text: 'const retries = 5;', message: 'allow five tries' };
     const call = await shown(new Toolset(ws.session), 'replace', args);
-    const row = ws.ctx.store.auditLog({ path: 'src/config.ts', limit: 1 })[0];
+    const row = (await ws.ctx.store.auditLog({ path: 'src/config.ts', limit: 1 }))[0];
     const trail = ws.ctx.auditTrail;
     const record = trail?.query({ path: 'src/config.ts', op: 'replace', limit: 1 })[0];
     if (row === undefined || trail === undefined || record === undefined) throw new Error('the audited replace left no record');

@@ -225,7 +225,7 @@ export async function openExampleWorkspace(options: { readonly auditTrail?: Audi
     ctx,
     session,
     async close() {
-      ctx.close();
+      await ctx.close();
       await fs.close();
     },
   };

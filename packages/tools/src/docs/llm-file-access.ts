@@ -22,13 +22,14 @@ import {
   DEFAULT_SENSITIVE_PATTERNS,
   defaultStatePath,
   ELIDE_OVER_CHARS,
+  MIGRATIONS,
   MODEL_PROFILES,
   OP_CLASSES,
   POLICY_KEYS,
   type PolicyKey,
   PROJECT_CONFIG_PATH,
   parsePolicyFile,
-  StateStore,
+  SqliteDatabase,
   SUPPORTED_SECRET_KINDS,
 } from '@ctxfs/context';
 import { TOOLS } from '../catalog/index.ts';
@@ -392,7 +393,7 @@ function auditSection(audit: Awaited<ReturnType<typeof auditExample>>): string {
   return [
     '## The audit record',
     "Every call — served, refused, denied or failed — leaves one record, written by the same layer that applies the policy, so no call escapes it. A change's record is written in the same transaction that records its versions: after a crash a change never lacks its record, nor a record its change.",
-    "Two forms. The state store's `audit` table (one row a call; `ctx.store.auditLog({ path, limit })`), and, when the program configures one (`createContext({ safety: { auditTrail: { dir, key } } })`), a tamper-evident **audit trail**: JSON lines chained with HMAC-SHA256 under a key kept outside the workspace, so a changed, removed or inserted line is found by `ctx.auditTrail.verify()`. Its format, verification and queries: `packages/context/AUDIT.md`.",
+    "Two forms. The state store's `audit` table (one row a call; `await ctx.store.auditLog({ path, limit })`), and, when the program configures one (`createContext({ safety: { auditTrail: { dir, key } } })`), a tamper-evident **audit trail**: JSON lines chained with HMAC-SHA256 under a key kept outside the workspace, so a changed, removed or inserted line is found by `ctx.auditTrail.verify()`. Its format, verification and queries: `packages/context/AUDIT.md`.",
     `A trail line's fields: \`seq\` and \`prev\` (its place in the chain), \`ts\`, \`type\`, \`requestId\`, \`sessionId\`, \`agent\` (the caller), \`backend\`, \`user\`, \`op\` (the context-layer call a tool runs) and \`opClass\`, \`paths\`, \`params\` (the arguments; any string over ${ELIDE_OVER_CHARS} characters is kept as its size and SHA-256, never its content), \`result\` (\`ok\`, \`refused\`, \`denied\` or \`error\`) with \`code\`, \`tokens\` served, \`approval\` (who decided, when asked), \`before\` and \`after\` (each path's content SHA-256), \`diff\` (lines added and removed), \`durationMs\`, and \`mac\`. Fields that do not apply are left out.`,
     `This call, from the example workspace with a trail configured:\n\n${fence('json', callJson(audit.call.name, audit.call.arguments))}`,
     'left this line in the trail (placeholders in angle brackets stand for what differs from run to run):',
@@ -469,7 +470,10 @@ interface Column {
 }
 
 function registrySection(): string {
-  const store = StateStore.open();
+  // The schema alone: the migrations' SQL on an empty database (their data steps have nothing to convert).
+  const store = SqliteDatabase.open(':memory:');
+  for (const m of MIGRATIONS) store.db.exec(m.sql);
+  const schemaVersion = MIGRATIONS.at(-1)?.version ?? 0;
   try {
     const tables = (
       store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid").all() as Array<{ name: string }>
@@ -483,7 +487,7 @@ function registrySection(): string {
     }
     const parts = [
       '## The registry and the state store',
-      `ctxfs keeps its own state — the registry, the history, sessions, the audit table and the caches — in one SQLite database beside the workspace, never inside it: for a workspace at \`/home/me/project\`, ${code(defaultStatePath('/home/me/project'))} (when that directory cannot be written, \`<state home>/ctxfs/<hash of the root>/context.db\`, the state home being \`$XDG_STATE_HOME\`, else \`~/.local/state\`). A workspace that is not a host directory (memory, a container) gets an in-memory store unless the program names a file (\`createContext({ store })\`). Schema version ${store.schemaVersion}; the tables, as the migrations create them:`,
+      `ctxfs keeps its own state — the registry, the history, sessions, the audit table and the caches — in one SQLite database beside the workspace, never inside it: for a workspace at \`/home/me/project\`, ${code(defaultStatePath('/home/me/project'))} (when that directory cannot be written, \`<state home>/ctxfs/<hash of the root>/context.db\`, the state home being \`$XDG_STATE_HOME\`, else \`~/.local/state\`). A workspace that is not a host directory (memory, a container) gets an in-memory store unless the program names a file (\`createContext({ store })\`). Schema version ${schemaVersion}; the tables, as the migrations create them:`,
     ];
     for (const name of tables) {
       const columns = store.db.prepare(`PRAGMA table_info(${JSON.stringify(name)})`).all() as unknown as Column[];
@@ -513,7 +517,7 @@ function resetSection(): string {
     '**History.** Every change keeps the content it replaced, so the history grows with use. Retention drops the oldest versions beyond a count per file and a byte budget overall, never the newest version of a file: ' +
       `${code('ctx.pruneHistory()')} applies it on demand, and \`createContext({ edits: { retention } })\` applies it on every open. A limit not given is ${DEFAULT_RETENTION.maxVersionsPerFile.toLocaleString('en-US')} versions per file and ${mib(DEFAULT_RETENTION.maxBytes)} of stored content. Nothing prunes on its own otherwise. A version whose content was pruned can no longer be diffed, undone or rolled back to.`,
     `**Audit trail.** A trail file is completed when the next line would take it over \`maxFileBytes\` (default ${mib(DEFAULT_MAX_FILE_BYTES)}); the next one begins with a header chained to it. \`retainFiles\` keeps only the newest files (default: all); the oldest kept file still verifies from its header. To start a new trail (after a damaged one, or to change the key), close it and call \`AuditTrail.reset({ dir, index: ctx.store })\`: deleting the files by hand is reported by \`verify()\` as records removed.`,
-    "**The audit table and session reads** (`audit`, `session_reads` in the state store) grow by a row a call and a row a read; nothing prunes them. Delete their rows with SQL when they are not needed (`ctx.store.db.exec('DELETE FROM audit')`; `session_reads` only while no session is open, since edits take their base version from it), or reset the store.",
+    "**The audit table and session reads** (`audit`, `session_reads` in the state store) grow by a row a call and a row a read; nothing prunes them. Delete their rows with SQL when they are not needed (`await ctx.store.run('DELETE FROM audit')`; `session_reads` only while no session is open, since edits take their base version from it), or reset the store.",
     '**Caches.** Summaries, the symbol index and the import graph are keyed by content hash: a changed file is re-read, never served stale, so there is nothing to invalidate. They are rebuilt on demand when deleted. The parsed documents a process holds are in memory (`ctx.loader.clear()` drops them).',
     `**Reset everything.** Stop every process using the workspace, then delete the state directory (for \`/home/me/project\`: ${code(defaultStatePath('/home/me/project').replace(/\/state\.db$/, '/'))}, which also holds the audit trail when the program keeps it at \`defaultAuditDir()\`, \`audit/\` there). The next open rescans the workspace. The history, the sessions and the audit go with it; the files of the workspace are not touched. The trail's key file (\`defaultAuditKeyFile()\`: \`<state home>/ctxfs/audit.key\`) is kept outside it; delete it only together with every trail it signed.`,
   ].join('\n\n');

@@ -14,7 +14,7 @@
  */
 
 import type { SQLInputValue } from 'node:sqlite';
-import type { StateStore } from '../../state/store.ts';
+import type { SqliteDatabase } from '../../state/sqlite-database.ts';
 
 /** Rows queued before they are written without waiting for the next tick. */
 export const FLUSH_ROWS = 512;
@@ -70,13 +70,16 @@ export interface IndexHit {
   readonly length: number;
 }
 
-/** The index tables of one trail in a state store. */
+/**
+ * The index tables of one trail in a SQLite state store, written
+ * synchronously: rows are added under the trail's file lock.
+ */
 export class AuditIndex {
-  readonly store: StateStore;
+  readonly store: SqliteDatabase;
   #pending: IndexRow[] = [];
   #scheduled: NodeJS.Immediate | undefined;
 
-  constructor(store: StateStore) {
+  constructor(store: SqliteDatabase) {
     this.store = store;
   }
 

@@ -12,7 +12,10 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, unlinkSync } f
 import { availableParallelism, homedir, loadavg } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fsError } from '@ctxfs/core';
-import { defaultStatePath, type StateStore } from '../../state/store.ts';
+import { SqliteDatabase } from '../../state/sqlite-database.ts';
+import { SqliteStateStore } from '../../state/sqlite-store.ts';
+import type { StateStore } from '../../state/state-store.ts';
+import { defaultStatePath } from '../../state/store.ts';
 import { AuditIndex, type AuditQuery, FLUSH_ROWS, type IndexRow } from './audit-index.ts';
 import { type AuditEntry, type AuditRecord, checkEntry, entryFields } from './audit-record.ts';
 import { ChainKey, MIN_KEY_BYTES } from './chain-key.ts';
@@ -42,8 +45,11 @@ export interface AuditTrailOptions {
   readonly retainFiles?: number;
   /** When lines reach the disk: `'always'` (each append), `'rotate'` (default: at rotation and close), `'never'`. */
   readonly fsync?: FsyncPolicy;
-  /** The state store holding the query index; without one, `query` reads the log. */
-  readonly index?: StateStore;
+  /**
+   * Where the query index lives: a SQLite state store (its own file) or a
+   * SQLite database. Without one, or with a PostgreSQL store, `query` reads the log.
+   */
+  readonly index?: StateStore | SqliteDatabase | undefined;
 }
 
 /** What {@link AuditTrail.open} recorded when the end of the log was not as the trail left it. */
@@ -143,7 +149,8 @@ export class AuditTrail {
       });
     }
     const key = new ChainKey(keyBytes);
-    const index = options.index === undefined ? undefined : new AuditIndex(options.index);
+    const database = indexDatabase(options.index);
+    const index = database === undefined ? undefined : new AuditIndex(database);
     const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     const retainFiles = options.retainFiles ?? Number.POSITIVE_INFINITY;
     if (!(maxFileBytes > 0) || !(retainFiles >= 1)) {
@@ -184,10 +191,11 @@ export class AuditTrail {
    * AuditTrail.reset({ dir, index: store });
    * ```
    */
-  static reset(options: { readonly dir: string; readonly index?: StateStore }): void {
+  static reset(options: { readonly dir: string; readonly index?: StateStore | SqliteDatabase | undefined }): void {
     const dir = resolve(options.dir);
     const clearIndex = () => {
-      if (options.index !== undefined) new AuditIndex(options.index).clear();
+      const database = indexDatabase(options.index);
+      if (database !== undefined) new AuditIndex(database).clear();
     };
     if (!existsSync(dir)) {
       clearIndex();
@@ -496,4 +504,16 @@ function staleIndex(what: string, cause?: unknown): Error {
     hint: 'run verify() to see whether the log was changed, then rebuildIndex()',
     cause,
   });
+}
+
+/**
+ * The SQLite database holding a trail's index: the state store's own file
+ * when it is SQLite. A PostgreSQL store has none here (the trail is a file of
+ * this host, its index written under the trail's lock, synchronously), so its
+ * queries scan the log.
+ */
+function indexDatabase(index: StateStore | SqliteDatabase | undefined): SqliteDatabase | undefined {
+  if (index instanceof SqliteDatabase) return index;
+  if (index instanceof SqliteStateStore) return index.database;
+  return undefined;
 }

@@ -1,0 +1,162 @@
+/**
+ * What the context layer asks of the place its state lives: an asynchronous
+ * SQL store with one transaction model, implemented over SQLite (one
+ * machine, no server) and PostgreSQL (many hosts, one truth).
+ *
+ * Queries are written once, in the subset of SQL both dialects share: `?`
+ * placeholders (PostgreSQL's store numbers them), `INSERT … ON CONFLICT`,
+ * `RETURNING`, no `rowid`, no `INSERT OR …`, no aliases in `HAVING`. Where a
+ * query cannot be shared it branches on {@link StateStore.dialect}.
+ *
+ * Transactions are implicit in the calling code's async context: a query made
+ * while a {@link StateStore.transaction} callback runs (awaited from it, at any
+ * depth) joins that transaction; a query from anywhere else waits for it or
+ * runs beside it, never inside it. So a module calls `store.get(…)` the same
+ * way in and out of a transaction, and a rollback never takes another
+ * caller's write with it.
+ *
+ * @module
+ */
+
+/** A value a query binds. Integers beyond 2^53 come back as `bigint` from SQLite only when written so. */
+export type SqlValue = string | number | bigint | null | Uint8Array;
+
+/** A row as the driver returns it: column name to value. */
+export type SqlRow = Record<string, unknown>;
+
+/** What a write reports. */
+export interface RunResult {
+  /** Rows inserted, updated or deleted. */
+  readonly changes: number;
+}
+
+/** The legacy `audit` table's record (one row a call), newest first from {@link StateStore.auditLog}. */
+export interface AuditRecord {
+  readonly id: number;
+  readonly at: Date;
+  readonly op: string;
+  readonly path: string | undefined;
+  readonly agent: string | undefined;
+  readonly sessionId: string | undefined;
+  readonly params: unknown;
+  readonly result: string;
+  readonly tokens: number | undefined;
+}
+
+/** One row for the `audit` table. */
+export interface AuditRowInput {
+  op: string;
+  path?: string | undefined;
+  agent?: string | undefined;
+  sessionId?: string | undefined;
+  params?: unknown;
+  result: string;
+  tokens?: number | undefined;
+  changeId?: string | undefined;
+}
+
+/**
+ * The context layer's state store. Open one with {@link openStateStore}.
+ *
+ * @example
+ * ```ts
+ * import { openStateStore } from '@ctxfs/context';
+ * const store = await openStateStore(':memory:');
+ * await store.transaction(async () => {
+ *   await store.run('INSERT INTO sessions (id, profile, created_ms) VALUES (?, ?, ?)', ['s1', 'large', Date.now()]);
+ * });
+ * (await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM sessions'))?.n; // 1
+ * await store.close();
+ * ```
+ */
+export interface StateStore {
+  /** Which SQL the store speaks, for the few queries the dialects cannot share. */
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Where it is: the SQLite file (or `':memory:'`), or the PostgreSQL URL without its password. */
+  readonly location: string;
+  /** Whether {@link close} was called. */
+  readonly closed: boolean;
+  /** Whether the calling async context is inside one of this store's transactions. */
+  readonly inTransaction: boolean;
+
+  /** The first row of a query, or `undefined`. */
+  get<R = SqlRow>(sql: string, params?: readonly SqlValue[]): Promise<R | undefined>;
+  /** Every row of a query. */
+  all<R = SqlRow>(sql: string, params?: readonly SqlValue[]): Promise<R[]>;
+  /** Runs a write. */
+  run(sql: string, params?: readonly SqlValue[]): Promise<RunResult>;
+  /**
+   * Runs `fn` in one transaction: committed when it resolves, rolled back
+   * when it rejects. Nested calls join the outer transaction. Writers
+   * serialize per store (SQLite's write lock; a per-store advisory lock on
+   * PostgreSQL), so a read-then-write inside one sees no other writer between.
+   */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /** Called after every outermost transaction ends: `true` when it committed. */
+  onTransactionEnd(listener: (committed: boolean) => void): void;
+
+  /** The schema version after migration. */
+  schemaVersion(): Promise<number>;
+
+  /**
+   * Registers a writer that queues audit rows (the audit sink batches those of
+   * reads): {@link flushAudit} writes them, before the table is read and
+   * before the store closes.
+   */
+  beforeAuditRead(flush: () => Promise<void>): void;
+  /** Writes what the writers registered with {@link beforeAuditRead} still hold. */
+  flushAudit(): Promise<void>;
+  /** Appends one row to the `audit` table. */
+  audit(entry: AuditRowInput): Promise<void>;
+  /** Rows of the `audit` table, newest first. */
+  auditLog(filter?: { path?: string; limit?: number }): Promise<AuditRecord[]>;
+
+  /** Flushes queued audit rows and closes. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The `audit` table's insert, shared by both stores. */
+export const AUDIT_INSERT = 'INSERT INTO audit (at_ms, op, path, agent, session_id, params, result, tokens, change_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
+/** The bound values of {@link AUDIT_INSERT}. */
+export function auditValues(entry: AuditRowInput): SqlValue[] {
+  return [
+    Date.now(),
+    entry.op,
+    entry.path ?? null,
+    entry.agent ?? null,
+    entry.sessionId ?? null,
+    entry.params === undefined ? null : JSON.stringify(entry.params),
+    entry.result,
+    entry.tokens ?? null,
+    entry.changeId ?? null,
+  ];
+}
+
+/** The query of {@link StateStore.auditLog} and the records of its rows. */
+export function auditLogQuery(filter: { path?: string; limit?: number }): { sql: string; params: SqlValue[] } {
+  const params: SqlValue[] = [];
+  let sql = 'SELECT id, at_ms, op, path, agent, session_id, params, result, tokens FROM audit';
+  if (filter.path !== undefined) {
+    sql += ' WHERE path = ?';
+    params.push(filter.path);
+  }
+  sql += ' ORDER BY id DESC LIMIT ?';
+  params.push(filter.limit ?? 100);
+  return { sql, params };
+}
+
+/** A row of {@link auditLogQuery} as a record. */
+export function auditRecordOf(r: SqlRow): AuditRecord {
+  return {
+    id: Number(r.id),
+    at: new Date(Number(r.at_ms)),
+    op: String(r.op),
+    path: r.path === null ? undefined : String(r.path),
+    agent: r.agent === null ? undefined : String(r.agent),
+    sessionId: r.session_id === null ? undefined : String(r.session_id),
+    params: r.params === null ? undefined : (JSON.parse(String(r.params)) as unknown),
+    result: String(r.result),
+    tokens: r.tokens === null ? undefined : Number(r.tokens),
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * The transaction model both state stores share: a transaction belongs to the
+ * async context that opened it (AsyncLocalStorage), nested calls join it,
+ * listeners hear how the outermost one ended, and audit writers flush before
+ * the audit table is read. A store supplies only how to begin, commit, roll
+ * back and query on a connection.
+ *
+ * @module
+ */
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AuditRecord, AuditRowInput, RunResult, SqlRow, SqlValue, StateStore } from './state-store.ts';
+import { AUDIT_INSERT, auditLogQuery, auditRecordOf, auditValues } from './state-store.ts';
+
+/** One open transaction: the connection it runs on, while it is open. */
+interface Frame<C> {
+  readonly connection: C;
+  open: boolean;
+}
+
+/** A store's connection-level operations; `C` is its connection type. */
+export abstract class TransactionScope<C> implements StateStore {
+  abstract readonly dialect: 'sqlite' | 'postgres';
+  abstract readonly location: string;
+  readonly #frames = new AsyncLocalStorage<Frame<C>>();
+  readonly #ends: Array<(committed: boolean) => void> = [];
+  readonly #flushes: Array<() => Promise<void>> = [];
+  #closed = false;
+
+  /** Takes a connection and opens a write transaction on it. */
+  protected abstract begin(): Promise<C>;
+  /** Commits (`true`) or rolls back (`false`), then gives the connection back. */
+  protected abstract end(connection: C, commit: boolean): Promise<void>;
+  /** Runs one statement, on `connection` inside a transaction or on any connection outside one. */
+  protected abstract query(connection: C | undefined, sql: string, params: readonly SqlValue[], want: 'rows' | 'changes'): Promise<SqlRow[] | RunResult>;
+  /** Closes the connections. */
+  protected abstract shutdown(): Promise<void>;
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  get inTransaction(): boolean {
+    return this.#frames.getStore()?.open === true;
+  }
+
+  /** The connection of the caller's open transaction, if any. */
+  protected get current(): C | undefined {
+    const frame = this.#frames.getStore();
+    return frame?.open === true ? frame.connection : undefined;
+  }
+
+  async get<R = SqlRow>(sql: string, params: readonly SqlValue[] = []): Promise<R | undefined> {
+    const rows = (await this.query(this.current, sql, params, 'rows')) as SqlRow[];
+    return rows[0] as R | undefined;
+  }
+
+  async all<R = SqlRow>(sql: string, params: readonly SqlValue[] = []): Promise<R[]> {
+    return (await this.query(this.current, sql, params, 'rows')) as R[];
+  }
+
+  async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
+    return (await this.query(this.current, sql, params, 'changes')) as RunResult;
+  }
+
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.inTransaction) return fn();
+    const frame: Frame<C> = { connection: await this.begin(), open: true };
+    let committed = false;
+    try {
+      const result = await this.#frames.run(frame, fn);
+      await this.end(frame.connection, true);
+      committed = true;
+      return result;
+    } catch (err) {
+      if (!committed) await this.end(frame.connection, false).catch(() => undefined);
+      throw err;
+    } finally {
+      frame.open = false;
+      for (const listener of this.#ends) listener(committed);
+    }
+  }
+
+  onTransactionEnd(listener: (committed: boolean) => void): void {
+    this.#ends.push(listener);
+  }
+
+  beforeAuditRead(flush: () => Promise<void>): void {
+    this.#flushes.push(flush);
+  }
+
+  async flushAudit(): Promise<void> {
+    for (const flush of this.#flushes) await flush();
+  }
+
+  async audit(entry: AuditRowInput): Promise<void> {
+    await this.run(AUDIT_INSERT, auditValues(entry));
+  }
+
+  async auditLog(filter: { path?: string; limit?: number } = {}): Promise<AuditRecord[]> {
+    await this.flushAudit();
+    const { sql, params } = auditLogQuery(filter);
+    return (await this.all(sql, params)).map(auditRecordOf);
+  }
+
+  abstract schemaVersion(): Promise<number>;
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.flushAudit();
+    this.#closed = true;
+    await this.shutdown();
+  }
+}
