@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs and starts what the test suites need from the system, idempotently:
 # ripgrep (host grep), Go (the symbol oracle), bubblewrap (confined host
-# commands), and three container engines with
+# commands), three container engines with
 # the busybox test image in each (container backend):
 #   - the local Docker engine (/var/run/docker.sock);
 #   - Podman's Docker-compatible API service on a socket of its own;
 #   - a second dockerd reached over TCP with TLS and client certificates
-#     (certificates made here by openssl), for the remote-engine tests.
-# In CI a missing engine is a failure, never a skip.
+#     (certificates made here by openssl), for the remote-engine tests;
+# and a PostgreSQL server on a Unix socket (the PostgreSQL state store).
+# In CI a missing engine or server is a failure, never a skip.
 set -euo pipefail
 
 IMAGE="${CTXFS_TEST_IMAGE:-ctxfs-busybox:latest}"
@@ -175,3 +176,52 @@ if ! tls_docker image inspect "$IMAGE" >/dev/null 2>&1; then
   tls_docker import -c 'CMD ["/bin/sh"]' "$rootfs_tar" "$IMAGE" >/dev/null
 fi
 echo "ctxfs: TLS engine tcp://127.0.0.1:$TLS_PORT (certificates in $TLS_DIR/client), image $IMAGE ready"
+
+# ---- PostgreSQL, for the context layer's PostgreSQL state store
+# A throwaway cluster of Debian's server, run by the `postgres` user with its
+# data under $PG_DIR (kept between runs on a machine, so a running server is
+# reused), listening on a Unix socket only, trust authentication: a database
+# `ctxfs` owned by a role `ctxfs`, which the tests connect as. ./run-tests
+# passes its URL to the tests as CTXFS_TEST_POSTGRES_URL.
+PG_DIR="${CTXFS_PG_DIR:-/var/tmp/ctxfs-pg}"
+pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1; }
+if [ -z "$(pg_bin)" ] || [ ! -x "$(pg_bin)/postgres" ]; then
+  echo "ctxfs: apt-get install postgresql"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+fi
+PG_BIN="$(pg_bin)"
+as_pg() { (cd / && runuser -u postgres -- "$@"); }
+pg_ready() { as_pg "$PG_BIN/pg_isready" -q -h "$PG_DIR/socket" -d postgres; }
+mkdir -p "$PG_DIR/socket"
+chown postgres: "$PG_DIR" "$PG_DIR/socket"
+chmod 0755 "$PG_DIR" "$PG_DIR/socket"
+if [ ! -s "$PG_DIR/data/PG_VERSION" ]; then
+  echo "ctxfs: initdb $PG_DIR/data"
+  rm -rf "$PG_DIR/data"
+  as_pg "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+  # No TCP; the socket in a directory of its own. The cluster is scratch, so
+  # durability is traded for speed (a crash loses it, and initdb remakes it).
+  cat >>"$PG_DIR/data/postgresql.conf" <<CONF
+# ctxfs .ci/system-deps.sh: a scratch cluster for the tests.
+listen_addresses = ''
+unix_socket_directories = '$PG_DIR/socket'
+max_connections = 200
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+CONF
+fi
+if ! pg_ready; then
+  # A server that died leaves its pid file (and the socket's lock file) behind.
+  if ! as_pg "$PG_BIN/pg_ctl" status -D "$PG_DIR/data" >/dev/null 2>&1; then
+    rm -f "$PG_DIR/data/postmaster.pid" "$PG_DIR/socket/.s.PGSQL."*
+  fi
+  echo "ctxfs: starting PostgreSQL on $PG_DIR/socket"
+  as_pg "$PG_BIN/pg_ctl" start -w -t 60 -D "$PG_DIR/data" -l "$PG_DIR/server.log" >/dev/null || { tail -20 "$PG_DIR/server.log"; exit 1; }
+  wait_for PostgreSQL pg_ready || { tail -20 "$PG_DIR/server.log"; exit 1; }
+fi
+pg_sql() { as_pg "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_DIR/socket" -U postgres -d postgres -tAc "$1"; }
+[ "$(pg_sql "SELECT 1 FROM pg_roles WHERE rolname = 'ctxfs'")" = 1 ] || pg_sql 'CREATE ROLE ctxfs LOGIN'
+[ "$(pg_sql "SELECT 1 FROM pg_database WHERE datname = 'ctxfs'")" = 1 ] || pg_sql 'CREATE DATABASE ctxfs OWNER ctxfs'
+echo "ctxfs: PostgreSQL $(pg_sql 'SHOW server_version'), postgres://ctxfs@/ctxfs?host=$PG_DIR/socket"
