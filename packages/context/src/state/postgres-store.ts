@@ -1,0 +1,361 @@
+/**
+ * The shared state store: PostgreSQL through node-postgres (`pg`, chosen over
+ * porsager's `postgres` by bench/state-store/drivers.bench.ts), so many hosts
+ * serving one workspace share one truth. One database holds many workspaces,
+ * one schema each; every pooled connection has its `search_path` set to the
+ * store's schema.
+ *
+ * Writers serialize per schema: a transaction takes a pooled connection,
+ * `BEGIN`s and takes a transaction-scoped advisory lock keyed by the schema,
+ * as SQLite's `BEGIN IMMEDIATE` takes its write lock, so a read-then-write
+ * inside a transaction sees no other writer between.
+ *
+ * A lost server or connection fails the call with `EUNAVAILABLE` naming the
+ * server; the pool replaces the connection for the next call. A `SELECT`
+ * outside a transaction whose connection died is tried once more on a fresh
+ * one; nothing else is retried here (a write may have been applied).
+ *
+ * @module
+ */
+
+import { createHash } from 'node:crypto';
+import { type FsError, fsError } from '@ctxfs/core';
+import pg from 'pg';
+import { MIGRATIONS, type Migration } from './migrations.ts';
+import { type DialectMigration, POSTGRES_BASELINE, POSTGRES_BASELINE_VERSION, POSTGRES_VERSION_TABLE } from './postgres-schema.ts';
+import type { RunResult, SqlRow, SqlValue } from './state-store.ts';
+import { TransactionScope } from './transaction-scope.ts';
+
+/** Options of {@link PostgresStateStore.open}. */
+export interface PostgresStoreOptions {
+  /** `postgres://user[:password]@host[:port]/database[?host=/socket/dir][&schema=name]`. */
+  url: string;
+  /** The workspace root; names the schema when the URL does not (`ctxfs_` + 16 hex of its SHA-256). */
+  workspace?: string;
+  /** Connections in the pool; default 10. */
+  poolSize?: number;
+  /** How long to wait for a connection to the server; default 10,000 ms. */
+  connectTimeoutMs?: number;
+  /** Schema steps after the baseline; default {@link MIGRATIONS} (those past version 9). */
+  migrations?: readonly Migration[];
+}
+
+// COUNT(*) is int8 and SUM/AVG numeric: the counts and sizes a store keeps are
+// far below 2^53, and the shared queries expect numbers, as SQLite returns.
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+const TYPES = {
+  getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
+    if (oid === INT8_OID || oid === NUMERIC_OID) return Number;
+    return (pg.types.getTypeParser as (oid: number, format?: 'text' | 'binary') => (value: string) => unknown)(oid, format);
+  },
+};
+
+/** A statement as sent: `$n` placeholders and the name it is prepared under. */
+interface Prepared {
+  readonly text: string;
+  readonly name: string | undefined;
+}
+
+/**
+ * A PostgreSQL state store.
+ *
+ * @example
+ * ```ts
+ * const store = await PostgresStateStore.open({ url: 'postgres://ctxfs@/ctxfs?host=/var/run/postgresql', workspace: '/srv/project' });
+ * await store.transaction(async () => {
+ *   const row = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM sessions');
+ *   await store.run('INSERT INTO sessions (id, profile, created_ms) VALUES (?, ?, ?)', [`s${row?.n}`, 'large', Date.now()]);
+ * });
+ * await store.close();
+ * ```
+ */
+export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
+  readonly dialect = 'postgres' as const;
+  readonly location: string;
+  /** The schema this store's tables live in. */
+  readonly schema: string;
+  readonly #pool: pg.Pool;
+  readonly #lockKey: string;
+  readonly #prepared = new Map<string, Prepared>();
+  // Connections that reported an error: destroyed, never handed back to the pool.
+  readonly #broken = new WeakSet<pg.ClientBase>();
+
+  private constructor(pool: pg.Pool, location: string, schema: string) {
+    super();
+    this.#pool = pool;
+    this.location = location;
+    this.schema = schema;
+    this.#lockKey = advisoryKey(schema);
+  }
+
+  /** Connects, creates the schema if absent and migrates it. */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStateStore> {
+    const location = withoutPassword(options.url);
+    const { connectionString, schema: named } = splitSchema(options.url);
+    const schema = named ?? (options.workspace === undefined ? 'ctxfs' : workspaceSchema(options.workspace));
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+      throw fsError('EINVAL', 'openState', location, {
+        reason: `'${schema}' is not a schema name this store uses`,
+        hint: 'name the schema with lower-case letters, digits and underscores (?schema=ctxfs_project)',
+      });
+    }
+    const pool = new pg.Pool({
+      connectionString,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      options: `-c search_path=${schema}`,
+      types: TYPES,
+    });
+    const store = new PostgresStateStore(pool, location, schema);
+    // An idle connection the server drops reports it here; the pool discards it.
+    pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => store.#broken.add(client)));
+    try {
+      await store.#migrate(options.migrations ?? MIGRATIONS);
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw err;
+    }
+    return store;
+  }
+
+  async schemaVersion(): Promise<number> {
+    const row = await this.get<{ version: number }>('SELECT version FROM ctxfs_schema');
+    return row?.version ?? 0;
+  }
+
+  async #migrate(migrations: readonly DialectMigration[]): Promise<void> {
+    const known = Math.max(POSTGRES_BASELINE_VERSION, migrations.at(-1)?.version ?? 0);
+    try {
+      // begin() takes the schema's advisory lock first, so two hosts opening a
+      // new database at once do not both create it.
+      await this.transaction(async () => {
+        const client = this.current as pg.PoolClient;
+        await this.#exec(client, `CREATE SCHEMA IF NOT EXISTS ${this.schema}; ${POSTGRES_VERSION_TABLE}`);
+        let current = Number((await client.query<{ version: number }>('SELECT version FROM ctxfs_schema')).rows[0]?.version ?? 0);
+        if (current > known) {
+          throw new Error(`the store is at schema ${current}, written by a newer ctxfs than this one (which knows up to ${known}); upgrade ctxfs to open it`);
+        }
+        if (current === 0) {
+          await this.#exec(client, `${POSTGRES_BASELINE}; INSERT INTO ctxfs_schema (version) VALUES (${POSTGRES_BASELINE_VERSION})`);
+          current = POSTGRES_BASELINE_VERSION;
+        }
+        for (const m of migrations) {
+          if (m.version <= current) continue;
+          if (m.version !== current + 1) throw new Error(`migration ${m.version} follows ${current}`);
+          if (m.postgres === undefined) throw new Error(`migration ${m.version} (${m.description}) has no PostgreSQL SQL`);
+          await this.#exec(client, m.postgres);
+          await m.run?.(this);
+          await client.query('UPDATE ctxfs_schema SET version = $1', [m.version]);
+          current = m.version;
+        }
+      });
+    } catch (err) {
+      if ((err as FsError).code === 'EUNAVAILABLE') throw err;
+      throw fsError('EIO', 'openState', this.location, { reason: `state store migration failed: ${(err as Error).message}`, cause: err });
+    }
+  }
+
+  /** Runs SQL of several statements (the simple protocol: no parameters, not prepared). */
+  async #exec(client: pg.PoolClient, sql: string): Promise<void> {
+    try {
+      await client.query(sql);
+    } catch (err) {
+      throw this.#failure(err, 'openState', client);
+    }
+  }
+
+  protected async begin(): Promise<pg.PoolClient> {
+    const client = await this.#connect('transaction');
+    try {
+      await client.query('BEGIN');
+      await client.query({ name: 'ctxfs_lock', text: 'SELECT pg_advisory_xact_lock($1::bigint)', values: [this.#lockKey] });
+      return client;
+    } catch (err) {
+      const failure = this.#failure(err, 'transaction', client);
+      await client.query('ROLLBACK').catch(() => undefined);
+      this.#release(client);
+      throw failure;
+    }
+  }
+
+  protected async end(client: pg.PoolClient, commit: boolean): Promise<void> {
+    try {
+      await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+    } catch (err) {
+      throw this.#failure(err, 'transaction', client);
+    } finally {
+      this.#release(client);
+    }
+  }
+
+  protected async query(client: pg.PoolClient | undefined, sql: string, params: readonly SqlValue[], want: 'rows' | 'changes'): Promise<SqlRow[] | RunResult> {
+    const statement = this.#statement(sql);
+    const values = params.map(bindable);
+    if (client !== undefined) return shape(await this.#send(client, statement, values, sql), want);
+    // Outside a transaction: a connection of the pool, for this one statement.
+    for (let attempt = 0; ; attempt++) {
+      const own = await this.#connect('query');
+      try {
+        return shape(await this.#send(own, statement, values, sql), want);
+      } catch (err) {
+        const dead = this.#broken.has(own);
+        // A read is safe to send again; a write may have been applied.
+        if (dead && attempt === 0 && /^\s*select\b/i.test(sql)) continue;
+        throw err;
+      } finally {
+        this.#release(own);
+      }
+    }
+  }
+
+  protected async shutdown(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  async #send(client: pg.PoolClient, statement: Prepared, values: unknown[], sql: string): Promise<pg.QueryResult> {
+    try {
+      return await client.query({ text: statement.text, values, ...(statement.name === undefined ? {} : { name: statement.name }) });
+    } catch (err) {
+      throw this.#failure(err, 'query', client, sql);
+    }
+  }
+
+  async #connect(op: string): Promise<pg.PoolClient> {
+    try {
+      return await this.#pool.connect();
+    } catch (err) {
+      throw this.#failure(err, op);
+    }
+  }
+
+  /** Gives a connection back to the pool, or destroys it when it broke. */
+  #release(client: pg.PoolClient): void {
+    if (this.#broken.has(client)) client.release(new Error('connection lost'));
+    else client.release();
+  }
+
+  /** `sql` with `$n` placeholders, prepared under a name of its own; computed once per text. */
+  #statement(sql: string): Prepared {
+    let known = this.#prepared.get(sql);
+    if (known === undefined) {
+      const text = numberPlaceholders(sql);
+      // Several statements in one text cannot be prepared; they run unnamed.
+      const name = /;\s*\S/.test(text) ? undefined : `ctxfs_${this.#prepared.size + 1}`;
+      known = { text, name };
+      this.#prepared.set(sql, known);
+    }
+    return known;
+  }
+
+  /**
+   * What a driver error means for the caller: the server or the connection
+   * lost (`EUNAVAILABLE`, and the connection is marked broken), or the
+   * statement's own failure, passed on as it is.
+   */
+  #failure(err: unknown, op: string, client?: pg.ClientBase, sql?: string): unknown {
+    const lost = connectionLost(err);
+    if (lost === undefined) return err;
+    if (client !== undefined) this.#broken.add(client);
+    return fsError('EUNAVAILABLE', op, this.location, {
+      reason: `the PostgreSQL server at ${this.location} ${lost}: ${(err as Error).message}${sql === undefined ? '' : ` (running ${sql.slice(0, 80)})`}`,
+      hint: 'check that the server is running and reachable with this URL, then retry; a write that failed this way may or may not have been applied, so read before writing again',
+      cause: err,
+    });
+  }
+}
+
+/** Why `err` means the connection or server is gone, or `undefined` for a statement's own error. */
+function connectionLost(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') {
+    if (['ECONNREFUSED', 'ENOENT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return 'cannot be reached';
+    if (['ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code)) return 'dropped the connection';
+    // SQLSTATE: 08 connection exceptions; 57P01-03 shutdown, crash, starting up;
+    // 28 authentication; 3D000 no such database.
+    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return 'closed the connection';
+    if (code.startsWith('28') || code === '3D000') return 'refused the connection';
+  }
+  const message = err instanceof Error ? err.message : '';
+  if (/Connection terminated|connection error|not queryable|timeout exceeded when trying to connect/i.test(message)) return 'dropped the connection';
+  return undefined;
+}
+
+/** `?` placeholders numbered `$1…$n`, leaving those inside quotes and comments alone. */
+export function numberPlaceholders(sql: string): string {
+  let out = '';
+  let n = 0;
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i] as string;
+    if (c === "'" || c === '"') {
+      // A quoted string or identifier; a doubled quote is an escaped one.
+      let j = i + 1;
+      while (j < sql.length) {
+        if (sql[j] === c) {
+          if (sql[j + 1] === c) j += 2;
+          else break;
+        } else j++;
+      }
+      out += sql.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === '-' && sql[i + 1] === '-') {
+      const end = sql.indexOf('\n', i);
+      const j = end === -1 ? sql.length : end;
+      out += sql.slice(i, j);
+      i = j;
+    } else if (c === '?') {
+      out += `$${++n}`;
+      i++;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+/** A value as node-postgres binds it: bytes as a Buffer over the same memory, bigints as text. */
+function bindable(value: SqlValue): unknown {
+  if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  if (typeof value === 'bigint') return value.toString();
+  return value;
+}
+
+function shape(result: pg.QueryResult, want: 'rows' | 'changes'): SqlRow[] | RunResult {
+  return want === 'rows' ? (result.rows as SqlRow[]) : { changes: result.rowCount ?? 0 };
+}
+
+/** The schema of a workspace: `ctxfs_` and 16 hex digits of the SHA-256 of its root. */
+export function workspaceSchema(workspace: string): string {
+  return `ctxfs_${createHash('sha256').update(workspace).digest('hex').slice(0, 16)}`;
+}
+
+/** The advisory lock key of a schema: 64 bits of its hash, as the signed decimal PostgreSQL takes. */
+function advisoryKey(schema: string): string {
+  return createHash('sha256').update(`ctxfs:${schema}`).digest().readBigInt64BE(0).toString();
+}
+
+/** The URL with its password removed (from the user part and from a `password` parameter). */
+export function withoutPassword(url: string): string {
+  const noUserPassword = url.replace(/^([a-z]+:\/\/[^:@/?#]*):[^@/?#]*@/i, '$1@');
+  const q = noUserPassword.indexOf('?');
+  if (q === -1) return noUserPassword;
+  const params = new URLSearchParams(noUserPassword.slice(q + 1));
+  if (!params.has('password')) return noUserPassword;
+  params.delete('password');
+  const rest = params.toString();
+  return rest === '' ? noUserPassword.slice(0, q) : `${noUserPassword.slice(0, q)}?${rest}`;
+}
+
+/** The URL without its `schema` parameter (which the driver does not know), and that parameter. */
+function splitSchema(url: string): { connectionString: string; schema: string | undefined } {
+  const q = url.indexOf('?');
+  if (q === -1) return { connectionString: url, schema: undefined };
+  const params = new URLSearchParams(url.slice(q + 1));
+  const schema = params.get('schema') ?? undefined;
+  params.delete('schema');
+  const rest = params.toString();
+  return { connectionString: rest === '' ? url.slice(0, q) : `${url.slice(0, q)}?${rest}`, schema };
+}
