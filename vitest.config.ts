@@ -4,6 +4,11 @@ import SummaryReporter from './vitest.summary-reporter.ts';
 // Workspace packages resolve to their TypeScript sources through the
 // `ctxfs-source` export condition, so tests never need a build first.
 const conditions = ['ctxfs-source', 'import', 'module', 'node', 'default'];
+// Server-side, the module runner resolves a CommonJS `require` with these
+// conditions too: `import` there hands a CommonJS package (pg) the ES module
+// namespace of a dual package it requires (pg-pool) instead of its class.
+// Without it, an `import` still resolves through `import`, a `require` through `require`.
+const ssrConditions = conditions.filter((c) => c !== 'import' && c !== 'module');
 
 /**
  * The container backend's suites that prove an engine: they run once per
@@ -20,7 +25,7 @@ const engineSuites = [
 
 export default defineConfig({
   resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: conditions } },
+  ssr: { resolve: { conditions: ssrConditions, externalConditions: ssrConditions } },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,

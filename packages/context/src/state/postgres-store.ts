@@ -80,6 +80,11 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   readonly #prepared = new Map<string, Prepared>();
   // Connections that reported an error: destroyed, never handed back to the pool.
   readonly #broken = new WeakSet<pg.ClientBase>();
+  // A lost connection starts a new generation: a server restart or a mass
+  // termination ends every connection at once, so the idle ones opened before
+  // are not handed out again (a retry would meet another dead one).
+  readonly #generationOf = new WeakMap<pg.ClientBase, number>();
+  #generation = 0;
 
   private constructor(pool: pg.Pool, location: string, schema: string) {
     super();
@@ -110,7 +115,10 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
     const store = new PostgresStateStore(pool, location, schema);
     // An idle connection the server drops reports it here; the pool discards it.
     pool.on('error', () => undefined);
-    pool.on('connect', (client) => client.on('error', () => store.#broken.add(client)));
+    pool.on('connect', (client) => {
+      store.#generationOf.set(client, store.#generation);
+      client.on('error', () => store.#lost(client));
+    });
     try {
       await store.#migrate(options.migrations ?? MIGRATIONS);
     } catch (err) {
@@ -222,12 +230,23 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
     }
   }
 
+  /** A pooled connection opened since the last one was lost. */
   async #connect(op: string): Promise<pg.PoolClient> {
-    try {
-      return await this.#pool.connect();
-    } catch (err) {
-      throw this.#failure(err, op);
+    for (;;) {
+      let client: pg.PoolClient;
+      try {
+        client = await this.#pool.connect();
+      } catch (err) {
+        throw this.#failure(err, op);
+      }
+      if (this.#generationOf.get(client) === this.#generation) return client;
+      client.release(new Error('opened before a connection was lost'));
     }
+  }
+
+  #lost(client: pg.ClientBase): void {
+    if (!this.#broken.has(client)) this.#generation++;
+    this.#broken.add(client);
   }
 
   /** Gives a connection back to the pool, or destroys it when it broke. */
@@ -257,7 +276,7 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   #failure(err: unknown, op: string, client?: pg.ClientBase, sql?: string): unknown {
     const lost = connectionLost(err);
     if (lost === undefined) return err;
-    if (client !== undefined) this.#broken.add(client);
+    if (client !== undefined) this.#lost(client);
     return fsError('EUNAVAILABLE', op, this.location, {
       reason: `the PostgreSQL server at ${this.location} ${lost}: ${(err as Error).message}${sql === undefined ? '' : ` (running ${sql.slice(0, 80)})`}`,
       hint: 'check that the server is running and reachable with this URL, then retry; a write that failed this way may or may not have been applied, so read before writing again',

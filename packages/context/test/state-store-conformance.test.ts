@@ -1,0 +1,424 @@
+/**
+ * One suite for every state store: SQLite in memory and in a file, and
+ * PostgreSQL (a fresh schema for this file, dropped after) at
+ * CTXFS_TEST_POSTGRES_URL, which ./run-tests sets from the server
+ * .ci/system-deps.sh starts. In CI a missing URL fails the run.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
+import { MIGRATIONS } from '../src/state/migrations.ts';
+import type { DialectMigration } from '../src/state/postgres-schema.ts';
+import { PostgresStateStore } from '../src/state/postgres-store.ts';
+import { SqliteStateStore } from '../src/state/sqlite-store.ts';
+import type { SqlRow, StateStore } from '../src/state/state-store.ts';
+
+const PG_URL = process.env.CTXFS_TEST_POSTGRES_URL;
+const NEWEST = MIGRATIONS.at(-1)?.version ?? 0;
+const dir = mkdtempSync(join(tmpdir(), 'ctxfs-store-conformance-'));
+const SCHEMA = `ctxfs_conformance_${process.pid}_${Date.now().toString(36)}`;
+const schemas = new Set<string>();
+
+/** `url` with one more query parameter. */
+function withParam(url: string, key: string, value: string): string {
+  return `${url}${url.includes('?') ? '&' : '?'}${key}=${encodeURIComponent(value)}`;
+}
+
+interface OpenOptions {
+  /** A store of its own rather than the subject's shared one (a new file or schema). */
+  readonly own?: string;
+  readonly migrations?: readonly DialectMigration[];
+  readonly url?: string;
+}
+
+interface Subject {
+  readonly name: string;
+  /** Whether a store can be opened again on the same data. */
+  readonly persistent: boolean;
+  open(options?: OpenOptions): Promise<StateStore>;
+  /**
+   * A second store on the same data, as another host would open it. SQLite's
+   * is the same store: its connection is one a process (a second one in the
+   * same thread would block the thread in SQLite's busy wait while the first
+   * holds the lock); processes sharing a file are tested in store.test.ts.
+   */
+  peer(store: StateStore): Promise<StateStore>;
+}
+
+let files = 0;
+const subjects: Subject[] = [
+  {
+    name: 'SQLite :memory:',
+    persistent: false,
+    open: (o = {}) => SqliteStateStore.open({ path: ':memory:', ...(o.migrations === undefined ? {} : { migrations: o.migrations }) }),
+    peer: async (store) => store,
+  },
+  {
+    name: 'SQLite file',
+    persistent: true,
+    open: (o = {}) => SqliteStateStore.open({ path: join(dir, `${o.own ?? `s${++files}`}.db`), ...(o.migrations === undefined ? {} : { migrations: o.migrations }) }),
+    peer: async (store) => store,
+  },
+];
+if (PG_URL !== undefined) {
+  const open = (o: OpenOptions = {}) => {
+    const schema = o.own === undefined ? SCHEMA : `${SCHEMA}_${o.own}`;
+    schemas.add(schema);
+    return PostgresStateStore.open({ url: withParam(o.url ?? PG_URL, 'schema', schema), ...(o.migrations === undefined ? {} : { migrations: o.migrations }) });
+  };
+  subjects.push({ name: 'PostgreSQL', persistent: true, open, peer: () => open() });
+}
+
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  if (PG_URL === undefined || schemas.size === 0) return;
+  const admin = await PostgresStateStore.open({ url: withParam(PG_URL, 'schema', SCHEMA) });
+  for (const schema of schemas) await admin.run(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.close();
+});
+
+test('the PostgreSQL store is tested (CTXFS_TEST_POSTGRES_URL is set) in CI', () => {
+  if (PG_URL === undefined && !process.env.CI) {
+    console.warn('\n!! SKIPPING the PostgreSQL state store: CTXFS_TEST_POSTGRES_URL is not set.\n!! Run bash .ci/system-deps.sh, then ./run-tests (which sets it).\n');
+    return;
+  }
+  expect(PG_URL, 'CTXFS_TEST_POSTGRES_URL: the PostgreSQL state store must be tested in CI (see .ci/system-deps.sh)').toBeDefined();
+});
+
+let tables = 0;
+/** A scratch table of every value type, in the store's dialect. */
+async function scratch(store: StateStore): Promise<string> {
+  const name = `scratch_${process.pid}_${++tables}`;
+  const types = store.dialect === 'postgres' ? ['DOUBLE PRECISION', 'BIGINT', 'BYTEA'] : ['REAL', 'INTEGER', 'BLOB'];
+  await store.run(`CREATE TABLE ${name} (k TEXT PRIMARY KEY, s TEXT, r ${types[0]}, i ${types[1]}, n TEXT, b ${types[2]})`);
+  return name;
+}
+
+/** A store for one test, closed when the test ends. */
+async function opened(subject: Subject, options?: OpenOptions): Promise<StateStore> {
+  const store = await subject.open(options);
+  onTestFinished(() => store.close());
+  return store;
+}
+
+const keys = (rows: SqlRow[]) => rows.map((r) => r.k);
+
+describe.each(subjects)('state store conformance: $name', (subject) => {
+  test('values of every type come back as they were bound', async () => {
+    const store = await opened(subject);
+    const t = await scratch(store);
+    const bytes = new Uint8Array([0, 255, 0, 1, 0xff, 0]);
+    const big = 2 ** 40 + 3;
+    // Text holds no NUL: PostgreSQL refuses it in TEXT (bytes go in BLOB/BYTEA columns).
+    const wrote = await store.run(`INSERT INTO ${t} (k, s, r, i, n, b) VALUES (?, ?, ?, ?, ?, ?)`, ['a', 'héllo ✓ ?', 1.25, big, null, bytes]);
+    expect(wrote.changes).toBe(1);
+    await store.run(`INSERT INTO ${t} (k, s, r, i, n, b) VALUES (?, ?, ?, ?, ?, ?)`, ['b', '', -0.5, -(2 ** 31) - 7, 'x', new Uint8Array(0)]);
+    const row = await store.get<SqlRow>(`SELECT k, s, r, i, n, b FROM ${t} WHERE k = ?`, ['a']);
+    expect(row).toMatchObject({ k: 'a', s: 'héllo ✓ ?', r: 1.25, i: big, n: null });
+    expect(row?.b).toBeInstanceOf(Uint8Array);
+    expect(Uint8Array.from(row?.b as Uint8Array)).toEqual(bytes);
+    const all = await store.all<SqlRow>(`SELECT k, i, b FROM ${t} ORDER BY k`);
+    expect(all.map((r) => [r.k, r.i, (r.b as Uint8Array).byteLength])).toEqual([
+      ['a', big, 6],
+      ['b', -(2 ** 31) - 7, 0],
+    ]);
+    const agg = await store.get<{ n: unknown; total: unknown; high: unknown }>(`SELECT COUNT(*) AS n, SUM(i) AS total, MAX(r) AS high FROM ${t}`);
+    expect(agg).toEqual({ n: 2, total: big - 2 ** 31 - 7, high: 1.25 });
+    expect(await store.get(`SELECT k FROM ${t} WHERE k = ?`, ['none'])).toBeUndefined();
+    expect((await store.run(`UPDATE ${t} SET n = ? WHERE k IN (?, ?)`, ['y', 'a', 'b'])).changes).toBe(2);
+    expect((await store.run(`DELETE FROM ${t} WHERE k = ?`, ['none'])).changes).toBe(0);
+  });
+
+  test('a ? inside a string literal or a quoted name is not a placeholder', async () => {
+    const store = await opened(subject);
+    const t = await scratch(store);
+    await store.run(`INSERT INTO ${t} (k, s) VALUES (?, 'why? it''s ?')`, ['q?']);
+    const row = await store.get<SqlRow>(`SELECT k AS "is it?", s, 'a?b' AS lit FROM ${t} WHERE k = ? AND s LIKE '%?%' -- trailing ?\n`, ['q?']);
+    expect(row).toEqual({ 'is it?': 'q?', s: "why? it's ?", lit: 'a?b' });
+  });
+
+  test('a transaction commits when its function resolves and rolls back when it rejects; listeners hear which', async () => {
+    const store = await opened(subject);
+    const t = await scratch(store);
+    const ends: boolean[] = [];
+    store.onTransactionEnd((committed) => ends.push(committed));
+    const value = await store.transaction(async () => {
+      expect(store.inTransaction).toBe(true);
+      await store.run(`INSERT INTO ${t} (k) VALUES (?)`, ['kept']);
+      return 42;
+    });
+    expect(value).toBe(42);
+    await expect(
+      store.transaction(async () => {
+        await store.run(`INSERT INTO ${t} (k) VALUES (?)`, ['lost']);
+        expect(keys(await store.all(`SELECT k FROM ${t} ORDER BY k`))).toEqual(['kept', 'lost']);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    // A statement's own error rolls back too.
+    await expect(
+      store.transaction(async () => {
+        await store.run(`INSERT INTO ${t} (k) VALUES (?)`, ['also lost']);
+        await store.run(`INSERT INTO ${t} (k) VALUES (?)`, ['kept']);
+      }),
+    ).rejects.toThrow();
+    expect(store.inTransaction).toBe(false);
+    expect(keys(await store.all(`SELECT k FROM ${t} ORDER BY k`))).toEqual(['kept']);
+    expect(ends).toEqual([true, false, false]);
+  });
+
+  test('a nested transaction joins the outer one: the outer rollback takes its writes', async () => {
+    const store = await opened(subject);
+    const t = await scratch(store);
+    const ends: boolean[] = [];
+    store.onTransactionEnd((committed) => ends.push(committed));
+    await expect(
+      store.transaction(async () => {
+        await store.run(`INSERT INTO ${t} (k) VALUES (?)`, ['outer']);
+        await store.transaction(async () => store.run(`INSERT INTO ${t} (k) VALUES (?)`, ['inner']));
+        expect(keys(await store.all(`SELECT k FROM ${t} ORDER BY k`))).toEqual(['inner', 'outer']);
+        throw new Error('undo both');
+      }),
+    ).rejects.toThrow('undo both');
+    expect(await store.all(`SELECT k FROM ${t}`)).toEqual([]);
+    expect(ends).toEqual([false]);
+  });
+
+  test('a query from another async context never joins an open transaction', async () => {
+    const store = await opened(subject);
+    const t = await scratch(store);
+    const insert = (k: string) => store.run(`INSERT INTO ${t} (k) VALUES (?)`, [k]);
+
+    // The transaction rolls back; the other context's write, made while it was open, survives.
+    let opened1!: () => void;
+    const open1 = new Promise<void>((resolve) => {
+      opened1 = resolve;
+    });
+    let outsideSawTransaction: boolean | undefined;
+    const outside = (async () => {
+      await open1;
+      outsideSawTransaction = store.inTransaction;
+      await insert('outside');
+    })();
+    await expect(
+      store.transaction(async () => {
+        await insert('inside');
+        opened1();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    await outside;
+    expect(outsideSawTransaction).toBe(false);
+    expect(keys(await store.all(`SELECT k FROM ${t} ORDER BY k`))).toEqual(['outside']);
+
+    // And the other way round: the other context's transaction rolls back, this one commits.
+    let opened2!: () => void;
+    const open2 = new Promise<void>((resolve) => {
+      opened2 = resolve;
+    });
+    const other = (async () => {
+      await open2;
+      await store
+        .transaction(async () => {
+          await insert('other');
+          throw new Error('other rolls back');
+        })
+        .catch((err: Error) => err.message);
+    })();
+    await store.transaction(async () => {
+      await insert('mine');
+      opened2();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    });
+    await other;
+    expect(keys(await store.all(`SELECT k FROM ${t} ORDER BY k`))).toEqual(['mine', 'outside']);
+  });
+
+  test('writers serialize: two stores each doing 200 read-then-increment transactions on one counter lose no increment', async () => {
+    const a = await opened(subject);
+    const b = await subject.peer(a);
+    if (b !== a) onTestFinished(() => b.close());
+    const t = await scratch(a);
+    await a.run(`INSERT INTO ${t} (k, i) VALUES (?, ?)`, ['counter', 0]);
+    const increment = (store: StateStore) =>
+      store.transaction(async () => {
+        const row = await store.get<{ i: number }>(`SELECT i FROM ${t} WHERE k = ?`, ['counter']);
+        await store.run(`UPDATE ${t} SET i = ? WHERE k = ?`, [(row?.i ?? 0) + 1, 'counter']);
+      });
+    const runs: Array<Promise<void>> = [];
+    for (let n = 0; n < 200; n++) runs.push(increment(a), increment(b));
+    await Promise.all(runs);
+    expect((await b.get<{ i: number }>(`SELECT i FROM ${t} WHERE k = ?`, ['counter']))?.i).toBe(400);
+  });
+
+  test('audit rows are written and read back newest first, by path and limit', async () => {
+    const store = await opened(subject);
+    let flushed = 0;
+    store.beforeAuditRead(async () => {
+      flushed++;
+      await store.audit({ op: 'queued', path: 'q.ts', result: 'ok' });
+    });
+    const before = Date.now();
+    await store.audit({ op: 'read', path: 'a.ts', agent: 'agent-1', sessionId: 's1', params: { lines: [1, 2] }, result: 'ok', tokens: 120 });
+    await store.audit({ op: 'write', path: 'b.ts', result: 'denied' });
+    await store.audit({ op: 'read', path: 'a.ts', result: 'ok', changeId: 'c1' });
+    const log = await store.auditLog();
+    expect(flushed).toBe(1);
+    expect(log.map((r) => r.op)).toEqual(['queued', 'read', 'write', 'read']);
+    expect(log[3]).toMatchObject({ path: 'a.ts', agent: 'agent-1', sessionId: 's1', params: { lines: [1, 2] }, result: 'ok', tokens: 120 });
+    expect(log[2]).toMatchObject({ path: 'b.ts', agent: undefined, sessionId: undefined, params: undefined, tokens: undefined });
+    expect(log[3]?.at.getTime()).toBeGreaterThanOrEqual(before);
+    expect(log.every((r) => typeof r.id === 'number')).toBe(true);
+    const byPath = await store.auditLog({ path: 'a.ts', limit: 1 });
+    expect(byPath).toHaveLength(1);
+    expect(byPath[0]?.id).toBe(log[1]?.id);
+  });
+
+  test('the schema version is the newest migration', async () => {
+    const store = await opened(subject);
+    expect(await store.schemaVersion()).toBe(NEWEST);
+  });
+
+  test.skipIf(!subject.persistent)('a later migration applies in both dialects; a store at a version newer than this code is refused', async () => {
+    const own = `v${Date.now().toString(36)}`;
+    const next: DialectMigration = {
+      version: NEWEST + 1,
+      description: 'a table for the test',
+      sql: 'CREATE TABLE later_table (x INTEGER)',
+      postgres: 'CREATE TABLE later_table (x BIGINT)',
+    };
+    const newer = await subject.open({ own, migrations: [...MIGRATIONS, next] });
+    expect(await newer.schemaVersion()).toBe(NEWEST + 1);
+    await newer.run('INSERT INTO later_table (x) VALUES (?)', [7]);
+    await newer.close();
+    const refused = subject.open({ own });
+    await expect(refused).rejects.toMatchObject({ code: 'EIO' });
+    await expect(refused).rejects.toThrow(new RegExp(`schema ${NEWEST + 1}, written by a newer ctxfs than this one .*upgrade ctxfs`));
+  });
+});
+
+describe.skipIf(PG_URL === undefined)('PostgreSQL state store', () => {
+  const url = PG_URL as string;
+  const open = (extra: Record<string, string> = {}) => {
+    schemas.add(SCHEMA);
+    let u = withParam(url, 'schema', SCHEMA);
+    for (const [k, v] of Object.entries(extra)) u = withParam(u, k, v);
+    return PostgresStateStore.open({ url: u, poolSize: 4 });
+  };
+
+  test('every SQLite table and column, after all migrations, exists in PostgreSQL with a compatible type', async () => {
+    const lite = await SqliteStateStore.open();
+    const pg = await open();
+    onTestFinished(async () => {
+      await lite.close();
+      await pg.close();
+    });
+    const compatible: Record<string, string[]> = {
+      INTEGER: ['bigint'],
+      REAL: ['double precision'],
+      TEXT: ['text'],
+      BLOB: ['bytea'],
+    };
+    const liteTables = await lite.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
+    const pgColumns = await pg.all<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
+      "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = current_schema() AND table_name NOT LIKE 'scratch\\_%'",
+    );
+    const mismatches: string[] = [];
+    for (const { name } of liteTables) {
+      const columns = await lite.all<{ name: string; type: string; notnull: number; pk: number }>(`SELECT name, type, "notnull", pk FROM pragma_table_info('${name}')`);
+      for (const c of columns) {
+        const there = pgColumns.find((p) => p.table_name === name && p.column_name === c.name);
+        if (there === undefined) mismatches.push(`${name}.${c.name}: missing in PostgreSQL`);
+        else if (!(compatible[c.type] ?? []).includes(there.data_type)) mismatches.push(`${name}.${c.name}: ${c.type} in SQLite, ${there.data_type} in PostgreSQL`);
+        else if ((c.notnull === 1 || c.pk > 0) !== (there.is_nullable === 'NO')) mismatches.push(`${name}.${c.name}: NOT NULL differs`);
+      }
+    }
+    expect(mismatches).toEqual([]);
+    const liteIndexes = await lite.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name");
+    const pgIndexes = (await pg.all<{ indexname: string }>('SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()')).map((r) => r.indexname);
+    expect(liteIndexes.map((r) => r.name).filter((n) => !pgIndexes.includes(n))).toEqual([]);
+    // Only the version table and relations' id, which SQLite keeps as its rowid, are PostgreSQL's own.
+    const extra = pgColumns.filter((p) => !liteTables.some((t) => t.name === p.table_name) || (p.table_name === 'relations' && p.column_name === 'id'));
+    expect(extra.map((p) => `${p.table_name}.${p.column_name}`).sort()).toEqual(['ctxfs_schema.version', 'relations.id']);
+  });
+
+  test('a connection killed inside a transaction fails the transaction with EUNAVAILABLE; the next call works', async () => {
+    const store = await open();
+    const admin = await open();
+    onTestFinished(async () => {
+      await store.close();
+      await admin.close();
+    });
+    const failed = store.transaction(async () => {
+      const me = await store.get<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await admin.get('SELECT pg_terminate_backend(?)', [me?.pid ?? 0]);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await store.get('SELECT 1 AS one');
+    });
+    await expect(failed).rejects.toMatchObject({ code: 'EUNAVAILABLE' });
+    await expect(failed).rejects.toThrow(store.location);
+    expect(await store.get('SELECT 1 AS one')).toEqual({ one: 1 });
+    expect(await store.transaction(() => store.get('SELECT 2 AS two'))).toEqual({ two: 2 });
+  });
+
+  test("the pool's connections killed between calls: a SELECT is retried, a write succeeds or fails with EUNAVAILABLE, and the next call works", async () => {
+    const app = `ctxfs_fault_${process.pid}`;
+    const store = await open({ application_name: app });
+    const admin = await open();
+    onTestFinished(async () => {
+      await store.close();
+      await admin.close();
+    });
+    const t = await scratch(store);
+    const kill = async () => {
+      // Several connections in the pool, then every one of them ended.
+      await Promise.all([1, 2, 3, 4].map((n) => store.get('SELECT pg_sleep(0.01), ? AS n', [String(n)])));
+      const killed = await admin.get<{ n: number }>(
+        'SELECT COUNT(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = ? AND pid <> pg_backend_pid()',
+        [app],
+      );
+      expect(killed?.n).toBeGreaterThan(0);
+    };
+    await kill();
+    expect(await store.get(`SELECT COUNT(*) AS n FROM ${t}`)).toEqual({ n: 0 });
+    await kill();
+    const write = await store.run(`INSERT INTO ${t} (k) VALUES (?)`, ['w']).then(
+      () => 'written',
+      (err: { code?: string }) => err.code,
+    );
+    expect(['written', 'EUNAVAILABLE']).toContain(write);
+    await store.run(`INSERT INTO ${t} (k) VALUES (?) ON CONFLICT (k) DO NOTHING`, ['w']);
+    expect(await store.all(`SELECT k FROM ${t}`)).toEqual([{ k: 'w' }]);
+  });
+
+  test('a server that is not there: EUNAVAILABLE naming the location, never the password', async () => {
+    const nowhere = join(dir, 'no-server');
+    const open = PostgresStateStore.open({ url: `postgres://ctxfs:s3cret-pw@/ctxfs?host=${nowhere}`, connectTimeoutMs: 2000 });
+    await expect(open).rejects.toMatchObject({ code: 'EUNAVAILABLE' });
+    const err = (await open.catch((e: Error) => e)) as Error;
+    expect(err.message).toContain(`postgres://ctxfs@/ctxfs?host=${nowhere}`);
+    expect(err.message).not.toContain('s3cret-pw');
+    expect(err.message).toMatch(/server is running/);
+    // A database that does not exist on a running server.
+    const wrongDb = url.replace(/\/ctxfs(\?|$)/, '/ctxfs_no_such_db$1');
+    await expect(PostgresStateStore.open({ url: wrongDb })).rejects.toMatchObject({ code: 'EUNAVAILABLE' });
+  });
+
+  test('one database holds many workspaces, one schema each', async () => {
+    const a = await PostgresStateStore.open({ url, workspace: `/srv/a-${SCHEMA}` });
+    const b = await PostgresStateStore.open({ url, workspace: `/srv/b-${SCHEMA}` });
+    schemas.add((a as PostgresStateStore).schema).add((b as PostgresStateStore).schema);
+    onTestFinished(async () => {
+      await a.close();
+      await b.close();
+    });
+    expect(a.schema).toMatch(/^ctxfs_[0-9a-f]{16}$/);
+    expect(a.schema).not.toBe(b.schema);
+    await a.run('INSERT INTO sessions (id, profile, created_ms) VALUES (?, ?, ?)', ['s', 'large', 1.5]);
+    expect(await a.get('SELECT COUNT(*) AS n FROM sessions')).toEqual({ n: 1 });
+    expect(await b.get('SELECT COUNT(*) AS n FROM sessions')).toEqual({ n: 0 });
+  });
+});
