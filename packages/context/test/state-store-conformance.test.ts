@@ -189,6 +189,31 @@ describe.each(subjects)('state store conformance: $name', (subject) => {
     expect(ends).toEqual([false]);
   });
 
+  test('a commit that fails rolls back, and the transaction queued behind it is untouched', async () => {
+    const store = await opened(subject);
+    const parent = `scratch_${process.pid}_${++tables}_parent`;
+    const child = `scratch_${process.pid}_${tables}_child`;
+    // A deferred foreign key fails at COMMIT, in both dialects.
+    await store.run(`CREATE TABLE ${parent} (id TEXT PRIMARY KEY)`);
+    await store.run(`CREATE TABLE ${child} (k TEXT PRIMARY KEY, parent TEXT REFERENCES ${parent} (id) DEFERRABLE INITIALLY DEFERRED)`);
+    const ends: boolean[] = [];
+    store.onTransactionEnd((committed) => ends.push(committed));
+    const failing = store.transaction(async () => {
+      await store.run(`INSERT INTO ${child} (k, parent) VALUES (?, ?)`, ['orphan', 'none']);
+    });
+    const queued = store.transaction(async () => {
+      await store.run(`INSERT INTO ${child} (k) VALUES (?)`, ['b']);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await store.run(`INSERT INTO ${child} (k) VALUES (?)`, ['b2']);
+    });
+    await expect(failing).rejects.toThrow();
+    await queued;
+    expect(keys(await store.all(`SELECT k FROM ${child} ORDER BY k`))).toEqual(['b', 'b2']);
+    expect(ends).toEqual([false, true]);
+    await store.transaction(() => store.run(`INSERT INTO ${child} (k) VALUES (?)`, ['c']));
+    expect(keys(await store.all(`SELECT k FROM ${child} ORDER BY k`))).toEqual(['b', 'b2', 'c']);
+  });
+
   test('a query from another async context never joins an open transaction', async () => {
     const store = await opened(subject);
     const t = await scratch(store);
@@ -349,6 +374,41 @@ describe.skipIf(PG_URL === undefined)('PostgreSQL state store', () => {
     // Only the version table and relations' id, which SQLite keeps as its rowid, are PostgreSQL's own.
     const extra = pgColumns.filter((p) => !liteTables.some((t) => t.name === p.table_name) || (p.table_name === 'relations' && p.column_name === 'id'));
     expect(extra.map((p) => `${p.table_name}.${p.column_name}`).sort()).toEqual(['ctxfs_schema.version', 'relations.id']);
+  });
+
+  test('transactions outnumbering the pool, each waiting on a query from outside it, do not starve one another', async () => {
+    const store = await PostgresStateStore.open({ url: withParam(url, 'schema', SCHEMA), poolSize: 2 });
+    onTestFinished(() => store.close());
+    // A worker started here runs its jobs in this context, outside every transaction.
+    const jobs: Array<() => void> = [];
+    let wake: (() => void) | undefined;
+    let stop = false;
+    const worker = (async () => {
+      while (!stop) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          if (jobs.length > 0) resolve();
+        });
+        for (let job = jobs.shift(); job !== undefined; job = jobs.shift()) job();
+      }
+    })();
+    const outside = <T>(fn: () => Promise<T>) =>
+      new Promise<T>((resolve, reject) => {
+        jobs.push(() => void fn().then(resolve, reject));
+        wake?.();
+      });
+    const results = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((n) =>
+        store.transaction(async () => {
+          const seen = await outside(() => store.get<{ inside: boolean; n: number }>('SELECT ? = ? AS inside, 1 AS n', [String(n), String(n)]));
+          return seen?.n;
+        }),
+      ),
+    );
+    expect(results).toEqual([1, 1, 1, 1, 1, 1]);
+    stop = true;
+    wake?.();
+    await worker;
   });
 
   test('a connection killed inside a transaction fails the transaction with EUNAVAILABLE; the next call works', async () => {

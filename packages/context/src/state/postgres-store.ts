@@ -85,6 +85,16 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   // are not handed out again (a retry would meet another dead one).
   readonly #generationOf = new WeakMap<pg.ClientBase, number>();
   #generation = 0;
+  // This process's transactions queue here before taking a connection: they
+  // would serialize on the advisory lock anyway, and a queue of them each
+  // holding a pooled connection while it waits could leave the one holding
+  // the lock no connection for a query it makes outside its transaction.
+  #writers: Promise<void> = Promise.resolve();
+  #releaseWriter: (() => void) | undefined;
+  // The connection of the open transaction (one at a time, by the queue). The
+  // scope calls end() again to roll back when a commit fails: by then the
+  // connection is back in the pool, perhaps another caller's, and is left alone.
+  #active: pg.PoolClient | undefined;
 
   private constructor(pool: pg.Pool, location: string, schema: string) {
     super();
@@ -97,7 +107,7 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   /** Connects, creates the schema if absent and migrates it. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStateStore> {
     const location = withoutPassword(options.url);
-    const { connectionString, schema: named } = splitSchema(options.url);
+    const { connectionString, schema: named, options: serverOptions } = splitParams(options.url);
     const schema = named ?? (options.workspace === undefined ? 'ctxfs' : workspaceSchema(options.workspace));
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
       throw fsError('EINVAL', 'openState', location, {
@@ -109,7 +119,7 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
       connectionString,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-      options: `-c search_path=${schema}`,
+      options: `${serverOptions === undefined ? '' : `${serverOptions} `}-c search_path=${schema}`,
       types: TYPES,
     });
     const store = new PostgresStateStore(pool, location, schema);
@@ -175,26 +185,50 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   }
 
   protected async begin(): Promise<pg.PoolClient> {
-    const client = await this.#connect('transaction');
+    const previous = this.#writers;
+    let release!: () => void;
+    this.#writers = new Promise((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    this.#releaseWriter = release;
+    let client: pg.PoolClient;
+    try {
+      client = await this.#connect('transaction');
+    } catch (err) {
+      this.#endWriter();
+      throw err;
+    }
     try {
       await client.query('BEGIN');
       await client.query({ name: 'ctxfs_lock', text: 'SELECT pg_advisory_xact_lock($1::bigint)', values: [this.#lockKey] });
+      this.#active = client;
       return client;
     } catch (err) {
       const failure = this.#failure(err, 'transaction', client);
       await client.query('ROLLBACK').catch(() => undefined);
       this.#release(client);
+      this.#endWriter();
       throw failure;
     }
   }
 
+  #endWriter(): void {
+    const release = this.#releaseWriter;
+    this.#releaseWriter = undefined;
+    release?.();
+  }
+
   protected async end(client: pg.PoolClient, commit: boolean): Promise<void> {
+    if (client !== this.#active) return;
+    this.#active = undefined;
     try {
       await client.query(commit ? 'COMMIT' : 'ROLLBACK');
     } catch (err) {
       throw this.#failure(err, 'transaction', client);
     } finally {
       this.#release(client);
+      this.#endWriter();
     }
   }
 
@@ -368,13 +402,19 @@ export function withoutPassword(url: string): string {
   return rest === '' ? noUserPassword.slice(0, q) : `${noUserPassword.slice(0, q)}?${rest}`;
 }
 
-/** The URL without its `schema` parameter (which the driver does not know), and that parameter. */
-function splitSchema(url: string): { connectionString: string; schema: string | undefined } {
+/**
+ * The URL without its `schema` parameter (which the driver does not know)
+ * and its `options` parameter (which would replace the store's search path:
+ * the driver prefers the URL's), and those two.
+ */
+function splitParams(url: string): { connectionString: string; schema: string | undefined; options: string | undefined } {
   const q = url.indexOf('?');
-  if (q === -1) return { connectionString: url, schema: undefined };
+  if (q === -1) return { connectionString: url, schema: undefined, options: undefined };
   const params = new URLSearchParams(url.slice(q + 1));
   const schema = params.get('schema') ?? undefined;
+  const options = params.get('options') ?? undefined;
   params.delete('schema');
+  params.delete('options');
   const rest = params.toString();
-  return { connectionString: rest === '' ? url.slice(0, q) : `${url.slice(0, q)}?${rest}`, schema };
+  return { connectionString: rest === '' ? url.slice(0, q) : `${url.slice(0, q)}?${rest}`, schema, options };
 }
