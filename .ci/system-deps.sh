@@ -213,10 +213,15 @@ full_page_writes = off
 CONF
 fi
 if ! pg_ready; then
-  # A server that died leaves its pid file (and the socket's lock file) behind.
-  if ! as_pg "$PG_BIN/pg_ctl" status -D "$PG_DIR/data" >/dev/null 2>&1; then
-    rm -f "$PG_DIR/data/postmaster.pid" "$PG_DIR/socket/.s.PGSQL."*
+  # A server that died leaves its pid file (and the socket's lock file)
+  # behind; one alive but not answering (its socket deleted) is stopped. The
+  # pid is checked to be a postgres process: after a reboot it may be another's.
+  pg_pid="$(head -1 "$PG_DIR/data/postmaster.pid" 2>/dev/null || true)"
+  if [ -n "$pg_pid" ] && [ "$(cat "/proc/$pg_pid/comm" 2>/dev/null)" = postgres ]; then
+    echo "ctxfs: stopping PostgreSQL (pid $pg_pid), which does not answer on $PG_DIR/socket"
+    as_pg "$PG_BIN/pg_ctl" stop -D "$PG_DIR/data" -m fast -w -t 60 >/dev/null || true
   fi
+  rm -f "$PG_DIR/data/postmaster.pid" "$PG_DIR/socket/.s.PGSQL."*
   echo "ctxfs: starting PostgreSQL on $PG_DIR/socket"
   as_pg "$PG_BIN/pg_ctl" start -w -t 60 -D "$PG_DIR/data" -l "$PG_DIR/server.log" >/dev/null || { tail -20 "$PG_DIR/server.log"; exit 1; }
   wait_for PostgreSQL pg_ready || { tail -20 "$PG_DIR/server.log"; exit 1; }
