@@ -466,11 +466,12 @@ describe.skipIf(PG_URL === undefined)('PostgreSQL state store', () => {
 
   test('a server that is not there: EUNAVAILABLE naming the location, never the password', async () => {
     const nowhere = join(dir, 'no-server');
-    const open = PostgresStateStore.open({ url: `postgres://ctxfs:s3cret-pw@/ctxfs?host=${nowhere}`, connectTimeoutMs: 2000 });
+    const open = PostgresStateStore.open({ url: `postgres://ctxfs:s3cret-pw@/ctxfs?password=other-pw&host=${nowhere}`, connectTimeoutMs: 2000 });
     await expect(open).rejects.toMatchObject({ code: 'EUNAVAILABLE' });
     const err = (await open.catch((e: Error) => e)) as Error;
     expect(err.message).toContain(`postgres://ctxfs@/ctxfs?host=${nowhere}`);
     expect(err.message).not.toContain('s3cret-pw');
+    expect(err.message).not.toContain('other-pw');
     expect(err.message).toMatch(/server is running/);
     // A database that does not exist on a running server.
     const wrongDb = url.replace(/\/ctxfs(\?|$)/, '/ctxfs_no_such_db$1');
