@@ -351,8 +351,8 @@ describe.skipIf(PG_URL === undefined)('PostgreSQL state store', () => {
       BLOB: ['bytea'],
     };
     const liteTables = await lite.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
-    const pgColumns = await pg.all<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
-      "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = current_schema() AND table_name NOT LIKE 'scratch\\_%'",
+    const pgColumns = await pg.all<{ table_name: string; column_name: string; data_type: string; is_nullable: string; collation_name: string | null }>(
+      "SELECT table_name, column_name, data_type, is_nullable, collation_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name NOT LIKE 'scratch\\_%'",
     );
     const mismatches: string[] = [];
     for (const { name } of liteTables) {
@@ -365,6 +365,8 @@ describe.skipIf(PG_URL === undefined)('PostgreSQL state store', () => {
         else if (!(compatible[c.type] ?? []).includes(there.data_type))
           mismatches.push(`${name}.${c.name}: ${c.type} in SQLite, ${there.data_type} in PostgreSQL`);
         else if ((c.notnull === 1 || c.pk > 0) !== (there.is_nullable === 'NO')) mismatches.push(`${name}.${c.name}: NOT NULL differs`);
+        // Byte order, as SQLite compares text, whatever the database's locale.
+        else if (c.type === 'TEXT' && there.collation_name !== 'C') mismatches.push(`${name}.${c.name}: collates as ${there.collation_name}, not C`);
       }
     }
     expect(mismatches).toEqual([]);

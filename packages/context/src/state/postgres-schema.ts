@@ -8,7 +8,9 @@
  * Types: sizes, counts, ids and sequence numbers are `BIGINT` (PostgreSQL's
  * `INTEGER` is 32 bits), the `_ms` columns `DOUBLE PRECISION` (its `REAL` is
  * 4 bytes and would lose milliseconds), blobs `BYTEA`, SQLite's flag
- * integers `BIGINT` too, so the shared queries bind the same numbers.
+ * integers `BIGINT` too, so the shared queries bind the same numbers. Text
+ * columns collate as `"C"` (byte order), as SQLite's `BINARY` does, so
+ * `ORDER BY path` reads the same in both whatever the database's locale.
  *
  * @module
  */
@@ -42,11 +44,11 @@ export interface DialectMigration extends Migration {
 export const POSTGRES_VERSION_TABLE = 'CREATE TABLE IF NOT EXISTS ctxfs_schema (version INTEGER NOT NULL)';
 
 /**
- * Migrations 1–9 as PostgreSQL creates them. `relations` has no id in
- * SQLite, where its rows come back in rowid order; here an identity column
- * `id` keeps that order.
+ * Migrations 1–9 as PostgreSQL creates them, every `TEXT` column collated
+ * `"C"`. `relations` has no id in SQLite, where its rows come back in rowid
+ * order; here an identity column `id` keeps that order.
  */
-export const POSTGRES_BASELINE = `
+export const POSTGRES_BASELINE = byteOrderText(`
   CREATE TABLE files (
     path TEXT PRIMARY KEY,
     kind TEXT NOT NULL,
@@ -213,4 +215,9 @@ export const POSTGRES_BASELINE = `
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
   );
-`;
+`);
+
+/** `sql` with each `TEXT` column declared `TEXT COLLATE "C"`. */
+function byteOrderText(sql: string): string {
+  return sql.replace(/\bTEXT\b/g, 'TEXT COLLATE "C"');
+}
