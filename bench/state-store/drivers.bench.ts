@@ -68,6 +68,21 @@ function bulkParams(side: string): Array<string | number | Uint8Array> {
   return params;
 }
 
+/** `fn` in one transaction on a connection of `pool`, as a store built on `pg` alone would run it. */
+async function pgTransaction(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await fn(client);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
 const pgSide = {
   async get(pool: pg.Pool): Promise<unknown> {
     const r = await pool.query({ name: 'get', text: 'SELECT k, v, b FROM kv WHERE k = $1', values: ['hot'] });
@@ -77,20 +92,11 @@ const pgSide = {
     return pool.query({ name: 'ins', text: 'INSERT INTO log (k, v, b) VALUES ($1, $2, $3)', values: [nextKey('pg'), 1, null] });
   },
   async transaction(pool: pg.Pool): Promise<unknown> {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
+    return pgTransaction(pool, async (client) => {
       const r = await client.query({ name: 'tx-get', text: 'SELECT v FROM kv WHERE k = $1', values: ['counter-pg'] });
       await client.query({ name: 'tx-upd', text: 'UPDATE kv SET v = $1 WHERE k = $2', values: [Number(r.rows[0].v) + 1, 'counter-pg'] });
       await client.query({ name: 'ins', text: 'INSERT INTO log (k, v, b) VALUES ($1, $2, $3)', values: [nextKey('pg'), 1, null] });
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK');
-      throw err;
-    } finally {
-      client.release();
-    }
-    return undefined;
+    });
   },
   async bulk(pool: pg.Pool): Promise<unknown> {
     return pool.query({ name: 'bulk', text: bulkSql('log'), values: bulkParams('pg') });
@@ -187,10 +193,8 @@ const suite = defineSuite<Drivers>({
           await store.run('UPDATE sessions SET tokens_served = ? WHERE id = ?', [(row?.tokens_served ?? 0) + 1, 'hot']);
           await store.run('INSERT INTO audit (at_ms, op, result) VALUES (?, ?, ?)', [Date.now(), 'read', 'ok']);
         }),
-      baseline: async () => {
-        const client = await raw.connect();
-        try {
-          await client.query('BEGIN');
+      baseline: () =>
+        pgTransaction(raw, async (client) => {
           const r = await client.query({ name: 'tx-get', text: 'SELECT tokens_served FROM sessions WHERE id = $1', values: ['hot'] });
           await client.query({
             name: 'tx-upd',
@@ -198,14 +202,7 @@ const suite = defineSuite<Drivers>({
             values: [Number(r.rows[0].tokens_served) + 1, 'hot'],
           });
           await client.query({ name: 'tx-ins', text: 'INSERT INTO audit (at_ms, op, result) VALUES ($1, $2, $3)', values: [Date.now(), 'read', 'ok'] });
-          await client.query('COMMIT');
-        } catch (err) {
-          await client.query('ROLLBACK');
-          throw err;
-        } finally {
-          client.release();
-        }
-      },
+        }),
       baselineName: 'raw pg',
     },
   ],

@@ -145,6 +145,12 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
 
   async #migrate(migrations: readonly DialectMigration[]): Promise<void> {
     const known = Math.max(POSTGRES_BASELINE_VERSION, migrations.at(-1)?.version ?? 0);
+    // A schema already current, every open but the first, needs no lock and no DDL.
+    const found = await this.get<{ version: number }>('SELECT version FROM ctxfs_schema').catch((err: FsError) => {
+      if (err.code === 'EUNAVAILABLE') throw err;
+      return undefined;
+    });
+    if (found?.version === known) return;
     try {
       // begin() takes the schema's advisory lock first, so two hosts opening a
       // new database at once do not both create it.
