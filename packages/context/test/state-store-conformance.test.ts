@@ -482,6 +482,16 @@ describe.skipIf(PG_URL === undefined)('PostgreSQL state store', () => {
     await expect(PostgresStateStore.open({ url: wrongDb })).rejects.toMatchObject({ code: 'EUNAVAILABLE' });
   });
 
+  test('text holding a NUL is refused with EINVAL (SQLite keeps it; PostgreSQL text cannot)', async () => {
+    const store = await open();
+    onTestFinished(() => store.close());
+    const t = await scratch(store);
+    const refused = store.run(`INSERT INTO ${t} (k, s) VALUES (?, ?)`, ['nul', 'a\u0000b']);
+    await expect(refused).rejects.toMatchObject({ code: 'EINVAL' });
+    await expect(refused).rejects.toThrow(/NUL/);
+    expect(await store.get(`SELECT COUNT(*) AS n FROM ${t}`)).toEqual({ n: 0 });
+  });
+
   test('one database holds many workspaces, one schema each', async () => {
     const a = await PostgresStateStore.open({ url, workspace: `/srv/a-${SCHEMA}` });
     const b = await PostgresStateStore.open({ url, workspace: `/srv/b-${SCHEMA}` });

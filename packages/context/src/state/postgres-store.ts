@@ -315,7 +315,18 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
    */
   #failure(err: unknown, op: string, client?: pg.ClientBase, sql?: string): unknown {
     const lost = connectionLost(err);
-    if (lost === undefined) return err;
+    if (lost === undefined) {
+      // SQLite keeps a NUL in text; PostgreSQL refuses it (22021). Said plainly,
+      // since the caller's value, not the store, is what has to change.
+      if ((err as { code?: unknown }).code === '22021') {
+        return fsError('EINVAL', op, this.location, {
+          reason: `PostgreSQL cannot store this text: ${(err as Error).message}${sql === undefined ? '' : ` (running ${sql.slice(0, 80)})`}`,
+          hint: 'text bound to a PostgreSQL store cannot hold NUL (U+0000): escape it, or store the value as bytes',
+          cause: err,
+        });
+      }
+      return err;
+    }
     if (client !== undefined) this.#lost(client);
     return fsError('EUNAVAILABLE', op, this.location, {
       reason: `the PostgreSQL server at ${this.location} ${lost}: ${(err as Error).message}${sql === undefined ? '' : ` (running ${sql.slice(0, 80)})`}`,
