@@ -482,6 +482,24 @@ describe.skipIf(PG_URL === undefined)('PostgreSQL state store', () => {
     await expect(PostgresStateStore.open({ url: wrongDb })).rejects.toMatchObject({ code: 'EUNAVAILABLE' });
   });
 
+  test("a table changed under a prepared SELECT * (another host's migration) is read in its new shape", async () => {
+    const store = await PostgresStateStore.open({ url: withParam(url, 'schema', SCHEMA), poolSize: 1 });
+    const other = await open();
+    onTestFinished(async () => {
+      await store.close();
+      await other.close();
+    });
+    const t = await scratch(store);
+    await store.run(`INSERT INTO ${t} (k) VALUES (?)`, ['a']);
+    const read = () => store.get<SqlRow>(`SELECT * FROM ${t} WHERE k = ?`, ['a']);
+    expect(Object.keys((await read()) ?? {})).not.toContain('added');
+    await other.run(`ALTER TABLE ${t} ADD COLUMN added TEXT DEFAULT 'new'`);
+    expect(await read()).toMatchObject({ k: 'a', added: 'new' });
+    await other.run(`ALTER TABLE ${t} ADD COLUMN again TEXT DEFAULT 'x'`);
+    await expect(store.transaction(read)).rejects.toThrow(/cached plan/);
+    expect(await store.transaction(read)).toMatchObject({ added: 'new', again: 'x' });
+  });
+
   test('text holding a NUL is refused with EINVAL (SQLite keeps it; PostgreSQL text cannot)', async () => {
     const store = await open();
     onTestFinished(() => store.close());

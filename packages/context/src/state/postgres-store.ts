@@ -78,6 +78,7 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   readonly #pool: pg.Pool;
   readonly #lockKey: string;
   readonly #prepared = new Map<string, Prepared>();
+  #names = 0;
   // Connections that reported an error: destroyed, never handed back to the pool.
   readonly #broken = new WeakSet<pg.ClientBase>();
   // A lost connection starts a new generation: a server restart or a mass
@@ -239,18 +240,29 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   }
 
   protected async query(client: pg.PoolClient | undefined, sql: string, params: readonly SqlValue[], want: 'rows' | 'changes'): Promise<SqlRow[] | RunResult> {
-    const statement = this.#statement(sql);
     const values = params.map(bindable);
-    if (client !== undefined) return shape(await this.#send(client, statement, values, sql), want);
+    if (client !== undefined) {
+      try {
+        return shape(await this.#send(client, this.#statement(sql), values, sql), want);
+      } catch (err) {
+        // The transaction is aborted either way; the next one prepares afresh.
+        if (stalePlan(err)) this.#prepared.delete(sql);
+        throw err;
+      }
+    }
     // Outside a transaction: a connection of the pool, for this one statement.
     for (let attempt = 0; ; attempt++) {
       const own = await this.#connect('query');
       try {
-        return shape(await this.#send(own, statement, values, sql), want);
+        return shape(await this.#send(own, this.#statement(sql), values, sql), want);
       } catch (err) {
-        const dead = this.#broken.has(own);
-        // A read is safe to send again; a write may have been applied.
-        if (dead && attempt === 0 && /^\s*select\b/i.test(sql)) continue;
+        // A plan the server refused ran nothing: prepared again under a new name, it is safe to send again.
+        if (stalePlan(err)) {
+          this.#prepared.delete(sql);
+          if (attempt === 0) continue;
+        }
+        // A read is safe to send again on a fresh connection; a write may have been applied.
+        if (this.#broken.has(own) && attempt === 0 && /^\s*select\b/i.test(sql)) continue;
         throw err;
       } finally {
         this.#release(own);
@@ -301,7 +313,7 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
     if (known === undefined) {
       const text = numberPlaceholders(sql);
       // Several statements in one text cannot be prepared; they run unnamed.
-      const name = /;\s*\S/.test(text) ? undefined : `ctxfs_${this.#prepared.size + 1}`;
+      const name = /;\s*\S/.test(text) ? undefined : `ctxfs_${++this.#names}`;
       known = { text, name };
       this.#prepared.set(sql, known);
     }
@@ -334,6 +346,15 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
       cause: err,
     });
   }
+}
+
+/**
+ * Whether the server refused a prepared statement because a table it reads
+ * changed shape since it was prepared (another host's migration added a
+ * column under a `SELECT *`). Nothing ran; a statement prepared anew works.
+ */
+function stalePlan(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === '0A000' && /cached plan must not change result type/.test((err as Error).message);
 }
 
 /** Why `err` means the connection or server is gone, or `undefined` for a statement's own error. */
