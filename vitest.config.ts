@@ -23,6 +23,30 @@ const engineSuites = [
   'packages/container/test/walk.test.ts',
 ];
 
+/**
+ * The context layer's suites run again over the PostgreSQL state store: each
+ * context they make gets a schema of its own on the test server
+ * (test/support/test-state.ts). In CI the server's URL is always set, so a
+ * missing server fails them.
+ */
+const contextSuites = [
+  'buffer-routing',
+  'buffers-person',
+  'buffers',
+  'call-style',
+  'edit-concurrency',
+  'edits',
+  'encodings',
+  'large-files',
+  'patch-edits',
+  'path-spellings',
+  'refusal-size',
+  'retrieval',
+  'safety-guard',
+  'search',
+  'symbols-nested',
+].map((name) => `packages/context/test/${name}.test.ts`);
+
 export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions: ssrConditions, externalConditions: ssrConditions } },
@@ -41,6 +65,15 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'podman', include: engineSuites, env: { CTXFS_TEST_ENGINE: 'podman' } },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: contextSuites,
+          env: { CTXFS_TEST_STATE: 'postgres' },
+          globalSetup: ['packages/context/test/support/postgres-schemas.ts'],
+        },
       },
     ],
   },

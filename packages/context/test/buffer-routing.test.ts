@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ContextLayer, createContext, sha256Hex } from '../src/index.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
+import { testState } from './support/test-state.ts';
 
 const A = 'one\ntwo\nthree\nfour\nfive\n';
 
@@ -16,7 +17,7 @@ for (const backend of BACKENDS) {
     const disk = async (path: string) => new TextDecoder().decode(await ws.fs.readBytes(path));
     beforeEach(async () => {
       ws = await backend.create({ 'a.txt': A, 'b.txt': 'bee\n', 'crlf.txt': 'x\r\ny\r\n' });
-      ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:a', safety: { policyFiles: false } });
+      ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:a', safety: { policyFiles: false } });
     });
     afterEach(async () => {
       await ctx.close();

@@ -22,6 +22,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BufferInfo, type ContextLayer, createContext, type SyncPermission } from '../src/index.ts';
 import { type BackendFactory, hostBackend, memoryBackend, type Workspace } from './backends.ts';
+import { testState } from './support/test-state.ts';
 
 type PersonOp =
   | { who: 'person'; kind: 'append' | 'insert' | 'type' | 'format' | 'delete' | 'recreate' | 'rename'; at: number }
@@ -215,7 +216,7 @@ function suite(backend: BackendFactory, runs: number): void {
     let ctx: ContextLayer;
     beforeAll(async () => {
       ws = await backend.create({});
-      ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:a' });
+      ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:a' });
     });
     afterAll(async () => {
       await ctx.close();

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ContextLayer, createContext, mergeSides, sha256Hex } from '../src/index.ts';
 import { type BackendFactory, hostBackend, memoryBackend, type Workspace } from './backends.ts';
+import { testState } from './support/test-state.ts';
 
 async function disk(ws: Workspace, path: string): Promise<string> {
   return new TextDecoder().decode(await ws.fs.readBytes(path));
@@ -71,7 +72,7 @@ for (const backend of [memoryBackend, hostBackend] as BackendFactory[]) {
     let ctx: ContextLayer;
     beforeEach(async () => {
       ws = await backend.create({ 'a.txt': 'one\ntwo\nthree\n', 'crlf.txt': 'x\r\ny\r\n', 'dir/e.txt': 'a😀b\n' });
-      ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:a' });
+      ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:a' });
     });
     afterEach(async () => {
       await ctx.close();
@@ -234,7 +235,7 @@ describe('buffers and the rest of the context layer', () => {
     const ws = await memoryBackend.create({ 'vendor/lib.js': 'x\n', 'secret/key.txt': 'k\n', 'a.txt': 'a\n' });
     const ctx = await createContext({
       fs: ws.fs,
-      store: ':memory:',
+      store: testState(),
       safety: { policyFiles: false, policy: { readOnly: ['vendor/'], rules: [{ effect: 'deny', paths: ['secret/'] }] } },
     });
     try {
@@ -252,7 +253,7 @@ describe('buffers and the rest of the context layer', () => {
 
   it('two agents hold one file: each save merges the other’s, nothing is lost', async () => {
     const ws = await hostBackend.create({ 'shared.txt': 'one\ntwo\nthree\n' });
-    const ctx = await createContext({ fs: ws.fs, store: ':memory:' });
+    const ctx = await createContext({ fs: ws.fs, store: testState() });
     try {
       const a = ctx.session({ agent: 'llm:a' }).buffers;
       const b = ctx.session({ agent: 'llm:b' }).buffers;
@@ -277,7 +278,7 @@ describe('saving while a person keeps writing', () => {
   it('a person appending with compare-and-swap and an agent saving its buffer: no update of either is lost', async () => {
     const lines = Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n');
     const ws = await memoryBackend.create({ 'log.txt': `${lines}\n` });
-    const ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:a' });
+    const ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:a' });
     const turns = async () => {
       for (let t = Math.floor(Math.random() * 30); t > 0; t--) await Promise.resolve();
     };

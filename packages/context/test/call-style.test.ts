@@ -22,6 +22,7 @@ import { MemoryFilesystem } from '@ctxfs/memory';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type CallStyle, type ContextLayer, type ContextSession, createContext, withCallStyle } from '../src/index.ts';
 import { npmPackage } from './support/npm-package.ts';
+import { testState } from './support/test-state.ts';
 
 const MARKER: CallStyle = {
   name: 'marker',
@@ -170,7 +171,7 @@ beforeAll(async () => {
   fs = new MemoryFilesystem({ files: FILES, limits: { maxConvenienceBytes: CONVENIENCE_CAP } });
   layer = await createContext({
     fs,
-    store: ':memory:',
+    store: testState(),
     profile: 'small',
     agent: 'llm:call-style',
     cache: { maxFileBytes: DOCUMENT_LIMIT },
@@ -179,7 +180,7 @@ beforeAll(async () => {
   await layer.scan();
   s = layer.session({ agent: 'llm:call-style', profile: 'small' });
   // A layer that never scanned: its hints say to scan first.
-  unscanned = await createContext({ fs: new MemoryFilesystem({ files: { 'a.ts': 'export const a = 1;\n' } }), store: ':memory:', profile: 'small' });
+  unscanned = await createContext({ fs: new MemoryFilesystem({ files: { 'a.ts': 'export const a = 1;\n' } }), store: testState(), profile: 'small' });
 }, 120_000);
 
 afterAll(async () => {

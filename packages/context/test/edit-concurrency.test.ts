@@ -7,11 +7,12 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type ContextSession, createContext, type EditResult, type VersionStore } from '../src/index.ts';
 import { BACKENDS } from './backends.ts';
+import { ON_POSTGRES, testState } from './support/test-state.ts';
 
 // CTXFS_SIM_RUNS / CTXFS_SIM_SEED explore further interleavings locally.
 const EXTRA = Number(process.env.CTXFS_SIM_RUNS ?? 0);
 const SEED = Number(process.env.CTXFS_SIM_SEED ?? 0);
-const RUNS: Record<string, number> = { memory: EXTRA || 1000, host: EXTRA ? Math.ceil(EXTRA / 7) : 150 };
+const RUNS: Record<string, number> = { memory: EXTRA || (ON_POSTGRES ? 100 : 1000), host: EXTRA ? Math.ceil(EXTRA / 7) : ON_POSTGRES ? 15 : 150 };
 const KEYS = 10;
 const FILES = ['f0.txt', 'f1.txt'];
 
@@ -110,7 +111,7 @@ for (const backend of BACKENDS) {
       for (let run = 0; run < runs; run++) {
         const rand = rng(0x9e3779b9 ^ ((run + SEED) * 7919) ^ backend.name.length);
         const ws = await backend.create(Object.fromEntries(FILES.map((f) => [f, initial(f)])));
-        const ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:a' });
+        const ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:a' });
         try {
           const agents = ['llm:a', 'llm:b', 'llm:c'].map((a, i) => (i === 0 ? ctx : ctx.session({ agent: a })));
           const attempts: Attempt[] = [];

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ContextLayer, createContext, type EditSettings } from '../src/index.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
+import { testState } from './support/test-state.ts';
 
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const text = async (ws: Workspace, p: string) => new TextDecoder().decode(await ws.fs.readBytes(p));
@@ -13,7 +14,7 @@ for (const backend of BACKENDS) {
     let ctx: ContextLayer;
     const open = async (files: Record<string, string>, edits?: EditSettings) => {
       ws = await backend.create(files);
-      ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:a', edits });
+      ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:a', edits });
       return ctx;
     };
     afterEach(async () => {
@@ -469,7 +470,7 @@ describe('a refused edit says what to read, in a call that works in a small prof
   const big = Array.from({ length: 600 }, (_, i) => `export const value${i} = compute(${i}); // step ${i % 7 === 0 ? 'retry' : 'next'}\n`).join('');
   it.each(BACKENDS.map((b) => [b.name, b] as const))('%s', async (_name, backend) => {
     const ws = await backend.create({ 'src/values.ts': big });
-    const ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:a' });
+    const ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:a' });
     try {
       const small = ctx.session({ agent: 'llm:small', profile: 'small' });
       await small.readLines('src/values.ts', 1, 10);

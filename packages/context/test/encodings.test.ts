@@ -16,6 +16,7 @@ import { MemoryFilesystem } from '@ctxfs/memory';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEncodingCorpus, CORPUS_SOURCES, type EncodingCase, encodeIn } from '../../host/test/support/encoding-corpus.ts';
 import { type ContextLayer, createContext } from '../src/index.ts';
+import { testState } from './support/test-state.ts';
 
 const SOURCE = CORPUS_SOURCES.filter((s) => s.name === '@ckeditor/ckeditor5-table');
 
@@ -69,7 +70,7 @@ for (const backend of BACKENDS) {
 
     beforeAll(async () => {
       ws = await backend.open(new Map(cases.map((c, i) => [fileOf(i), c.bytes])));
-      ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:test' });
+      ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:test' });
     }, 300_000);
 
     afterAll(async () => {

@@ -17,6 +17,7 @@ import { MAX_CHAIN, maxDepth } from '../src/history/blob-store.ts';
 import { applyDelta, makeDelta } from '../src/history/delta.ts';
 import { createContext, MIGRATIONS, SqliteStateStore, sha256Hex, VersionStore } from '../src/index.ts';
 import { gitFileHistory, grammar, type HistoryStep, historySteps, mostEditedFiles } from './support/history-cases.ts';
+import { testState } from './support/test-state.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'ctxfs-deltas-'));
@@ -225,7 +226,7 @@ describe('version store as deltas', () => {
 
   test('versions recorded through the editor (writeFile, undo) read back through getVersion', async () => {
     const fs = new MemoryFilesystem({ files: { 'w.txt': 'first\r\nsecond\r\n' } });
-    const ctx = await createContext({ fs, store: ':memory:' });
+    const ctx = await createContext({ fs, store: testState() });
     const texts = ['first\r\nsecond\r\n'];
     for (let i = 0; i < 20; i++) {
       const t = `${texts[texts.length - 1]}line ${i}\r\n`;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { type ContextLayer, type ContextSession, createContext } from '../src/index.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
+import { testState } from './support/test-state.ts';
 
 // Real text nobody here wrote: Node's type declarations, repeated past the
 // 32 MiB convenience cap of the protocol (and the 16 MiB document limit).
@@ -40,7 +41,7 @@ for (const backend of BACKENDS) {
     });
     async function setup(): Promise<void> {
       ws = await backend.create(FILES);
-      ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:test' });
+      ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:test' });
       small = ctx.session({ agent: 'llm:small', profile: 'small' });
     }
 
@@ -100,7 +101,7 @@ describe('outlines within a budget', () => {
   test('every top-level definition is listed before any member, and the notes page through the rest', async () => {
     const ws = await BACKENDS[0]?.create({ 'src/engine.ts': source });
     if (!ws) throw new Error('no backend');
-    const ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:test' });
+    const ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:test' });
     try {
       const small = ctx.session({ agent: 'llm:small', profile: 'small' });
       const o = await small.getOutline('src/engine.ts');

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ContextLayer, createContext } from '../src/index.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
+import { testState } from './support/test-state.ts';
 
 const text = async (ws: Workspace, p: string) => new TextDecoder().decode(await ws.fs.readBytes(p));
 const LINES = `${Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n')}\n`;
@@ -11,7 +12,7 @@ for (const backend of BACKENDS) {
     let ctx: ContextLayer;
     const open = async (files: Record<string, string>) => {
       ws = await backend.create(files);
-      ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:a' });
+      ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:a' });
     };
     afterEach(async () => {
       ctx?.close();

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type ContextSession, createContext, type EditResult, type Served } from '../src/index.ts';
 import { BACKENDS } from './backends.ts';
+import { ON_POSTGRES, testState } from './support/test-state.ts';
 
 const CANONICAL = 'src/lib/a.ts';
 const LINES = [
@@ -71,7 +72,7 @@ describe.each(BACKENDS)('path spellings on $name', (backend) => {
         fc.constantFrom(...Object.keys(EDITS)),
         async (readAs, editAs, readName, editName) => {
           const ws = await backend.create({ [CANONICAL]: ORIGINAL });
-          const ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:test' });
+          const ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:test' });
           try {
             const served = await (READS[readName] as ReadCall)(ctx, readAs);
             expect(served.path).toBe(CANONICAL);
@@ -89,13 +90,13 @@ describe.each(BACKENDS)('path spellings on $name', (backend) => {
           }
         },
       ),
-      { numRuns: backend.name === 'memory' ? 300 : 60 },
+      { numRuns: (backend.name === 'memory' ? 300 : 60) / (ON_POSTGRES ? 10 : 1) },
     );
   });
 
   it('records every read, version and audit row under the resolved path', async () => {
     const ws = await backend.create({ [CANONICAL]: ORIGINAL });
-    const ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:test' });
+    const ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:test' });
     try {
       await ctx.scan();
       for (const p of ['./src/lib/a.ts', 'src//lib/./a.ts', 'src\\lib\\a.ts', 'x/../src/lib/a.ts']) {
@@ -119,7 +120,7 @@ describe.each(BACKENDS)('path spellings on $name', (backend) => {
 
   it('refuses a file path with a trailing slash and paths that leave the root, recording nothing', async () => {
     const ws = await backend.create({ [CANONICAL]: ORIGINAL });
-    const ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:test' });
+    const ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:test' });
     try {
       await expect(ctx.readFile('src/lib/a.ts/')).rejects.toMatchObject({ code: 'ENOTDIR' });
       await expect(ctx.readLines('../a.ts', 1, 2)).rejects.toMatchObject({ code: 'EPATHESCAPE' });

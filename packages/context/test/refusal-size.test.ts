@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { MemoryFilesystem } from '@ctxfs/memory';
 import { describe, expect, it } from 'vitest';
 import { createContext, o200kTokenizer } from '../src/index.ts';
+import { testState } from './support/test-state.ts';
 
 // Real files nobody here wrote: Node's type declarations.
 const TYPES = realpathSync(join(import.meta.dirname, '../../../node_modules/@types/node'));
@@ -11,7 +12,7 @@ const LINES = FS_DTS.split('\n');
 
 async function session(files: Record<string, string>) {
   const fs = new MemoryFilesystem({ files });
-  const ctx = await createContext({ fs, store: ':memory:', agent: 'llm:a' });
+  const ctx = await createContext({ fs, store: testState(), agent: 'llm:a' });
   const small = ctx.session({ agent: 'llm:small', profile: 'small' });
   return { ctx, small };
 }

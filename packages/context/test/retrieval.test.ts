@@ -2,6 +2,7 @@ import { isFsError } from '@ctxfs/core';
 import { afterEach, describe, expect, test } from 'vitest';
 import { type ContextLayer, createContext, o200kTokenizer } from '../src/index.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
+import { testState } from './support/test-state.ts';
 
 const BIG = Array.from(
   { length: 300 },
@@ -30,7 +31,7 @@ for (const backend of BACKENDS) {
     });
     async function setup(profile: 'small' | 'large' = 'large') {
       ws = await backend.create(FILES);
-      ctx = await createContext({ fs: ws.fs, store: ':memory:', profile, agent: 'llm:test' });
+      ctx = await createContext({ fs: ws.fs, store: testState(), profile, agent: 'llm:test' });
       await ctx.scan();
       return ctx;
     }
@@ -187,7 +188,7 @@ for (const backend of BACKENDS) {
       await ctx.close();
       ctx = await createContext({
         fs: ws.fs,
-        store: ':memory:',
+        store: testState(),
         agent: 'llm:test',
         safety: { policyFiles: false, policy: { rules: [{ effect: 'allow', paths: ['config/.env'], ops: ['read'] }] } },
       });

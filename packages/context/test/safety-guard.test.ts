@@ -7,6 +7,7 @@ import { HostFilesystem } from '@ctxfs/host';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ApprovalRequest, type ContextLayer, callbackApprover, createContext, type SafetyOptions } from '../src/index.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
+import { testState } from './support/test-state.ts';
 
 const FILES: Record<string, string> = {
   'README.md': '# Shop\n\nThe shop service.\n',
@@ -41,7 +42,7 @@ for (const backend of BACKENDS) {
     });
     async function open(safety: SafetyOptions): Promise<ContextLayer> {
       ws = await backend.create(FILES);
-      ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'llm:claude', safety: { policyFiles: false, ...safety } });
+      ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:claude', safety: { policyFiles: false, ...safety } });
       await ctx.scan();
       return ctx;
     }
@@ -197,7 +198,7 @@ for (const backend of BACKENDS) {
       await ctx.close();
       ctx = await createContext({
         fs: ws.fs,
-        store: ':memory:',
+        store: testState(),
         agent: 'llm:a',
         safety: { policyFiles: false, policy: { budgets: { operationsPerMinute: 2, tokens: 100_000 } } },
       });
@@ -230,7 +231,7 @@ describe('the safety layer on the host', () => {
     mkdirSync(root);
     symlinkSync(join(outside, 'secret.txt'), join(root, 'link.txt'));
     const fs = await HostFilesystem.open({ root, stateDir: join(base, 'state') });
-    const ctx = await createContext({ fs, store: ':memory:', safety: { policyFiles: false } });
+    const ctx = await createContext({ fs, store: testState(), safety: { policyFiles: false } });
     try {
       const err = await ctx.readFile('link.txt').catch((e: unknown) => e);
       expect(isFsError(err, 'EPATHESCAPE')).toBe(true);
@@ -253,11 +254,11 @@ describe('the safety layer on the host', () => {
     writeFileSync(join(root, '.ctxfs/config.toml'), '[policy]\n\n[[policy.rules]]\neffect = "deny"\npaths = ["a.txt"]\n');
     const fs = await HostFilesystem.open({ root, stateDir: join(base, 'state') });
     try {
-      const ctx = await createContext({ fs, store: ':memory:', safety: { policyFiles: { userConfig: false } } });
+      const ctx = await createContext({ fs, store: testState(), safety: { policyFiles: { userConfig: false } } });
       await expect(ctx.readFile('a.txt')).rejects.toMatchObject({ code: 'EDENIED' });
       await ctx.close();
       writeFileSync(join(root, '.ctxfs/config.toml'), '[policy]\nmode = "auto"\nreadonly = ["x"]\n');
-      await expect(createContext({ fs, store: ':memory:', safety: { policyFiles: { userConfig: false } } })).rejects.toMatchObject({
+      await expect(createContext({ fs, store: testState(), safety: { policyFiles: { userConfig: false } } })).rejects.toMatchObject({
         code: 'EINVAL',
         path: '.ctxfs/config.toml',
         message: expect.stringMatching(/line 3: unknown key "readonly"/),
@@ -274,7 +275,7 @@ describe('replay and rollback of a session from the record', () => {
     "%s: lists a session's changes and reverts them, refusing where someone changed the same lines since",
     async (_n, backend) => {
       const ws = await backend.create({ 'a.txt': 'one\ntwo\nthree\n', 'b.txt': 'alpha\nbeta\n', 'c.txt': 'x\n' });
-      const ctx = await createContext({ fs: ws.fs, store: ':memory:', agent: 'user', safety: { policyFiles: false } });
+      const ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'user', safety: { policyFiles: false } });
       try {
         const rogue = ctx.session({ agent: 'llm:rogue' });
         await rogue.readFile('a.txt');

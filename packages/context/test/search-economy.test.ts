@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { createContext } from '../src/index.ts';
 import { npmPackage, packageFiles } from './support/npm-package.ts';
 import { ECONOMY_CORPORA, type EconomyReport, measureEconomy } from './support/search-economy.ts';
+import { testState } from './support/test-state.ts';
 
 /** The first fifth of each corpus's tasks in the eval (same seed, so the same tasks), 180 in all. */
 const SLICE = 5;
@@ -72,7 +73,7 @@ describe('search economy on real code (pinned npm packages)', () => {
 describe('getSymbol and getOutline views on real files (small profile)', () => {
   const session = async (name: string, version: string, under: string) => {
     const fs = new MemoryFilesystem({ files: packageFiles(npmPackage(name, version), (p) => p.startsWith(under)) });
-    const ctx = await createContext({ fs, store: ':memory:', profile: 'small' });
+    const ctx = await createContext({ fs, store: testState(), profile: 'small' });
     await ctx.scan();
     return ctx;
   };

@@ -26,6 +26,7 @@ import {
 import { symbolIndex } from '../src/search/symbol-index.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
 import { npmPackage, packageFiles } from './support/npm-package.ts';
+import { testState } from './support/test-state.ts';
 
 const STRIPE = 'sk_live_51HqLyjWDarjtT1zdp7dcXq9bGQ4mZ';
 const AWS = 'AKIAZ7XQ2M4N6P3R3T5V';
@@ -77,7 +78,7 @@ for (const backend of BACKENDS) {
     });
     async function setup(profile: ProfileInput = 'large', policy?: PolicyConfig) {
       ws = await backend.create(FILES);
-      ctx = await createContext({ fs: ws.fs, store: ':memory:', profile, agent: 'llm:test', safety: { policyFiles: false, policy } });
+      ctx = await createContext({ fs: ws.fs, store: testState(), profile, agent: 'llm:test', safety: { policyFiles: false, policy } });
       await ctx.scan();
       return ctx;
     }
@@ -239,7 +240,7 @@ for (const backend of BACKENDS) {
 
     test('a spent session serves nothing more, and what it served never passes its budget', async () => {
       ws = await backend.create(FILES);
-      ctx = await createContext({ fs: ws.fs, store: ':memory:', profile: { base: 'small', sessionTokens: 4000 }, agent: 'llm:test' });
+      ctx = await createContext({ fs: ws.fs, store: testState(), profile: { base: 'small', sessionTokens: 4000 }, agent: 'llm:test' });
       await ctx.scan();
       let last: SearchResult | undefined;
       for (let i = 0; i < 20; i++) {
@@ -341,7 +342,7 @@ for (const backend of BACKENDS) {
       expect((await ctx.listFiles('config')).items.map((f) => f.path)).not.toContain('config/.env');
       const allowed = await createContext({
         fs: ws.fs,
-        store: ':memory:',
+        store: testState(),
         agent: 'llm:test',
         safety: { policyFiles: false, policy: { rules: [{ effect: 'allow', paths: ['config/'] }] } },
       });
@@ -436,7 +437,7 @@ describe('node_modules is never walked', () => {
 
   test('grep, glob and listFiles leave ignored directories unread; includeIgnored reads them', async () => {
     const fs = new Recording({ files: FILES });
-    const ctx = await createContext({ fs, store: ':memory:', profile: 'large' });
+    const ctx = await createContext({ fs, store: testState(), profile: 'large' });
     await ctx.scan();
     fs.listed.length = 0;
     await ctx.grep('satisfies');
@@ -461,7 +462,7 @@ describe('grep on a large real package (rxjs, memory backend)', () => {
 
   test('a minified line is shown as a window around its match, within the small budget', async () => {
     const fs = new MemoryFilesystem({ files: RXJS });
-    const ctx = await createContext({ fs, store: ':memory:', profile: 'small' });
+    const ctx = await createContext({ fs, store: testState(), profile: 'small' });
     await ctx.scan();
     const r = await ctx.grep('mergeMap', { path: 'dist/bundles/rxjs.umd.min.js' });
     expect(r.counts.total).toBeGreaterThan(0);
@@ -476,7 +477,7 @@ describe('grep on a large real package (rxjs, memory backend)', () => {
 
   test('past the counting cap a total is a lower bound, and says so', async () => {
     const fs = new MemoryFilesystem({ files: RXJS });
-    const ctx = await createContext({ fs, store: ':memory:', profile: 'small' });
+    const ctx = await createContext({ fs, store: testState(), profile: 'small' });
     await ctx.scan();
     const r = await ctx.grep(';', { literal: true, output: 'count' });
     expect(r.counts.exact).toBe(false);
@@ -493,7 +494,7 @@ describe('grep on a large real package (rxjs, memory backend)', () => {
 describe('findSymbol on eslint (memory backend)', () => {
   test('same-named definitions in a file are one hit whose getSymbol call lists the others; many hits offer a narrower path', async () => {
     const fs = new MemoryFilesystem({ files: packageFiles(npmPackage('eslint', '8.57.0'), (p) => p.startsWith('lib/')) });
-    const ctx = await createContext({ fs, store: ':memory:', profile: 'small' });
+    const ctx = await createContext({ fs, store: testState(), profile: 'small' });
     await ctx.scan();
     // A static getter and setter of one name.
     const path = 'lib/rule-tester/rule-tester.js';

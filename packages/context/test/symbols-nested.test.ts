@@ -11,11 +11,12 @@ import { join } from 'node:path';
 import { MemoryFilesystem } from '@ctxfs/memory';
 import { describe, expect, test } from 'vitest';
 import { type CodeSymbol, type ContextLayer, createContext, findSymbol, flattenSymbols, symbolSelector, treeSitterSymbols } from '../src/index.ts';
+import { testState } from './support/test-state.ts';
 
 /** Runs `use` on a context over `files` in memory (large profile unless told). */
 async function withContext(files: Record<string, string>, use: (ctx: ContextLayer) => Promise<void>, profile: 'small' | 'large' = 'large'): Promise<void> {
   const fs = new MemoryFilesystem({ files });
-  const ctx = await createContext({ fs, store: ':memory:', profile, agent: 'test' });
+  const ctx = await createContext({ fs, store: testState(), profile, agent: 'test' });
   try {
     await ctx.scan();
     await use(ctx);

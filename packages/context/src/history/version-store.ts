@@ -223,6 +223,8 @@ export class VersionStore {
 
   /** The newest version of `path` whose hash starts with `prefix`; `ambiguous` when prefixes of different hashes match. */
   async byHash(path: string, prefix: string): Promise<FileVersion | 'ambiguous' | undefined> {
+    // Hashes are stored in lower case; PostgreSQL's LIKE, unlike SQLite's, minds case.
+    prefix = prefix.toLowerCase();
     const rows = (await this.store.all("SELECT * FROM history WHERE path = ? AND sha256 LIKE ? || '%' ORDER BY seq DESC", [
       path,
       prefix,

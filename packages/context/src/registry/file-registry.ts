@@ -167,8 +167,9 @@ const INSERT_FILES = multiRow(
 );
 
 const INSERT_VERSIONS = multiRow(
-  'INSERT OR IGNORE INTO file_versions (path, version, sha256, size, author, message, created_ms) VALUES',
+  'INSERT INTO file_versions (path, version, sha256, size, author, message, created_ms) VALUES',
   '(?, ?, ?, ?, ?, ?, ?)',
+  'ON CONFLICT DO NOTHING',
 );
 
 /**

@@ -148,7 +148,8 @@ export async function storeAuditSink(store: StateStore, trail: AuditTrail | unde
   const insert = (r: AuditDraft): Promise<void> =>
     store.audit({
       op: r.op,
-      path: r.paths[0],
+      // A refused call's path is recorded as asked, and may hold a NUL, which a PostgreSQL text column cannot: written as JSON writes it.
+      path: r.paths[0]?.replaceAll('\0', '\\u0000'),
       agent: r.agent,
       sessionId: r.sessionId,
       params: rowParams(r),
@@ -160,15 +161,19 @@ export async function storeAuditSink(store: StateStore, trail: AuditTrail | unde
     clearTimeout(timer);
     timer = undefined;
     if (queued.length === 0 || store.closed) return;
-    const batch = queued.splice(0);
     if (store.inTransaction) {
       // Inside a change's transaction: the earlier records go first, in its commit.
+      const batch = queued.splice(0);
       for (const r of batch) await insert(r);
       pending.unshift(...batch);
       return;
     }
+    // The batch is taken once the transaction has begun: a change's transaction
+    // open meanwhile writes what is queued before its own record, in call order.
+    let batch: AuditDraft[] = [];
     try {
       await store.transaction(async () => {
+        batch = queued.splice(0);
         for (const r of batch) await insert(r);
       });
     } catch (err) {

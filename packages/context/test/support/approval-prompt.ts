@@ -5,12 +5,13 @@
  */
 import { HostFilesystem } from '@ctxfs/host';
 import { createContext, TerminalApprover } from '../../src/index.ts';
+import { testState } from './test-state.ts';
 
 const [root, stateDir] = process.argv.slice(2) as [string, string];
 const fs = await HostFilesystem.open({ root, stateDir });
 const ctx = await createContext({
   fs,
-  store: ':memory:',
+  store: testState(),
   agent: 'llm:tester',
   safety: { policyFiles: false, policy: { alwaysAsk: ['write'], approvalTimeoutMs: 60_000 }, approver: new TerminalApprover() },
 });

@@ -15,6 +15,7 @@ import { expect } from 'vitest';
 import { type CodeSymbol, type ContextLayer, createContext, MODEL_PROFILES } from '../../src/index.ts';
 import type { BackendFactory, Workspace } from '../backends.ts';
 import { npmPackage } from './npm-package.ts';
+import { testState } from './test-state.ts';
 
 export const MiB = 1024 * 1024;
 /** What every call a hint names must fit: the small profile's per-call budget. */
@@ -253,7 +254,7 @@ export async function followCorpus(
 ): Promise<{ failures: Failure[]; followed: number; probeErrors: string[] }> {
   const files = Object.fromEntries(corpus.map((f) => [f.path, f.text]));
   const ws: Workspace = await backend.create(files);
-  const layer = await createContext({ fs: ws.fs, store: ':memory:', profile: 'small', agent });
+  const layer = await createContext({ fs: ws.fs, store: testState(), profile: 'small', agent });
   const failures: Failure[] = [];
   const probeErrors: string[] = [];
   let followed = 0;
@@ -261,7 +262,7 @@ export async function followCorpus(
     await layer.scan();
     for (const file of corpus.filter((f) => f.probed)) {
       const copy = await backend.create({ [file.path]: file.text });
-      const editLayer = await createContext({ fs: copy.fs, store: ':memory:', profile: 'small', agent });
+      const editLayer = await createContext({ fs: copy.fs, store: testState(), profile: 'small', agent });
       try {
         await editLayer.scan();
         const started = Date.now();

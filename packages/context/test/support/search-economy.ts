@@ -23,6 +23,7 @@ import {
   symbolTable,
 } from '../../src/index.ts';
 import { npmPackage } from './npm-package.ts';
+import { testState } from './test-state.ts';
 
 /** A pinned package, the part of it whose definitions are drawn, and how many tasks it gets. */
 export interface EconomyCorpus {
@@ -144,7 +145,7 @@ export async function measureEconomy(corpus: EconomyCorpus, count: number, seed 
   const root = npmPackage(corpus.name, corpus.version);
   const state = mkdtempSync(join(tmpdir(), 'ctxfs-economy-'));
   const fs = await HostFilesystem.open({ root, stateDir: join(state, 'host'), readOnly: true });
-  const ctx = await createContext({ fs, store: ':memory:', profile: 'small', agent: 'eval' });
+  const ctx = await createContext({ fs, store: testState(), profile: 'small', agent: 'eval' });
   try {
     const scan = await ctx.scan();
     const all = await definitions(ctx, corpus);
