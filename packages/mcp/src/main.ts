@@ -26,7 +26,8 @@ as resources, approvals through the client.
   --profile <name>          small | medium | large: budgets of every client (default: [mcp] profile
                             in the config files, else medium)...
   --client-profile <c=p>    ...except clients named c (as they say in initialize; * matches any text), e.g. 'ollama*=small'; repeatable
-  --store <file>            the state database (default beside the workspace, or in memory)
+  --state <location>        where the state lives: a SQLite file (default beside the workspace, or in
+                            memory) or a postgres:// URL many hosts share (default $CTXFS_STATE; --store: former name)
   --read-only               offer only the tools that read
   --no-policy-files         ignore .ctxfs/config.toml and the user's config
   --http                    serve Streamable HTTP instead of stdio
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
         workdir: { type: 'string' },
         profile: { type: 'string' },
         'client-profile': { type: 'string', multiple: true },
+        state: { type: 'string' },
         store: { type: 'string' },
         'read-only': { type: 'boolean' },
         'no-policy-files': { type: 'boolean' },
@@ -103,7 +105,7 @@ async function main(): Promise<void> {
     backend,
     profile: o.profile as ProfileInput | undefined,
     clientProfiles,
-    store: o.store,
+    store: o.state ?? o.store ?? process.env.CTXFS_STATE,
     readOnly: o['read-only'] ?? false,
     ...(o['no-policy-files'] ? { policyFiles: false as const } : {}),
   });
