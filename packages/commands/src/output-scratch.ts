@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { fsError } from '@ctxfs/core';
 
 /** How many outputs a workspace keeps. */
@@ -21,7 +21,8 @@ let processDir: string | undefined;
 
 /** The directory for outputs of a workspace whose state is at `statePath`. */
 function outputDir(statePath: string): string {
-  if (statePath !== ':memory:' && statePath !== '') return join(dirname(statePath), 'command-output');
+  // Beside a state file; a store in memory or in PostgreSQL (a URL) has no directory of its own.
+  if (isAbsolute(statePath)) return join(dirname(statePath), 'command-output');
   if (processDir === undefined) {
     processDir = mkdtempSync(join(tmpdir(), 'ctxfs-command-output-'));
     const dir = processDir;
