@@ -35,6 +35,7 @@ const contextSuites = [
   'buffers',
   'call-style',
   'edit-concurrency',
+  'edit-record-failure',
   'edits',
   'encodings',
   'large-files',

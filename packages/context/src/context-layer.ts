@@ -254,10 +254,27 @@ export class ContextSession {
       { agent: this.agent, session: this.sessionContext },
       async () => {
         await this.sessionContext.refresh();
+        await this.#settleOwnChanges();
         return body();
       },
       outcome,
     );
+  }
+
+  /**
+   * Records a change of this context whose files were written while the
+   * state store was failing, before this call reads the disk (see
+   * `EditJournal.settleOwn`). While the store still fails the call goes on:
+   * it meets the same failure and reports it.
+   */
+  async #settleOwnChanges(): Promise<void> {
+    const journal = this.#edits.journal;
+    if (!journal.unsettled || this.#ws.fs.readOnly) return;
+    try {
+      await journal.settleOwn(this.#ws.fs);
+    } catch {
+      // Tried again at the next call.
+    }
   }
 
   /**

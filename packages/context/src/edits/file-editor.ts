@@ -547,7 +547,24 @@ export class FileEditor {
       return refusal(op, primary, code, `The edit could not be written: ${reason}. ${restored}`, { version: first?.current?.sha256 });
     }
     await hook?.('before-record', 0, primary);
-    const recorded = await journal.commit(pending);
+    let recorded: FileVersion[];
+    try {
+      recorded = await journal.commit(pending);
+    } catch (err) {
+      // The files hold the new content; only its record failed. The journal
+      // keeps the intent as its own, and the next call records it (see
+      // EditJournal.settleOwn), so history gets it once and nothing is lost.
+      const written = effective.map((p) => p.path);
+      const reason = isFsError(err) ? `${err.reason}; ${err.hint}` : String((err as Error).message ?? err);
+      const after = first?.bytes ? sha256Hex(first.bytes) : undefined;
+      return refusal(
+        op,
+        primary,
+        isFsError(err) ? err.code : 'EIO',
+        `The edit was written (${written.join(', ')} now ${written.length === 1 ? 'holds' : 'hold'} the new content) but the state store could not record it: ${reason}. Do not redo it: ctxfs records it with the next call that reaches the store. Re-read with ${callText('readFile', [primary])} before editing again.`,
+        { version: after, next: callText('readFile', [primary]) },
+      );
+    }
     const files: FileChange[] = [];
     let diff = '';
     let added = 0;

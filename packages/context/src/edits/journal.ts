@@ -122,6 +122,8 @@ export class EditJournal {
   readonly versions: VersionStore;
   readonly #onRecorded: JournalOptions['onRecorded'];
   readonly #token = randomUUID();
+  /** Intents whose record or removal failed after their files were written (or put back): settled by {@link settleOwn}. */
+  readonly #unsettled = new Set<number>();
   /** What this journal's intents name as their owner. */
   readonly owner = `${HOST}\t${process.pid}\t${this.#token}`;
 
@@ -183,6 +185,22 @@ export class EditJournal {
 
   /** Appends the versions of a written change and clears its intent, atomically (with its audit record, if it carries one). */
   commit(pending: PendingChange, recovered = false): Promise<FileVersion[]> {
+    return this.#settling(pending, () => this.#record(pending, recovered));
+  }
+
+  /** Runs the transaction that settles `pending`; when it fails the intent is marked this journal's to settle again. */
+  async #settling<T>(pending: PendingChange, settle: () => Promise<T>): Promise<T> {
+    try {
+      const out = await settle();
+      this.#unsettled.delete(pending.id);
+      return out;
+    } catch (err) {
+      this.#unsettled.add(pending.id);
+      throw err;
+    }
+  }
+
+  #record(pending: PendingChange, recovered: boolean): Promise<FileVersion[]> {
     return this.store.transaction(async () => {
       const out: FileVersion[] = [];
       for (const e of pending.entries) {
@@ -209,7 +227,21 @@ export class EditJournal {
 
   /** Drops an intent whose files were all put back (or never written). */
   async abandon(pending: PendingChange): Promise<void> {
-    await this.store.run('DELETE FROM edit_journal WHERE id = ?', [pending.id]);
+    await this.#settling(pending, () => this.store.run('DELETE FROM edit_journal WHERE id = ?', [pending.id]));
+  }
+
+  /** Whether a change of this journal was written but not yet recorded (see {@link settleOwn}). */
+  get unsettled(): boolean {
+    return this.#unsettled.size > 0;
+  }
+
+  /**
+   * Settles the changes of this journal whose record failed, against the
+   * disk as {@link recover} does (with any other settleable intent); a no-op
+   * when there are none. Throws what the store throws while it still fails.
+   */
+  async settleOwn(fs: Filesystem): Promise<RecoveryReport | undefined> {
+    return this.#unsettled.size === 0 ? undefined : await this.recover(fs);
   }
 
   /** Intents not yet recorded: changes in flight, and those left by a process that stopped mid-change. */
@@ -253,8 +285,11 @@ export class EditJournal {
     const rolledBack: string[] = [];
     const untouched: string[] = [];
     const inFlight: string[] = [];
-    for (const p of await this.pending()) {
-      if (!ownerGone(p.owner)) {
+    const pending = await this.pending();
+    // A record whose answer was lost may have landed after all: its intent is gone.
+    for (const id of this.#unsettled) if (!pending.some((p) => p.id === id)) this.#unsettled.delete(id);
+    for (const p of pending) {
+      if (!ownerGone(p.owner) && !this.#unsettled.has(p.id)) {
         inFlight.push(p.changeId);
         continue;
       }
