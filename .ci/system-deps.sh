@@ -110,6 +110,24 @@ cat >/etc/containers/containers.conf.d/ctxfs-ulimits.conf <<'CONF'
 [containers]
 default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
 CONF
+# A finished exec of the API service lingers exit_command_delay seconds (300
+# by default) with a conmon of its own, then a `podman container cleanup`
+# process runs for it. The cleanups of a burst of execs (the suites stream
+# hundreds of files a minute) land together five minutes on and hold the
+# container's lock: the API went silent for about 70 s and tests timed out.
+# ctxfs inspects an exec as soon as its stream ends, so 10 s is ample.
+exec_conf=/etc/containers/containers.conf.d/ctxfs-exec.conf
+exec_conf_text='# Written by ctxfs .ci/system-deps.sh: see the comment there (exec cleanup bursts).
+[engine]
+exit_command_delay = 10'
+if [ "$(cat "$exec_conf" 2>/dev/null)" != "$exec_conf_text" ]; then
+  printf '%s\n' "$exec_conf_text" >"$exec_conf"
+  if pgrep -f "podman system service --time=0 unix://$PODMAN_SOCKET" >/dev/null; then
+    echo "ctxfs: restarting podman system service (its exec settings changed)"
+    pkill -f "podman system service --time=0 unix://$PODMAN_SOCKET" || true
+    for _ in $(seq 1 30); do pgrep -f "podman system service --time=0 unix://$PODMAN_SOCKET" >/dev/null || break; sleep 1; done
+  fi
+fi
 restart_if_cwd_gone "podman system service --time=0 unix://$PODMAN_SOCKET"
 if ! curl -sf --unix-socket "$PODMAN_SOCKET" http://podman/_ping >/dev/null 2>&1; then
   echo "ctxfs: starting podman system service on $PODMAN_SOCKET"
