@@ -368,6 +368,11 @@ export class ContextSession {
     const limit = this.#edits.settings.rememberReadsUpTo ?? 1024 * 1024;
     if (limit <= 0 || served.version === '' || (await this.#edits.versions.hasBlob(served.version))) return served;
     try {
+      const recent = this.#ws.loader.recentBytes(served.version);
+      if (recent !== undefined) {
+        if (recent.byteLength <= limit) await this.#edits.versions.putBlob(recent, served.version);
+        return served;
+      }
       const stat = await this.#ws.fs.stat(served.path);
       if (stat.size > limit) return served;
       const bytes = await this.#ws.fs.readBytes(served.path);

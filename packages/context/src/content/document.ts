@@ -53,6 +53,12 @@ export interface DocumentLoaderOptions {
 export class DocumentLoader {
   readonly fs: Filesystem;
   readonly #byHash: LruCache<string, Document>;
+  /**
+   * The bytes of the files just read, by hash: what a reader was served is
+   * kept as the base of its later edit from these, not by reading the file
+   * again — which another writer may have changed in between.
+   */
+  readonly #recentBytes = new LruCache<string, Uint8Array>(64, 16 * 1024 * 1024);
   readonly #maxFileBytes: number;
 
   constructor(fs: Filesystem, options: DocumentLoaderOptions = {}) {
@@ -75,7 +81,15 @@ export class DocumentLoader {
     const stat = await this.fs.stat(path);
     if (stat.kind === 'directory') throw fsError('EISDIR', op, path);
     this.#limit(path, stat.size, op);
-    return this.fromBytes(path, await this.fs.readBytes(path), stat.mtime.getTime(), op);
+    const bytes = await this.fs.readBytes(path);
+    const doc = this.fromBytes(path, bytes, stat.mtime.getTime(), op);
+    this.#recentBytes.set(doc.sha256, bytes, bytes.byteLength);
+    return doc;
+  }
+
+  /** The bytes of a recent {@link load} whose hash is `sha256`, if still kept. */
+  recentBytes(sha256: string): Uint8Array | undefined {
+    return this.#recentBytes.get(sha256);
   }
 
   /**
