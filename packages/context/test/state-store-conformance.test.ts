@@ -339,6 +339,40 @@ describe.skipIf(PG_URL === undefined)('PostgreSQL state store', () => {
     return PostgresStateStore.open({ url: u, poolSize: 4 });
   };
 
+  test('withLock excludes across stores (hosts) by key, with pools smaller than the waiters, and frees the lock when fn throws', async () => {
+    const hosts = await Promise.all([open(), open(), open()]);
+    onTestFinished(async () => {
+      for (const h of hosts) await h.close();
+    });
+    // Twelve callers a store, pools of four: a waiter holding a pooled connection would starve the holder's transaction.
+    let inside = 0;
+    let most = 0;
+    const order: string[] = [];
+    const critical = (store: StateStore, who: string) =>
+      store.withLock('file:shared.txt', async () => {
+        inside++;
+        most = Math.max(most, inside);
+        await store.transaction(async () => {
+          await store.get('SELECT 1 AS one');
+        });
+        await new Promise((r) => setTimeout(r, 2));
+        order.push(who);
+        inside--;
+      });
+    await Promise.all(hosts.flatMap((h, i) => Array.from({ length: 12 }, (_, n) => critical(h, `${i}.${n}`))));
+    expect(order).toHaveLength(36);
+    expect(most).toBe(1);
+    // Other keys do not wait for a held one.
+    let release!: () => void;
+    const held = hosts[0]?.withLock('file:a', () => new Promise<void>((r) => (release = r)));
+    await new Promise((r) => setTimeout(r, 20));
+    await expect(hosts[1]?.withLock('file:b', async () => 'b')).resolves.toBe('b');
+    release();
+    await held;
+    await expect(hosts[1]?.withLock('file:a', () => Promise.reject(new Error('fn failed')))).rejects.toThrow('fn failed');
+    await expect(hosts[2]?.withLock('file:a', async () => 'free again')).resolves.toBe('free again');
+  });
+
   test('every SQLite table and column, after all migrations, exists in PostgreSQL with a compatible type', async () => {
     const lite = await SqliteStateStore.open();
     const pg = await open();

@@ -143,21 +143,24 @@ function backendLock(fs: Filesystem): BackendLock | undefined {
 
 /**
  * Runs `fn` holding the edit locks of `paths`, acquired in path order so two
- * edits never deadlock: in-process locks always, and the backend's own
- * cross-process lock when it has one (the host backend's `withLock`, which
- * its writes inside `fn` re-enter).
+ * edits never deadlock: in-process locks always; then the state store's
+ * (`storeLock`: across hosts sharing a PostgreSQL store); then the backend's
+ * own cross-process lock when it has one (the host backend's `withLock`,
+ * which its writes inside `fn` re-enter).
  */
-export async function withLocks<T>(fs: Filesystem, paths: readonly string[], fn: () => Promise<T>): Promise<T> {
+export async function withLocks<T>(fs: Filesystem, paths: readonly string[], fn: () => Promise<T>, storeLock?: BackendLock): Promise<T> {
   const sorted = [...new Set(paths)].sort();
   const releases: Array<() => void> = [];
   try {
     for (const p of sorted) releases.push(await acquire(fs, p));
-    const lock = backendLock(fs);
-    if (lock === undefined) return await fn();
     let run = fn;
-    for (const p of [...sorted].reverse()) {
-      const inner = run;
-      run = () => lock(p, inner);
+    // Nested innermost first: the store's locks are taken before the backend's.
+    for (const lock of [backendLock(fs), storeLock]) {
+      if (lock === undefined) continue;
+      for (const p of [...sorted].reverse()) {
+        const inner = run;
+        run = () => lock(p, inner);
+      }
     }
     return await run();
   } finally {
@@ -723,11 +726,17 @@ export class FileEditor {
   /** Runs a whole operation: locks, plan, commit; refusals become results. */
   async run(op: string, paths: readonly string[], options: EditOptions, plan: () => Promise<PlannedFile[]>): Promise<EditResult> {
     try {
-      return await withLocks(this.deps.fs, paths, async () => {
-        const plans = await plan();
-        await this.deps.beforeCommit?.(plans);
-        return await this.commit(op, plans, options);
-      });
+      const store = this.deps.store;
+      return await withLocks(
+        this.deps.fs,
+        paths,
+        async () => {
+          const plans = await plan();
+          await this.deps.beforeCommit?.(plans);
+          return await this.commit(op, plans, options);
+        },
+        (path, fn) => store.withLock(`file:${path}`, fn),
+      );
     } catch (err) {
       if (err instanceof Refusal) return err.result;
       if (isFsError(err)) return refusal(op, paths[0] ?? '', err.code, `${err.reason}; ${err.hint}`);

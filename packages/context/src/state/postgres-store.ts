@@ -97,9 +97,17 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   // connection is back in the pool, perhaps another caller's, and is left alone.
   #active: pg.PoolClient | undefined;
 
-  private constructor(pool: pg.Pool, location: string, schema: string) {
+  // File locks (withLock) live on one connection of their own, outside the
+  // pool: session-level advisory locks, taken by polling, so that no caller
+  // waits for a lock holding a pooled connection its holder may need.
+  readonly #clientConfig: pg.ClientConfig;
+  #lockClient: Promise<pg.Client> | undefined;
+  readonly #lockTurns = new Map<string, Promise<void>>();
+
+  private constructor(pool: pg.Pool, location: string, schema: string, client: pg.ClientConfig) {
     super();
     this.#pool = pool;
+    this.#clientConfig = client;
     this.location = location;
     this.schema = schema;
     this.#lockKey = advisoryKey(schema);
@@ -116,14 +124,14 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
         hint: 'name the schema with lower-case letters, digits and underscores (?schema=ctxfs_project)',
       });
     }
-    const pool = new pg.Pool({
+    const client: pg.ClientConfig = {
       connectionString,
-      max: options.poolSize ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       options: `${serverOptions === undefined ? '' : `${serverOptions} `}-c search_path=${schema}`,
       types: TYPES,
-    });
-    const store = new PostgresStateStore(pool, location, schema);
+    };
+    const pool = new pg.Pool({ ...client, max: options.poolSize ?? 10 });
+    const store = new PostgresStateStore(pool, location, schema, client);
     // An idle connection the server drops reports it here; the pool discards it.
     pool.on('error', () => undefined);
     pool.on('connect', (client) => {
@@ -271,7 +279,71 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   }
 
   protected async shutdown(): Promise<void> {
+    const locks = this.#lockClient;
+    this.#lockClient = undefined;
+    await locks?.then((c) => c.end()).catch(() => undefined);
     await this.#pool.end();
+  }
+
+  /**
+   * Holds an advisory lock named by this schema and `key` while `fn` runs (see
+   * {@link StateStore.withLock}). Should the lock's connection drop, the
+   * server frees the lock and `fn` runs on unguarded: the backend's
+   * compare-and-swap still refuses a write that would overwrite another's.
+   */
+  async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    // The server's session locks are re-entrant on their one connection: callers of this process take turns here first.
+    const before = this.#lockTurns.get(key) ?? Promise.resolve();
+    let done!: () => void;
+    const turn = before.then(() => new Promise<void>((r) => (done = r)));
+    this.#lockTurns.set(key, turn);
+    await before;
+    try {
+      return await this.#serverLock(key, fn);
+    } finally {
+      done();
+      if (this.#lockTurns.get(key) === turn) this.#lockTurns.delete(key);
+    }
+  }
+
+  async #serverLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const keys = [this.#lockSpace, int32Of(key)];
+    let pause = 1;
+    while (!(await this.#lockQuery<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', keys))[0]?.ok) {
+      await new Promise((r) => setTimeout(r, pause));
+      pause = Math.min(pause * 2, 25);
+    }
+    try {
+      return await fn();
+    } finally {
+      await this.#lockQuery('SELECT pg_advisory_unlock($1, $2)', keys).catch(() => undefined);
+    }
+  }
+
+  get #lockSpace(): number {
+    return int32Of(`ctxfs:${this.schema}`);
+  }
+
+  async #lockQuery<R>(sql: string, values: unknown[]): Promise<R[]> {
+    if (this.#lockClient === undefined) {
+      const client = new pg.Client(this.#clientConfig);
+      // A dropped lock connection is replaced on the next call; its locks died with it.
+      client.on('error', () => {
+        if (this.#lockClient === opened) this.#lockClient = undefined;
+      });
+      const opened = client.connect().then(() => client);
+      this.#lockClient = opened;
+      opened.catch(() => {
+        if (this.#lockClient === opened) this.#lockClient = undefined;
+      });
+    }
+    const current = this.#lockClient;
+    try {
+      return (await (await current).query(sql, values)).rows as R[];
+    } catch (err) {
+      if (this.#lockClient === current && connectionLost(err) !== undefined) this.#lockClient = undefined;
+      throw this.#failure(err, 'lock', undefined, sql);
+    }
   }
 
   async #send(client: pg.PoolClient, statement: Prepared, values: unknown[], sql: string): Promise<pg.QueryResult> {
@@ -438,6 +510,11 @@ export function workspaceSchema(workspace: string): string {
 }
 
 /** The advisory lock key of a schema: 64 bits of its hash, as the signed decimal PostgreSQL takes. */
+/** A 32-bit key of `text`, for the two-key advisory locks (a keyspace apart from the one-key lock of writers). */
+function int32Of(text: string): number {
+  return createHash('sha256').update(text).digest().readInt32BE(0);
+}
+
 function advisoryKey(schema: string): string {
   return createHash('sha256').update(`ctxfs:${schema}`).digest().readBigInt64BE(0).toString();
 }

@@ -75,6 +75,11 @@ export class SqliteStateStore extends TransactionScope<Owner> {
     return store;
   }
 
+  /** One machine: the backend's cross-process lock serializes its processes (see {@link StateStore.withLock}). */
+  withLock<T>(_key: string, fn: () => Promise<T>): Promise<T> {
+    return fn();
+  }
+
   async schemaVersion(): Promise<number> {
     const row = this.database.db.prepare('PRAGMA user_version').get() as { user_version: number };
     return row.user_version;

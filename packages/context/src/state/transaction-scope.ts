@@ -105,6 +105,8 @@ export abstract class TransactionScope<C> implements StateStore {
 
   abstract schemaVersion(): Promise<number>;
 
+  abstract withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
+
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.flushAudit();

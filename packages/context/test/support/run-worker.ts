@@ -1,13 +1,13 @@
-/** Runs a test worker script (in this directory) in its own Node process and returns the JSON it prints. */
+/** Runs a test worker script (in this directory, or at an absolute path) in its own Node process and returns the JSON it prints. */
 import { spawn } from 'node:child_process';
-import { dirname, join } from 'node:path';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
 export function runWorker<T>(script: string, args: readonly string[]): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--conditions=ctxfs-source', join(here, script), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--conditions=ctxfs-source', resolvePath(here, script), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => {
