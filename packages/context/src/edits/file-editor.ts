@@ -15,6 +15,7 @@
  */
 
 import { type Filesystem, type FsErrorCode, IF_ABSENT, isFsError, parentPath } from '@ctxfs/core';
+import { KeyedTurns } from '../concurrency/keyed-turns.ts';
 import { overlappingEdits, patchMismatch, staleBuffer } from '../conflicts/conflict-detector.ts';
 import { type ConflictOptions, resolveStale } from '../conflicts/strategies.ts';
 import { formatUnifiedDiff } from '../history/unified-diff.ts';
@@ -110,27 +111,15 @@ export interface EditorDeps {
 
 // ------------------------------------------------------------------ locks
 
-const LOCKS = new WeakMap<Filesystem, Map<string, Promise<void>>>();
+const LOCKS = new WeakMap<Filesystem, KeyedTurns>();
 
-async function acquire(fs: Filesystem, path: string): Promise<() => void> {
-  let map = LOCKS.get(fs);
-  if (!map) {
-    map = new Map();
-    LOCKS.set(fs, map);
+function acquire(fs: Filesystem, path: string): Promise<() => void> {
+  let turns = LOCKS.get(fs);
+  if (!turns) {
+    turns = new KeyedTurns();
+    LOCKS.set(fs, turns);
   }
-  const prev = map.get(path) ?? Promise.resolve();
-  let release!: () => void;
-  const mine = new Promise<void>((r) => {
-    release = r;
-  });
-  const tail = prev.then(() => mine);
-  map.set(path, tail);
-  await prev;
-  const m = map;
-  return () => {
-    release();
-    if (m.get(path) === tail) m.delete(path);
-  };
+  return turns.take(path);
 }
 
 /** A backend lock across processes (the host backend's `withLock`); not part of the protocol. */

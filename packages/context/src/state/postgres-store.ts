@@ -21,6 +21,7 @@
 import { createHash } from 'node:crypto';
 import { type FsError, fsError } from '@ctxfs/core';
 import pg from 'pg';
+import { KeyedTurns } from '../concurrency/keyed-turns.ts';
 import { MIGRATIONS, type Migration } from './migrations.ts';
 import { type DialectMigration, POSTGRES_BASELINE, POSTGRES_BASELINE_VERSION, POSTGRES_VERSION_TABLE } from './postgres-schema.ts';
 import type { RunResult, SqlRow, SqlValue } from './state-store.ts';
@@ -102,7 +103,8 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   // waits for a lock holding a pooled connection its holder may need.
   readonly #clientConfig: pg.ClientConfig;
   #lockClient: Promise<pg.Client> | undefined;
-  readonly #lockTurns = new Map<string, Promise<void>>();
+  readonly #lockTurns = new KeyedTurns();
+  readonly #lockSpace: number;
 
   private constructor(pool: pg.Pool, location: string, schema: string, client: pg.ClientConfig) {
     super();
@@ -111,6 +113,7 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
     this.location = location;
     this.schema = schema;
     this.#lockKey = advisoryKey(schema);
+    this.#lockSpace = int32Of(`ctxfs:${schema}`);
   }
 
   /** Connects, creates the schema if absent and migrates it. */
@@ -293,16 +296,11 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
    */
   async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     // The server's session locks are re-entrant on their one connection: callers of this process take turns here first.
-    const before = this.#lockTurns.get(key) ?? Promise.resolve();
-    let done!: () => void;
-    const turn = before.then(() => new Promise<void>((r) => (done = r)));
-    this.#lockTurns.set(key, turn);
-    await before;
+    const done = await this.#lockTurns.take(key);
     try {
       return await this.#serverLock(key, fn);
     } finally {
       done();
-      if (this.#lockTurns.get(key) === turn) this.#lockTurns.delete(key);
     }
   }
 
@@ -318,10 +316,6 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
     } finally {
       await this.#lockQuery('SELECT pg_advisory_unlock($1, $2)', keys).catch(() => undefined);
     }
-  }
-
-  get #lockSpace(): number {
-    return int32Of(`ctxfs:${this.schema}`);
   }
 
   async #lockQuery<R>(sql: string, values: unknown[]): Promise<R[]> {
