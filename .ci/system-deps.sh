@@ -7,6 +7,8 @@
 #   - Podman's Docker-compatible API service on a socket of its own;
 #   - a second dockerd reached over TCP with TLS and client certificates
 #     (certificates made here by openssl), for the remote-engine tests;
+#   - an sshd of its own on 127.0.0.1 (keys made here by ssh-keygen), whose
+#     account reaches the local Docker engine: the SSH engine tests;
 # and a PostgreSQL server on a Unix socket (the PostgreSQL state store).
 # In CI a missing engine or server is a failure, never a skip.
 set -euo pipefail
@@ -27,6 +29,8 @@ command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
 command -v podman >/dev/null 2>&1 || need+=(podman)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v curl >/dev/null 2>&1 || need+=(curl)
+[ -x /usr/sbin/sshd ] || need+=(openssh-server)     # the SSH engine tests' server
+command -v ssh-keygen >/dev/null 2>&1 || need+=(openssh-client)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap) # confines host commands (run_command, @ctxfs/commands)
 [ -x /bin/busybox ] || need+=(busybox-static)
 if [ "${#need[@]}" -gt 0 ]; then
@@ -194,6 +198,91 @@ if ! tls_docker image inspect "$IMAGE" >/dev/null 2>&1; then
   tls_docker import -c 'CMD ["/bin/sh"]' "$rootfs_tar" "$IMAGE" >/dev/null
 fi
 echo "ctxfs: TLS engine tcp://127.0.0.1:$TLS_PORT (certificates in $TLS_DIR/client), image $IMAGE ready"
+
+# ---- Docker over SSH (the SSH engine tests)
+# An sshd of its own (its config, host key, pid file and port; a system sshd,
+# if any, is left alone) on 127.0.0.1, key authentication only, letting in one
+# account, $SSH_USER, which is in the docker group: over SSH the engine is
+# reached by running `docker system dial-stdio` there, as the docker CLI does.
+# Made once in $SSH_DIR: the host key and a known_hosts line for it; client
+# keys (ed25519, and ecdsa for the second key type ssh2 handles in pure
+# JavaScript) in authorized_keys; a rogue key that is not; and a "nodocker"
+# key whose forced command runs the request with no docker on the PATH (a
+# host without the docker CLI).
+SSH_DIR="${CTXFS_SSH_DIR:-/var/lib/ctxfs-ssh}"
+SSH_PORT="${CTXFS_SSH_PORT:-22220}"
+SSH_USER=ctxfs-ssh
+SSH_RUN=/run/ctxfs-sshd
+if ! id -u "$SSH_USER" >/dev/null 2>&1; then
+  echo "ctxfs: adding user $SSH_USER (group docker) for the SSH engine tests"
+  getent group docker >/dev/null || groupadd --system docker
+  # '*' rather than a locked '!': without PAM, sshd refuses a locked account even for keys.
+  useradd --system --home-dir "$SSH_DIR/home" --no-create-home --shell /bin/sh --groups docker --password '*' "$SSH_USER"
+fi
+if [ ! -s "$SSH_DIR/known_hosts" ] || [ ! -s "$SSH_DIR/nodocker/id_ed25519" ]; then
+  echo "ctxfs: making SSH keys in $SSH_DIR"
+  rm -rf "$SSH_DIR"
+  mkdir -p "$SSH_DIR/host" "$SSH_DIR/client" "$SSH_DIR/rogue" "$SSH_DIR/nodocker"
+  ssh-keygen -q -t ed25519 -N '' -C ctxfs-test-host -f "$SSH_DIR/host/ssh_host_ed25519_key"
+  ssh-keygen -q -t ed25519 -N '' -C ctxfs-test-client -f "$SSH_DIR/client/id_ed25519"
+  ssh-keygen -q -t ecdsa -b 256 -N '' -C ctxfs-test-client-ecdsa -f "$SSH_DIR/client/id_ecdsa"
+  ssh-keygen -q -t ed25519 -N '' -C ctxfs-test-rogue -f "$SSH_DIR/rogue/id_ed25519"
+  ssh-keygen -q -t ed25519 -N '' -C ctxfs-test-nodocker -f "$SSH_DIR/nodocker/id_ed25519"
+  {
+    cat "$SSH_DIR/client/id_ed25519.pub" "$SSH_DIR/client/id_ecdsa.pub"
+    printf 'command="PATH=/nonexistent; eval \\"$SSH_ORIGINAL_COMMAND\\"",restrict %s\n' "$(cat "$SSH_DIR/nodocker/id_ed25519.pub")"
+  } >"$SSH_DIR/authorized_keys"
+  echo "[127.0.0.1]:$SSH_PORT $(cut -d' ' -f1,2 "$SSH_DIR/host/ssh_host_ed25519_key.pub")" >"$SSH_DIR/known_hosts"
+  # sshd's StrictModes: root-owned, nothing group- or world-writable on the way.
+  chmod 0755 "$SSH_DIR"
+  chmod 0644 "$SSH_DIR/authorized_keys" "$SSH_DIR/known_hosts"
+fi
+mkdir -p "$SSH_DIR/home" "$SSH_RUN" /run/sshd
+chown "$SSH_USER:" "$SSH_DIR/home"
+sshd_conf_text="# Written by ctxfs .ci/system-deps.sh: the SSH engine tests' own sshd.
+Port $SSH_PORT
+ListenAddress 127.0.0.1
+HostKey $SSH_DIR/host/ssh_host_ed25519_key
+PidFile $SSH_RUN/sshd.pid
+AuthorizedKeysFile $SSH_DIR/authorized_keys
+AllowUsers $SSH_USER
+PermitRootLogin no
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+PermitTTY no
+X11Forwarding no
+AllowTcpForwarding no
+AllowAgentForwarding no
+PrintMotd no
+# Test files connect in parallel; MaxSessions (channels per connection) stays at sshd's default of 10.
+MaxStartups 64:30:128"
+if [ "$(cat "$SSH_DIR/sshd_config" 2>/dev/null)" != "$sshd_conf_text" ]; then
+  printf '%s\n' "$sshd_conf_text" >"$SSH_DIR/sshd_config"
+  ssh_restart=1
+fi
+ssh_docker() {
+  ssh -q -p "$SSH_PORT" -i "$SSH_DIR/client/id_ed25519" -o BatchMode=yes -o IdentitiesOnly=yes \
+    -o StrictHostKeyChecking=yes -o UserKnownHostsFile="$SSH_DIR/known_hosts" -o ConnectTimeout=5 \
+    "$SSH_USER@127.0.0.1" docker "$@"
+}
+# The pid file names our sshd only; its listener's pid is checked to be an sshd.
+sshd_pid="$(cat "$SSH_RUN/sshd.pid" 2>/dev/null || true)"
+if [ -n "$sshd_pid" ] && [ "$(cat "/proc/$sshd_pid/comm" 2>/dev/null)" != sshd ]; then sshd_pid=""; fi
+if [ -n "$sshd_pid" ] && { [ "${ssh_restart:-0}" = 1 ] || ! ssh_docker version >/dev/null 2>&1; }; then
+  echo "ctxfs: stopping the test sshd (pid $sshd_pid): its config changed or it does not answer"
+  kill "$sshd_pid" || true
+  for _ in $(seq 1 30); do [ -d "/proc/$sshd_pid" ] || break; sleep 1; done
+  sshd_pid=""
+fi
+if [ -z "$sshd_pid" ]; then
+  echo "ctxfs: starting sshd on 127.0.0.1:$SSH_PORT ($SSH_DIR/sshd_config)"
+  /usr/sbin/sshd -t -f "$SSH_DIR/sshd_config"
+  (cd / && /usr/sbin/sshd -f "$SSH_DIR/sshd_config" -E /tmp/ctxfs-sshd.log)
+  wait_for "the test sshd" ssh_docker version || { tail -20 /tmp/ctxfs-sshd.log; exit 1; }
+fi
+echo "ctxfs: SSH engine ssh://$SSH_USER@127.0.0.1:$SSH_PORT (keys and known_hosts in $SSH_DIR), docker $(ssh_docker version --format '{{.Server.Version}}')"
 
 # ---- PostgreSQL, for the context layer's PostgreSQL state store
 # A throwaway cluster of Debian's server, run by the `postgres` user with its
