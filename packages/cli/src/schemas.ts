@@ -100,19 +100,35 @@ const auditRecordJson = z.looseObject({
 /** `audit` (`audit query`): records newest first. */
 export const auditQueryJson = z.object({ trail: z.string(), records: z.array(auditRecordJson) });
 
-/** `audit verify`: the verifier's report (exit 1 when `ok` is false). */
+/** `audit verify`: both chains' reports (exit 1 when `ok` is false). */
 export const auditVerifyJson = z.object({
-  trail: z.string(),
-  ok: z.boolean(),
-  records: int,
-  entries: int,
-  files: int,
-  repairs: int,
-  lastSeq: int,
-  lastMac: z.string(),
-  chain: z.string().optional(),
-  threads: int,
-  firstBad: z.object({ file: z.string(), line: int, seq: int, damage: z.string(), detail: z.string() }).optional(),
+  ok: z.boolean().describe('The state store chain verifies, and the trail when there is one.'),
+  store: z
+    .object({
+      location: z.string(),
+      ok: z.boolean(),
+      records: int,
+      head: z.object({ id: int, hash: z.string() }).optional(),
+      firstBad: z.object({ id: int, damage: z.enum(['altered', 'unlinked', 'unchained']), detail: z.string() }).optional(),
+    })
+    .describe("The state store's audit table: one hash chain per workspace, every host's records in it."),
+  trail: z
+    .object({
+      dir: z.string(),
+      ok: z.boolean(),
+      records: int,
+      entries: int,
+      files: int,
+      repairs: int,
+      lastSeq: int,
+      lastMac: z.string(),
+      chain: z.string().optional(),
+      threads: int,
+      firstBad: z.object({ file: z.string(), line: int, seq: int, damage: z.string(), detail: z.string() }).optional(),
+    })
+    .optional()
+    .describe("This host's HMAC-chained trail, when the workspace keeps one."),
+  trailMissing: z.string().optional().describe('Why there is no trail, when there is none.'),
 });
 
 /** `audit rollback`: each file's undo, as the undo tool's data. */

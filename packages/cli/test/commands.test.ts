@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { BIN, ctxfs, ESC, FILES, useProject } from './support/cli.ts';
 
@@ -154,7 +155,9 @@ describe('ctxfs from a script', () => {
     expect(doctor.find((l) => l.includes(' backend '))).toMatch(/^ok {3}backend {6}/);
     expect(run(['outline', 'src/math.ts']).stdout).toContain('export function add');
     expect(run(['audit', '--limit', '1']).stdout).toMatch(/^#\d+ \S+Z cli \w+ .* (ok|refused|denied|error).* session [0-9a-f]{8}\n$/);
-    expect(run(['audit', 'verify']).stdout).toMatch(/^ok: \d+ lines \(\d+ records\) in 1 file\(s\) verify; /);
+    expect(run(['audit', 'verify']).stdout).toMatch(
+      /^ok: store chain: \d+ records verify \(head #\d+ [0-9a-f]{12}\); .*\nok: trail: \d+ lines \(\d+ records\) in 1 file\(s\) verify; /,
+    );
   });
 
   it('commands run at once each leave their record in the audit', async () => {
@@ -176,6 +179,22 @@ describe('ctxfs from a script', () => {
     // The five appended to the one chain at once: it verifies, and the index agrees with it.
     const verify = ctxfs(project, ['audit', 'verify']);
     expect(verify.status, verify.stdout + verify.stderr).toBe(0);
+  });
+
+  it("audit verify names a changed row of the state store's chain and exits 1; mended, it verifies again", () => {
+    const db = new DatabaseSync(join(project.base, '.proj.ctxfs', 'state.db'), { timeout: 10_000 });
+    try {
+      const row = db.prepare('SELECT id, op FROM audit ORDER BY id LIMIT 1 OFFSET 2').get() as { id: number; op: string };
+      db.prepare("UPDATE audit SET op = 'nothing-happened' WHERE id = ?").run(row.id);
+      const damaged = run(['audit', 'verify']);
+      expect(damaged.status).toBe(1);
+      expect(damaged.stdout).toMatch(new RegExp(`^damaged: store chain: 2 records verify \\(head #\\d+ [0-9a-f]{12}\\), then row #${row.id}: altered, `));
+      expect(damaged.stdout).toMatch(/\nok: trail: /);
+      db.prepare('UPDATE audit SET op = ? WHERE id = ?').run(row.op, row.id);
+    } finally {
+      db.close();
+    }
+    expect(run(['audit', 'verify']).status).toBe(0);
   });
 
   it('piped: no colour and no progress, whatever FORCE_COLOR is not set to', () => {

@@ -8,8 +8,9 @@
  * writer's successful edits made it), every refusal was a reported conflict,
  * each file's history is linear (one version per applied edit, sequence
  * numbers without gap or repeat), and the counts reconcile: edits reported
- * applied = versions recorded = audit records of changes, and no audit
- * record of a change lacks its versions.
+ * applied = versions recorded = audit records of changes, no audit
+ * record of a change lacks its versions, and the workspace's one audit
+ * chain, which all four processes extended, verifies.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
@@ -150,6 +151,9 @@ describe.runIf(available)('many hosts over one PostgreSQL and one engine reached
         'SELECT count(*) AS n FROM audit a WHERE a.change_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM history h WHERE h.change_id = a.change_id)',
       );
       expect(Number(orphans?.n)).toBe(0);
+      // One audit chain for the workspace, every process's rows linked in the order the database took them.
+      const [rows] = await ctx.store.all<{ n: number }>('SELECT count(*) AS n FROM audit');
+      expect(await ctx.store.verifyAudit()).toMatchObject({ ok: true, records: Number(rows?.n) });
       const outsideTotal = Object.values(outside).reduce((a, b) => a + b, 0);
       console.log(
         `[many hosts] ${HOSTS} processes × ${SESSIONS} sessions, ${RUN_MS / 1000} s: ${total} edits applied (${merged} merged), ${conflicts} conflicts reported, ${sessions.reduce((n, s) => n + s.reads, 0)} reads (${sessions.reduce((n, s) => n + s.unremembered, 0)} whose version changed before the context could keep it); outside writer ${outsideTotal} writes, ${outsideRaced} lost races to ctxfs`,

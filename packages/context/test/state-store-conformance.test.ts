@@ -9,8 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
-import { MIGRATIONS } from '../src/state/migrations.ts';
-import type { DialectMigration } from '../src/state/postgres-schema.ts';
+import { MIGRATIONS, type Migration } from '../src/state/migrations.ts';
 import { PostgresStateStore } from '../src/state/postgres-store.ts';
 import { SqliteStateStore } from '../src/state/sqlite-store.ts';
 import type { SqlRow, StateStore } from '../src/state/state-store.ts';
@@ -29,7 +28,7 @@ function withParam(url: string, key: string, value: string): string {
 interface OpenOptions {
   /** A store of its own rather than the subject's shared one (a new file or schema). */
   readonly own?: string;
-  readonly migrations?: readonly DialectMigration[];
+  readonly migrations?: readonly Migration[];
   readonly url?: string;
 }
 
@@ -44,7 +43,7 @@ interface Subject {
    * same thread would block the thread in SQLite's busy wait while the first
    * holds the lock); processes sharing a file are tested in store.test.ts.
    */
-  peer(store: StateStore): Promise<StateStore>;
+  peer(store: StateStore, options?: OpenOptions): Promise<StateStore>;
 }
 
 let files = 0;
@@ -69,7 +68,7 @@ if (PG_URL !== undefined) {
     schemas.add(schema);
     return PostgresStateStore.open({ url: withParam(o.url ?? PG_URL, 'schema', schema), ...(o.migrations === undefined ? {} : { migrations: o.migrations }) });
   };
-  subjects.push({ name: 'PostgreSQL', persistent: true, open, peer: () => open() });
+  subjects.push({ name: 'PostgreSQL', persistent: true, open, peer: (_store, o) => open(o) });
 }
 
 afterAll(async () => {
@@ -307,6 +306,65 @@ describe.each(subjects)('state store conformance: $name', (subject) => {
     expect(byPath[0]?.id).toBe(log[1]?.id);
   });
 
+  test('the audit table is one hash chain across stores (hosts) appending at once, and verifies', async () => {
+    const own = { own: `chain${++files}` };
+    const a = await opened(subject, own);
+    const b = await subject.peer(a, own);
+    if (b !== a) onTestFinished(() => b.close());
+    const writes: Array<Promise<void>> = [];
+    for (let i = 0; i < 60; i++) {
+      writes.push(a.audit({ op: 'read', path: `a${i}.ts`, agent: 'llm:a', result: 'ok', tokens: i }));
+      writes.push(
+        b.transaction(async () => {
+          await b.audit({ op: 'replace', path: `b${i}.ts`, params: { n: i, text: 'ü\u0000'.repeat(i % 3) }, result: 'ok', changeId: `c${i}` });
+          await b.audit({ op: 'replace', path: `b${i}.ts`, result: 'conflict' });
+        }),
+      );
+    }
+    await Promise.all(writes);
+    const report = await a.verifyAudit();
+    expect(report).toMatchObject({ ok: true, records: 180 });
+    const newest = await a.get<{ id: number; hash: string }>('SELECT id, hash FROM audit ORDER BY id DESC LIMIT 1');
+    expect(report.head).toEqual({ id: Number(newest?.id), hash: newest?.hash });
+    expect((await b.verifyAudit()).ok).toBe(true);
+  });
+
+  test('a changed, removed or unchained audit row is named by verify', async () => {
+    const store = await opened(subject, { own: `tamper${++files}` });
+    for (let i = 0; i < 10; i++) await store.audit({ op: 'read', path: `f${i}.ts`, result: 'ok', tokens: i });
+    const ids = (await store.all<{ id: number }>('SELECT id FROM audit ORDER BY id')).map((r) => Number(r.id));
+    await store.run('UPDATE audit SET tokens = 999 WHERE id = ?', [ids[6] as number]);
+    expect(await store.verifyAudit()).toMatchObject({ ok: false, records: 6, head: { id: ids[5] }, firstBad: { id: ids[6], damage: 'altered' } });
+    await store.run('UPDATE audit SET tokens = 6 WHERE id = ?', [ids[6] as number]);
+    expect((await store.verifyAudit()).ok).toBe(true);
+    await store.run('DELETE FROM audit WHERE id = ?', [ids[3] as number]);
+    expect(await store.verifyAudit()).toMatchObject({ ok: false, records: 3, firstBad: { id: ids[4], damage: 'unlinked' } });
+    await store.run('DELETE FROM audit WHERE id > ?', [ids[2] as number]);
+    await store.run("INSERT INTO audit (at_ms, op, result) VALUES (?, 'sneaked', 'ok')", [Date.now()]);
+    expect(await store.verifyAudit()).toMatchObject({ ok: false, records: 3, firstBad: { damage: 'unchained' } });
+  });
+
+  test.skipIf(!subject.persistent)('rows written before the chain existed are chained by the migration, in id order', async () => {
+    const own = `pre${Date.now().toString(36)}`;
+    const old = await subject.open({ own, migrations: MIGRATIONS.filter((m) => m.version <= 9) });
+    expect(await old.schemaVersion()).toBe(9);
+    for (let i = 0; i < 25; i++) {
+      await old.run('INSERT INTO audit (at_ms, op, path, result, tokens, params) VALUES (?, ?, ?, ?, ?, ?)', [
+        Date.now(),
+        'read',
+        `p${i}`,
+        'ok',
+        i,
+        JSON.stringify({ i }),
+      ]);
+    }
+    await old.close();
+    const store = await opened(subject, { own });
+    expect(await store.schemaVersion()).toBe(NEWEST);
+    await store.audit({ op: 'after', result: 'ok' });
+    expect(await store.verifyAudit()).toMatchObject({ ok: true, records: 26 });
+  });
+
   test('the schema version is the newest migration', async () => {
     const store = await opened(subject);
     expect(await store.schemaVersion()).toBe(NEWEST);
@@ -314,7 +372,7 @@ describe.each(subjects)('state store conformance: $name', (subject) => {
 
   test.skipIf(!subject.persistent)('a later migration applies in both dialects; a store at a version newer than this code is refused', async () => {
     const own = `v${Date.now().toString(36)}`;
-    const next: DialectMigration = {
+    const next: Migration = {
       version: NEWEST + 1,
       description: 'a table for the test',
       sql: 'CREATE TABLE later_table (x INTEGER)',

@@ -23,7 +23,7 @@ describe('StateStore', () => {
   test('reopening a file store keeps data and does not re-run migrations; later migrations apply in order', async () => {
     const path = join(dir, 'a', 'state.db');
     const a = await SqliteStateStore.open({ path });
-    a.audit({ op: 'test', result: 'ok' });
+    await a.audit({ op: 'test', result: 'ok' });
     await a.close();
     const extra = [...MIGRATIONS, { version: MIGRATIONS.length + 1, description: 'extra', sql: 'CREATE TABLE extra (x INTEGER)' }];
     const b = await SqliteStateStore.open({ path, migrations: extra });

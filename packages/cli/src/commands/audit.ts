@@ -69,21 +69,39 @@ export const query: Action = (g, _args, o) =>
     return EXIT.ok;
   });
 
-/** `ctxfs audit verify`: exit 0 when the chain verifies, 1 when it does not. */
+/**
+ * `ctxfs audit verify`: checks the state store's audit chain (every host's
+ * records) and this host's trail when there is one; exit 0 when both verify,
+ * 1 when either does not.
+ */
 export const verify: Action = (g) =>
   withContext(asAuditor(g), async (ws) => {
-    const trail = trailOf(ws);
-    const report = trail.verify();
-    if (g.json) await outJson({ trail: trail.dir, ...report });
-    else if (report.ok)
-      await out(`${paint('green', 'ok')}: ${report.records} lines (${report.entries} records) in ${report.files} file(s) verify; ${trail.dir}`);
+    const store = { location: ws.ctx.store.location, ...(await ws.ctx.store.verifyAudit()) };
+    const trail = ws.trail && { dir: ws.trail.dir, ...ws.trail.verify() };
+    const ok = store.ok && (trail?.ok ?? true);
+    if (g.json) await outJson({ ok, store, ...(trail ? { trail } : { trailMissing: ws.trailMissing }) });
     else {
-      const bad = report.firstBad;
-      await out(
-        `${paint('red', 'damaged')}: ${report.records} lines verify, then ${bad ? `${bad.file} line ${bad.line} (seq ${bad.seq}): ${bad.damage}, ${bad.detail}` : 'a line does not'}; ${trail.dir}`,
-      );
+      const lines: string[] = [];
+      const head = store.head ? ` (head #${store.head.id} ${store.head.hash.slice(0, 12)})` : '';
+      if (store.ok) lines.push(`${paint('green', 'ok')}: store chain: ${store.records} records verify${head}; ${store.location}`);
+      else {
+        const bad = store.firstBad;
+        lines.push(
+          `${paint('red', 'damaged')}: store chain: ${store.records} records verify${head}, then row #${bad?.id}: ${bad?.damage}, ${bad?.detail}; ${store.location}`,
+        );
+      }
+      if (trail === undefined) lines.push(`trail: none (${ws.trailMissing ?? 'it could not be opened'})`);
+      else if (trail.ok)
+        lines.push(`${paint('green', 'ok')}: trail: ${trail.records} lines (${trail.entries} records) in ${trail.files} file(s) verify; ${trail.dir}`);
+      else {
+        const bad = trail.firstBad;
+        lines.push(
+          `${paint('red', 'damaged')}: trail: ${trail.records} lines verify, then ${bad ? `${bad.file} line ${bad.line} (seq ${bad.seq}): ${bad.damage}, ${bad.detail}` : 'a line does not'}; ${trail.dir}`,
+        );
+      }
+      await out(lines.join('\n'));
     }
-    return report.ok ? EXIT.ok : EXIT.refused;
+    return ok ? EXIT.ok : EXIT.refused;
   });
 
 /** `ctxfs audit rollback --session <id> | --agent <name>`: exit 0 when every change was reverted, else 1. */

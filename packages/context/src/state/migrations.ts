@@ -7,14 +7,33 @@
  */
 
 import { BlobStore } from '../history/blob-store.ts';
+import { chainExistingRows } from './audit-chain.ts';
 import type { StateStore } from './state-store.ts';
 
-/** One SQLite schema step. `version` starts at 1 and increases by one. */
+/**
+ * One schema step. `version` starts at 1 and increases by one. `sql` is
+ * SQLite's; a step after PostgreSQL's baseline (version 9, see
+ * postgres-schema.ts) carries the same change in PostgreSQL's dialect as
+ * `postgres`, and without it a PostgreSQL store refuses to open rather than
+ * drift from SQLite's schema.
+ *
+ * @example
+ * ```ts
+ * const m11: Migration = {
+ *   version: 11,
+ *   description: 'a note per file',
+ *   sql: 'ALTER TABLE files ADD COLUMN note TEXT',
+ *   postgres: 'ALTER TABLE files ADD COLUMN note TEXT COLLATE "C"',
+ * };
+ * ```
+ */
 export interface Migration {
   readonly version: number;
   readonly description: string;
   readonly sql: string;
-  /** Converts data the SQL alone cannot, after `sql`, in the same transaction. */
+  /** The change in PostgreSQL's dialect, run in the migration's transaction (steps after version 9). */
+  readonly postgres?: string;
+  /** Converts data the SQL alone cannot, after the SQL, in the same transaction, through the store (either dialect). */
   readonly run?: (store: StateStore) => Promise<void>;
 }
 
@@ -244,6 +263,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX blobs_base ON blobs (base) WHERE base IS NOT NULL;
     `,
     run: deltifyHistory,
+  },
+  {
+    version: 10,
+    description:
+      'the audit table as one hash chain per workspace: each row holds the hash of the row before it and its own, appended in the write transaction, so every host extends one chain the database sequences; existing rows are chained in id order',
+    sql: `
+      ALTER TABLE audit ADD COLUMN prev TEXT;
+      ALTER TABLE audit ADD COLUMN hash TEXT;
+    `,
+    postgres: `
+      ALTER TABLE audit ADD COLUMN prev TEXT COLLATE "C";
+      ALTER TABLE audit ADD COLUMN hash TEXT COLLATE "C";
+    `,
+    run: chainExistingRows,
   },
 ];
 

@@ -3,7 +3,7 @@
  * history, SQLite's ({@link MIGRATIONS}): a PostgreSQL store starts at a
  * baseline equal to SQLite's version 9 (migrations 1–9 applied, written as
  * PostgreSQL creates it) and follows every later migration, each of which
- * carries its SQL for both dialects ({@link DialectMigration}).
+ * carries its SQL for both dialects (`Migration.postgres`).
  *
  * Types: sizes, counts, ids and sequence numbers are `BIGINT` (PostgreSQL's
  * `INTEGER` is 32 bits), the `_ms` columns `DOUBLE PRECISION` (its `REAL` is
@@ -15,30 +15,8 @@
  * @module
  */
 
-import type { Migration } from './migrations.ts';
-
 /** The SQLite version the PostgreSQL baseline equals. */
 export const POSTGRES_BASELINE_VERSION = 9;
-
-/**
- * A migration after the baseline: SQLite's step plus the same change in
- * PostgreSQL's dialect. A migration with no `postgres` SQL stops a
- * PostgreSQL store from opening (it would drift from SQLite's schema).
- *
- * @example
- * ```ts
- * const m10: DialectMigration = {
- *   version: 10,
- *   description: 'relations keep their insertion order in a column',
- *   sql: 'ALTER TABLE relations ADD COLUMN id INTEGER',
- *   postgres: '-- PostgreSQL has had relations.id since the baseline',
- * };
- * ```
- */
-export interface DialectMigration extends Migration {
-  /** The change in PostgreSQL's dialect, run in the migration's transaction. */
-  readonly postgres?: string;
-}
 
 /** `ctxfs_schema` holds the one row of the schema's version. */
 export const POSTGRES_VERSION_TABLE = 'CREATE TABLE IF NOT EXISTS ctxfs_schema (version INTEGER NOT NULL)';

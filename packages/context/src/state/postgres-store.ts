@@ -23,7 +23,7 @@ import { type FsError, fsError } from '@ctxfs/core';
 import pg from 'pg';
 import { KeyedTurns } from '../concurrency/keyed-turns.ts';
 import { MIGRATIONS, type Migration } from './migrations.ts';
-import { type DialectMigration, POSTGRES_BASELINE, POSTGRES_BASELINE_VERSION, POSTGRES_VERSION_TABLE } from './postgres-schema.ts';
+import { POSTGRES_BASELINE, POSTGRES_BASELINE_VERSION, POSTGRES_VERSION_TABLE } from './postgres-schema.ts';
 import type { RunResult, SqlRow, SqlValue } from './state-store.ts';
 import { TransactionScope } from './transaction-scope.ts';
 
@@ -155,7 +155,7 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
     return row?.version ?? 0;
   }
 
-  async #migrate(migrations: readonly DialectMigration[]): Promise<void> {
+  async #migrate(migrations: readonly Migration[]): Promise<void> {
     const known = Math.max(POSTGRES_BASELINE_VERSION, migrations.at(-1)?.version ?? 0);
     // A schema already current, every open but the first, needs no lock and no DDL.
     const found = await this.get<{ version: number }>('SELECT version FROM ctxfs_schema').catch((err: FsError) => {

@@ -18,6 +18,8 @@
  * @module
  */
 
+import type { AuditChainReport } from './audit-chain.ts';
+
 /** A value a query binds. Integers beyond 2^53 come back as `bigint` from SQLite only when written so. */
 export type SqlValue = string | number | bigint | null | Uint8Array;
 
@@ -115,8 +117,13 @@ export interface StateStore {
   beforeAuditRead(flush: () => Promise<void>): void;
   /** Writes what the writers registered with {@link beforeAuditRead} still hold. */
   flushAudit(): Promise<void>;
-  /** Appends one row to the `audit` table. */
+  /**
+   * Appends one row to the `audit` table, chained to the row before it (in the
+   * caller's transaction, or one of its own). See audit-chain.ts.
+   */
   audit(entry: AuditRowInput): Promise<void>;
+  /** Checks the `audit` table's hash chain, oldest row first; names the first row that does not verify. */
+  verifyAudit(): Promise<AuditChainReport>;
   /** Rows of the `audit` table, newest first. */
   auditLog(filter?: { path?: string; limit?: number }): Promise<AuditRecord[]>;
 
@@ -124,10 +131,11 @@ export interface StateStore {
   close(): Promise<void>;
 }
 
-/** The `audit` table's insert, shared by both stores. */
-export const AUDIT_INSERT = 'INSERT INTO audit (at_ms, op, path, agent, session_id, params, result, tokens, change_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)';
+/** The `audit` table's insert, shared by both stores: {@link auditValues}, then the row's link and hash (audit-chain.ts). */
+export const AUDIT_INSERT =
+  'INSERT INTO audit (at_ms, op, path, agent, session_id, params, result, tokens, change_id, prev, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
-/** The bound values of {@link AUDIT_INSERT}. */
+/** The values of {@link AUDIT_INSERT} a row's hash covers, in `CHAINED_COLUMNS` order. */
 export function auditValues(entry: AuditRowInput): SqlValue[] {
   return [
     Date.now(),

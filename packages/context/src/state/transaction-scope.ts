@@ -9,6 +9,7 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { AUDIT_GENESIS, AUDIT_HEAD, type AuditChainReport, auditHash, verifyAuditChain } from './audit-chain.ts';
 import type { AuditRecord, AuditRowInput, RunResult, SqlRow, SqlValue, StateStore } from './state-store.ts';
 import { AUDIT_INSERT, auditLogQuery, auditRecordOf, auditValues } from './state-store.ts';
 
@@ -16,6 +17,8 @@ import { AUDIT_INSERT, auditLogQuery, auditRecordOf, auditValues } from './state
 interface Frame<C> {
   readonly connection: C;
   open: boolean;
+  /** The hash of the last audit row this transaction appended: the next one's link, without reading it back. */
+  auditHead?: string;
 }
 
 /** A store's connection-level operations; `C` is its connection type. */
@@ -94,7 +97,19 @@ export abstract class TransactionScope<C> implements StateStore {
   }
 
   async audit(entry: AuditRowInput): Promise<void> {
-    await this.run(AUDIT_INSERT, auditValues(entry));
+    // In a write transaction: writers serialize, so the head read here is still the head at commit.
+    await this.transaction(async () => {
+      const frame = this.#frames.getStore() as Frame<C>;
+      const prev = frame.auditHead ?? (await this.get<{ hash: string | null }>(AUDIT_HEAD))?.hash ?? AUDIT_GENESIS;
+      const values = auditValues(entry);
+      const hash = auditHash(prev, values);
+      await this.run(AUDIT_INSERT, [...values, prev, hash]);
+      frame.auditHead = hash;
+    });
+  }
+
+  verifyAudit(): Promise<AuditChainReport> {
+    return verifyAuditChain(this);
   }
 
   async auditLog(filter: { path?: string; limit?: number } = {}): Promise<AuditRecord[]> {

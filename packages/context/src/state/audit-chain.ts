@@ -1,0 +1,140 @@
+/**
+ * The `audit` table as one hash chain per workspace, sequenced by the
+ * database: each row carries the hash of the row before it (`prev`) and its
+ * own (`hash`, SHA-256 over `prev` and the row's values). Rows are appended
+ * only inside a write transaction, and writers of a store serialize (SQLite's
+ * write lock, PostgreSQL's per-schema advisory lock), so every process on
+ * every host extends the same chain, in id order. A row changed, removed,
+ * inserted or moved breaks the chain at that row; {@link verifyAuditChain}
+ * names the first one.
+ *
+ * What it does not catch: someone able to write the database who rewrites
+ * every row after the one they changed, or who drops the newest rows. The
+ * HMAC-keyed trail (safety/audit) is the copy that resists the first, its key
+ * kept outside the database; recording {@link AuditChainReport.head}
+ * elsewhere from time to time resists the second.
+ *
+ * @module
+ */
+
+import { createHash } from 'node:crypto';
+import type { SqlRow, SqlValue, StateStore } from './state-store.ts';
+
+/** The `prev` of a workspace's first row. */
+export const AUDIT_GENESIS = '0'.repeat(64);
+
+/** The columns a row's hash covers, in the order {@link auditHash} takes them (the insert's values). */
+export const CHAINED_COLUMNS = ['at_ms', 'op', 'path', 'agent', 'session_id', 'params', 'result', 'tokens', 'change_id'] as const;
+
+/** The newest row's hash: where the next row links. */
+export const AUDIT_HEAD = 'SELECT hash FROM audit ORDER BY id DESC LIMIT 1';
+
+/**
+ * The hash of a row whose values are `values` (in {@link CHAINED_COLUMNS}
+ * order) after a row whose hash is `prev`. Numbers are written as JSON writes
+ * them, so a value that went through either database hashes alike.
+ *
+ * @example
+ * ```ts
+ * const first = auditHash(AUDIT_GENESIS, [Date.now(), 'readFile', 'src/a.ts', 'llm:claude', 's1', null, 'ok', 120, null]);
+ * ```
+ */
+export function auditHash(prev: string, values: readonly SqlValue[]): string {
+  return createHash('sha256')
+    .update(prev)
+    .update('\n')
+    .update(JSON.stringify(values, (_key, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)))
+    .digest('hex');
+}
+
+/** How a row fails to verify. */
+export type AuditChainDamage =
+  /** Its values are not what its hash covers: the row was changed. */
+  | 'altered'
+  /** It does not link to the row before it: a row was removed, inserted or moved before it. */
+  | 'unlinked'
+  /** It has no hash: it was written around the store. */
+  | 'unchained';
+
+/** What {@link verifyAuditChain} found. */
+export interface AuditChainReport {
+  /** Every row verified. */
+  readonly ok: boolean;
+  /** Rows that verified, in order, before the first that did not (all rows when `ok`). */
+  readonly records: number;
+  /** The last row that verified; record it elsewhere to make dropping the newest rows evident. */
+  readonly head?: { readonly id: number; readonly hash: string };
+  /** The first row that did not verify, and why. */
+  readonly firstBad?: { readonly id: number; readonly damage: AuditChainDamage; readonly detail: string };
+}
+
+/** Rows read a page at a time, so a long log verifies in bounded memory. */
+const PAGE = 2000;
+
+function chainedValues(row: SqlRow): SqlValue[] {
+  return CHAINED_COLUMNS.map((c) => {
+    const v = row[c];
+    return c === 'at_ms' || c === 'tokens' ? (v === null ? null : Number(v)) : (v as SqlValue);
+  });
+}
+
+/**
+ * Walks the store's `audit` table in id order and checks every row's link
+ * and hash. Rows appended meanwhile are checked too when the walk reaches
+ * them. Records the store's audit writers still queue are written first.
+ *
+ * @example
+ * ```ts
+ * const report = await verifyAuditChain(store);
+ * if (!report.ok) console.error(`audit row ${report.firstBad?.id}: ${report.firstBad?.damage}`);
+ * ```
+ */
+export async function verifyAuditChain(store: StateStore): Promise<AuditChainReport> {
+  await store.flushAudit();
+  let prev = AUDIT_GENESIS;
+  let head: { id: number; hash: string } | undefined;
+  let records = 0;
+  for (let after = -1; ; ) {
+    const rows = await store.all(`SELECT id, ${CHAINED_COLUMNS.join(', ')}, prev, hash FROM audit WHERE id > ? ORDER BY id LIMIT ?`, [after, PAGE]);
+    for (const row of rows) {
+      const id = Number(row.id);
+      const bad = (damage: AuditChainDamage, detail: string): AuditChainReport => ({
+        ok: false,
+        records,
+        ...(head ? { head } : {}),
+        firstBad: { id, damage, detail },
+      });
+      if (row.hash === null || row.prev === null) return bad('unchained', 'the row has no hash: it was written around the store');
+      if (row.prev !== prev) {
+        return bad(
+          'unlinked',
+          `it links to ${String(row.prev).slice(0, 12)}…, the row before it is ${prev.slice(0, 12)}…: a row was removed, inserted or moved`,
+        );
+      }
+      if (auditHash(prev, chainedValues(row)) !== row.hash) return bad('altered', 'its values are not those its hash covers: the row was changed');
+      prev = String(row.hash);
+      head = { id, hash: prev };
+      records++;
+    }
+    if (rows.length < PAGE) return { ok: true, records, ...(head ? { head } : {}) };
+    after = head?.id ?? after;
+  }
+}
+
+/**
+ * Migration 10's data step: the rows written before the chain existed are
+ * chained in id order, as if appended now.
+ */
+export async function chainExistingRows(store: StateStore): Promise<void> {
+  let prev = AUDIT_GENESIS;
+  for (let after = -1; ; ) {
+    const rows = await store.all(`SELECT id, ${CHAINED_COLUMNS.join(', ')} FROM audit WHERE id > ? ORDER BY id LIMIT ?`, [after, PAGE]);
+    for (const row of rows) {
+      const hash = auditHash(prev, chainedValues(row));
+      await store.run('UPDATE audit SET prev = ?, hash = ? WHERE id = ?', [prev, hash, Number(row.id)]);
+      prev = hash;
+      after = Number(row.id);
+    }
+    if (rows.length < PAGE) return;
+  }
+}
