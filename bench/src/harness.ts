@@ -202,7 +202,8 @@ export interface PairResult {
 export interface SingleResult {
   readonly kind: 'single';
   readonly name: string;
-  readonly status: 'pass' | 'miss' | 'info' | 'error';
+  /** `not-run`: the case cannot run here (a suite that builds its own results says why in `note`); the suite's other cases still ran. */
+  readonly status: 'pass' | 'miss' | 'info' | 'error' | 'not-run';
   readonly subject?: SideStats;
   readonly budget?: { readonly maxMs?: number; readonly maxBytes?: number; readonly maxPeakBytes?: number };
   /** The largest `peakBytes` of any call, when the case reports it. */
@@ -723,7 +724,7 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-const MARK = { pass: 'pass', miss: 'MISS', info: '-', error: 'ERROR' } as const;
+const MARK = { pass: 'pass', miss: 'MISS', info: '-', error: 'ERROR', 'not-run': 'not-run' } as const;
 
 /** The human-readable report of one suite. */
 export function formatSuite(r: SuiteResult): string {
@@ -778,6 +779,11 @@ export function formatSuite(r: SuiteResult): string {
   if (singles.length > 0) {
     const rows: string[][] = [];
     for (const c of singles) {
+      if (c.status === 'not-run') {
+        rows.push([c.name, '', '', '', '', '', MARK['not-run']]);
+        notes.push(`${c.name}: not run: ${c.note ?? ''}`);
+        continue;
+      }
       if (c.status === 'error' || !c.subject) {
         rows.push([c.name, '', '', '', '', '', MARK.error]);
         notes.push(`${c.name}: ${c.error}`);
