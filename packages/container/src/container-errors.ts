@@ -8,6 +8,7 @@
 
 import { errno, FsError, type FsErrorCode, type FsOperation } from '@ctxfs/core';
 import { STATUS_CODES } from './helper-script.ts';
+import { SshEngineError, type SshFailure } from './ssh-transport.ts';
 
 const MESSAGES: ReadonlyArray<readonly [RegExp, FsErrorCode]> = [
   [/no such file or directory|nonexistent directory|can't stat|can't open/i, 'ENOENT'],
@@ -95,7 +96,15 @@ const UNTRUSTED_SERVER = new Set([
 ]);
 
 /** Classifies an engine API error: HTTP status and message from dockerode/docker-modem. */
-export function describeEngineError(err: unknown): { notFound: boolean; notRunning: boolean; unreachable: boolean; tls?: TlsFailure; message: string } {
+export function describeEngineError(err: unknown): {
+  notFound: boolean;
+  notRunning: boolean;
+  unreachable: boolean;
+  tls?: TlsFailure;
+  /** The SSH transport's refusal or the host's failure to relay the engine (see {@link engineRefusal}). */
+  ssh?: SshFailure;
+  message: string;
+} {
   const e = err as { statusCode?: number; code?: string; message?: string; json?: { message?: string } } | null;
   const message = String(e?.json?.message ?? e?.message ?? err);
   const status = e?.statusCode;
@@ -112,6 +121,7 @@ export function describeEngineError(err: unknown): { notFound: boolean; notRunni
     notRunning: status === 409 || /is not running|is paused|is restarting/i.test(message),
     unreachable: tls === undefined && (netCodes.has(code) || /socket hang up|connect E/i.test(message)),
     ...(tls === undefined ? {} : { tls }),
+    ...(err instanceof SshEngineError ? { ssh: err.failure } : {}),
     message,
   };
 }
@@ -130,6 +140,34 @@ const TLS_FAILURES: Readonly<Record<TlsFailure, { reason: string; hint: string }
     hint: 'set DOCKER_TLS_VERIFY=1 with DOCKER_CERT_PATH (or pass certPath / tlsVerify) for this engine',
   },
 };
+
+/**
+ * Codes of the SSH failures: credentials and trust are `EACCES` (retrying will
+ * not help), a host without a usable docker CLI `EUNSUPPORTED`, the rest
+ * `EUNAVAILABLE`.
+ */
+const SSH_CODES: Readonly<Record<SshFailure, FsErrorCode>> = {
+  'host-unknown': 'EACCES',
+  'host-mismatch': 'EACCES',
+  'auth-refused': 'EACCES',
+  'engine-denied': 'EACCES',
+  'no-docker': 'EUNSUPPORTED',
+  'dial-failed': 'EUNAVAILABLE',
+  protocol: 'EUNAVAILABLE',
+};
+
+/**
+ * The error for an engine that refused us or that we refused, over TLS (see
+ * {@link tlsFailure}) or SSH (host key, login, the host's docker), naming the
+ * engine, what happened and what to change; `undefined` for other failures.
+ */
+export function engineRefusal(op: FsOperation, engine: string, err: unknown): FsError | undefined {
+  if (err instanceof SshEngineError) {
+    return new FsError({ code: SSH_CODES[err.failure], op, reason: `the Docker engine at ${engine} ${err.reason}`, hint: err.hint, cause: err });
+  }
+  const tls = describeEngineError(err).tls;
+  return tls === undefined ? undefined : tlsFailure(op, engine, tls, err);
+}
 
 /**
  * The error for an engine that could not be used because TLS failed: `EACCES`

@@ -55,9 +55,9 @@ import {
 import type Docker from 'dockerode';
 import { untarFiles } from './batch-read.ts';
 import { type ImageProbe, parseProbe, probeCommand } from './capabilities-probe.ts';
-import { codeFromMessage, describeEngineError, helperFailure, tlsFailure, unavailable } from './container-errors.ts';
+import { codeFromMessage, describeEngineError, engineRefusal, helperFailure, unavailable } from './container-errors.ts';
 import { SilenceError, within } from './deadline.ts';
-import { connectEngine, describeEngine, type EngineOptions } from './engine.ts';
+import { closeEngine, connectEngine, describeEngine, type EngineOptions } from './engine.ts';
 import { type ExecStream, openExecFile, startExecStream } from './exec-stream.ts';
 import { FALLBACK_LOCK_NAME, TEMP_PREFIX } from './helper-script.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type HelperResponse, HelperSession, SessionTimeoutError } from './helper-session.ts';
@@ -304,6 +304,8 @@ export class ContainerFilesystem extends FilesystemBase {
   readonly containerRef: string;
   readonly #container: Docker.Container;
   readonly #created: boolean;
+  /** The engine client was made here from options (not passed in), so its connections are ended on close. */
+  readonly #ownsEngine: boolean;
   readonly #keep: boolean;
   readonly #createWorkdir: boolean;
   readonly #fileMode: number | undefined;
@@ -328,6 +330,7 @@ export class ContainerFilesystem extends FilesystemBase {
     this.#container = container;
     this.containerRef = ref;
     this.#created = created;
+    this.#ownsEngine = options.engine?.docker === undefined;
     this.#keep = options.keepContainer ?? false;
     this.#createWorkdir = options.createWorkdir ?? true;
     this.#fileMode = options.fileMode;
@@ -354,10 +357,20 @@ export class ContainerFilesystem extends FilesystemBase {
         throw fsError('EINVAL', 'open', undefined, { reason: `${name} must be a positive whole number of ms, got ${String(value)}` });
       }
     }
-    const docker = connectEngine(options.engine);
     if ((options.container === undefined) === (options.image === undefined)) {
       throw fsError('EINVAL', 'open', undefined, { reason: 'pass exactly one of { container } or { image }' });
     }
+    const docker = connectEngine(options.engine);
+    try {
+      return await ContainerFilesystem.#attachOrCreate(options, docker);
+    } catch (err) {
+      // An SSH engine's connection would otherwise linger until its idle timeout.
+      if (options.engine?.docker === undefined) closeEngine(docker);
+      throw err;
+    }
+  }
+
+  static async #attachOrCreate(options: ContainerFilesystemOptions, docker: Docker): Promise<ContainerFilesystem> {
     let container: Docker.Container | undefined;
     let ref: string;
     let created = false;
@@ -389,7 +402,7 @@ export class ContainerFilesystem extends FilesystemBase {
       } catch (err) {
         if (created) await container?.remove({ force: true }).catch(() => {});
         const d = describeEngineError(err);
-        if (d.unreachable || d.tls !== undefined) throw ContainerFilesystem.#engineFailure('open', image, docker, err);
+        if (d.unreachable || d.tls !== undefined || d.ssh !== undefined) throw ContainerFilesystem.#engineFailure('open', image, docker, err);
         throw new FsError({ code: 'EUNAVAILABLE', op: 'open', reason: `cannot create a container from image '${image}': ${d.message}`, cause: err });
       }
       ref = container.id;
@@ -405,8 +418,9 @@ export class ContainerFilesystem extends FilesystemBase {
   }
 
   static #engineFailure(op: FsOperation, ref: string, docker: Docker, err: unknown): FsError {
+    const refused = engineRefusal(op, describeEngine(docker), err);
+    if (refused !== undefined) return refused;
     const d = describeEngineError(err);
-    if (d.tls !== undefined) return tlsFailure(op, describeEngine(docker), d.tls, err);
     if (d.notFound) return unavailable(op, undefined, { container: ref, state: 'does not exist' }, err);
     if (d.unreachable)
       return unavailable(
@@ -492,8 +506,9 @@ export class ContainerFilesystem extends FilesystemBase {
         state = `does not answer: the helper session gave no answer within ${this.#requestTimeoutMs} ms and was ended; the call may or may not have taken effect, and the next call starts a new session`;
       else state = `lost the helper session (${d.message})`;
     } catch (err) {
+      const refused = engineRefusal(op, describeEngine(this.docker), err);
+      if (refused !== undefined) return refused;
       const e = describeEngineError(err);
-      if (e.tls !== undefined) return tlsFailure(op, describeEngine(this.docker), e.tls, err);
       if (e.notFound) state = 'does not exist (it was removed)';
       else if (e.unreachable) state = `is unreachable: the Docker engine at ${describeEngine(this.docker)} does not answer (${e.message})`;
       else state = `cannot be inspected: ${e.message}`;
@@ -1115,11 +1130,15 @@ export class ContainerFilesystem extends FilesystemBase {
   protected override async closeBackend(): Promise<void> {
     this.#session?.close();
     this.#session = undefined;
-    await this.#snapshots.clear();
-    if (this.#created && !this.#keep) {
-      await this.#container.remove({ force: true }).catch((err: unknown) => {
-        if (!describeEngineError(err).notFound) throw err;
-      });
+    try {
+      await this.#snapshots.clear();
+      if (this.#created && !this.#keep) {
+        await this.#container.remove({ force: true }).catch((err: unknown) => {
+          if (!describeEngineError(err).notFound) throw err;
+        });
+      }
+    } finally {
+      if (this.#ownsEngine) closeEngine(this.docker);
     }
   }
 }

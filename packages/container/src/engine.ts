@@ -1,17 +1,55 @@
 /**
  * The engine connection: where the Docker Engine API is (a Unix socket, TCP
- * with or without TLS, Podman's API service) and with which certificates,
- * from explicit options or from the environment exactly as the docker CLI
- * reads it (`DOCKER_HOST`, `DOCKER_TLS_VERIFY`, `DOCKER_CERT_PATH`).
+ * with or without TLS, a host reached over SSH, Podman's API service) and
+ * with which certificates or keys, from explicit options or from the
+ * environment exactly as the docker CLI reads it (`DOCKER_HOST`,
+ * `DOCKER_TLS_VERIFY`, `DOCKER_CERT_PATH`; `SSH_AUTH_SOCK` and
+ * `~/.ssh/known_hosts` for `ssh://`).
  *
  * @module
  */
 
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { FsError } from '@ctxfs/core';
 import Docker from 'dockerode';
+import ssh2 from 'ssh2';
+import { type SshIdentity, type SshTarget, SshTransport } from './ssh-transport.ts';
+
+/**
+ * How to log in to an engine's host over SSH (`ssh://user@host[:port]`).
+ * Defaults follow the docker CLI, which runs `ssh`: the agent at
+ * `SSH_AUTH_SOCK`, then `~/.ssh/id_rsa`, `id_ecdsa` and `id_ed25519` where
+ * they exist (and need no passphrase, or take `passphrase`); the host key
+ * must be in `~/.ssh/known_hosts` or `/etc/ssh/ssh_known_hosts`. An unknown
+ * or changed host key is refused (`EACCES`), never trusted silently.
+ *
+ * @example
+ * ```ts
+ * const docker = connectEngine({
+ *   host: 'ssh://deploy@build-box:2222',
+ *   ssh: { privateKey: '/home/me/.ssh/build_ed25519', knownHosts: '/etc/ctxfs/known_hosts' },
+ * });
+ * ```
+ */
+export interface SshOptions {
+  /**
+   * The private key to log in with (OpenSSH or PEM format): its text, a
+   * Buffer of it, or the path of its file. When given, only this key is
+   * offered (plus `agent` if that is set explicitly), as `ssh -i key -o
+   * IdentitiesOnly=yes` does.
+   */
+  privateKey?: string | Buffer;
+  /** Passphrase of an encrypted private key. */
+  passphrase?: string | Buffer;
+  /** An ssh-agent's socket; default `SSH_AUTH_SOCK` when no `privateKey` is given; `false` for none. */
+  agent?: string | false;
+  /** known_hosts file(s) the host key must be in; default `~/.ssh/known_hosts` and `/etc/ssh/ssh_known_hosts`. */
+  knownHosts?: string | readonly string[];
+  /** How long the TCP connect, SSH handshake and login may take; default 20 000 ms. */
+  readyTimeoutMs?: number;
+}
 
 /** How to reach the engine. Everything optional: defaults follow the docker CLI. */
 export interface EngineOptions {
@@ -27,9 +65,10 @@ export interface EngineOptions {
    */
   podman?: boolean;
   /**
-   * A remote engine: `tcp://host:port`, `unix:///path` or a bare host name,
-   * as `DOCKER_HOST` takes it. TLS is used when `protocol` is `https`,
-   * `tlsVerify` is set or any certificate option is given.
+   * A remote engine: `tcp://host:port`, `ssh://user@host[:port]`,
+   * `unix:///path` or a bare host name, as `DOCKER_HOST` takes it. TLS is
+   * used when `protocol` is `https`, `tlsVerify` is set or any certificate
+   * option is given; SSH logs in with {@link EngineOptions.ssh}.
    */
   host?: string;
   /** Port of `host` when the address names none; default 2376 with TLS, 2375 without (the CLI's). */
@@ -43,6 +82,8 @@ export interface EngineOptions {
   key?: string | Buffer;
   /** Directory holding `ca.pem`, `cert.pem` and `key.pem` (DOCKER_CERT_PATH). */
   certPath?: string;
+  /** Keys, agent and known_hosts for an `ssh://` engine (from `host` or `DOCKER_HOST`). */
+  ssh?: SshOptions;
   /** API request timeout in ms (not applied to streams). */
   timeout?: number;
   /** Where the `DOCKER_*` variables are read when no address option is given; default `process.env`. */
@@ -66,7 +107,7 @@ export type EngineAddress =
       /** Certificates are verified (and ours presented) when present: docker CLI semantics of TLS verify. */
       readonly tls?: TlsMaterial;
     }
-  | { readonly kind: 'ssh'; readonly host: string; readonly port: number; readonly username?: string };
+  | ({ readonly kind: 'ssh' } & SshTarget);
 
 /**
  * The local engine's socket: Docker Desktop's per-user one when it exists (as
@@ -109,16 +150,108 @@ function parseAddress(raw: string, source: string): URL {
   }
 }
 
-function tcpOrSsh(url: URL, tls: TlsMaterial | undefined, explicitPort: number | string | undefined, source: string): EngineAddress {
-  const portText = url.port || (explicitPort === undefined ? '' : String(explicitPort));
-  if (url.protocol === 'ssh:') {
-    return { kind: 'ssh', host: url.hostname, port: portText === '' ? 22 : Number(portText), username: url.username || undefined };
+function validPort(portText: string, fallback: number, url: URL, source: string): number {
+  const port = portText === '' ? fallback : Number(portText);
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw invalid(`${source} '${url.href}' has no valid port`, 'give a port between 1 and 65535');
+  return port;
+}
+
+/** The key `privateKey` gives (text, Buffer or a path), parsed now so a bad key or passphrase is EINVAL at open. */
+function explicitIdentity(value: string | Buffer, passphrase: string | Buffer | undefined): SshIdentity {
+  const isText = Buffer.isBuffer(value) || value.includes('-----BEGIN');
+  const source = isText ? 'the privateKey option' : `the key file ${value}`;
+  let data: string | Buffer = value;
+  if (!isText) {
+    try {
+      data = readFileSync(value);
+    } catch (err) {
+      throw invalid(
+        `${source} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+        'pass the path of an SSH private key, or its text',
+        err,
+      );
+    }
   }
+  const key = ssh2.utils.parseKey(data, passphrase);
+  if (key instanceof Error || !key.isPrivateKey()) {
+    const why = key instanceof Error ? key.message : 'it holds a public key only';
+    const encrypted = key instanceof Error && /encrypt|passphrase|decrypt|bad decrypt/i.test(why);
+    throw invalid(
+      `${source} is not a usable SSH private key (${why})`,
+      encrypted ? 'pass the right ssh.passphrase for this key' : 'pass an OpenSSH or PEM private key (ed25519, ecdsa or rsa), e.g. one made by ssh-keygen',
+    );
+  }
+  return { key, source };
+}
+
+/** The identity files `ssh` tries by default, where they exist and open without a prompt. */
+function defaultIdentities(home: string, passphrase: string | Buffer | undefined): SshIdentity[] {
+  const out: SshIdentity[] = [];
+  for (const name of ['id_rsa', 'id_ecdsa', 'id_ed25519']) {
+    const file = join(home, '.ssh', name);
+    let data: Buffer;
+    try {
+      data = readFileSync(file);
+    } catch {
+      continue;
+    }
+    const key = ssh2.utils.parseKey(data, passphrase);
+    // An encrypted key would need a prompt, which ssh would show; here it is skipped, as the agent may hold it.
+    if (!(key instanceof Error) && key.isPrivateKey()) out.push({ key, source: `the key file ${file}` });
+  }
+  return out;
+}
+
+function sshTarget(url: URL, portText: string, options: EngineOptions, env: Readonly<Record<string, string | undefined>>, source: string): EngineAddress {
+  const o = options.ssh ?? {};
+  const home = env.HOME || homedir();
+  let username = decodeURIComponent(url.username);
+  if (username === '') {
+    try {
+      username = userInfo().username;
+    } catch (err) {
+      throw invalid(`${source} '${url.href}' names no user and the local one is unknown`, 'write the user in the address: ssh://user@host', err);
+    }
+  }
+  const knownHosts = o.knownHosts === undefined ? [join(home, '.ssh', 'known_hosts'), '/etc/ssh/ssh_known_hosts'] : [o.knownHosts].flat();
+  if (o.knownHosts !== undefined) {
+    for (const f of knownHosts) {
+      if (!existsSync(f))
+        throw invalid(`the known_hosts file ${f} (ssh.knownHosts) does not exist`, "pass a file holding the host's key, e.g. made by ssh-keyscan");
+    }
+  }
+  const identities = o.privateKey === undefined ? defaultIdentities(home, o.passphrase) : [explicitIdentity(o.privateKey, o.passphrase)];
+  const agent = o.agent === false ? undefined : (o.agent ?? (o.privateKey === undefined ? env.SSH_AUTH_SOCK || undefined : undefined));
+  const readyTimeoutMs = o.readyTimeoutMs ?? 20_000;
+  if (!(Number.isSafeInteger(readyTimeoutMs) && readyTimeoutMs > 0))
+    throw invalid(`ssh.readyTimeoutMs must be a positive whole number of ms, got ${String(readyTimeoutMs)}`, 'pass e.g. 20000');
+  return {
+    kind: 'ssh',
+    // URL keeps brackets around an IPv6 literal; sockets want it bare.
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: validPort(portText, 22, url, source),
+    username,
+    identities,
+    ...(agent === undefined ? {} : { agent }),
+    knownHosts,
+    readyTimeoutMs,
+  };
+}
+
+function tcpOrSsh(
+  url: URL,
+  tls: TlsMaterial | undefined,
+  options: EngineOptions,
+  env: Readonly<Record<string, string | undefined>>,
+  source: string,
+): EngineAddress {
+  const explicitPort = source === 'DOCKER_HOST' ? undefined : options.port;
+  const portText = url.port || (explicitPort === undefined ? '' : String(explicitPort));
+  if (url.protocol === 'ssh:') return sshTarget(url, portText, options, env, source);
   if (url.protocol !== 'tcp:' && url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw invalid(`${source} '${url.href}' uses an unknown scheme`, 'use unix://, tcp:// or ssh://');
   }
-  const port = portText === '' ? (tls ? 2376 : 2375) : Number(portText);
-  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw invalid(`${source} '${url.href}' has no valid port`, 'give a port between 1 and 65535');
+  const port = validPort(portText, tls ? 2376 : 2375, url, source);
   // URL keeps brackets around an IPv6 literal; sockets want it bare.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   return tls ? { kind: 'tcp', host, port, tls } : { kind: 'tcp', host, port };
@@ -138,13 +271,17 @@ function podmanSocket(options: EngineOptions, env: Readonly<Record<string, strin
  * the docker CLI reads it: `DOCKER_HOST` (unset: the local socket, see
  * {@link defaultSocketPath}),
  * `DOCKER_TLS_VERIFY` (any non-empty value turns TLS on with verification)
- * and `DOCKER_CERT_PATH` (default `~/.docker`). Missing certificate files
- * and malformed addresses are `EINVAL` with what to fix.
+ * and `DOCKER_CERT_PATH` (default `~/.docker`); for `ssh://`, `SSH_AUTH_SOCK`
+ * and `HOME` (see {@link SshOptions}). Missing certificate files, unreadable
+ * keys and malformed addresses are `EINVAL` with what to fix.
  *
  * @example
  * ```ts
  * resolveEngine({ env: { DOCKER_HOST: 'tcp://10.0.0.5:2376', DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: '/certs' } });
  * // { kind: 'tcp', host: '10.0.0.5', port: 2376, tls: { ca, cert, key } }
+ * resolveEngine({ env: { DOCKER_HOST: 'ssh://deploy@10.0.0.5', SSH_AUTH_SOCK: '/tmp/agent.sock', HOME: '/home/me' } });
+ * // { kind: 'ssh', host: '10.0.0.5', port: 22, username: 'deploy', agent: '/tmp/agent.sock',
+ * //   knownHosts: ['/home/me/.ssh/known_hosts', '/etc/ssh/ssh_known_hosts'], identities: [...], readyTimeoutMs: 20000 }
  * ```
  */
 export function resolveEngine(options: Omit<EngineOptions, 'docker'> = {}): EngineAddress {
@@ -172,8 +309,8 @@ export function resolveEngine(options: Omit<EngineOptions, 'docker'> = {}): Engi
         key: options.key ?? (dir ? certFile(dir, 'key.pem', 'certPath') : undefined),
       };
     }
-    const u = options.protocol === 'ssh' ? new URL(`ssh://${url.host}`) : url;
-    return tcpOrSsh(u, tls, options.port, 'engine host');
+    const u = options.protocol === 'ssh' ? new URL(`ssh://${url.username === '' ? '' : `${url.username}@`}${url.host}`) : url;
+    return tcpOrSsh(u, tls, options, env, 'engine host');
   }
   const dockerHost = env.DOCKER_HOST;
   if (dockerHost === undefined || dockerHost === '') return { kind: 'unix', socketPath: defaultSocketPath() };
@@ -185,29 +322,52 @@ export function resolveEngine(options: Omit<EngineOptions, 'docker'> = {}): Engi
     const source = env.DOCKER_CERT_PATH ? 'DOCKER_CERT_PATH' : 'the default certificate directory';
     tls = { ca: certFile(dir, 'ca.pem', source), cert: certFile(dir, 'cert.pem', source), key: certFile(dir, 'key.pem', source) };
   }
-  return tcpOrSsh(url, tls, undefined, 'DOCKER_HOST');
+  return tcpOrSsh(url, tls, options, env, 'DOCKER_HOST');
 }
+
+/** The SSH transport of each engine client made for an `ssh://` address (for messages and for closing it). */
+const sshTransports = new WeakMap<Docker, SshTransport>();
 
 /**
  * Builds the dockerode client for {@link resolveEngine}'s address. Every
  * connection setting is passed explicitly, so variables the address did not
- * come from (a `DOCKER_HOST` beside an explicit socket) cannot leak in.
+ * come from (a `DOCKER_HOST` beside an explicit socket) cannot leak in. An
+ * `ssh://` engine is reached through ctxfs's own SSH transport (one SSH
+ * connection shared by the client's requests, host key checked against
+ * known_hosts), not docker-modem's, which logs in again for every request
+ * and trusts any host key.
  *
  * @example
  * ```ts
  * const docker = connectEngine({ host: 'tcp://build-box:2376', certPath: '/etc/docker/certs' });
  * const podman = connectEngine({ podman: true });
+ * const remote = connectEngine({ env: { ...process.env, DOCKER_HOST: 'ssh://deploy@build-box' } });
  * ```
  */
 export function connectEngine(options: EngineOptions = {}): Docker {
   if (options.docker) return options.docker;
   const address = resolveEngine(options);
-  const none = { socketPath: undefined, host: undefined, port: undefined, ca: undefined, cert: undefined, key: undefined, protocol: undefined };
+  const none = {
+    socketPath: undefined,
+    host: undefined,
+    port: undefined,
+    ca: undefined,
+    cert: undefined,
+    key: undefined,
+    protocol: undefined,
+    username: undefined,
+  };
   const timeout = options.timeout;
   try {
     if (address.kind === 'unix') return new Docker({ ...none, socketPath: address.socketPath, timeout });
     if (address.kind === 'ssh') {
-      return new Docker({ ...none, protocol: 'ssh', host: address.host, port: address.port, username: address.username, timeout });
+      const transport = new SshTransport(address);
+      // Plain HTTP through the agent; the host name only fills the Host header (dial-stdio ignores it).
+      // docker-modem takes an agent; its typings do not say so.
+      const viaSsh: Docker.DockerOptions & { agent: SshTransport } = { ...none, protocol: 'http', host: 'localhost', agent: transport, timeout };
+      const docker = new Docker(viaSsh);
+      sshTransports.set(docker, transport);
+      return docker;
     }
     const { tls } = address;
     return new Docker({ ...none, host: address.host, port: address.port, protocol: tls ? 'https' : 'http', timeout, ...tls });
@@ -217,8 +377,19 @@ export function connectEngine(options: EngineOptions = {}): Docker {
   }
 }
 
+/**
+ * Ends the SSH connections of a client {@link connectEngine} made for an
+ * `ssh://` engine (idle ones also end by themselves after 30 s); other
+ * clients hold nothing to close.
+ */
+export function closeEngine(docker: Docker): void {
+  sshTransports.get(docker)?.close();
+}
+
 /** A human-readable description of where the engine is, for error messages. */
 export function describeEngine(docker: Docker): string {
+  const ssh = sshTransports.get(docker);
+  if (ssh !== undefined) return ssh.address;
   const m = docker.modem as unknown as { socketPath?: unknown; host?: unknown; port?: unknown; protocol?: unknown };
   if (typeof m.socketPath === 'string' && m.socketPath !== '') return `unix://${m.socketPath}`;
   if (typeof m.host === 'string') return `${String(m.protocol ?? 'http')}://${m.host}:${String(m.port ?? '')}`;

@@ -13,6 +13,16 @@
  */
 
 export { ContainerFilesystem, type ContainerFilesystemOptions, containerCapabilities, DEFAULT_WATCH_POLL_INTERVAL_MS } from './container-filesystem.ts';
-export { connectEngine, defaultSocketPath, type EngineAddress, type EngineOptions, resolveEngine, type TlsMaterial } from './engine.ts';
+export {
+  closeEngine,
+  connectEngine,
+  defaultSocketPath,
+  type EngineAddress,
+  type EngineOptions,
+  resolveEngine,
+  type SshOptions,
+  type TlsMaterial,
+} from './engine.ts';
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './helper-session.ts';
 export { shellQuote } from './shell-quote.ts';
+export type { SshIdentity, SshTarget } from './ssh-transport.ts';

@@ -7,6 +7,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import { type FsError, isFsError } from '@ctxfs/core';
 import type Docker from 'dockerode';
 import * as tar from 'tar-stream';
 import { connectEngine, type EngineOptions } from '../src/engine.ts';
@@ -168,4 +169,15 @@ export async function seedWorkspace(
   }
   pack.finalize();
   await put;
+}
+
+/** The FsError `p` rejects with (anything else, or success, fails the test). */
+export async function errorOf(p: Promise<unknown>): Promise<FsError> {
+  try {
+    await p;
+  } catch (err) {
+    if (isFsError(err)) return err;
+    throw err;
+  }
+  throw new Error('expected an FsError, got success');
 }

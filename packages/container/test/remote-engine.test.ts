@@ -11,10 +11,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type FsError, isFsError, sha256Hex } from '@ctxfs/core';
+import { sha256Hex } from '@ctxfs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContainerFilesystem, connectEngine, defaultSocketPath, type EngineOptions, resolveEngine } from '../src/index.ts';
-import { removeTestContainers, TEST_IMAGE, TEST_LABELS } from './docker-fixture.ts';
+import { errorOf, removeTestContainers, TEST_IMAGE, TEST_LABELS } from './docker-fixture.ts';
 
 const TLS_DIR = process.env.CTXFS_TLS_DIR ?? '/var/lib/ctxfs-tls';
 const TLS_HOST = process.env.CTXFS_TLS_ENGINE ?? 'tcp://127.0.0.1:23760';
@@ -28,16 +28,6 @@ const mixed = (caDir: string, clientDir: string): EngineOptions => ({
 });
 /** The docker CLI's environment for the TLS engine. */
 const TLS_ENV = { DOCKER_HOST: TLS_HOST, DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: certs('client') };
-
-async function errorOf(p: Promise<unknown>): Promise<FsError> {
-  try {
-    await p;
-  } catch (err) {
-    if (isFsError(err)) return err;
-    throw err;
-  }
-  throw new Error('expected an FsError, got success');
-}
 
 /** Whether the TLS engine answers; in CI its absence fails the run (never a silent skip). */
 async function tlsEngineAvailable(): Promise<boolean> {
