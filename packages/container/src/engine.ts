@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { FsError } from '@ctxfs/core';
 import Docker from 'dockerode';
 import ssh2 from 'ssh2';
-import { type SshIdentity, type SshTarget, SshTransport } from './ssh-transport.ts';
+import { SshIdentity, type SshTarget, SshTransport } from './ssh-transport.ts';
 
 /**
  * How to log in to an engine's host over SSH (`ssh://user@host[:port]`).
@@ -181,7 +181,7 @@ function explicitIdentity(value: string | Buffer, passphrase: string | Buffer | 
       encrypted ? 'pass the right ssh.passphrase for this key' : 'pass an OpenSSH or PEM private key (ed25519, ecdsa or rsa), e.g. one made by ssh-keygen',
     );
   }
-  return { key, source };
+  return new SshIdentity(key, source);
 }
 
 /** The identity files `ssh` tries by default, where they exist and open without a prompt. */
@@ -197,7 +197,7 @@ function defaultIdentities(home: string, passphrase: string | Buffer | undefined
     }
     const key = ssh2.utils.parseKey(data, passphrase);
     // An encrypted key would need a prompt, which ssh would show; here it is skipped, as the agent may hold it.
-    if (!(key instanceof Error) && key.isPrivateKey()) out.push({ key, source: `the key file ${file}` });
+    if (!(key instanceof Error) && key.isPrivateKey()) out.push(new SshIdentity(key, `the key file ${file}`));
   }
   return out;
 }

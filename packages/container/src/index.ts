@@ -25,4 +25,4 @@ export {
 } from './engine.ts';
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './helper-session.ts';
 export { shellQuote } from './shell-quote.ts';
-export type { SshIdentity, SshTarget } from './ssh-transport.ts';
+export { SshIdentity, type SshTarget } from './ssh-transport.ts';

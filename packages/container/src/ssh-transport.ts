@@ -16,11 +16,28 @@ import { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
 import { blobType, checkHostKey, fingerprint, type HostKeyCheck, knownHostsName, knownKeyTypes } from './known-hosts.ts';
 
-/** A private key to authenticate with: the key text, and where it came from (for messages; never the key). */
-export interface SshIdentity {
-  readonly key: ssh2.ParsedKey;
-  /** `the privateKey option`, or the file it was read from. */
+/**
+ * A private key to log in with, and where it came from. The key is held in a
+ * private field, so logging a resolved address (util.inspect at any depth,
+ * JSON) shows its source and fingerprint, never the key.
+ */
+export class SshIdentity {
+  /** `the privateKey option`, or `the key file <path>`. */
   readonly source: string;
+  /** SHA-256 fingerprint of the public key, as `ssh-keygen -l` prints it. */
+  readonly fingerprint: string;
+  readonly #key: ssh2.ParsedKey;
+
+  constructor(key: ssh2.ParsedKey, source: string) {
+    this.#key = key;
+    this.source = source;
+    this.fingerprint = fingerprint(key.getPublicSSH());
+  }
+
+  /** The parsed key, for ssh2. */
+  get key(): ssh2.ParsedKey {
+    return this.#key;
+  }
 }
 
 /** Everything an SSH connection to the engine's host needs, resolved from options and environment. */
@@ -370,7 +387,7 @@ function hostKeyError(check: Exclude<HostKeyCheck, { verdict: 'known' }>, key: B
 function authError(target: SshTarget, address: string, skipped: readonly string[], err: Error): SshEngineError {
   const tried = [
     ...(target.agent === undefined ? [] : [`the ssh-agent at ${target.agent}`]),
-    ...target.identities.map((id) => `${id.source} (${fingerprint(id.key.getPublicSSH())})`),
+    ...target.identities.map((id) => `${id.source} (${id.fingerprint})`),
   ];
   return new SshEngineError(
     'auth-refused',

@@ -13,6 +13,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSy
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import type { FsError } from '@ctxfs/core';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +56,9 @@ describe('ssh:// addresses and known_hosts, as ssh reads them', () => {
     const k = resolveEngine({ host: 'ssh://u@h', ssh: { privateKey: key('client/id_ed25519') }, env: { SSH_AUTH_SOCK: '/tmp/a' } });
     expect(k.kind === 'ssh' && k.agent).toBeUndefined();
     expect(k.kind === 'ssh' && k.identities.map((i) => i.source)).toEqual([`the key file ${key('client/id_ed25519')}`]);
+    expect(k.kind === 'ssh' && k.identities[0]?.fingerprint).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+    // A resolved address can be logged: the key itself shows at no depth.
+    expect(inspect(k, { depth: 10, showHidden: true }) + JSON.stringify(k)).not.toMatch(/PRIVATE KEY|BEGIN/);
     expect(resolveEngine({ host: 'u@box', protocol: 'ssh', port: 2200, env: {} })).toMatchObject({ kind: 'ssh', host: 'box', port: 2200, username: 'u' });
   });
 
