@@ -436,7 +436,9 @@ function backendSampler(admin: pg.Client, app: string): Sampler {
                 : `running (${r.wait_event_type}: ${r.wait_event})`
             : r.state === 'idle in transaction'
               ? 'idle in a transaction (waiting for the client)'
-              : (r.state ?? 'unknown');
+              : r.state === 'idle'
+                ? 'idle (no statement: the client at work, a lock held by its connection, or a spare pooled one)'
+                : (r.state ?? 'unknown');
         counts.set(what, (counts.get(what) ?? 0) + 1);
       }
     } catch {
@@ -749,7 +751,7 @@ async function beforeAsyncCases(base: string, quick: boolean, corpus: string | u
       note,
     };
   };
-  const note = `${rounds} fresh processes a side, alternating; each times every call for ${opMs} ms; goal: no slower (≤ ${BEFORE_TARGET.toFixed(2)}x, past noise)`;
+  const note = `${rounds} fresh process${rounds === 1 ? '' : 'es'} a side, alternating; each times every call for ${opMs} ms; goal: no slower (≤ ${BEFORE_TARGET.toFixed(2)}x, past noise)`;
   const cases = [
     pair(
       'readFile 1 KB',
