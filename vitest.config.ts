@@ -42,6 +42,7 @@ const contextSuites = [
   'patch-edits',
   'path-spellings',
   'refusal-size',
+  'request-id',
   'retrieval',
   'safety-guard',
   'search',

@@ -42,6 +42,16 @@ export interface EditOptions extends ConflictOptions {
    * this session; with neither, the edit applies to the file as it is.
    */
   baseVersion?: string;
+  /**
+   * The caller's key for this call, the same on every retry of it (a UUID the
+   * caller makes once): when an earlier call with this key was applied —
+   * its answer lost to a dropped connection, a timeout, a failed store — the
+   * retry writes nothing and answers with that change (`unchanged`, its
+   * version). A key is the change's id in history and the audit; keep it
+   * unique across the workspace. Refused calls wrote nothing and are not
+   * remembered, so their retries run again.
+   */
+  requestId?: string;
 }
 
 /** What an operation wants done to one file, given its text (base or current). */
@@ -483,7 +493,7 @@ export class FileEditor {
         );
       }
     }
-    const pending = await this.#begin(op, author, options.message, entries, blobs);
+    const pending = await this.#begin(op, author, options.message, entries, blobs, options.requestId);
     const hook = this.deps.crashHook;
     await hook?.('after-intent', 0, primary);
     const done: JournalEntry[] = [];
@@ -661,8 +671,15 @@ export class FileEditor {
   }
 
   /** Journals the intent of a change; the call's audit record travels with it, written when the change is recorded, now or by recovery. */
-  #begin(op: string, author: string, message: string | undefined, entries: readonly JournalEntry[], blobs: readonly Uint8Array[]): Promise<PendingChange> {
-    return this.deps.journal.begin({ op, author, message, entries, blobs, sessionId: this.deps.session.id, audit: currentCall()?.auditDraft() });
+  #begin(
+    op: string,
+    author: string,
+    message: string | undefined,
+    entries: readonly JournalEntry[],
+    blobs: readonly Uint8Array[],
+    changeId?: string,
+  ): Promise<PendingChange> {
+    return this.deps.journal.begin({ op, author, message, entries, blobs, changeId, sessionId: this.deps.session.id, audit: currentCall()?.auditDraft() });
   }
 
   async #afterWrite(p: PlannedFile, author: string, message: string | undefined): Promise<void> {
@@ -712,6 +729,54 @@ export class FileEditor {
     return out;
   }
 
+  /**
+   * The answer to a retry of a call that was applied already (see
+   * {@link EditOptions.requestId}), or `undefined` when none with this key
+   * was. A change of this key still in the journal — written, its record
+   * lost — is settled against the disk first.
+   */
+  async #earlier(op: string, path: string, requestId: string): Promise<EditResult | undefined> {
+    if (requestId.length === 0 || requestId.length > 200 || /\p{Cc}/u.test(requestId)) {
+      throw new Refusal(
+        refusal(op, path, 'EINVAL', 'requestId must be 1 to 200 characters without control characters; make one UUID per call and reuse it on retries.'),
+      );
+    }
+    const { store, journal, fs } = this.deps;
+    const recorded = () =>
+      store.all<{ path: string; sha256: string | null; seq: number }>('SELECT path, sha256, seq FROM history WHERE change_id = ? ORDER BY id', [requestId]);
+    let rows = await recorded();
+    if (rows.length === 0) {
+      if (!(await journal.pending()).some((p) => p.changeId === requestId)) return undefined;
+      await journal.recover(fs);
+      rows = await recorded();
+      if (rows.length === 0 && (await journal.pending()).some((p) => p.changeId === requestId)) {
+        throw new Refusal(
+          refusal(
+            op,
+            path,
+            'EBUSY',
+            `A call with request id ${q(requestId)} is being applied by another process. Nothing was written; retry once it has finished.`,
+          ),
+        );
+      }
+      if (rows.length === 0) return undefined;
+    }
+    const head = rows[rows.length - 1] as { path: string; sha256: string | null; seq: number };
+    return {
+      ...refusal(
+        op,
+        head.path,
+        'EINVAL',
+        `Already applied: request ${q(requestId)} changed ${[...new Set(rows.map((r) => r.path))].join(', ')} (version ${shortHash(head.sha256 ?? undefined)}, #${head.seq}) in an earlier call whose answer was lost. Nothing was written again.`,
+        { version: head.sha256 ?? undefined },
+      ),
+      success: true,
+      code: undefined,
+      unchanged: true,
+      seq: Number(head.seq),
+    };
+  }
+
   /** Runs a whole operation: locks, plan, commit; refusals become results. */
   async run(op: string, paths: readonly string[], options: EditOptions, plan: () => Promise<PlannedFile[]>): Promise<EditResult> {
     try {
@@ -720,6 +785,10 @@ export class FileEditor {
         this.deps.fs,
         paths,
         async () => {
+          if (options.requestId !== undefined) {
+            const earlier = await this.#earlier(op, paths[0] ?? '', options.requestId);
+            if (earlier) return earlier;
+          }
           const plans = await plan();
           await this.deps.beforeCommit?.(plans);
           return await this.commit(op, plans, options);

@@ -151,8 +151,10 @@ export class EditJournal {
     blobs: ReadonlyArray<Uint8Array>;
     sessionId?: string | undefined;
     audit?: unknown;
+    /** The change's id; default a new UUID (a caller's request id, so a retry finds it). */
+    changeId?: string | undefined;
   }): Promise<PendingChange> {
-    const changeId = randomUUID();
+    const changeId = change.changeId ?? randomUUID();
     return this.store.transaction(async () => {
       for (const b of change.blobs) await this.versions.putBlob(b);
       const r = (await this.store.get(

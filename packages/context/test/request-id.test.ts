@@ -1,0 +1,117 @@
+/**
+ * Writes carry a request id, so a retry never applies twice: a call whose
+ * answer was lost (the store failed after the write, the connection dropped,
+ * the caller timed out) is retried with the same id and answered with the
+ * change it made, from this context or another one on the same store (another
+ * host). The control: the same insertion without an id applies twice.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ContextLayer, type CrashHook, createContext } from '../src/index.ts';
+import { memoryBackend, type Workspace } from './backends.ts';
+import { ON_POSTGRES, testState } from './support/test-state.ts';
+
+const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+
+/** A hunk that inserts `line` after `two`: it still applies after it applied once, so a blind retry doubles it. */
+const insert = (line: string) => `--- a/a.txt\n+++ b/a.txt\n@@ -2,1 +2,2 @@\n two\n+${line}\n`;
+
+describe('request ids', () => {
+  let ws: Workspace | undefined;
+  const contexts: ContextLayer[] = [];
+  afterEach(async () => {
+    for (const c of contexts.splice(0)) await c.close();
+    await ws?.cleanup();
+    ws = undefined;
+  });
+  const text = async () => decode(await (ws as Workspace).fs.readBytes('a.txt'));
+
+  const open = async (options: { crashHook?: CrashHook; store?: string } = {}) => {
+    ws ??= await memoryBackend.create({ 'a.txt': 'one\ntwo\nthree\n' });
+    const ctx = await createContext({ fs: ws.fs, store: options.store ?? testState(), agent: 'llm:a', edits: { crashHook: options.crashHook } });
+    contexts.push(ctx);
+    return ctx;
+  };
+
+  it('a retry with the same id answers with the earlier change and writes nothing; without an id the insertion doubles', async () => {
+    const ctx = await open();
+    const id = randomUUID();
+    const first = await ctx.applyPatch(insert('added'), { requestId: id });
+    expect(first.success, first.message).toBe(true);
+    const retry = await ctx.applyPatch(insert('added'), { requestId: id });
+    expect(retry).toMatchObject({ success: true, unchanged: true, version: first.version, seq: first.seq });
+    expect(retry.message).toMatch(
+      /^Already applied: request "[0-9a-f-]+" changed a\.txt \(version \w+, #2\) in an earlier call whose answer was lost\. Nothing was written again\.$/,
+    );
+    expect(await text()).toBe('one\ntwo\nadded\nthree\n');
+    expect((await ctx.history('a.txt')).map((v) => v.op)).toEqual(['patch', 'initial']);
+    // The change's id in history and the audit is the request id.
+    expect((await ctx.history('a.txt'))[0]?.changeId).toBe(id);
+    expect(await ctx.store.all('SELECT op FROM audit WHERE change_id = ?', [id])).toHaveLength(1);
+
+    // Control: the same hunk again without an id applies again.
+    const blind = await ctx.applyPatch(insert('added'));
+    expect(blind.success).toBe(true);
+    expect(await text()).toBe('one\ntwo\nadded\nadded\nthree\n');
+  });
+
+  // Two contexts on one store, as two hosts: the PostgreSQL project runs it (a SQLite store is one per process).
+  it.runIf(ON_POSTGRES)('another context on the same store (another host) retrying the id is answered too', async () => {
+    const store = testState();
+    const a = await open({ store });
+    const b = await open({ store });
+    const id = randomUUID();
+    expect((await a.replace('a.txt', 'three', 'THREE', { requestId: id })).success).toBe(true);
+    const retry = await b.replace('a.txt', 'three', 'THREE', { requestId: id });
+    expect(retry).toMatchObject({ success: true, unchanged: true });
+    expect((await b.history('a.txt')).map((v) => v.op)).toEqual(['replace', 'initial']);
+  });
+
+  it('the record lost after the write: the retry settles the change and answers with it, recorded once', async () => {
+    let armed = true;
+    let ctx: ContextLayer | undefined;
+    ctx = await open({
+      crashHook: async (point) => {
+        if (point !== 'before-record' || !armed) return;
+        armed = false;
+        await ctx?.store.run('ALTER TABLE history RENAME TO history_away');
+      },
+    });
+    const id = randomUUID();
+    const lost = await ctx.applyPatch(insert('once'), { requestId: id });
+    expect(lost.success).toBe(false);
+    expect(lost.message).toContain('Do not redo it');
+    await ctx.store.run('ALTER TABLE history_away RENAME TO history');
+    const retry = await ctx.applyPatch(insert('once'), { requestId: id });
+    expect(retry).toMatchObject({ success: true, unchanged: true });
+    expect(await text()).toBe('one\ntwo\nonce\nthree\n');
+    const history = await ctx.history('a.txt');
+    expect(history.map((v) => [v.op, v.changeId === id])).toEqual([
+      ['patch', true],
+      ['initial', false],
+    ]);
+    expect(await ctx.store.all('SELECT op FROM audit WHERE change_id = ?', [id])).toHaveLength(1);
+    expect((await ctx.store.verifyAudit()).ok).toBe(true);
+  });
+
+  it('a refused call is not remembered: its retry runs again', async () => {
+    const ctx = await open();
+    const id = randomUUID();
+    expect((await ctx.replace('a.txt', 'absent', 'x', { requestId: id })).code).toBe('ENOENT'); // the text is not there
+    await (ws as Workspace).fs.writeBytes('a.txt', new TextEncoder().encode('one\nabsent\n'));
+    const r = await ctx.replace('a.txt', 'absent', 'present', { requestId: id });
+    expect(r.success, r.message).toBe(true);
+    expect(await text()).toBe('one\npresent\n');
+  });
+
+  it('an id that is empty, too long or holds control characters is refused with EINVAL, nothing written', async () => {
+    const ctx = await open();
+    for (const id of ['', 'x'.repeat(201), 'a\nb']) {
+      const r = await ctx.replace('a.txt', 'one', '1', { requestId: id });
+      expect(r).toMatchObject({ success: false, code: 'EINVAL' });
+      expect(r.message).toMatch(/requestId must be 1 to 200 characters/);
+    }
+    expect(await text()).toBe('one\ntwo\nthree\n');
+  });
+});
