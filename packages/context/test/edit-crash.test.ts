@@ -14,8 +14,10 @@ import { fileURLToPath } from 'node:url';
 import { HostFilesystem } from '@ctxfs/host';
 import { describe, expect, it } from 'vitest';
 import { type ContextLayer, type CrashHook, createContext, SqliteStateStore } from '../src/index.ts';
+import { PostgresStateStore } from '../src/state/postgres-store.ts';
 import { BACKENDS } from './backends.ts';
 import { runAndKill } from './support/kill-child.ts';
+import { TEST_SCHEMA_PREFIX } from './support/test-state.ts';
 
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const here = dirname(fileURLToPath(import.meta.url));
@@ -131,15 +133,34 @@ async function assertAuditAgrees(ctx: ContextLayer): Promise<number> {
 // Kills of the SIGKILL test; CTXFS_CRASH_KILLS raises it for a longer campaign.
 const KILLS = Number(process.env.CTXFS_CRASH_KILLS ?? 200);
 
-describe('crash recovery after SIGKILL of a real process (host)', () => {
-  it('every kill leaves files, versions and the audit in agreement, two-file changes whole', async () => {
+const PG_URL = process.env.CTXFS_TEST_POSTGRES_URL;
+/**
+ * The stores the kills run against: a SQLite file, and a schema of its own
+ * on the test server (fewer kills there: each reopen connects a pool).
+ */
+const stores: Array<{ name: string; kills: number; state: (base: string) => string }> = [
+  { name: 'SQLite', kills: KILLS, state: (base) => join(base, 'state.db') },
+];
+if (PG_URL !== undefined || process.env.CI) {
+  stores.push({
+    name: 'PostgreSQL',
+    kills: Math.ceil(KILLS / 5),
+    state: () => {
+      if (PG_URL === undefined) throw new Error('CTXFS_TEST_POSTGRES_URL: the kills over PostgreSQL must run in CI (see .ci/system-deps.sh)');
+      return `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${TEST_SCHEMA_PREFIX}crash_${process.pid}_${Date.now().toString(36)}`;
+    },
+  });
+}
+
+describe.each(stores)('crash recovery after SIGKILL of a real process (host, $name)', ({ name, kills: KILLS, state }) => {
+  it('every kill leaves files, versions and the audit in agreement, two-file changes whole; the audit chain verifies', async () => {
     const base = mkdtempSync(join(tmpdir(), 'ctxfs-crash-'));
     const root = join(base, 'ws');
     mkdirSync(root);
     writeFileSync(join(root, 'a.txt'), 'head\nn=0\ntail\n');
     writeFileSync(join(root, 'b.txt'), 'head\nn=0\ntail\n');
     writeFileSync(join(root, 'c.txt'), 'c\n');
-    const db = join(base, 'state.db');
+    const db = state(base);
     const stateDir = join(base, 'host-state');
     let recoveredChanges = 0;
     let lastN = 0;
@@ -172,6 +193,8 @@ describe('crash recovery after SIGKILL of a real process (host)', () => {
         const steps = (await ctx.history('a.txt', 100_000)).filter((v) => v.op === 'patch').length;
         expect(steps).toBe(lastN);
         audited = await assertAuditAgrees(ctx);
+        // The store's one chain holds every record the killed children committed, linked.
+        expect(await ctx.store.verifyAudit()).toMatchObject({ ok: true });
         // The keyed copy verifies, and names the same changes (what a kill kept from it is replayed on open).
         const trail = ctx.auditTrail;
         expect(trail?.verify().ok).toBe(true);
@@ -184,10 +207,16 @@ describe('crash recovery after SIGKILL of a real process (host)', () => {
       }
       expect(lastN).toBeGreaterThan(0);
       console.log(
-        `[sigkill] ${KILLS} kills, ${lastN} two-file changes completed, ${recoveredChanges} interrupted changes settled on reopen, ${audited} audited changes, each with its one record`,
+        `[sigkill ${name}] ${KILLS} kills, ${lastN} two-file changes completed, ${recoveredChanges} interrupted changes settled on reopen, ${audited} audited changes, each with its one record`,
       );
     } finally {
       rmSync(base, { recursive: true, force: true });
+      if (db.startsWith('postgres')) {
+        const schema = /[?&]schema=(\w+)/.exec(db)?.[1] as string;
+        const admin = await PostgresStateStore.open({ url: db });
+        await admin.run(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await admin.close();
+      }
     }
   }, 900_000);
 });
