@@ -696,9 +696,15 @@ export class FileEditor {
       }
       const st = await fs.stat(path);
       await registry.observe(path, { sha256: content.sha256, size: content.size, mtimeMs: st.mtime.getTime() }, author, message);
+      if (editorView) await this.deps.versions.putBlob(editorView);
+    } catch {
+      // The change is on disk and in history; the registry catches up on its next check.
+    }
+    if (content === null) return;
+    try {
       // The editor has now seen what it wrote: its next edit is based on it —
       // or, after a merge, on what it believes the file is (it has not seen the merge).
-      if (editorView) await this.deps.versions.putBlob(editorView);
+      // Apart from the registry's update: when the store fails, the session keeps it in memory.
       await session.recordRead({
         agent,
         path,
@@ -707,7 +713,7 @@ export class FileEditor {
         tokens: 0,
       });
     } catch {
-      // The change is on disk and in history; the registry catches up on its next check.
+      // Kept in the session's memory until the store takes it (SessionContext.recordRead).
     }
   }
 
@@ -762,6 +768,12 @@ export class FileEditor {
       if (rows.length === 0) return undefined;
     }
     const head = rows[rows.length - 1] as { path: string; sha256: string | null; seq: number };
+    // The caller learns now what its change made, as when it is answered the first time: its next edit is based on it.
+    for (const r of rows) {
+      if (r.sha256 !== null && (await this.#versions.latest(r.path))?.sha256 === r.sha256) {
+        await this.deps.session.recordRead({ agent: this.deps.agent, path: r.path, sha256: r.sha256, op: 'edit', tokens: 0 }).catch(() => undefined);
+      }
+    }
     return {
       ...refusal(
         op,

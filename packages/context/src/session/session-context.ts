@@ -58,6 +58,8 @@ export class SessionContext {
   readonly store: StateStore;
   // The session's row, written when the handle is made; every write awaits it first.
   readonly #row: Promise<void>;
+  /** Reads whose record the store failed, by agent and path, in the order they were made (see {@link recordRead}). */
+  readonly #unrecorded = new Map<string, ReadRecord>();
   #served = 0;
 
   private constructor(store: StateStore, id: string, profile: ModelProfile) {
@@ -103,7 +105,14 @@ export class SessionContext {
     return this.#served;
   }
 
-  /** Records a read and charges its tokens to the session. */
+  /**
+   * Records a read and charges its tokens to the session. When the store
+   * fails, the read is kept in this handle (the newest per agent and path)
+   * and written before the next read that reaches the store: what the agent
+   * saw — above all what its own edit wrote — stays its edits' base, so a
+   * store that failed after an edit does not make the agent's next edit
+   * meet its own change as someone else's.
+   */
   async recordRead(read: {
     agent: string;
     path: string;
@@ -113,16 +122,38 @@ export class SessionContext {
     endLine?: number | undefined;
     tokens: number;
   }): Promise<void> {
-    const path = contextPath(read.path, read.op);
-    await this.#row;
-    await this.store.transaction(async () => {
-      await this.store.run(
-        'INSERT INTO session_reads (session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [this.id, read.agent, path, read.sha256, read.op, read.startLine ?? null, read.endLine ?? null, read.tokens, Date.now()],
-      );
-      await this.store.run('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?', [read.tokens, this.id]);
-    });
-    this.#served += read.tokens;
+    const record: ReadRecord = {
+      sessionId: this.id,
+      agent: read.agent,
+      path: contextPath(read.path, read.op),
+      sha256: read.sha256,
+      op: read.op,
+      startLine: read.startLine,
+      endLine: read.endLine,
+      tokens: read.tokens,
+      at: new Date(),
+    };
+    const key = `${record.agent}\0${record.path}`;
+    const batch = [...this.#unrecorded.values()].filter((r) => `${r.agent}\0${r.path}` !== key);
+    batch.push(record);
+    try {
+      await this.#row;
+      await this.store.transaction(async () => {
+        for (const r of batch) {
+          await this.store.run(
+            'INSERT INTO session_reads (session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            [this.id, r.agent, r.path, r.sha256, r.op, r.startLine ?? null, r.endLine ?? null, r.tokens, r.at.getTime()],
+          );
+        }
+        await this.store.run('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?', [batch.reduce((n, r) => n + r.tokens, 0), this.id]);
+      });
+    } catch (err) {
+      this.#unrecorded.delete(key);
+      this.#unrecorded.set(key, record);
+      throw err;
+    }
+    this.#unrecorded.clear();
+    this.#served += batch.reduce((n, r) => n + r.tokens, 0);
   }
 
   /** Charges tokens that were not a file read (overview, refusals). */
@@ -135,6 +166,8 @@ export class SessionContext {
   /** The last read of `path` by `agent` in this session. */
   async lastRead(agent: string, path: string): Promise<ReadRecord | undefined> {
     path = contextPath(path, 'lastRead');
+    const unrecorded = this.#unrecorded.get(`${agent}\0${path}`);
+    if (unrecorded !== undefined) return unrecorded;
     const row = (await this.store.get('SELECT * FROM session_reads WHERE session_id = ? AND agent = ? AND path = ? ORDER BY id DESC LIMIT 1', [
       this.id,
       agent,
@@ -150,7 +183,9 @@ export class SessionContext {
       'SELECT sha256, MIN(id) AS first FROM session_reads WHERE session_id = ? AND agent = ? AND path = ? GROUP BY sha256 ORDER BY first',
       [this.id, agent, path],
     )) as Array<{ sha256: string }>;
-    return rows.map((r) => r.sha256);
+    const seen = rows.map((r) => r.sha256);
+    const unrecorded = this.#unrecorded.get(`${agent}\0${path}`)?.sha256;
+    return unrecorded === undefined || seen.includes(unrecorded) ? seen : [...seen, unrecorded];
   }
 
   /**
