@@ -431,6 +431,38 @@ describe.skipIf(PG_URL === undefined)('PostgreSQL state store', () => {
     await expect(hosts[2]?.withLock('file:a', async () => 'free again')).resolves.toBe('free again');
   });
 
+  test('a file lock held past lockWaitMs by another host is EBUSY naming the file; freed, it is taken', async () => {
+    const holder = await PostgresStateStore.open({ url: withParam(PG_URL as string, 'schema', SCHEMA) });
+    const waiter = await PostgresStateStore.open({ url: withParam(PG_URL as string, 'schema', SCHEMA), lockWaitMs: 300 });
+    onTestFinished(async () => {
+      await holder.close();
+      await waiter.close();
+    });
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let inside!: () => void;
+    const entered = new Promise<void>((r) => {
+      inside = r;
+    });
+    const holding = holder.withLock('file:src/a.ts', async () => {
+      inside();
+      await held;
+    });
+    await entered;
+    const started = Date.now();
+    await expect(waiter.withLock('file:src/a.ts', async () => 'never')).rejects.toMatchObject({
+      code: 'EBUSY',
+      path: 'src/a.ts',
+      reason: expect.stringMatching(/held its lock for over 0.3 s/),
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    release();
+    await holding;
+    expect(await waiter.withLock('file:src/a.ts', async () => 'taken')).toBe('taken');
+  });
+
   test('every SQLite table and column, after all migrations, exists in PostgreSQL with a compatible type', async () => {
     const lite = await SqliteStateStore.open();
     const pg = await open();

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { contextPath } from '../paths/context-path.ts';
 import type { ModelProfile } from '../profiles/model-profiles.ts';
-import type { StateStore } from '../state/state-store.ts';
+import type { SqlValue, StateStore } from '../state/state-store.ts';
 
 /** One read served to an agent. */
 export interface ReadRecord {
@@ -26,6 +26,8 @@ export interface ReadRecord {
   readonly tokens: number;
   readonly at: Date;
 }
+
+const INSERT_READ = 'INSERT INTO session_reads (session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 function toRecord(r: Record<string, unknown>): ReadRecord {
   return {
@@ -136,24 +138,30 @@ export class SessionContext {
     const key = `${record.agent}\0${record.path}`;
     const batch = [...this.#unrecorded.values()].filter((r) => `${r.agent}\0${r.path}` !== key);
     batch.push(record);
+    const tokens = batch.reduce((n, r) => n + r.tokens, 0);
+    const values = (r: ReadRecord): SqlValue[] => [this.id, r.agent, r.path, r.sha256, r.op, r.startLine ?? null, r.endLine ?? null, r.tokens, r.at.getTime()];
     try {
       await this.#row;
-      await this.store.transaction(async () => {
-        for (const r of batch) {
-          await this.store.run(
-            'INSERT INTO session_reads (session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-            [this.id, r.agent, r.path, r.sha256, r.op, r.startLine ?? null, r.endLine ?? null, r.tokens, r.at.getTime()],
-          );
-        }
-        await this.store.run('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?', [batch.reduce((n, r) => n + r.tokens, 0), this.id]);
-      });
+      if (this.store.dialect === 'postgres' && batch.length === 1) {
+        // One statement, atomic on its own: a round trip where a transaction takes five (begin, lock, insert, update, commit).
+        await this.store.run(`WITH r AS (${INSERT_READ}) UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?`, [
+          ...values(record),
+          tokens,
+          this.id,
+        ]);
+      } else {
+        await this.store.transaction(async () => {
+          for (const r of batch) await this.store.run(INSERT_READ, values(r));
+          await this.store.run('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?', [tokens, this.id]);
+        });
+      }
     } catch (err) {
       this.#unrecorded.delete(key);
       this.#unrecorded.set(key, record);
       throw err;
     }
     this.#unrecorded.clear();
-    this.#served += batch.reduce((n, r) => n + r.tokens, 0);
+    this.#served += tokens;
   }
 
   /** Charges tokens that were not a file read (overview, refusals). */

@@ -37,9 +37,16 @@ export interface PostgresStoreOptions {
   poolSize?: number;
   /** How long to wait for a connection to the server; default 10,000 ms. */
   connectTimeoutMs?: number;
+  /** How long an edit waits for another's lock on its file (`withLock`) before it is `EBUSY`; default 60,000 ms. */
+  lockWaitMs?: number;
   /** Schema steps after the baseline; default {@link MIGRATIONS} (those past version 9). */
   migrations?: readonly Migration[];
 }
+
+/** Connections for file locks held or awaited at once, per store (each lock, one). */
+const LOCK_CONNECTIONS = 16;
+/** How long an edit waits for another's lock on its file, by default, before it is told the holder hangs. */
+const LOCK_WAIT_MS = 60_000;
 
 // COUNT(*) is int8 and SUM/AVG numeric: the counts and sizes a store keeps are
 // far below 2^53, and the shared queries expect numbers, as SQLite returns.
@@ -98,18 +105,29 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   // connection is back in the pool, perhaps another caller's, and is left alone.
   #active: pg.PoolClient | undefined;
 
-  // File locks (withLock) live on one connection of their own, outside the
-  // pool: session-level advisory locks, taken by polling, so that no caller
-  // waits for a lock holding a pooled connection its holder may need.
-  readonly #clientConfig: pg.ClientConfig;
-  #lockClient: Promise<pg.Client> | undefined;
+  // File locks (withLock) live on connections of their own, outside the
+  // query pool, so a waiter never holds a connection its holder needs: each
+  // held or awaited lock has one, blocked in the server's lock queue (first
+  // come, first served, where polling served whoever looked last).
+  readonly #lockPool: pg.Pool;
   readonly #lockTurns = new KeyedTurns();
   readonly #lockSpace: number;
 
-  private constructor(pool: pg.Pool, location: string, schema: string, client: pg.ClientConfig) {
+  readonly #lockWaitMs: number;
+
+  private constructor(pool: pg.Pool, location: string, schema: string, client: pg.ClientConfig, lockWaitMs: number) {
     super();
     this.#pool = pool;
-    this.#clientConfig = client;
+    this.#lockWaitMs = lockWaitMs;
+    this.#lockPool = new pg.Pool({
+      ...client,
+      max: LOCK_CONNECTIONS,
+      // A lock held past this is a holder that hangs: the waiter is told so instead of waiting for ever.
+      options: `${client.options ?? ''} -c lock_timeout=${lockWaitMs}`,
+      idleTimeoutMillis: 10_000,
+    });
+    // A lock connection the server drops reports it here (its locks died with it); the pool discards it.
+    this.#lockPool.on('error', () => undefined);
     this.location = location;
     this.schema = schema;
     this.#lockKey = advisoryKey(schema);
@@ -134,7 +152,7 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
       types: TYPES,
     };
     const pool = new pg.Pool({ ...client, max: options.poolSize ?? 10 });
-    const store = new PostgresStateStore(pool, location, schema, client);
+    const store = new PostgresStateStore(pool, location, schema, client, options.lockWaitMs ?? LOCK_WAIT_MS);
     // An idle connection the server drops reports it here; the pool discards it.
     pool.on('error', () => undefined);
     pool.on('connect', (client) => {
@@ -282,9 +300,7 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   }
 
   protected async shutdown(): Promise<void> {
-    const locks = this.#lockClient;
-    this.#lockClient = undefined;
-    await locks?.then((c) => c.end()).catch(() => undefined);
+    await this.#lockPool.end().catch(() => undefined);
     await this.#pool.end();
   }
 
@@ -293,9 +309,11 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
    * {@link StateStore.withLock}). Should the lock's connection drop, the
    * server frees the lock and `fn` runs on unguarded: the backend's
    * compare-and-swap still refuses a write that would overwrite another's.
+   * A lock not had within `lockWaitMs` (60 s by default), or a deadlock the server
+   * finds, is `EBUSY`.
    */
   async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    // The server's session locks are re-entrant on their one connection: callers of this process take turns here first.
+    // The server's session locks are re-entrant on one connection: callers of this process take turns here first.
     const done = await this.#lockTurns.take(key);
     try {
       return await this.#serverLock(key, fn);
@@ -306,37 +324,44 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
 
   async #serverLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const keys = [this.#lockSpace, int32Of(key)];
-    let pause = 1;
-    while (!(await this.#lockQuery<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', keys))[0]?.ok) {
-      await new Promise((r) => setTimeout(r, pause));
-      pause = Math.min(pause * 2, 25);
-    }
+    let client: pg.PoolClient;
     try {
-      return await fn();
-    } finally {
-      await this.#lockQuery('SELECT pg_advisory_unlock($1, $2)', keys).catch(() => undefined);
-    }
-  }
-
-  async #lockQuery<R>(sql: string, values: unknown[]): Promise<R[]> {
-    if (this.#lockClient === undefined) {
-      const client = new pg.Client(this.#clientConfig);
-      // A dropped lock connection is replaced on the next call; its locks died with it.
-      client.on('error', () => {
-        if (this.#lockClient === opened) this.#lockClient = undefined;
-      });
-      const opened = client.connect().then(() => client);
-      this.#lockClient = opened;
-      opened.catch(() => {
-        if (this.#lockClient === opened) this.#lockClient = undefined;
-      });
-    }
-    const current = this.#lockClient;
-    try {
-      return (await (await current).query(sql, values)).rows as R[];
+      client = await this.#lockPool.connect();
     } catch (err) {
-      if (this.#lockClient === current && connectionLost(err) !== undefined) this.#lockClient = undefined;
-      throw this.#failure(err, 'lock', undefined, sql);
+      throw this.#failure(err, 'lock');
+    }
+    let lost = false;
+    const onError = () => {
+      lost = true;
+    };
+    client.on('error', onError);
+    try {
+      try {
+        await client.query({ name: 'ctxfs_file_lock', text: 'SELECT pg_advisory_lock($1, $2)', values: keys });
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        if (code === '55P03' || code === '40P01') {
+          throw fsError('EBUSY', 'lock', key.replace(/^file:/, ''), {
+            reason:
+              code === '55P03'
+                ? `another edit of it (another process or host) has held its lock for over ${this.#lockWaitMs / 1000} s`
+                : 'waiting for its lock would deadlock with another edit',
+            hint: 'retry the edit; if this keeps happening, look for a process that hangs while editing this file',
+            cause: err,
+          });
+        }
+        lost = connectionLost(err) !== undefined;
+        throw this.#failure(err, 'lock', undefined, 'SELECT pg_advisory_lock');
+      }
+      try {
+        return await fn();
+      } finally {
+        if (!lost) await client.query({ name: 'ctxfs_file_unlock', text: 'SELECT pg_advisory_unlock($1, $2)', values: keys }).catch(() => (lost = true));
+      }
+    } finally {
+      client.off('error', onError);
+      // A connection whose unlock did not run is ended: ending it frees whatever lock it still held.
+      client.release(lost);
     }
   }
 
