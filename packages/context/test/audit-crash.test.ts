@@ -58,7 +58,8 @@ describe('audit log after SIGKILL', () => {
         await store.close();
       }
       console.log(`[audit sigkill] ${KILLS} kills; chain at seq ${lastSeq}; ${torn} reopenings cut a torn line (${repairs} repair records in the kept files)`);
-      expect(lastSeq).toBeGreaterThan(KILLS);
+      // Every child appended at least one record before its kill, and none was lost.
+      expect(lastSeq).toBeGreaterThanOrEqual(KILLS);
     } finally {
       rmSync(base, { recursive: true, force: true });
     }
