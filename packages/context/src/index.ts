@@ -163,6 +163,7 @@ export {
 } from './safety/audit/verify-chain.ts';
 export { type CommandRules, type CommandRulesConfig, compileCommandRules, DEFAULT_COMMAND_TIMEOUT_MS, simpleCommands } from './safety/command-rules.ts';
 export { type BlockInfo, CONTENT_RULE, findInjectionAttempts, wrapContent } from './safety/delimiters.ts';
+export { errorText, withoutHostPaths } from './safety/host-paths.ts';
 export {
   DEFAULT_POLICY,
   type Decision,
@@ -198,7 +199,6 @@ export {
   currentCall,
   type GuardedCall,
   SafetyLayer,
-  withoutHostPaths,
 } from './safety/safety-layer.ts';
 export { type GlobCallOptions, type ListedFile, type ListFilesOptions, MAX_LISTED_FILES } from './search/file-listing.ts';
 export type { FindSymbolOptions, SymbolHit } from './search/find-symbol.ts';

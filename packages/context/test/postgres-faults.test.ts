@@ -150,6 +150,8 @@ describe('PostgreSQL faults under editing agents', () => {
     expect(failures.length).toBeGreaterThan(0);
     for (const f of failures) {
       expect(f.code).toBe('EUNAVAILABLE');
+      // The server's address and socket directory are the host's, not the model's to see.
+      expect(f.text).not.toContain(pg.dir);
       expect(f.text).toMatch(/PostgreSQL server at /);
       expect(f.text).toMatch(/check that the server is running/);
       expect(f.text).toMatch(/retry/);
@@ -174,6 +176,7 @@ describe('PostgreSQL faults under editing agents', () => {
         ? { code: down.code, text: `${down.message} ${down.hint}` }
         : { code: (down as EditResult).code, text: (down as EditResult).message };
       expect(said.code).toBe('EUNAVAILABLE');
+      expect(said.text).not.toContain(pg.dir);
       expect(said.text).toMatch(/PostgreSQL server at .* cannot be reached/);
       expect(said.text).toMatch(/check that the server is running/);
       expect(decode(await ws.fs.readBytes('f.txt'))).toBe('head\nanchor\nbefore the stop\ntail\n');

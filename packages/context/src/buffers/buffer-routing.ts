@@ -24,6 +24,7 @@ import type { Document, DocumentLoader, DocumentSource } from '../content/docume
 import { type EditResult, refusal } from '../edits/edit-result.ts';
 import { formatUnifiedDiff } from '../history/unified-diff.ts';
 import { sha256Hex } from '../history/version-store.ts';
+import { errorText } from '../safety/host-paths.ts';
 import type { OpClass } from '../safety/policy.ts';
 import { callText } from '../search/next-call.ts';
 import type { SessionContext } from '../session/session-context.ts';
@@ -107,7 +108,7 @@ export class BufferRouting {
     } catch (err) {
       if (!isFsError(err)) throw err;
       const next = err.code === 'ECONFLICT' ? callText('readFile', [path]) : undefined;
-      return refusal(op, path, err.code, `${err.reason}; ${err.hint}`, { next });
+      return refusal(op, path, err.code, errorText(err), { next });
     }
   }
 

@@ -23,6 +23,7 @@ import { type FileVersion, sha256Hex, type VersionOp, type VersionStore } from '
 import type { HunkFailure } from '../patch/apply-hunks.ts';
 import { contextPath } from '../paths/context-path.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
+import { errorText } from '../safety/host-paths.ts';
 import { currentCall } from '../safety/safety-layer.ts';
 import { callText } from '../search/next-call.ts';
 import type { SessionContext } from '../session/session-context.ts';
@@ -242,7 +243,7 @@ export class FileEditor {
           ),
         );
       }
-      if (isFsError(err)) throw new Refusal(refusal(op, path, err.code, `${err.reason}; ${err.hint}`));
+      if (isFsError(err)) throw new Refusal(refusal(op, path, err.code, errorText(err)));
       throw err;
     }
     await this.noteDisk(path, current);
@@ -557,7 +558,7 @@ export class FileEditor {
       // keeps the intent as its own, and the next call records it (see
       // EditJournal.settleOwn), so history gets it once and nothing is lost.
       const written = effective.map((p) => p.path);
-      const reason = isFsError(err) ? `${err.reason}; ${err.hint}` : String((err as Error).message ?? err);
+      const reason = isFsError(err) ? errorText(err) : String((err as Error).message ?? err);
       const after = first?.bytes ? sha256Hex(first.bytes) : undefined;
       return refusal(
         op,
@@ -809,7 +810,7 @@ export class FileEditor {
       );
     } catch (err) {
       if (err instanceof Refusal) return err.result;
-      if (isFsError(err)) return refusal(op, paths[0] ?? '', err.code, `${err.reason}; ${err.hint}`);
+      if (isFsError(err)) return refusal(op, paths[0] ?? '', err.code, errorText(err));
       throw err;
     }
   }

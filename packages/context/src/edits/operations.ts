@@ -8,6 +8,7 @@
 
 import { isFsError, splitLines } from '@ctxfs/core';
 import { applyLineEdit, type LineEdit, type Occurrence, replaceText } from '../patch/text-edits.ts';
+import { errorText } from '../safety/host-paths.ts';
 import { callShape, callText } from '../search/next-call.ts';
 import { type ApplyPatchOptions, applyPatch } from './apply-patch.ts';
 import { type EditResult, refusal } from './edit-result.ts';
@@ -32,7 +33,7 @@ export interface RenameCallOptions extends EditOptions {
 function guard(op: string, path: string, fn: () => Promise<EditResult>): Promise<EditResult> {
   return fn().catch((err) => {
     if (err instanceof Refusal) return err.result;
-    if (isFsError(err)) return refusal(op, path, err.code, `${err.reason}; ${err.hint}`);
+    if (isFsError(err)) return refusal(op, path, err.code, errorText(err));
     throw err;
   });
 }

@@ -16,10 +16,11 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomUUID } from 'node:crypto';
-import { FsError, fsError, isFsError } from '@ctxfs/core';
+import { type FsError, fsError, isFsError } from '@ctxfs/core';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import type { SessionContext } from '../session/session-context.ts';
 import { type ApprovalOutcome, type ApprovalRequest, type Approver, askApproval, type ChangePreview, type DecidedBy } from './approval.ts';
+import { withoutHostPaths } from './host-paths.ts';
 import { type Decision, MUTATING, type OpClass, type Policy } from './policy.ts';
 import type { Redactor } from './redaction.ts';
 
@@ -384,18 +385,4 @@ function refusalReason(decision: Decision, approval: ApprovalOutcome): string {
   const who =
     approval.by === 'timeout' ? 'no one approved it in time' : approval.by === 'policy' ? (approval.note ?? 'approval is required') : 'the user declined';
   return `${decision.reason}; ${who}${approval.note && approval.by !== 'policy' ? ` (${approval.note})` : ''}`;
-}
-
-/**
- * The error as a model may see it: an absolute host path (where a symlink
- * leads, a state directory) is replaced by a mention that it is outside the
- * workspace. The original stays as the `cause`, for the local log.
- */
-export function withoutHostPaths(err: FsError): FsError {
-  // An absolute path starts after a space, a quote or an opening sign (a workspace path or a glob has text before its slashes).
-  const scrub = (s: string | undefined): string | undefined => s?.replace(/(['"`]?)(?<=^|[\s'"`(=:,])\/[^\s'"`)]+\1/g, '(a path outside the workspace)');
-  const reason = scrub(err.reason);
-  const hint = scrub(err.hint);
-  if (reason === err.reason && hint === err.hint) return err;
-  return new FsError({ code: err.code, op: err.op, path: err.path, dest: err.dest, reason, hint, cause: err });
 }
