@@ -9,7 +9,6 @@ import { FsError } from '@ctxfs/core';
 
 /**
  * A server's address (`postgres://user@host/db?host=/run/socket`, `tcp://10.0.0.5:2376`): where a state store or an engine lives.
- * Web URLs are left alone: those in an error are usually the model's own words (a command, a pattern).
  */
 const ADDRESS = /\b(?:postgres(?:ql)?|tcp|unix|ssh|npipe):\/\/[^\s'"`)]+/gi;
 // An absolute path starts after a space, a quote or an opening sign (a workspace path or a glob has text before its slashes).
