@@ -418,7 +418,8 @@ async function timeSides(sides: Side[], opts: RunOptions): Promise<void> {
   }
 }
 
-function quantile(sorted: readonly number[], q: number): number {
+/** The `q` quantile of sorted samples, linearly interpolated between ranks. */
+export function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   const at = (sorted.length - 1) * q;
   const lo = Math.floor(at);

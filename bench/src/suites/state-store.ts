@@ -53,6 +53,7 @@ import {
   DEFAULT_RUN_OPTIONS,
   defineSuite,
   environment,
+  quantile,
   type RunOptions,
   type SideStats,
   type SingleResult,
@@ -463,14 +464,6 @@ function backendSampler(admin: pg.Client, app: string): Sampler {
         .join(', ');
     },
   };
-}
-
-function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const at = (sorted.length - 1) * q;
-  const lo = Math.floor(at);
-  const hi = Math.ceil(at);
-  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (at - lo);
 }
 
 /** Latency of every edit of every process; `opsPerSec` is the edits/s of all processes together. */
