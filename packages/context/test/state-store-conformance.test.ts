@@ -329,6 +329,33 @@ describe.each(subjects)('state store conformance: $name', (subject) => {
     expect((await b.verifyAudit()).ok).toBe(true);
   });
 
+  test("audit rows given together are appended in order, one chain, past one statement's worth, beside another host's", async () => {
+    const own = { own: `batch${++files}` };
+    const a = await opened(subject, own);
+    const b = await subject.peer(a, own);
+    if (b !== a) onTestFinished(() => b.close());
+    const batch = (tag: string, n: number) => Array.from({ length: n }, (_, i) => ({ op: tag, path: `${tag}${i}.ts`, result: 'ok', tokens: i }));
+    // 150 rows: three statements' worth (64 a statement); the other host appends one row at a time meanwhile.
+    await Promise.all([
+      a.audit(batch('a', 150)),
+      (async () => {
+        for (const row of batch('b', 20)) await b.audit(row);
+      })(),
+      a.transaction(async () => {
+        await a.audit(batch('t', 3));
+        await a.audit({ op: 't-last', result: 'ok' });
+      }),
+      a.audit([]),
+    ]);
+    expect(await a.verifyAudit()).toMatchObject({ ok: true, records: 174 });
+    const rows = await a.all<{ op: string; tokens: number | null }>('SELECT op, tokens FROM audit ORDER BY id');
+    const tokensOf = (op: string) => rows.filter((r) => r.op === op).map((r) => Number(r.tokens));
+    expect(tokensOf('a')).toEqual(Array.from({ length: 150 }, (_, i) => i));
+    expect(tokensOf('b')).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    const ops = rows.map((r) => r.op);
+    expect(ops.indexOf('t-last')).toBe(ops.lastIndexOf('t') + 1);
+  });
+
   test('a changed, removed or unchained audit row is named by verify', async () => {
     const store = await opened(subject, { own: `tamper${++files}` });
     for (let i = 0; i < 10; i++) await store.audit({ op: 'read', path: `f${i}.ts`, result: 'ok', tokens: i });
@@ -429,6 +456,40 @@ describe.skipIf(PG_URL === undefined)('PostgreSQL state store', () => {
     await held;
     await expect(hosts[1]?.withLock('file:a', () => Promise.reject(new Error('fn failed')))).rejects.toThrow('fn failed');
     await expect(hosts[2]?.withLock('file:a', async () => 'free again')).resolves.toBe('free again');
+  });
+
+  test('a transaction that sends no statement sends nothing: it does not wait for the workspace lock another host holds', async () => {
+    const store = await open();
+    onTestFinished(() => store.close());
+    const holder = await PostgresStateStore.open({ url: withParam(url, 'schema', SCHEMA), poolSize: 2 });
+    onTestFinished(() => holder.close());
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const other = holder.transaction(async () => {
+      await holder.run('CREATE TEMP TABLE IF NOT EXISTS lock_probe (x int)');
+      started();
+      await held;
+    });
+    await holding;
+    try {
+      const empty = store.transaction(async () => 'nothing sent');
+      const waited = await Promise.race([empty, new Promise((resolve) => setTimeout(() => resolve('waited'), 2000))]);
+      expect(waited).toBe('nothing sent');
+      // One that does send a statement waits its turn.
+      const writing = store.transaction(() => store.get<{ n: number }>('SELECT 1 AS n'));
+      expect(await Promise.race([writing.then(() => 'ran'), new Promise((resolve) => setTimeout(() => resolve('waited'), 300))])).toBe('waited');
+      release();
+      await expect(writing).resolves.toEqual({ n: 1 });
+    } finally {
+      release();
+      await other;
+    }
   });
 
   test('a file lock held past lockWaitMs by another host is EBUSY naming the file; freed, it is taken', async () => {

@@ -466,7 +466,7 @@ export class FileEditor {
         blobs.push(src.bytes);
         continue;
       }
-      if (p.current) blobs.push(p.current.bytes);
+      // The content replaced is stored already: loading it stored it, and history's latest version refers to it.
       if (p.bytes) blobs.push(p.bytes);
       entries.push({
         path: p.path,
@@ -722,13 +722,13 @@ export class FileEditor {
   async staleReaders(paths: readonly string[]): Promise<StaleReader[]> {
     const out: StaleReader[] = [];
     for (const path of paths) {
-      const now = (await this.#versions.latest(path))?.sha256;
+      // Each reader's last read of it that is not the file's latest version (none when deleted).
       const rows = (await this.deps.store.all(
-        'SELECT r.session_id, r.agent, r.sha256 FROM session_reads r WHERE r.path = ? AND r.id = (SELECT MAX(id) FROM session_reads WHERE session_id = r.session_id AND agent = r.agent AND path = r.path)',
-        [path],
+        'SELECT r.session_id, r.agent, r.sha256 FROM session_reads r WHERE r.path = ? AND r.id = (SELECT MAX(id) FROM session_reads WHERE session_id = r.session_id AND agent = r.agent AND path = r.path) AND r.sha256 IS DISTINCT FROM (SELECT sha256 FROM history WHERE path = ? ORDER BY seq DESC LIMIT 1)',
+        [path, path],
       )) as Array<{ session_id: string; agent: string; sha256: string }>;
       for (const r of rows) {
-        if (r.sha256 !== now && !(r.session_id === this.deps.session.id && r.agent === this.deps.agent)) {
+        if (!(r.session_id === this.deps.session.id && r.agent === this.deps.agent)) {
           out.push({ agent: r.agent, sessionId: r.session_id, version: r.sha256 });
         }
       }

@@ -104,7 +104,16 @@ export class BlobStore {
    * blob stored or asked for last is tried, which is the version an edit
    * replaces when the edit journal stores old and new contents in turn.
    */
-  put(bytes: Uint8Array, sha256: string = sha256Hex(bytes), near?: string): Promise<string> {
+  async put(bytes: Uint8Array, sha256: string = sha256Hex(bytes), near?: string): Promise<string> {
+    // Most puts find the blob stored (a file read again, the content an edit
+    // replaces): one query, without the transaction (on PostgreSQL, the
+    // workspace's writer lock) that storing a new one takes. Outside a
+    // transaction, the answer holds no shorter than the transaction's would:
+    // either way it ends before the caller records a version of the blob.
+    if (!this.#db.inTransaction && (await this.has(sha256))) {
+      this.#remember(sha256, bytes);
+      return sha256;
+    }
     return this.#db.transaction(async () => {
       if (await this.has(sha256)) {
         this.#remember(sha256, bytes);

@@ -154,15 +154,16 @@ export class VersionStore {
     /** The session that made the change. */
     sessionId?: string | undefined;
   }): Promise<FileVersion> {
-    const last = (await this.store.get('SELECT MAX(seq) AS seq FROM history WHERE path = ?', [entry.path])) as { seq: number | null };
+    // The file's last seq and last content, and whether the new content is stored whole, in one round trip.
+    const last = (await this.store.get(
+      'SELECT (SELECT MAX(seq) FROM history WHERE path = ?) AS seq, (SELECT sha256 FROM history WHERE path = ? AND sha256 IS NOT NULL ORDER BY seq DESC LIMIT 1) AS prev, (SELECT CASE WHEN base IS NULL THEN 1 ELSE 0 END FROM blobs WHERE sha256 = ?) AS whole',
+      [entry.path, entry.path, entry.sha256 ?? null],
+    )) as { seq: number | null; prev: string | null; whole: number | null };
     const seq = Number(last.seq ?? 0) + 1;
     const now = Date.now();
-    if (entry.sha256 !== undefined) {
-      // Now that the blob's predecessor is known, keep it as a delta against it if it was stored whole.
-      const prev = (await this.store.get('SELECT sha256 FROM history WHERE path = ? AND sha256 IS NOT NULL ORDER BY seq DESC LIMIT 1', [entry.path])) as
-        | { sha256: string }
-        | undefined;
-      if (prev !== undefined && prev.sha256 !== entry.sha256) await this.blobs.deltify(entry.sha256, prev.sha256);
+    // Now that the blob's predecessor is known, keep it as a delta against it if it was stored whole.
+    if (entry.sha256 !== undefined && last.prev !== null && last.prev !== entry.sha256 && Number(last.whole) === 1) {
+      await this.blobs.deltify(entry.sha256, last.prev);
     }
     await this.store.run(
       'INSERT INTO history (path, seq, sha256, size, op, author, message, change_id, related_path, undo_of, created_ms, session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',

@@ -172,6 +172,24 @@ const INSERT_VERSIONS = multiRow(
   'ON CONFLICT DO NOTHING',
 );
 
+/** One statement and what it binds. */
+interface Statement {
+  readonly sql: string;
+  readonly params: SqlValue[];
+}
+
+/** The inserts of `versions`' rows, up to {@link ROWS_PER_STATEMENT} a statement. */
+function versionInserts(versions: readonly FileVersionRecord[]): Statement[] {
+  const out: Statement[] = [];
+  for (let i = 0; i < versions.length; i += ROWS_PER_STATEMENT) {
+    const chunk = versions.slice(i, i + ROWS_PER_STATEMENT);
+    const params: SqlValue[] = [];
+    for (const v of chunk) params.push(v.path, v.version, v.sha256, v.size, v.author, v.message ?? null, v.createdMs);
+    out.push({ sql: INSERT_VERSIONS(chunk.length), params });
+  }
+  return out;
+}
+
 /**
  * A record about to be stored, with what its version row needs. The version
  * row of a file's first content, when nobody but the scan authored it, is
@@ -583,7 +601,7 @@ export class FileRegistry {
     now: number,
   ): Promise<FileRecord> {
     const row = await this.#recordOf(path, this.#records.get(path), stat, sha256, head, author, message, now);
-    await this.store.transaction(() => this.#write([row], now));
+    await this.#write([row], now);
     return row.record;
   }
 
@@ -626,6 +644,12 @@ export class FileRegistry {
    * statement: a scan writes tens of thousands, and one statement per row
    * would cost more than the hashing.
    */
+  /**
+   * Stores `rows` and the version rows they add, atomically: in one
+   * transaction, or on PostgreSQL, when they fit, in one statement (its
+   * `WITH` runs the records' insert too), a round trip where a transaction
+   * takes four.
+   */
   async #write(rows: readonly PendingRow[], now: number): Promise<void> {
     const versions: FileVersionRecord[] = [];
     for (const { record: r, previous, isNewContent, author, message } of rows) {
@@ -636,6 +660,7 @@ export class FileRegistry {
         versions.push({ path: r.path, version: r.version, sha256: r.sha256, size: r.size, author, message, createdMs: r.versionMs });
       }
     }
+    const statements: Statement[] = [];
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
       const params: SqlValue[] = [];
@@ -643,20 +668,25 @@ export class FileRegistry {
         params.push(r.path, r.language ?? null, tagsText(r.tags), r.size, r.mtimeMs, r.sha256, r.version, r.accessCount);
         params.push(r.lastAccessedMs ?? null, r.entrypoint ? 1 : 0, r.sensitive ? 1 : 0, r.generated ? 1 : 0, now, r.versionMs);
       }
-      await this.store.run(INSERT_FILES(chunk.length), params);
+      statements.push({ sql: INSERT_FILES(chunk.length), params });
     }
-    await this.#insertVersions(versions);
+    statements.push(...versionInserts(versions));
+    const [first, second] = statements;
+    if (first !== undefined && second !== undefined && statements.length === 2 && this.store.dialect === 'postgres') {
+      await this.store.run(`WITH records AS (${first.sql}) ${second.sql}`, [...first.params, ...second.params]);
+    } else if (first !== undefined && statements.length === 1) {
+      await this.store.run(first.sql, first.params);
+    } else {
+      await this.store.transaction(async () => {
+        for (const st of statements) await this.store.run(st.sql, st.params);
+      });
+    }
     for (const { record } of rows) this.#records.set(record);
   }
 
   /** Adds version rows; one already there (same path and version) is kept. */
   async #insertVersions(versions: readonly FileVersionRecord[]): Promise<void> {
-    for (let i = 0; i < versions.length; i += ROWS_PER_STATEMENT) {
-      const chunk = versions.slice(i, i + ROWS_PER_STATEMENT);
-      const params: SqlValue[] = [];
-      for (const v of chunk) params.push(v.path, v.version, v.sha256, v.size, v.author, v.message ?? null, v.createdMs);
-      await this.store.run(INSERT_VERSIONS(chunk.length), params);
-    }
+    for (const st of versionInserts(versions)) await this.store.run(st.sql, st.params);
   }
 
   /** Forgets files that are gone, keeping their last version in the history. */

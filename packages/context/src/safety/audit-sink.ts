@@ -145,18 +145,21 @@ export async function storeAuditSink(store: StateStore, trail: AuditTrail | unde
       for (const r of batch) trail.append(trailEntry(r, context));
     });
   };
-  const insert = (r: AuditDraft): Promise<void> =>
-    store.audit({
-      op: r.op,
-      // A refused call's path is recorded as asked, and may hold a NUL, which a PostgreSQL text column cannot: written as JSON writes it.
-      path: r.paths[0]?.replaceAll('\0', '\\u0000'),
-      agent: r.agent,
-      sessionId: r.sessionId,
-      params: rowParams(r),
-      result: r.result,
-      tokens: r.tokens,
-      changeId: r.changeId,
-    });
+  // One call (one statement per 64 rows) for the records of a batch.
+  const insert = (batch: readonly AuditDraft[]): Promise<void> =>
+    store.audit(
+      batch.map((r) => ({
+        op: r.op,
+        // A refused call's path is recorded as asked, and may hold a NUL, which a PostgreSQL text column cannot: written as JSON writes it.
+        path: r.paths[0]?.replaceAll('\0', '\\u0000'),
+        agent: r.agent,
+        sessionId: r.sessionId,
+        params: rowParams(r),
+        result: r.result,
+        tokens: r.tokens,
+        changeId: r.changeId,
+      })),
+    );
   const flush = async (): Promise<void> => {
     clearTimeout(timer);
     timer = undefined;
@@ -164,7 +167,7 @@ export async function storeAuditSink(store: StateStore, trail: AuditTrail | unde
     if (store.inTransaction) {
       // Inside a change's transaction: the earlier records go first, in its commit.
       const batch = queued.splice(0);
-      for (const r of batch) await insert(r);
+      await insert(batch);
       pending.unshift(...batch);
       return;
     }
@@ -174,7 +177,7 @@ export async function storeAuditSink(store: StateStore, trail: AuditTrail | unde
     try {
       await store.transaction(async () => {
         batch = queued.splice(0);
-        for (const r of batch) await insert(r);
+        await insert(batch);
       });
     } catch (err) {
       // Kept for the next flush, which a later call, a read of the table or close makes.
@@ -191,10 +194,19 @@ export async function storeAuditSink(store: StateStore, trail: AuditTrail | unde
   return (r) => {
     if (store.inTransaction) {
       // A change's record: in the change's transaction, after whatever was queued before it.
-      return flush().then(async () => {
-        await insert(r);
-        pending.push(r);
-      });
+      // One statement for both; should it fail, the queued ones stay queued for the next flush.
+      clearTimeout(timer);
+      timer = undefined;
+      const earlier = queued.splice(0);
+      return insert([...earlier, r]).then(
+        () => {
+          pending.push(...earlier, r);
+        },
+        (err: unknown) => {
+          queued.unshift(...earlier);
+          throw err;
+        },
+      );
     }
     queued.push(r);
     // Off any caller's stack: a failure leaves the batch queued for the next flush to report.

@@ -5,10 +5,11 @@
  * one schema each; every pooled connection has its `search_path` set to the
  * store's schema.
  *
- * Writers serialize per schema: a transaction takes a pooled connection,
- * `BEGIN`s and takes a transaction-scoped advisory lock keyed by the schema,
- * as SQLite's `BEGIN IMMEDIATE` takes its write lock, so a read-then-write
- * inside a transaction sees no other writer between.
+ * Writers serialize per schema: a transaction takes a pooled connection and,
+ * with its first statement, `BEGIN`s and takes a transaction-scoped advisory
+ * lock keyed by the schema (one round trip), as SQLite's `BEGIN IMMEDIATE`
+ * takes its write lock, so a read-then-write inside a transaction sees no
+ * other writer between. A transaction that sends no statement sends nothing.
  *
  * A lost server or connection fails the call with `EUNAVAILABLE` naming the
  * server; the pool replaces the connection for the next call. A `SELECT`
@@ -104,6 +105,8 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   // scope calls end() again to roll back when a commit fails: by then the
   // connection is back in the pool, perhaps another caller's, and is left alone.
   #active: pg.PoolClient | undefined;
+  // The active connection while its BEGIN waits for the transaction's first statement.
+  readonly #unbegun = new WeakSet<pg.PoolClient>();
 
   // File locks (withLock) live on connections of their own, outside the
   // query pool, so a waiter never holds a connection its holder needs: each
@@ -186,6 +189,7 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
       // new database at once do not both create it.
       await this.transaction(async () => {
         const client = this.current as pg.PoolClient;
+        await this.#open(client);
         await this.#exec(client, `CREATE SCHEMA IF NOT EXISTS ${this.schema}; ${POSTGRES_VERSION_TABLE}`);
         let current = Number((await client.query<{ version: number }>('SELECT version FROM ctxfs_schema')).rows[0]?.version ?? 0);
         if (current > known) {
@@ -235,17 +239,20 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
       this.#endWriter();
       throw err;
     }
+    // BEGIN waits for the transaction's first statement: one that makes none costs no round trip.
+    this.#unbegun.add(client);
+    this.#active = client;
+    return client;
+  }
+
+  /** Opens the transaction on `client` if its first statement is still to come. */
+  async #open(client: pg.PoolClient): Promise<void> {
+    if (!this.#unbegun.delete(client)) return;
     try {
-      await client.query('BEGIN');
-      await client.query({ name: 'ctxfs_lock', text: 'SELECT pg_advisory_xact_lock($1::bigint)', values: [this.#lockKey] });
-      this.#active = client;
-      return client;
+      // One round trip for both (the simple protocol runs them in turn); the key is digits this store made.
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.#lockKey})`);
     } catch (err) {
-      const failure = this.#failure(err, 'transaction', client);
-      await client.query('ROLLBACK').catch(() => undefined);
-      this.#release(client);
-      this.#endWriter();
-      throw failure;
+      throw this.#failure(err, 'transaction', client);
     }
   }
 
@@ -259,7 +266,7 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
     if (client !== this.#active) return;
     this.#active = undefined;
     try {
-      await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+      if (!this.#unbegun.delete(client)) await client.query(commit ? 'COMMIT' : 'ROLLBACK');
     } catch (err) {
       throw this.#failure(err, 'transaction', client);
     } finally {
@@ -271,6 +278,7 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   protected async query(client: pg.PoolClient | undefined, sql: string, params: readonly SqlValue[], want: 'rows' | 'changes'): Promise<SqlRow[] | RunResult> {
     const values = params.map(bindable);
     if (client !== undefined) {
+      await this.#open(client);
       try {
         return shape(await this.#send(client, this.#statement(sql), values, sql), want);
       } catch (err) {
@@ -528,12 +536,12 @@ export function workspaceSchema(workspace: string): string {
   return `ctxfs_${createHash('sha256').update(workspace).digest('hex').slice(0, 16)}`;
 }
 
-/** The advisory lock key of a schema: 64 bits of its hash, as the signed decimal PostgreSQL takes. */
 /** A 32-bit key of `text`, for the two-key advisory locks (a keyspace apart from the one-key lock of writers). */
 function int32Of(text: string): number {
   return createHash('sha256').update(text).digest().readInt32BE(0);
 }
 
+/** The advisory lock key of a schema: 64 bits of its hash, as the signed decimal PostgreSQL takes. */
 function advisoryKey(schema: string): string {
   return createHash('sha256').update(`ctxfs:${schema}`).digest().readBigInt64BE(0).toString();
 }

@@ -118,10 +118,11 @@ export interface StateStore {
   /** Writes what the writers registered with {@link beforeAuditRead} still hold. */
   flushAudit(): Promise<void>;
   /**
-   * Appends one row to the `audit` table, chained to the row before it (in the
-   * caller's transaction, or one of its own). See audit-chain.ts.
+   * Appends rows to the `audit` table, in order, each chained to the row
+   * before it (in the caller's transaction, or one of its own), up to
+   * {@link AUDIT_ROWS_PER_STATEMENT} a statement. See audit-chain.ts.
    */
-  audit(entry: AuditRowInput): Promise<void>;
+  audit(entries: AuditRowInput | readonly AuditRowInput[]): Promise<void>;
   /** Checks the `audit` table's hash chain, oldest row first; names the first row that does not verify. */
   verifyAudit(): Promise<AuditChainReport>;
   /** Rows of the `audit` table, newest first. */
@@ -131,11 +132,19 @@ export interface StateStore {
   close(): Promise<void>;
 }
 
-/** The `audit` table's insert, shared by both stores: {@link auditValues}, then the row's link and hash (audit-chain.ts). */
-export const AUDIT_INSERT =
-  'INSERT INTO audit (at_ms, op, path, agent, session_id, params, result, tokens, change_id, prev, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+/** Audit rows one statement inserts at most: 64 × 11 parameters, far below either dialect's limit. */
+export const AUDIT_ROWS_PER_STATEMENT = 64;
 
-/** The values of {@link AUDIT_INSERT} a row's hash covers, in `CHAINED_COLUMNS` order. */
+/**
+ * The `audit` table's insert of `rows` rows, shared by both stores: each row
+ * {@link auditValues}, then its link and hash (audit-chain.ts).
+ */
+export function auditInsert(rows: number): string {
+  const row = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  return `INSERT INTO audit (at_ms, op, path, agent, session_id, params, result, tokens, change_id, prev, hash) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
+}
+
+/** The values of {@link auditInsert} a row's hash covers, in `CHAINED_COLUMNS` order. */
 export function auditValues(entry: AuditRowInput): SqlValue[] {
   return [
     Date.now(),

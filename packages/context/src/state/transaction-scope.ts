@@ -11,7 +11,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AUDIT_GENESIS, AUDIT_HEAD, type AuditChainReport, auditHash, verifyAuditChain } from './audit-chain.ts';
 import type { AuditRecord, AuditRowInput, RunResult, SqlRow, SqlValue, StateStore } from './state-store.ts';
-import { AUDIT_INSERT, auditLogQuery, auditRecordOf, auditValues } from './state-store.ts';
+import { AUDIT_ROWS_PER_STATEMENT, auditInsert, auditLogQuery, auditRecordOf, auditValues } from './state-store.ts';
 
 /** One open transaction: the connection it runs on, while it is open. */
 interface Frame<C> {
@@ -96,15 +96,25 @@ export abstract class TransactionScope<C> implements StateStore {
     for (const flush of this.#flushes) await flush();
   }
 
-  async audit(entry: AuditRowInput): Promise<void> {
+  async audit(entries: AuditRowInput | readonly AuditRowInput[]): Promise<void> {
+    const rows: readonly AuditRowInput[] = Array.isArray(entries) ? entries : [entries as AuditRowInput];
+    if (rows.length === 0) return;
     // In a write transaction: writers serialize, so the head read here is still the head at commit.
     await this.transaction(async () => {
       const frame = this.#frames.getStore() as Frame<C>;
-      const prev = frame.auditHead ?? (await this.get<{ hash: string | null }>(AUDIT_HEAD))?.hash ?? AUDIT_GENESIS;
-      const values = auditValues(entry);
-      const hash = auditHash(prev, values);
-      await this.run(AUDIT_INSERT, [...values, prev, hash]);
-      frame.auditHead = hash;
+      let prev = frame.auditHead ?? (await this.get<{ hash: string | null }>(AUDIT_HEAD))?.hash ?? AUDIT_GENESIS;
+      for (let i = 0; i < rows.length; i += AUDIT_ROWS_PER_STATEMENT) {
+        const chunk = rows.slice(i, i + AUDIT_ROWS_PER_STATEMENT);
+        const params: SqlValue[] = [];
+        for (const entry of chunk) {
+          const values = auditValues(entry);
+          const hash = auditHash(prev, values);
+          params.push(...values, prev, hash);
+          prev = hash;
+        }
+        await this.run(auditInsert(chunk.length), params);
+      }
+      frame.auditHead = prev;
     });
   }
 
