@@ -26,6 +26,8 @@ export interface GlobalOptions {
   readonly state?: string | undefined;
   /** `--store`, the former name of `--state`. */
   readonly store?: string | undefined;
+  /** `--request-id`: the command's key for its retries (see `RunOptions.requestId` in `@ctxfs/tools`). */
+  readonly requestId?: string | undefined;
   /** `false` with `--no-policy-files`: read neither the user's nor the project's config.toml. */
   readonly policyFiles: boolean;
   /** `--json`: one JSON document on stdout. */

@@ -79,6 +79,12 @@ export function buildProgram(): Command {
       ).env('CTXFS_STATE'),
     )
     .addOption(new Option('--store <file>', 'the former name of --state').env('CTXFS_STORE').hideHelp())
+    .addOption(
+      new Option(
+        '--request-id <id>',
+        'a key for this command, the same when you retry it: a change it already made is not made again (make one UUID per command)',
+      ).env('CTXFS_REQUEST_ID'),
+    )
     .option('--no-policy-files', "ignore the user's and the project's config.toml")
     .option('--json', 'answer with one JSON document on stdout (see README: --json shapes)')
     .option('--no-color', 'no colours (also NO_COLOR=1; never when not a terminal)')

@@ -48,7 +48,7 @@ export async function showResult(options: GlobalOptions, result: CallResult, sty
  * ```
  */
 export function runTool(options: GlobalOptions, name: string, args: Record<string, unknown>, style: TextStyle = 'plain'): Promise<ExitCode> {
-  return withContext(options, async (ws) => showResult(options, await ws.tools.run(name, args), style));
+  return withContext(options, async (ws) => showResult(options, await ws.tools.run(name, args, { requestId: options.requestId }), style));
 }
 
 /** Arguments without the options left out (commander leaves them `undefined`). */

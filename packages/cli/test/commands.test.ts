@@ -222,6 +222,23 @@ describe('ctxfs from a script', () => {
     const audit = ctxfs(project, ['audit', '--session', session, '--json']).json<{ records: Array<{ op: string }> }>();
     expect(audit.records.map((x) => x.op)).toEqual(['replace', 'readFile']);
   });
+
+  it('--request-id: a command retried with the same id makes its change once; without one it makes it again', () => {
+    project.write('src/tuning.ts', 'export const retries = 3;\n');
+    const math = () => readFileSync(join(project.root, 'src/tuning.ts'), 'utf8');
+    const before = math();
+    // The replacement still matches after it applied: a blind retry would add the comment twice.
+    const args = ['replace', 'src/tuning.ts', 'retries = 3;', 'retries = 3; // tuned'];
+    const first = run(['--request-id', 'req-7f3a', ...args]);
+    expect(first.status, first.stderr).toBe(0);
+    const retry = run([...args, '--request-id', 'req-7f3a']);
+    expect(retry.status, retry.stderr).toBe(0);
+    expect(retry.stdout).toMatch(/Already applied: request "req-7f3a" changed src\/tuning\.ts/);
+    expect(math()).toBe(before.replace('retries = 3;', 'retries = 3; // tuned'));
+    expect(ctxfs(project, args, { env: { CTXFS_REQUEST_ID: 'req-7f3a' } }).stdout).toMatch(/Already applied/);
+    expect(run(args).status).toBe(0);
+    expect(math()).toBe(before.replace('retries = 3;', 'retries = 3; // tuned // tuned'));
+  });
 });
 
 describe('ctxfs on a backend that is not there', () => {

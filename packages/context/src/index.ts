@@ -65,6 +65,7 @@ export { type EditOptions, FileEditor, type PlannedFile, type StoredContent, typ
 export { decodeFile, encodeLike, type FileText, loadFileText } from './edits/file-text.ts';
 export { type CrashHook, EditJournal, type JournalEntry, type PendingChange, type RecoveryReport } from './edits/journal.ts';
 export { EditOperations, type RenameCallOptions, type ReplaceCallOptions } from './edits/operations.ts';
+export { withRequestId } from './edits/request-scope.ts';
 export { BlobStore, MAX_CHAIN, maxDepth, REBUILD_BYTES } from './history/blob-store.ts';
 export type { BlobCodec } from './history/delta.ts';
 export {

@@ -8,7 +8,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ContextLayer, type CrashHook, createContext } from '../src/index.ts';
+import { type ContextLayer, type CrashHook, createContext, withRequestId } from '../src/index.ts';
 import { memoryBackend, type Workspace } from './backends.ts';
 import { ON_POSTGRES, testState } from './support/test-state.ts';
 
@@ -105,12 +105,36 @@ describe('request ids', () => {
     expect(await text()).toBe('one\npresent\n');
   });
 
+  it('withRequestId gives the id to every change of the request in turn (id, id#2, …); its retry writes nothing again', async () => {
+    const ctx = await open();
+    const id = randomUUID();
+    // A request of two changes, as a tool making two edits would.
+    const request = () => withRequestId(id, async () => [await ctx.applyPatch(insert('first')), await ctx.replace('a.txt', 'three', 'three\nlast')]);
+    const done = await request();
+    expect(done.map((r) => [r.success, r.unchanged])).toEqual([
+      [true, false],
+      [true, false],
+    ]);
+    const history = await ctx.history('a.txt');
+    expect(history.slice(0, 2).map((v) => v.changeId)).toEqual([`${id}#2`, id]);
+    const retried = await request();
+    expect(retried.map((r) => [r.success, r.unchanged, r.version])).toEqual(done.map((r) => [true, true, r.version]));
+    expect(await text()).toBe('one\ntwo\nfirst\nthree\nlast\n');
+    // Outside the request, the same calls apply again (the control).
+    expect((await ctx.applyPatch(insert('first'))).unchanged).toBe(false);
+    // An id in the call's own options wins over the request's.
+    const own = randomUUID();
+    const r = await withRequestId(id, () => ctx.replace('a.txt', 'last', 'end', { requestId: own }));
+    expect((await ctx.history('a.txt'))[0]?.changeId).toBe(own);
+    expect(r.success).toBe(true);
+  });
+
   it('an id that is empty, too long or holds control characters is refused with EINVAL, nothing written', async () => {
     const ctx = await open();
     for (const id of ['', 'x'.repeat(201), 'a\nb']) {
       const r = await ctx.replace('a.txt', 'one', '1', { requestId: id });
       expect(r).toMatchObject({ success: false, code: 'EINVAL' });
-      expect(r.message).toMatch(/requestId must be 1 to 200 characters/);
+      expect(r.message).toMatch(/is not one: it must be 1 to 200 characters without control characters/);
     }
     expect(await text()).toBe('one\ntwo\nthree\n');
   });

@@ -63,6 +63,24 @@ const runningCall = new AsyncLocalStorage<RequestId>();
 /** Completions offered at most. */
 const MAX_COMPLETIONS = 100;
 
+/**
+ * The `_meta` key under which a client names a tool call for its retries:
+ * `{"_meta": {"ctxfs/requestId": "<uuid>"}}` on `tools/call`. The same id on
+ * a retry (after a lost answer, a dropped connection, a timeout) makes no
+ * change twice: the retry answers with the change made before.
+ */
+export const REQUEST_ID_META = 'ctxfs/requestId';
+
+/** The request id a call's `_meta` names, `undefined` when none, or the reason it is not one. */
+function clientRequestId(meta: Record<string, unknown> | undefined): string | undefined | Error {
+  const id = meta?.[REQUEST_ID_META];
+  if (id === undefined) return undefined;
+  if (typeof id === 'string' && id.length > 0 && id.length <= 200 && !/\p{Cc}/u.test(id)) return id;
+  return new Error(
+    `_meta["${REQUEST_ID_META}"] must be a string of 1 to 200 characters without control characters (one UUID per call, the same on its retries). Nothing was run.`,
+  );
+}
+
 const instructions = (ws: McpWorkspace): string =>
   `ctxfs serves ${ws.description} to you within your context budget. Start with project_overview; find code with grep and find_symbol; read narrowly with get_outline, get_symbol and read_lines; edit with replace, edit_lines or apply_patch (edits are checked against the version you read and merged when the file changed since); get_file_history and undo reverse a change. Every result that leaves something out names the exact call that shows it.`;
 
@@ -218,7 +236,9 @@ export function createConnection(workspace: McpWorkspace): Server {
     const tool = set.get(name);
     const allowed = await withinRoots(scope, name, request.params.arguments ?? {});
     if (!allowed.ok) return { content: [{ type: 'text', text: `EDENIED: ${allowed.message}` }], isError: true };
-    const result = await runningCall.run(extra.requestId, () => set.run(name, allowed.args, { signal: extra.signal }));
+    const requestId = clientRequestId(request.params._meta);
+    if (requestId instanceof Error) return { content: [{ type: 'text', text: `EINVAL: ${requestId.message}` }], isError: true };
+    const result = await runningCall.run(extra.requestId, () => set.run(name, allowed.args, { signal: extra.signal, requestId }));
     if (result.isError) log('info', `${name}: ${result.text.split('\n')[0]}`);
     const data = result.data as Record<string, unknown>;
     if (!result.isError && tool !== undefined && tool.annotations.readOnlyHint === false) {

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type ContextSession, withCallStyle } from '@ctxfs/context';
+import { type ContextSession, withCallStyle, withRequestId } from '@ctxfs/context';
 import { type FsError, hasDefaultHint, isFsError } from '@ctxfs/core';
 import { prepareArguments } from './arguments.ts';
 import { toolCallStyle } from './call-style.ts';
@@ -200,6 +200,15 @@ export function replyTo(call: ParsedCall, result: CallResult): ToolReply {
 export interface RunOptions {
   /** Aborts the call: a call not yet started is refused with ECANCELED, a running one sees it in its context. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * The caller's key for this call, the same on each of its retries (a UUID
+   * made once): a change the call made before is not made again — the retry
+   * answers with it, `unchanged` — so a call whose answer was lost (a dropped
+   * connection, a timeout) is safe to send again. See `withRequestId` in
+   * `@ctxfs/context`. Only a key the caller makes: an SDK's tool-call id is
+   * unique only if its provider makes it so.
+   */
+  readonly requestId?: string | undefined;
 }
 
 /** Options of {@link Toolset}. */
@@ -249,7 +258,9 @@ export class Toolset {
     if (!prepared.ok) return errorResult('EINVAL', prepared.message);
     if (options.signal?.aborted) return errorResult('ECANCELED', `${name} was cancelled before it ran.`);
     try {
-      return await withCallStyle(this.#style, () => tool.run(this.session, prepared.value, { signal: options.signal, tools: this.tools }));
+      return await withCallStyle(this.#style, () =>
+        withRequestId(options.requestId, () => tool.run(this.session, prepared.value, { signal: options.signal, tools: this.tools })),
+      );
     } catch (err) {
       if (isFsError(err)) return toolError(tool.name, err);
       throw err;

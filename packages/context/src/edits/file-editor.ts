@@ -31,6 +31,7 @@ import type { StateStore } from '../state/state-store.ts';
 import { type EditConflict, type EditResult, type FileChange, q, refusal, type StaleReader, shortHash } from './edit-result.ts';
 import { decodeFile, diskHash, encodeLike, type FileText, loadFileText } from './file-text.ts';
 import type { CrashHook, EditJournal, JournalEntry, PendingChange } from './journal.ts';
+import { nextChangeId } from './request-scope.ts';
 
 /** Options every edit accepts. */
 export interface EditOptions extends ConflictOptions {
@@ -745,7 +746,12 @@ export class FileEditor {
   async #earlier(op: string, path: string, requestId: string): Promise<EditResult | undefined> {
     if (requestId.length === 0 || requestId.length > 200 || /\p{Cc}/u.test(requestId)) {
       throw new Refusal(
-        refusal(op, path, 'EINVAL', 'requestId must be 1 to 200 characters without control characters; make one UUID per call and reuse it on retries.'),
+        refusal(
+          op,
+          path,
+          'EINVAL',
+          `The request id ${q(requestId.slice(0, 40))} is not one: it must be 1 to 200 characters without control characters. Make one UUID per request and reuse it on its retries.`,
+        ),
       );
     }
     const { store, journal, fs } = this.deps;
@@ -791,7 +797,9 @@ export class FileEditor {
   }
 
   /** Runs a whole operation: locks, plan, commit; refusals become results. */
-  async run(op: string, paths: readonly string[], options: EditOptions, plan: () => Promise<PlannedFile[]>): Promise<EditResult> {
+  async run(op: string, paths: readonly string[], given: EditOptions, plan: () => Promise<PlannedFile[]>): Promise<EditResult> {
+    const requestId = given.requestId ?? nextChangeId();
+    const options = requestId === given.requestId ? given : { ...given, requestId };
     try {
       const store = this.deps.store;
       return await withLocks(

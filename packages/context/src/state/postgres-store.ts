@@ -441,7 +441,7 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
     if (client !== undefined) this.#lost(client);
     return fsError('EUNAVAILABLE', op, this.location, {
       reason: `the PostgreSQL server at ${this.location} ${lost}: ${(err as Error).message}${sql === undefined ? '' : ` (running ${sql.slice(0, 80)})`}`,
-      hint: 'check that the server is running and reachable with this URL, then retry; a write that failed this way may or may not have been applied: retry it with the same requestId (it applies at most once), or read before writing again',
+      hint: 'check that the server is running and reachable with this URL, then retry; a write that failed this way may or may not have been applied: read before writing again (a caller that gave the call a request id can resend it with the same id: it applies at most once)',
       cause: err,
     });
   }
