@@ -780,9 +780,20 @@ export class FileRegistry {
 
   /** Counts one access (reads served to a model). */
   async recordAccess(path: string): Promise<void> {
+    await this.recordAccesses([path]);
+  }
+
+  /** Counts one access of each of `paths` (a search's files), one statement for up to 64 of them. */
+  async recordAccesses(paths: readonly string[]): Promise<void> {
     const now = Date.now();
-    if (!this.#records.touch(path, now)) return;
-    await this.store.run('UPDATE files SET access_count = access_count + 1, last_accessed_ms = ? WHERE path = ?', [now, path]);
+    const known = [...new Set(paths)].filter((path) => this.#records.touch(path, now));
+    for (let i = 0; i < known.length; i += ROWS_PER_STATEMENT) {
+      const chunk = known.slice(i, i + ROWS_PER_STATEMENT);
+      await this.store.run(`UPDATE files SET access_count = access_count + 1, last_accessed_ms = ? WHERE path IN (${chunk.map(() => '?').join(', ')})`, [
+        now,
+        ...chunk,
+      ]);
+    }
   }
 
   /** Version rows of a file, newest first. */

@@ -208,14 +208,15 @@ async function record<Item>(
     }
   }
   let charged = 0;
+  const shares = [...reads.values()].map((read) => {
+    // Per-row counts may sum past the whole (BPE merges); the session is charged exactly `tokens`.
+    const share = Math.min(read.tokens, tokens - charged);
+    charged += share;
+    return { agent: caller.agent, ...read, op, tokens: share };
+  });
   await ws.store.transaction(async () => {
-    for (const read of reads.values()) {
-      // Per-row counts may sum past the whole (BPE merges); the session is charged exactly `tokens`.
-      const share = Math.min(read.tokens, tokens - charged);
-      await caller.session.recordRead({ agent: caller.agent, ...read, op, tokens: share });
-      await ws.registry.recordAccess(read.path);
-      charged += share;
-    }
+    await caller.session.recordReads(shares);
+    await ws.registry.recordAccesses(shares.map((r) => r.path));
     if (tokens > charged) await caller.session.charge(tokens - charged);
   });
 }

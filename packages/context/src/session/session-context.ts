@@ -27,7 +27,25 @@ export interface ReadRecord {
   readonly at: Date;
 }
 
-const INSERT_READ = 'INSERT INTO session_reads (session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)';
+/** Reads one statement records at most (9 values each). */
+const READS_PER_STATEMENT = 64;
+
+/** The insert of `rows` reads. */
+function insertReads(rows: number): string {
+  const row = '(?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  return `INSERT INTO session_reads (session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
+}
+
+/** A read to record: who read which version of a file, how much of it, at what cost. */
+export interface ReadInput {
+  readonly agent: string;
+  readonly path: string;
+  readonly sha256: string;
+  readonly op: string;
+  readonly startLine?: number | undefined;
+  readonly endLine?: number | undefined;
+  readonly tokens: number;
+}
 
 function toRecord(r: Record<string, unknown>): ReadRecord {
   return {
@@ -115,16 +133,19 @@ export class SessionContext {
    * store that failed after an edit does not make the agent's next edit
    * meet its own change as someone else's.
    */
-  async recordRead(read: {
-    agent: string;
-    path: string;
-    sha256: string;
-    op: string;
-    startLine?: number | undefined;
-    endLine?: number | undefined;
-    tokens: number;
-  }): Promise<void> {
-    const record: ReadRecord = {
+  async recordRead(read: ReadInput): Promise<void> {
+    await this.recordReads([read]);
+  }
+
+  /**
+   * Records reads made together (a search's files) as {@link recordRead}
+   * does one: one statement for up to 64 of them (on PostgreSQL, with the
+   * session's charge: one statement in all when they fit), not one each.
+   */
+  async recordReads(reads: readonly ReadInput[]): Promise<void> {
+    if (reads.length === 0) return;
+    const at = new Date();
+    const records: ReadRecord[] = reads.map((read) => ({
       sessionId: this.id,
       agent: read.agent,
       path: contextPath(read.path, read.op),
@@ -133,31 +154,37 @@ export class SessionContext {
       startLine: read.startLine,
       endLine: read.endLine,
       tokens: read.tokens,
-      at: new Date(),
-    };
-    const key = `${record.agent}\0${record.path}`;
-    const batch = [...this.#unrecorded.values()].filter((r) => `${r.agent}\0${r.path}` !== key);
-    batch.push(record);
+      at,
+    }));
+    const keyOf = (r: ReadRecord) => `${r.agent}\0${r.path}`;
+    const keys = new Set(records.map(keyOf));
+    const batch = [...[...this.#unrecorded.values()].filter((r) => !keys.has(keyOf(r))), ...records];
     const tokens = batch.reduce((n, r) => n + r.tokens, 0);
-    const values = (r: ReadRecord): SqlValue[] => [this.id, r.agent, r.path, r.sha256, r.op, r.startLine ?? null, r.endLine ?? null, r.tokens, r.at.getTime()];
+    const inserts: Array<{ sql: string; params: SqlValue[] }> = [];
+    for (let i = 0; i < batch.length; i += READS_PER_STATEMENT) {
+      const chunk = batch.slice(i, i + READS_PER_STATEMENT);
+      inserts.push({
+        sql: insertReads(chunk.length),
+        params: chunk.flatMap((r) => [this.id, r.agent, r.path, r.sha256, r.op, r.startLine ?? null, r.endLine ?? null, r.tokens, r.at.getTime()]),
+      });
+    }
+    const [only] = inserts;
     try {
       await this.#row;
-      if (this.store.dialect === 'postgres' && batch.length === 1) {
-        // One statement, atomic on its own: a round trip where a transaction takes five (begin, lock, insert, update, commit).
-        await this.store.run(`WITH r AS (${INSERT_READ}) UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?`, [
-          ...values(record),
-          tokens,
-          this.id,
-        ]);
+      if (this.store.dialect === 'postgres' && only !== undefined && inserts.length === 1) {
+        // One statement, atomic on its own: a round trip where a transaction takes four (begin and lock, insert, update, commit).
+        await this.store.run(`WITH r AS (${only.sql}) UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?`, [...only.params, tokens, this.id]);
       } else {
         await this.store.transaction(async () => {
-          for (const r of batch) await this.store.run(INSERT_READ, values(r));
+          for (const st of inserts) await this.store.run(st.sql, st.params);
           await this.store.run('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?', [tokens, this.id]);
         });
       }
     } catch (err) {
-      this.#unrecorded.delete(key);
-      this.#unrecorded.set(key, record);
+      for (const r of records) {
+        this.#unrecorded.delete(keyOf(r));
+        this.#unrecorded.set(keyOf(r), r);
+      }
       throw err;
     }
     this.#unrecorded.clear();
