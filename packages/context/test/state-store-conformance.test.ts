@@ -392,6 +392,41 @@ describe.each(subjects)('state store conformance: $name', (subject) => {
     expect(await store.verifyAudit()).toMatchObject({ ok: true, records: 26 });
   });
 
+  test.skipIf(!subject.persistent)("each reader's last read of each file is filled into read_heads by its migration", async () => {
+    const own = `heads${Date.now().toString(36)}`;
+    const old = await subject.open({ own, migrations: MIGRATIONS.filter((m) => m.version <= 10) });
+    const reads: Array<[string, string, string, string]> = [
+      ['s1', 'llm:a', 'a.ts', 'v1'],
+      ['s1', 'llm:a', 'a.ts', 'v2'],
+      ['s1', 'llm:b', 'a.ts', 'v1'],
+      ['s2', 'llm:a', 'a.ts', 'v3'],
+      ['s2', 'llm:a', 'b.ts', 'v9'],
+      ['s1', 'llm:a', 'a.ts', 'v4'],
+    ];
+    for (const [session, agent, path, sha] of reads) {
+      await old.run('INSERT INTO session_reads (session_id, agent, path, sha256, op, tokens, read_ms) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+        session,
+        agent,
+        path,
+        sha,
+        'readFile',
+        1,
+        Date.now(),
+      ]);
+    }
+    await old.close();
+    const store = await opened(subject, { own });
+    const heads = await store.all<{ session_id: string; agent: string; path: string; sha256: string }>(
+      'SELECT session_id, agent, path, sha256 FROM read_heads ORDER BY path, session_id, agent',
+    );
+    expect(heads.map((h) => [h.session_id, h.agent, h.path, h.sha256])).toEqual([
+      ['s1', 'llm:a', 'a.ts', 'v4'],
+      ['s1', 'llm:b', 'a.ts', 'v1'],
+      ['s2', 'llm:a', 'a.ts', 'v3'],
+      ['s2', 'llm:a', 'b.ts', 'v9'],
+    ]);
+  });
+
   test('the schema version is the newest migration', async () => {
     const store = await opened(subject);
     expect(await store.schemaVersion()).toBe(NEWEST);

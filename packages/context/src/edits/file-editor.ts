@@ -725,7 +725,7 @@ export class FileEditor {
     for (const path of paths) {
       // Each reader's last read of it that is not the file's latest version (none when deleted).
       const rows = (await this.deps.store.all(
-        'SELECT r.session_id, r.agent, r.sha256 FROM session_reads r WHERE r.path = ? AND r.id = (SELECT MAX(id) FROM session_reads WHERE session_id = r.session_id AND agent = r.agent AND path = r.path) AND r.sha256 IS DISTINCT FROM (SELECT sha256 FROM history WHERE path = ? ORDER BY seq DESC LIMIT 1)',
+        'SELECT session_id, agent, sha256 FROM read_heads WHERE path = ? AND sha256 IS DISTINCT FROM (SELECT sha256 FROM history WHERE path = ? ORDER BY seq DESC LIMIT 1)',
         [path, path],
       )) as Array<{ session_id: string; agent: string; sha256: string }>;
       for (const r of rows) {

@@ -36,6 +36,12 @@ function insertReads(rows: number): string {
   return `INSERT INTO session_reads (session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
 }
 
+/** The upsert of `rows` rows of read_heads: each reader's last read of a file. */
+function upsertHeads(rows: number): string {
+  const row = '(?, ?, ?, ?, ?)';
+  return `INSERT INTO read_heads (path, session_id, agent, sha256, read_ms) VALUES ${Array.from({ length: rows }, () => row).join(', ')} ON CONFLICT (path, session_id, agent) DO UPDATE SET sha256 = excluded.sha256, read_ms = excluded.read_ms`;
+}
+
 /** A read to record: who read which version of a file, how much of it, at what cost. */
 export interface ReadInput {
   readonly agent: string;
@@ -168,12 +174,23 @@ export class SessionContext {
         params: chunk.flatMap((r) => [this.id, r.agent, r.path, r.sha256, r.op, r.startLine ?? null, r.endLine ?? null, r.tokens, r.at.getTime()]),
       });
     }
-    const [only] = inserts;
+    // Each reader's last read of each file (read_heads), the newest of the batch per key: one row a key, as an upsert may touch a row once.
+    const heads = [...new Map(batch.map((r) => [keyOf(r), r])).values()];
+    for (let i = 0; i < heads.length; i += READS_PER_STATEMENT) {
+      const chunk = heads.slice(i, i + READS_PER_STATEMENT);
+      inserts.push({ sql: upsertHeads(chunk.length), params: chunk.flatMap((r) => [r.path, this.id, r.agent, r.sha256, r.at.getTime()]) });
+    }
+    const [readRows, readHeads] = inserts;
     try {
       await this.#row;
-      if (this.store.dialect === 'postgres' && only !== undefined && inserts.length === 1) {
-        // One statement, atomic on its own: a round trip where a transaction takes four (begin and lock, insert, update, commit).
-        await this.store.run(`WITH r AS (${only.sql}) UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?`, [...only.params, tokens, this.id]);
+      if (this.store.dialect === 'postgres' && readRows !== undefined && readHeads !== undefined && inserts.length === 2) {
+        // One statement, atomic on its own: a round trip where a transaction takes five (begin and lock, two inserts, update, commit).
+        await this.store.run(`WITH r AS (${readRows.sql}), h AS (${readHeads.sql}) UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?`, [
+          ...readRows.params,
+          ...readHeads.params,
+          tokens,
+          this.id,
+        ]);
       } else {
         await this.store.transaction(async () => {
           for (const st of inserts) await this.store.run(st.sql, st.params);
@@ -245,10 +262,10 @@ export class SessionContext {
   /** Agents that have read `path` in this session, with the version each saw last. */
   async readers(path: string): Promise<Array<{ agent: string; sha256: string }>> {
     path = contextPath(path, 'readers');
-    const rows = (await this.store.all(
-      'SELECT agent, sha256 FROM session_reads r WHERE session_id = ? AND path = ? AND id = (SELECT MAX(id) FROM session_reads WHERE session_id = r.session_id AND agent = r.agent AND path = r.path) ORDER BY agent',
-      [this.id, path],
-    )) as Array<{ agent: string; sha256: string }>;
+    const rows = (await this.store.all('SELECT agent, sha256 FROM read_heads WHERE path = ? AND session_id = ? ORDER BY agent', [path, this.id])) as Array<{
+      agent: string;
+      sha256: string;
+    }>;
     return rows.map((r) => ({ agent: r.agent, sha256: r.sha256 }));
   }
 }

@@ -37,6 +37,13 @@ export interface Migration {
   readonly run?: (store: StateStore) => Promise<void>;
 }
 
+/** Migration 11's fill: each (session, agent, path)'s newest read. */
+const READ_HEADS_FILL = `
+  INSERT INTO read_heads (path, session_id, agent, sha256, read_ms)
+    SELECT path, session_id, agent, sha256, read_ms FROM session_reads
+    WHERE id IN (SELECT MAX(id) FROM session_reads GROUP BY session_id, agent, path);
+`;
+
 /** Every migration, in order. The store's `user_version` is the last applied. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -277,6 +284,33 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE audit ADD COLUMN hash TEXT COLLATE "C";
     `,
     run: chainExistingRows,
+  },
+  {
+    version: 11,
+    description:
+      "each reader's last read of each file in a table of its own (read_heads), kept with every read: who holds a stale view of a file is then a lookup of its readers, where it was a scan of every read the file ever had; filled from session_reads",
+    sql: `
+      CREATE TABLE read_heads (
+        path TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        agent TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        read_ms REAL NOT NULL,
+        PRIMARY KEY (path, session_id, agent)
+      ) WITHOUT ROWID;
+      ${READ_HEADS_FILL}
+    `,
+    postgres: `
+      CREATE TABLE read_heads (
+        path TEXT COLLATE "C" NOT NULL,
+        session_id TEXT COLLATE "C" NOT NULL,
+        agent TEXT COLLATE "C" NOT NULL,
+        sha256 TEXT COLLATE "C" NOT NULL,
+        read_ms DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (path, session_id, agent)
+      );
+      ${READ_HEADS_FILL}
+    `,
   },
 ];
 
