@@ -9,6 +9,7 @@
 
 import { type FileDigest, type Filesystem, fsError, isFsError } from '@ctxfs/core';
 import { contextPath } from '../paths/context-path.ts';
+import { multiRow } from '../state/multi-row.ts';
 import type { SqlValue, StateStore } from '../state/state-store.ts';
 import {
   compileMatcher,
@@ -139,23 +140,6 @@ const GONE: ReadonlySet<string> = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
 
 /** Multi-row statements: rows per INSERT (14 parameters each, far below SQLite's limit). */
 const ROWS_PER_STATEMENT = 64;
-
-/**
- * The SQL of a multi-row statement for `rows` rows, built once per row count:
- * the text is also the key of the store's prepared-statement cache, and a
- * scan runs hundreds of these.
- */
-function multiRow(head: string, tuple: string, tail = ''): (rows: number) => string {
-  const built = new Map<number, string>();
-  return (rows) => {
-    let sql = built.get(rows);
-    if (sql === undefined) {
-      sql = `${head} ${Array(rows).fill(tuple).join(', ')} ${tail}`;
-      built.set(rows, sql);
-    }
-    return sql;
-  };
-}
 
 const INSERT_FILES = multiRow(
   `INSERT INTO files (path, kind, language, tags, size, mtime_ms, sha256, version, access_count, last_accessed_ms, is_entrypoint, is_sensitive,

@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { contextPath } from '../paths/context-path.ts';
 import type { ModelProfile } from '../profiles/model-profiles.ts';
+import { multiRow } from '../state/multi-row.ts';
 import type { SqlValue, StateStore } from '../state/state-store.ts';
 
 /** One read served to an agent. */
@@ -31,16 +32,17 @@ export interface ReadRecord {
 const READS_PER_STATEMENT = 64;
 
 /** The insert of `rows` reads. */
-function insertReads(rows: number): string {
-  const row = '(?, ?, ?, ?, ?, ?, ?, ?, ?)';
-  return `INSERT INTO session_reads (session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
-}
+const insertReads = multiRow(
+  'INSERT INTO session_reads (session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms) VALUES',
+  '(?, ?, ?, ?, ?, ?, ?, ?, ?)',
+);
 
 /** The upsert of `rows` rows of read_heads: each reader's last read of a file. */
-function upsertHeads(rows: number): string {
-  const row = '(?, ?, ?, ?, ?)';
-  return `INSERT INTO read_heads (path, session_id, agent, sha256, read_ms) VALUES ${Array.from({ length: rows }, () => row).join(', ')} ON CONFLICT (path, session_id, agent) DO UPDATE SET sha256 = excluded.sha256, read_ms = excluded.read_ms`;
-}
+const upsertHeads = multiRow(
+  'INSERT INTO read_heads (path, session_id, agent, sha256, read_ms) VALUES',
+  '(?, ?, ?, ?, ?)',
+  'ON CONFLICT (path, session_id, agent) DO UPDATE SET sha256 = excluded.sha256, read_ms = excluded.read_ms',
+);
 
 /** A read to record: who read which version of a file, how much of it, at what cost. */
 export interface ReadInput {

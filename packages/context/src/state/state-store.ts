@@ -19,6 +19,7 @@
  */
 
 import type { AuditChainReport } from './audit-chain.ts';
+import { multiRow } from './multi-row.ts';
 
 /** A value a query binds. Integers beyond 2^53 come back as `bigint` from SQLite only when written so. */
 export type SqlValue = string | number | bigint | null | Uint8Array;
@@ -139,10 +140,10 @@ export const AUDIT_ROWS_PER_STATEMENT = 64;
  * The `audit` table's insert of `rows` rows, shared by both stores: each row
  * {@link auditValues}, then its link and hash (audit-chain.ts).
  */
-export function auditInsert(rows: number): string {
-  const row = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-  return `INSERT INTO audit (at_ms, op, path, agent, session_id, params, result, tokens, change_id, prev, hash) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
-}
+export const auditInsert: (rows: number) => string = multiRow(
+  'INSERT INTO audit (at_ms, op, path, agent, session_id, params, result, tokens, change_id, prev, hash) VALUES',
+  '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+);
 
 /** The values of {@link auditInsert} a row's hash covers, in `CHAINED_COLUMNS` order. */
 export function auditValues(entry: AuditRowInput): SqlValue[] {
