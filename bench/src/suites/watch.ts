@@ -1,7 +1,7 @@
 /**
- * Watching on the host: ctxfs's watcher (`HostFilesystem.watch`, on
- * @parcel/watcher) beside the three candidates it was chosen from — raw
- * @parcel/watcher, chokidar and Node's recursive `fs.watch` — on one
+ * Watching on the host: ctxfs's watcher (`HostFilesystem.watch`, one
+ * `fs.watch` a directory on Linux) beside the candidates it was chosen over —
+ * raw @parcel/watcher, chokidar and Node's recursive `fs.watch` — on one
  * 35,000-file tree. Goals from issue 15:
  *
  * - a change visible within 50 ms median, 200 ms p99 (one write, then the

@@ -56,6 +56,7 @@ import {
 } from '@ctxfs/core';
 import { cleanOrphans, type Durability, isTempName, openAtomicSink } from './atomic-write.ts';
 import { type DigestAnswers, DigestPool, type WorkerFailure, WorkerStartError } from './digest-pool.ts';
+import { kindOfStats } from './file-kind.ts';
 import { findGnuFind, findWalk } from './find-walk.ts';
 import { GitSnapshotStore } from './git-snapshots.ts';
 import type { jschardetDetector } from './legacy-detection.ts';
@@ -195,10 +196,6 @@ function statOf(path: string, s: fs.Stats): FileStat {
     birthtime: s.birthtimeMs > 0 ? s.birthtime : undefined,
     mode: s.mode & 0o7777,
   };
-}
-
-function kindOfStats(s: fs.Stats | fs.Dirent): FileKind {
-  return s.isFile() ? 'file' : s.isDirectory() ? 'directory' : s.isSymbolicLink() ? 'symlink' : 'other';
 }
 
 function defaultStateDir(rootReal: string): string {
@@ -1057,7 +1054,7 @@ export class HostFilesystem extends FilesystemBase {
     await this.#store().drop(id);
   }
 
-  /** Through the platform's recursive watcher (native-watch.ts); `exclude` names are not watched. */
+  /** One watch a directory on Linux, the platform's recursive watcher elsewhere (native-watch.ts); `exclude` names are not watched. */
   protected override startWatch(plan: WatchPlan, sink: WatchSink): Promise<() => Promise<void>> {
     return startNativeWatch({ root: this.root, exclude: this.#exclude }, plan, sink);
   }
@@ -1066,11 +1063,6 @@ export class HostFilesystem extends FilesystemBase {
   protected override watchIgnores(path: string): boolean {
     for (const segment of path.split('/')) if (isTempName(segment) || this.#exclude.has(segment)) return true;
     return false;
-  }
-
-  /** @parcel/watcher already batches over ~50 ms; another window would only add latency. */
-  protected override defaultWatchDebounceMs(): number {
-    return 0;
   }
 
   protected override async closeBackend(): Promise<void> {
