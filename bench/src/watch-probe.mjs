@@ -1,6 +1,6 @@
 // One watcher measured alone in a fresh process, so its RSS is its own:
 // `node watch-probe.mjs <impl> <tree> <phase>`, impl one of ctxfs, parcel,
-// chokidar, fs.watch; phase one of setup, latency, burst, checkout. Prints
+// chokidar, fs.watch; phase one of setup, latency, buffer (ctxfs only), burst, checkout. Prints
 // one JSON line. Plain JavaScript, like first-scan-process.mjs, so the
 // measured process pays no type stripping. Spawned by suites/watch.ts.
 
@@ -133,6 +133,29 @@ async function main() {
       await sleep(5 + (i % 7) * 3);
     }
     out.latencyMs = samples;
+  } else if (phase === 'buffer') {
+    // A person writes a file an agent holds in a buffer (ctxfs only): the
+    // time until the watch's event arrives and the buffer's status, asked
+    // then, says `disk_changed`. The buffer is reloaded between samples.
+    const { createContext } = await import('@ctxfs/context');
+    const ctx = await createContext({ fs: hostFs, store: ':memory:', agent: 'bench' });
+    const rel = join(canaryDir, 'buffer.txt');
+    nodeFs.writeFileSync(join(tree, rel), 'v0\n');
+    await ctx.buffers.open(rel);
+    const samples = [];
+    for (let i = 1; i <= Number(extra ?? 200); i++) {
+      seen.delete(rel);
+      const got = expectPath(rel);
+      const start = performance.now();
+      nodeFs.writeFileSync(join(tree, rel), `v${i}\n`);
+      const at = await Promise.race([got, sleep(2_000).then(() => Number.NaN)]);
+      const [status] = await ctx.buffers.status(rel);
+      samples.push(Number.isFinite(at) && status?.status === 'disk_changed' ? performance.now() - start : Number.NaN);
+      await ctx.buffers.reload(rel);
+      await sleep(5 + (i % 7) * 3);
+    }
+    out.latencyMs = samples;
+    await ctx.close();
   } else if (phase === 'burst') {
     const n = Number(extra ?? 1000);
     nodeFs.mkdirSync(join(tree, 'burst'), { recursive: true });
