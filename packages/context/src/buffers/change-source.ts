@@ -62,8 +62,8 @@ export class PollingSource implements ChangeSource {
 /**
  * The source buffers use on every backend: a look at every open path on
  * every call. Watching (`Filesystem.watch`) does not replace the look: its
- * events arrive tens of milliseconds after a change (the platform batches
- * them), and a call made in that window must still see the change; a look is
+ * events arrive after the watcher's coalescing window (20 ms on the host),
+ * and a call made in that window must still see the change; a look is
  * one stat, and a hash only when the stat moved, per open file. A move is
  * found by looking too (the content, beside the old name). A watch-fed
  * source was tried and left out: on memory it lost a person's change when a
