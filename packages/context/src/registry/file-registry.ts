@@ -9,8 +9,8 @@
 
 import { type FileDigest, type Filesystem, fsError, isFsError } from '@ctxfs/core';
 import { contextPath } from '../paths/context-path.ts';
-import { multiRow } from '../state/multi-row.ts';
-import type { SqlValue, StateStore } from '../state/state-store.ts';
+import { type MultiRowStatement, multiRow, multiRowStatements } from '../state/multi-row.ts';
+import type { StateStore } from '../state/state-store.ts';
 import {
   compileMatcher,
   DEFAULT_ENTRYPOINTS,
@@ -138,9 +138,6 @@ const HEAD_BYTES = 1024;
 /** Error codes that mean a file is simply no longer there. */
 const GONE: ReadonlySet<string> = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
 
-/** Multi-row statements: rows per INSERT (14 parameters each, far below SQLite's limit). */
-const ROWS_PER_STATEMENT = 64;
-
 const INSERT_FILES = multiRow(
   `INSERT INTO files (path, kind, language, tags, size, mtime_ms, sha256, version, access_count, last_accessed_ms, is_entrypoint, is_sensitive,
      is_generated, scanned_ms, version_ms) VALUES`,
@@ -156,22 +153,12 @@ const INSERT_VERSIONS = multiRow(
   'ON CONFLICT DO NOTHING',
 );
 
-/** One statement and what it binds. */
-interface Statement {
-  readonly sql: string;
-  readonly params: SqlValue[];
-}
+/** A search's access counts: one update of up to 64 files. */
+const COUNT_ACCESSES = multiRow('UPDATE files SET access_count = access_count + 1, last_accessed_ms = ? WHERE path IN (', '?', ')');
 
-/** The inserts of `versions`' rows, up to {@link ROWS_PER_STATEMENT} a statement. */
-function versionInserts(versions: readonly FileVersionRecord[]): Statement[] {
-  const out: Statement[] = [];
-  for (let i = 0; i < versions.length; i += ROWS_PER_STATEMENT) {
-    const chunk = versions.slice(i, i + ROWS_PER_STATEMENT);
-    const params: SqlValue[] = [];
-    for (const v of chunk) params.push(v.path, v.version, v.sha256, v.size, v.author, v.message ?? null, v.createdMs);
-    out.push({ sql: INSERT_VERSIONS(chunk.length), params });
-  }
-  return out;
+/** The inserts of `versions`' rows. */
+function versionInserts(versions: readonly FileVersionRecord[]): MultiRowStatement[] {
+  return multiRowStatements(INSERT_VERSIONS, versions, (v) => [v.path, v.version, v.sha256, v.size, v.author, v.message ?? null, v.createdMs]);
 }
 
 /**
@@ -644,16 +631,10 @@ export class FileRegistry {
         versions.push({ path: r.path, version: r.version, sha256: r.sha256, size: r.size, author, message, createdMs: r.versionMs });
       }
     }
-    const statements: Statement[] = [];
-    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-      const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
-      const params: SqlValue[] = [];
-      for (const { record: r } of chunk) {
-        params.push(r.path, r.language ?? null, tagsText(r.tags), r.size, r.mtimeMs, r.sha256, r.version, r.accessCount);
-        params.push(r.lastAccessedMs ?? null, r.entrypoint ? 1 : 0, r.sensitive ? 1 : 0, r.generated ? 1 : 0, now, r.versionMs);
-      }
-      statements.push({ sql: INSERT_FILES(chunk.length), params });
-    }
+    const statements = multiRowStatements(INSERT_FILES, rows, ({ record: r }) => [
+      ...[r.path, r.language ?? null, tagsText(r.tags), r.size, r.mtimeMs, r.sha256, r.version, r.accessCount],
+      ...[r.lastAccessedMs ?? null, r.entrypoint ? 1 : 0, r.sensitive ? 1 : 0, r.generated ? 1 : 0, now, r.versionMs],
+    ]);
     statements.push(...versionInserts(versions));
     const [first, second] = statements;
     if (first !== undefined && second !== undefined && statements.length === 2 && this.store.dialect === 'postgres') {
@@ -771,13 +752,7 @@ export class FileRegistry {
   async recordAccesses(paths: readonly string[]): Promise<void> {
     const now = Date.now();
     const known = [...new Set(paths)].filter((path) => this.#records.touch(path, now));
-    for (let i = 0; i < known.length; i += ROWS_PER_STATEMENT) {
-      const chunk = known.slice(i, i + ROWS_PER_STATEMENT);
-      await this.store.run(`UPDATE files SET access_count = access_count + 1, last_accessed_ms = ? WHERE path IN (${chunk.map(() => '?').join(', ')})`, [
-        now,
-        ...chunk,
-      ]);
-    }
+    for (const st of multiRowStatements(COUNT_ACCESSES, known, (path) => [path], { leading: [now] })) await this.store.run(st.sql, st.params);
   }
 
   /** Version rows of a file, newest first. */

@@ -13,7 +13,7 @@
 import { isFsError } from '@ctxfs/core';
 import type { FileRecord } from '../registry/file-registry.ts';
 import type { Workspace } from '../retrieval/shared.ts';
-import type { SqlValue } from '../state/state-store.ts';
+import { multiRow, multiRowStatements } from '../state/multi-row.ts';
 import { symbolTable } from '../symbols/outline.ts';
 import { flattenSymbols, SYMBOLS_VERSION, type SymbolKind } from '../symbols/types.ts';
 
@@ -44,8 +44,9 @@ export interface IndexRefresh {
   readonly durationMs: number;
 }
 
-/** Rows per INSERT (7 parameters each). */
-const ROWS_PER_STATEMENT = 100;
+/** Rows per INSERT (8 parameters each). */
+const SYMBOLS_PER_STATEMENT = 100;
+const INSERT_SYMBOLS = multiRow('INSERT INTO symbols (path, sha256, seq, name, qualified_name, kind, start_line, end_line) VALUES', '(?, ?, ?, ?, ?, ?, ?, ?)');
 /** Files parsed per transaction. */
 const FILES_PER_COMMIT = 200;
 
@@ -180,15 +181,10 @@ export class SymbolIndex {
       symbols.length,
       Date.now(),
     ]);
-    for (let i = 0; i < symbols.length; i += ROWS_PER_STATEMENT) {
-      const chunk = symbols.slice(i, i + ROWS_PER_STATEMENT);
-      const params: SqlValue[] = [];
-      for (const [k, s] of chunk.entries()) params.push(path, sha256, i + k, s.name, s.qualifiedName, s.kind, s.startLine, s.endLine);
-      await store.run(
-        `INSERT INTO symbols (path, sha256, seq, name, qualified_name, kind, start_line, end_line) VALUES ${Array(chunk.length).fill('(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-        params,
-      );
-    }
+    const rows = multiRowStatements(INSERT_SYMBOLS, symbols, (s, seq) => [path, sha256, seq, s.name, s.qualifiedName, s.kind, s.startLine, s.endLine], {
+      perStatement: SYMBOLS_PER_STATEMENT,
+    });
+    for (const st of rows) await store.run(st.sql, st.params);
     (await this.#loadIndexed()).set(path, sha256);
     const names = await this.#loadNames();
     for (const s of symbols) names.set(s.name, (names.get(s.name) ?? 0) + 1);

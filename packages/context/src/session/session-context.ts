@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { contextPath } from '../paths/context-path.ts';
 import type { ModelProfile } from '../profiles/model-profiles.ts';
-import { multiRow } from '../state/multi-row.ts';
-import type { SqlValue, StateStore } from '../state/state-store.ts';
+import { multiRow, multiRowStatements } from '../state/multi-row.ts';
+import type { StateStore } from '../state/state-store.ts';
 
 /** One read served to an agent. */
 export interface ReadRecord {
@@ -27,9 +27,6 @@ export interface ReadRecord {
   readonly tokens: number;
   readonly at: Date;
 }
-
-/** Reads one statement records at most (9 values each). */
-const READS_PER_STATEMENT = 64;
 
 /** The insert of `rows` reads. */
 const insertReads = multiRow(
@@ -168,20 +165,20 @@ export class SessionContext {
     const keys = new Set(records.map(keyOf));
     const batch = [...[...this.#unrecorded.values()].filter((r) => !keys.has(keyOf(r))), ...records];
     const tokens = batch.reduce((n, r) => n + r.tokens, 0);
-    const inserts: Array<{ sql: string; params: SqlValue[] }> = [];
-    for (let i = 0; i < batch.length; i += READS_PER_STATEMENT) {
-      const chunk = batch.slice(i, i + READS_PER_STATEMENT);
-      inserts.push({
-        sql: insertReads(chunk.length),
-        params: chunk.flatMap((r) => [this.id, r.agent, r.path, r.sha256, r.op, r.startLine ?? null, r.endLine ?? null, r.tokens, r.at.getTime()]),
-      });
-    }
+    const inserts = multiRowStatements(insertReads, batch, (r) => [
+      this.id,
+      r.agent,
+      r.path,
+      r.sha256,
+      r.op,
+      r.startLine ?? null,
+      r.endLine ?? null,
+      r.tokens,
+      r.at.getTime(),
+    ]);
     // Each reader's last read of each file (read_heads), the newest of the batch per key: one row a key, as an upsert may touch a row once.
     const heads = [...new Map(batch.map((r) => [keyOf(r), r])).values()];
-    for (let i = 0; i < heads.length; i += READS_PER_STATEMENT) {
-      const chunk = heads.slice(i, i + READS_PER_STATEMENT);
-      inserts.push({ sql: upsertHeads(chunk.length), params: chunk.flatMap((r) => [r.path, this.id, r.agent, r.sha256, r.at.getTime()]) });
-    }
+    inserts.push(...multiRowStatements(upsertHeads, heads, (r) => [r.path, this.id, r.agent, r.sha256, r.at.getTime()]));
     const [readRows, readHeads] = inserts;
     try {
       await this.#row;

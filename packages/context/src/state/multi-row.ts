@@ -1,9 +1,26 @@
 /**
  * Multi-row statements, shared by every module that writes rows in batches
- * (the registry's records, session reads, audit rows).
+ * (the registry's records and access counts, session reads and read heads,
+ * audit rows, symbols).
  *
  * @module
  */
+
+import type { SqlValue } from './state-store.ts';
+
+/** One statement and its parameters. */
+export interface MultiRowStatement {
+  readonly sql: string;
+  readonly params: SqlValue[];
+}
+
+/**
+ * Rows a multi-row statement carries unless its writer says otherwise: 64
+ * rows of up to 14 parameters stay far below either dialect's limit
+ * (SQLite 32,766, PostgreSQL 65,535), and more rows a statement saved
+ * nothing measurable in the registry's scan.
+ */
+export const ROWS_PER_STATEMENT = 64;
 
 /**
  * The SQL of a multi-row statement for `rows` rows, built once per row count:
@@ -26,4 +43,42 @@ export function multiRow(head: string, tuple: string, tail = ''): (rows: number)
     }
     return sql;
   };
+}
+
+/** Options of {@link multiRowStatements}. */
+export interface MultiRowOptions {
+  /** Rows a statement at most; default {@link ROWS_PER_STATEMENT}. */
+  readonly perStatement?: number;
+  /** Parameters before every statement's rows (a value its head uses). */
+  readonly leading?: readonly SqlValue[];
+}
+
+/**
+ * `rows` as multi-row statements of `sql`, each of up to `perStatement`
+ * rows. `values` gives one row's parameters in tuple order; it is called
+ * once a row, in row order, so a value may depend on the rows before it (the
+ * audit chain's links do).
+ *
+ * @example
+ * ```ts
+ * const insertPairs = multiRow('INSERT INTO t (a, b) VALUES', '(?, ?)');
+ * multiRowStatements(insertPairs, [[1, 2], [3, 4]], ([a, b]) => [a, b]);
+ * // [{ sql: 'INSERT INTO t (a, b) VALUES (?, ?), (?, ?)', params: [1, 2, 3, 4] }]
+ * ```
+ */
+export function multiRowStatements<T>(
+  sql: (rows: number) => string,
+  rows: readonly T[],
+  values: (row: T, index: number) => readonly SqlValue[],
+  options: MultiRowOptions = {},
+): MultiRowStatement[] {
+  const per = options.perStatement ?? ROWS_PER_STATEMENT;
+  const out: MultiRowStatement[] = [];
+  for (let i = 0; i < rows.length; i += per) {
+    const chunk = rows.slice(i, i + per);
+    const params: SqlValue[] = [...(options.leading ?? [])];
+    for (const [k, row] of chunk.entries()) params.push(...values(row, i + k));
+    out.push({ sql: sql(chunk.length), params });
+  }
+  return out;
 }

@@ -121,7 +121,7 @@ export interface StateStore {
   /**
    * Appends rows to the `audit` table, in order, each chained to the row
    * before it (in the caller's transaction, or one of its own), up to
-   * {@link AUDIT_ROWS_PER_STATEMENT} a statement. See audit-chain.ts.
+   * 64 a statement (multi-row.ts). See audit-chain.ts.
    */
   audit(entries: AuditRowInput | readonly AuditRowInput[]): Promise<void>;
   /** Checks the `audit` table's hash chain, oldest row first; names the first row that does not verify. */
@@ -132,9 +132,6 @@ export interface StateStore {
   /** Flushes queued audit rows and closes. Idempotent. */
   close(): Promise<void>;
 }
-
-/** Audit rows one statement inserts at most: 64 × 11 parameters, far below either dialect's limit. */
-export const AUDIT_ROWS_PER_STATEMENT = 64;
 
 /**
  * The `audit` table's insert of `rows` rows, shared by both stores: each row

@@ -10,8 +10,9 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AUDIT_GENESIS, AUDIT_HEAD, type AuditChainReport, auditHash, verifyAuditChain } from './audit-chain.ts';
+import { multiRowStatements } from './multi-row.ts';
 import type { AuditRecord, AuditRowInput, RunResult, SqlRow, SqlValue, StateStore } from './state-store.ts';
-import { AUDIT_ROWS_PER_STATEMENT, auditInsert, auditLogQuery, auditRecordOf, auditValues } from './state-store.ts';
+import { auditInsert, auditLogQuery, auditRecordOf, auditValues } from './state-store.ts';
 
 /** One open transaction: the connection it runs on, while it is open. */
 interface Frame<C> {
@@ -103,17 +104,13 @@ export abstract class TransactionScope<C> implements StateStore {
     await this.transaction(async () => {
       const frame = this.#frames.getStore() as Frame<C>;
       let prev = frame.auditHead ?? (await this.get<{ hash: string | null }>(AUDIT_HEAD))?.hash ?? AUDIT_GENESIS;
-      for (let i = 0; i < rows.length; i += AUDIT_ROWS_PER_STATEMENT) {
-        const chunk = rows.slice(i, i + AUDIT_ROWS_PER_STATEMENT);
-        const params: SqlValue[] = [];
-        for (const entry of chunk) {
-          const values = auditValues(entry);
-          const hash = auditHash(prev, values);
-          params.push(...values, prev, hash);
-          prev = hash;
-        }
-        await this.run(auditInsert(chunk.length), params);
-      }
+      const statements = multiRowStatements(auditInsert, rows, (entry) => {
+        const values = auditValues(entry);
+        const link = prev;
+        prev = auditHash(link, values);
+        return [...values, link, prev];
+      });
+      for (const st of statements) await this.run(st.sql, st.params);
       frame.auditHead = prev;
     });
   }
