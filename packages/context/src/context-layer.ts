@@ -1027,6 +1027,8 @@ export class ContextLayer extends ContextSession {
     this.journal.close();
     // A watcher would keep the process alive.
     void this.#editServices.changes.source?.close();
+    // Access counts are statistics: a store that cannot take them does not fail the close.
+    if (!this.store.closed) await this.#ws.registry.flushAccesses().catch(() => undefined);
     if (!this.store.closed) await this.store.flushAudit();
     if (this.ownsAuditTrail) this.auditTrail?.close();
     if (this.#ownsStore) await this.store.close();

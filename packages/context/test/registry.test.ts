@@ -201,11 +201,39 @@ for (const backend of BACKENDS) {
       const registry = await setup();
       await registry.scan();
       await registry.recordAccess('README.md');
+      await registry.flushAccesses();
       const second = new FileRegistry(ws.fs, store);
       await second.load();
       expect(second.get('README.md')?.accessCount).toBe(1);
       const r = await second.scan();
       expect(r.hashed).toBe(0);
+    });
+
+    test("access counts are the registry's at once and reach the store in batches: on the timer, at 64 files, and on flush", async () => {
+      const registry = await setup();
+      await registry.scan();
+      const stored = async (path: string) => (await store.get<{ access_count: number }>('SELECT access_count FROM files WHERE path = ?', [path]))?.access_count;
+      for (let i = 0; i < 3; i++) await registry.recordAccess('README.md');
+      await registry.recordAccesses(['src/a.ts', 'README.md', 'src/a.ts']);
+      expect(registry.get('README.md')?.accessCount).toBe(4);
+      expect(registry.get('src/a.ts')?.accessCount).toBe(1);
+      expect(await stored('README.md')).toBe(0);
+      // The timer writes them, each file's own count.
+      const deadline = Date.now() + 2_000;
+      while ((await stored('README.md')) !== 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await stored('README.md')).toBe(4);
+      expect(await stored('src/a.ts')).toBe(1);
+      // 64 waiting files are written by the call that makes them 64.
+      const paths = Array.from({ length: 64 }, (_, i) => `many/f${i}.txt`);
+      for (const p of paths) await ws.external(p, 'x\n');
+      await registry.scan();
+      await registry.recordAccesses(paths);
+      expect(await stored('many/f63.txt')).toBe(1);
+      // An explicit flush writes what waits, and a second writes nothing more.
+      await registry.recordAccess('AGENTS.md');
+      await registry.flushAccesses();
+      await registry.flushAccesses();
+      expect(await stored('AGENTS.md')).toBe(1);
     });
 
     test('the root .gitignore is honoured (subset: names, anchored paths, globs)', async () => {

@@ -9,7 +9,7 @@
 
 import { type FileDigest, type Filesystem, fsError, isFsError } from '@ctxfs/core';
 import { contextPath } from '../paths/context-path.ts';
-import { type MultiRowStatement, multiRow, multiRowStatements } from '../state/multi-row.ts';
+import { type MultiRowStatement, multiRow, multiRowStatements, ROWS_PER_STATEMENT } from '../state/multi-row.ts';
 import type { StateStore } from '../state/state-store.ts';
 import {
   compileMatcher,
@@ -153,8 +153,11 @@ const INSERT_VERSIONS = multiRow(
   'ON CONFLICT DO NOTHING',
 );
 
-/** A search's access counts: one update of up to 64 files. */
-const COUNT_ACCESSES = multiRow('UPDATE files SET access_count = access_count + 1, last_accessed_ms = ? WHERE path IN (', '?', ')');
+/** Access counts: one update of up to 64 files that were each read the same number of times. */
+const COUNT_ACCESSES = multiRow('UPDATE files SET access_count = access_count + ?, last_accessed_ms = ? WHERE path IN (', '?', ')');
+
+/** How long an access count may wait before it is written to the store, ms. */
+export const ACCESS_FLUSH_MS = 20;
 
 /** The inserts of `versions`' rows. */
 function versionInserts(versions: readonly FileVersionRecord[]): MultiRowStatement[] {
@@ -246,6 +249,9 @@ export class FileRegistry {
   readonly fs: Filesystem;
   readonly store: StateStore;
   readonly #records = new RecordTable();
+  /** Accesses counted here and not yet in the store, by path. */
+  readonly #accesses = new Map<string, { count: number; at: number }>();
+  #accessTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #baseIgnored: (path: string) => boolean;
   /** Ignore patterns that are plain names: the walk leaves them out natively. */
   readonly #excludeNames: readonly string[];
@@ -743,16 +749,61 @@ export class FileRegistry {
     return this.#retire([path]);
   }
 
-  /** Counts one access (reads served to a model). */
+  /** Counts one access (reads served to a model); see {@link recordAccesses}. */
   async recordAccess(path: string): Promise<void> {
     await this.recordAccesses([path]);
   }
 
-  /** Counts one access of each of `paths` (a search's files), one statement for up to 64 of them. */
+  /**
+   * Counts one access of each of `paths` (a search's files). The count is
+   * this registry's at once; the store's is written in batches, within
+   * {@link ACCESS_FLUSH_MS} or once 64 files wait, and by
+   * {@link flushAccesses} (the context layer's `close` calls it). An access
+   * count is a ranking statistic: a write of its own on every read was one
+   * store write (a round trip on PostgreSQL) a read for nothing a reader
+   * needs at once.
+   */
   async recordAccesses(paths: readonly string[]): Promise<void> {
     const now = Date.now();
-    const known = [...new Set(paths)].filter((path) => this.#records.touch(path, now));
-    for (const st of multiRowStatements(COUNT_ACCESSES, known, (path) => [path], { leading: [now] })) await this.store.run(st.sql, st.params);
+    for (const path of new Set(paths)) {
+      if (!this.#records.touch(path, now)) continue;
+      const held = this.#accesses.get(path);
+      this.#accesses.set(path, { count: (held?.count ?? 0) + 1, at: now });
+    }
+    if (this.#accesses.size >= ROWS_PER_STATEMENT) await this.flushAccesses();
+    else if (this.#accesses.size > 0 && this.#accessTimer === undefined) {
+      // Off any caller's stack: a failure keeps the counts for the next flush.
+      this.#accessTimer = setTimeout(() => void this.flushAccesses().catch(() => undefined), ACCESS_FLUSH_MS);
+      this.#accessTimer.unref();
+    }
+  }
+
+  /** Writes the access counts not yet in the store: one statement a distinct count, up to 64 files each. */
+  async flushAccesses(): Promise<void> {
+    clearTimeout(this.#accessTimer);
+    this.#accessTimer = undefined;
+    if (this.#accesses.size === 0) return;
+    const taken = new Map(this.#accesses);
+    this.#accesses.clear();
+    const byCount = new Map<number, { paths: string[]; at: number }>();
+    for (const [path, { count, at }] of taken) {
+      const group = byCount.get(count) ?? { paths: [], at };
+      group.paths.push(path);
+      group.at = Math.max(group.at, at);
+      byCount.set(count, group);
+    }
+    try {
+      for (const [count, { paths, at }] of byCount) {
+        for (const st of multiRowStatements(COUNT_ACCESSES, paths, (path) => [path], { leading: [count, at] })) await this.store.run(st.sql, st.params);
+      }
+    } catch (err) {
+      // Nothing is lost: the counts wait for the next flush, added to what came since.
+      for (const [path, { count, at }] of taken) {
+        const since = this.#accesses.get(path);
+        this.#accesses.set(path, { count: count + (since?.count ?? 0), at: Math.max(at, since?.at ?? 0) });
+      }
+      throw err;
+    }
   }
 
   /** Version rows of a file, newest first. */

@@ -1,0 +1,13 @@
+import { mkdirSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { createContext } from '@ctxfs/context';
+import { HostFilesystem } from '@ctxfs/host';
+const dir = mkdtempSync('/tmp/rp-'); const root = join(dir, 'ws'); mkdirSync(root);
+writeFileSync(join(root, 'read.txt'), 'x'.repeat(63) + '\n'.repeat(1) + ('line '.repeat(12) + '\n').repeat(15));
+const fs = await HostFilesystem.open({ root, stateDir: join(dir, 'hs') });
+const ctx = await createContext({ fs, store: join(dir, 'state.db'), agent: 'llm:bench' });
+for (let i = 0; i < 500; i++) await ctx.readFile('read.txt');
+const t = performance.now(); const N = 10000;
+for (let i = 0; i < N; i++) await ctx.readFile('read.txt');
+console.log('read µs', ((performance.now() - t) / N * 1000).toFixed(1));
+await ctx.close(); await fs.close();
