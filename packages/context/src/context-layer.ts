@@ -366,7 +366,7 @@ export class ContextSession {
   /** Keeps the content a model was served, so its later edit can be merged if the file moves on. */
   async #remember(served: Served): Promise<Served> {
     const limit = this.#edits.settings.rememberReadsUpTo ?? 1024 * 1024;
-    if (limit <= 0 || served.version === '' || (await this.#edits.versions.hasBlob(served.version))) return served;
+    if (limit <= 0 || served.version === '' || (await this.#edits.versions.seenStored(served.version))) return served;
     try {
       const recent = this.#ws.loader.recentBytes(served.version);
       if (recent !== undefined) {

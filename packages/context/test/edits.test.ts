@@ -116,6 +116,31 @@ for (const backend of BACKENDS) {
       expect((await ctx.editLines('a.txt', { kind: 'replace', start: 6, end: 6, text: 'A6' })).success).toBe(true);
     });
 
+    it('a version read again is not asked of the store again; after a prune it is, and a pruned base is stored anew', async () => {
+      await open({ 'a.txt': LINES });
+      const asked: string[] = [];
+      const get = ctx.store.get.bind(ctx.store);
+      ctx.store.get = ((sql: string, params?: readonly unknown[]) => {
+        if (sql.includes('FROM blobs WHERE sha256')) asked.push(sql);
+        return get(sql, params as never);
+      }) as typeof ctx.store.get;
+      await ctx.readFile('a.txt');
+      expect(asked.length).toBeGreaterThan(0);
+      asked.length = 0;
+      for (let i = 0; i < 4; i++) await ctx.readFile('a.txt');
+      expect(asked).toEqual([]);
+      // Nothing refers to a read's base: a prune removes it, and the next read keeps it again.
+      await ctx.pruneHistory({ maxVersionsPerFile: 1 });
+      expect(await ctx.versions.hasBlob(sha(LINES))).toBe(false);
+      asked.length = 0;
+      await ctx.readFile('a.txt');
+      expect(asked.length).toBeGreaterThan(0);
+      expect(await ctx.versions.hasBlob(sha(LINES))).toBe(true);
+      // So a stale edit of that read is still merged.
+      await ws.external('a.txt', LINES.replace('line 1\n', 'LINE 1\n'));
+      expect(await ctx.replace('a.txt', 'line 20', 'line twenty')).toMatchObject({ success: true, merged: true });
+    });
+
     it("strategy 'refuse' reports a stale buffer; an unstored base cannot be merged", async () => {
       await open({ 'a.txt': LINES }, { strategy: 'refuse', rememberReadsUpTo: 0 });
       await ctx.readFile('a.txt');

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { LruCache } from '../content/lru.ts';
 import type { SqlValue, StateStore } from '../state/state-store.ts';
 import { BlobStore, sha256Hex } from './blob-store.ts';
 
@@ -58,6 +59,9 @@ export interface RetentionOptions {
   /** Most bytes of stored content (after compression) overall; default 512 MiB. */
   maxBytes?: number;
 }
+
+/** Blob hashes a version store remembers as stored (64 bytes of key each: about 0.5 MiB). */
+const SEEN_BLOBS = 4096;
 
 /** The limits `prune()` applies where none are given. */
 export const DEFAULT_RETENTION: Readonly<Required<RetentionOptions>> = { maxVersionsPerFile: 1000, maxBytes: 512 * 1024 * 1024 };
@@ -115,9 +119,31 @@ export class VersionStore {
   /** The contents, delta-encoded. */
   readonly blobs: BlobStore;
 
+  /**
+   * Blobs this store stored or found stored, newest last: {@link seenStored}
+   * answers from it. Emptied by this store's {@link prune}.
+   */
+  readonly #seen = new LruCache<string, true>(SEEN_BLOBS);
+
   constructor(store: StateStore) {
     this.store = store;
     this.blobs = new BlobStore(store);
+  }
+
+  /**
+   * Whether `sha256` is stored, from memory when this store stored or found
+   * it before. For best-effort callers only (the content a model was served,
+   * kept as a later merge's base): a re-read of a version asks the store
+   * once, not on every read. Another process's prune can make a remembered
+   * answer stale, and the caller then goes without what it wanted (a stale
+   * edit of that version is refused instead of merged); anything that must
+   * be stored uses {@link putBlob}, which always asks.
+   */
+  async seenStored(sha256: string): Promise<boolean> {
+    if (this.#seen.get(sha256) === true) return true;
+    const found = await this.blobs.has(sha256);
+    if (found) this.#seen.set(sha256, true);
+    return found;
   }
 
   /**
@@ -127,8 +153,11 @@ export class VersionStore {
    * stored or read last is tried, and {@link append} retries against the
    * file's previous version.
    */
-  putBlob(bytes: Uint8Array, sha256: string = sha256Hex(bytes), options: { near?: string | undefined } = {}): Promise<string> {
-    return this.blobs.put(bytes, sha256, options.near);
+  async putBlob(bytes: Uint8Array, sha256: string = sha256Hex(bytes), options: { near?: string | undefined } = {}): Promise<string> {
+    const stored = await this.blobs.put(bytes, sha256, options.near);
+    // Not remembered inside a transaction: a rollback would undo the store but not the memory.
+    if (!this.store.inTransaction) this.#seen.set(stored, true);
+    return stored;
   }
 
   hasBlob(sha256: string): Promise<boolean> {
@@ -256,6 +285,12 @@ export class VersionStore {
   prune(options: RetentionOptions = {}): Promise<PruneResult> {
     const maxVersions = Math.max(1, options.maxVersionsPerFile ?? DEFAULT_RETENTION.maxVersionsPerFile);
     const maxBytes = options.maxBytes ?? DEFAULT_RETENTION.maxBytes;
+    // Forgotten before and after: a read that finds a blob while the prune runs must not keep it remembered.
+    this.#seen.clear();
+    return this.#prune(maxVersions, maxBytes).finally(() => this.#seen.clear());
+  }
+
+  #prune(maxVersions: number, maxBytes: number): Promise<PruneResult> {
     return this.store.transaction(async () => {
       let versionsRemoved = 0;
       const over = (await this.store.all('SELECT path, MAX(seq) AS top, COUNT(*) AS n FROM history GROUP BY path HAVING COUNT(*) > ?', [
