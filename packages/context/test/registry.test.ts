@@ -236,6 +236,29 @@ for (const backend of BACKENDS) {
       expect(await stored('AGENTS.md')).toBe(1);
     });
 
+    test('a flush that fails keeps what it did not write for the next one: nothing lost, nothing counted twice', async () => {
+      const registry = await setup();
+      await registry.scan();
+      const stored = async (path: string) => (await store.get<{ access_count: number }>('SELECT access_count FROM files WHERE path = ?', [path]))?.access_count;
+      // Two counts, so two statements: the first is written, the second fails.
+      await registry.recordAccesses(['README.md', 'src/a.ts']);
+      await registry.recordAccess('src/a.ts');
+      const run = store.run.bind(store);
+      let updates = 0;
+      store.run = ((sql: string, params?: readonly unknown[]) => {
+        if (sql.startsWith('UPDATE files SET access_count') && ++updates === 2) return Promise.reject(new Error('connection lost'));
+        return run(sql, params as never);
+      }) as typeof store.run;
+      await expect(registry.flushAccesses()).rejects.toThrow('connection lost');
+      store.run = run;
+      const written = (await stored('README.md')) === 1 ? 'README.md' : 'src/a.ts';
+      expect(await stored(written === 'README.md' ? 'src/a.ts' : 'README.md')).toBe(0);
+      await registry.recordAccess('README.md');
+      await registry.flushAccesses();
+      expect(await stored('README.md')).toBe(2);
+      expect(await stored('src/a.ts')).toBe(2);
+    });
+
     test('the root .gitignore is honoured (subset: names, anchored paths, globs)', async () => {
       const registry = await setup({
         ...FILES,

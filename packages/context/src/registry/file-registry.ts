@@ -792,15 +792,28 @@ export class FileRegistry {
       group.at = Math.max(group.at, at);
       byCount.set(count, group);
     }
+    // What each statement writes, so a failure puts back exactly what was not written.
+    const pending = [...byCount].flatMap(([count, { paths, at }]) =>
+      multiRowStatements(COUNT_ACCESSES, paths, (path) => [path], { leading: [count, at] }).map((statement, i) => ({
+        statement,
+        count,
+        at,
+        paths: paths.slice(i * ROWS_PER_STATEMENT, (i + 1) * ROWS_PER_STATEMENT),
+      })),
+    );
+    let written = 0;
     try {
-      for (const [count, { paths, at }] of byCount) {
-        for (const st of multiRowStatements(COUNT_ACCESSES, paths, (path) => [path], { leading: [count, at] })) await this.store.run(st.sql, st.params);
+      for (const { statement } of pending) {
+        await this.store.run(statement.sql, statement.params);
+        written++;
       }
     } catch (err) {
-      // Nothing is lost: the counts wait for the next flush, added to what came since.
-      for (const [path, { count, at }] of taken) {
-        const since = this.#accesses.get(path);
-        this.#accesses.set(path, { count: count + (since?.count ?? 0), at: Math.max(at, since?.at ?? 0) });
+      // Nothing is lost or counted twice: what was not written waits for the next flush, added to what came since.
+      for (const { count, at, paths } of pending.slice(written)) {
+        for (const path of paths) {
+          const since = this.#accesses.get(path);
+          this.#accesses.set(path, { count: count + (since?.count ?? 0), at: Math.max(at, since?.at ?? 0) });
+        }
       }
       throw err;
     }
