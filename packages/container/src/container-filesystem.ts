@@ -888,6 +888,9 @@ export class ContainerFilesystem extends FilesystemBase {
       if (info === undefined || !info.State.Running || info.State.Paused || err instanceof SilenceError) {
         return this.#unavailable('write', path, err ?? new Error('the write stream ended'));
       }
+      // The tool's message (disk full) reaches stderr before the output ends, but can arrive after our
+      // write failed: read it once the output has ended (bounded), or a loaded engine leaves it unread (EIO).
+      await within(s.ended, this.#requestTimeoutMs, () => new SilenceError('the write stream did not end')).catch(() => undefined);
       const code = await Promise.race([s.exitCode(), new Promise<number>((r) => setTimeout(() => r(-1), 2000).unref())]);
       return helperFailure(code === 0 ? 1 : code, s.stderr(), 'write', path);
     };
