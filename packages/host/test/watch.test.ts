@@ -22,9 +22,9 @@ async function open(files: Record<string, string> = {}) {
   return { hfs, ws };
 }
 
-/** Starts a recursive watch of the root and collects its events. */
-async function record(hfs: HostFilesystem): Promise<{ events: WatchEvent[]; watcher: Watcher; waitFor(path: string): Promise<void> }> {
-  const watcher = hfs.watch('', { recursive: true });
+/** Starts a recursive watch of `watched` (the root by default) and collects its events. */
+async function record(hfs: HostFilesystem, watched = ''): Promise<{ events: WatchEvent[]; watcher: Watcher; waitFor(path: string): Promise<void> }> {
+  const watcher = hfs.watch(watched, { recursive: true });
   await watcher.ready;
   const events: WatchEvent[] = [];
   void (async () => {
@@ -92,17 +92,11 @@ describe('host watch', () => {
   it('a watched symlink to a directory inside the root reports under the path watched', async () => {
     const { hfs, ws } = await open({ 'real/a.txt': 'a' });
     fs.symlinkSync('real', path.join(ws.root, 'alias'));
-    const watcher = hfs.watch('alias', { recursive: true });
-    await watcher.ready;
-    const seen: WatchEvent[] = [];
-    void (async () => {
-      for await (const e of watcher) seen.push(e);
-    })();
+    const rec = await record(hfs, 'alias');
     fs.writeFileSync(path.join(ws.root, 'real/a.txt'), 'b');
-    const deadline = Date.now() + 5_000;
-    while (!seen.some((e) => e.path === 'alias/a.txt') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    expect(seen.map((e) => e.path)).toContain('alias/a.txt');
-    await watcher.close();
+    await rec.waitFor('alias/a.txt');
+    expect(rec.events.map((e) => e.path)).toContain('alias/a.txt');
+    await rec.watcher.close();
   });
 
   it('close frees the platform watch: no events after, and many watchers opened and closed leave nothing behind', async () => {
@@ -201,18 +195,13 @@ describe('host watch: what appears while watching', () => {
 
   it('the watched directory deleted: reported as deleted, and the watch frees its handles', async () => {
     const { hfs, ws } = await open({ 'w/sub/a.txt': 'a' });
-    const watcher = hfs.watch('w', { recursive: true });
-    await watcher.ready;
-    const events: WatchEvent[] = [];
-    void (async () => {
-      for await (const e of watcher) events.push(e);
-    })();
+    const rec = await record(hfs, 'w');
     fs.rmSync(path.join(ws.root, 'w'), { recursive: true });
     await until(
-      () => events.some((e) => e.path === 'w' && e.type === 'deleted'),
-      () => JSON.stringify(events),
+      () => rec.events.some((e) => e.path === 'w' && e.type === 'deleted'),
+      () => JSON.stringify(rec.events),
     );
-    await watcher.close();
+    await rec.watcher.close();
   });
 
   it('a name that is not UTF-8 is not reported (no workspace path names it), and watching goes on', async () => {
