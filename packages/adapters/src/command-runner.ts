@@ -14,6 +14,14 @@
 export interface RunCommandOptions {
   /** Working directory, a normalized workspace path (`''` is the root). */
   readonly cwd: string;
+  /**
+   * Where the command must see the workspace root (an absolute path: the
+   * adapter's own mount path), so that the paths an agent uses for files
+   * name the same files in commands. A runner that cannot show it there
+   * rejects with `EUNSUPPORTED`; absent, the runner shows it where it
+   * likes and commands should use relative paths.
+   */
+  readonly mountPath?: string | undefined;
   /** Aborting it kills the command. */
   readonly signal?: AbortSignal | undefined;
   /** Keep standard input open and expose it as `stdin`; otherwise it is closed at once. */

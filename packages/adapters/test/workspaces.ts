@@ -15,7 +15,7 @@ import type { Filesystem } from '@ctxfs/core';
 import { HostFilesystem } from '@ctxfs/host';
 import { MemoryFilesystem } from '@ctxfs/memory';
 import type Docker from 'dockerode';
-import { dockerAvailable, removeTestContainers, startTestContainer } from '../../container/test/docker-fixture.ts';
+import { dockerAvailable, removeTestContainers, startTestContainer, TEST_IMAGE, TEST_LABELS } from '../../container/test/docker-fixture.ts';
 import type { CommandRunner } from '../src/command-runner.ts';
 
 export type BackendName = 'memory' | 'host' | 'container';
@@ -30,6 +30,7 @@ export interface TestWorkspace {
 }
 
 let container: Docker.Container | undefined;
+let usedDocker = false;
 let counter = 0;
 const tempDirs: string[] = [];
 
@@ -38,11 +39,18 @@ export async function backends(): Promise<BackendName[]> {
   return (await dockerAvailable()) ? ['memory', 'host', 'container'] : ['memory', 'host'];
 }
 
-/** Opens a fresh workspace on `backend`, holding `files`. */
+/**
+ * Opens a fresh workspace on `backend`, holding `files`. Container
+ * workspaces share one container unless `ownContainer` asks for one of
+ * their own (removed when the workspace closes): commands shown the
+ * workspace at a mount path need it, since two workspaces cannot both be
+ * shown at the same path of one container.
+ */
 export async function openWorkspace(
   backend: BackendName,
   files: Record<string, string | Uint8Array> = {},
   options: Partial<Omit<ContextOptions, 'fs' | 'store'>> = {},
+  { ownContainer = false }: { readonly ownContainer?: boolean } = {},
 ): Promise<TestWorkspace> {
   const state = await mkdtemp(join(tmpdir(), 'ctxfs-adapters-state-'));
   tempDirs.push(state);
@@ -54,8 +62,12 @@ export async function openWorkspace(
     tempDirs.push(hostRoot);
     fs = await HostFilesystem.open({ root: hostRoot, stateDir: join(state, 'host') });
   } else {
-    container ??= await startTestContainer();
-    fs = await ContainerFilesystem.open({ container: container.id, workdir: `/work/a${++counter}-${process.pid}` });
+    usedDocker = true;
+    if (ownContainer) fs = await ContainerFilesystem.open({ image: TEST_IMAGE, labels: TEST_LABELS, workdir: '/work' });
+    else {
+      container ??= await startTestContainer();
+      fs = await ContainerFilesystem.open({ container: container.id, workdir: `/work/a${++counter}-${process.pid}` });
+    }
   }
   if (backend !== 'memory')
     for (const [path, content] of Object.entries(files))
@@ -75,8 +87,10 @@ export async function openWorkspace(
 /** Removes the temporary directories and this file's containers. */
 export async function cleanUp(): Promise<void> {
   await Promise.all(tempDirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-  if (container !== undefined) await removeTestContainers();
+  // Own containers left by a workspace never closed go too (they carry the same labels).
+  if (usedDocker) await removeTestContainers();
   container = undefined;
+  usedDocker = false;
 }
 
 /**

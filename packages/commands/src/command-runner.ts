@@ -10,6 +10,7 @@
  * @module
  */
 
+import { posix } from 'node:path';
 import { ContainerFilesystem } from '@ctxfs/container';
 import type { ContextSession, ProgramChange } from '@ctxfs/context';
 import { fsError, isFsError, resolvePath } from '@ctxfs/core';
@@ -23,6 +24,18 @@ import { JustBashExecutor } from './just-bash-executor.ts';
 export interface CommandOptions {
   /** Working directory, a workspace path (default the root). */
   readonly cwd?: string | undefined;
+  /**
+   * Where the command sees the workspace root, so that absolute paths in
+   * it name workspace files: `/workspace` makes `cat /workspace/a.txt` read
+   * the workspace's `a.txt`. An absolute, normalized path. Bubblewrap binds
+   * the root there, the container gets a link there (made once, as root;
+   * a path that exists in the container as anything else is refused),
+   * just-bash mounts it there. Unconfined host commands cannot be shown
+   * the root anywhere but where it is: refused with `EUNSUPPORTED`. Default:
+   * where the executor shows it by itself (the host directory, the
+   * container's working directory, just-bash's `/`).
+   */
+  readonly mountPath?: string | undefined;
   /** Variables added to the command's minimal environment. */
   readonly env?: Readonly<Record<string, string>> | undefined;
   /** Standard input (text is sent as UTF-8); `'pipe'`: written while the command runs, through the process's `stdin`. */
@@ -179,6 +192,7 @@ export class CommandRunner {
           ? new TextEncoder().encode(options.stdin)
           : (options.stdin as Uint8Array | undefined);
     const exited = (async () => {
+      const mountPath = checkMountPath(options.mountPath);
       const cwd = await this.#cwd(options.cwd);
       const { value, changes } = await this.session.command(
         command,
@@ -193,6 +207,7 @@ export class CommandRunner {
             return await exec.start({
               command,
               cwd,
+              mountPath,
               env: options.env ?? {},
               stdin: input,
               signal: stopper.signal,
@@ -213,7 +228,7 @@ export class CommandRunner {
         },
         {
           unconfined: !exec.confined,
-          params: { runner: exec.kind, cwd },
+          params: { runner: exec.kind, cwd, ...(mountPath === undefined ? {} : { mountPath }) },
           outcome: (end: ExecutionEnd) => ({ bytes: stdoutBytes + stderrBytes, code: end.exitCode === 0 ? undefined : `exit ${end.exitCode ?? 'stopped'}` }),
         },
       );
@@ -278,6 +293,24 @@ export class CommandRunner {
       throw fsError('ENOTDIR', 'stat', path, { reason: 'the working directory is not a directory', hint: 'name a directory of the workspace' });
     return path;
   }
+}
+
+/** A mount path as given, checked: absolute, normalized, a plain string of printable characters. */
+function checkMountPath(mountPath: string | undefined): string | undefined {
+  if (mountPath === undefined) return undefined;
+  const valid =
+    typeof mountPath === 'string' &&
+    mountPath.startsWith('/') &&
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+    !/[\u0000-\u001f\u007f]/.test(mountPath) &&
+    posix.normalize(mountPath) === mountPath &&
+    (mountPath === '/' || !mountPath.endsWith('/'));
+  if (!valid)
+    throw fsError('EINVAL', 'exec', String(mountPath), {
+      reason: 'the mount path must be an absolute, normalized path (no `.` or `..` parts, no trailing slash)',
+      hint: 'give a path such as /workspace',
+    });
+  return mountPath;
 }
 
 function s(c: { chunks: Uint8Array[] }): string {

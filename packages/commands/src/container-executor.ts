@@ -5,7 +5,9 @@
  * written to the exec's connection. The Engine API cannot signal an exec,
  * so the command records its process id first, and stopping it is a second
  * exec that kills its session (the engine starts an exec as a session
- * leader), its children and itself.
+ * leader), its children and itself. Asked to show the workspace at a
+ * mount path, the executor makes that path a link to the working directory
+ * once (as root), and starts commands under it.
  *
  * @module
  */
@@ -13,8 +15,9 @@
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import type { ContainerFilesystem } from '@ctxfs/container';
+import { fsError } from '@ctxfs/core';
 import type { ExecutionEnd, ExecutionRequest, Executor } from './execution.ts';
-import { BASE_ENV } from './execution.ts';
+import { BASE_ENV, startDirectory } from './execution.ts';
 import { feed } from './host-executor.ts';
 
 /**
@@ -32,6 +35,8 @@ export class ContainerExecutor implements Executor {
   readonly confined = true;
   readonly where: string;
   readonly #fs: ContainerFilesystem;
+  /** Mount paths linked to the working directory, or being linked. */
+  readonly #links = new Map<string, Promise<void>>();
 
   constructor(fs: ContainerFilesystem) {
     this.#fs = fs;
@@ -40,9 +45,66 @@ export class ContainerExecutor implements Executor {
 
   async start(request: ExecutionRequest): Promise<ExecutionEnd> {
     const pidFile = `/tmp/.ctxfs-exec-${randomBytes(6).toString('hex')}.pid`;
-    const dir = request.cwd === '' ? this.#fs.workdir : `${this.#fs.workdir}/${request.cwd}`;
-    const env = Object.entries({ ...BASE_ENV, HOME: this.#fs.workdir, ...request.env }).map(([k, v]) => `${k}=${v}`);
+    const root = request.mountPath ?? this.#fs.workdir;
+    if (root !== this.#fs.workdir) await this.#link(root);
+    const dir = startDirectory(root, request.cwd);
+    // PWD: the shell keeps the path it was started under (the link) rather than the one the link leads to.
+    const env = Object.entries({ ...BASE_ENV, HOME: root, PWD: dir, ...request.env }).map(([k, v]) => `${k}=${v}`);
     return await this.#run(request, dir, env, pidFile);
+  }
+
+  /** Makes `mount` a link to the working directory, once; refused where it is anything else, or inside the workspace. */
+  #link(mount: string): Promise<void> {
+    let made = this.#links.get(mount);
+    if (made === undefined) {
+      made = this.#makeLink(mount);
+      this.#links.set(mount, made);
+      // A failure is not remembered: the container may be fixed, and the next command tries again.
+      made.catch(() => this.#links.delete(mount));
+    }
+    return made;
+  }
+
+  async #makeLink(mount: string): Promise<void> {
+    const workdir = this.#fs.workdir;
+    const refuse = (reason: string, hint: string): never => {
+      throw fsError('EUNSUPPORTED', 'exec', mount, { reason, hint });
+    };
+    if (mount === '/' || workdir.startsWith(`${mount}/`) || mount.startsWith(`${workdir}/`))
+      refuse(
+        `the container cannot show the workspace at ${mount}: it contains the working directory, or lies inside it`,
+        'choose a mount path apart from the working directory, such as /workspace',
+      );
+    const exec = await this.#fs.container.exec({
+      Cmd: [
+        'sh',
+        '-c',
+        // 0: made or already there; 3: the path is something else; other: mkdir or ln failed (a read-only filesystem).
+        'if [ -L "$0" ]; then [ "$(readlink "$0")" = "$1" ] && exit 0; exit 3; fi; [ -e "$0" ] && exit 3; mkdir -p "$(dirname "$0")" && ln -s "$1" "$0"',
+        mount,
+        workdir,
+      ],
+      User: '0:0',
+      AttachStdout: true,
+      AttachStderr: true,
+    });
+    const stream = (await exec.start({ hijack: true, stdin: false })) as unknown as NodeJS.ReadableStream;
+    const stderr = new PassThrough();
+    const said: Buffer[] = [];
+    stderr.on('data', (c: Buffer) => said.push(c));
+    this.#fs.docker.modem.demuxStream(stream, new PassThrough().resume(), stderr);
+    await new Promise<void>((resolve) => {
+      stream.once('end', resolve);
+      stream.once('close', resolve);
+      stream.once('error', () => resolve());
+    });
+    const code = (await exec.inspect()).ExitCode;
+    if (code === 0) return;
+    if (code === 3) refuse(`${mount} already exists in the container and is not a link to the workspace`, 'choose another mount path');
+    refuse(
+      `the container cannot make the link ${mount}: ${Buffer.concat(said).toString('utf8').trim() || `exit status ${code}`}`,
+      'choose a mount path on a writable filesystem of the container, such as /tmp/workspace',
+    );
   }
 
   /** Runs the exec to its end, stopping it when the request's signal aborts. */

@@ -18,6 +18,13 @@ export interface ExecutionRequest {
   readonly command: string;
   /** Workspace path of the working directory (`''` the root), normalized and checked to be a directory. */
   readonly cwd: string;
+  /**
+   * Where the command must see the workspace root: a normalized absolute
+   * path, never `/`; absent, wherever the executor shows it by itself (the
+   * host directory, the container's working directory, just-bash's `/`).
+   * An executor that cannot show it there rejects with `EUNSUPPORTED`.
+   */
+  readonly mountPath?: string | undefined;
   /** Variables for the command, on top of a minimal environment (never the embedding process's own). */
   readonly env: Readonly<Record<string, string>>;
   /** The command's standard input: bytes, or a stream written while it runs (none: it reads end-of-file). */
@@ -51,6 +58,11 @@ export interface Executor {
   /** Where the command sees the workspace, in words for the result (`/work in container abc`, `the host directory`, `just-bash's virtual /`). */
   readonly where: string;
   start(request: ExecutionRequest): Promise<ExecutionEnd>;
+}
+
+/** The directory a command starts in: `cwd` below where it sees the root. */
+export function startDirectory(root: string, cwd: string): string {
+  return cwd === '' ? root : `${root}/${cwd}`;
 }
 
 /** The environment a command starts from: enough to find programs, nothing of the embedding process's. */

@@ -44,7 +44,7 @@ export function frameworkRunner(session: ContextSession, options: CommandRunnerO
   return {
     description: `Commands run in ${executor.where}; the workspace policy decides each one and the audit records it.`,
     async run(command, o) {
-      const p = runner.spawn(command, { cwd: o.cwd, env: o.env, signal: o.signal, stdin: o.stdin ? 'pipe' : undefined });
+      const p = runner.spawn(command, { cwd: o.cwd, mountPath: o.mountPath, env: o.env, signal: o.signal, stdin: o.stdin ? 'pipe' : undefined });
       const exitCode = p.exited.then((end) => {
         if (end.exitCode !== null) return end.exitCode;
         if (o.signal?.aborted) throw o.signal.reason ?? new Error('aborted');

@@ -16,9 +16,10 @@
  */
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { BASE_ENV, type ExecutionEnd, type ExecutionRequest, type Executor } from './execution.ts';
+import { fsError } from '@ctxfs/core';
+import { BASE_ENV, type ExecutionEnd, type ExecutionRequest, type Executor, startDirectory } from './execution.ts';
 
 let bwrapWorks: boolean | undefined;
 
@@ -114,10 +115,13 @@ export class BubblewrapExecutor implements Executor {
 
   start(request: ExecutionRequest): Promise<ExecutionEnd> {
     const root = this.#root;
+    const mount = request.mountPath ?? root;
+    const bindable = mountable(mount);
+    if (bindable !== true) return Promise.reject(bindable);
     const args = [
-      '--ro-bind',
-      '/',
-      '/',
+      // The system read-only, entry by entry rather than `/` whole, so that `/` itself is the sandbox's own and
+      // a mount path below it (`/workspace`) can be made without touching the host.
+      ...systemBinds(),
       '--dev',
       '/dev',
       '--proc',
@@ -127,21 +131,63 @@ export class BubblewrapExecutor implements Executor {
       // After /tmp, so a workspace below /tmp is bound over the private one.
       '--bind',
       root,
-      root,
+      mount,
       '--unshare-all',
       '--die-with-parent',
       '--new-session',
       '--chdir',
-      join(root, request.cwd),
+      startDirectory(mount, request.cwd),
       '--',
       'sh',
       '-c',
       request.command,
     ];
-    const child = spawn('bwrap', args, { env: { ...BASE_ENV, HOME: root, ...request.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const env = { ...BASE_ENV, HOME: mount, PWD: startDirectory(mount, request.cwd), ...request.env };
+    const child = spawn('bwrap', args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
     // bwrap is the sandbox's init: killing it ends every process inside.
     return runChild(child, request, () => child.kill('SIGKILL'));
   }
+}
+
+let system: string[] | undefined;
+
+/** bubblewrap's arguments that show each entry of the host's `/` read-only (links as links); `/dev`, `/proc` and `/tmp` are the sandbox's own. */
+function systemBinds(): string[] {
+  if (system === undefined) {
+    system = [];
+    for (const entry of readdirSync('/', { withFileTypes: true })) {
+      if (entry.name === 'dev' || entry.name === 'proc' || entry.name === 'tmp') continue;
+      const path = `/${entry.name}`;
+      if (entry.isSymbolicLink()) system.push('--symlink', readlinkSync(path), path);
+      else system.push('--ro-bind', path, path);
+    }
+  }
+  return system;
+}
+
+/**
+ * Whether bubblewrap can show the workspace at `mount`: below `/tmp` or a
+ * top-level name the host lacks it makes the directories in its own
+ * filesystems; anywhere else on the read-only system the directory must
+ * already exist (the sandbox cannot create it).
+ */
+function mountable(mount: string): true | Error {
+  const top = mount.split('/')[1] ?? '';
+  if (mount === '/' || top === 'dev' || top === 'proc')
+    return fsError('EUNSUPPORTED', 'exec', mount, {
+      reason: 'bubblewrap cannot show the workspace at the root or under /dev or /proc',
+      hint: 'choose a mount path such as /workspace',
+    });
+  if (top === 'tmp' || !existsSync(`/${top}`)) return true;
+  let dir: Stats | undefined;
+  try {
+    dir = statSync(mount);
+  } catch {}
+  if (dir?.isDirectory() === true) return true;
+  return fsError('EUNSUPPORTED', 'exec', mount, {
+    reason: `bubblewrap cannot make ${mount}: /${top} is read-only in the sandbox and has no such directory`,
+    hint: 'choose a mount path under a top-level name of its own (such as /workspace) or under /tmp',
+  });
 }
 
 /**
@@ -159,6 +205,13 @@ export class UnconfinedExecutor implements Executor {
   }
 
   start(request: ExecutionRequest): Promise<ExecutionEnd> {
+    if (request.mountPath !== undefined && request.mountPath !== this.#root)
+      return Promise.reject(
+        fsError('EUNSUPPORTED', 'exec', request.mountPath, {
+          reason: 'an unconfined command sees the workspace only where it is on the host, not at a mount path',
+          hint: 'install bubblewrap so commands run confined, or use paths relative to the working directory',
+        }),
+      );
     const child = spawn('sh', ['-c', request.command], {
       cwd: join(this.#root, request.cwd),
       env: { ...BASE_ENV, HOME: this.#root, ...request.env },

@@ -2,19 +2,20 @@
  * Commands on a backend no process can reach (memory, or any backend
  * without an executor): just-bash's bash over the same workspace through
  * `CtxfsBashFs`, so the command's file calls pass the policy and what it
- * changes is recorded as one change of history.
+ * changes is recorded as one change of history. At a mount path the
+ * workspace is mounted there in a scratch tree that lasts one command.
  *
  * @module
  */
 
 import type { ContextSession } from '@ctxfs/context';
 import { asBashResult, CtxfsBashFs } from '@ctxfs/just-bash';
-import { Bash, type BashOptions } from 'just-bash';
+import { Bash, type BashOptions, InMemoryFs, MountableFs } from 'just-bash';
 
 /** just-bash's execution limits. */
 export type JustBashLimits = NonNullable<BashOptions['executionLimits']>;
 
-import type { ExecutionEnd, ExecutionRequest, Executor } from './execution.ts';
+import { type ExecutionEnd, type ExecutionRequest, type Executor, startDirectory } from './execution.ts';
 
 /** Options of {@link JustBashExecutor}. */
 export interface JustBashExecutorOptions {
@@ -63,13 +64,15 @@ export class JustBashExecutor implements Executor {
   }
 
   async start(request: ExecutionRequest): Promise<ExecutionEnd> {
-    const cwd = `/${request.cwd}`;
+    const mount = request.mountPath ?? '/';
+    const cwd = mount === '/' ? `/${request.cwd}` : startDirectory(mount, request.cwd);
     // just-bash takes its input whole: a stream is read to its end first.
     const stdin = request.stdin === undefined || request.stdin instanceof Uint8Array ? request.stdin : await readAll(request.stdin);
     const bash = new Bash({
-      fs: this.#fs,
+      // Below a mount path the workspace is mounted into a scratch tree of just-bash's own, kept for this command only.
+      fs: mount === '/' ? this.#fs : new MountableFs({ base: new InMemoryFs(), mounts: [{ mountPoint: mount, filesystem: this.#fs }] }),
       cwd,
-      env: { HOME: '/', ...request.env },
+      env: { HOME: mount, ...request.env },
       // The runner's own timer stops a command at its time limit and says so in the result; just-bash's limit is
       // only the backstop, later, so the two never race (when just-bash's won, the command ended with its exit
       // status 124 and no limit stated).

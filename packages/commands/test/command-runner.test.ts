@@ -90,6 +90,32 @@ describe.each(Object.keys(BACKENDS))('commands on %s', (name) => {
     }
   });
 
+  it('shows the workspace at a mount path, so that absolute paths there name its files', async () => {
+    const o = await open();
+    if (o === undefined) return;
+    try {
+      const runner = new CommandRunner(o.ctx);
+      const r = await runner.run('pwd; cat /workspace/a.txt; echo made > /workspace/src/made.txt; echo $HOME', { cwd: 'src', mountPath: '/workspace' });
+      expect(r).toMatchObject({ exitCode: 0, stdout: '/workspace/src\none\n/workspace\n', stderr: '' });
+      expect(new TextDecoder().decode(await o.fs.readBytes('src/made.txt'))).toBe('made\n');
+      // Made where nothing was (directories and all), and again for the next command.
+      for (let i = 0; i < 2; i++) expect((await runner.run('cat /tmp/ctxfs-mount/ws/a.txt', { mountPath: '/tmp/ctxfs-mount/ws' })).stdout).toBe('one\n');
+      for (const bad of ['workspace', '/workspace/', '/a/../b', '/a/./b', '/a\nb', '//a'])
+        await expect(runner.run('true', { mountPath: bad }), bad).rejects.toMatchObject({ code: 'EINVAL' });
+      // Where the executor cannot show it: refused before it runs, naming the path and what to choose instead.
+      const refused =
+        { memory: [], host: ['/', '/etc/ctxfs-no-such-dir', '/proc/ws'], container: ['/', '/etc', '/work/inside', '/tmp/ctxfs-mount'] }[name] ?? [];
+      for (const mountPath of refused)
+        await expect(runner.run('echo ran > /tmp/ran', { mountPath }), mountPath).rejects.toMatchObject({
+          code: 'EUNSUPPORTED',
+          hint: expect.stringContaining('mount path'),
+        });
+      if (name === 'memory') expect((await runner.run('cat /a.txt', { mountPath: '/' })).stdout).toBe('one\n');
+    } finally {
+      await done(o);
+    }
+  });
+
   it('states the time limit when it stops a command, and stops it when the caller aborts', async () => {
     const o = await open();
     if (o === undefined) return;
@@ -187,6 +213,10 @@ describe('commands on the host', () => {
       const r = await new CommandRunner(allowing, { executor: new UnconfinedExecutor(dir) }).run('pwd; echo $HOME');
       expect(r).toMatchObject({ exitCode: 0, runner: 'unconfined' });
       expect(r.stdout).toBe(`${realpathSync(dir)}\n${realpathSync(dir)}\n`);
+      // Nothing unconfined can show the root elsewhere: refused, naming no host path.
+      const elsewhere = new CommandRunner(allowing, { executor: new UnconfinedExecutor(dir) }).run('touch x', { mountPath: '/workspace' });
+      await expect(elsewhere).rejects.toMatchObject({ code: 'EUNSUPPORTED', reason: expect.not.stringContaining(dir) });
+      expect(existsSync(join(dir, 'x'))).toBe(false);
     } finally {
       await refusing.close();
       await allowing.close();

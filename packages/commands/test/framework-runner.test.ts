@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandRunner as AdapterRunner } from '@ctxfs/adapters';
 import { createSandboxSession } from '@ctxfs/adapters/ai-sdk';
+import { CtxfsBackend } from '@ctxfs/adapters/deepagents';
 import { ContainerFilesystem } from '@ctxfs/container';
 import { type ContextLayer, createContext, type PolicyConfig } from '@ctxfs/context';
 import type { Filesystem } from '@ctxfs/core';
@@ -53,6 +54,14 @@ describe.each(Object.keys(OPEN))('the AI SDK sandbox session over ctxfs %s runs 
         stdout: 'in sub\n',
         stderr: 'err\n',
       });
+      // The session's paths are the command's: /workspace is the workspace in both, as the description says.
+      expect(s.description).toContain('Commands see the workspace at /workspace');
+      expect(await s.run({ command: 'pwd; cat /workspace/sub/f.txt; echo new > /workspace/sub/g.txt' })).toEqual({
+        exitCode: 0,
+        stdout: '/workspace\nin sub\n',
+        stderr: '',
+      });
+      expect(await s.readTextFile({ path: '/workspace/sub/g.txt' })).toBe('new\n');
       const p = await s.spawn({ command: 'cat', stdin: true });
       const w = p.stdin.getWriter();
       await w.write(new TextEncoder().encode('piped'));
@@ -64,6 +73,30 @@ describe.each(Object.keys(OPEN))('the AI SDK sandbox session over ctxfs %s runs 
       expect((await long.wait()).exitCode).toBe(137);
       await expect(s.run({ command: 'rm sub/f.txt' })).rejects.toMatchObject({ code: 'EDENIED' });
       expect(await fs.exists('sub/f.txt')).toBe(true);
+    } finally {
+      await ctx.close();
+      await fs.close();
+    }
+  }, 60_000);
+
+  it("deepagents' execute sees the workspace at the backend's mount path", async () => {
+    if (name === 'container' && !docker) throw new Error('no Docker engine: the container backend cannot be tested here');
+    const { fs, ctx } = await open(name);
+    try {
+      const mountPath = '/tmp/ctxfs-deepagents/mnt';
+      const b = new CtxfsBackend({ context: ctx, runner: frameworkRunner(ctx), mountPath });
+      expect(b.description).toContain(`Commands see the workspace at ${mountPath}`);
+      await b.write(`${mountPath}/notes.md`, 'written by write\n');
+      expect(await b.execute(`cat ${mountPath}/notes.md ${mountPath}/sub/f.txt && printf x > ${mountPath}/sub/x.txt`)).toEqual({
+        output: 'written by write\nin sub\n',
+        exitCode: 0,
+        truncated: false,
+      });
+      expect((await b.readRaw(`${mountPath}/sub/x.txt`)).data?.content).toBe('x');
+      // Without a mount path the backend's `/` is the root, and commands use relative paths, as its description says.
+      const rooted = new CtxfsBackend({ context: ctx, runner: frameworkRunner(ctx) });
+      expect(rooted.description).toContain('by relative paths');
+      expect((await rooted.execute('cat sub/f.txt')).output).toBe('in sub\n');
     } finally {
       await ctx.close();
       await fs.close();

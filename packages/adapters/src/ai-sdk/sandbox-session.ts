@@ -122,8 +122,10 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
     `Files live in a ctxfs workspace mounted at ${mount} (relative paths resolve there; paths outside it are refused).`,
     'Every change to a text file is kept as a version: it can be undone, and a write to a file that changed since you read it is merged with that change or refused with the conflict.',
     'The workspace policy decides what may be read or changed, and every operation is audited.',
-    runner?.description ?? (runner === undefined ? NO_COMMANDS : `Commands run with ${mount} as their working directory.`),
-  ].join(' ');
+    ...(runner === undefined ? [NO_COMMANDS] : [runner.description, `Commands see the workspace at ${mount} and start there.`]),
+  ]
+    .filter((part) => part !== undefined)
+    .join(' ');
 
   const write = async (path: string, bytes: Uint8Array): Promise<void> => {
     await files.writeBytes(local(path), bytes);
@@ -135,6 +137,7 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
     const cwd = files.normalize(local(spawnOptions.workingDirectory ?? mount), 'list');
     const running = await runner.run(spawnOptions.command, {
       cwd,
+      mountPath: mount,
       signal: spawnOptions.abortSignal,
       stdin: spawnOptions.stdin === true,
       env: spawnOptions.env,

@@ -157,8 +157,17 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
     return [
       `Files live in a ctxfs workspace: ${this.#mount || '/'} is its root.`,
       'Every write and edit is kept as a version that can be undone; an edit of a file changed since you read it is merged with that change or refused with the conflict.',
-      this.#runner?.description ?? (this.#runner === undefined ? NO_COMMANDS : 'Commands run in the workspace root.'),
-    ].join(' ');
+      ...(this.#runner === undefined
+        ? [NO_COMMANDS]
+        : [
+            this.#runner.description,
+            this.#mount === ''
+              ? 'Commands start in the workspace root: name its files in them by relative paths.'
+              : `Commands see the workspace at ${this.#mount} and start there.`,
+          ]),
+    ]
+      .filter((part) => part !== undefined)
+      .join(' ');
   }
 
   /** A backend path as a workspace path; one outside the mount stays absolute, and the workspace refuses it (`EPATHESCAPE`). */
@@ -381,13 +390,14 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
   }
 
   /**
-   * Runs a shell command in the workspace root through the runner given,
+   * Runs a shell command in the workspace root (seen at the mount path,
+   * when one was given) through the runner given,
    * stdout and stderr together as deepagents wants them. Without a runner:
    * exit code 126 (the shell's "cannot execute") and a message saying so.
    */
   async execute(command: string): Promise<ExecuteResponse> {
     if (this.#runner === undefined) return { output: new CommandsUnavailableError(command).message, exitCode: 126, truncated: false };
-    const running = await this.#runner.run(command, { cwd: '' });
+    const running = await this.#runner.run(command, this.#mount === '' ? { cwd: '' } : { cwd: '', mountPath: this.#mount });
     const [stdout, stderr, exitCode] = await Promise.all([new Response(running.stdout).text(), new Response(running.stderr).text(), running.exitCode]);
     const output = stderr === '' ? stdout : stdout === '' ? stderr : `${stdout}${stdout.endsWith('\n') ? '' : '\n'}${stderr}`;
     const truncated = output.length > this.#maxOutput;
