@@ -313,7 +313,7 @@ export class ContextSession {
         crashHook: this.#edits.settings.crashHook,
         afterCommit: (paths) => this.#refreshDerived(paths),
         // A change the policy asks about is shown to the person with every file's diff, then written or not.
-        beforeCommit: async (plans) => await currentCall()?.approveChanges(previews(plans)),
+        beforeCommit: async (plans) => await currentCall()?.approveChanges(() => previews(plans)),
       }),
     );
     return this.#ops;

@@ -19,6 +19,7 @@
  * @module
  */
 
+import { isUtf8 } from 'node:buffer';
 import iconv from 'iconv-lite';
 import { concatBytes } from './bytes.ts';
 import { normalizeEncoding } from './encoding.ts';
@@ -319,6 +320,8 @@ function lineSafe(label: string): boolean {
 export function encodeTextExact(text: string, encoding: string, previous?: Uint8Array): Uint8Array {
   const label = normalizeEncoding(encoding);
   if (previous === undefined) return encodePlain(text, label);
+  // Valid UTF-8 decodes and encodes back byte for byte: no old bytes to restore.
+  if (label === 'utf-8' && isUtf8(previous)) return encodePlain(text, label);
   if (!lineSafe(label)) return encodeRestoringInvalid(text, label, previous);
   const oldBytes = byteLines(previous);
   const oldText = oldBytes.map((b) => decodeLikeReader(b, label));

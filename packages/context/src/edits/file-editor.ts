@@ -479,11 +479,14 @@ export class FileEditor {
       });
     }
     const { fs, journal } = this.deps;
+    const cas = fs.capabilities.compareAndSwap;
     // Last look before writing: a change another process made since the load
-    // must not be overwritten. The check catches it early (before the intent
-    // is journalled); on a backend with compare-and-swap the write below
-    // checks again atomically with its commit, closing the window between.
+    // must not be overwritten. On a backend with compare-and-swap a content
+    // write checks atomically with its commit, so looking first would only
+    // read and hash the file again (a conflict found there puts back what was
+    // written and is refused alike); renames and deletes have no such check.
     for (const e of entries) {
+      if (cas && e.after !== null && e.op !== 'rename') continue;
       const now = (await diskHash(fs, e.path)) ?? null;
       if (now !== e.before) {
         return refusal(
@@ -499,7 +502,6 @@ export class FileEditor {
     const hook = this.deps.crashHook;
     await hook?.('after-intent', 0, primary);
     const done: JournalEntry[] = [];
-    const cas = fs.capabilities.compareAndSwap;
     let writing = primary;
     try {
       let k = 0;

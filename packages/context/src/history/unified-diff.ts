@@ -56,15 +56,18 @@ export function formatUnifiedDiff(oldText: string, newText: string, options: Uni
   const context = Math.max(0, options.context ?? 3);
   const a = toDocument(oldText);
   const b = toDocument(newText);
-  const aFull = a.lines.map((l, i) => l + a.eols[i]);
-  const bFull = b.lines.map((l, i) => l + b.eols[i]);
-  // Only the middle between the common prefix and suffix needs the Myers diff.
+  // Only the middle between the common prefix and suffix needs the Myers diff, and only its lines need their
+  // terminators joined on (an edit of one line in a long file compares the rest without building strings).
+  const same = (i: number, j: number): boolean => a.lines[i] === b.lines[j] && a.eols[i] === b.eols[j];
+  const aCount = a.lines.length;
+  const bCount = b.lines.length;
   let pre = 0;
-  const max = Math.min(aFull.length, bFull.length);
-  while (pre < max && aFull[pre] === bFull[pre]) pre++;
+  const max = Math.min(aCount, bCount);
+  while (pre < max && same(pre, pre)) pre++;
   let suf = 0;
-  while (suf < max - pre && aFull[aFull.length - 1 - suf] === bFull[bFull.length - 1 - suf]) suf++;
-  const hunks = diffLines(aFull.slice(pre, aFull.length - suf), bFull.slice(pre, bFull.length - suf)).map((h) => ({
+  while (suf < max - pre && same(aCount - 1 - suf, bCount - 1 - suf)) suf++;
+  const full = (doc: typeof a, from: number, to: number): string[] => doc.lines.slice(from, to).map((l, i) => l + doc.eols[from + i]);
+  const hunks = diffLines(full(a, pre, aCount - suf), full(b, pre, bCount - suf)).map((h) => ({
     aStart: h.aStart + pre,
     aLength: h.aLength,
     bStart: h.bStart + pre,

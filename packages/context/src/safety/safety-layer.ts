@@ -71,8 +71,12 @@ export interface CallState {
   readonly sessionId: string;
   /** Whether the policy keeps `path` out of this agent's searches and listings. */
   withheld(path: string): boolean;
-  /** Asks for approval of a change when the policy said "ask"; throws `EDENIED` when refused. */
-  approveChanges(changes: readonly ChangePreview[]): Promise<void>;
+  /**
+   * Asks for approval of a change when the policy said "ask"; throws
+   * `EDENIED` when refused. `changes` is called only then: a diff of every
+   * file costs time on each edit nobody is asked about.
+   */
+  approveChanges(changes: () => readonly ChangePreview[]): Promise<void>;
   /** The approval decision made for this call, if any. */
   approval: ApprovalOutcome | undefined;
   /**
@@ -278,7 +282,7 @@ export class SafetyLayer {
       auditDraft: () => draft('ok'),
       approveChanges: async (changes) => {
         if (!asked || state.approval?.approved) return;
-        state.approval = approval = await askApproval(this.approver, request({ changes }), this.policy.approvalTimeoutMs);
+        state.approval = approval = await askApproval(this.approver, request({ changes: changes() }), this.policy.approvalTimeoutMs);
         if (!approval.approved) throw denied(call.op, asked.path, refusalReason(asked.decision, approval));
       },
     };
