@@ -4,6 +4,8 @@
  * without one), reopening, the key file, several trails on one log, a torn tail, records lost
  * behind the index's back, and reset.
  */
+
+import { spawnSync } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
 import {
   appendFileSync,
@@ -19,11 +21,13 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type AuditEntry, AuditTrail, ChainKey, defaultAuditDir, elideParams, SqliteStateStore } from '../src/index.ts';
 import { runWorker } from './support/run-worker.ts';
 
+const here = dirname(fileURLToPath(import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'ctxfs-audit-log-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
@@ -423,6 +427,43 @@ describe('reopening', () => {
     expect(trail.query()).toHaveLength(1);
     trail.close();
     await store.close();
+  });
+});
+
+describe('a write that fails', () => {
+  test('a batch that does not fit under the file-size limit leaves none of its lines, the log verifies, and appends go on', async () => {
+    const { dir, keyFile } = place();
+    const db = join(dir, '..', 'state.db');
+    mkdirSync(dir, { recursive: true });
+    // A child process under a 256 KiB file-size limit (EFBIG past it): a batch of 1,000 records (about 400 KB) cannot fit.
+    const child = spawnSync(
+      'prlimit',
+      [`--fsize=${256 * 1024}`, process.execPath, '--conditions=ctxfs-source', join(here, 'support', 'audit-full-disk.ts'), dir, keyFile, db],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(child.status, child.stderr).toBe(0);
+    const out = JSON.parse(child.stdout) as { failure: string; agents: string[] };
+    expect(out.failure).toBe('EFBIG');
+    // Queried in the same process: the three before and the one after, none of the batch (its lines are not in the log).
+    expect(out.agents.sort()).toEqual(['llm:after', 'llm:before', 'llm:before', 'llm:before']);
+    const store = await SqliteStateStore.open({ path: db });
+    const trail = AuditTrail.open({ dir, key: { keyFile }, index: store });
+    try {
+      const report = trail.verify();
+      expect(report.firstBad).toBeUndefined();
+      expect(report.ok).toBe(true);
+      // The index and the log agree: every record indexed is there and checks out, and nothing the log holds is missing.
+      const all = trail.query({ limit: 1000 });
+      expect(all.map((r) => r.agent).sort()).toEqual(['llm:after', 'llm:before', 'llm:before', 'llm:before']);
+      expect(all.every((r) => r.verified)).toBe(true);
+      expect(report.entries).toBe(all.length);
+      expect(statSync(join(dir, readdirSync(dir).filter((f) => f.endsWith('.jsonl'))[0] as string)).size).toBeLessThan(64 * 1024);
+    } finally {
+      trail.close();
+      await store.close();
+    }
   });
 });
 

@@ -112,6 +112,8 @@ export class AuditTrail {
   readonly #keyBytes: Uint8Array;
   readonly #writer: ChainWriter;
   readonly #index: AuditIndex | undefined;
+  /** Index rows of the lines appended in the batch under way. */
+  #batchRows: IndexRow[] | undefined;
   #closed = false;
   #repaired: AuditRepair | undefined;
 
@@ -263,8 +265,8 @@ export class AuditTrail {
 
   /**
    * Appends one entry (parameters elided, see `elideParams`) and returns it
-   * as written. Synchronous: when it returns the line is in the log file.
-   * Other processes may append to the same log; each line takes the log's
+   * as written. Synchronous: when it returns the line is in the log file
+   * (in a {@link AuditTrail.batch}, when the batch returns). Other processes may append to the same log; each line takes the log's
    * lock for its write (see {@link AuditTrail.batch} for many).
    */
   append(entry: AuditEntry): AuditRecord {
@@ -278,7 +280,10 @@ export class AuditTrail {
       fields = entryFields(entry, requestId);
       return fields;
     });
-    this.#index?.add(indexRow(w.seq, Date.parse(w.ts), w.fileNo, w.line, w.offset, w.length, w.mac, entry));
+    const row = indexRow(w.seq, Date.parse(w.ts), w.fileNo, w.line, w.offset, w.length, w.mac, entry);
+    // In a batch the line reaches the file when the batch ends: indexed then, and only if it did.
+    if (this.#batchRows !== undefined) this.#batchRows.push(row);
+    else this.#index?.add(row);
     return {
       seq: w.seq,
       prev,
@@ -293,7 +298,11 @@ export class AuditTrail {
 
   /**
    * Runs `body` holding the log's lock once for all the appends it makes:
-   * cheaper than a lock a line, and the lines stay together in the chain.
+   * cheaper than a lock a line, the lines stay together in the chain, and
+   * they reach the file in one write when `body` returns (or throws: lines
+   * appended before the throw are written too). Should that write fail,
+   * none of the batch's lines is indexed, and the next append takes its
+   * view of the log from the file again.
    *
    * @example
    * ```ts
@@ -302,7 +311,16 @@ export class AuditTrail {
    */
   batch<T>(body: () => T): T {
     this.#open();
-    return this.#writer.locked(body);
+    if (this.#batchRows !== undefined) return body();
+    const rows: IndexRow[] = [];
+    this.#batchRows = rows;
+    try {
+      return this.#writer.locked(body);
+    } finally {
+      this.#batchRows = undefined;
+      const written = this.#writer.writtenSeq;
+      for (const row of rows) if (row.seq <= written) this.#index?.add(row);
+    }
   }
 
   /**

@@ -141,6 +141,10 @@ export class ChainWriter {
   readonly #o: ChainWriterOptions;
   readonly #lock: LogLock;
   #holding = false;
+  /** Lines appended in the current hold of the lock, written together when it ends (see {@link ChainWriter.locked}). */
+  #unwritten: Array<{ readonly seq: number; readonly bytes: Uint8Array }> | undefined;
+  /** The seq of the newest line this writer has put in the file. */
+  #writtenSeq = 0;
   #fd = -1;
   /** The inode of the file `#fd` appends to: another name at its path means a reset or a rewrite. */
   #ino = 0;
@@ -199,11 +203,53 @@ export class ChainWriter {
       this.#holding = true;
       try {
         this.#catchUp();
-        return body();
+        // The lines of one hold go to the file in one write when it ends (a write each cost more than the line's MAC):
+        // nobody else appends meanwhile, and they are all there before the lock is released.
+        this.#unwritten = [];
+        let out: T;
+        try {
+          out = body();
+        } finally {
+          // Lines appended before a failure in `body` are complete: they go to the file all the same.
+          this.#writeOut();
+        }
+        return out;
+      } catch (err) {
+        // What this writer counted may not all be on disk (a failed write): the next hold takes its view from the
+        // file again, cutting a torn last line and chaining a repair line, as for a killed writer.
+        if (this.#seq !== this.#writtenSeq) this.#ino = -1;
+        throw err;
       } finally {
+        this.#unwritten = undefined;
         this.#holding = false;
       }
     });
+  }
+
+  /** The seq of the newest line this writer has written to the file (lines of a hold of the lock are written when it ends). */
+  get writtenSeq(): number {
+    return this.#writtenSeq;
+  }
+
+  /** Writes the lines held back in this hold of the lock, then (with `fsync: 'always'`) syncs them. */
+  #writeOut(): void {
+    const lines = this.#unwritten;
+    if (lines === undefined || lines.length === 0) return;
+    this.#unwritten = [];
+    const bytes = lines.length === 1 ? (lines[0] as { bytes: Uint8Array }).bytes : Buffer.concat(lines.map((l) => l.bytes));
+    try {
+      writeAll(this.#fd, bytes);
+    } catch (err) {
+      // All of them or none: lines that made it before the failure (a full disk) would be in the log but not indexed.
+      try {
+        ftruncateSync(this.#fd, this.#fileBytes - bytes.length);
+      } catch {
+        // The next hold cuts what it cannot parse, and the next open indexes what the log holds.
+      }
+      throw err;
+    }
+    this.#writtenSeq = (lines.at(-1) as { seq: number }).seq;
+    if (this.#o.fsync === 'always') fsyncSync(this.#fd);
   }
 
   #path(n: number): string {
@@ -246,7 +292,7 @@ export class ChainWriter {
     const cut = added.lastIndexOf(10) + 1;
     const last = lastChainLine(added, cut - 1);
     if (last !== undefined) {
-      this.#seq = last.seq;
+      this.#seq = this.#writtenSeq = last.seq;
       this.#mac = last.mac;
     }
     this.#fileLines += countLines(added, cut);
@@ -322,7 +368,7 @@ export class ChainWriter {
         hint: 'run verify() to see the damage; AuditTrail.reset() starts a new log',
       });
     }
-    this.#seq = last.seq;
+    this.#seq = this.#writtenSeq = last.seq;
     this.#mac = last.mac;
     this.#fileNo = n;
     this.#fileBytes = bytes.length;
@@ -333,7 +379,7 @@ export class ChainWriter {
 
   #genesis(): void {
     this.#chain = randomUUID();
-    this.#seq = 0;
+    this.#seq = this.#writtenSeq = 0;
     this.#mac = GENESIS_PREV;
     const previous = this.#o.previousChain?.();
     this.#create(1);
@@ -356,7 +402,8 @@ export class ChainWriter {
    * Appends one line of `type` whose other fields `fields(seq, prev, ts)`
    * builds (in the order they are to be written). Rotates first when the line
    * would take the file over its size. Takes the log's write lock for the
-   * line (see {@link ChainWriter.locked}).
+   * line (see {@link ChainWriter.locked}); inside a hold of it, the line
+   * reaches the file when the hold ends.
    */
   append(type: LineType, fields: (seq: number, prev: string, ts: string) => Record<string, unknown>): WrittenLine {
     return this.locked(() => this.#appendLine(type, fields));
@@ -374,8 +421,12 @@ export class ChainWriter {
       b = build();
     }
     const offset = this.#fileBytes;
-    writeAll(this.#fd, b.line.bytes);
-    if (this.#o.fsync === 'always') fsyncSync(this.#fd);
+    if (this.#unwritten !== undefined) this.#unwritten.push({ seq: b.seq, bytes: b.line.bytes });
+    else {
+      writeAll(this.#fd, b.line.bytes);
+      this.#writtenSeq = b.seq;
+      if (this.#o.fsync === 'always') fsyncSync(this.#fd);
+    }
     this.#fileBytes += b.line.bytes.length;
     this.#fileLines++;
     this.#seq = b.seq;
@@ -384,6 +435,8 @@ export class ChainWriter {
   }
 
   #rotate(): void {
+    // The lines held back belong to the file being completed.
+    this.#writeOut();
     const prevNo = this.#fileNo;
     if (this.#o.fsync !== 'never') fsyncSync(this.#fd);
     closeSync(this.#fd);
@@ -393,6 +446,8 @@ export class ChainWriter {
     const keepFrom = Number.isFinite(this.#o.retainFiles) ? Math.max(files[0] ?? next, next - this.#o.retainFiles + 1) : (files[0] ?? next);
     this.#create(next);
     this.#appendLine('rotate', () => ({ chain: this.#chain, file: fileName(next), prevFile: fileName(prevNo), oldest: fileName(keepFrom) }));
+    // The header must be in the file before anything it names as gone is deleted.
+    this.#writeOut();
     if (this.#o.fsync !== 'never') fsyncDir(this.dir);
     // Delete only after the header naming the oldest kept file is written: a crash in between leaves extra files, never a gap.
     const doomed = files.filter((n) => n < keepFrom);
