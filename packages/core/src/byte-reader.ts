@@ -40,6 +40,14 @@ export interface ByteReaderOptions {
  */
 export const READ_AHEAD_BYTES = 1 << 20;
 
+/**
+ * What an iteration's first fill reads (at least a chunk): each fill after
+ * it reads twice as much, up to {@link READ_AHEAD_BYTES}, so a range near
+ * the start of a large file costs about what it spans, not a megabyte,
+ * while a long read still reaches full blocks after five fills.
+ */
+export const FIRST_FILL_BYTES = 64 * 1024;
+
 /** The read-ahead block of one iteration: `bytes[0]` is the file's byte at `start`. */
 interface Block {
   readonly bytes: Uint8Array;
@@ -127,6 +135,8 @@ class RandomAccessByteReader implements ByteReader {
     const full = this.#chunkSize >= READ_AHEAD_BYTES ? this.#chunkSize : this.#chunkSize * Math.floor(READ_AHEAD_BYTES / this.#chunkSize);
     // No larger than what is left of the file (and a byte to see its end): a small file costs a small buffer.
     const size = Math.max(1, Math.min(full, this.size - this.#position + 1));
+    // Whole chunks from the first fill on (doubling keeps them whole), so no chunk is cut short mid-file.
+    let want = Math.min(size, this.#chunkSize * Math.max(1, Math.ceil(FIRST_FILL_BYTES / this.#chunkSize)));
     let block: Block | undefined;
     let seeks = this.#seeks;
     let done = false;
@@ -145,10 +155,12 @@ class RandomAccessByteReader implements ByteReader {
         if (block !== undefined) block.length = 0;
       }
       if (block !== undefined && at >= block.start && at < block.start + block.length) return this.#serve(block, at);
-      block ??= { bytes: new Uint8Array(size), start: 0, length: 0 };
+      // A larger block replaces the last: the chunks handed out of it were the caller's only until this call.
+      if (block === undefined || block.bytes.length < want) block = { bytes: new Uint8Array(want), start: 0, length: 0 };
       const filled = block;
       filled.start = at;
       filled.length = 0;
+      want = Math.min(size, want * 2);
       const got = fill.call(this.#source, at, filled.bytes);
       if (typeof got === 'number') return this.#afterFill(filled, at, got, () => (done = true));
       return got.then((n) => this.#afterFill(filled, at, n, () => (done = true)));

@@ -39,11 +39,12 @@ describe('iteration reads ahead into one reused buffer', () => {
     }
     expect(total).toBe(content.byteLength);
     expect(chunks).toBe(Math.ceil(content.byteLength / 65_536));
-    // Four fills of 1 MiB (the last one short) and a fifth that finds the end.
-    expect(source.fills).toEqual([READ_AHEAD_BYTES, READ_AHEAD_BYTES, READ_AHEAD_BYTES, READ_AHEAD_BYTES, READ_AHEAD_BYTES]);
+    // Fills double from 64 KiB to the read-ahead (960 KiB in four), then 1 MiB each (the last one short), then one finds the end.
+    const K = 1024;
+    expect(source.fills).toEqual([64 * K, 128 * K, 256 * K, 512 * K, READ_AHEAD_BYTES, READ_AHEAD_BYTES, READ_AHEAD_BYTES, READ_AHEAD_BYTES]);
     expect(source.reads).toBe(0);
-    // Every chunk was a view of the same buffer: memory stays at one read-ahead however long the file.
-    expect(seen.size).toBe(1);
+    // Every chunk was a view of a buffer of one of those sizes: memory stays at one read-ahead however long the file.
+    expect(seen.size).toBe(5);
   });
 
   it('a chunk size above the read-ahead is the buffer size', async () => {
@@ -60,7 +61,25 @@ describe('iteration reads ahead into one reused buffer', () => {
     const sizes: number[] = [];
     for await (const chunk of reader) sizes.push(chunk.byteLength);
     expect(sizes.slice(0, -1).every((n) => n === 100_000)).toBe(true);
-    expect(source.fills[0]).toBe(1_000_000);
+    // One chunk first (it is above 64 KiB), then doubling, up to ten chunks (the largest whole number within 1 MiB).
+    expect(source.fills.slice(0, 5)).toEqual([100_000, 200_000, 400_000, 800_000, 1_000_000]);
+    // A chunk that does not divide 64 KiB: the first fill is whole chunks too.
+    const odd = recordingSource(content);
+    const oddSizes: number[] = [];
+    for await (const chunk of createByteReader(odd, { path: 'x', chunkSize: 1000 })) oddSizes.push(chunk.byteLength);
+    expect(oddSizes.slice(0, -1).every((n) => n === 1000)).toBe(true);
+    expect(odd.fills[0]).toBe(66_000);
+  });
+
+  it('a range near the start of a large file reads about what it spans, not a whole read-ahead', async () => {
+    const source = recordingSource(content);
+    const reader = createByteReader(source, { path: 'x', chunkSize: 65_536 });
+    let total = 0;
+    for await (const chunk of reader) {
+      total += chunk.byteLength;
+      if (total >= 110_000) break;
+    }
+    expect(source.fills).toEqual([65_536, 131_072]);
   });
 
   it('a source without readInto hands out its own fresh arrays', async () => {
