@@ -40,7 +40,7 @@ export class ContainerExecutor implements Executor {
 
   constructor(fs: ContainerFilesystem) {
     this.#fs = fs;
-    this.where = `${fs.workdir} in container ${fs.containerRef}`;
+    this.where = `container ${fs.containerRef}`;
   }
 
   async start(request: ExecutionRequest): Promise<ExecutionEnd> {

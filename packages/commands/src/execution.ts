@@ -20,9 +20,10 @@ export interface ExecutionRequest {
   readonly cwd: string;
   /**
    * Where the command must see the workspace root: a normalized absolute
-   * path, never `/`; absent, wherever the executor shows it by itself (the
-   * host directory, the container's working directory, just-bash's `/`).
-   * An executor that cannot show it there rejects with `EUNSUPPORTED`.
+   * path; absent, wherever the executor shows it by itself (the host
+   * directory, the container's working directory, just-bash's `/`). An
+   * executor that cannot show it there (`/` anywhere but just-bash, for
+   * one) rejects with `EUNSUPPORTED`.
    */
   readonly mountPath?: string | undefined;
   /** Variables for the command, on top of a minimal environment (never the embedding process's own). */
@@ -55,7 +56,11 @@ export interface Executor {
   readonly kind: RunnerKind;
   /** Whether the command is kept inside the workspace by something other than its good manners. */
   readonly confined: boolean;
-  /** Where the command sees the workspace, in words for the result (`/work in container abc`, `the host directory`, `just-bash's virtual /`). */
+  /**
+   * Where commands run, in words for an agent's instructions (`container
+   * abc`, `a bubblewrap sandbox on the host`, `just-bash's bash`); where they
+   * see the workspace is the mount path's to say, not this.
+   */
   readonly where: string;
   start(request: ExecutionRequest): Promise<ExecutionEnd>;
 }

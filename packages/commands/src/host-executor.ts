@@ -110,7 +110,7 @@ export class BubblewrapExecutor implements Executor {
   /** `root`: the workspace directory on the host. */
   constructor(root: string) {
     this.#root = realpathSync(root);
-    this.where = 'the workspace directory, confined by bubblewrap (system read-only, no network)';
+    this.where = 'a bubblewrap sandbox on the host (the system read-only, no network)';
   }
 
   start(request: ExecutionRequest): Promise<ExecutionEnd> {
@@ -197,7 +197,7 @@ function mountable(mount: string): true | Error {
 export class UnconfinedExecutor implements Executor {
   readonly kind = 'unconfined';
   readonly confined = false;
-  readonly where = 'the workspace directory, unconfined (the command can reach anything the ctxfs process can)';
+  readonly where = 'the host, unconfined (a command can reach anything the ctxfs process can)';
   readonly #root: string;
 
   constructor(root: string) {

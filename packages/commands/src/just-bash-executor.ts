@@ -54,7 +54,7 @@ export class JustBashExecutor implements Executor {
   readonly kind = 'just-bash';
   /** just-bash reaches nothing but the workspace through ctxfs: confined by construction. */
   readonly confined = true;
-  readonly where = "just-bash's bash, with the workspace root as /";
+  readonly where = "just-bash's bash (a shell in JavaScript over the workspace's files; no host programs)";
   readonly #fs: CtxfsBashFs;
   readonly #limits: JustBashLimits | undefined;
 

@@ -56,6 +56,8 @@ describe.each(Object.keys(OPEN))('the AI SDK sandbox session over ctxfs %s runs 
       });
       // The session's paths are the command's: /workspace is the workspace in both, as the description says.
       expect(s.description).toContain('Commands see the workspace at /workspace');
+      // The runner's own sentence says how commands run, not a location that would contradict the mount path.
+      expect(s.description).not.toMatch(/root as \/|in \/work\b|the workspace directory/);
       expect(await s.run({ command: 'pwd; cat /workspace/sub/f.txt; echo new > /workspace/sub/g.txt' })).toEqual({
         exitCode: 0,
         stdout: '/workspace\nin sub\n',
