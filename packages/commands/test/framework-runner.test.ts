@@ -83,7 +83,7 @@ describe.each(Object.keys(OPEN))('the AI SDK sandbox session over ctxfs %s runs 
 
   it("deepagents' execute sees the workspace at the backend's mount path", async () => {
     if (name === 'container' && !docker) throw new Error('no Docker engine: the container backend cannot be tested here');
-    const { fs, ctx } = await open(name);
+    const { fs, ctx } = await open(name, { commands: { deny: ['rm *'] } });
     try {
       const mountPath = '/tmp/ctxfs-deepagents/mnt';
       const b = new CtxfsBackend({ context: ctx, runner: frameworkRunner(ctx), mountPath });
@@ -95,6 +95,9 @@ describe.each(Object.keys(OPEN))('the AI SDK sandbox session over ctxfs %s runs 
         truncated: false,
       });
       expect((await b.readRaw(`${mountPath}/sub/x.txt`)).data?.content).toBe('x');
+      // A command the policy refuses is an answer in deepagents' form, not a rejection, and nothing ran.
+      expect(await b.execute(`rm ${mountPath}/sub/f.txt`)).toEqual({ output: expect.stringContaining('EDENIED'), exitCode: 126, truncated: false });
+      expect(await fs.exists('sub/f.txt')).toBe(true);
       // Without a mount path the backend's `/` is the root, and commands use relative paths, as its description says.
       const rooted = new CtxfsBackend({ context: ctx, runner: frameworkRunner(ctx) });
       expect(rooted.description).toContain('by relative paths');

@@ -392,13 +392,24 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
   /**
    * Runs a shell command in the workspace root (seen at the mount path,
    * when one was given) through the runner given,
-   * stdout and stderr together as deepagents wants them. Without a runner:
-   * exit code 126 (the shell's "cannot execute") and a message saying so.
+   * stdout and stderr together as deepagents wants them. Without a runner,
+   * or refused before it ran (`EDENIED` by the policy): exit code 126 (the
+   * shell's "cannot execute") and a message saying so.
    */
   async execute(command: string): Promise<ExecuteResponse> {
     if (this.#runner === undefined) return { output: new CommandsUnavailableError(command).message, exitCode: 126, truncated: false };
-    const running = await this.#runner.run(command, this.#mount === '' ? { cwd: '' } : { cwd: '', mountPath: this.#mount });
-    const [stdout, stderr, exitCode] = await Promise.all([new Response(running.stdout).text(), new Response(running.stderr).text(), running.exitCode]);
+    let stdout: string;
+    let stderr: string;
+    let exitCode: number;
+    try {
+      const running = await this.#runner.run(command, this.#mount === '' ? { cwd: '' } : { cwd: '', mountPath: this.#mount });
+      [stdout, stderr, exitCode] = await Promise.all([new Response(running.stdout).text(), new Response(running.stderr).text(), running.exitCode]);
+    } catch (err) {
+      // A command refused before it ran (the policy: EDENIED; a mount path the runner cannot show: EUNSUPPORTED) is
+      // answered as deepagents answers errors, a value: the shell's "cannot execute" status and the reason.
+      if (isFsError(err)) return { output: err.message, exitCode: 126, truncated: false };
+      throw err;
+    }
     const output = stderr === '' ? stdout : stdout === '' ? stderr : `${stdout}${stdout.endsWith('\n') ? '' : '\n'}${stderr}`;
     const truncated = output.length > this.#maxOutput;
     return { output: truncated ? output.slice(0, this.#maxOutput) : output, exitCode, truncated };
