@@ -13,12 +13,12 @@ describe('multiRowStatements', () => {
     expect(flat).toEqual(rows.flatMap((n) => [n, n]));
   });
 
-  it('puts the leading parameters before every statement, and makes no statement of no rows', () => {
+  it('puts the leading parameters before every statement, says which rows each writes, and makes no statement of no rows', () => {
     const update = multiRow('UPDATE t SET seen = ? WHERE id IN (', '?', ')');
     const statements = multiRowStatements(update, ['a', 'b', 'c'], (id) => [id], { leading: [7], perStatement: 2 });
     expect(statements).toEqual([
-      { sql: 'UPDATE t SET seen = ? WHERE id IN ( ?, ? )', params: [7, 'a', 'b'] },
-      { sql: 'UPDATE t SET seen = ? WHERE id IN ( ? )', params: [7, 'c'] },
+      { sql: 'UPDATE t SET seen = ? WHERE id IN ( ?, ? )', params: [7, 'a', 'b'], rows: ['a', 'b'] },
+      { sql: 'UPDATE t SET seen = ? WHERE id IN ( ? )', params: [7, 'c'], rows: ['c'] },
     ]);
     expect(multiRowStatements(update, [], (id: string) => [id])).toEqual([]);
   });

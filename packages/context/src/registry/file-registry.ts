@@ -637,7 +637,7 @@ export class FileRegistry {
         versions.push({ path: r.path, version: r.version, sha256: r.sha256, size: r.size, author, message, createdMs: r.versionMs });
       }
     }
-    const statements = multiRowStatements(INSERT_FILES, rows, ({ record: r }) => [
+    const statements: MultiRowStatement[] = multiRowStatements(INSERT_FILES, rows, ({ record: r }) => [
       ...[r.path, r.language ?? null, tagsText(r.tags), r.size, r.mtimeMs, r.sha256, r.version, r.accessCount],
       ...[r.lastAccessedMs ?? null, r.entrypoint ? 1 : 0, r.sensitive ? 1 : 0, r.generated ? 1 : 0, now, r.versionMs],
     ]);
@@ -794,11 +794,11 @@ export class FileRegistry {
     }
     // What each statement writes, so a failure puts back exactly what was not written.
     const pending = [...byCount].flatMap(([count, { paths, at }]) =>
-      multiRowStatements(COUNT_ACCESSES, paths, (path) => [path], { leading: [count, at] }).map((statement, i) => ({
+      multiRowStatements(COUNT_ACCESSES, paths, (path) => [path], { leading: [count, at] }).map((statement) => ({
         statement,
         count,
         at,
-        paths: paths.slice(i * ROWS_PER_STATEMENT, (i + 1) * ROWS_PER_STATEMENT),
+        paths: statement.rows,
       })),
     );
     let written = 0;

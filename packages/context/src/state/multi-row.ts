@@ -8,10 +8,11 @@
 
 import type { SqlValue } from './state-store.ts';
 
-/** One statement and its parameters. */
-export interface MultiRowStatement {
+/** One statement, its parameters, and the rows it writes (a caller that must know what a failed statement left unwritten reads them here). */
+export interface MultiRowStatement<T = unknown> {
   readonly sql: string;
   readonly params: SqlValue[];
+  readonly rows: readonly T[];
 }
 
 /**
@@ -63,7 +64,7 @@ export interface MultiRowOptions {
  * ```ts
  * const insertPairs = multiRow('INSERT INTO t (a, b) VALUES', '(?, ?)');
  * multiRowStatements(insertPairs, [[1, 2], [3, 4]], ([a, b]) => [a, b]);
- * // [{ sql: 'INSERT INTO t (a, b) VALUES (?, ?), (?, ?)', params: [1, 2, 3, 4] }]
+ * // [{ sql: 'INSERT INTO t (a, b) VALUES (?, ?), (?, ?)', params: [1, 2, 3, 4], rows: [[1, 2], [3, 4]] }]
  * ```
  */
 export function multiRowStatements<T>(
@@ -71,14 +72,14 @@ export function multiRowStatements<T>(
   rows: readonly T[],
   values: (row: T, index: number) => readonly SqlValue[],
   options: MultiRowOptions = {},
-): MultiRowStatement[] {
+): MultiRowStatement<T>[] {
   const per = options.perStatement ?? ROWS_PER_STATEMENT;
-  const out: MultiRowStatement[] = [];
+  const out: MultiRowStatement<T>[] = [];
   for (let i = 0; i < rows.length; i += per) {
     const chunk = rows.slice(i, i + per);
     const params: SqlValue[] = [...(options.leading ?? [])];
     for (const [k, row] of chunk.entries()) params.push(...values(row, i + k));
-    out.push({ sql: sql(chunk.length), params });
+    out.push({ sql: sql(chunk.length), params, rows: chunk });
   }
   return out;
 }
