@@ -63,6 +63,20 @@ export interface CommandRunner {
 /** The sentence an adapter without a runner puts in its description. */
 export const NO_COMMANDS = 'Commands are not available in this workspace (no command runner was given): use the file operations.';
 
+/**
+ * What an adapter's description says of commands: that there are none, or
+ * the runner's own sentence and where commands see the workspace (at
+ * `mountPath`, or, without one, at the root by relative paths).
+ */
+export function commandsDescription(runner: CommandRunner | undefined, mountPath: string | undefined): string {
+  if (runner === undefined) return NO_COMMANDS;
+  const where =
+    mountPath === undefined
+      ? 'Commands start in the workspace root: name its files in them by relative paths.'
+      : `Commands see the workspace at ${mountPath} and start there.`;
+  return runner.description === undefined ? where : `${runner.description} ${where}`;
+}
+
 /** A command refused because the adapter was opened without a runner; `code` is `EUNSUPPORTED`, as core's errors say it. */
 export class CommandsUnavailableError extends Error {
   readonly code = 'EUNSUPPORTED';

@@ -14,7 +14,7 @@ import type {
   Experimental_SandboxProcess as SandboxProcess,
   Experimental_SandboxSession as SandboxSession,
 } from 'ai';
-import { type CommandRunner, CommandsUnavailableError, NO_COMMANDS } from '../command-runner.ts';
+import { type CommandRunner, CommandsUnavailableError, commandsDescription } from '../command-runner.ts';
 import { WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
 
 type SandboxSpawnOptions = Parameters<SandboxSession['run']>[0] & { stdin?: boolean };
@@ -122,10 +122,8 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
     `Files live in a ctxfs workspace mounted at ${mount} (relative paths resolve there; paths outside it are refused).`,
     'Every change to a text file is kept as a version: it can be undone, and a write to a file that changed since you read it is merged with that change or refused with the conflict.',
     'The workspace policy decides what may be read or changed, and every operation is audited.',
-    ...(runner === undefined ? [NO_COMMANDS] : [runner.description, `Commands see the workspace at ${mount} and start there.`]),
-  ]
-    .filter((part) => part !== undefined)
-    .join(' ');
+    commandsDescription(runner, mount),
+  ].join(' ');
 
   const write = async (path: string, bytes: Uint8Array): Promise<void> => {
     await files.writeBytes(local(path), bytes);

@@ -26,7 +26,7 @@ import type {
   SandboxBackendProtocolV2,
   WriteResult,
 } from 'deepagents';
-import { type CommandRunner, CommandsUnavailableError, NO_COMMANDS } from '../command-runner.ts';
+import { type CommandRunner, CommandsUnavailableError, commandsDescription } from '../command-runner.ts';
 import { WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
 
 /** What a backend opened later gets from its opener. */
@@ -157,17 +157,8 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
     return [
       `Files live in a ctxfs workspace: ${this.#mount || '/'} is its root.`,
       'Every write and edit is kept as a version that can be undone; an edit of a file changed since you read it is merged with that change or refused with the conflict.',
-      ...(this.#runner === undefined
-        ? [NO_COMMANDS]
-        : [
-            this.#runner.description,
-            this.#mount === ''
-              ? 'Commands start in the workspace root: name its files in them by relative paths.'
-              : `Commands see the workspace at ${this.#mount} and start there.`,
-          ]),
-    ]
-      .filter((part) => part !== undefined)
-      .join(' ');
+      commandsDescription(this.#runner, this.#mount === '' ? undefined : this.#mount),
+    ].join(' ');
   }
 
   /** A backend path as a workspace path; one outside the mount stays absolute, and the workspace refuses it (`EPATHESCAPE`). */
