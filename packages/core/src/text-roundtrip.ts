@@ -19,10 +19,9 @@
  * @module
  */
 
-import { isUtf8 } from 'node:buffer';
 import iconv from 'iconv-lite';
 import { concatBytes } from './bytes.ts';
-import { normalizeEncoding } from './encoding.ts';
+import { isValidUtf8, normalizeEncoding } from './encoding.ts';
 
 const decoders = new Map<string, InstanceType<typeof TextDecoder> | null>();
 
@@ -321,7 +320,7 @@ export function encodeTextExact(text: string, encoding: string, previous?: Uint8
   const label = normalizeEncoding(encoding);
   if (previous === undefined) return encodePlain(text, label);
   // Valid UTF-8 decodes and encodes back byte for byte: no old bytes to restore.
-  if (label === 'utf-8' && isUtf8(previous)) return encodePlain(text, label);
+  if (label === 'utf-8' && isValidUtf8(previous)) return encodePlain(text, label);
   if (!lineSafe(label)) return encodeRestoringInvalid(text, label, previous);
   const oldBytes = byteLines(previous);
   const oldText = oldBytes.map((b) => decodeLikeReader(b, label));
