@@ -75,36 +75,33 @@ export class ContainerExecutor implements Executor {
         `the container cannot show the workspace at ${mount}: it contains the working directory, or lies inside it`,
         'choose a mount path apart from the working directory, such as /workspace',
       );
-    const exec = await this.#fs.container.exec({
-      Cmd: [
-        'sh',
-        '-c',
-        // 0: made or already there; 3: the path is something else; other: mkdir or ln failed (a read-only filesystem).
-        'if [ -L "$0" ]; then [ "$(readlink "$0")" = "$1" ] && exit 0; exit 3; fi; [ -e "$0" ] && exit 3; mkdir -p "$(dirname "$0")" && ln -s "$1" "$0"',
-        mount,
-        workdir,
-      ],
-      User: '0:0',
-      AttachStdout: true,
-      AttachStderr: true,
-    });
+    const { code, stderr } = await this.#asRoot(
+      // 0: made or already there; 3: the path is something else; other: mkdir or ln failed (a read-only filesystem).
+      'if [ -L "$0" ]; then [ "$(readlink "$0")" = "$1" ] && exit 0; exit 3; fi; [ -e "$0" ] && exit 3; mkdir -p "$(dirname "$0")" && ln -s "$1" "$0"',
+      mount,
+      workdir,
+    );
+    if (code === 0) return;
+    if (code === 3) refuse(`${mount} already exists in the container and is not a link to the workspace`, 'choose another mount path');
+    refuse(
+      `the container cannot make the link ${mount}: ${stderr.trim() || `exit status ${code}`}`,
+      'choose a mount path on a writable filesystem of the container, such as /tmp/workspace',
+    );
+  }
+
+  /** Runs `sh -c script args…` in the container as root to its end: its exit status and what it said on stderr. */
+  async #asRoot(script: string, ...args: string[]): Promise<{ code: number | null; stderr: string }> {
+    const exec = await this.#fs.container.exec({ Cmd: ['sh', '-c', script, ...args], User: '0:0', AttachStdout: true, AttachStderr: true });
     const stream = (await exec.start({ hijack: true, stdin: false })) as unknown as NodeJS.ReadableStream;
-    const stderr = new PassThrough();
     const said: Buffer[] = [];
-    stderr.on('data', (c: Buffer) => said.push(c));
+    const stderr = new PassThrough().on('data', (c: Buffer) => said.push(c));
     this.#fs.docker.modem.demuxStream(stream, new PassThrough().resume(), stderr);
     await new Promise<void>((resolve) => {
       stream.once('end', resolve);
       stream.once('close', resolve);
       stream.once('error', () => resolve());
     });
-    const code = (await exec.inspect()).ExitCode;
-    if (code === 0) return;
-    if (code === 3) refuse(`${mount} already exists in the container and is not a link to the workspace`, 'choose another mount path');
-    refuse(
-      `the container cannot make the link ${mount}: ${Buffer.concat(said).toString('utf8').trim() || `exit status ${code}`}`,
-      'choose a mount path on a writable filesystem of the container, such as /tmp/workspace',
-    );
+    return { code: (await exec.inspect()).ExitCode ?? null, stderr: Buffer.concat(said).toString('utf8') };
   }
 
   /** Runs the exec to its end, stopping it when the request's signal aborts. */
@@ -137,17 +134,11 @@ export class ContainerExecutor implements Executor {
       // Its session, its children and itself (busybox's and procps's pkill both take -s and -P). Stopped
       // right after it started, the command may not have written its pid yet: tried again until it has, or has ended.
       for (let attempt = 0; attempt < 100 && !ended; attempt++) {
-        const killer = await container.exec({
-          Cmd: [
-            'sh',
-            '-c',
-            'p=$(cat "$0" 2>/dev/null) && [ -n "$p" ] || exit 3; pkill -KILL -s "$p"; pkill -KILL -P "$p"; kill -KILL "$p"; rm -f "$0"',
-            pidFile,
-          ],
-          User: '0:0',
-        });
-        await killer.start({ hijack: true, stdin: false }).then((s) => new Promise((r) => (s as NodeJS.ReadableStream).on('end', r).resume()));
-        if ((await killer.inspect()).ExitCode !== 3) return;
+        const killed = await this.#asRoot(
+          'p=$(cat "$0" 2>/dev/null) && [ -n "$p" ] || exit 3; pkill -KILL -s "$p"; pkill -KILL -P "$p"; kill -KILL "$p"; rm -f "$0"',
+          pidFile,
+        );
+        if (killed.code !== 3) return;
         await new Promise((r) => setTimeout(r, 20));
       }
     };
