@@ -25,6 +25,11 @@ describe('what ctxfs loads to start', () => {
   /** What a command that serves a model's view needs, and a quick one must not load. */
   const HEAVY = [/\/packages\/(context|tools|mcp)\//, /^node:sqlite$/, /gpt-tokenizer/, /tree-sitter/, /\/zod@/, /@modelcontextprotocol/];
   const heavy = (loaded: readonly string[]): string[] => loaded.filter((url) => HEAVY.some((re) => re.test(url)));
+  /** What reading one UTF-8 file never calls: legacy-encoding detection, the regex engine, the lock library, globs. */
+  const UNCALLED = [/\/(jschardet|chardet|iconv-lite|re2js|proper-lockfile|picomatch)@/, /\/language-data\.js$/];
+  /** What only a command (run_command) needs: the container backend, just-bash and the engines' clients. */
+  const COMMANDS = [/\/packages\/(commands|container|just-bash)\//, /\/(dockerode|ssh2|@grpc\+grpc-js|just-bash)@/];
+  const matching = (loaded: readonly string[], res: readonly RegExp[]): string[] => loaded.filter((url) => res.some((re) => re.test(url)));
 
   it('--version loads commander and none of ctxfs', () => {
     const loaded = modules(['--version']);
@@ -37,12 +42,16 @@ describe('what ctxfs loads to start', () => {
     const loaded = modules(['cat', '--raw', 'src/math.ts']);
     expect(loaded.some((u) => u.includes('/packages/host/'))).toBe(true);
     expect(heavy(loaded)).toEqual([]);
+    expect(matching(loaded, UNCALLED)).toEqual([]);
+    expect(matching(loaded, COMMANDS)).toEqual([]);
   });
 
-  it('the budgeted cat loads SQLite, the tokenizer and the tools (the trace sees them when they load)', () => {
+  it('the budgeted cat loads SQLite, the tokenizer and the tools (the trace sees them when they load), not the command runner', () => {
     const loaded = modules(['cat', 'src/math.ts']);
     expect(loaded).toContain('node:sqlite');
     expect(loaded.some((u) => u.includes('gpt-tokenizer'))).toBe(true);
     expect(loaded.some((u) => u.includes('/packages/tools/'))).toBe(true);
+    // The tool set holds run_command, but its runner loads with the first command.
+    expect(matching(loaded, COMMANDS)).toEqual([]);
   });
 });

@@ -13,8 +13,8 @@
  */
 
 import { isUtf8 } from 'node:buffer';
-import iconv from 'iconv-lite';
 import { type FsOperation, fsError } from './errors.ts';
+import { iconvLite } from './lazy-dependencies.ts';
 import { implausibility } from './text-plausibility.ts';
 
 /** Bytes of a file's head inspected for BOM, UTF-16 and binary data; git and ripgrep look at a similar prefix. */
@@ -387,7 +387,7 @@ function textDecoderSupports(label: string): boolean {
 /** True when ctxfs can decode `label` (WHATWG label or iconv-lite name). */
 export function isSupportedEncoding(label: string): boolean {
   const l = normalizeEncoding(label);
-  return textDecoderSupports(l) || iconv.encodingExists(l);
+  return textDecoderSupports(l) || iconvLite().encodingExists(l);
 }
 
 /** An incremental decoder: feed byte chunks, get text. */
@@ -426,13 +426,13 @@ export function createDecoder(label: string, options: { fatal?: boolean; op?: Fs
       },
     };
   }
-  if (!iconv.encodingExists(encoding)) {
+  if (!iconvLite().encodingExists(encoding)) {
     throw fsError('EINVAL', options.op ?? 'read', options.path, {
       reason: `unknown encoding '${label}'`,
       hint: 'pass a WHATWG encoding label such as utf-8, utf-16le, shift_jis or windows-1252',
     });
   }
-  const dec = iconv.getDecoder(encoding, { stripBOM: false });
+  const dec = iconvLite().getDecoder(encoding, { stripBOM: false });
   return {
     encoding,
     decode: (chunk) => dec.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
@@ -444,8 +444,8 @@ export function createDecoder(label: string, options: { fatal?: boolean; op?: Fs
 export function encodeText(text: string, label = 'utf-8'): Uint8Array {
   const encoding = normalizeEncoding(label);
   if (encoding === 'utf-8') return new TextEncoder().encode(text);
-  if (!iconv.encodingExists(encoding)) {
+  if (!iconvLite().encodingExists(encoding)) {
     throw fsError('EINVAL', 'write', undefined, { reason: `unknown encoding '${label}'` });
   }
-  return iconv.encode(text, encoding);
+  return iconvLite().encode(text, encoding);
 }

@@ -9,7 +9,7 @@
  * @module
  */
 
-import picomatch from 'picomatch';
+import { picomatchModule } from './lazy-dependencies.ts';
 
 /** One compiled line of a `.gitignore`. */
 export interface IgnoreRule {
@@ -48,7 +48,7 @@ export function parseGitignore(text: string, base: string): IgnoreRule[] {
     if (line === '') continue;
     const anchored = line.includes('/');
     if (line.startsWith('/')) line = line.slice(1);
-    const isMatch = picomatch(line, { dot: true });
+    const isMatch = picomatchModule()(line, { dot: true });
     const test = anchored ? (relative: string) => isMatch(relative) : (_relative: string, name: string) => isMatch(name);
     rules.push({ base, negate, dirOnly, test });
   }

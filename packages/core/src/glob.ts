@@ -6,8 +6,8 @@
  * @module
  */
 
-import picomatch from 'picomatch';
 import { FsError } from './errors.ts';
+import { picomatchModule } from './lazy-dependencies.ts';
 import { resolvePath } from './path.ts';
 
 /** A compiled glob. */
@@ -85,10 +85,10 @@ export function compileGlob(pattern: string, options: CompileGlobOptions = {}): 
   let ignoreMatcher: ((p: string) => boolean) | undefined;
   try {
     // posix: true makes `[!a]` a negated class, as in sh; picomatch 4 reads it literally otherwise.
-    matcher = picomatch(normalized, { dot: options.dot ?? false, nocase: options.nocase ?? false, strictSlashes: false, posix: true });
+    matcher = picomatchModule()(normalized, { dot: options.dot ?? false, nocase: options.nocase ?? false, strictSlashes: false, posix: true });
     const ignore = typeof options.ignore === 'string' ? [options.ignore] : [...(options.ignore ?? [])];
     if (ignore.length > 0) {
-      const ig = picomatch(ignore, { dot: true, posix: true });
+      const ig = picomatchModule()(ignore, { dot: true, posix: true });
       // Ignoring `dir` also ignores everything below it, like .gitignore.
       ignoreMatcher = (p) => ig(p) || ig(`${p}/`);
     }
@@ -126,7 +126,7 @@ export function compileFileFilters(patterns: readonly string[], dot = true): (re
     if (name.includes('/') || name === '') paths.push(compileFileFilter(pattern, dot));
     else {
       try {
-        names.push(picomatch.makeRe(name, { dot, posix: true }));
+        names.push(picomatchModule().makeRe(name, { dot, posix: true }));
       } catch (err) {
         throw new FsError({ code: 'EBADPATTERN', op: 'grep', path: pattern, reason: (err as Error).message });
       }
@@ -145,10 +145,10 @@ export function compileFileFilters(patterns: readonly string[], dot = true): (re
 export function compileFileFilter(pattern: string, dot = true): (relativePath: string) => boolean {
   try {
     if (!pattern.includes('/')) {
-      const m = picomatch(pattern, { dot, posix: true });
+      const m = picomatchModule()(pattern, { dot, posix: true });
       return (p) => m(p.slice(p.lastIndexOf('/') + 1));
     }
-    const m = picomatch(pattern.replace(/^\.\//, ''), { dot, posix: true });
+    const m = picomatchModule()(pattern.replace(/^\.\//, ''), { dot, posix: true });
     return (p) => m(p);
   } catch (err) {
     throw new FsError({ code: 'EBADPATTERN', op: 'grep', path: pattern, reason: (err as Error).message });

@@ -24,6 +24,7 @@ export * from './glob.ts';
 export * from './grep.ts';
 export * from './if-match.ts';
 export * from './language-model.ts';
+export * from './lazy-module.ts';
 export * from './legacy-detector.ts';
 export * from './limits.ts';
 export * from './linear-regex.ts';

@@ -13,7 +13,13 @@
  * @module
  */
 
-import { LANGUAGE_COUNTS } from './language-data.ts';
+import { extname } from 'node:path';
+import { lazyModule } from './lazy-module.ts';
+
+// 800 KB of counts, loaded by the first text whose language is weighed rather
+// than by every import of core. The sibling has this module's own extension:
+// `.ts` when run from source, `.js` when built.
+const languageData = lazyModule<typeof import('./language-data.ts')>(`./language-data${extname(import.meta.url)}`, import.meta.url);
 
 const BOUNDARY = ' ';
 
@@ -85,7 +91,7 @@ function mainBlock(counts: ReadonlyMap<number, number>): number {
 let models: Model[] | undefined;
 
 function allModels(): Model[] {
-  models ??= LANGUAGE_COUNTS.map(([tag, letters, pairs, triples]) => buildModel(tag, letters, pairs, triples));
+  models ??= languageData().LANGUAGE_COUNTS.map(([tag, letters, pairs, triples]) => buildModel(tag, letters, pairs, triples));
   return models;
 }
 

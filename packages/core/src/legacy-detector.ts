@@ -14,9 +14,9 @@
  * @module
  */
 
-import chardet from 'chardet';
 import { DETECTION_SAMPLE_BYTES, type DetectOptions, detectEncoding, type EncodingInfo, type LegacyDetector, normalizeEncoding } from './encoding.ts';
 import { languageFit } from './language-model.ts';
+import { chardetModule } from './lazy-dependencies.ts';
 import { implausibility } from './text-plausibility.ts';
 import { decodeLikeReader } from './text-roundtrip.ts';
 
@@ -208,7 +208,10 @@ export function detectLegacy(sample: Uint8Array, statistics: EncodingStatistics 
 }
 
 /** chardet's (ICU's) candidates for the evidence, confidence 0..1. */
-export const chardetStatistics: EncodingStatistics = (evidence) => chardet.analyse(evidence).map((m) => ({ encoding: m.name, confidence: m.confidence / 100 }));
+export const chardetStatistics: EncodingStatistics = (evidence) =>
+  chardetModule()
+    .analyse(evidence)
+    .map((m) => ({ encoding: m.name, confidence: m.confidence / 100 }));
 
 /**
  * Ranks a statistical detector's candidates by plausibility: the detector

@@ -18,8 +18,9 @@
  * @module
  */
 
-import { RE2JS, RE2JSSyntaxException } from 're2js';
+import type { RE2JS } from 're2js';
 import { FsError, type FsOperation } from './errors.ts';
+import { re2jsModule } from './lazy-dependencies.ts';
 import { type PatternTranslation, quotePattern, translatePattern } from './regex-dialect.ts';
 
 /**
@@ -194,6 +195,7 @@ export function compileLinearRegex(pattern: string, options: LinearRegexOptions 
   const { ignoreCase, multiline, dotAll } = readFlags(pattern, options, op);
   const translated: PatternTranslation = options.literal ? quotePattern(pattern) : translatePattern(pattern, { dotAll });
   if (!translated.ok) throw refusal(pattern, op, translated.reason, translated.hint);
+  const { RE2JS, RE2JSSyntaxException } = re2jsModule();
   const engineFlags = (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | (multiline ? RE2JS.MULTILINE : 0) | (dotAll ? RE2JS.DOTALL : 0);
   let re: RE2JS;
   try {

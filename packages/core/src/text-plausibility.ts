@@ -15,7 +15,7 @@
  * @module
  */
 
-import iconv from 'iconv-lite';
+import { iconvLite } from './lazy-dependencies.ts';
 
 /** Non-ASCII lower-case letters of the alphabets of languages stored in legacy encodings. */
 const ALPHABETS: readonly string[] = [
@@ -134,7 +134,7 @@ function rarity(ch: string, encoding: string): number {
   const level = LEVEL_ENCODING[encoding];
   let cost = 0;
   if (level !== undefined) {
-    const b = iconv.encode(ch, level);
+    const b = iconvLite().encode(ch, level);
     const lead = b[0] ?? 0;
     const trail = b[1] ?? 0;
     const standard = b.length === 2 && trail >= 0xa1;

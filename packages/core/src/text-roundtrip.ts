@@ -19,9 +19,9 @@
  * @module
  */
 
-import iconv from 'iconv-lite';
 import { concatBytes } from './bytes.ts';
 import { isValidUtf8, normalizeEncoding } from './encoding.ts';
+import { iconvLite } from './lazy-dependencies.ts';
 
 const decoders = new Map<string, InstanceType<typeof TextDecoder> | null>();
 
@@ -44,7 +44,7 @@ export function decodeLikeReader(bytes: Uint8Array, encoding: string): string {
   const label = normalizeEncoding(encoding);
   const td = textDecoderFor(label);
   if (td) return td.decode(bytes);
-  return iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), label, { stripBOM: false });
+  return iconvLite().decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), label, { stripBOM: false });
 }
 
 // ------------------------------------------------------------------ single-byte tables
@@ -100,7 +100,7 @@ export function encodeIso2022Jp(text: string): Uint8Array {
       out.push(cp);
       continue;
     }
-    const euc = iconv.encode(ch, 'euc-jp');
+    const euc = iconvLite().encode(ch, 'euc-jp');
     if (euc.length === 2 && (euc[0] as number) >= 0xa1 && (euc[1] as number) >= 0xa1) {
       if (!jis) {
         out.push(0x1b, 0x24, 0x42);
@@ -132,7 +132,7 @@ function encodeSbcs(text: string, table: SbcsTable, encoding: string): Uint8Arra
       continue;
     }
     const len = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length ? 2 : 1;
-    const sub = iconv.encodingExists(encoding) ? iconv.encode(text.slice(i, i + len), encoding) : Buffer.from('?');
+    const sub = iconvLite().encodingExists(encoding) ? iconvLite().encode(text.slice(i, i + len), encoding) : Buffer.from('?');
     for (const x of sub) {
       if (n >= out.length) break;
       out[n++] = x;
@@ -147,8 +147,8 @@ function encodePlain(text: string, encoding: string): Uint8Array {
   if (encoding === 'iso-2022-jp') return encodeIso2022Jp(text);
   const table = sbcsTable(encoding);
   if (table) return encodeSbcs(text, table, encoding);
-  if (!iconv.encodingExists(encoding)) throw new RangeError(`unknown encoding '${encoding}'`);
-  return iconv.encode(text, encoding);
+  if (!iconvLite().encodingExists(encoding)) throw new RangeError(`unknown encoding '${encoding}'`);
+  return iconvLite().encode(text, encoding);
 }
 
 // ------------------------------------------------------------------ invalid sequences

@@ -9,13 +9,17 @@
  * @module
  */
 
-import { detectLegacy, type EncodingCandidate, type LegacyDetector } from '@ctxfs/core';
-import jschardet from 'jschardet';
+import { detectLegacy, type EncodingCandidate, type LegacyDetector, lazyModule } from '@ctxfs/core';
+
+// Loaded on first detection: at 40 files it is the heaviest of the host's dependencies to load.
+const jschardet = lazyModule<typeof import('jschardet')>('jschardet', import.meta.url);
 
 function candidates(sample: Uint8Array): EncodingCandidate[] {
   // jschardet takes a binary string: one char per byte.
   const text = Buffer.from(sample.buffer, sample.byteOffset, sample.byteLength).toString('latin1');
-  return jschardet.detectAll(text).flatMap((m) => (m.encoding ? [{ encoding: m.encoding, confidence: m.confidence }] : []));
+  return jschardet()
+    .detectAll(text)
+    .flatMap((m) => (m.encoding ? [{ encoding: m.encoding, confidence: m.confidence }] : []));
 }
 
 /**

@@ -20,8 +20,11 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
+import { lazyModule } from '@ctxfs/core';
 import { hostError } from './root-guard.ts';
+
+// Loaded by the first exclusive lock: a command that only reads never needs it.
+const lockfile = lazyModule<typeof import('proper-lockfile')>('proper-lockfile', import.meta.url);
 
 /** Lock behaviour of a {@link HostFilesystem}. */
 export interface LockOptions {
@@ -327,7 +330,7 @@ export class LockManager {
  * release function.
  */
 export function tryLockFile(base: string, lockPath: string, staleMs: number): () => void {
-  return lockfile.lockSync(base, {
+  return lockfile().lockSync(base, {
     realpath: false,
     lockfilePath: lockPath,
     stale: staleMs,

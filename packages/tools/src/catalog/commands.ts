@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type CommandResult, CommandRunner, keepOutput, readOutputLines } from '@ctxfs/commands';
+import type { CommandResult, CommandRunner } from '@ctxfs/commands';
 import { type ContextSession, o200kTokenizer } from '@ctxfs/context';
 import { z } from 'zod';
 import { toolCallText } from '../call-style.ts';
@@ -19,12 +19,16 @@ const FRAME_TOKENS = 120;
 /** A line longer than this many characters is cut in a preview or a page (and the cut is said). */
 const MAX_LINE_CHARS = 1000;
 
+// The runner brings the container backend, just-bash and the engines' clients
+// (dockerode, ssh2, gRPC): loaded by the first command, not by every tool set.
+const commands = (): Promise<typeof import('@ctxfs/commands')> => import('@ctxfs/commands');
+
 const runners = new WeakMap<ContextSession, CommandRunner>();
 
-function runnerOf(session: ContextSession): CommandRunner {
+async function runnerOf(session: ContextSession): Promise<CommandRunner> {
   let r = runners.get(session);
   if (r === undefined) {
-    r = new CommandRunner(session);
+    r = new (await commands()).CommandRunner(session);
     runners.set(session, r);
   }
   return r;
@@ -108,7 +112,7 @@ export const runCommand = defineTool({
     { command: 'wc -l', stdin: 'one\ntwo\n' },
   ],
   async run(session, a, context) {
-    const r = await runnerOf(session).run(a.command, {
+    const r = await (await runnerOf(session)).run(a.command, {
       cwd: a.cwd,
       timeoutMs: a.timeout_seconds === undefined ? undefined : a.timeout_seconds * 1000,
       stdin: a.stdin,
@@ -135,7 +139,7 @@ export const runCommand = defineTool({
       return { text, isError: false, data: { ...data, shown_lines: lines.length === 0 ? [] : [{ start_line: 1, end_line: lines.length }] } };
     }
     // Over the budget: keep it all, show the first and the last lines, name the call for the rest.
-    const id = keepOutput(session.statePath, `${lines.join('\n')}\n`);
+    const id = (await commands()).keepOutput(session.statePath, `${lines.join('\n')}\n`);
     const h = Math.max(1, fitting(all, Math.floor(room * 0.5)));
     const tail = all.slice(h);
     const t = fitting([...tail].reverse(), Math.floor(room * 0.45));
@@ -182,7 +186,7 @@ export const readCommandOutput = defineTool({
   api: { op: 'readCommandOutput', args: ['id', 'start_line', 'end_line'] },
   examples: [{ id: '3f9a0c1be2d4', start_line: 201, end_line: 400 }],
   async run(session, a) {
-    const page = readOutputLines(session.statePath, a.id, a.start_line, a.end_line ?? Number.MAX_SAFE_INTEGER);
+    const page = (await commands()).readOutputLines(session.statePath, a.id, a.start_line, a.end_line ?? Number.MAX_SAFE_INTEGER);
     const budget = Math.max(64, callBudget(session, a.max_tokens) - FRAME_TOKENS);
     const all = numbered(page.lines, page.start);
     const n = Math.max(page.lines.length === 0 ? 0 : 1, fitting(all, budget));
