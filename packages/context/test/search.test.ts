@@ -338,6 +338,9 @@ for (const backend of BACKENDS) {
       await ctx.findSymbol('SemVer');
       const file = (await ctx.listFiles('classes/semver.js')).items[0];
       expect(file?.lines).toBe(splitLines(FILES['classes/semver.js'] as string).length);
+      // Among its directory's rows (their line counts asked for together) it keeps its own.
+      const row = (await ctx.listFiles('classes')).items.find((f) => f.path === 'classes/semver.js');
+      expect(row?.lines).toBe(file?.lines);
       // A sensitive file is listed (marked) only where the policy lets this caller see it.
       expect((await ctx.listFiles('config')).items.map((f) => f.path)).not.toContain('config/.env');
       const allowed = await createContext({

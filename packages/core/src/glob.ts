@@ -47,6 +47,23 @@ function badPattern(pattern: string, reason: string): FsError {
  * ```
  */
 export function compileGlob(pattern: string, options: CompileGlobOptions = {}): GlobPlan {
+  const key = JSON.stringify([pattern, options.dot ?? false, options.nocase ?? false, options.maxDepth ?? null, options.ignore ?? null]);
+  let plan = recentPlans.get(key);
+  if (plan === undefined) {
+    plan = planGlob(pattern, options);
+    if (recentPlans.size >= RECENT_PLANS) recentPlans.delete(recentPlans.keys().next().value as string);
+    recentPlans.set(key, plan);
+  }
+  return plan;
+}
+
+// An agent lists and globs with the same few patterns again and again, and
+// picomatch's compile costs more than matching a directory's files with it. A
+// plan holds nothing but the pattern, so one serves every caller.
+const RECENT_PLANS = 256;
+const recentPlans = new Map<string, GlobPlan>();
+
+function planGlob(pattern: string, options: CompileGlobOptions): GlobPlan {
   if (typeof pattern !== 'string' || pattern.length === 0) {
     throw badPattern(String(pattern), 'glob pattern must be a non-empty string');
   }

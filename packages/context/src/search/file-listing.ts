@@ -88,8 +88,8 @@ function sizeText(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-/** A file's row: registry metadata when registered, a stat otherwise. */
-async function fileRow(ws: Workspace, path: string): Promise<ListedFile> {
+/** A file's row: registry metadata when registered (`lines` from the symbol index), a stat otherwise. */
+async function fileRow(ws: Workspace, path: string, lines: ReadonlyMap<string, number>): Promise<ListedFile> {
   const record = ws.registry.get(path);
   if (record !== undefined) {
     return {
@@ -98,7 +98,7 @@ async function fileRow(ws: Workspace, path: string): Promise<ListedFile> {
       size: record.size,
       language: record.language,
       tags: record.tags,
-      lines: await symbolIndex(ws).lines(path, record.sha256),
+      lines: lines.get(path),
       sensitive: record.sensitive,
     };
   }
@@ -216,9 +216,14 @@ export async function listFiles(ws: Workspace, caller: Caller, path: string | un
     else entries.push({ path: dir, kind: 'directory', files: 1 });
   }
   const page = entries.slice(offset, offset + limit);
+  const registered = page.flatMap((e) => {
+    const sha256 = e.kind === 'file' ? ws.registry.get(e.path)?.sha256 : undefined;
+    return sha256 === undefined ? [] : [{ path: e.path, sha256 }];
+  });
+  const lines = await symbolIndex(ws).lines(registered);
   const rows: Row<ListedFile>[] = [];
   for (const e of page) {
-    const item: ListedFile = e.kind === 'file' ? await fileRow(ws, e.path) : { path: e.path, kind: 'directory', files: e.files, sensitive: false };
+    const item: ListedFile = e.kind === 'file' ? await fileRow(ws, e.path, lines) : { path: e.path, kind: 'directory', files: e.files, sensitive: false };
     rows.push({ text: rowText(item), item });
   }
   const where = scope.path === '' ? 'the workspace' : scope.path;

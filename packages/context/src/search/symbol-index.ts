@@ -229,12 +229,20 @@ export class SymbolIndex {
     return out;
   }
 
-  /** The line count of `path` when the index read its content `sha256`. */
-  async lines(path: string, sha256: string): Promise<number | undefined> {
-    const row = (await this.#ws.store.get('SELECT sha256, lines, source FROM symbol_files WHERE path = ?', [path])) as
-      | { sha256: string; lines: number; source: string }
-      | undefined;
-    return row !== undefined && row.sha256 === sha256 && row.source !== 'unreadable' ? Number(row.lines) : undefined;
+  /** The line counts of the files the index read at the content given (`sha256`); the others are not in the map. */
+  async lines(files: ReadonlyArray<{ readonly path: string; readonly sha256: string }>): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    // One query a chunk, not one a file: a listing asks for every row at once.
+    for (let i = 0; i < files.length; i += 500) {
+      const chunk = files.slice(i, i + 500);
+      const rows = (await this.#ws.store.all(
+        `SELECT path, sha256, lines FROM symbol_files WHERE source <> 'unreadable' AND path IN (${chunk.map(() => '?').join(', ')})`,
+        chunk.map((f) => f.path),
+      )) as Array<{ path: string; sha256: string; lines: number }>;
+      const current = new Map(chunk.map((f) => [f.path, f.sha256]));
+      for (const r of rows) if (current.get(r.path) === r.sha256) out.set(r.path, Number(r.lines));
+    }
+    return out;
   }
 }
 
