@@ -42,6 +42,7 @@ const contextSuites = [
   'patch-edits',
   'path-spellings',
   'refusal-size',
+  'read-retention',
   'request-id',
   'retrieval',
   'safety-guard',

@@ -59,6 +59,7 @@ import { type FindSymbolOptions, findSymbol, type SymbolHit } from './search/fin
 import { type GrepCallOptions, type GrepHit, grep } from './search/grep.ts';
 import type { SearchResult } from './search/search-result.ts';
 import { editOutcome, normalized, patchTargets, previews, servedOutcome } from './session/call-shapes.ts';
+import { DEFAULT_READ_RETENTION, pruneReads, type ReadPruneResult, type ReadRetentionOptions } from './session/read-retention.ts';
 import { SessionContext } from './session/session-context.ts';
 import { SqliteStateStore } from './state/sqlite-store.ts';
 import type { StateStore } from './state/state-store.ts';
@@ -92,6 +93,12 @@ export interface ContextOptions {
   entrypoints?: readonly string[];
   /** Edits: conflict strategy and callbacks, history retention. */
   edits?: EditSettings;
+  /**
+   * Retention of the read records (see `session/read-retention.ts`): applied
+   * on open when given, and by `pruneReads()`. Without it nothing prunes on
+   * its own.
+   */
+  readRetention?: ReadRetentionOptions;
   /** Policy, approvals and audit: the one layer every session call goes through. */
   safety?: SafetyOptions;
 }
@@ -860,6 +867,7 @@ export class ContextLayer extends ContextSession {
   readonly #ownsStore: boolean;
   readonly #entrypointList: readonly string[];
   readonly #editServices: EditServices;
+  readonly #readRetention: ReadRetentionOptions;
   /** Version storage (content by hash, per-file versions). */
   readonly versions: VersionStore;
   /** The write-ahead journal of edits. */
@@ -880,9 +888,11 @@ export class ContextLayer extends ContextSession {
     sessionId: string | undefined,
     entrypoints: readonly string[],
     edits: EditServices,
+    readRetention?: ReadRetentionOptions,
   ) {
     super(ws, agent, profile, SessionContext.open(ws.store, profile, sessionId), entrypoints, edits);
     this.#editServices = edits;
+    this.#readRetention = readRetention ?? DEFAULT_READ_RETENTION;
     this.versions = edits.versions;
     this.journal = edits.journal;
     this.#ws = ws;
@@ -1013,6 +1023,22 @@ export class ContextLayer extends ContextSession {
     return results;
   }
 
+  /**
+   * Applies read retention (default: the layer's `readRetention`, else
+   * {@link DEFAULT_READ_RETENTION}): repeated reads of a version keep their
+   * first and last rows, and a session idle past the limit keeps only its
+   * last read of each file by each agent.
+   *
+   * @example
+   * ```ts
+   * const r = await ctx.pruneReads({ maxIdleMs: 7 * 24 * 3600 * 1000 });
+   * r.repeatsRemoved + r.idleReadsRemoved; // rows removed
+   * ```
+   */
+  pruneReads(retention?: ReadRetentionOptions): Promise<ReadPruneResult> {
+    return pruneReads(this.store, retention ?? this.#readRetention);
+  }
+
   /** Applies the history retention limits (default: the layer's `edits.retention`). */
   pruneHistory(retention?: RetentionOptions): Promise<PruneResult> {
     return this.versions.prune(retention ?? this.#editServices.settings.retention);
@@ -1103,11 +1129,13 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
     options.sessionId,
     options.entrypoints ?? DEFAULT_ENTRYPOINTS,
     { versions, journal, settings: options.edits ?? {}, safety, changes: {} },
+    options.readRetention,
   );
   layer.auditTrail = trail;
   layer.ownsAuditTrail = trail !== undefined && !(trailOption instanceof AuditTrail);
   // A change interrupted by a crash is settled before anything else reads or writes.
   if (!fs.readOnly) layer.recovery = await journal.recover(fs);
   if (options.edits?.retention) await layer.pruneHistory();
+  if (options.readRetention) await layer.pruneReads();
   return layer;
 }

@@ -219,6 +219,7 @@ export {
 export type { SearchCounts, SearchOp, SearchResult, SearchView } from './search/search-result.ts';
 export { type IndexedSymbol, type IndexRefresh, MAX_INDEXED_BYTES } from './search/symbol-index.ts';
 export { identifierWords, MATCH_TIERS, type MatchTier, matchName, parseQuery, type SymbolQuery } from './search/symbol-ranking.ts';
+export { DEFAULT_READ_RETENTION, pruneReads, type ReadPruneResult, type ReadRetentionOptions } from './session/read-retention.ts';
 export { type ReadInput, type ReadRecord, SessionContext } from './session/session-context.ts';
 export { AUDIT_GENESIS, type AuditChainDamage, type AuditChainReport, auditHash, verifyAuditChain } from './state/audit-chain.ts';
 export { MIGRATIONS, type Migration } from './state/migrations.ts';
