@@ -19,6 +19,16 @@ for (const backend of BACKENDS) {
       await ws?.cleanup();
     });
 
+    it('applies one patch to 40 files: more file locks than a PostgreSQL store has lock connections, held by one edit', async () => {
+      const names = Array.from({ length: 40 }, (_, i) => `src/m${String(i).padStart(2, '0')}.txt`);
+      await open(Object.fromEntries(names.map((n) => [n, 'one\ntwo\n'])));
+      const patch = names.map((n) => `--- a/${n}\n+++ b/${n}\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n`).join('');
+      const r = await ctx.applyPatch(patch);
+      expect(r.success, r.message).toBe(true);
+      expect(r.files).toHaveLength(40);
+      for (const n of [names[0], names[39]] as string[]) expect(await text(ws, n)).toBe('one\nTWO\n');
+    });
+
     it('numbers the refused hunk within its own file in a multi-file refusal', async () => {
       await open({ 'a.txt': LINES, 'b.txt': 'b1\nb2\n' });
       const r = await ctx.applyPatch('--- a/b.txt\n+++ b/b.txt\n@@ @@\n-b1\n+B1\n--- a/a.txt\n+++ b/a.txt\n@@ @@\n line 10\n-line 11 WRONG\n+x\n');

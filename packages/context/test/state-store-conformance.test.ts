@@ -493,6 +493,59 @@ describe.skipIf(PG_URL === undefined)('PostgreSQL state store', () => {
     await expect(hosts[2]?.withLock('file:a', async () => 'free again')).resolves.toBe('free again');
   });
 
+  test('one holder takes more file locks than there are lock connections (an edit of 40 files) and another host waits for them', async () => {
+    const [store, other] = await Promise.all([open(), open()]);
+    onTestFinished(async () => {
+      await store.close();
+      await other.close();
+    });
+    const keys = Array.from({ length: 40 }, (_, i) => `file:src/f${String(i).padStart(2, '0')}.ts`);
+    let otherRan = false;
+    let inside!: () => void;
+    const entered = new Promise<void>((r) => (inside = r));
+    let finish!: () => void;
+    const held = store.withLock(keys, async () => {
+      inside();
+      await new Promise<void>((r) => (finish = r));
+      return 'all 40';
+    });
+    await entered;
+    // The last key is held too: another host waits for it until the holder is done.
+    const waiting = other.withLock(keys[39] as string, async () => {
+      otherRan = true;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(otherRan).toBe(false);
+    finish();
+    expect(await held).toBe('all 40');
+    await waiting;
+    expect(otherRan).toBe(true);
+  });
+
+  test('when edits of this process hold every lock connection, one more is told so (EBUSY) once the connect timeout passes', async () => {
+    schemas.add(SCHEMA);
+    const store = await PostgresStateStore.open({ url: withParam(url, 'schema', SCHEMA), poolSize: 2, connectTimeoutMs: 300 });
+    onTestFinished(() => store.close());
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let entered = 0;
+    const holders = Array.from({ length: 16 }, (_, i) =>
+      store.withLock(`file:held/${i}.ts`, async () => {
+        entered++;
+        await gate;
+      }),
+    );
+    while (entered < 16) await new Promise((r) => setTimeout(r, 10));
+    await expect(store.withLock('file:one-more.ts', async () => 'ran')).rejects.toMatchObject({
+      code: 'EBUSY',
+      path: 'one-more.ts',
+      message: expect.stringMatching(/other edits of this process hold every lock connection/),
+    });
+    release();
+    await Promise.all(holders);
+    expect(await store.withLock('file:one-more.ts', async () => 'ran')).toBe('ran');
+  });
+
   test('a transaction that sends no statement sends nothing: it does not wait for the workspace lock another host holds', async () => {
     const store = await open();
     onTestFinished(() => store.close());

@@ -142,26 +142,33 @@ function backendLock(fs: Filesystem): BackendLock | undefined {
   return typeof f === 'function' ? (f.bind(fs) as BackendLock) : undefined;
 }
 
+/** The state store's lock of several paths at once (`StateStore.withLock`). */
+type StoreLock = <T>(paths: readonly string[], fn: () => Promise<T>) => Promise<T>;
+
 /**
  * Runs `fn` holding the edit locks of `paths`, acquired in path order so two
- * edits never deadlock: in-process locks always; then the state store's
- * (`storeLock`: across hosts sharing a PostgreSQL store); then the backend's
- * own cross-process lock when it has one (the host backend's `withLock`,
- * which its writes inside `fn` re-enter).
+ * edits never deadlock: in-process locks always; then the state store's, all
+ * paths in one call (`storeLock`: across hosts sharing a PostgreSQL store);
+ * then the backend's own cross-process lock when it has one (the host
+ * backend's `withLock`, which its writes inside `fn` re-enter).
  */
-export async function withLocks<T>(fs: Filesystem, paths: readonly string[], fn: () => Promise<T>, storeLock?: BackendLock): Promise<T> {
+export async function withLocks<T>(fs: Filesystem, paths: readonly string[], fn: () => Promise<T>, storeLock?: StoreLock): Promise<T> {
   const sorted = [...new Set(paths)].sort();
   const releases: Array<() => void> = [];
   try {
     for (const p of sorted) releases.push(await acquire(fs, p));
     let run = fn;
     // Nested innermost first: the store's locks are taken before the backend's.
-    for (const lock of [backendLock(fs), storeLock]) {
-      if (lock === undefined) continue;
+    const backend = backendLock(fs);
+    if (backend !== undefined) {
       for (const p of [...sorted].reverse()) {
         const inner = run;
-        run = () => lock(p, inner);
+        run = () => backend(p, inner);
       }
+    }
+    if (storeLock !== undefined) {
+      const inner = run;
+      run = () => storeLock(sorted, inner);
     }
     return await run();
   } finally {
@@ -816,7 +823,11 @@ export class FileEditor {
           await this.deps.beforeCommit?.(plans);
           return await this.commit(op, plans, options);
         },
-        (path, fn) => store.withLock(`file:${path}`, fn),
+        (sorted, fn) =>
+          store.withLock(
+            sorted.map((path) => `file:${path}`),
+            fn,
+          ),
       );
     } catch (err) {
       if (err instanceof Refusal) return err.result;

@@ -313,29 +313,40 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   }
 
   /**
-   * Holds an advisory lock named by this schema and `key` while `fn` runs (see
-   * {@link StateStore.withLock}). Should the lock's connection drop, the
-   * server frees the lock and `fn` runs on unguarded: the backend's
-   * compare-and-swap still refuses a write that would overwrite another's.
-   * A lock not had within `lockWaitMs` (60 s by default), or a deadlock the server
-   * finds, is `EBUSY`.
+   * Holds the advisory locks named by this schema and `keys` while `fn` runs
+   * (see {@link StateStore.withLock}), all on one connection of the lock
+   * pool: a holder of many keys needs one connection, not one a key (an edit
+   * of more files than the pool has connections would otherwise wait for
+   * itself). Should the connection drop, the server frees the locks and `fn`
+   * runs on unguarded: the backend's compare-and-swap still refuses a write
+   * that would overwrite another's. A lock not had within `lockWaitMs` (60 s
+   * by default), or a deadlock the server finds, is `EBUSY`.
    */
-  async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    // The server's session locks are re-entrant on one connection: callers of this process take turns here first.
-    const done = await this.#lockTurns.take(key);
+  async withLock<T>(keys: string | readonly string[], fn: () => Promise<T>): Promise<T> {
+    const sorted = [...new Set(typeof keys === 'string' ? [keys] : keys)].sort();
+    // The server's session locks are re-entrant on one connection: callers of this process take turns here first, in the same order.
+    const turns: Array<() => void> = [];
     try {
-      return await this.#serverLock(key, fn);
+      for (const key of sorted) turns.push(await this.#lockTurns.take(key));
+      return await this.#serverLocks(sorted, fn);
     } finally {
-      done();
+      for (const done of turns.reverse()) done();
     }
   }
 
-  async #serverLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const keys = [this.#lockSpace, int32Of(key)];
+  async #serverLocks<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.#lockPool.connect();
     } catch (err) {
+      // Every lock connection busy past the connect timeout: this process's own edits, not the server.
+      if (this.#lockPool.totalCount >= LOCK_CONNECTIONS && /timeout/i.test((err as Error).message)) {
+        throw fsError('EBUSY', 'lock', (keys[0] ?? '').replace(/^file:/, ''), {
+          reason: `${LOCK_CONNECTIONS} other edits of this process hold every lock connection of the store`,
+          hint: 'retry the edit; edits of many files at once are best made as one change (apply_patch), which takes one connection',
+          cause: err,
+        });
+      }
       throw this.#failure(err, 'lock');
     }
     let lost = false;
@@ -345,32 +356,40 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
     client.on('error', onError);
     try {
       try {
-        await client.query({ name: 'ctxfs_file_lock', text: 'SELECT pg_advisory_lock($1, $2)', values: keys });
-      } catch (err) {
-        const code = (err as { code?: unknown }).code;
-        if (code === '55P03' || code === '40P01') {
-          throw fsError('EBUSY', 'lock', key.replace(/^file:/, ''), {
-            reason:
-              code === '55P03'
-                ? `another edit of it (another process or host) has held its lock for over ${this.#lockWaitMs / 1000} s`
-                : 'waiting for its lock would deadlock with another edit',
-            hint: 'retry the edit; if this keeps happening, look for a process that hangs while editing this file',
-            cause: err,
-          });
+        for (const key of keys) {
+          try {
+            await client.query({ name: 'ctxfs_file_lock', text: 'SELECT pg_advisory_lock($1, $2)', values: [this.#lockSpace, int32Of(key)] });
+          } catch (err) {
+            if (connectionLost(err) !== undefined) lost = true;
+            throw this.#lockRefused(err, key);
+          }
         }
-        lost = connectionLost(err) !== undefined;
-        throw this.#failure(err, 'lock', undefined, 'SELECT pg_advisory_lock');
-      }
-      try {
         return await fn();
       } finally {
-        if (!lost) await client.query({ name: 'ctxfs_file_unlock', text: 'SELECT pg_advisory_unlock($1, $2)', values: keys }).catch(() => (lost = true));
+        // Every lock this connection holds is this holder's: one statement frees them, those taken before a refusal too.
+        if (!lost) await client.query({ name: 'ctxfs_file_unlock_all', text: 'SELECT pg_advisory_unlock_all()' }).catch(() => (lost = true));
       }
     } finally {
       client.off('error', onError);
       // A connection whose unlock did not run is ended: ending it frees whatever lock it still held.
       client.release(lost);
     }
+  }
+
+  /** The error of a lock not had: `EBUSY` for a timeout or a deadlock, the connection's failure otherwise. */
+  #lockRefused(err: unknown, key: string): unknown {
+    const code = (err as { code?: unknown }).code;
+    if (code === '55P03' || code === '40P01') {
+      return fsError('EBUSY', 'lock', key.replace(/^file:/, ''), {
+        reason:
+          code === '55P03'
+            ? `another edit of it (another process or host) has held its lock for over ${this.#lockWaitMs / 1000} s`
+            : 'waiting for its lock would deadlock with another edit',
+        hint: 'retry the edit; if this keeps happening, look for a process that hangs while editing this file',
+        cause: err,
+      });
+    }
+    return this.#failure(err, 'lock', undefined, 'SELECT pg_advisory_lock');
   }
 
   async #send(client: pg.PoolClient, statement: Prepared, values: unknown[], sql: string): Promise<pg.QueryResult> {

@@ -76,7 +76,7 @@ export class SqliteStateStore extends TransactionScope<Owner> {
   }
 
   /** One machine: the backend's cross-process lock serializes its processes (see {@link StateStore.withLock}). */
-  withLock<T>(_key: string, fn: () => Promise<T>): Promise<T> {
+  withLock<T>(_keys: string | readonly string[], fn: () => Promise<T>): Promise<T> {
     return fn();
   }
 

@@ -96,14 +96,16 @@ export interface StateStore {
    */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   /**
-   * Runs `fn` holding the lock named `key` against every process sharing
-   * this store, on any machine: the edit pipeline holds one per file from
-   * its read of the file's head to its record, so edits of one file from
-   * many hosts take turns and merge as edits within one process do. On
-   * SQLite (one machine) `fn` runs at once: there the backend's own
-   * cross-process lock does this. Not a transaction; `fn` may open them.
+   * Runs `fn` holding the locks named by `keys` against every process
+   * sharing this store, on any machine: the edit pipeline holds one per file
+   * from its read of the file's head to its record, so edits of one file
+   * from many hosts take turns and merge as edits within one process do.
+   * Several keys are taken together, in sorted order (so two holders never
+   * deadlock), however many: an edit of 40 files holds 40. On SQLite (one
+   * machine) `fn` runs at once: there the backend's own cross-process lock
+   * does this. Not a transaction; `fn` may open them.
    */
-  withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  withLock<T>(keys: string | readonly string[], fn: () => Promise<T>): Promise<T>;
   /** Called after every outermost transaction ends: `true` when it committed. */
   onTransactionEnd(listener: (committed: boolean) => void): void;
 

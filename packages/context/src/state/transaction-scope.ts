@@ -127,7 +127,7 @@ export abstract class TransactionScope<C> implements StateStore {
 
   abstract schemaVersion(): Promise<number>;
 
-  abstract withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  abstract withLock<T>(keys: string | readonly string[], fn: () => Promise<T>): Promise<T>;
 
   async close(): Promise<void> {
     if (this.#closed) return;
