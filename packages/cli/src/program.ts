@@ -326,6 +326,17 @@ Examples:
     async () => (await import('./commands/scan.ts')).scan,
   ).option('--index', 'also index the imports of every code file');
 
+  command(
+    program,
+    'prune',
+    "apply the state store's retention: history (versions per file, stored bytes) and the read records",
+    ['ctxfs prune', 'ctxfs prune --max-versions 100 --max-idle-days 7 --json'],
+    async () => (await import('./commands/prune.ts')).prune,
+  )
+    .option('--max-versions <n>', 'versions kept per file (default 1,000; the newest is always kept)', int('--max-versions'))
+    .option('--max-bytes <n>', 'bytes of stored content kept in all (default 512 MiB)', int('--max-bytes'))
+    .option('--max-idle-days <n>', 'a session idle this long keeps only its last read of each file (default 30)', int('--max-idle-days'));
+
   const policy = program
     .command('policy')
     .description('the policy: what may be read, searched and changed, and who is asked')

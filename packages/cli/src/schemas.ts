@@ -42,6 +42,13 @@ export const scanJson = z.object({
 });
 export type ScanJson = z.infer<typeof scanJson>;
 
+/** `prune`. */
+export const pruneJson = z.object({
+  history: z.object({ versions_removed: int, blobs_removed: int, bytes_freed: int }),
+  reads: z.object({ repeats_removed: int, idle_sessions: int, idle_reads_removed: int }),
+});
+export type PruneJson = z.infer<typeof pruneJson>;
+
 const opClass = z.enum(['read', 'search', 'write', 'delete', 'rename', 'history', 'command']);
 
 /** `policy show`: the policy every call of this workspace is decided by. */
@@ -177,6 +184,7 @@ export const JSON_SHAPES: Readonly<Record<string, string | z.ZodType>> = {
   'snapshot restore': snapshotActionJson,
   'snapshot drop': snapshotActionJson,
   scan: scanJson,
+  prune: pruneJson,
   'policy show': policyJson,
   'policy check': decisionJson,
   doctor: doctorJson,

@@ -145,6 +145,12 @@ describe('ctxfs from a script', () => {
     expect(run(['snapshot', 'drop', 'text-test']).stdout).toBe(`dropped ${id}\n`);
     expect(run(['snapshot', 'list']).stdout).not.toContain(id);
     expect(run(['scan']).stdout).toMatch(/^\d+ files: \d+ added, \d+ changed, \d+ removed, \d+ unchanged \(\d+ hashed\)\n$/);
+    expect(run(['prune']).stdout).toMatch(
+      /^history: \d+ versions removed, \d+ stored contents \(\d+ bytes\) freed\nreads: \d+ repeated reads folded; \d+ idle sessions kept only their last read of each file \(\d+ older reads removed\)\n$/,
+    );
+    const zero = run(['prune', '--max-versions', '0']);
+    expect(zero.status).toBe(2);
+    expect(zero.stderr).toMatch(/--max-versions must be a whole number of at least 1, not 0/);
     const doctor = run(['doctor']).stdout.split('\n');
     for (const check of ['node', 'docker', 'ripgrep', 'backend', 'state store', 'audit trail']) {
       expect(

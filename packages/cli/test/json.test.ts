@@ -56,6 +56,10 @@ describe('--json: every command answers one document of its documented shape', (
     // The replace was undone and rolled back since: its change no longer applies, and the refusal says so.
     expect(rolled).toMatchObject({ changes: 1, refused: 1 });
     expect(json('doctor', ['doctor']).ok).toBe(true);
+    // The replace, undo and rollback of the test before left versions of src/math.ts: one is kept.
+    const pruned = json('prune', ['prune', '--max-versions', '1']);
+    expect((pruned.history as { versions_removed: number }).versions_removed).toBeGreaterThan(0);
+    expect(json('history', ['history', 'src/math.ts']).versions).toHaveLength(1);
   });
 
   it('serve --http prints where it listens', async () => {
