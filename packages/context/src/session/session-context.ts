@@ -248,7 +248,7 @@ export class SessionContext {
     return last === undefined ? undefined : last.sha256 !== currentSha256;
   }
 
-  /** Most recent reads first, optionally of one agent. */
+  /** Most recent reads first, optionally of one agent (after `pruneReads`, repeats of a version show as their first and last). */
   async recentReads(limit = 20, agent?: string): Promise<ReadRecord[]> {
     const rows = (
       agent === undefined
