@@ -1,12 +1,12 @@
 /**
  * `ctxfs` start-up (issue 14): the built binary spawned as a shell runs it,
  * beside `cat` and `node -e ''` spawned in the same run. Goal: `ctxfs
- * --version` and `ctxfs cat --raw` of a 1 KB file under 150 ms each (they
- * load commander and the host backend, nothing of the context layer). The
- * budgeted `ctxfs cat` is measured too and has no goal: it serves the
- * model's view of the file, so it opens the state store (SQLite), records
- * the read and its audit line, and counts tokens (the o200k tokenizer's
- * load is most of its time).
+ * --version` and `ctxfs cat` of a 1 KB file under 150 ms each. Both the raw
+ * `cat` (commander and the host backend, nothing of the context layer) and
+ * the default, budgeted one are held to it: the latter serves the model's
+ * view of the file, so it opens the state store (SQLite), records the read
+ * and its audit line, and counts tokens (the o200k tokenizer's load is most
+ * of its time).
  *
  * @module
  */
@@ -79,7 +79,8 @@ export default defineSuite<Ctx>({
       ctxfs('ctxfs --version', ['--version'], [node, cat], (out) => /^\d+\.\d+\.\d+\n$/.test(out), { budget: { maxMs: START_MS } }),
       ctxfs('ctxfs cat --raw, 1 KB', ['cat', '--raw', 'one-kb.txt'], [cat, node], (out) => out === file, { budget: { maxMs: START_MS } }),
       ctxfs('ctxfs cat (budgeted view), 1 KB', ['cat', 'one-kb.txt'], [cat, node], (out) => out.includes('line 15 '), {
-        note: 'no goal: opens the state store, records the read and its audit line, and counts tokens (loads SQLite and the tokenizer)',
+        budget: { maxMs: START_MS },
+        note: "the issue's goal holds for ctxfs cat too; this one opens the state store, records the read and its audit line, and counts tokens exactly (SQLite and the o200k vocabulary, most of its time)",
       }),
     ];
   },
