@@ -13,7 +13,7 @@
 import { isFsError } from '@ctxfs/core';
 import type { FileRecord } from '../registry/file-registry.ts';
 import type { Workspace } from '../retrieval/shared.ts';
-import { multiRow, multiRowStatements } from '../state/multi-row.ts';
+import { inLists, multiRow, multiRowStatements } from '../state/multi-row.ts';
 import { symbolTable } from '../symbols/outline.ts';
 import { flattenSymbols, SYMBOLS_VERSION, type SymbolKind } from '../symbols/types.ts';
 
@@ -207,12 +207,11 @@ export class SymbolIndex {
   /** Every current definition carrying one of `names`. */
   async named(names: readonly string[]): Promise<IndexedSymbol[]> {
     const out: IndexedSymbol[] = [];
-    for (let i = 0; i < names.length; i += 500) {
-      const chunk = names.slice(i, i + 500);
+    for (const { chunk, marks } of inLists(names)) {
       const rows = (await this.#ws.store.all(
         `SELECT s.path, s.name, s.qualified_name, s.kind, s.start_line, s.end_line FROM symbols s
              JOIN symbol_files f ON f.path = s.path AND f.sha256 = s.sha256
-           WHERE s.name IN (${chunk.map(() => '?').join(', ')})`,
+           WHERE s.name IN (${marks})`,
         chunk,
       )) as Array<Record<string, unknown>>;
       for (const r of rows) {
@@ -233,10 +232,9 @@ export class SymbolIndex {
   async lines(files: ReadonlyArray<{ readonly path: string; readonly sha256: string }>): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     // One query a chunk, not one a file: a listing asks for every row at once.
-    for (let i = 0; i < files.length; i += 500) {
-      const chunk = files.slice(i, i + 500);
+    for (const { chunk, marks } of inLists(files)) {
       const rows = (await this.#ws.store.all(
-        `SELECT path, sha256, lines FROM symbol_files WHERE source <> 'unreadable' AND path IN (${chunk.map(() => '?').join(', ')})`,
+        `SELECT path, sha256, lines FROM symbol_files WHERE source <> 'unreadable' AND path IN (${marks})`,
         chunk.map((f) => f.path),
       )) as Array<{ path: string; sha256: string; lines: number }>;
       const current = new Map(chunk.map((f) => [f.path, f.sha256]));

@@ -20,6 +20,7 @@
  * @module
  */
 
+import { inLists } from '../state/multi-row.ts';
 import type { StateStore } from '../state/state-store.ts';
 
 /** Limits of {@link pruneReads}. */
@@ -45,9 +46,6 @@ export interface ReadPruneResult {
   readonly idleReadsRemoved: number;
 }
 
-/** Sessions named in one statement at most. */
-const SESSIONS_PER_STATEMENT = 500;
-
 /**
  * Applies read retention to `store`, in one transaction.
  *
@@ -69,9 +67,7 @@ export async function pruneReads(store: StateStore, options: ReadRetentionOption
         session_id: string;
       }>;
       idleSessions = idle.length;
-      for (let i = 0; i < idle.length; i += SESSIONS_PER_STATEMENT) {
-        const ids = idle.slice(i, i + SESSIONS_PER_STATEMENT).map((r) => r.session_id);
-        const marks = ids.map(() => '?').join(', ');
+      for (const { chunk: ids, marks } of inLists(idle.map((r) => r.session_id))) {
         const older = await store.run(
           `DELETE FROM session_reads WHERE id IN (
              SELECT id FROM (

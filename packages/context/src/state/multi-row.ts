@@ -83,3 +83,22 @@ export function multiRowStatements<T>(
   }
   return out;
 }
+
+/** Values an `IN (…)` list carries at most: far below either dialect's parameter limit. */
+export const VALUES_PER_IN_LIST = 500;
+
+/**
+ * `values` in chunks of at most {@link VALUES_PER_IN_LIST}, each with the
+ * placeholders of its `IN (…)` list: one query a chunk instead of one a value.
+ *
+ * @example
+ * ```ts
+ * for (const { chunk, marks } of inLists(paths)) await store.all(`SELECT * FROM t WHERE path IN (${marks})`, chunk);
+ * ```
+ */
+export function* inLists<T>(values: readonly T[]): Generator<{ readonly chunk: T[]; readonly marks: string }> {
+  for (let i = 0; i < values.length; i += VALUES_PER_IN_LIST) {
+    const chunk = values.slice(i, i + VALUES_PER_IN_LIST);
+    yield { chunk, marks: chunk.map(() => '?').join(', ') };
+  }
+}
