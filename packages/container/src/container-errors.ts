@@ -33,6 +33,23 @@ export function codeFromMessage(message: string): FsErrorCode | undefined {
   return undefined;
 }
 
+/**
+ * Free space below which a write failure without a message is taken for a full disk: a tool stops
+ * at ENOSPC with less than one block free, and a 64 KiB margin covers block and reserve rounding.
+ */
+export const FULL_DISK_BYTES = 64 << 10;
+
+/** The `Available` column (KiB) of `df -Pk` output for one filesystem, or undefined if it cannot be read. */
+export function freeKibibytes(dfOutput: string): number | undefined {
+  // POSIX output: a header, then `Filesystem 1024-blocks Used Available Capacity Mounted-on`; a long
+  // device name can wrap the row, so read the fields of everything after the header together.
+  const fields = dfOutput.split('\n').slice(1).join(' ').trim().split(/\s+/);
+  const capacity = fields.findIndex((f) => /^\d+%$/.test(f));
+  if (capacity < 3) return undefined;
+  const available = Number(fields[capacity - 1]);
+  return Number.isSafeInteger(available) ? available : undefined;
+}
+
 /** A primitive-level error (the base adds op and path) for a failed helper request. */
 export function helperFailure(status: number, stderr: string, op: FsOperation, path: string | undefined): Error {
   const own = STATUS_CODES[status];

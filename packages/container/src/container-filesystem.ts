@@ -55,7 +55,7 @@ import {
 import type Docker from 'dockerode';
 import { untarFiles } from './batch-read.ts';
 import { type ImageProbe, parseProbe, probeCommand } from './capabilities-probe.ts';
-import { codeFromMessage, describeEngineError, engineRefusal, helperFailure, unavailable } from './container-errors.ts';
+import { codeFromMessage, describeEngineError, engineRefusal, FULL_DISK_BYTES, freeKibibytes, helperFailure, unavailable } from './container-errors.ts';
 import { SilenceError, within } from './deadline.ts';
 import { closeEngine, connectEngine, describeEngine, type EngineOptions } from './engine.ts';
 import { type ExecStream, openExecFile, startExecStream } from './exec-stream.ts';
@@ -553,6 +553,27 @@ export class ContainerFilesystem extends FilesystemBase {
     };
   }
 
+  /**
+   * ENOSPC when the filesystem holding `dirAbs` has less than {@link FULL_DISK_BYTES} free, per `df -P`;
+   * undefined when it has room or cannot be asked (the caller keeps its own error).
+   */
+  async #fullDisk(dirAbs: string, path: string): Promise<FsError | undefined> {
+    try {
+      const res = await this.#run('write', path, `df -Pk ${q(dirAbs)}`);
+      const available = freeKibibytes(res.stdout.toString('utf8'));
+      if (res.status !== 0 || available === undefined || available * 1024 >= FULL_DISK_BYTES) return undefined;
+      return new FsError({
+        code: 'ENOSPC',
+        op: 'write',
+        path,
+        reason: `the container's filesystem at ${dirAbs} is full (${available} KiB free); the write was not applied`,
+        hint: 'free space in the container (delete files or enlarge the volume) and write again',
+      });
+    } catch {
+      return undefined;
+    }
+  }
+
   #abs(path: string): string {
     return path === '' ? this.workdir : `${this.workdir}/${path}`;
   }
@@ -892,7 +913,11 @@ export class ContainerFilesystem extends FilesystemBase {
       // write failed: read it once the output has ended (bounded), or a loaded engine leaves it unread (EIO).
       await within(s.ended, this.#requestTimeoutMs, () => new SilenceError('the write stream did not end')).catch(() => undefined);
       const code = await Promise.race([s.exitCode(), new Promise<number>((r) => setTimeout(() => r(-1), 2000).unref())]);
-      return helperFailure(code === 0 ? 1 : code, s.stderr(), 'write', path);
+      const failure = helperFailure(code === 0 ? 1 : code, s.stderr(), 'write', path);
+      if (!(failure instanceof FsError) || failure.code !== 'EIO') return failure;
+      // Podman can close the connection before the tool's message is read (the socket dies on EPIPE
+      // with the stderr frame unread): ask the filesystem itself whether it is full.
+      return (await this.#fullDisk(dirAbs, path)) ?? failure;
     };
     const send = async (s: ExecStream, data: Uint8Array) => {
       try {

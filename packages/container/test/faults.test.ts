@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { type FsError, isFsError } from '@ctxfs/core';
 import type Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FULL_DISK_BYTES, freeKibibytes } from '../src/container-errors.ts';
 import { ContainerFilesystem } from '../src/index.ts';
 import { dockerAvailable, removeTestContainers, seedWorkspace, sh, startTestContainer, TEST_ENGINE } from './docker-fixture.ts';
 
@@ -204,6 +205,12 @@ describe.runIf(available)('container faults', () => {
       expect(large?.code, large?.message).toBe('ENOSPC');
       expect(new TextDecoder().decode(await fs.readBytes('keep.txt'))).toBe('original');
       expect((await sh(container, 'ls -A /work')).stdout.split('\n').filter(Boolean).sort()).toEqual(['fill.bin', 'keep.txt']);
+      // A streamed write whose tool message was lost asks `df` (the engine's own output, read here):
+      // the disk filled to the last block reads as full, the same disk with room does not.
+      const dfFull = await sh(container, 'cat /dev/zero > /work/zero 2>/dev/null; df -Pk /work; rm -f /work/zero');
+      const dfRoom = await sh(container, 'df -Pk /work');
+      expect((freeKibibytes(dfFull.stdout) ?? Number.NaN) * 1024, dfFull.stdout).toBeLessThan(FULL_DISK_BYTES);
+      expect((freeKibibytes(dfRoom.stdout) ?? Number.NaN) * 1024, dfRoom.stdout).toBeGreaterThanOrEqual(FULL_DISK_BYTES);
       // The archive endpoints cannot see a tmpfs mount: reads, writes and
       // snapshots take exec streams there, and still round-trip exactly.
       await fs.delete('fill.bin');
