@@ -522,28 +522,44 @@ describe.skipIf(PG_URL === undefined)('PostgreSQL state store', () => {
     expect(otherRan).toBe(true);
   });
 
-  test('when edits of this process hold every lock connection, one more is told so (EBUSY) once the connect timeout passes', async () => {
+  test('when edits of this process hold every lock connection, one more waits as it would for the lock: past the connect timeout, and EBUSY after lockWaitMs', async () => {
     schemas.add(SCHEMA);
-    const store = await PostgresStateStore.open({ url: withParam(url, 'schema', SCHEMA), poolSize: 2, connectTimeoutMs: 300 });
-    onTestFinished(() => store.close());
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let entered = 0;
-    const holders = Array.from({ length: 16 }, (_, i) =>
-      store.withLock(`file:held/${i}.ts`, async () => {
-        entered++;
-        await gate;
-      }),
-    );
-    while (entered < 16) await new Promise((r) => setTimeout(r, 10));
-    await expect(store.withLock('file:one-more.ts', async () => 'ran')).rejects.toMatchObject({
+    /** 16 holders in `store` until the returned function is called. */
+    const holdAll = async (store: PostgresStateStore) => {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let entered = 0;
+      const holders = Array.from({ length: 16 }, (_, i) =>
+        store.withLock(`file:held/${i}.ts`, async () => {
+          entered++;
+          await gate;
+        }),
+      );
+      while (entered < 16) await new Promise((r) => setTimeout(r, 10));
+      return async () => {
+        release();
+        await Promise.all(holders);
+      };
+    };
+    // A waiter outlives the 300 ms connect timeout (an edit awaiting approval holds its locks that long and more).
+    const patient = await PostgresStateStore.open({ url: withParam(url, 'schema', SCHEMA), poolSize: 2, connectTimeoutMs: 300, lockWaitMs: 5_000 });
+    onTestFinished(() => patient.close());
+    const freeAll = await holdAll(patient);
+    const waiter = patient.withLock('file:one-more.ts', async () => 'ran');
+    await new Promise((r) => setTimeout(r, 800));
+    await freeAll();
+    expect(await waiter).toBe('ran');
+    // Past lockWaitMs it is told why.
+    const brief = await PostgresStateStore.open({ url: withParam(url, 'schema', SCHEMA), poolSize: 2, connectTimeoutMs: 300, lockWaitMs: 400 });
+    onTestFinished(() => brief.close());
+    const freeBrief = await holdAll(brief);
+    await expect(brief.withLock('file:one-more.ts', async () => 'ran')).rejects.toMatchObject({
       code: 'EBUSY',
       path: 'one-more.ts',
-      message: expect.stringMatching(/other edits of this process hold every lock connection/),
+      message: expect.stringMatching(/other edits of this process have held every lock connection of the store for over 0\.4 s/),
     });
-    release();
-    await Promise.all(holders);
-    expect(await store.withLock('file:one-more.ts', async () => 'ran')).toBe('ran');
+    await freeBrief();
+    expect(await brief.withLock('file:one-more.ts', async () => 'ran')).toBe('ran');
   });
 
   test('a transaction that sends no statement sends nothing: it does not wait for the workspace lock another host holds', async () => {

@@ -23,6 +23,7 @@ import { createHash } from 'node:crypto';
 import { type FsError, fsError } from '@ctxfs/core';
 import pg from 'pg';
 import { KeyedTurns } from '../concurrency/keyed-turns.ts';
+import { Permits } from '../concurrency/permits.ts';
 import { MIGRATIONS, type Migration } from './migrations.ts';
 import { POSTGRES_BASELINE, POSTGRES_BASELINE_VERSION, POSTGRES_VERSION_TABLE } from './postgres-schema.ts';
 import type { RunResult, SqlRow, SqlValue } from './state-store.ts';
@@ -114,6 +115,7 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   // come, first served, where polling served whoever looked last).
   readonly #lockPool: pg.Pool;
   readonly #lockTurns = new KeyedTurns();
+  readonly #lockPermits = new Permits(LOCK_CONNECTIONS);
   readonly #lockSpace: number;
 
   readonly #lockWaitMs: number;
@@ -335,18 +337,29 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   }
 
   async #serverLocks<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
+    let permit: () => void;
+    try {
+      // Waiting for a lock connection is waiting for a lock: bounded by lockWaitMs, not by the connect timeout.
+      permit = await this.#lockPermits.take(this.#lockWaitMs);
+    } catch (err) {
+      throw fsError('EBUSY', 'lock', (keys[0] ?? '').replace(/^file:/, ''), {
+        reason: `${LOCK_CONNECTIONS} other edits of this process have held every lock connection of the store for over ${this.#lockWaitMs / 1000} s`,
+        hint: 'retry the edit; edits of many files at once are best made as one change (apply_patch), which takes one connection',
+        cause: err,
+      });
+    }
+    try {
+      return await this.#onLockConnection(keys, fn);
+    } finally {
+      permit();
+    }
+  }
+
+  async #onLockConnection<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.#lockPool.connect();
     } catch (err) {
-      // Every lock connection busy past the connect timeout: this process's own edits, not the server.
-      if (this.#lockPool.totalCount >= LOCK_CONNECTIONS && /timeout/i.test((err as Error).message)) {
-        throw fsError('EBUSY', 'lock', (keys[0] ?? '').replace(/^file:/, ''), {
-          reason: `${LOCK_CONNECTIONS} other edits of this process hold every lock connection of the store`,
-          hint: 'retry the edit; edits of many files at once are best made as one change (apply_patch), which takes one connection',
-          cause: err,
-        });
-      }
       throw this.#failure(err, 'lock');
     }
     let lost = false;
