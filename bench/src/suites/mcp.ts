@@ -138,6 +138,8 @@ interface Server {
   readonly stderr: () => string;
   /** From the spawn to initialize answered. */
   readonly initializedMs: number;
+  /** From the spawn to the tools/list answer's arrival, before the SDK client has processed it (it compiles a validator per output schema). */
+  readonly listArrivedMs: number;
 }
 
 /** Spawns, initializes and lists the tools: a client's first answered request. */
@@ -151,15 +153,21 @@ async function start(spec: Spec): Promise<Server> {
   const client = new Client({ name: 'ctxfs-bench', version: '0.0.0' });
   const t0 = performance.now();
   let initializedMs: number;
+  let listArrivedMs = Number.NaN;
   try {
     await client.connect(transport);
     initializedMs = performance.now() - t0;
+    const deliver = transport.onmessage;
+    transport.onmessage = (message) => {
+      if (Number.isNaN(listArrivedMs)) listArrivedMs = performance.now() - t0;
+      deliver?.(message);
+    };
     await client.listTools();
   } catch (err) {
     await kill({ client, transport });
     throw new Error(`${spec.label}: ${(err as Error).message}${tail ? `; stderr: ${tail.trim()}` : ''}`);
   }
-  return { label: spec.label, client, transport, stderr: () => tail, initializedMs };
+  return { label: spec.label, client, transport, stderr: () => tail, initializedMs, listArrivedMs };
 }
 
 /** Ends a server at once (start-up samples: what it was doing is of no interest). */
@@ -387,7 +395,7 @@ export default defineSuite<Env>({
       const memText = mem ? `RSS ${fmtBytes(mem.rss)} (peak ${fmtBytes(mem.peak)})` : 'RSS not readable here';
       const exit = closed > 1900 ? `did not exit on stdin EOF (closed after ${fmtMs(closed)}, SIGTERM)` : `exits on stdin EOF in ${fmtMs(closed)}`;
       probes.push(
-        `${spec.label}: initialize ${fmtMs(server.initializedMs)}, tools/list ${fmtMs(first)}, first ${tool} ${fmtMs(answered)} after spawn; ${memText}; ${exit}`,
+        `${spec.label}: initialize ${fmtMs(server.initializedMs)}, tools/list arrived ${fmtMs(server.listArrivedMs)} and processed by the SDK client ${fmtMs(first)}, first ${tool} ${fmtMs(answered)} after spawn; ${memText}; ${exit}`,
       );
     };
     if (!('missing' in launch.ours)) {

@@ -218,9 +218,11 @@ export function createConnection(workspace: McpWorkspace): Server {
   };
 
   // Answered from the committed list (generated from the definitions, held equal by a test): the tool set need not have loaded.
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: workspace.options.readOnly ? TOOL_LIST.filter((t) => t.annotations.readOnlyHint) : TOOL_LIST,
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    // A call comes next: the load starts once this answer is on its way (setImmediate runs after the SDK's send).
+    setImmediate(() => workspace.start());
+    return { tools: workspace.options.readOnly ? TOOL_LIST.filter((t) => t.annotations.readOnlyHint) : TOOL_LIST };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;

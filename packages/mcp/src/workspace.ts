@@ -40,12 +40,18 @@ export interface McpServerOptions {
   readonly fallbackApprover?: Approver;
   /** Offer only the tools that read. */
   readonly readOnly?: boolean;
+  /**
+   * How long after `open` the context layer loads and scans when no client
+   * has listed the tools or called one yet; default 1,000 ms. Until then the
+   * event loop is free for a client's first answers.
+   */
+  readonly startDelayMs?: number;
 }
 
 type Listener = (p: ScanProgress) => void;
 
-/** How long the workspace waits for a first call before it loads and scans anyway. */
-const START_DELAY_MS = 150;
+/** {@link McpServerOptions.startDelayMs}'s default. */
+const START_DELAY_MS = 1_000;
 
 /**
  * The served workspace. `open` returns at once; the backend, the context
@@ -103,10 +109,10 @@ export class McpWorkspace {
   }
 
   async #start(): Promise<ContextLayer> {
-    // Loading the context layer holds the event loop for a while, so it waits until a call needs it or
-    // until a client has had the moment it takes to initialize and list the tools (both answered without it).
+    // Loading the context layer holds the event loop for a while, so it waits until a call needs it, a
+    // client has listed the tools (initialize and tools/list are answered without it), or a second has passed.
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, START_DELAY_MS);
+      const timer = setTimeout(resolve, this.options.startDelayMs ?? START_DELAY_MS);
       this.#go = () => {
         clearTimeout(timer);
         resolve();
@@ -180,6 +186,15 @@ export class McpWorkspace {
   /** Why the workspace could not start, if it could not. */
   get failure(): unknown {
     return this.#failure;
+  }
+
+  /**
+   * Starts loading the context layer and the first scan now, if they have
+   * not started: a client has had its first answers (the tool list) and
+   * will call next.
+   */
+  start(): void {
+    this.#go?.();
   }
 
   /**
