@@ -34,8 +34,20 @@ const INJECTION_PATTERNS: readonly RegExp[] = [
   /\b(?:exfiltrate|send|upload|post)\b.{0,40}\b(?:secrets?|credentials|api\s+keys?|\.env|ssh\s+keys?)\b.{0,40}\bto\b/i,
 ];
 
+/** The last text checked and its hits: a read wraps the same body two or three times (to measure, then to serve). */
+let lastChecked: { text: string; hits: readonly number[] } | undefined;
+
 /** Lines (1-based) of `text` that read like instructions aimed at an AI. */
 export function findInjectionAttempts(text: string): number[] {
+  if (lastChecked?.text === text) return [...lastChecked.hits];
+  // Most text has no such line: one pass of each pattern over the whole text says so. A pattern that
+  // matches a line matches the whole text too (the whole may also match across lines: then each line is tried).
+  const hits = INJECTION_PATTERNS.some((p) => p.test(text)) ? linesMatching(text) : [];
+  lastChecked = { text, hits };
+  return [...hits];
+}
+
+function linesMatching(text: string): number[] {
   const hits: number[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
