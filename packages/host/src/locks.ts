@@ -96,6 +96,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** Locks for one workspace. */
 export class LockManager {
   readonly #entries = new Map<string, Entry>();
+  /** Lock file paths by key: a hash of each, computed once. */
+  readonly #bases = new Map<string, string>();
   readonly #dir: string | undefined;
   readonly #scope: string;
   readonly #timeoutMs: number;
@@ -261,7 +263,14 @@ export class LockManager {
   }
 
   #lockBase(key: string): string {
-    return path.join(this.#dir as string, createHash('sha256').update(this.#scope).update('\0').update(key).digest('hex').slice(0, 40));
+    let base = this.#bases.get(key);
+    if (base === undefined) {
+      // Bounded: a workspace's hot files stay, a long walk of writes does not grow it for ever.
+      if (this.#bases.size >= 4096) this.#bases.clear();
+      base = path.join(this.#dir as string, createHash('sha256').update(this.#scope).update('\0').update(key).digest('hex').slice(0, 40));
+      this.#bases.set(key, base);
+    }
+    return base;
   }
 
   async #briefFile(key: string, deadline: number): Promise<() => void> {
