@@ -276,6 +276,14 @@ for (const backend of BACKENDS) {
       for (const gone of ['target/debug/app', 'crates/x/target/out.rs', 'build/out.js', 'logs/app.log', 'docs/generated/api.md'])
         expect(paths).not.toContain(gone);
       for (const kept of ['src/build/keep.ts', 'docs/manual.md', '.gitignore']) expect(paths).toContain(kept);
+      // Changed, removed and written again between calls: each call sees the file as it is then.
+      await ws.external('.gitignore', 'docs/\n');
+      expect(await registry.excludedNames()).toContain('docs');
+      expect(await registry.excludedNames()).not.toContain('target');
+      await ws.external('.gitignore', null);
+      expect(await registry.excludedNames()).not.toContain('docs');
+      await ws.external('.gitignore', 'docs/\n');
+      expect(await registry.excludedNames()).toContain('docs');
     });
 
     test('a scan larger than one digest slice hashes every file right, and a rescan after edits hashes only those', async () => {

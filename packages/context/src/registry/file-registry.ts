@@ -258,6 +258,8 @@ export class FileRegistry {
   #gitignored: (path: string) => boolean = () => false;
   /** Plain-name patterns of the root `.gitignore`, left out by the walk itself. */
   #gitignoreNames: readonly string[] = [];
+  /** The `.gitignore` text the two above were compiled from (undefined: none read, or none there). */
+  #gitignoreText: string | undefined;
   readonly #useGitignore: boolean;
   readonly #sensitive: (path: string) => boolean;
   readonly #entrypoints: ReadonlySet<string>;
@@ -330,12 +332,16 @@ export class FileRegistry {
     if (!this.#useGitignore) return;
     try {
       const text = this.fs.decodeText(await this.fs.readBytes('.gitignore'), { path: '.gitignore' }).text;
+      // Read every time (it may have changed), compiled only when it did: every listing asks.
+      if (text === this.#gitignoreText) return;
       this.#gitignored = compileGitignore(text);
       this.#gitignoreNames = gitignoreNames(text);
+      this.#gitignoreText = text;
     } catch (err) {
       if (!isFsError(err)) throw err;
       this.#gitignored = () => false;
       this.#gitignoreNames = [];
+      this.#gitignoreText = undefined;
     }
   }
 
