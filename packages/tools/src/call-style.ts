@@ -10,8 +10,7 @@
  */
 
 import { API_CALL_STYLE, type CallOptions, type CallStyle, type CallValue } from '@ctxfs/context';
-import type { z } from 'zod';
-import type { AnyToolDefinition } from './definition.ts';
+import { type AnyToolDefinition, optionalArguments } from './definition.ts';
 
 /** `contextLines` → `context_lines`. */
 export function snakeCase(key: string): string {
@@ -55,8 +54,8 @@ export function toolCallStyle(tools: readonly AnyToolDefinition[]): CallStyle {
       }
       // A call shape (the model chooses some arguments: a grep's pattern, a
       // file's content) is written as words, not as a call to copy.
-      const shape = (tool.input as z.ZodObject).shape as Record<string, z.ZodType>;
-      const missing = Object.keys(shape).filter((k) => !(k in out) && !shape[k]?.safeParse(undefined).success);
+      const optional = optionalArguments(tool);
+      const missing = Object.keys(tool.input.shape).filter((k) => !(k in out) && !optional.has(k));
       if (missing.length > 0)
         return `${tool.name} with ${missing.map((k) => `your ${k}`).join(' and ')}${Object.keys(out).length > 0 ? ` and ${JSON.stringify(out)}` : ''}`;
       return toolCallText(tool.name, out);

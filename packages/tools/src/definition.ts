@@ -106,7 +106,25 @@ export const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHi
  * ```
  */
 export function toolSignature(tool: AnyToolDefinition): string {
-  const shape = (tool.input as z.ZodObject).shape as Record<string, z.ZodType>;
-  const args = Object.entries(shape).map(([key, schema]) => `${key}${schema.safeParse(undefined).success ? '?' : ''}`);
+  const optional = optionalArguments(tool);
+  const args = Object.keys(tool.input.shape).map((key) => `${key}${optional.has(key) ? '?' : ''}`);
   return `${tool.name}(${args.join(', ')})`;
+}
+
+const optionalByInput = new WeakMap<object, ReadonlySet<string>>();
+
+/**
+ * The arguments of `tool` a call may leave out (their schema accepts
+ * `undefined`), worked out once per input schema: every call's argument
+ * check and every hint naming a call ask, and a failed zod parse builds an
+ * error each time.
+ */
+export function optionalArguments(tool: AnyToolDefinition): ReadonlySet<string> {
+  let optional = optionalByInput.get(tool.input);
+  if (optional === undefined) {
+    const shape = (tool.input as z.ZodObject).shape as Record<string, z.ZodType>;
+    optional = new Set(Object.keys(shape).filter((key) => shape[key]?.safeParse(undefined).success));
+    optionalByInput.set(tool.input, optional);
+  }
+  return optional;
 }
