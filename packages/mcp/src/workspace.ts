@@ -254,10 +254,20 @@ export class McpWorkspace {
     } catch {
       return undefined;
     }
-    this.#told.set(uri, await this.#hashOf(fs, path));
+    // The first look takes its turn with the decisions below, and does not undo one made while it waited:
+    // a change told meanwhile stays the content last told.
+    const first = (this.#deciding.get(uri) ?? Promise.resolve()).then(async () => {
+      const hash = await this.#hashOf(fs, path);
+      if (!this.#told.has(uri)) this.#told.set(uri, hash);
+    });
+    this.#deciding.set(
+      uri,
+      first.catch(() => undefined),
+    );
+    await first.catch(() => undefined);
     void (async () => {
       try {
-        for await (const _ of watcher) this.notifyChanged(uri, 'disk');
+        for await (const _ of watcher) this.notifyChanged(uri);
       } catch {
         // The watch failed (the file's directory went away): changes made through ctxfs are still notified.
       }
@@ -267,11 +277,13 @@ export class McpWorkspace {
 
   /**
    * Tells every subscriber of `uri` that it changed: after a change through
-   * ctxfs, or (`'disk'`) when the file's watch saw one. A watched file's
-   * subscribers are told once per content — the watch also sees the changes
-   * ctxfs makes, tens of milliseconds later, and those are not told twice.
+   * ctxfs, or when the file's watch saw one. A watched file's
+   * subscribers are told once per content: the watch also sees the changes
+   * ctxfs makes, usually tens of milliseconds later, but on a loaded machine
+   * before the call that made them has finished recording them — whichever
+   * comes first tells, the other finds that content told.
    */
-  notifyChanged(uri: string, seenBy: 'ctxfs' | 'disk' = 'ctxfs'): void {
+  notifyChanged(uri: string): void {
     const tell = (): void => {
       for (const notify of this.subscribers.get(uri) ?? []) notify(uri);
     };
@@ -283,7 +295,7 @@ export class McpWorkspace {
     }
     const decided = (this.#deciding.get(uri) ?? Promise.resolve()).then(async () => {
       const hash = await this.#hashOf(fs, path);
-      if (seenBy === 'disk' && this.#told.has(uri) && this.#told.get(uri) === hash) return;
+      if (this.#told.has(uri) && this.#told.get(uri) === hash) return;
       this.#told.set(uri, hash);
       tell();
     });
