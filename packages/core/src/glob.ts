@@ -101,14 +101,13 @@ function planGlob(pattern: string, options: CompileGlobOptions): GlobPlan {
   let matcher: (p: string) => boolean;
   let ignoreMatcher: ((p: string) => boolean) | undefined;
   try {
-    // posix: true makes `[!a]` a negated class, as in sh; picomatch 4 reads it literally otherwise.
-    matcher = picomatchModule()(normalized, { dot: options.dot ?? false, nocase: options.nocase ?? false, strictSlashes: false, posix: true });
-    const ignore = typeof options.ignore === 'string' ? [options.ignore] : [...(options.ignore ?? [])];
-    if (ignore.length > 0) {
-      const ig = picomatchModule()(ignore, { dot: true, posix: true });
-      // Ignoring `dir` also ignores everything below it, like .gitignore.
-      ignoreMatcher = (p) => ig(p) || ig(`${p}/`);
-    }
+    // `**` with dot matches every path: a listing's default needs no regex per entry.
+    matcher =
+      normalized === '**' && options.dot === true
+        ? () => true
+        : // posix: true makes `[!a]` a negated class, as in sh; picomatch 4 reads it literally otherwise.
+          picomatchModule()(normalized, { dot: options.dot ?? false, nocase: options.nocase ?? false, strictSlashes: false, posix: true });
+    ignoreMatcher = ignoreTest(typeof options.ignore === 'string' ? [options.ignore] : (options.ignore ?? []));
   } catch (err) {
     throw badPattern(pattern, (err as Error).message);
   }
@@ -119,6 +118,30 @@ function planGlob(pattern: string, options: CompileGlobOptions): GlobPlan {
     maxDepth: Math.min(patternDepth, Math.max(0, limit - baseDepth)),
     matches: (p) => matcher(p) && !(ignoreMatcher?.(p) ?? false),
     ignored: (p) => ignoreMatcher?.(p) ?? false,
+  };
+}
+
+/**
+ * The ignore list as one test. Patterns that name an entry at any depth
+ * (`**\/node_modules`, the shape every ignore list of names takes) become a
+ * set lookup on the last segment, where picomatch would run one regex per
+ * pattern on every entry of a walk; the rest stay picomatch patterns.
+ * Ignoring a directory also ignores everything below it, like .gitignore
+ * (a walk does not enter it; a path below it is tested with its `/`).
+ */
+function ignoreTest(ignore: readonly string[]): ((p: string) => boolean) | undefined {
+  const names = new Set<string>();
+  const patterns: string[] = [];
+  for (const pattern of ignore) {
+    const name = pattern.startsWith('**/') ? pattern.slice(3) : undefined;
+    if (name !== undefined && name !== '' && !name.includes('/') && !MAGIC.test(name) && !name.includes('\\')) names.add(name);
+    else patterns.push(pattern);
+  }
+  const ig = patterns.length === 0 ? undefined : picomatchModule()(patterns, { dot: true, posix: true });
+  if (names.size === 0 && ig === undefined) return undefined;
+  return (p) => {
+    if (names.size > 0 && names.has(p.slice(p.lastIndexOf('/') + 1))) return true;
+    return ig !== undefined && (ig(p) || ig(`${p}/`));
   };
 }
 

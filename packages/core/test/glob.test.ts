@@ -1,3 +1,4 @@
+import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { compileFileFilter, compileGlob } from '../src/glob.ts';
 
@@ -83,6 +84,42 @@ describe('compileGlob: matching', () => {
 
   it('ignore matches dotted names too', () => {
     expect(compileGlob('**', { dot: true, ignore: '.git' }).ignored('.git')).toBe(true);
+  });
+
+  it('names ignored at any depth (`**/name`, looked up by last segment) decide as picomatch does', () => {
+    const ignore = ['**/node_modules', '**/.git', '**/a.b', '**/x+y', 'dist/**'];
+    const plan = compileGlob('**', { dot: true, ignore });
+    const reference = picomatch(ignore, { dot: true, posix: true });
+    const paths = [
+      'node_modules',
+      'node_modules/',
+      'src/node_modules',
+      '.hidden/node_modules',
+      'node_modules/pkg',
+      'node_modulesx',
+      'xnode_modules',
+      '.git',
+      'a/.git',
+      '.github',
+      'a.b',
+      'a/a.b',
+      'aXb',
+      'x+y',
+      'xxy',
+      'dist',
+      'dist/a.js',
+      'src/dist',
+      'src/a.ts',
+    ];
+    for (const p of paths) expect([p, plan.ignored(p)]).toEqual([p, reference(p) || reference(`${p}/`)]);
+  });
+
+  it('`**` with dot matches every path, dotted ones included; without dot it leaves dotted segments out', () => {
+    const dotted = compileGlob('**', { dot: true });
+    for (const p of ['a', '.env', 'a/.b/c', 'a/b/c.ts']) expect(dotted.matches(p)).toBe(true);
+    const plain = compileGlob('**');
+    expect(plain.matches('a/b/c.ts')).toBe(true);
+    expect(plain.matches('a/.b/c')).toBe(false);
   });
 
   it('without ignore nothing is ignored', () => {
