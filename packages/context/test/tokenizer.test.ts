@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { o200kTokenizer, truncateTokens } from '../src/index.ts';
 
@@ -9,6 +11,31 @@ describe('tokenizer', () => {
     const cjk = '日本語のテキストは文字ごとにトークンが多い。';
     expect(o200kTokenizer.count(cjk)).not.toBe(Math.ceil(cjk.length / 4));
     expect(o200kTokenizer.decode(o200kTokenizer.encode('const x = 1;'))).toBe('const x = 1;');
+  });
+
+  test('a text counted again, before or after the memo of recent counts let it go, has its exact count', () => {
+    // Real text nobody here wrote: Node's type declarations, cut into pieces of many sizes
+    // (below the memo's floor, in its range, above its ceiling) summing past what the memo holds.
+    const types = realpathSync(join(import.meta.dirname, '../../../node_modules/@types/node'));
+    const dom = readdirSync(types)
+      .filter((f) => f.endsWith('.d.ts'))
+      .sort()
+      .map((f) => readFileSync(join(types, f), 'utf8'))
+      .join('\n');
+    expect(dom.length).toBeGreaterThan(2_000_000);
+    const pieces: string[] = [];
+    for (let at = 0, i = 0; at < dom.length; i++) {
+      const size = [100, 600, 5_000, 40_000, 300_000][i % 5] as number;
+      pieces.push(dom.slice(at, at + size));
+      at += size;
+    }
+    const exact = pieces.map((p) => o200kTokenizer.encode(p).length);
+    for (const [i, p] of pieces.entries()) expect(o200kTokenizer.count(p)).toBe(exact[i]);
+    for (const [i, p] of [...pieces.entries()].reverse()) expect(o200kTokenizer.count(p)).toBe(exact[i]);
+    // A text equal to a remembered one but built anew is the same text.
+    const again = `${pieces[1]}`.split('').join('');
+    expect(o200kTokenizer.count(again)).toBe(exact[1]);
+    expect(o200kTokenizer.count(`${pieces[1]}x`)).toBe(o200kTokenizer.encode(`${pieces[1]}x`).length);
   });
 
   test('special-token text in files is counted as text, never rejected', () => {

@@ -62,11 +62,12 @@ export interface ListedFile {
   readonly sensitive: boolean;
 }
 
-/** Paths in the order a walk lists them: segment by segment, a directory's files right after it. */
-function pathOrder(a: string, b: string): number {
-  const x = a.replaceAll('/', '\0');
-  const y = b.replaceAll('/', '\0');
-  return x < y ? -1 : x > y ? 1 : 0;
+/** `paths` in the order a walk lists them: segment by segment, a directory's files right after it. */
+function inPathOrder(paths: string[]): string[] {
+  // Each path's key is made once, not at every comparison.
+  const keyed = paths.map((path) => ({ path, key: path.replaceAll('/', '\0') }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return keyed.map((k) => k.path);
 }
 
 /** Every file under the scope matching `pattern`, sorted; `capped` when there were more than {@link MAX_LISTED_FILES}. */
@@ -76,10 +77,10 @@ async function filesUnder(ws: Workspace, scope: SearchScope, pattern: string): P
   const ignore = scope.exclude.map((name) => `**/${name}`);
   for await (const m of ws.fs.glob(pattern, { cwd: scope.path, dot: true, kind: 'file', ignore })) {
     if (scope.ignored(m.path)) continue;
-    if (paths.length >= MAX_LISTED_FILES) return { paths: paths.sort(pathOrder), capped: true };
+    if (paths.length >= MAX_LISTED_FILES) return { paths: inPathOrder(paths), capped: true };
     paths.push(m.path);
   }
-  return { paths: paths.sort(pathOrder), capped: false };
+  return { paths: inPathOrder(paths), capped: false };
 }
 
 function sizeText(bytes: number): string {

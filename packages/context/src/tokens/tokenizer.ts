@@ -37,6 +37,30 @@ function vocabulary(): O200k {
 // are text to count, never control tokens, so no special token is honoured.
 const AS_TEXT = { disallowedSpecial: new Set<string>(), allowedSpecial: new Set<string>() };
 
+// The same text is counted again and again: a listing or a read served again
+// unchanged is the same string (its delimiters' nonce comes from the content),
+// and a call counts its answer to fit it and again to charge it. Counting is
+// the costly part of serving it (about 0.4 ms for a 10 KB listing); looking a
+// recent text up costs one hash of it. Short texts are counted afresh (the
+// lookup would cost about as much), and the memo holds a bounded number of
+// characters, the oldest text going first.
+const RECENT_MIN_CHARS = 512;
+const RECENT_MAX_CHARS = 256 * 1024;
+const RECENT_TOTAL_CHARS = 2 * 1024 * 1024;
+const recentCounts = new Map<string, number>();
+let recentChars = 0;
+
+function remember(text: string, n: number): void {
+  // A slice of a larger string keeps that string alive: the memo keeps a copy of its own.
+  recentCounts.set(` ${text}`.slice(1), n);
+  recentChars += text.length;
+  for (const oldest of recentCounts.keys()) {
+    if (recentChars <= RECENT_TOTAL_CHARS) break;
+    recentCounts.delete(oldest);
+    recentChars -= oldest.length;
+  }
+}
+
 /**
  * The default tokenizer: o200k_base from gpt-tokenizer, all local.
  *
@@ -48,7 +72,15 @@ const AS_TEXT = { disallowedSpecial: new Set<string>(), allowedSpecial: new Set<
  */
 export const o200kTokenizer: Tokenizer = {
   name: 'o200k_base',
-  count: (text) => (text.length === 0 ? 0 : vocabulary().countTokens(text, AS_TEXT)),
+  count: (text) => {
+    if (text.length === 0) return 0;
+    if (text.length < RECENT_MIN_CHARS || text.length > RECENT_MAX_CHARS) return vocabulary().countTokens(text, AS_TEXT);
+    const known = recentCounts.get(text);
+    if (known !== undefined) return known;
+    const n = vocabulary().countTokens(text, AS_TEXT);
+    remember(text, n);
+    return n;
+  },
   encode: (text) => vocabulary().encode(text, AS_TEXT),
   decode: (tokens) => vocabulary().decode(tokens as number[]),
 };
