@@ -283,3 +283,18 @@ describe('delimiters and injection defense', () => {
     expect(findInjectionAttempts(text)).toEqual([2, 4]);
   });
 });
+
+describe('Redactor: texts seen before', () => {
+  test('finds the same secrets in a short text seen again, and a caller changing its findings changes nothing kept', () => {
+    const redactor = new Redactor();
+    const row = 'config/prod.env  AWS_KEY=AKIAZ7XQ2M4N6P3R3T5V  41 B';
+    const first = redactor.find(row);
+    expect(first.map((f) => f.kind)).toEqual(['aws-access-key-id']);
+    first.pop();
+    const again = redactor.find(`${row}`);
+    expect(again).toEqual(redactor.redact(row).findings);
+    expect(again.map((f) => f.kind)).toEqual(['aws-access-key-id']);
+    expect(redactor.redact(row).text).toBe('config/prod.env  AWS_KEY=[REDACTED:aws-access-key-id]  41 B');
+    expect(redactor.find('nothing secret here')).toEqual([]);
+  });
+});

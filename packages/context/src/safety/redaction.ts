@@ -10,6 +10,8 @@
  * @module
  */
 
+import { TextMemo } from '../content/text-memo.ts';
+
 /** One kind of secret. */
 export interface SecretRule {
   /** Stable id, shown in the marker: `[REDACTED:<kind>]`. */
@@ -276,6 +278,9 @@ function lineAt(offset: number, starts: number[]): number {
   return lo + 1;
 }
 
+/** Longest text whose findings a redactor keeps. */
+const RECENT_MAX_CHARS = 1024;
+
 /**
  * Finds and masks secrets.
  *
@@ -301,9 +306,25 @@ export class Redactor {
     return this.#allow.some((a) => (typeof a === 'string' ? a === secret : a.test(secret)));
   }
 
+  // The same short texts pass again and again: every row of a listing served
+  // again (a path, its size and language), every header. Their findings are
+  // kept, frozen; long texts (file content) are found afresh.
+  readonly #recent = new TextMemo<readonly SecretFinding[]>({ maxTexts: 4096, maxChars: 1024 * 1024 });
+
   /** The secrets in `text`, sorted by position, overlaps resolved. */
   find(text: string): SecretFinding[] {
     if (!this.enabled || text.length === 0) return [];
+    if (text.length > RECENT_MAX_CHARS) return this.#find(text);
+    const found =
+      this.#recent.get(text) ??
+      this.#recent.set(
+        text,
+        this.#find(text).map((f) => Object.freeze(f)),
+      );
+    return [...found];
+  }
+
+  #find(text: string): SecretFinding[] {
     const raw: Array<{ kind: string; start: number; end: number }> = [];
     let lower: string | undefined;
     for (const rule of this.rules) {

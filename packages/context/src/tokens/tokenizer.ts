@@ -7,6 +7,7 @@
  */
 
 import { createRequire } from 'node:module';
+import { TextMemo } from '../content/text-memo.ts';
 
 /** Counts and cuts text in tokens. Replaceable for models with another vocabulary. */
 export interface Tokenizer {
@@ -42,24 +43,10 @@ const AS_TEXT = { disallowedSpecial: new Set<string>(), allowedSpecial: new Set<
 // and a call counts its answer to fit it and again to charge it. Counting is
 // the costly part of serving it (about 0.4 ms for a 10 KB listing); looking a
 // recent text up costs one hash of it. Short texts are counted afresh (the
-// lookup would cost about as much), and the memo holds a bounded number of
-// characters, the oldest text going first.
+// lookup would cost about as much), long ones too (file content read once).
 const RECENT_MIN_CHARS = 512;
 const RECENT_MAX_CHARS = 256 * 1024;
-const RECENT_TOTAL_CHARS = 2 * 1024 * 1024;
-const recentCounts = new Map<string, number>();
-let recentChars = 0;
-
-function remember(text: string, n: number): void {
-  // A slice of a larger string keeps that string alive: the memo keeps a copy of its own.
-  recentCounts.set(` ${text}`.slice(1), n);
-  recentChars += text.length;
-  for (const oldest of recentCounts.keys()) {
-    if (recentChars <= RECENT_TOTAL_CHARS) break;
-    recentCounts.delete(oldest);
-    recentChars -= oldest.length;
-  }
-}
+const recentCounts = new TextMemo<number>({ maxTexts: 256, maxChars: 2 * 1024 * 1024 });
 
 /**
  * The default tokenizer: o200k_base from gpt-tokenizer, all local.
@@ -75,11 +62,7 @@ export const o200kTokenizer: Tokenizer = {
   count: (text) => {
     if (text.length === 0) return 0;
     if (text.length < RECENT_MIN_CHARS || text.length > RECENT_MAX_CHARS) return vocabulary().countTokens(text, AS_TEXT);
-    const known = recentCounts.get(text);
-    if (known !== undefined) return known;
-    const n = vocabulary().countTokens(text, AS_TEXT);
-    remember(text, n);
-    return n;
+    return recentCounts.get(text) ?? recentCounts.set(text, vocabulary().countTokens(text, AS_TEXT));
   },
   encode: (text) => vocabulary().encode(text, AS_TEXT),
   decode: (tokens) => vocabulary().decode(tokens as number[]),
