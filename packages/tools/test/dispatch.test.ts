@@ -97,3 +97,23 @@ describe('dispatch in every shape, against a real session', () => {
     expect(parseCall({ name: 'read_file', args: { path: 'a' } })).toEqual({ id: undefined, name: 'read_file', arguments: { path: 'a' }, shape: 'plain' });
   });
 });
+
+describe('search results as data', () => {
+  const workspace = freshWorkspace();
+
+  it.each<[string, Record<string, unknown>, 'listFiles' | 'grep' | 'glob', string]>([
+    ['list_files', {}, 'listFiles', ''],
+    ['grep', { pattern: 'class' }, 'grep', 'class'],
+    ['glob', { pattern: '**/*.ts' }, 'glob', '**/*.ts'],
+  ])('%s gives each entry as the JSON it is sent as: the session’s entry less its undefined members', async (tool, args, op, first) => {
+    const w = workspace();
+    const viaTool = await w.toolset.run(tool, args);
+    const direct = await (w.session[op] as (a: string) => Promise<{ items: readonly unknown[] }>).call(w.session, first);
+    const items = (viaTool.data as { items: unknown[] }).items;
+    expect(items.length).toBeGreaterThan(0);
+    expect(items).toEqual(JSON.parse(JSON.stringify(direct.items)));
+    // Nothing undefined is left for a schema check or a client to trip on.
+    expect(JSON.stringify(items).length).toBe(JSON.stringify(direct.items).length);
+    for (const item of items) for (const v of Object.values(item as object)) expect(v).not.toBeUndefined();
+  });
+});
