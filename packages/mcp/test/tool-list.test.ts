@@ -18,3 +18,23 @@ test('the committed tool list is the one the definitions generate (run `pnpm gen
   // The read-only server filters the committed list by annotation: the same set as READ_TOOLS.
   expect(entries.filter((e) => e.annotations.readOnlyHint).map((e) => e.name)).toEqual((await toolList(READ_TOOLS)).map((e) => e.name));
 });
+
+test('tools of one result shape share its output schema $id, other shapes have other ids, and the SDK client compiles each shape once', async () => {
+  const entries = await toolList(TOOLS);
+  const byId = new Map<string, string>();
+  for (const e of entries) {
+    const { $id, ...shape } = e.outputSchema;
+    const text = JSON.stringify(shape);
+    expect(byId.get($id) ?? text, `${e.name}: ${$id}`).toBe(text);
+    byId.set($id, text);
+  }
+  expect(new Set([...byId.values()]).size).toBe(byId.size);
+  // Fewer shapes than tools: the edit tools share one (the point of the id).
+  expect(byId.size).toBeLessThan(entries.length - 5);
+  const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/sdk/validation/ajv');
+  const validator = new AjvJsonSchemaValidator();
+  for (const e of entries) validator.getValidator(JSON.parse(JSON.stringify(e.outputSchema)));
+  const replace = entries.find((e) => e.name === 'replace');
+  const check = validator.getValidator(JSON.parse(JSON.stringify(replace?.outputSchema)));
+  expect(check({}).valid).toBe(false);
+});
