@@ -298,3 +298,22 @@ describe('Redactor: texts seen before', () => {
     expect(redactor.find('nothing secret here')).toEqual([]);
   });
 });
+
+describe('wrapContent: the same block twice', () => {
+  test('wrapping the same body with the same attributes gives the same text, and any other attribute or body another', () => {
+    const body = 'export const a = 1;\n';
+    const info = { path: 'src/a.ts', version: 'abcdef0123456789', lines: '1-1 of 1', view: 'lines' };
+    const first = wrapContent(body, info);
+    expect(wrapContent(body, { ...info })).toBe(first);
+    for (const other of [
+      { ...info, lines: '1-1 of 2' },
+      { ...info, view: 'outline' },
+      { ...info, sensitive: true },
+      { ...info, buffer: 'open buffer' },
+    ]) {
+      expect(wrapContent(body, other)).not.toBe(first);
+    }
+    expect(wrapContent(`${body}// more\n`, info)).not.toBe(first);
+    expect(wrapContent(body, { ...info, path: 'src/b.ts' })).not.toContain(first.slice(first.indexOf('nonce=')));
+  });
+});
