@@ -58,7 +58,7 @@ import { type ImageProbe, parseProbe, probeCommand } from './capabilities-probe.
 import { codeFromMessage, describeEngineError, engineRefusal, FULL_DISK_BYTES, freeKibibytes, helperFailure, unavailable } from './container-errors.ts';
 import { SilenceError, within } from './deadline.ts';
 import { closeEngine, connectEngine, describeEngine, type EngineOptions } from './engine.ts';
-import { type ExecStream, openExecFile, startExecStream } from './exec-stream.ts';
+import { type ExecStream, openExecFile, startExecStream, streamedWriteCommand } from './exec-stream.ts';
 import { FALLBACK_LOCK_NAME, TEMP_PREFIX } from './helper-script.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type HelperResponse, HelperSession, SessionTimeoutError } from './helper-session.ts';
 import { shellQuote as q } from './shell-quote.ts';
@@ -953,7 +953,7 @@ export class ContainerFilesystem extends FilesystemBase {
           stagedBytes += chunk.byteLength;
           if (stagedBytes <= STAGED_WRITE_BYTES) return;
           try {
-            stream = await startExecStream(this.#container, ['sh', '-c', 'cat > "$1"', 'ctxfs-write', newTemp()], true, this.#requestTimeoutMs);
+            stream = await startExecStream(this.#container, streamedWriteCommand(newTemp()), true, this.#requestTimeoutMs);
           } catch (err) {
             throw await this.#unavailable('write', path, err);
           }
@@ -976,7 +976,7 @@ export class ContainerFilesystem extends FilesystemBase {
                 throw this.#transferError('write', path)(err);
               }
             } else {
-              stream = await startExecStream(this.#container, ['sh', '-c', 'cat > "$1"', 'ctxfs-write', t], true, this.#requestTimeoutMs).catch(
+              stream = await startExecStream(this.#container, streamedWriteCommand(t), true, this.#requestTimeoutMs).catch(
                 async (err: unknown) => {
                   throw await this.#unavailable('write', path, err);
                 },

@@ -100,6 +100,20 @@ export async function startExecStream(container: Docker.Container, cmd: string[]
 }
 
 /**
+ * The command of a streamed write of `target`: `cat` from the connection's
+ * stdin. When `cat` fails (a full disk), the shell stays a moment before it
+ * exits with `cat`'s status. Podman closes the connection as soon as the
+ * process is gone, and our next write then fails on EPIPE; Node destroys the
+ * socket on that error, and the stderr frame with the tool's message, still
+ * unread, went with it (the error had no cause: EIO). While the shell waits,
+ * it holds stdin open: writes block instead of failing, and the message is
+ * read before the connection ends. A `sleep` without fractions waits 1 s.
+ */
+export function streamedWriteCommand(target: string): string[] {
+  return ['sh', '-c', 'cat > "$1" || { s=$?; sleep 0.5 2>/dev/null || sleep 1; exit "$s"; }', 'ctxfs-write', target];
+}
+
+/**
  * Opens `absPath` for reading through `dd` in a dedicated exec, starting at
  * `position` (`iflag=skip_bytes`, so any offset is one seek, not a scan).
  */
