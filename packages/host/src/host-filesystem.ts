@@ -524,12 +524,16 @@ export class HostFilesystem extends FilesystemBase {
 
   #list(path: string): FileEntry[] {
     const fd = this.#guard.openPath(path, O_PATH_DIR);
-    let dirents: fs.Dirent[];
     try {
-      dirents = fs.readdirSync(this.#guard.via(fd), { withFileTypes: true });
+      return this.#listAt(fd, path);
     } finally {
       fs.closeSync(fd);
     }
+  }
+
+  /** The entries of the directory `path`, through `fd`, a verified descriptor on it. */
+  #listAt(fd: number, path: string): FileEntry[] {
+    const dirents = fs.readdirSync(this.#guard.via(fd), { withFileTypes: true });
     const prefix = path === '' ? '' : `${path}/`;
     const out: FileEntry[] = [];
     for (const d of dirents) {
@@ -802,40 +806,67 @@ export class HostFilesystem extends FilesystemBase {
   *#walk(start: string, maxDepth: number, enter: (entry: FileEntry) => boolean): Generator<FileEntry[]> {
     if (maxDepth < 1) return;
     const sorted = (entries: FileEntry[]) => entries.sort((a, b) => compareNames(a.name, b.name));
-    type Frame = { entries: FileEntry[]; index: number; depth: number; rules: readonly IgnoreRule[] };
-    const stack: Frame[] = [{ entries: sorted(this.#list(start)), index: 0, depth: 1, rules: this.#gitignore ? this.#rulesFor(start) : [] }];
-    let batch: FileEntry[] = [];
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1] as Frame;
-      if (top.index >= top.entries.length) {
-        stack.pop();
-        continue;
+    // Each frame keeps a descriptor on its directory while the walk is in it, and a subdirectory is opened
+    // through it: one component resolved, not followed, no landing check (a readlink per directory before,
+    // and a path resolved from the root). Descriptors are closed whenever a batch is handed out, so a
+    // consumer that stops without closing the walk holds none; a frame reopens its own (checked) when needed.
+    type Frame = { path: string; entries: FileEntry[]; index: number; depth: number; rules: readonly IgnoreRule[]; fd: number | undefined };
+    const stack: Frame[] = [];
+    const closeAll = () => {
+      for (const f of stack) {
+        if (f.fd !== undefined) fs.closeSync(f.fd);
+        f.fd = undefined;
       }
-      const entry = top.entries[top.index++] as FileEntry;
-      if (this.#exclude.has(entry.name)) continue;
-      if (top.rules.length > 0 && isIgnored(top.rules, entry.path, entry.kind === 'directory')) continue;
-      batch.push(entry);
-      if (entry.kind === 'directory' && top.depth < maxDepth && enter(entry)) {
-        let children: FileEntry[] | undefined;
-        try {
-          children = this.#list(entry.path);
-        } catch (err) {
-          // A directory removed, replaced or made unreadable while we walk
-          // is passed over, as the base walk (and find, and ripgrep) does.
-          const code = (err as { code?: string }).code;
-          if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EACCES' && code !== 'EPERM') throw err;
+    };
+    try {
+      const startFd = this.#guard.openPath(start, O_PATH_DIR);
+      stack.push({ path: start, entries: [], index: 0, depth: 1, rules: this.#gitignore ? this.#rulesFor(start) : [], fd: startFd });
+      (stack[0] as Frame).entries = sorted(this.#listAt(startFd, start));
+      let batch: FileEntry[] = [];
+      while (stack.length > 0) {
+        const top = stack[stack.length - 1] as Frame;
+        if (top.index >= top.entries.length) {
+          stack.pop();
+          if (top.fd !== undefined) fs.closeSync(top.fd);
+          continue;
         }
-        if (children !== undefined) {
-          const rules = this.#gitignore ? [...top.rules, ...this.#loadGitignore(entry.path)] : top.rules;
-          stack.push({ entries: sorted(children), index: 0, depth: top.depth + 1, rules });
+        const entry = top.entries[top.index++] as FileEntry;
+        if (this.#exclude.has(entry.name)) continue;
+        if (top.rules.length > 0 && isIgnored(top.rules, entry.path, entry.kind === 'directory')) continue;
+        batch.push(entry);
+        if (entry.kind === 'directory' && top.depth < maxDepth && enter(entry)) {
+          let children: FileEntry[] | undefined;
+          let fd: number | undefined;
+          try {
+            top.fd ??= this.#guard.openPath(top.path, O_PATH_DIR);
+            fd = this.#guard.openDirectoryAt(top.fd, entry.name) ?? this.#guard.openPath(entry.path, O_PATH_DIR);
+            children = this.#listAt(fd, entry.path);
+          } catch (err) {
+            if (fd !== undefined) fs.closeSync(fd);
+            fd = undefined;
+            // A directory removed, replaced or made unreadable while we walk
+            // is passed over, as the base walk (and find, and ripgrep) does.
+            const code = (err as { code?: string }).code;
+            if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EACCES' && code !== 'EPERM') throw err;
+          }
+          if (children !== undefined) {
+            const rules = this.#gitignore ? [...top.rules, ...this.#loadGitignore(entry.path)] : top.rules;
+            stack.push({ path: entry.path, entries: sorted(children), index: 0, depth: top.depth + 1, rules, fd });
+          }
+        }
+        if (batch.length >= 512) {
+          closeAll();
+          yield batch;
+          batch = [];
         }
       }
-      if (batch.length >= 512) {
+      if (batch.length > 0) {
+        closeAll();
         yield batch;
-        batch = [];
       }
+    } finally {
+      closeAll();
     }
-    if (batch.length > 0) yield batch;
   }
 
   /** The rules of `dir/.gitignore`, none when it is missing or unreadable. */

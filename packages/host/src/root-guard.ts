@@ -179,6 +179,23 @@ export class RootGuard {
     return { fd, size: st.size };
   }
 
+  /**
+   * An `O_PATH` descriptor on the directory `name` inside the directory
+   * `dirFd` (opened through this guard), for a walk that descends: as with
+   * {@link openRegularAt}, only the last component is resolved, with
+   * `O_NOFOLLOW`, so the descriptor lands in that directory and needs no
+   * landing check. Undefined when it is not a directory there now (gone,
+   * replaced, a symlink): the caller asks {@link openPath} for the answer.
+   */
+  openDirectoryAt(dirFd: number, name: string): number | undefined {
+    if (!this.#procFd) return undefined;
+    try {
+      return fs.openSync(`/proc/self/fd/${dirFd}/${name}`, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Throws EPATHESCAPE unless `fd` lies inside the root (and, when refusing symlinks, exactly at `path`). */
   verify(fd: number, path: string): void {
     const landed = this.#landed(fd, path);

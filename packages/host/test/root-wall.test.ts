@@ -109,6 +109,38 @@ describe('hostile trees', () => {
     await expect(hfs.exists('sub/anything')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
   });
 
+  it('a directory swapped for a symlink outside while a walk is paused is never entered: nothing outside is listed', async () => {
+    const { ws, hfs, abs } = await workspace();
+    const outside = path.join(ws.base, 'outside-walk');
+    nodeFs.mkdirSync(path.join(outside, 'deep'), { recursive: true });
+    nodeFs.writeFileSync(path.join(outside, 'deep', 'secret.txt'), 'secret');
+    // More entries in `a` than one batch of the walk: the walk pauses (its descriptors closed) before it reaches `b`, and `c` below it.
+    nodeFs.mkdirSync(abs('a'));
+    for (let i = 0; i < 1200; i++) nodeFs.writeFileSync(abs(`a/f${i}.txt`), '');
+    for (const d of ['b/deep', 'c/b/deep']) {
+      nodeFs.mkdirSync(abs(d), { recursive: true });
+      nodeFs.writeFileSync(abs(`${d}/inside.txt`), 'inside');
+    }
+    const seen: string[] = [];
+    let error: unknown;
+    try {
+      for await (const m of hfs.glob('**', { dot: true })) {
+        seen.push(m.path);
+        if (seen.length === 1) {
+          for (const d of ['b', 'c/b']) {
+            nodeFs.renameSync(abs(d), abs(`${d}-moved`));
+            nodeFs.symlinkSync(outside, abs(d));
+          }
+        }
+      }
+    } catch (err) {
+      error = err;
+    }
+    if (error !== undefined) expect(error).toMatchObject({ code: 'EPATHESCAPE' });
+    expect(seen.filter((p) => p.includes('secret'))).toEqual([]);
+    expect(seen.length).toBeGreaterThan(1000);
+  });
+
   it('a reader keeps the file it opened when the path is swapped for a link outside', async () => {
     const { ws, hfs, abs } = await workspace();
     const secret = path.join(ws.base, 'secret.txt');
