@@ -64,18 +64,27 @@ function stripTerminator(line: string): string {
 
 /** Lines of a stream; much faster than readline's async iterator for many short lines. */
 async function* jsonLines(stream: Readable): AsyncGenerator<string> {
-  let rest = '';
+  // A line's beginnings are kept apart and joined once its end arrives, and
+  // each chunk is searched once: a match in a minified file is one JSON line
+  // of megabytes, arriving in 64 KiB chunks, and joining then searching the
+  // whole of it again at every chunk was quadratic (seconds for one line).
+  let head: string[] = [];
   stream.setEncoding('utf8');
   for await (const chunk of stream as AsyncIterable<string>) {
-    const text = rest + chunk;
     let start = 0;
-    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
-      yield text.slice(start, nl);
+    for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
+      const piece = chunk.slice(start, nl);
+      if (head.length === 0) yield piece;
+      else {
+        head.push(piece);
+        yield head.join('');
+        head = [];
+      }
       start = nl + 1;
     }
-    rest = text.slice(start);
+    if (start < chunk.length) head.push(chunk.slice(start));
   }
-  if (rest !== '') yield rest;
+  if (head.length > 0) yield head.join('');
 }
 
 /** Everything {@link ripgrepSearch} needs. */

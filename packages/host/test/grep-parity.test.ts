@@ -40,6 +40,8 @@ beforeAll(async () => {
   w('rooted.txt', 'alpha rooted\n');
   w('b/rooted.txt', 'alpha not rooted\n');
   w('b/d/.gitignore', 'e.md\n');
+  // One line of 2 MB (a minified bundle): rg reports it as one JSON message arriving in many chunks.
+  w('long/min.js', `${'var x=1;'.repeat(262_144)}alpha${';'.repeat(1000)}\nalpha after the long line\n`);
   rg = await HostFilesystem.open({ root: ws.root, stateDir: ws.state });
   js = await HostFilesystem.open({ root: ws.root, stateDir: ws.state, grep: 'js' });
   rgIgn = await HostFilesystem.open({ root: ws.root, stateDir: ws.state, gitignore: true });
@@ -109,6 +111,17 @@ describe('grep: ripgrep and the JS scanner agree', () => {
       if (pattern === 'alpha' && Object.keys(options).length === 0) expect(b.length).toBeGreaterThan(5);
     });
   }
+
+  it('a line of 2 MB (one message of rg in many chunks) is found whole, and the line after it', async () => {
+    for (const literal of [false, true]) {
+      const a = await collect(rg.grep('alpha', { path: 'long', literal }));
+      expect(a).toEqual(await collect(js.grep('alpha', { path: 'long', literal })));
+      expect(a.map((m) => [m.line, m.text.length, m.matchStart])).toEqual([
+        [1, 2_097_152 + 5 + 1000, 2_097_152],
+        [2, 'alpha after the long line'.length, 0],
+      ]);
+    }
+  });
 
   for (const [pattern, options] of [
     ['alpha', { dot: true }],
