@@ -976,11 +976,9 @@ export class ContainerFilesystem extends FilesystemBase {
                 throw this.#transferError('write', path)(err);
               }
             } else {
-              stream = await startExecStream(this.#container, streamedWriteCommand(t), true, this.#requestTimeoutMs).catch(
-                async (err: unknown) => {
-                  throw await this.#unavailable('write', path, err);
-                },
-              );
+              stream = await startExecStream(this.#container, streamedWriteCommand(t), true, this.#requestTimeoutMs).catch(async (err: unknown) => {
+                throw await this.#unavailable('write', path, err);
+              });
               stream.stdout.resume();
               await send(stream, data);
             }
