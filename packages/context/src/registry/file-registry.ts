@@ -259,7 +259,8 @@ export class FileRegistry {
   /** Plain-name patterns of the root `.gitignore`, left out by the walk itself. */
   #gitignoreNames: readonly string[] = [];
   /** The `.gitignore` text the two above were compiled from (undefined: none read, or none there). */
-  #gitignoreText: string | undefined;
+  /** The root `.gitignore` as last compiled. */
+  #gitignoreBytes: Uint8Array | undefined;
   readonly #useGitignore: boolean;
   readonly #sensitive: (path: string) => boolean;
   readonly #entrypoints: ReadonlySet<string>;
@@ -331,17 +332,18 @@ export class FileRegistry {
   async #loadGitignore(): Promise<void> {
     if (!this.#useGitignore) return;
     try {
-      const text = this.fs.decodeText(await this.fs.readBytes('.gitignore'), { path: '.gitignore' }).text;
-      // Read every time (it may have changed), compiled only when it did: every listing asks.
-      if (text === this.#gitignoreText) return;
+      const bytes = await this.fs.readBytes('.gitignore');
+      // Read every time (it may have changed), decoded and compiled only when it did: every listing asks.
+      if (this.#gitignoreBytes !== undefined && Buffer.compare(bytes, this.#gitignoreBytes) === 0) return;
+      const text = this.fs.decodeText(bytes, { path: '.gitignore' }).text;
       this.#gitignored = compileGitignore(text);
       this.#gitignoreNames = gitignoreNames(text);
-      this.#gitignoreText = text;
+      this.#gitignoreBytes = bytes;
     } catch (err) {
       if (!isFsError(err)) throw err;
       this.#gitignored = () => false;
       this.#gitignoreNames = [];
-      this.#gitignoreText = undefined;
+      this.#gitignoreBytes = undefined;
     }
   }
 
