@@ -639,10 +639,10 @@ export abstract class FilesystemBase implements Filesystem {
   }
 
   glob(pattern: string, options: GlobOptions = {}): AsyncIterableIterator<GlobMatch> {
-    return this.#iterateBatches('glob', pattern, () => this.#glob(pattern, options));
+    return this.#iterate('glob', pattern, () => this.#glob(pattern, options));
   }
 
-  async *#glob(pattern: string, options: GlobOptions): AsyncGenerator<readonly GlobMatch[]> {
+  async *#glob(pattern: string, options: GlobOptions): AsyncGenerator<GlobMatch> {
     const cwd = this.resolve(options.cwd ?? '', 'glob').path;
     const plan = compileGlob(pattern, { dot: options.dot, ignore: options.ignore, maxDepth: options.maxDepth });
     const want = options.kind ?? 'any';
@@ -658,7 +658,7 @@ export abstract class FilesystemBase implements Filesystem {
       for (const entry of batch) {
         if ((want === 'any' || entry.kind === want) && plan.matches(rel(entry.path))) out.push({ path: entry.path, kind: entry.kind });
       }
-      if (out.length > 0) yield out;
+      yield* out;
     }
   }
 
@@ -768,38 +768,6 @@ export abstract class FilesystemBase implements Filesystem {
       },
       async return(value?: unknown) {
         if (inner) await inner.return(value as T);
-        return { done: true, value: undefined as T };
-      },
-      [Symbol.asyncIterator]() {
-        return it;
-      },
-    };
-    return it;
-  }
-
-  /**
-   * {@link #iterate} over a generator of batches, handing the items out one
-   * by one: an item already in hand is a resolved promise, not a resumption
-   * of the generator (for a walk of 35,000 files, each resumption of an async
-   * generator cost about as much as the item's share of the walk).
-   */
-  #iterateBatches<T>(op: FsOperation, path: string, make: () => AsyncGenerator<readonly T[]>): AsyncIterableIterator<T> {
-    const batches = this.#iterate(op, path, make);
-    let batch: readonly T[] = [];
-    let at = 0;
-    const it: AsyncIterableIterator<T> = {
-      next(): Promise<IteratorResult<T>> {
-        if (at < batch.length) return Promise.resolve({ done: false, value: batch[at++] as T });
-        return batches.next().then((r) => {
-          if (r.done === true) return { done: true, value: undefined };
-          batch = r.value;
-          at = 0;
-          return it.next();
-        });
-      },
-      async return(value?: unknown) {
-        batch = [];
-        await batches.return?.(value);
         return { done: true, value: undefined as T };
       },
       [Symbol.asyncIterator]() {
