@@ -393,7 +393,7 @@ export default defineSuite({
       if (rgAvailable) {
         cases.push({
           name: `grep ${kind} (ripgrep)`,
-          subjectName: 'fs.grep → rg --json',
+          subjectName: 'fs.grep → rg',
           subject: () => drain<GrepMatch>(corpusFs.grep(pattern, options)),
           baselineName: 'rg -j1',
           baseline: () => rgRaw(grepDir, pattern, literal),

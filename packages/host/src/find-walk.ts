@@ -75,7 +75,7 @@ export async function* findWalk(guard: RootGuard, find: string, plan: FindWalkPl
   const child = await spawnInDirectory(guard, plan.dir, find, args);
   try {
     let rest: Buffer | undefined;
-    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+    for await (const chunk of child.output) {
       const buf = rest === undefined ? chunk : Buffer.concat([rest, chunk]);
       const batch: FoundEntry[] = [];
       let start = 0;

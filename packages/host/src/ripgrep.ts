@@ -1,7 +1,12 @@
 /**
- * Native grep through ripgrep (`rg --json`), agreeing with the shared JS
- * scanner match for match:
+ * Native grep through ripgrep, agreeing with the shared JS scanner match for
+ * match:
  *
+ * - rg's plain output is read (`--null --line-number`: path, NUL, number,
+ *   `:`, the line), not `--json`: JSON made rg a third slower and its
+ *   parsing cost more than rg's own search. Names holding a control
+ *   character (a newline would split the output's lines) are excluded from
+ *   rg's walk; no path can address them anyway.
  * - rg walks in the JS walk's order (`--sort path`: depth-first, siblings by
  *   name), does not follow symlinks, skips temp files and, unless `dot`,
  *   dotfiles; ignore files are not consulted (`--no-ignore`), as the scanner
@@ -13,8 +18,10 @@
  *   `(?-u:\b)`, since core's is ASCII), and every line it reports is matched
  *   again by the JS matcher, which also computes the spans. A pattern with
  *   no Rust rendering, or one this rg refuses, is searched by the JS scanner.
- * - A file in which rg saw a NUL byte is searched again by the JS scanner,
- *   so binary handling is the scanner's exactly.
+ * - A file in which rg saw a NUL byte (its "binary file matches" notice)
+ *   is searched again by the JS scanner, so binary handling is the
+ *   scanner's exactly. A line of output that is neither a match nor that
+ *   notice is an `EIO`, never a guess.
  * - rg runs inside the verified directory (see spawn-in-directory.ts) and
  *   searches `.`, so a directory swapped for a symlink after the check
  *   cannot send it outside.
@@ -22,8 +29,7 @@
  * @module
  */
 
-import type { Readable } from 'node:stream';
-import { type GrepMatch, type GrepMatcher, type GrepPlan, isAddressableName, type MatchSpan } from '@ctxfs/core';
+import { FsError, type GrepMatch, type GrepMatcher, type GrepPlan, isAddressableName, type MatchSpan } from '@ctxfs/core';
 import { TEMP_PREFIX } from './atomic-write.ts';
 import type { RootGuard } from './root-guard.ts';
 import { findExecutable, spawnInDirectory } from './spawn-in-directory.ts';
@@ -39,22 +45,6 @@ export interface GrepFlags {
   literal: boolean;
 }
 
-interface RgText {
-  text?: string;
-  bytes?: string;
-}
-
-function rgString(v: RgText | undefined): string | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v.text === 'string') return v.text;
-  if (typeof v.bytes === 'string') return new TextDecoder().decode(Buffer.from(v.bytes, 'base64'));
-  return undefined;
-}
-
-function rgPathIsText(v: RgText | undefined): boolean {
-  return v !== undefined && typeof v.text === 'string';
-}
-
 function stripTerminator(line: string): string {
   let s = line;
   if (s.endsWith('\n')) s = s.slice(0, -1);
@@ -62,29 +52,69 @@ function stripTerminator(line: string): string {
   return s;
 }
 
-/** Lines of a stream; much faster than readline's async iterator for many short lines. */
-async function* jsonLines(stream: Readable): AsyncGenerator<string> {
-  // A line's beginnings are kept apart and joined once its end arrives, and
-  // each chunk is searched once: a match in a minified file is one JSON line
-  // of megabytes, arriving in 64 KiB chunks, and joining then searching the
-  // whole of it again at every chunk was quadratic (seconds for one line).
-  let head: string[] = [];
-  stream.setEncoding('utf8');
-  for await (const chunk of stream as AsyncIterable<string>) {
+const NEWLINE = 0x0a;
+const NUL = 0x00;
+const COLON = 0x3a;
+
+/**
+ * Lines of rg's output as bytes, without their `\n`. A line's beginnings
+ * are kept apart and joined once its end arrives, so a match on a line of
+ * megabytes (a minified file), arriving in 64 KiB chunks, costs one copy.
+ */
+async function* outputLines(output: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let head: Buffer[] = [];
+  for await (const chunk of output) {
     let start = 0;
-    for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
-      const piece = chunk.slice(start, nl);
+    for (let nl = chunk.indexOf(NEWLINE); nl >= 0; nl = chunk.indexOf(NEWLINE, start)) {
+      const piece = chunk.subarray(start, nl);
       if (head.length === 0) yield piece;
       else {
         head.push(piece);
-        yield head.join('');
+        yield Buffer.concat(head);
         head = [];
       }
       start = nl + 1;
     }
-    if (start < chunk.length) head.push(chunk.slice(start));
+    if (start < chunk.length) head.push(chunk.subarray(start));
   }
-  if (head.length > 0) yield head.join('');
+  if (head.length > 0) yield Buffer.concat(head);
+}
+
+/**
+ * rg's notice that a file holds a NUL byte (`--binary`): printed instead of
+ * the file's remaining lines, after the path and `: ` (rg 13) or the path's
+ * NUL (later versions may use it there too).
+ */
+const BINARY_NOTICE = /^:? ?binary file matches \(found "\\0" byte around offset \d+\)$/;
+
+function unreadableOutput(scope: string, line: Buffer): FsError {
+  const preview = line.toString('utf8', 0, 80);
+  return new FsError({
+    code: 'EIO',
+    op: 'grep',
+    path: scope,
+    reason: `ripgrep printed a line ctxfs cannot read: ${JSON.stringify(preview)}`,
+    hint: "open the filesystem with grep: 'js' to search without ripgrep, or use ripgrep 13 or later",
+  });
+}
+
+/** One line of rg's output: a match of `path`, or its binary notice. */
+type OutputLine = { path: Buffer; lineNumber: number; text: string } | { path: Buffer; binary: true };
+
+/** Reads `path NUL number : text` (a match) or `path: binary file matches …`. */
+function parseOutputLine(line: Buffer): OutputLine | undefined {
+  const nul = line.indexOf(NUL);
+  if (nul >= 0) {
+    let i = nul + 1;
+    let lineNumber = 0;
+    for (let c = line[i]; c !== undefined && c >= 0x30 && c <= 0x39; c = line[++i]) lineNumber = lineNumber * 10 + (c - 0x30);
+    if (i > nul + 1 && line[i] === COLON) return { path: line.subarray(0, nul), lineNumber, text: line.toString('utf8', i + 1) };
+    return BINARY_NOTICE.test(line.toString('latin1', nul + 1)) ? { path: line.subarray(0, nul), binary: true } : undefined;
+  }
+  // Paths holding a newline or a control character are never searched (see the exclude glob), so the notice is the line's end.
+  const text = line.toString('latin1');
+  const at = text.lastIndexOf(': binary file matches (');
+  return at >= 0 && BINARY_NOTICE.test(text.slice(at)) ? { path: line.subarray(0, at), binary: true } : undefined;
 }
 
 /** Everything {@link ripgrepSearch} needs. */
@@ -112,55 +142,59 @@ export async function* ripgrepSearch(s: RipgrepSearch): AsyncGenerator<GrepMatch
     yield* s.fallback();
     return;
   }
-  const args = ['--json', '--no-config', '--no-ignore', '--hidden', '--binary', '--sort', 'path', '--crlf', '--no-messages', '-g', `!${TEMP_PREFIX}*`];
+  const args = ['--null', '--line-number', '--with-filename', '--no-heading', '--color', 'never'];
+  args.push('--no-config', '--no-ignore', '--hidden', '--binary', '--sort', 'path', '--crlf', '--no-messages', '-g', `!${TEMP_PREFIX}*`);
+  // Names with a control character are never addressable, and one with a newline would split rg's lines.
+  args.push('-g', '!*[\u0001-\u001f\u007f]*');
   if (!plan.dot) args.push('-g', '!.*');
   for (const name of s.exclude ?? []) args.push('-g', `!${name.replace(/[\\*?[\]{}!]/g, '\\$&')}`);
   // A literal pattern arrives escaped, so one regex serves both kinds.
   args.push(flags.ignoreCase ? '--ignore-case' : '--case-sensitive');
   args.push('--regexp', pattern, '--', '.');
   const child = await spawnInDirectory(s.guard, plan.scope, s.rg, args);
-  const prefix = './';
   const scopePrefix = plan.scope === '' ? '' : `${plan.scope}/`;
   let remaining = plan.maxMatches;
   let produced = false;
-  let current: { rel: string; ok: boolean; matches: GrepMatch[] } | undefined;
+  // rg prints a file's lines together (`--sort path` searches one file at a time); a file is done when another's path comes.
+  let current: { raw: Buffer; rel: string; ok: boolean; binary: boolean; matches: GrepMatch[] } | undefined;
+  const finish = async function* (file: NonNullable<typeof current>): AsyncGenerator<GrepMatch> {
+    if (!file.ok) return;
+    const source = file.binary ? s.rescan(scopePrefix + file.rel, remaining) : file.matches;
+    for await (const m of source) {
+      produced = true;
+      yield m;
+      if (--remaining <= 0) return;
+    }
+  };
   try {
-    for await (const line of jsonLines(child.stdout)) {
-      let msg: { type: string; data: { path?: RgText; lines?: RgText; line_number?: number; binary_offset?: number | null } };
-      try {
-        msg = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      const d = msg.data;
-      if (msg.type === 'begin') {
-        const full = rgString(d.path) ?? '';
-        const rel = full.startsWith(prefix) ? full.slice(prefix.length) : full;
+    for await (const line of outputLines(child.output)) {
+      const out = parseOutputLine(line);
+      if (out === undefined) throw unreadableOutput(plan.scope, line);
+      if (current === undefined || !out.path.equals(current.raw)) {
+        if (current !== undefined) {
+          yield* finish(current);
+          if (remaining <= 0) return;
+        }
+        const full = out.path.toString('utf8');
+        const rel = full.startsWith('./') ? full.slice(2) : full;
         const ok =
-          rgPathIsText(d.path) &&
-          // A file below a name no path can address is skipped, as listings skip it.
-          rel.split('/').every(isAddressableName) &&
-          (plan.filter === undefined || plan.filter(rel)) &&
-          (s.keep === undefined || s.keep(scopePrefix + rel));
-        current = { rel, ok, matches: [] };
-      } else if (msg.type === 'match' && current?.ok) {
-        const text = stripTerminator(rgString(d.lines) ?? '');
+          // A file below a name no path can address is skipped, as listings skip it (a name that is not
+          // UTF-8 decodes with U+FFFD, which no addressable name holds).
+          rel.split('/').every(isAddressableName) && (plan.filter === undefined || plan.filter(rel)) && (s.keep === undefined || s.keep(scopePrefix + rel));
+        current = { raw: Buffer.from(out.path), rel, ok, binary: false, matches: [] };
+      }
+      if ('binary' in out) current.binary = true;
+      else if (current.ok && !current.binary) {
+        const text = stripTerminator(out.text);
         const spans: MatchSpan[] = matcher.spans(text);
         if (spans.length === 0) continue;
         const first = spans[0] as MatchSpan;
-        current.matches.push({ path: scopePrefix + current.rel, line: d.line_number ?? 0, text, matchStart: first.start, matchEnd: first.end, spans });
-      } else if (msg.type === 'end' && current !== undefined) {
-        const file = current;
-        current = undefined;
-        if (!file.ok) continue;
-        const source: AsyncIterable<GrepMatch> | GrepMatch[] =
-          d.binary_offset !== null && d.binary_offset !== undefined ? s.rescan(scopePrefix + file.rel, remaining) : file.matches;
-        for await (const m of source) {
-          produced = true;
-          yield m;
-          if (--remaining <= 0) return;
-        }
+        current.matches.push({ path: scopePrefix + current.rel, line: out.lineNumber, text, matchStart: first.start, matchEnd: first.end, spans });
       }
+    }
+    if (current !== undefined) {
+      yield* finish(current);
+      if (remaining <= 0) return;
     }
     const code = await child.exited;
     if (code === 2 && !produced && /regex|parse|error/i.test(child.stderr())) {

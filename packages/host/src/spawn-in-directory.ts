@@ -19,7 +19,8 @@ import type { RootGuard } from './root-guard.ts';
 
 /** A tool running in a verified directory. */
 export interface DirectoryProcess {
-  readonly stdout: Readable;
+  /** The tool's output, read ahead of the consumer (see {@link readAhead}). */
+  readonly output: AsyncIterable<Buffer>;
   /** Exit code; `null` when killed by a signal, `-1` when it could not start. */
   readonly exited: Promise<number | null>;
   /** The first 4 KiB the tool wrote to stderr. */
@@ -57,13 +58,75 @@ export async function spawnInDirectory(guard: RootGuard, dir: string, command: s
     child.on('error', () => resolve(-1));
   });
   return {
-    stdout,
+    output: readAhead(stdout),
     exited,
     stderr: () => stderr,
     stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
   };
+}
+
+/** How much output is taken from the pipe ahead of the consumer before the tool is made to wait. */
+const READ_AHEAD_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The chunks of `stream`, taken from the pipe as they come (up to
+ * {@link READ_AHEAD_BYTES} ahead), with a turn of the event loop after the
+ * consumer's work on each chunk. Iterated as a stream, a pipe is read only
+ * when the consumer has emptied it, so a tool whose output needs work (ripgrep's
+ * lines, re-matched one by one) and that work took turns instead of running
+ * on two cores at once: rg's 27 MB answer over the bench corpus took 0.62 s
+ * alone and 1.2 s with 0.46 s of work on it; read ahead, 0.83–1.0 s.
+ */
+async function* readAhead(stream: Readable): AsyncGenerator<Buffer> {
+  const queue: Buffer[] = [];
+  let queued = 0;
+  let ended = false;
+  let failure: { error: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  const onData = (chunk: Buffer) => {
+    queue.push(chunk);
+    queued += chunk.length;
+    if (queued > READ_AHEAD_BYTES) stream.pause();
+    wake?.();
+  };
+  const onEnd = () => {
+    ended = true;
+    wake?.();
+  };
+  const onError = (error: unknown) => {
+    failure = { error };
+    wake?.();
+  };
+  stream.on('data', onData);
+  stream.on('end', onEnd);
+  stream.on('close', onEnd);
+  stream.on('error', onError);
+  try {
+    for (;;) {
+      const chunk = queue.shift();
+      if (chunk !== undefined) {
+        queued -= chunk.length;
+        if (stream.isPaused() && queued <= READ_AHEAD_BYTES / 2) stream.resume();
+        yield chunk;
+        // The consumer has done its work on the chunk: let libuv take what the tool wrote meanwhile.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        continue;
+      }
+      if (failure !== undefined) throw failure.error;
+      if (ended) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = undefined;
+    }
+  } finally {
+    stream.off('data', onData);
+    stream.off('end', onEnd);
+    stream.off('close', onEnd);
+    stream.off('error', onError);
+  }
 }
 
 const executables = new Map<string, string | undefined>();

@@ -40,6 +40,11 @@ beforeAll(async () => {
   w('rooted.txt', 'alpha rooted\n');
   w('b/rooted.txt', 'alpha not rooted\n');
   w('b/d/.gitignore', 'e.md\n');
+  // Names that could confuse rg's plain output: a newline splits its lines, a control character, and its binary notice's words.
+  w('we\nird.txt', 'alpha in a name with a newline\n');
+  w('ctl\u0001dir/f.txt', 'alpha below a name with a control character\n');
+  w('odd: binary file matches (x).dat', Buffer.concat([Buffer.from('alpha\n'), Buffer.from([0]), Buffer.from('alpha\n')]));
+  w('plain: binary file matches (found "0" byte around offset 1).txt', 'alpha in a text file\n');
   // One line of 2 MB (a minified bundle): rg reports it as one JSON message arriving in many chunks.
   w('long/min.js', `${'var x=1;'.repeat(262_144)}alpha${';'.repeat(1000)}\nalpha after the long line\n`);
   rg = await HostFilesystem.open({ root: ws.root, stateDir: ws.state });
@@ -120,6 +125,17 @@ describe('grep: ripgrep and the JS scanner agree', () => {
         [1, 2_097_152 + 5 + 1000, 2_097_152],
         [2, 'alpha after the long line'.length, 0],
       ]);
+    }
+  });
+
+  it('names that look like rg output are read right: a newline or control character is never served, the notice words are', async () => {
+    for (const literal of [false, true]) {
+      const a = await collect(rg.grep('alpha', { literal, maxMatches: 100_000 }));
+      expect(a).toEqual(await collect(js.grep('alpha', { literal, maxMatches: 100_000 })));
+      const paths = a.map((m) => m.path);
+      expect(paths.some((p) => /[\u0000-\u001f]/.test(p))).toBe(false);
+      expect(paths).toContain('plain: binary file matches (found "0" byte around offset 1).txt');
+      expect(paths).not.toContain('odd: binary file matches (x).dat');
     }
   });
 
