@@ -169,22 +169,43 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
   let decoder: ReturnType<typeof createDecoder> | undefined;
   let wideEncoding = false;
   const literal = matcher.literal;
+  const matchOf = (text: string, line: number): GrepMatch | undefined => {
+    const spans = matcher.spans(text);
+    if (spans.length === 0) return undefined;
+    const first = spans[0] as MatchSpan;
+    return { path, line, text, matchStart: first.start, matchEnd: first.end, spans };
+  };
   const emit = function* (lines: string[]): Generator<GrepMatch> {
     for (const text of lines) {
       lineNo++;
       // One indexOf rules out most lines before the regex engine sees them.
       if (literal !== undefined && !text.includes(literal)) continue;
-      const spans = matcher.spans(text);
-      if (spans.length === 0) continue;
-      const first = spans[0] as MatchSpan;
-      yield { path, line: lineNo, text, matchStart: first.start, matchEnd: first.end, spans };
+      const match = matchOf(text, lineNo);
+      if (match === undefined) continue;
+      yield match;
       if (++count >= limit) return;
     }
   };
   const emitText = function* (text: string): Generator<GrepMatch> {
+    if (literal === undefined) {
+      yield* emit(splitter.push(text));
+      return;
+    }
     // Text that cannot hold a match (with the unfinished line before it) only advances the line count.
-    if (literal !== undefined && !splitter.pendingIncludes(text, literal)) lineNo += splitter.skip(text);
-    else yield* emit(splitter.push(text));
+    if (!splitter.pendingIncludes(text, literal)) {
+      lineNo += splitter.skip(text);
+      return;
+    }
+    // Only the lines holding the literal are cut out; the others are counted.
+    const found = splitter.pushIncluding(text, literal);
+    const base = lineNo;
+    for (let i = 0; i < found.lines.length; i++) {
+      const match = matchOf(found.lines[i] as string, base + (found.indexes[i] as number) + 1);
+      if (match === undefined) continue;
+      yield match;
+      if (++count >= limit) return;
+    }
+    lineNo = base + found.completed;
   };
   // Detection needs the first 8 KiB however small the source's first chunks are.
   let head: Uint8Array[] = [];

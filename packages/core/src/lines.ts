@@ -53,6 +53,53 @@ export class LineSplitter {
     return n;
   }
 
+  /**
+   * Feeds a chunk and builds only the completed lines that hold `needle`
+   * (a search's required text), each with its index among the lines the
+   * chunk completed; `completed` counts them all. The lines between are
+   * counted, never cut out: in a source file most lines lack the needle.
+   */
+  pushIncluding(chunk: string, needle: string): LinesIncluding {
+    if (needle === '' || needle.includes('\n')) {
+      const all = this.push(chunk);
+      const indexes = all.flatMap((line, i) => (line.includes(needle) ? [i] : []));
+      return { lines: indexes.map((i) => all[i] as string), indexes, completed: all.length };
+    }
+    const last = chunk.lastIndexOf('\n');
+    if (last < 0) {
+      this.#append(chunk);
+      return { lines: [], indexes: [], completed: 0 };
+    }
+    const lines: string[] = [];
+    const indexes: number[] = [];
+    const firstEnd = chunk.indexOf('\n');
+    const first = withoutCr(this.#take() + chunk.slice(0, firstEnd));
+    if (first.includes(needle)) {
+      lines.push(first);
+      indexes.push(0);
+    }
+    // `index` is the index of the line that starts at `start`.
+    let start = firstEnd + 1;
+    let index = 1;
+    // A hit before `last` lies in a completed line (the needle holds no newline); one after it, in the unfinished one.
+    for (let hit = chunk.indexOf(needle, start); hit >= 0 && hit < last; hit = chunk.indexOf(needle, start)) {
+      const lineStart = chunk.lastIndexOf('\n', hit) + 1;
+      for (let nl = chunk.indexOf('\n', start); nl >= 0 && nl < lineStart; nl = chunk.indexOf('\n', nl + 1)) index++;
+      const lineEnd = chunk.indexOf('\n', hit);
+      const line = withoutCr(chunk.slice(lineStart, lineEnd));
+      // A hit that took the terminator's CR is not in the line.
+      if (line.length === lineEnd - lineStart || line.includes(needle)) {
+        lines.push(line);
+        indexes.push(index);
+      }
+      start = lineEnd + 1;
+      index++;
+    }
+    for (let nl = chunk.indexOf('\n', start); nl >= 0 && nl <= last; nl = chunk.indexOf('\n', nl + 1)) index++;
+    this.#restart(chunk.slice(last + 1));
+    return { lines, indexes, completed: index };
+  }
+
   /** Whether `needle` occurs in the unfinished line followed by `chunk`. */
   pendingIncludes(chunk: string, needle: string): boolean {
     if (chunk.includes(needle)) return true;
@@ -113,6 +160,20 @@ export class LineSplitter {
     for (let i = this.#pieces.length - 1; i >= 0 && out.length < n; i--) out = (this.#pieces[i] as string) + out;
     return out.length > n ? out.slice(out.length - n) : out;
   }
+}
+
+/** What {@link LineSplitter.pushIncluding} returns. */
+export interface LinesIncluding {
+  /** The completed lines that hold the needle, without terminators. */
+  readonly lines: string[];
+  /** Each line's index among the lines the chunk completed (0 is the one the chunk finished). */
+  readonly indexes: number[];
+  /** How many lines the chunk completed. */
+  readonly completed: number;
+}
+
+function withoutCr(line: string): string {
+  return line.charCodeAt(line.length - 1) === 0x0d ? line.slice(0, -1) : line;
 }
 
 /** Splits a whole string into lines with the same rules as {@link LineSplitter}. */

@@ -112,6 +112,58 @@ describe('LineSplitter', () => {
   });
 });
 
+describe('LineSplitter.pushIncluding', () => {
+  /** A small deterministic generator, so that a failure names a case that can be run again. */
+  function random(seed: number): () => number {
+    let x = seed;
+    return () => {
+      x = (x * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return x / 2_147_483_648;
+    };
+  }
+
+  it('gives exactly the lines push gives that hold the needle, at their indexes, across any chunking', () => {
+    const alphabet = ['a', 'b', 'ab', '\n', '\r', '\r\n', 'x', 'é', '😀'];
+    const needles = ['ab', 'a', 'b\r', 'xa', '😀a', 'aba', '', 'a\nb'];
+    for (let seed = 1; seed <= 3000; seed++) {
+      const next = random(seed);
+      let text = '';
+      const size = Math.floor(next() * 60);
+      for (let i = 0; i < size; i++) text += alphabet[Math.floor(next() * alphabet.length)];
+      const needle = needles[seed % needles.length] as string;
+      const oracle = new LineSplitter();
+      const subject = new LineSplitter();
+      let at = 0;
+      while (at < text.length) {
+        const end = Math.min(text.length, at + 1 + Math.floor(next() * 12));
+        const chunk = text.slice(at, end);
+        at = end;
+        const all = oracle.push(chunk);
+        const got = subject.pushIncluding(chunk, needle);
+        const want = all.flatMap((line, i) => (line.includes(needle) ? [[line, i] as const] : []));
+        expect(
+          got.lines.map((line, i) => [line, got.indexes[i]]),
+          `seed ${seed}: ${JSON.stringify(text)} / ${JSON.stringify(needle)}`,
+        ).toEqual(want);
+        expect(got.completed, `seed ${seed}`).toBe(all.length);
+        expect(subject.pendingLength).toBe(oracle.pendingLength);
+      }
+      expect(subject.end()).toEqual(oracle.end());
+    }
+  });
+
+  it('a needle far into a long chunk: the lines between are counted, not built', () => {
+    const s = new LineSplitter();
+    s.push('start of a line ');
+    const chunk = `${'filler\n'.repeat(10_000)}the needle here\r\nmore\nneedle again\nrest`;
+    const got = s.pushIncluding(chunk, 'needle');
+    expect(got.lines).toEqual(['the needle here', 'needle again']);
+    expect(got.indexes).toEqual([10_000, 10_002]);
+    expect(got.completed).toBe(10_003);
+    expect(s.end()).toEqual(['rest']);
+  });
+});
+
 describe('a single giant line costs linear work', () => {
   const CHUNKS = 2000;
   const chunk = 'x'.repeat(999);
