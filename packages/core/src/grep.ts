@@ -155,6 +155,26 @@ function hasNul(bytes: Uint8Array): boolean {
 }
 
 /**
+ * The match of line `line` of `path` (its `text`, without terminator), or
+ * `undefined` when the matcher finds nothing in it: how every search, the
+ * JS scanner's and a native tool's re-check alike, turns a line into a
+ * {@link GrepMatch}.
+ *
+ * @example
+ * ```ts
+ * const matcher = compileGrep('al+pha');
+ * lineMatch(matcher, 'notes.txt', 3, 'an alpha here'); // { line: 3, matchStart: 3, matchEnd: 8, … }
+ * lineMatch(matcher, 'notes.txt', 4, 'nothing'); // undefined
+ * ```
+ */
+export function lineMatch(matcher: GrepMatcher, path: string, line: number, text: string): GrepMatch | undefined {
+  const spans = matcher.spans(text);
+  if (spans.length === 0) return undefined;
+  const first = spans[0] as MatchSpan;
+  return { path, line, text, matchStart: first.start, matchEnd: first.end, spans };
+}
+
+/**
  * Scans one file's chunks and yields its matching lines, at most `limit`.
  * A NUL byte found later in a UTF-8 file ends the search there, as ripgrep
  * stops at it: the text before it, its unfinished last line included, is
@@ -169,18 +189,12 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
   let decoder: ReturnType<typeof createDecoder> | undefined;
   let wideEncoding = false;
   const literal = matcher.literal;
-  const matchOf = (text: string, line: number): GrepMatch | undefined => {
-    const spans = matcher.spans(text);
-    if (spans.length === 0) return undefined;
-    const first = spans[0] as MatchSpan;
-    return { path, line, text, matchStart: first.start, matchEnd: first.end, spans };
-  };
   const emit = function* (lines: string[]): Generator<GrepMatch> {
     for (const text of lines) {
       lineNo++;
       // One indexOf rules out most lines before the regex engine sees them.
       if (literal !== undefined && !text.includes(literal)) continue;
-      const match = matchOf(text, lineNo);
+      const match = lineMatch(matcher, path, lineNo, text);
       if (match === undefined) continue;
       yield match;
       if (++count >= limit) return;
@@ -200,7 +214,7 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
     const found = splitter.pushIncluding(text, literal);
     const base = lineNo;
     for (let i = 0; i < found.lines.length; i++) {
-      const match = matchOf(found.lines[i] as string, base + (found.indexes[i] as number) + 1);
+      const match = lineMatch(matcher, path, base + (found.indexes[i] as number) + 1, found.lines[i] as string);
       if (match === undefined) continue;
       yield match;
       if (++count >= limit) return;

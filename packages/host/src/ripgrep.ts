@@ -29,7 +29,7 @@
  * @module
  */
 
-import { FsError, type GrepMatch, type GrepMatcher, type GrepPlan, isAddressableName, type MatchSpan } from '@ctxfs/core';
+import { FsError, type GrepMatch, type GrepMatcher, type GrepPlan, isAddressableName, lineMatch } from '@ctxfs/core';
 import { TEMP_PREFIX } from './atomic-write.ts';
 import type { RootGuard } from './root-guard.ts';
 import { findExecutable, spawnInDirectory } from './spawn-in-directory.ts';
@@ -45,16 +45,10 @@ export interface GrepFlags {
   literal: boolean;
 }
 
-function stripTerminator(line: string): string {
-  let s = line;
-  if (s.endsWith('\n')) s = s.slice(0, -1);
-  if (s.endsWith('\r')) s = s.slice(0, -1);
-  return s;
-}
-
 const NEWLINE = 0x0a;
 const NUL = 0x00;
 const COLON = 0x3a;
+const CR = 0x0d;
 
 /**
  * Lines of rg's output as bytes, without their `\n`. A line's beginnings
@@ -108,7 +102,9 @@ function parseOutputLine(line: Buffer): OutputLine | undefined {
     let i = nul + 1;
     let lineNumber = 0;
     for (let c = line[i]; c !== undefined && c >= 0x30 && c <= 0x39; c = line[++i]) lineNumber = lineNumber * 10 + (c - 0x30);
-    if (i > nul + 1 && line[i] === COLON) return { path: line.subarray(0, nul), lineNumber, text: line.toString('utf8', i + 1) };
+    // The line's CR, with `--crlf`, belongs to its terminator.
+    const end = line[line.length - 1] === CR ? line.length - 1 : line.length;
+    if (i > nul + 1 && line[i] === COLON) return { path: line.subarray(0, nul), lineNumber, text: line.toString('utf8', i + 1, Math.max(i + 1, end)) };
     return BINARY_NOTICE.test(line.toString('latin1', nul + 1)) ? { path: line.subarray(0, nul), binary: true } : undefined;
   }
   // Paths holding a newline or a control character are never searched (see the exclude glob), so the notice is the line's end.
@@ -185,11 +181,8 @@ export async function* ripgrepSearch(s: RipgrepSearch): AsyncGenerator<GrepMatch
       }
       if ('binary' in out) current.binary = true;
       else if (current.ok && !current.binary) {
-        const text = stripTerminator(out.text);
-        const spans: MatchSpan[] = matcher.spans(text);
-        if (spans.length === 0) continue;
-        const first = spans[0] as MatchSpan;
-        current.matches.push({ path: scopePrefix + current.rel, line: out.lineNumber, text, matchStart: first.start, matchEnd: first.end, spans });
+        const match = lineMatch(matcher, scopePrefix + current.rel, out.lineNumber, out.text);
+        if (match !== undefined) current.matches.push(match);
       }
     }
     if (current !== undefined) {
