@@ -55,9 +55,10 @@ interface CaseCommon {
   /** One line printed under the row and stored in the JSON. */
   readonly note?: string;
   /**
-   * Untimed, once before timing: throw (or reject) when the subject and the
-   * baseline do not compute the same thing, so a fast wrong answer is
-   * reported as an error instead of a win.
+   * Untimed, before timing and again after it: throw (or reject) when the
+   * subject and the baseline do not compute the same thing, so a fast wrong
+   * answer — from the start, or one the subject drifted into while timed —
+   * is reported as an error instead of a win.
    */
   readonly verify?: () => unknown;
 }
@@ -615,7 +616,15 @@ async function runSuite<C>(def: SuiteDefinition<C>, opts: RunOptions): Promise<S
         caseSetUp = true;
         const run = async (): Promise<CaseResult> => {
           await c.verify?.();
-          return c.kind === 'single' ? runSingle(c, opts) : runPair(c, opts);
+          const result = c.kind === 'single' ? await runSingle(c, opts) : await runPair(c, opts);
+          // Again after timing: a subject that drifts into a cheaper answer while timed
+          // (a budget spent, a cache gone stale) would otherwise be reported as a win.
+          try {
+            await c.verify?.();
+          } catch (err) {
+            throw new Error(`after the timed runs: ${errorText(err)}`);
+          }
+          return result;
         };
         results.push(await withTimeout(run(), opts.caseTimeoutMs, `case did not finish within ${opts.caseTimeoutMs / 1000} s`));
       } catch (err) {

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { type ContextLayer, createContext, type PolicyConfig } from '@ctxfs/context';
 import { HostFilesystem } from '@ctxfs/host';
 import { type Case, defineSuite } from '../harness.ts';
+import { UNSPENT_PROFILE } from '../tools/unspent-profile.ts';
 
 const FILE = 'src/service/handler.ts';
 
@@ -64,6 +65,7 @@ export default defineSuite<Env>({
       fs,
       store: join(dir, 'guarded.db'),
       agent: 'llm:bench',
+      profile: UNSPENT_PROFILE,
       safety: { policyFiles: false, policy: POLICY, auditTrail: { dir: join(dir, 'audit'), key: { keyFile: join(dir, 'audit.key') } } },
     });
     const env: Env = { fs, guarded, bare: guarded, dir, records: 0 };
@@ -71,6 +73,7 @@ export default defineSuite<Env>({
       fs,
       store: join(dir, 'bare.db'),
       agent: 'llm:bench',
+      profile: UNSPENT_PROFILE,
       safety: {
         policyFiles: false,
         audit: () => {
@@ -99,7 +102,8 @@ export default defineSuite<Env>({
         verify: async () => {
           const a = await env.guarded.readFile(FILE);
           const b = await env.bare.readFile(FILE);
-          if (a.text !== b.text || a.view !== 'full') throw new Error('the two sessions served different content');
+          if (a.view !== 'full' || b.view !== 'full') throw new Error(`a read was not served whole: ${a.view} and ${b.view}`);
+          if (a.text !== b.text) throw new Error('the two sessions served different content');
         },
       },
     ];

@@ -63,6 +63,7 @@ import {
   skipSuite,
   writeResults,
 } from '../harness.ts';
+import { UNSPENT_PROFILE } from '../tools/unspent-profile.ts';
 
 const CI_URL = 'postgres://ctxfs@/ctxfs?host=/var/tmp/ctxfs-pg/socket';
 const SCHEMA_PREFIX = 'ctxfs_bench_ss_';
@@ -271,8 +272,8 @@ function opsSuite(base: string, schemas: Schemas, server: string): Suite {
         roots.push(pgWs.root);
         const sqWs = await workspace(join(dir, 'sqlite'), files);
         roots.push(sqWs.root);
-        const pgCtx = await createContext({ fs: pgWs.fs, store: url, agent: 'llm:bench' });
-        const sqCtx = await createContext({ fs: sqWs.fs, store: join(dir, 'sqlite', 'state.db'), agent: 'llm:bench' });
+        const pgCtx = await createContext({ fs: pgWs.fs, store: url, agent: 'llm:bench', profile: UNSPENT_PROFILE });
+        const sqCtx = await createContext({ fs: sqWs.fs, store: join(dir, 'sqlite', 'state.db'), agent: 'llm:bench', profile: UNSPENT_PROFILE });
         return { dir, roots, schema: name, pg: { ctx: pgCtx, fs: pgWs.fs }, sqlite: { ctx: sqCtx, fs: sqWs.fs } };
       } catch (err) {
         await schemas.drop(name);
@@ -307,7 +308,7 @@ function opsSuite(base: string, schemas: Schemas, server: string): Suite {
       };
       const trips = { read: await count(p.read), replace: await count(p.replace), patch: await count(p.patch), audit: await count(p.audit) };
       for (const fn of Object.values(s)) for (let i = 0; i < 10; i++) await fn();
-      const pair = (name: string, subject: () => unknown, baseline: () => unknown, note: string): Case => ({
+      const pair = (name: string, subject: () => unknown, baseline: () => unknown, note: string, verify?: () => Promise<void>): Case => ({
         name,
         subjectName: 'PostgreSQL (socket)',
         subject,
@@ -315,9 +316,15 @@ function opsSuite(base: string, schemas: Schemas, server: string): Suite {
         baseline,
         target: { maxRatio: OPS_TARGET },
         note,
+        ...(verify ? { verify } : {}),
       });
+      const servedWhole = async () => {
+        const [a, b] = [await p.read(), await s.read()];
+        if (a.view !== 'full' || b.view !== 'full') throw new Error(`a read was not served whole: ${a.view} and ${b.view}`);
+        if (a.text !== b.text) throw new Error('the two stores served different text');
+      };
       return [
-        pair('readFile 1 KB', p.read, s.read, `${trips.read}; the read's audit record is written later, up to 64 a transaction; ${server}`),
+        pair('readFile 1 KB', p.read, s.read, `${trips.read}; the read's audit record is written later, up to 64 a transaction; ${server}`, servedWhole),
         pair('replace one line, 1 KB file', p.replace, s.replace, trips.replace),
         pair('applyPatch one-line hunk, 1 KB file', p.patch, s.patch, trips.patch),
         pair(
