@@ -427,6 +427,16 @@ describe.each(subjects)('state store conformance: $name', (subject) => {
     ]);
   });
 
+  test('reads are indexed by session and reader only: read_heads answers who read a file', async () => {
+    const store = await opened(subject);
+    const sql =
+      store.dialect === 'postgres'
+        ? "SELECT indexname AS name FROM pg_indexes WHERE tablename = 'session_reads' AND schemaname = current_schema()"
+        : "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'session_reads' AND sql IS NOT NULL";
+    const names = (await store.all<{ name: string }>(sql)).map((r) => r.name).filter((n) => !n.endsWith('_pkey'));
+    expect(names).toEqual(['session_reads_agent_path']);
+  });
+
   test('the schema version is the newest migration', async () => {
     const store = await opened(subject);
     expect(await store.schemaVersion()).toBe(NEWEST);

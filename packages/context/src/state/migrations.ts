@@ -312,6 +312,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ${READ_HEADS_FILL}
     `,
   },
+  {
+    version: 12,
+    description:
+      "drop the index of reads by path: it served the stale-read check's scan of a file's readers, which read_heads (version 11) answers now, and every read still paid to keep it",
+    sql: `
+      DROP INDEX IF EXISTS session_reads_path;
+    `,
+    postgres: `
+      DROP INDEX IF EXISTS session_reads_path;
+    `,
+  },
 ];
 
 /**
