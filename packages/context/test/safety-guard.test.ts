@@ -155,6 +155,35 @@ for (const backend of BACKENDS) {
       expect((record?.params as { approval?: { by: string } } | undefined)?.approval?.by).toBe('policy');
     });
 
+    it("an agent never changes the workspace's own policy on its own: .ctxfs/ asks a person, whatever the rules allow", async () => {
+      const escalation = '[[policy.rules]]\neffect = "allow"\npaths = [".env"]\n';
+      await open({ policy: { rules: [{ effect: 'allow', paths: ['**'] }] } });
+      const before = await snapshot(ws);
+      const written = await ctx.writeFile('.ctxfs/config.toml', escalation);
+      expect(written).toMatchObject({ success: false, code: 'EDENIED' });
+      expect(written.message).toMatch(/\.ctxfs\/.*a person approves every change/);
+      expect((await ctx.renameFile('README.md', '.ctxfs/config.toml')).code).toBe('EDENIED');
+      expect((await ctx.writeFile('.CTXFS/config.toml', escalation)).code).toBe('EDENIED');
+      expect(await snapshot(ws)).toEqual(before);
+      // A person who is asked sees the content and may say yes.
+      const asked: ApprovalRequest[] = [];
+      ctx.close();
+      await ws.cleanup();
+      await open({
+        policy: { rules: [{ effect: 'allow', paths: ['**'] }] },
+        approver: callbackApprover((req) => {
+          asked.push(req);
+          return { approved: true, approver: 'alice' };
+        }, 'test'),
+      });
+      expect((await ctx.writeFile('.ctxfs/config.toml', escalation)).success).toBe(true);
+      expect(asked.map((r) => r.changes?.map((c) => c.path))).toEqual([['.ctxfs/config.toml']]);
+      expect(asked[0]?.changes?.[0]?.diff).toContain('+paths = [".env"]');
+      // Other writes are not asked about.
+      expect((await ctx.writeFile('src/tax.ts', 'export const RATE = 0.3;\n')).success).toBe(true);
+      expect(asked).toHaveLength(1);
+    });
+
     it('without an approver, "ask" is a denial, never a silent approval', async () => {
       await open({ policy: { mode: 'manual' } });
       await expect(ctx.readFile('src/cart.ts')).rejects.toMatchObject({ code: 'EDENIED', message: expect.stringMatching(/no approver is configured/) });

@@ -85,8 +85,9 @@ describe('path patterns read as git reads them (checked against the ignore packa
 /**
  * A second reading of the documented decision order, written from the docs
  * alone with the ignore package for matching: deny rule; mode deny or a
- * read-only path for a change; a sensitive path for a read without an allow
- * rule; ask rule; always-ask; allow rule; the mode's default.
+ * read-only path for a change; a change in `.ctxfs/`, which asks; a
+ * sensitive path for a read without an allow rule; ask rule; always-ask;
+ * allow rule; the mode's default.
  */
 function reference(config: PolicyConfig, op: OpClass, path: string, agent: string, sensitive: boolean): Effect {
   const matches = (patterns: readonly string[]) =>
@@ -110,6 +111,8 @@ function reference(config: PolicyConfig, op: OpClass, path: string, agent: strin
   if (rules.some((r) => r.effect === 'deny')) return 'deny';
   if (change && mode === 'deny') return 'deny';
   if (change && matches(config.readOnly ?? [])) return 'deny';
+  // The workspace's own configuration, whatever its letters' case: only a person changes it.
+  if (change && /^\.ctxfs(\/|$)/i.test(path)) return 'ask';
   const allowed = rules.some((r) => r.effect === 'allow');
   if (!change && (sensitive || matches(config.sensitive ?? [])) && !allowed) return 'deny';
   if (rules.some((r) => r.effect === 'ask')) return 'ask';
@@ -152,6 +155,8 @@ const CONFIGS: ReadonlyArray<[string, PolicyConfig]> = [
     },
   ],
   ['agent llm:local only', { rules: [{ effect: 'deny', paths: ['**'], ops: ['write', 'delete', 'rename'], agents: ['llm:local'] }] }],
+  ['allow everything, the policy too', { rules: [{ effect: 'allow', paths: ['**', '.ctxfs/'] }] }],
+  ['read-only config dir', { readOnly: ['.ctxfs/'] }],
 ];
 
 const DECISION_PATHS = [
@@ -167,6 +172,10 @@ const DECISION_PATHS = [
   'infra/prod.tfvars',
   'docs/api/x.md',
   'tests/a.test.ts',
+  '.ctxfs/config.toml',
+  '.CTXFS/config.toml',
+  '.ctxfs',
+  'src/.ctxfs/config.toml',
 ];
 const OPS: readonly OpClass[] = ['read', 'search', 'write', 'delete', 'rename', 'history'];
 const AGENTS = ['llm:claude', 'llm:local', 'human'];
@@ -199,6 +208,20 @@ describe('policy decisions (rule × path × operation × agent) agree with a sec
     expect(policy.decide({ op: 'read', path: 'secrets/a', agent: 'x' }).reason).toBe('secrets are never shown');
     expect(policy.decide({ op: 'write', path: 'vendor/a.js', agent: 'x' }).reason).toMatch(/read-only/);
     expect(policy.decide({ op: 'read', path: '.env', agent: 'x', sensitive: true }).reason).toMatch(/credentials/);
+  });
+
+  it("never lets a rule or mode approve an agent's change to the workspace's own policy: a person is asked", () => {
+    const permissive = resolvePolicy([{ source: 'code', config: { mode: 'auto', rules: [{ effect: 'allow', paths: ['**'] }] } }]);
+    for (const op of ['write', 'delete', 'rename'] as const) {
+      const d = permissive.decide({ op, path: '.ctxfs/config.toml', agent: 'llm:claude' });
+      expect(d).toMatchObject({ effect: 'ask', by: 'policy' });
+      expect(d.reason).toMatch(/\.ctxfs\/.*a person approves every change/);
+    }
+    expect(permissive.decide({ op: 'read', path: '.ctxfs/config.toml', agent: 'llm:claude' }).effect).toBe('allow');
+    expect(permissive.decide({ op: 'write', path: 'src/.ctxfs/config.toml', agent: 'llm:claude' }).effect).toBe('allow');
+    // A deny still wins over the question.
+    const strict = resolvePolicy([{ source: 'code', config: { rules: [{ effect: 'deny', paths: ['.ctxfs/'], ops: ['write'] }] } }]);
+    expect(strict.decide({ op: 'write', path: '.ctxfs/config.toml', agent: 'llm:claude' }).effect).toBe('deny');
   });
 
   it('merges layers in order: fields replaced, rules added up, budgets merged by field', () => {

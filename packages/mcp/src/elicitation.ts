@@ -85,7 +85,7 @@ export class RoutingApprover implements Approver {
       approved: false,
       unasked: true,
       approver: 'mcp',
-      note: 'the policy asks a person, and this MCP client cannot ask one (it does not support elicitation); a [[policy.rules]] entry with effect = "allow" for these paths and operations in .ctxfs/config.toml allows it',
+      note: 'the policy asks a person, and this MCP client cannot ask one (it does not support elicitation); tell the user: a person can allow it with a [[policy.rules]] entry (effect = "allow", these paths and operations) in .ctxfs/config.toml, edited outside ctxfs',
     });
   }
 }

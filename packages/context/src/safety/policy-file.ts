@@ -48,10 +48,19 @@ import { join } from 'node:path';
 import { type Filesystem, FsError, fsError, isFsError } from '@ctxfs/core';
 import { parse, TomlError } from 'smol-toml';
 import type { CommandRulesConfig } from './command-rules.ts';
-import { type Effect, OP_CLASSES, type OpClass, type PolicyBudgets, type PolicyConfig, type PolicyMode, type PolicyRule } from './policy.ts';
+import {
+  type Effect,
+  OP_CLASSES,
+  type OpClass,
+  type PolicyBudgets,
+  type PolicyConfig,
+  type PolicyMode,
+  type PolicyRule,
+  PROJECT_CONFIG_DIR,
+} from './policy.ts';
 
 /** Where the project's policy lives in the workspace. */
-export const PROJECT_CONFIG_PATH = '.ctxfs/config.toml';
+export const PROJECT_CONFIG_PATH = `${PROJECT_CONFIG_DIR}/config.toml`;
 
 /** The user's config file. */
 export function userConfigPath(): string {

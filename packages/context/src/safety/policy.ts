@@ -3,7 +3,9 @@
  * operation class, path and agent at a time — allow, ask a person, or deny —
  * with the reason a refusal gives.
  *
- * Decision order: a `deny` rule; a read-only path for a change; a sensitive
+ * Decision order: a `deny` rule; a read-only path for a change; a change
+ * in the workspace's `.ctxfs/` (its configuration, the policy itself),
+ * which always asks a person; a sensitive
  * path for a read or search that no `allow` rule names; an `ask` rule; an
  * operation that always asks; an `allow` rule; then the mode's default
  * (`auto`: reads approved, changes approved where `autoApproveWritePatterns`
@@ -117,6 +119,19 @@ export interface Decision {
   readonly by: 'policy' | 'auto';
 }
 
+/**
+ * The workspace's own ctxfs configuration (its `config.toml` holds the
+ * project's policy). A model that could change it could write itself an
+ * `allow` rule for what the policy denies it.
+ */
+export const PROJECT_CONFIG_DIR = '.ctxfs';
+
+/** Whether `path` (workspace-relative) is in {@link PROJECT_CONFIG_DIR}; by case, as a case-insensitive disk would see it. */
+export function inProjectConfig(path: string): boolean {
+  const p = path.toLowerCase();
+  return p === PROJECT_CONFIG_DIR || p.startsWith(`${PROJECT_CONFIG_DIR}/`);
+}
+
 /** The built-in layer: permissive for a library, strict about credentials. */
 export const DEFAULT_POLICY: PolicyConfig = {
   mode: 'auto',
@@ -203,6 +218,14 @@ function decider(p: Omit<Policy, 'decide' | 'commands'>): (request: PolicyReques
     const changes = MUTATING.has(op);
     if (changes && p.mode === 'deny') return { effect: 'deny', reason: 'the policy mode is "deny": no file may be changed', by: 'policy' };
     if (changes && readOnly(path)) return { effect: 'deny', reason: `${path} is read-only by the policy (read_only)`, by: 'policy' };
+    // Above every ask, allow and mode: no rule of the policy can let an agent rewrite the policy.
+    if (changes && inProjectConfig(path)) {
+      return {
+        effect: 'ask',
+        reason: `${path} is in ${PROJECT_CONFIG_DIR}/, this workspace's ctxfs configuration and policy: a person approves every change to it, whatever the mode and rules`,
+        by: 'policy',
+      };
+    }
     const allow = matching.find((r) => r.rule.effect === 'allow');
     if (!changes && (flagged || sensitive(path)) && allow === undefined) {
       return { effect: 'deny', reason: `${path} holds credentials (a sensitive path); the policy serves it only where an allow rule names it`, by: 'policy' };
