@@ -200,14 +200,19 @@ export function utf16WithoutBom(sample: Uint8Array): 'utf-16le' | 'utf-16be' | u
   if (n < 8) return undefined;
   let zeros = 0;
   for (let i = 0; i < n; i++) if (sample[i] === 0) zeros++;
-  // Real UTF-16 text has zero bytes regularly; one stray NUL in text is binary.
-  if (zeros < (n / 2) * 0.01) return undefined;
+  // Real UTF-16 text has zero bytes regularly; a stray NUL in text is binary,
+  // however short the text (one NUL in 19 code units is over 1%).
+  if (zeros < 2 || zeros < (n / 2) * 0.01) return undefined;
   const body = sample.subarray(0, n);
   const le = utf16Weirdness(body, 'utf-16le');
   const be = utf16Weirdness(body, 'utf-16be');
   const best = Math.min(le, be);
   if (best > 0.02) return undefined;
-  return le <= be ? 'utf-16le' : 'utf-16be';
+  const wide = le <= be ? 'utf-16le' : 'utf-16be';
+  // Any byte pairs read as CJK; real text also breaks lines or words. ASCII
+  // with NULs in it, read as UTF-16, has a space or a line break only where a
+  // NUL happens to follow one.
+  return /[\t\n\r \u3000]/.test(new TextDecoder(wide).decode(body)) ? wide : undefined;
 }
 
 /**

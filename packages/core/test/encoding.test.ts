@@ -132,6 +132,18 @@ describe('detectEncoding', () => {
     expect(detectEncoding(b(0, 0, 0, 0, 1, 0, 0, 2, 0, 0))).toMatchObject({ encoding: 'binary', binary: true, source: 'binary' });
   });
 
+  it('ASCII text with a NUL or two in it is binary, not UTF-16 however short (an edit would have re-encoded it)', () => {
+    expect(detectEncoding(enc('first line\nhas a NUL\0 here\nthird line\n'))).toMatchObject({ encoding: 'binary', binary: true });
+    expect(detectEncoding(enc('ab\0cd\0efghijklmnop'))).toMatchObject({ encoding: 'binary', binary: true });
+    expect(detectEncoding(enc(`${'const x = 1;\n'.repeat(20)}\0${'const y = 2;\n'.repeat(20)}`))).toMatchObject({ binary: true });
+  });
+
+  it('BOM-less CJK UTF-16, where zero bytes are few, is still UTF-16', () => {
+    const text = '日本語のテキストです。\n二行目もあります。\n三行目、終わり。\n';
+    expect(detectEncoding(utf16(text, 'le'))).toMatchObject({ encoding: 'utf-16le', binary: false });
+    expect(detectEncoding(utf16(text, 'be'))).toMatchObject({ encoding: 'utf-16be', binary: false });
+  });
+
   it('UTF-8 text', () => {
     expect(detectEncoding(enc('héllo 日本 😀'))).toMatchObject({ encoding: 'utf-8', bomLength: 0, binary: false, source: 'utf-8', confidence: 1 });
   });
