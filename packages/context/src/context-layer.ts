@@ -16,7 +16,7 @@ import type { ConflictOptions } from './conflicts/strategies.ts';
 import { DocumentLoader, type DocumentLoaderOptions, type DocumentSource } from './content/document.ts';
 import type { ApplyPatchOptions } from './edits/apply-patch.ts';
 import type { EditConflict, EditResult } from './edits/edit-result.ts';
-import { type EditOptions, FileEditor } from './edits/file-editor.ts';
+import { type EditOptions, FileEditor, refusalAsError } from './edits/file-editor.ts';
 import { decodeFile } from './edits/file-text.ts';
 import { type CrashHook, EditJournal, type RecoveryReport } from './edits/journal.ts';
 import { EditOperations, type RenameCallOptions, type ReplaceCallOptions } from './edits/operations.ts';
@@ -57,6 +57,7 @@ import { type AuditDraft, type AuditSink, type CallOutcome, currentCall, type Gu
 import { type GlobCallOptions, glob, type ListedFile, type ListFilesOptions, listFiles } from './search/file-listing.ts';
 import { type FindSymbolOptions, findSymbol, type SymbolHit } from './search/find-symbol.ts';
 import { type GrepCallOptions, type GrepHit, grep } from './search/grep.ts';
+import { callText } from './search/next-call.ts';
 import type { SearchResult } from './search/search-result.ts';
 import { editOutcome, normalized, patchTargets, previews, servedOutcome } from './session/call-shapes.ts';
 import { DEFAULT_READ_RETENTION, pruneReads, type ReadPruneResult, type ReadRetentionOptions } from './session/read-retention.ts';
@@ -696,10 +697,23 @@ export class ContextSession {
 
   async #checkConflicts(path: string, baseVersion?: string): Promise<EditConflict | undefined> {
     const editor = this.#editor;
-    const p = editor.normalize('check', path);
-    // A file open in a buffer is edited there: an edit is checked against the buffer's text.
-    const current = (await this.#routing.current(p)) ?? (await editor.load('check', p));
+    let p: string;
+    let current: { readonly sha256: string; readonly text: string } | undefined;
+    try {
+      p = editor.normalize('checkConflicts', path);
+      // A file open in a buffer is edited there: an edit is checked against the buffer's text.
+      current = (await this.#routing.current(p)) ?? (await editor.load('checkConflicts', p));
+    } catch (err) {
+      throw refusalAsError(err, 'checkConflicts');
+    }
     const base = baseVersion ?? (await this.sessionContext.lastRead(this.agent, p))?.sha256;
+    // No file and no read of one: nothing an edit could be stale against.
+    if (current === undefined && base === undefined) {
+      throw fsError('ENOENT', 'checkConflicts', p, {
+        reason: `no file at ${p}, and you have not read one there`,
+        hint: `find it with ${callText('glob', [`**/${p.slice(p.lastIndexOf('/') + 1)}`])}`,
+      });
+    }
     if (base === undefined || base === current?.sha256) return undefined;
     const bytes = await this.#edits.versions.getBlob(base);
     return staleBuffer({

@@ -117,3 +117,31 @@ describe('search results as data', () => {
     for (const item of items) for (const v of Object.values(item as object)) expect(v).not.toBeUndefined();
   });
 });
+
+describe('answers about a path that is not a readable file', () => {
+  const workspace = freshWorkspace();
+
+  it('check_conflicts on a directory or a missing file is a tool error with its code, never a protocol error or "no conflict"', async () => {
+    const w = workspace();
+    const dir = await w.toolset.run('check_conflicts', { path: 'src' });
+    expect(dir.isError).toBe(true);
+    expect(dir.text).toMatch(/^EISDIR/);
+    const missing = await w.toolset.run('check_conflicts', { path: 'src/nowhere.ts' });
+    expect(missing.isError).toBe(true);
+    expect(missing.text).toMatch(/^ENOENT: no file at src\/nowhere\.ts/);
+    expect(missing.text).toContain('glob({"pattern":"**/nowhere.ts"})');
+    const file = await w.toolset.run('check_conflicts', { path: 'src/doc.ts' });
+    expect(file).toMatchObject({ isError: false, data: { path: 'src/doc.ts', conflict: false } });
+  });
+
+  it('get_file_metadata of a directory describes the directory, not a file in it', async () => {
+    const w = workspace();
+    for (const path of ['src', './src/', '.']) {
+      const r = await w.toolset.run('get_file_metadata', { path });
+      expect(r.text).not.toMatch(/^E[A-Z]+/);
+      expect(r.isError).toBe(false);
+      expect(r.data).toMatchObject({ path: path === '.' ? '.' : 'src', kind: 'directory' });
+    }
+    expect((await w.toolset.run('get_file_metadata', { path: 'src/doc.ts' })).data).toMatchObject({ path: 'src/doc.ts', kind: 'file' });
+  });
+});

@@ -14,7 +14,7 @@
  * @module
  */
 
-import { type Filesystem, type FsErrorCode, IF_ABSENT, isFsError, parentPath } from '@ctxfs/core';
+import { type Filesystem, type FsErrorCode, fsError, IF_ABSENT, isFsError, parentPath } from '@ctxfs/core';
 import { KeyedTurns } from '../concurrency/keyed-turns.ts';
 import { overlappingEdits, patchMismatch, staleBuffer } from '../conflicts/conflict-detector.ts';
 import { type ConflictOptions, resolveStale } from '../conflicts/strategies.ts';
@@ -183,6 +183,18 @@ export class Refusal extends Error {
     super(result.message);
     this.result = result;
   }
+}
+
+/**
+ * A {@link Refusal} out of a call that answers with data, not an
+ * {@link EditResult} (a conflict check, a history query): the `FsError` it
+ * stands for, so every surface reports it as it reports the others. Any
+ * other error is returned as it is.
+ */
+export function refusalAsError(err: unknown, op: string): unknown {
+  if (!(err instanceof Refusal)) return err;
+  const r = err.result;
+  return fsError(r.code ?? 'EINVAL', op, r.path, { reason: r.message, ...(r.next ? { hint: `next: ${r.next}` } : {}), cause: err });
 }
 
 /** The edit pipeline for one agent's session. */

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { resolvePath } from '@ctxfs/core';
 import { z } from 'zod';
 import { defineTool, READ_ONLY, toolSignature } from '../definition.ts';
 import { callBudget, type ServedData, servedData, servedResult, withNext } from '../results.ts';
@@ -208,12 +209,14 @@ export const getFileMetadata = defineTool({
   api: { op: 'getFileMetadata', args: ['path'] },
   examples: [{ path: 'package.json' }],
   async run(session, a) {
+    const wanted = resolvePath(a.path, 'stat').path;
     const listing = await session.listFiles(a.path, { limit: 1 });
-    const item = listing.items[0];
-    const history = await session.history(a.path, 100);
+    // A file's listing is the file; a directory's starts with what is in it (or is empty).
+    const item = listing.items[0]?.path === wanted ? listing.items[0] : undefined;
+    const history = item === undefined ? [] : await session.history(item.path, 100);
     const data = {
-      path: item?.path ?? a.path,
-      kind: item?.kind ?? 'file',
+      path: item?.path ?? (wanted === '' ? '.' : wanted),
+      kind: item?.kind ?? 'directory',
       size: item?.size,
       lines: item?.lines,
       language: item?.language,
