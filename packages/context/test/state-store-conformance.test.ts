@@ -551,16 +551,17 @@ describe.skipIf(PG_URL === undefined)('PostgreSQL state store', () => {
         await Promise.all(holders);
       };
     };
-    // A waiter outlives the 300 ms connect timeout (an edit awaiting approval holds its locks that long and more).
-    const patient = await PostgresStateStore.open({ url: withParam(url, 'schema', SCHEMA), poolSize: 2, connectTimeoutMs: 300, lockWaitMs: 5_000 });
+    // A waiter outlives the connect timeout (an edit awaiting approval holds its locks that long and more). The
+    // timeout leaves the holders' own 16 connects room on a loaded machine: at 300 ms one of them timed out there.
+    const patient = await PostgresStateStore.open({ url: withParam(url, 'schema', SCHEMA), poolSize: 2, connectTimeoutMs: 1_500, lockWaitMs: 8_000 });
     onTestFinished(() => patient.close());
     const freeAll = await holdAll(patient);
     const waiter = patient.withLock('file:one-more.ts', async () => 'ran');
-    await new Promise((r) => setTimeout(r, 800));
+    await new Promise((r) => setTimeout(r, 2_500));
     await freeAll();
     expect(await waiter).toBe('ran');
     // Past lockWaitMs it is told why.
-    const brief = await PostgresStateStore.open({ url: withParam(url, 'schema', SCHEMA), poolSize: 2, connectTimeoutMs: 300, lockWaitMs: 400 });
+    const brief = await PostgresStateStore.open({ url: withParam(url, 'schema', SCHEMA), poolSize: 2, connectTimeoutMs: 1_500, lockWaitMs: 400 });
     onTestFinished(() => brief.close());
     const freeBrief = await holdAll(brief);
     await expect(brief.withLock('file:one-more.ts', async () => 'ran')).rejects.toMatchObject({
