@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { o200kTokenizer, truncateTokens } from '../src/index.ts';
@@ -11,6 +12,25 @@ describe('tokenizer', () => {
     const cjk = '日本語のテキストは文字ごとにトークンが多い。';
     expect(o200kTokenizer.count(cjk)).not.toBe(Math.ceil(cjk.length / 4));
     expect(o200kTokenizer.decode(o200kTokenizer.encode('const x = 1;'))).toBe('const x = 1;');
+  });
+
+  test('a whitespace-free run of 1,024 characters or more is tokenized in slices of 512, so one pathological line cannot stall a call', () => {
+    // Before: BPE merged one 300,000-letter pre-token for over a minute (vitest's timeout ends this test long before).
+    const line = 'x'.repeat(300_000);
+    const slice = o200kTokenizer.count('x'.repeat(512));
+    expect(o200kTokenizer.count(line)).toBe(slice * ((300_000 / 512) | 0) + o200kTokenizer.count('x'.repeat(300_000 % 512)));
+    expect(o200kTokenizer.decode(o200kTokenizer.encode(line))).toBe(line);
+    expect(o200kTokenizer.encode(line)).toHaveLength(o200kTokenizer.count(line));
+    // A slice never splits a surrogate pair, and text around the run is counted as it is.
+    const emoji = `${'😀'.repeat(700)}`;
+    expect(o200kTokenizer.decode(o200kTokenizer.encode(`a b ${emoji} c`))).toBe(`a b ${emoji} c`);
+    const cut = truncateTokens(o200kTokenizer, `intro\n${line}\noutro\n`, 1000, 'middle');
+    expect(cut).toMatchObject({ truncated: true });
+    expect(cut.tokens).toBeLessThanOrEqual(1000);
+    // Runs below the threshold are counted exactly, as the vocabulary itself counts them.
+    const vocabulary = createRequire(import.meta.url)('gpt-tokenizer/cjs/encoding/o200k_base') as { countTokens(t: string, o: object): number };
+    const short = `${'y'.repeat(1023)} ${'z'.repeat(10)}\n`.repeat(3);
+    expect(o200kTokenizer.count(short)).toBe(vocabulary.countTokens(short, { disallowedSpecial: new Set(), allowedSpecial: new Set() }));
   });
 
   test('a text counted again, before or after the memo of recent counts let it go, has its exact count', () => {
