@@ -1,6 +1,8 @@
 /**
- * What a command works on: the filesystem alone (raw reads, snapshots), or
- * the context layer over it with the tools bound to this command's session.
+ * What a command works on: the filesystem alone (`doctor`'s checks), or
+ * the context layer over it with the tools bound to this command's session —
+ * every command that reads or changes files, a raw read and a snapshot's
+ * restore too, so the policy decides it and the audit records it.
  * Heavy parts — SQLite, the tokenizer, tree-sitter — are loaded here, when a
  * command asks for the context layer, never at start-up.
  *
@@ -14,8 +16,8 @@
  */
 
 import { dirname, join } from 'node:path';
-import type { AuditTrail, ContextLayer, StateStore } from '@ctxfs/context';
-import type { Filesystem } from '@ctxfs/core';
+import type { AuditTrail, ContextLayer, GuardedCall, StateStore } from '@ctxfs/context';
+import { type Filesystem, type FsError, isFsError, resolvePath } from '@ctxfs/core';
 import type { Toolset } from '@ctxfs/tools';
 import { type CliBackend, openFilesystem, parseBackendOption } from './backend.ts';
 import { agentOf, type GlobalOptions, stateOf } from './options.ts';
@@ -139,4 +141,34 @@ export async function withContext<T>(options: GlobalOptions, body: (ws: CliWorks
     if (store !== undefined && !store.closed) await store.close();
     await fs.close();
   }
+}
+
+/** A guarded call of the command's session on one path, as the CLI makes it: the path as given, normalized here (a bad one is recorded, then thrown). */
+export interface GuardedCommand extends Omit<GuardedCall, 'paths' | 'invalid'> {
+  readonly path: string;
+}
+
+/**
+ * Runs `body` on the backend as one call of this command's session, through
+ * the safety layer: the policy decides it (asking a person on a terminal
+ * where it says so) and the audit records it — for what no tool does, such
+ * as `cat --raw` and `snapshot restore`.
+ */
+export function withGuard<T>(options: GlobalOptions, command: GuardedCommand, body: (fs: Filesystem, path: string) => Promise<T>): Promise<T> {
+  return withContext(options, ({ ctx, fs }) => {
+    let path = '';
+    let invalid: FsError | undefined;
+    try {
+      path = resolvePath(command.path, command.op).path;
+    } catch (err) {
+      if (!isFsError(err)) throw err;
+      invalid = err;
+    }
+    const { path: _given, ...call } = command;
+    return ctx.guarded(
+      { ...call, paths: invalid ? [] : [path], invalid },
+      () => body(fs, path),
+      () => ({ result: 'ok' }),
+    );
+  });
 }

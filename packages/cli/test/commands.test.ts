@@ -291,7 +291,13 @@ describe('ctxfs under a policy that denies', () => {
     const read = ctxfs(project, ['cat', 'notes.txt']);
     expect(read.status).toBe(4);
     expect(read.stderr).toContain('notes are private');
-    expect(ctxfs(project, ['cat', '--raw', '.env']).status).toBe(0);
+    // The raw bytes are a read like any other: the policy decides them and the audit records them.
+    const raw = ctxfs(project, ['cat', '--raw', 'notes.txt']);
+    expect(raw.status).toBe(4);
+    expect(raw.stdout).toBe('');
+    expect(raw.stderr).toMatch(/^ctxfs: EDENIED: notes are private/);
+    expect(ctxfs(project, ['cat', '--raw', '.env']).status).toBe(4);
+    expect(ctxfs(project, ['--no-policy-files', 'cat', '--raw', 'notes.txt']).status).toBe(0);
     const check = ctxfs(project, ['policy', 'check', 'read', 'notes.txt']);
     expect(check.status).toBe(4);
     expect(check.stdout).toMatch(/^deny: read notes.txt by cli\n {2}because notes are private/);

@@ -38,11 +38,11 @@ describe('what ctxfs loads to start', () => {
     expect(heavy(loaded)).toEqual([]);
   });
 
-  it('cat --raw loads the host backend and nothing of the context layer', () => {
+  it('cat --raw loads the policy and the audit (the context layer, SQLite), not the tokenizer', () => {
     const loaded = modules(['cat', '--raw', 'src/math.ts']);
     expect(loaded.some((u) => u.includes('/packages/host/'))).toBe(true);
-    expect(heavy(loaded)).toEqual([]);
-    expect(matching(loaded, UNCALLED)).toEqual([]);
+    expect(loaded).toContain('node:sqlite');
+    expect(loaded.filter((u) => /gpt-tokenizer/.test(u))).toEqual([]);
     expect(matching(loaded, COMMANDS)).toEqual([]);
   });
 

@@ -17,7 +17,7 @@ import type { DecisionJson, PolicyJson } from '../schemas.ts';
 import { withContext, withFilesystem } from '../workspace.ts';
 
 /** The policy of `fs` as the context layer would resolve it (no policy is given in code by the CLI). */
-async function effectivePolicy(g: GlobalOptions, fs: Filesystem): Promise<Policy> {
+export async function effectivePolicy(g: GlobalOptions, fs: Filesystem): Promise<Policy> {
   const { loadPolicyFiles, resolvePolicy } = await import('@ctxfs/context');
   return resolvePolicy(g.policyFiles ? await loadPolicyFiles(fs) : []);
 }

@@ -1,8 +1,8 @@
 /**
  * The commands that read: overview, ls, cat, grep, outline, symbol,
  * related. Each is one tool call, except `cat --raw`, which streams the
- * file's bytes from the backend with nothing budgeted and nothing but the
- * backend loaded.
+ * file's bytes from the backend with nothing budgeted — through the
+ * session's policy and audit all the same.
  *
  * @module
  */
@@ -13,7 +13,7 @@ import type { GlobalOptions } from '../options.ts';
 import { write } from '../output.ts';
 import type { Action } from '../program.ts';
 import { defined, runTool } from '../tool-command.ts';
-import { withFilesystem } from '../workspace.ts';
+import { withGuard } from '../workspace.ts';
 
 type Opts = Readonly<Record<string, unknown>>;
 
@@ -24,11 +24,11 @@ export const overview: Action = (g, _args, o: Opts) => runTool(g, 'project_overv
 export const ls: Action = (g, [path], o: Opts) =>
   runTool(g, 'list_files', defined({ path, glob: o.glob, depth: o.depth, limit: o.limit, offset: o.offset, include_ignored: o.all }));
 
-/** The file's bytes, chunk by chunk, to stdout. */
+/** The file's bytes, chunk by chunk, to stdout: a read the policy decides and the audit records, as every other. */
 async function catRaw(g: GlobalOptions, path: string): Promise<ExitCode> {
   if (g.json) throw new CliError('EINVAL', 'cat --raw writes the bytes themselves; it has no --json form', 'leave out --raw for the read_file data');
-  return withFilesystem(g, async (fs) => {
-    await using reader = await fs.openRead(path);
+  return withGuard(g, { op: 'readBytes', opClass: 'read', path, params: { raw: true } }, async (fs, p) => {
+    await using reader = await fs.openRead(p);
     // Copied: stdout may still hold a chunk when the next is requested, and chunks are lent until then.
     for await (const chunk of reader) await write(process.stdout, chunk.slice());
     return EXIT.ok;

@@ -7,12 +7,17 @@
  * @module
  */
 
+import type { Decision, OpClass, Policy } from '@ctxfs/context';
 import type { Filesystem, Snapshot } from '@ctxfs/core';
 import { EXIT } from '../exit-codes.ts';
 import { out, outJson, paint } from '../output.ts';
 import type { Action } from '../program.ts';
 import type { SnapshotJson } from '../schemas.ts';
-import { withFilesystem } from '../workspace.ts';
+import { withContext, withFilesystem } from '../workspace.ts';
+import { effectivePolicy } from './policy.ts';
+
+/** The workspace's ctxfs configuration (`PROJECT_CONFIG_DIR` of `@ctxfs/context`, which a command loads only when it needs it). */
+const CONFIG_DIR = '.ctxfs';
 
 function json(s: Snapshot): SnapshotJson {
   return { id: s.id, created_at: s.createdAt.toISOString(), tag: s.tag, ref: s.ref };
@@ -45,11 +50,65 @@ async function named(fs: Filesystem, name: string): Promise<string> {
   return (all.find((s) => s.id === name) ?? all.findLast((s) => s.tag === name))?.id ?? name;
 }
 
-/** `ctxfs snapshot restore <id|tag>`. */
+/**
+ * How a restore is decided. It may change any file, and which ones is not
+ * known before it runs: refused in `deny` mode; put to a person (on a
+ * terminal) when the policy guards any path from changes (`read_only`, a
+ * `deny` or `ask` rule for changes, `always_ask`); else approved.
+ */
+function restoreDecision(policy: Policy): Decision {
+  if (policy.mode === 'deny') return { effect: 'deny', reason: 'the policy mode is "deny": no file may be changed', by: 'policy' };
+  const changes = (ops: readonly OpClass[] | undefined) => ops === undefined || ops.some((op) => op === 'write' || op === 'delete' || op === 'rename');
+  const guarded =
+    policy.readOnly.length > 0 ||
+    policy.alwaysAsk.some((op) => op === 'write' || op === 'delete') ||
+    policy.rules.some((r) => r.effect !== 'allow' && changes(r.ops));
+  if (guarded) {
+    return {
+      effect: 'ask',
+      reason: 'a restore may change any file, and the policy guards some from changes (read_only, a deny or ask rule, always_ask): a person approves it',
+      by: 'policy',
+    };
+  }
+  return { effect: 'allow', reason: 'no path is guarded from changes', by: 'auto' };
+}
+
+/** The files in `.ctxfs/`, by path, with their bytes. */
+async function configFiles(fs: Filesystem): Promise<Map<string, Uint8Array>> {
+  const files = new Map<string, Uint8Array>();
+  if (!(await fs.exists(CONFIG_DIR))) return files;
+  for await (const batch of fs.walk(CONFIG_DIR)) for (const e of batch) if (e.kind === 'file') files.set(e.path, await fs.readBytes(e.path));
+  return files;
+}
+
+/**
+ * `ctxfs snapshot restore <id|tag>`: every file as the snapshot has it,
+ * except the workspace's policy in `.ctxfs/`, which a restore leaves as it
+ * is (a person changes it by hand); decided by {@link restoreDecision} and
+ * recorded in the audit like any other change.
+ */
 export const restore: Action = (g, [name = '']) =>
-  withFilesystem(g, async (fs) => {
-    const id = await named(fs, name);
-    await fs.restore(id);
+  withContext(g, async ({ ctx, fs }) => {
+    const decision = restoreDecision(await effectivePolicy(g, fs));
+    const call = {
+      op: 'restoreSnapshot',
+      opClass: 'write',
+      paths: [],
+      params: { snapshot: name },
+      decision: { decision, subject: `restore snapshot ${name}` },
+    } as const;
+    const id = await ctx.guarded(
+      call,
+      async () => {
+        const id = await named(fs, name);
+        const kept = await configFiles(fs);
+        await fs.restore(id);
+        for (const path of (await configFiles(fs)).keys()) if (!kept.has(path)) await fs.delete(path);
+        for (const [path, bytes] of kept) await fs.writeBytes(path, bytes, { createParents: true });
+        return id;
+      },
+      () => ({ result: 'ok' }),
+    );
     await (g.json ? outJson({ id, action: 'restored' }) : out(`restored ${id}`));
     return EXIT.ok;
   });
