@@ -43,6 +43,8 @@ describe('what ctxfs loads to start', () => {
     expect(loaded.some((u) => u.includes('/packages/host/'))).toBe(true);
     expect(loaded).toContain('node:sqlite');
     expect(loaded.filter((u) => /gpt-tokenizer/.test(u))).toEqual([]);
+    // The policy's path patterns are globs (picomatch); the rest of what a UTF-8 read never calls stays unloaded.
+    expect(matching(loaded, UNCALLED).filter((u) => !u.includes('/picomatch@'))).toEqual([]);
     expect(matching(loaded, COMMANDS)).toEqual([]);
   });
 
