@@ -56,6 +56,22 @@ describe('request ids', () => {
     expect(await text()).toBe('one\ntwo\nadded\nadded\nthree\n');
   });
 
+  it('an id reused for another call (another file, or an undo of the change) is refused, never answered "already applied"', async () => {
+    ws = await memoryBackend.create({ 'a.txt': 'one\ntwo\nthree\n', 'b.txt': 'hello\n' });
+    const ctx = await open();
+    const id = randomUUID();
+    expect((await ctx.replace('a.txt', 'two', 'TWO', { requestId: id })).success).toBe(true);
+    const other = await ctx.replace('b.txt', 'hello', 'bye', { requestId: id });
+    expect(other).toMatchObject({ success: false, code: 'EINVAL' });
+    expect(other.message).toMatch(/was already used by another change \(replace of a\.txt, #2\), not by this replace of b\.txt\. Nothing was written\./);
+    expect(decode(await ws.fs.readBytes('b.txt'))).toBe('hello\n');
+    const undo = await ctx.undo('a.txt', { requestId: id });
+    expect(undo).toMatchObject({ success: false, code: 'EINVAL' });
+    expect(await text()).toBe('one\nTWO\nthree\n');
+    // The retry of the call itself is still answered with its change.
+    expect(await ctx.replace('a.txt', 'two', 'TWO', { requestId: id })).toMatchObject({ success: true, unchanged: true });
+  });
+
   // Two contexts on one store, as two hosts: the PostgreSQL project runs it (a SQLite store is one per process).
   it.runIf(ON_POSTGRES)('another context on the same store (another host) retrying the id is answered too', async () => {
     const store = testState();

@@ -764,7 +764,8 @@ export class FileEditor {
    * was. A change of this key still in the journal — written, its record
    * lost — is settled against the disk first.
    */
-  async #earlier(op: string, path: string, requestId: string): Promise<EditResult | undefined> {
+  async #earlier(op: string, paths: readonly string[], requestId: string): Promise<EditResult | undefined> {
+    const path = paths[0] ?? '';
     if (requestId.length === 0 || requestId.length > 200 || /\p{Cc}/u.test(requestId)) {
       throw new Refusal(
         refusal(
@@ -777,7 +778,9 @@ export class FileEditor {
     }
     const { store, journal, fs } = this.deps;
     const recorded = () =>
-      store.all<{ path: string; sha256: string | null; seq: number }>('SELECT path, sha256, seq FROM history WHERE change_id = ? ORDER BY id', [requestId]);
+      store.all<{ path: string; sha256: string | null; seq: number; op: string }>('SELECT path, sha256, seq, op FROM history WHERE change_id = ? ORDER BY id', [
+        requestId,
+      ]);
     let rows = await recorded();
     if (rows.length === 0) {
       if (!(await journal.pending()).some((p) => p.changeId === requestId)) return undefined;
@@ -795,7 +798,20 @@ export class FileEditor {
       }
       if (rows.length === 0) return undefined;
     }
-    const head = rows[rows.length - 1] as { path: string; sha256: string | null; seq: number };
+    const head = rows[rows.length - 1] as { path: string; sha256: string | null; seq: number; op: string };
+    // A retry repeats its call. An id reused for another call (another file, or an undo for an edit) is
+    // refused: answering "already applied" would drop that call's change while reporting it done.
+    const kind = (o: string) => (o === 'undo' || o === 'rollback' ? o : 'edit');
+    if (rows.some((r) => !paths.includes(r.path) || kind(r.op) !== kind(op))) {
+      throw new Refusal(
+        refusal(
+          op,
+          path,
+          'EINVAL',
+          `The request id ${q(requestId)} was already used by another change (${head.op} of ${[...new Set(rows.map((r) => r.path))].join(', ')}, #${head.seq}), not by this ${op} of ${paths.join(', ')}. Nothing was written. A retry repeats the same call with the same id; give every new call an id of its own.`,
+        ),
+      );
+    }
     // The caller learns now what its change made, as when it is answered the first time: its next edit is based on it.
     for (const r of rows) {
       if (r.sha256 !== null && (await this.#versions.latest(r.path))?.sha256 === r.sha256) {
@@ -828,7 +844,7 @@ export class FileEditor {
         paths,
         async () => {
           if (options.requestId !== undefined) {
-            const earlier = await this.#earlier(op, paths[0] ?? '', options.requestId);
+            const earlier = await this.#earlier(op, paths, options.requestId);
             if (earlier) return earlier;
           }
           const plans = await plan();
