@@ -322,6 +322,7 @@ export class ContextSession {
         afterCommit: (paths) => this.#refreshDerived(paths),
         // A change the policy asks about is shown to the person with every file's diff, then written or not.
         beforeCommit: async (plans) => await currentCall()?.approveChanges(() => previews(plans)),
+        redact: (text) => this.#ws.redactor.redact(text).text,
       }),
     );
     return this.#ops;
@@ -745,7 +746,11 @@ export class ContextSession {
    * ```
    */
   getDiff(path: string, from?: VersionRef, to?: VersionRef): Promise<VersionDiff> {
-    return this.#history('getDiff', path, { from, to }, () => getDiff(this.#editor, path, from, to));
+    return this.#history('getDiff', path, { from, to }, async () => {
+      const d = await getDiff(this.#editor, path, from, to);
+      // Served to a model: masked as every read is.
+      return { ...d, diff: this.#ws.redactor.redact(d.diff).text };
+    });
   }
 
   /** Makes an earlier version current again (a new version). */

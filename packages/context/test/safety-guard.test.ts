@@ -184,6 +184,32 @@ for (const backend of BACKENDS) {
       expect(asked).toHaveLength(1);
     });
 
+    it('a credentials file is changed only where an allow rule names it, and no diff served shows a secret', async () => {
+      await open({});
+      const before = await snapshot(ws);
+      for (const call of [
+        () => ctx.writeFile('.env', 'API_TOKEN=x\n'),
+        () => ctx.editLines('.env', { kind: 'insert-after', line: 1, text: '# note\n' }),
+        () => ctx.replace('.env', 'API_TOKEN=', 'API_KEY='),
+        () => ctx.deleteFile('.env'),
+      ]) {
+        const err = await call().catch((e: unknown) => e);
+        expect(err).toMatchObject({ code: 'EDENIED', message: expect.stringMatching(/holds credentials .* changed only where an allow rule names it/) });
+        expect(String((err as Error).message)).not.toContain('tok_live');
+      }
+      expect(await snapshot(ws)).toEqual(before);
+      // An ordinary file that holds a secret: the change is made, its diff is served masked, as a read is.
+      const secret = 'password = "hunter2-Sup3rS3cret!"';
+      const added = await ctx.writeFile('src/config.ts', `export const a = 1;\nconst ${secret};\n`);
+      expect(added.success).toBe(true);
+      expect(added.diff).not.toContain('hunter2');
+      expect(added.diff).toContain('[REDACTED:');
+      const edited = await ctx.replace('src/config.ts', 'export const a = 1;', 'export const a = 2;');
+      expect(edited.success).toBe(true);
+      expect((await ctx.getDiff('src/config.ts', 1, 'current')).diff).not.toContain('hunter2');
+      expect(new TextDecoder().decode(await ws.fs.readBytes('src/config.ts'))).toContain('hunter2-Sup3rS3cret!');
+    });
+
     it('without an approver, "ask" is a denial, never a silent approval', async () => {
       await open({ policy: { mode: 'manual' } });
       await expect(ctx.readFile('src/cart.ts')).rejects.toMatchObject({ code: 'EDENIED', message: expect.stringMatching(/no approver is configured/) });

@@ -86,7 +86,7 @@ describe('path patterns read as git reads them (checked against the ignore packa
  * A second reading of the documented decision order, written from the docs
  * alone with the ignore package for matching: deny rule; mode deny or a
  * read-only path for a change; a change in `.ctxfs/`, which asks; a
- * sensitive path for a read without an allow rule; ask rule; always-ask;
+ * sensitive path without an allow rule (a change of it too); ask rule; always-ask;
  * allow rule; the mode's default.
  */
 function reference(config: PolicyConfig, op: OpClass, path: string, agent: string, sensitive: boolean): Effect {
@@ -114,7 +114,7 @@ function reference(config: PolicyConfig, op: OpClass, path: string, agent: strin
   // The workspace's own configuration, whatever its letters' case: only a person changes it.
   if (change && /^\.ctxfs(\/|$)/i.test(path)) return 'ask';
   const allowed = rules.some((r) => r.effect === 'allow');
-  if (!change && (sensitive || matches(config.sensitive ?? [])) && !allowed) return 'deny';
+  if ((sensitive || matches(config.sensitive ?? [])) && !allowed) return 'deny';
   if (rules.some((r) => r.effect === 'ask')) return 'ask';
   if ((config.alwaysAsk ?? []).includes(op)) return 'ask';
   if (allowed) return 'allow';

@@ -152,7 +152,8 @@ export type EditData = z.infer<typeof editData>;
 
 /** A context-layer change as a tool result; a refusal is an error result whose text says what to do. */
 export function editResult(r: EditResult, maxTokens?: number): ToolResult<EditData> {
-  const parts = [r.message];
+  // A refusal leads with its code, as every other tool error does.
+  const parts = [r.success || r.code === undefined ? r.message : `${r.code}: ${r.message}`];
   // The diff shown is cut to what the call may serve (a one-line minified file's diff is the whole file); data.diff keeps it whole.
   const room = maxTokens === undefined ? undefined : maxTokens - o200kTokenizer.count(r.message) - 40;
   if (r.diff !== '')

@@ -119,6 +119,8 @@ export interface EditorDeps {
    * edit's locks; throwing refuses the change (the policy's approval).
    */
   readonly beforeCommit?: ((plans: readonly PlannedFile[]) => Promise<void>) | undefined;
+  /** Masks secrets in what a result serves (its diff), as every read is masked. */
+  readonly redact?: ((text: string) => string) | undefined;
 }
 
 // ------------------------------------------------------------------ locks
@@ -639,7 +641,7 @@ export class FileEditor {
       version: head.version,
       previousVersion: head.previousVersion,
       seq: head.seq,
-      diff,
+      diff: this.deps.redact ? this.deps.redact(diff) : diff,
       linesAdded: added,
       linesRemoved: removed,
       linesChanged: added + removed,

@@ -6,7 +6,8 @@
  * Decision order: a `deny` rule; a read-only path for a change; a change
  * in the workspace's `.ctxfs/` (its configuration, the policy itself),
  * which always asks a person; a sensitive
- * path for a read or search that no `allow` rule names; an `ask` rule; an
+ * path that no `allow` rule names (for a change too: its diff would serve
+ * the file); an `ask` rule; an
  * operation that always asks; an `allow` rule; then the mode's default
  * (`auto`: reads approved, changes approved where `autoApproveWritePatterns`
  * match, else ask; `manual`: ask; `deny`: nothing but what an `allow` rule
@@ -227,8 +228,15 @@ function decider(p: Omit<Policy, 'decide' | 'commands'>): (request: PolicyReques
       };
     }
     const allow = matching.find((r) => r.rule.effect === 'allow');
-    if (!changes && (flagged || sensitive(path)) && allow === undefined) {
-      return { effect: 'deny', reason: `${path} holds credentials (a sensitive path); the policy serves it only where an allow rule names it`, by: 'policy' };
+    if ((flagged || sensitive(path)) && allow === undefined) {
+      // A change serves the file too: its diff, a patch's mismatch quoting the lines it met.
+      return changes
+        ? {
+            effect: 'deny',
+            reason: `${path} holds credentials (a sensitive path); the policy lets it be changed only where an allow rule names it`,
+            by: 'policy',
+          }
+        : { effect: 'deny', reason: `${path} holds credentials (a sensitive path); the policy serves it only where an allow rule names it`, by: 'policy' };
     }
     const ask = matching.find((r) => r.rule.effect === 'ask');
     if (ask) return { effect: 'ask', reason: said(ask, 'approval required'), by: 'policy' };
