@@ -325,3 +325,19 @@ describe('selectors', () => {
     expect(symbolSelector(table, flattenSymbols(table.symbols)[1] as CodeSymbol)).toBe('Objects.equals');
   });
 });
+
+describe('a definition whose members share its line (minified code)', () => {
+  test('the note of what precedes the first member names a range that exists, and its call works', async () => {
+    const methods = Array.from({ length: 300 }, (_, i) => `m${i}(){return ${i}*${i}}`).join('');
+    await withContext({ 'min.js': `/* lib 1.0 */\nclass S{${methods}}\nexport{S};\n` }, async (ctx) => {
+      const served = await ctx.getSymbol('min.js', 'S', { maxTokens: 600 });
+      const calls = [...served.text.matchAll(/readLines\("min\.js", (\d+), (\d+)\)/g)];
+      expect(calls.length).toBeGreaterThan(0);
+      for (const [call, a, b] of calls) {
+        expect(Number(a), call).toBeLessThanOrEqual(Number(b));
+        expect((await ctx.readLines('min.js', Number(a), Number(b))).view, call).not.toBe('over-budget');
+      }
+      expect(served.text).toContain('[… lines 2-2 before the first member: readLines("min.js", 2, 2) …]');
+    });
+  });
+});

@@ -107,13 +107,15 @@ function symbolView(ws: Workspace, doc: Document, table: SymbolTable, found: Sym
   const size = rangeTokens(lineTokens(ws, doc), s.docStartLine, s.endLine);
   // The list starts with the first member: a concrete call for it, the others likewise.
   const firstCall = callText('getSymbol', [path, symbolSelector(table, s.children[0] as CodeSymbol)]);
+  // A member on the definition's own line (minified code) leaves the head that line.
+  const headEnd = Math.max(s.startLine, firstMember - 1);
   const members = spanView(ws, doc, table, found, name, budget, {
-    until: Math.max(s.startLine, firstMember - 1),
+    until: headEnd,
     tail: (room) => {
       const list = renderOutline(s.children, { maxDepth: 1, maxSymbols: room });
       return `Members (${s.kind} ${s.qualifiedName} is lines ${s.startLine}-${s.endLine}, ${size} tokens, over this call's budget; ${firstCall} shows the first, each member likewise):\n${list.text}`;
     },
-    cut: (last) => `[… lines ${last + 1}-${firstMember - 1} before the first member: ${callText('readLines', [path, last + 1, firstMember - 1])} …]`,
+    cut: (last) => `[… lines ${last + 1}-${headEnd} before the first member: ${callText('readLines', [path, last + 1, headEnd])} …]`,
   });
   return members ?? whole;
 }
