@@ -12,14 +12,17 @@ import { CliError, EXIT, type ExitCode, exitCodeOf } from './exit-codes.ts';
 import { reportError } from './output.ts';
 import { buildProgram } from './program.ts';
 
-const json = process.argv.includes('--json');
+// Options only: after `--` every word is an argument (`ctxfs grep -- --json` searches for "--json").
+const end = process.argv.indexOf('--');
+const flags = end === -1 ? process.argv : process.argv.slice(0, end);
+const json = flags.includes('--json');
 // A reader that stops early (`ctxfs cat --raw big.log | head`) is not an error: stop writing and leave quietly.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') process.exit(0);
   throw err;
 });
 // --no-color is a flag of every command; setting NO_COLOR lets styleText and commander's help agree with it.
-if (process.argv.includes('--no-color')) process.env.NO_COLOR = '1';
+if (flags.includes('--no-color')) process.env.NO_COLOR = '1';
 
 async function main(): Promise<ExitCode> {
   const program = buildProgram();

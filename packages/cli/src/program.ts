@@ -104,8 +104,9 @@ Examples:
 `,
     );
 
-  // The config files' [cli] table fills what neither a flag nor a variable set.
+  // The config files' [cli] table fills what neither a flag nor a variable set; --no-policy-files reads no file.
   program.hook('preAction', async (self) => {
+    if (self.opts().policyFiles === false) return;
     const config = await loadCliConfig(resolve(self.opts().root as string));
     for (const key of CONFIG_KEYS) {
       const value = config[key];

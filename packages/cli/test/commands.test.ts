@@ -273,6 +273,20 @@ describe('ctxfs on a backend that is not there', () => {
   });
 });
 
+describe('--no-policy-files and a [cli] table that would fail the command', () => {
+  const project = useProject(FILES, (p) => p.write('.ctxfs/config.toml', '[cli]\nbackend = "docker:ctxfs-no-such-container"\n'));
+
+  it('reads no config file at all: the command runs on the host', () => {
+    expect(ctxfs(project, ['cat', '--raw', 'src/math.ts']).status).toBe(5);
+    const r = ctxfs(project, ['--no-policy-files', 'cat', '--raw', 'src/math.ts']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('export function add');
+    // After `--`, "--json" is a word to search for, not the option.
+    const g = ctxfs(project, ['--no-policy-files', 'grep', '-F', '--', '--json']);
+    expect(g.stdout.startsWith('{')).toBe(false);
+  });
+});
+
 describe('ctxfs under a policy that denies', () => {
   const project = useProject(FILES, (p) =>
     p.write(
