@@ -144,4 +144,16 @@ describe('answers about a path that is not a readable file', () => {
     }
     expect((await w.toolset.run('get_file_metadata', { path: 'src/doc.ts' })).data).toMatchObject({ path: 'src/doc.ts', kind: 'file' });
   });
+
+  it('get_file_history of a missing path is ENOENT, of a directory EISDIR; a deleted file keeps its history', async () => {
+    const w = workspace();
+    const missing = await w.toolset.run('get_file_history', { path: 'src/nowhere.ts' });
+    expect(missing.isError).toBe(true);
+    expect(missing.text).toMatch(/^ENOENT: no file at src\/nowhere\.ts, and none was ever recorded there/);
+    expect((await w.toolset.run('get_file_history', { path: 'src' })).text).toMatch(/^EISDIR/);
+    expect((await w.toolset.run('delete_file', { path: 'src/doc.ts' })).isError).toBe(false);
+    const deleted = await w.toolset.run('get_file_history', { path: 'src/doc.ts' });
+    expect(deleted.isError).toBe(false);
+    expect(deleted.text).toContain('delete');
+  });
 });

@@ -10,9 +10,9 @@
  * @module
  */
 
-import { fsError } from '@ctxfs/core';
+import { fsError, isFsError } from '@ctxfs/core';
 import { type EditResult, q, refusal, shortHash } from '../edits/edit-result.ts';
-import { type EditOptions, type FileEditor, Refusal } from '../edits/file-editor.ts';
+import { type EditOptions, type FileEditor, Refusal, refusalAsError } from '../edits/file-editor.ts';
 import { decodeFile, encodeLike, loadFileText } from '../edits/file-text.ts';
 import { merge3 } from '../merge/merge3.ts';
 import { callText } from '../search/next-call.ts';
@@ -73,11 +73,27 @@ export async function resolveVersion(editor: FileEditor, path: string, ref: Vers
  * change made behind ctxfs's back becomes an `external` version.
  */
 export async function getFileHistory(editor: FileEditor, path: string, limit = 50): Promise<FileVersion[]> {
-  const p = editor.normalize('history', path);
-  await editor.load('history', p).catch((err) => {
-    if (!(err instanceof Refusal)) throw err;
-  });
-  return editor.deps.versions.list(p, limit);
+  let p: string;
+  let current: unknown;
+  try {
+    p = editor.normalize('history', path);
+    current = await editor.load('history', p);
+  } catch (err) {
+    // A path out of the workspace, a directory: refused as any read is. A binary file still has a history.
+    const binary = isFsError(err, 'EBINARY') || (err instanceof Refusal && err.result.code === 'EBINARY');
+    if (!binary) throw refusalAsError(err, 'history');
+    p = editor.normalize('history', path);
+    current = true;
+  }
+  const versions = await editor.deps.versions.list(p, limit);
+  // A deleted file keeps its history; a path that never held one is not there.
+  if (versions.length === 0 && current === undefined) {
+    throw fsError('ENOENT', 'history', p, {
+      reason: `no file at ${p}, and none was ever recorded there`,
+      hint: `find it with ${callText('glob', [`**/${p.slice(p.lastIndexOf('/') + 1)}`])}`,
+    });
+  }
+  return versions;
 }
 
 /** One version with its content. */
