@@ -175,3 +175,19 @@ describe('strictJsonSchema', () => {
     expect(() => strictJsonSchema({ type: 'string' })).toThrow('is not an object schema');
   });
 });
+
+describe('the limits the session enforces are in the schemas a model reads', () => {
+  it.each([
+    ['grep', 10_000],
+    ['list_files', 10_000],
+    ['glob', 10_000],
+    ['find_symbol', 1000],
+  ])('%s: limit at most %d', (name, max) => {
+    const tool = TOOLS.find((t) => t.name === name) as AnyToolDefinition;
+    const limit = (inputJsonSchema(tool).properties as Record<string, JsonSchema>).limit as JsonSchema;
+    expect(limit).toMatchObject({ minimum: 1, maximum: max });
+    expect(
+      validate(inputJsonSchema(tool), { ...(name === 'find_symbol' ? { query: 'x' } : name === 'list_files' ? {} : { pattern: 'x' }), limit: max + 1 }),
+    ).not.toEqual([]);
+  });
+});

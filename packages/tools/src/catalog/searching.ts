@@ -11,7 +11,9 @@ import { z } from 'zod';
 import { defineTool, READ_ONLY } from '../definition.ts';
 import { callBudget, searchData, searchResult } from '../results.ts';
 
-const limit = z.number().int().min(1).optional().describe('Entries to show at most.');
+// The maxima the session enforces (search/search-input.ts), stated in the schema a model reads.
+const limit = z.number().int().min(1).max(10_000).optional().describe('Entries to show at most.');
+const symbolLimit = z.number().int().min(1).max(1000).optional().describe('Definitions to show at most.');
 const offset = z.number().int().min(0).optional().describe('Entries to skip (paging).');
 const includeIgnored = z.boolean().optional().describe('Also list files .gitignore and the default ignores leave out (node_modules, build output).');
 
@@ -134,7 +136,7 @@ export const findSymbol = defineTool({
       .describe('Only symbols of this kind.'),
     path: z.string().optional().describe('Only under this directory or in this file.'),
     match: z.enum(['best', 'all']).optional().describe('best (default): the best tier of matches; all: every match.'),
-    limit,
+    limit: symbolLimit,
     offset,
   }),
   output: searchData,
