@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isFsError } from '@ctxfs/core';
@@ -277,29 +277,43 @@ for (const backend of BACKENDS) {
 }
 
 describe('the safety layer on the host', () => {
-  it('never tells a model where a symlink out of the workspace leads', async () => {
+  /** A host workspace `ws` beside a directory `outside` holding `there.txt`, with `links` (name → target in `outside`) in the workspace. */
+  async function beside(links: Record<string, string>, body: (ctx: ContextLayer, base: string) => Promise<void>): Promise<void> {
     const base = mkdtempSync(join(tmpdir(), 'ctxfs-safety-'));
-    const outside = join(base, 'outside');
-    mkdirSync(outside);
-    writeFileSync(join(outside, 'secret.txt'), 'top secret\n');
-    const root = join(base, 'ws');
-    mkdirSync(root);
-    symlinkSync(join(outside, 'secret.txt'), join(root, 'link.txt'));
-    const fs = await HostFilesystem.open({ root, stateDir: join(base, 'state') });
+    mkdirSync(join(base, 'outside'));
+    writeFileSync(join(base, 'outside', 'there.txt'), 'top secret\n');
+    mkdirSync(join(base, 'ws'));
+    for (const [name, target] of Object.entries(links)) symlinkSync(join(base, 'outside', target), join(base, 'ws', name));
+    const fs = await HostFilesystem.open({ root: join(base, 'ws'), stateDir: join(base, 'state') });
     const ctx = await createContext({ fs, store: testState(), safety: { policyFiles: false } });
     try {
-      const err = await ctx.readFile('link.txt').catch((e: unknown) => e);
-      expect(isFsError(err, 'EPATHESCAPE')).toBe(true);
-      expect((err as Error).message).not.toContain(base);
-      expect((err as Error).message).not.toContain('outside/secret');
-      // The local log keeps where it led.
-      expect(String(((err as Error).cause as Error | undefined)?.message ?? '')).toContain('secret.txt');
+      await body(ctx, base);
     } finally {
       await ctx.close();
       await fs.close();
       rmSync(base, { recursive: true, force: true });
     }
-  });
+  }
+
+  it('never tells a model where a symlink out of the workspace leads', () =>
+    beside({ 'link.txt': 'there.txt' }, async (ctx, base) => {
+      const err = await ctx.readFile('link.txt').catch((e: unknown) => e);
+      expect(isFsError(err, 'EPATHESCAPE')).toBe(true);
+      expect((err as Error).message).not.toContain(base);
+      expect((err as Error).message).not.toContain('outside/there');
+      // The local log keeps where it led.
+      expect(String(((err as Error).cause as Error | undefined)?.message ?? '')).toContain('there.txt');
+    }));
+
+  it('a write through a link out of the workspace is refused without saying where the link leads, whether its target exists or not', () =>
+    beside({ 'dangling.txt': 'missing.txt', 'live.txt': 'there.txt' }, async (ctx, base) => {
+      for (const link of ['dangling.txt', 'live.txt']) {
+        const r = await ctx.writeFile(link, 'pwned\n').catch((e: unknown) => ({ success: false, message: String((e as Error).message) }));
+        expect(r.success, link).toBe(false);
+        expect(r.message, link).not.toContain(base);
+      }
+      expect(readdirSync(join(base, 'outside')).sort()).toEqual(['there.txt']);
+    }));
 
   it('reads the project policy file, and a broken one fails the open naming the file and line', async () => {
     const base = mkdtempSync(join(tmpdir(), 'ctxfs-policyfile-'));

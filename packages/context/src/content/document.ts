@@ -105,7 +105,11 @@ export class DocumentLoader {
     if (cached) return cached.mtimeMs === mtimeMs ? cached : { ...cached, mtimeMs };
     // The backend decodes, as its own reads do: a model sees what fs.read serves.
     const decoded = this.fs.decodeText(bytes, { path });
-    if (decoded.binary) throw fsError('EBINARY', op, path, { hint: 'read it with fs.readBytes(); retrieval serves text files only' });
+    if (decoded.binary) {
+      throw fsError('EBINARY', op, path, {
+        hint: `its content is not served as text (text files only); ${callText('listFiles', [path])} gives its size and type`,
+      });
+    }
     const text = decoded.text;
     const doc: Document = {
       path,

@@ -23,7 +23,7 @@ import { type FileVersion, sha256Hex, type VersionOp, type VersionStore } from '
 import type { HunkFailure } from '../patch/apply-hunks.ts';
 import { contextPath } from '../paths/context-path.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
-import { errorText } from '../safety/host-paths.ts';
+import { errorText, withoutHostPaths } from '../safety/host-paths.ts';
 import { currentCall } from '../safety/safety-layer.ts';
 import { callText } from '../search/next-call.ts';
 import type { SessionContext } from '../session/session-context.ts';
@@ -570,7 +570,9 @@ export class FileEditor {
         );
       }
       const code: FsErrorCode = isFsError(err) ? err.code : 'EIO';
-      const reason = isFsError(err) ? `${err.reason} (${err.path ?? primary}); ${err.hint}` : String((err as Error).message ?? err);
+      // Where a symlink led, or any host path, is not the model's to see.
+      const safe = isFsError(err) ? withoutHostPaths(err) : undefined;
+      const reason = safe ? `${safe.reason} (${safe.path ?? primary}); ${safe.hint}` : String((err as Error).message ?? err);
       return refusal(op, primary, code, `The edit could not be written: ${reason}. ${restored}`, { version: first?.current?.sha256 });
     }
     await hook?.('before-record', 0, primary);

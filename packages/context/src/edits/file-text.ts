@@ -37,7 +37,7 @@ export function decodeFile(fs: Filesystem, path: string, bytes: Uint8Array, op: 
   if (decoded.binary) {
     throw fsError('EBINARY', op, path, {
       reason: 'the file looks binary, so it cannot be edited as text',
-      hint: 'write it with fs.writeBytes(); text edits only apply to text files',
+      hint: 'text edits apply to text files only; a binary file is replaced whole by the program that makes it',
     });
   }
   return { path, bytes, sha256: sha256Hex(bytes), encoding: decoded.encoding, bom: bytes.slice(0, decoded.bomLength), text: decoded.text };
