@@ -847,7 +847,7 @@ export class ContextSession {
   async #overview(options: OverviewCallOptions): Promise<Overview> {
     if (!this.#ws.registry.scanned && this.#ws.registry.size === 0) await this.#ws.registry.scan();
     const o = await buildOverview(this.#ws, {
-      budgetTokens: Math.min(options.budgetTokens ?? this.profile.overviewTokens, this.profile.contextTokens),
+      budgetTokens: Math.min(options.budgetTokens ?? this.profile.overviewTokens, this.profile.perCallTokens),
       entrypoints: this.#entrypoints,
       tools: options.tools,
       profileName: this.profile.name,

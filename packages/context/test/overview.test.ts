@@ -43,6 +43,16 @@ describe('project overview', () => {
     await ctx.close();
   });
 
+  test("a budget asked above the profile's per-call budget is held to it", async () => {
+    const fs = new MemoryFilesystem({ files: repo() });
+    const ctx = await createContext({ fs, profile: 'small' });
+    await ctx.scan();
+    const o = await ctx.overview({ budgetTokens: 100_000 });
+    expect(o.budgetTokens).toBe(ctx.profile.perCallTokens);
+    expect(o.tokens).toBeLessThanOrEqual(ctx.profile.perCallTokens);
+    await ctx.close();
+  });
+
   test('entrypoints are shown in priority order, each cut to its share with a pointer to the rest; secrets never', async () => {
     const fs = new MemoryFilesystem({ files: repo() });
     const ctx = await createContext({ fs, profile: 'small' });
