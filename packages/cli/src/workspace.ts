@@ -1,8 +1,9 @@
 /**
- * What a command works on: the filesystem alone (`doctor`'s checks), or
- * the context layer over it with the tools bound to this command's session —
- * every command that reads or changes files, a raw read and a snapshot's
- * restore too, so the policy decides it and the audit records it.
+ * What a command works on: the filesystem alone (`doctor`'s checks, `policy
+ * show`, snapshots made, listed and dropped), or the context layer over it
+ * with the tools bound to this command's session — every command that reads
+ * or changes files, a raw read and a snapshot's restore too, so the policy
+ * decides it and the audit records it.
  * Heavy parts — SQLite, the tokenizer, tree-sitter — are loaded here, when a
  * command asks for the context layer, never at start-up.
  *
@@ -149,10 +150,10 @@ export interface GuardedCommand extends Omit<GuardedCall, 'paths' | 'invalid'> {
 }
 
 /**
- * Runs `body` on the backend as one call of this command's session, through
- * the safety layer: the policy decides it (asking a person on a terminal
- * where it says so) and the audit records it — for what no tool does, such
- * as `cat --raw` and `snapshot restore`.
+ * Runs `body` on the backend as one call of this command's session on one
+ * path, through the safety layer: the policy decides it (asking a person on
+ * a terminal where it says so) and the audit records it — for what no tool
+ * does, such as `cat --raw`.
  */
 export function withGuard<T>(options: GlobalOptions, command: GuardedCommand, body: (fs: Filesystem, path: string) => Promise<T>): Promise<T> {
   return withContext(options, ({ ctx, fs }) => {
