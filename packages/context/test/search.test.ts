@@ -158,6 +158,16 @@ for (const backend of BACKENDS) {
       expect((await ctx.listFiles('config')).items.map((f) => f.path)).not.toContain('config/.env');
     });
 
+    test('an empty grep of a directory names what the ignore rules left out; of one file it does not', async () => {
+      await setup();
+      const tree = await ctx.grep('no-such-text-anywhere');
+      expect(tree.counts.total).toBe(0);
+      expect(tree.text).toContain('[not searched: ignored .git');
+      const file = await ctx.grep('no-such-text-anywhere', { path: 'src/settings.js' });
+      expect(file.counts.total).toBe(0);
+      expect(file.text).not.toContain('not searched');
+    });
+
     test('sensitive files a rule allows are not searched unless asked, and the result says so', async () => {
       await setup(undefined, { rules: [{ effect: 'allow', paths: ['config/.env'], ops: ['read', 'search'] }] });
       const r = await ctx.grep('AWS_ACCESS_KEY_ID');

@@ -319,7 +319,8 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
       notes.push(`[sensitive files not searched: ${names}; ${same({ includeSensitive: true })} searches them, redacted]`);
     }
   }
-  if (total === 0 && !includeIgnored && scope.exclude.length > 0) {
+  // A search of one file left nothing out: the note would send a model looking where nothing is.
+  if (total === 0 && !includeIgnored && scope.kind === 'directory' && scope.exclude.length > 0) {
     notes.push(
       `[not searched: ignored ${scope.exclude.slice(0, 6).join(', ')}${scope.exclude.length > 6 ? ', …' : ''}; ${same({ includeIgnored: true })} searches them]`,
     );
