@@ -305,6 +305,23 @@ describe('the safety layer on the host', () => {
       expect(String(((err as Error).cause as Error | undefined)?.message ?? '')).toContain('there.txt');
     }));
 
+  it('a link out of the workspace answers the same whether its target exists or not: nothing out there is told', () =>
+    beside({ 'dangling.txt': 'missing.txt', 'live.txt': 'there.txt' }, async (ctx) => {
+      const answer = async (run: (path: string) => Promise<unknown>, path: string) => {
+        const err = await run(path).then(
+          () => undefined,
+          (e: unknown) => e as Error & { code?: string },
+        );
+        return `${err?.code}: ${String(err?.message).replaceAll(path, '<link>')}`;
+      };
+      for (const run of [(p: string) => ctx.readFile(p), (p: string) => ctx.readLines(p, 1, 2), (p: string) => ctx.grep('x', { path: p })]) {
+        expect(await answer(run, 'dangling.txt')).toBe(await answer(run, 'live.txt'));
+      }
+      expect(await answer((p) => ctx.readFile(p), 'dangling.txt')).toMatch(/^EPATHESCAPE: /);
+      const listed = (await ctx.listFiles()).items.filter((i) => i.path.endsWith('.txt')).map((i) => [i.path, i.kind]);
+      expect(listed).toEqual([]);
+    }));
+
   it('a write through a link out of the workspace is refused without saying where the link leads, whether its target exists or not', () =>
     beside({ 'dangling.txt': 'missing.txt', 'live.txt': 'there.txt' }, async (ctx, base) => {
       for (const link of ['dangling.txt', 'live.txt']) {

@@ -13,6 +13,7 @@
  */
 
 import fs from 'node:fs';
+import nodePath from 'node:path';
 import { FsError, type FsErrorCode } from '@ctxfs/core';
 
 /** Linux `O_PATH`: a descriptor that only names an inode (no read permission needed, FIFOs do not block). */
@@ -90,6 +91,7 @@ export class RootGuard {
       }
       // "Not found" behind a link to outside would tell what exists out there.
       if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') this.#assertAncestorsInside(path);
+      if (code === 'ENOENT') this.#assertLinkInside(path);
       throw err;
     }
     try {
@@ -122,6 +124,26 @@ export class RootGuard {
       }
       return;
     }
+  }
+
+  /**
+   * Throws EPATHESCAPE when `path` itself is a symlink to outside the root
+   * whose target is missing (the open said ENOENT): it must answer as a link
+   * to an existing file outside does, or the difference would tell what
+   * does not exist out there. The target is judged by its text, against its
+   * directory's real path.
+   */
+  #assertLinkInside(path: string): void {
+    if (path === '') return;
+    const abs = this.abs(path);
+    let landed: string;
+    try {
+      landed = nodePath.resolve(fs.realpathSync.native(nodePath.dirname(abs)), fs.readlinkSync(abs));
+    } catch {
+      return; // not a link, or gone
+    }
+    if (landed === this.rootReal || landed.startsWith(this.rootReal === '/' ? '/' : `${this.rootReal}/`)) return;
+    throw escapeError(path, landed);
   }
 
   /** An `O_PATH` descriptor for stat and directory work (no permissions needed). */
