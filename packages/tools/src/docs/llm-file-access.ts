@@ -223,7 +223,7 @@ function toolIndex(all: readonly ToolExamples[]): string {
 function sharedShapesSection(all: readonly ToolExamples[]): string {
   const parts = [
     '## Result shapes',
-    'Every result has `text` (what the model reads), `data` (the same as structured fields, for programs: MCP `structuredContent`) and `isError`. A failed call — bad arguments, a missing file, a refusal by the policy — has `data.error` with `code`, `message`, `path` and `hint` instead. Three shapes of `data` are shared by several tools:',
+    'Every result has `text` (what the model reads), `data` (the same as structured fields, for programs: MCP `structuredContent`) and `isError`. A failed call — bad arguments, a missing file, a refusal by the policy — has `data.error` with `code`, `message`, `path` and `hint` instead, and its text starts with the code. Over MCP such a result carries no `structuredContent` (clients check it against the output schema of the tool, which describes success), except the refusal of an edit tool, whose data has the shape of an edit result. Three shapes of `data` are shared by several tools:',
   ];
   for (const shape of SHARED_SHAPES) {
     const users = all.filter((ex) => ex.tool.output === shape.schema);
