@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type ContextSession, withCallStyle, withRequestId } from '@ctxfs/context';
+import { type ContextSession, withCallStyle, withoutHostPaths, withRequestId } from '@ctxfs/context';
 import { type FsError, hasDefaultHint, isFsError } from '@ctxfs/core';
 import { prepareArguments } from './arguments.ts';
 import { toolCallStyle } from './call-style.ts';
@@ -262,7 +262,8 @@ export class Toolset {
         withRequestId(options.requestId, () => tool.run(this.session, prepared.value, { signal: options.signal, tools: this.tools })),
       );
     } catch (err) {
-      if (isFsError(err)) return toolError(tool.name, err);
+      // Whatever a backend or runner said, where a link leads and the host's paths stay out of what a model reads.
+      if (isFsError(err)) return toolError(tool.name, withoutHostPaths(err));
       throw err;
     }
   }

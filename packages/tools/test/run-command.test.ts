@@ -5,7 +5,7 @@
  * output has been read back — nothing lost, nothing over the budget.
  */
 
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createContext, o200kTokenizer } from '@ctxfs/context';
@@ -122,6 +122,32 @@ describe.each(Object.entries(BACKENDS))('run_command on %s', (_name, make) => {
       expect(refused.text).toMatch(/^EDENIED: .*deny "curl \*"/);
     } finally {
       await strict.close();
+    }
+  });
+});
+
+describe('run_command with a working directory through a link out of the workspace', () => {
+  it('is refused without saying where the link leads', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'ctxfs-run-command-link-'));
+    mkdirSync(join(base, 'ws'));
+    mkdirSync(join(base, 'outside-secret-place'));
+    writeFileSync(join(base, 'outside-secret-place', 'victim.txt'), 'x\n');
+    symlinkSync(join(base, 'outside-secret-place'), join(base, 'ws', 'out'));
+    symlinkSync(join(base, 'outside-secret-place', 'victim.txt'), join(base, 'ws', 'out-file'));
+    const fs = new HostFilesystem({ root: join(base, 'ws') });
+    const ctx = await createContext({ fs, store: join(base, 'state.db'), safety: { policyFiles: false } });
+    try {
+      const tools = new Toolset(ctx.session({ agent: 'llm:test' }));
+      for (const cwd of ['out', 'out-file', 'out-file/x']) {
+        const r = await tools.run('run_command', { command: 'ls', cwd });
+        expect(r.isError, cwd).toBe(true);
+        expect(r.text, cwd).not.toContain('outside-secret-place');
+        expect(r.text, cwd).not.toContain(base);
+      }
+    } finally {
+      await ctx.close();
+      await fs.close();
+      rmSync(base, { recursive: true, force: true });
     }
   });
 });
