@@ -43,11 +43,14 @@ export function parseBackend(option: string | undefined, root: string | undefine
 // Version-control internals are never content a model edits.
 const SKIP = new Set(['.git', '.hg', '.svn']);
 
-function seedFiles(dir: string): Record<string, Uint8Array> {
+async function seedFiles(dir: string): Promise<Record<string, Uint8Array>> {
+  // Loaded with the backend it serves, not with the server's first answer.
+  const { isAddressableName } = await import('@ctxfs/core');
   const files: Record<string, Uint8Array> = {};
   const walk = (at: string): void => {
     for (const entry of readdirSync(at, { withFileTypes: true })) {
-      if (SKIP.has(entry.name)) continue;
+      // A name no workspace path can spell (a newline, a backslash, bytes that are not UTF-8) is left out, as the host's walk leaves it.
+      if (SKIP.has(entry.name) || !isAddressableName(entry.name)) continue;
       const full = join(at, entry.name);
       if (entry.isDirectory()) walk(full);
       else if (entry.isFile()) files[relative(dir, full).split(sep).join('/')] = readFileSync(full);
@@ -70,7 +73,7 @@ export async function openBackend(spec: Exclude<BackendSpec, { kind: 'client-roo
     }
     case 'memory': {
       const { MemoryFilesystem } = await import('@ctxfs/memory');
-      return new MemoryFilesystem({ files: spec.seed === undefined ? {} : seedFiles(spec.seed) });
+      return new MemoryFilesystem({ files: spec.seed === undefined ? {} : await seedFiles(spec.seed) });
     }
     case 'container':
     case 'image': {

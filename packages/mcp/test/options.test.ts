@@ -5,8 +5,11 @@
  * the edge cases one by one.
  */
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { parseBackend } from '../src/backend.ts';
+import { openBackend, parseBackend } from '../src/backend.ts';
 import { parseMcpConfig } from '../src/config-file.ts';
 import { profileFor } from '../src/profiles.ts';
 import { rootScope, withinRoots } from '../src/roots.ts';
@@ -21,6 +24,20 @@ describe('backend option', () => {
     expect(parseBackend('memory', '/seed')).toEqual({ kind: 'memory', seed: '/seed' });
     expect(parseBackend('docker:dev', undefined, '/w')).toEqual({ kind: 'container', container: 'dev', workdir: '/w' });
     expect(parseBackend('image:node:24', undefined)).toEqual({ kind: 'image', image: 'node:24', workdir: undefined });
+  });
+
+  test('a memory copy of a directory leaves out names no workspace path can spell, as the host walk does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctxfs-seed-'));
+    try {
+      writeFileSync(join(dir, 'a.txt'), 'alpha\n');
+      writeFileSync(join(dir, 'bad\nname.txt'), 'x\n');
+      writeFileSync(join(dir, 'back\\slash.txt'), 'x\n');
+      const fs = await openBackend({ kind: 'memory', seed: dir });
+      expect((await fs.list()).map((e) => e.path)).toEqual(['a.txt']);
+      await fs.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a wrong backend says which are known', () => {
