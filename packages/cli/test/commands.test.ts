@@ -319,6 +319,30 @@ describe('ctxfs under a policy that denies', () => {
     expect(ctxfs(project, ['policy', 'show']).stdout).toMatch(/from\s+defaults < .*\.ctxfs\/config\.toml/);
     expect(ctxfs(project, ['--no-policy-files', 'cat', 'notes.txt']).status).toBe(0);
   });
+
+  it('a snapshot restore under a policy that guards paths is put to a person: refused without a terminal, recorded', () => {
+    expect(ctxfs(project, ['snapshot', 'create', 'guarded']).status).toBe(0);
+    project.write('notes.txt', 'status: rewritten\n');
+    const restore = ctxfs(project, ['snapshot', 'restore', 'guarded']);
+    expect(restore.status).toBe(4);
+    expect(restore.stderr).toMatch(/^ctxfs: EDENIED: .*a restore may change any file, and the policy guards some from changes/);
+    expect(readFileSync(join(project.root, 'notes.txt'), 'utf8')).toBe('status: rewritten\n');
+    expect(ctxfs(project, ['audit', '--json']).stdout).toMatch(/"op": ?"restoreSnapshot"/);
+  });
+});
+
+describe('ctxfs snapshot restore with the default policy', () => {
+  const project = useProject();
+
+  it('restores every file but the workspace policy made since, which it leaves as it is', () => {
+    expect(ctxfs(project, ['snapshot', 'create', 'before-policy']).status).toBe(0);
+    project.write('notes.txt', 'status: rewritten\n');
+    project.write('.ctxfs/config.toml', '[policy]\nmode = "auto"\n');
+    const restore = ctxfs(project, ['snapshot', 'restore', 'before-policy']);
+    expect(restore.status, restore.stderr).toBe(0);
+    expect(readFileSync(join(project.root, 'notes.txt'), 'utf8')).toBe(FILES['notes.txt']);
+    expect(readFileSync(join(project.root, '.ctxfs', 'config.toml'), 'utf8')).toBe('[policy]\nmode = "auto"\n');
+  });
 });
 
 describe('ctxfs with a [cli] table in the config files', () => {

@@ -145,6 +145,22 @@ describe('answers about a path that is not a readable file', () => {
     expect((await w.toolset.run('get_file_metadata', { path: 'src/doc.ts' })).data).toMatchObject({ path: 'src/doc.ts', kind: 'file' });
   });
 
+  it('an edit refusal leads with its code; a binary file is refused with a call a model has', async () => {
+    const w = workspace();
+    const refused = await w.toolset.run('replace', { path: 'src/doc.ts', old_string: 'no such text anywhere', new_string: 'x' });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/^E[A-Z]+: /);
+    expect(refused.text.startsWith(`${(refused.data as { code: string }).code}: `)).toBe(true);
+    await w.fs.writeBytes('logo.bin', new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d, 0, 1, 2, 3]));
+    const binary = await w.toolset.run('read_file', { path: 'logo.bin' });
+    expect(binary.isError).toBe(true);
+    expect(binary.text).toMatch(/^EBINARY/);
+    expect(binary.text).toContain('list_files({"path":"logo.bin"})');
+    expect(binary.text).not.toContain('fs.readBytes');
+    const listed = await w.toolset.run('list_files', { path: 'logo.bin' });
+    expect(listed.isError).toBe(false);
+  });
+
   it('get_file_history of a missing path is ENOENT, of a directory EISDIR; a deleted file keeps its history', async () => {
     const w = workspace();
     const missing = await w.toolset.run('get_file_history', { path: 'src/nowhere.ts' });
