@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { GrepMatch, GrepOptions } from '@ctxfs/core';
+import { compileGrep, encodeText, type GrepMatch, type GrepOptions } from '@ctxfs/core';
 import { describe, expect, it } from 'vitest';
 import { codeOf, collect, type SuiteContext, utf8 } from '../context.ts';
 import { CATASTROPHIC_BOUND_MS, CATASTROPHIC_LONG_LINE, CATASTROPHIC_PATTERNS, CATASTROPHIC_SHORT_LINE } from '../regex-catalogue.ts';
@@ -322,6 +322,51 @@ export function grepSection(ctx: SuiteContext): void {
       const bytes = concat(utf8('caf'), new Uint8Array([0xe9]), utf8(' needle\n'));
       const matches = await grepIn({ 'latin.txt': bytes }, 'needle');
       expect(matches.map((m) => [m.line, m.matchStart])).toEqual([[1, 5]]);
+    });
+
+    it('legacy-encoded files are searched as text reads decode them: the real text is found, shown and nothing else', async () => {
+      const ru = 'Псевдоним для %s не найден.\nПроверьте имя.\n';
+      const files: Record<string, Uint8Array> = {
+        'koi8.txt': encodeText(ru, 'koi8-r'),
+        // Past the first 64 KiB of ASCII: detected where its first non-ASCII line starts.
+        'late.txt': concat(utf8('// ascii\n'.repeat(8000)), encodeText(ru, 'windows-1251')),
+        // ソ is 0x83 0x5C in Shift_JIS: a backslash to a byte search, none in the text.
+        'sjis.txt': encodeText('ソースが見つかりません: %s\nplain ascii\n', 'shift_jis'),
+        'latin.txt': encodeText('café crème\nnaïve\n', 'windows-1252'),
+        'utf8.txt': utf8('Псевдоним в UTF-8, café\n'),
+      };
+      const fs = await ctx.make({ files });
+      const cases: Array<[string, GrepOptions]> = [
+        ['Псевдоним', {}],
+        ['имя', { literal: true }],
+        ['[а-я]+ для', {}],
+        ['ПРОВЕРЬТЕ', { ignoreCase: true }],
+        ['見つかり', {}],
+        ['café', {}],
+        ['na.ve', {}],
+        ['%s', {}],
+        ['\\\\', {}],
+        ['^', {}],
+      ];
+      for (const [pattern, options] of cases) {
+        const matcher = compileGrep(pattern, options);
+        const expected: string[] = [];
+        for (const path of Object.keys(files).sort()) {
+          await using reader = await fs.openText(path);
+          let n = 0;
+          for await (const line of reader.lines()) {
+            n++;
+            if (matcher.spans(line).length > 0) expected.push(`${path}:${n}:${line}`);
+          }
+        }
+        expect((await collect(fs.grep(pattern, { ...options, maxMatches: 100_000 }))).map(brief), pattern).toEqual(expected);
+      }
+      expect((await collect(fs.grep('Псевдоним'))).map(brief)).toEqual([
+        'koi8.txt:1:Псевдоним для %s не найден.',
+        'late.txt:8001:Псевдоним для %s не найден.',
+        'utf8.txt:1:Псевдоним в UTF-8, café',
+      ]);
+      expect(await collect(fs.grep('\\\\', { path: 'sjis.txt' }))).toEqual([]);
     });
 
     it('an empty file yields nothing', async () => {

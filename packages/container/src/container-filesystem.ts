@@ -1092,7 +1092,7 @@ export class ContainerFilesystem extends FilesystemBase {
           throw err;
         }
         try {
-          for await (const m of scanChunks(path, source, matcher, remaining)) {
+          for await (const m of scanChunks(path, source, matcher, remaining, this.grepDetection())) {
             yield m;
             if (--remaining <= 0) return;
           }

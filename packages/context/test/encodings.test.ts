@@ -4,7 +4,9 @@
  * packages/host/test/support/encoding-corpus.ts) in every legacy encoding
  * its script allows, with and without a long ASCII preamble, on the memory
  * and host backends. What `readFile` and `readLines` serve is the real
- * text; a `replace` of a non-ASCII word finds it and changes only its bytes.
+ * text; `grep` finds a non-ASCII word wherever the text holds it and shows
+ * the real line; a `replace` of a non-ASCII word finds it and changes only
+ * its bytes.
  */
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -98,6 +100,37 @@ for (const backend of BACKENDS) {
         if (c.cls === 'file') {
           const whole = await session.readFile(fileOf(i));
           if (whole.view !== 'full' || !whole.text.includes(lines.join('\n'))) wrong.push(`${c.id} (readFile ${whole.view})`);
+        }
+      }
+      expect(wrong).toEqual([]);
+    }, 300_000);
+
+    it('grep finds a non-ASCII word in every file whose text holds it, and shows the real line', async () => {
+      const wrong: string[] = [];
+      const session = ctx.session({ agent: 'llm:grep' });
+      // One document per encoding (every search reads every file that holds the word), the two classes taking turns.
+      const encodings = [...new Set(cases.map((c) => c.encoding))];
+      const picked = encodings.map((encoding, k) => {
+        const of = cases.filter((c) => c.encoding === encoding);
+        return of.find((c) => c.cls === (k % 2 === 0 ? 'file' : 'late')) ?? (of[0] as EncodingCase);
+      });
+      expect(new Set(picked.map((c) => c.cls))).toEqual(new Set(['file', 'late']));
+      for (const c of picked) {
+        const i = cases.indexOf(c);
+        const word = uniqueWord(c.text);
+        if (word === undefined) {
+          wrong.push(`${c.id}: no word to search for`);
+          continue;
+        }
+        const result = await session.grep(word, { literal: true, limit: 1000 });
+        const found = [...new Set(result.items.map((h) => h.path))].sort();
+        const holding = cases.flatMap((other, j) => (other.text.includes(word) ? [fileOf(j)] : [])).sort();
+        if (found.join() !== holding.join()) wrong.push(`${c.id} ${word}: found in ${found.length} files, held by ${holding.length}`);
+        const lines = splitLines(c.text);
+        const line = lines.findIndex((l) => l.includes(word)) + 1;
+        const hits = result.items.filter((h) => h.path === fileOf(i));
+        if (hits.length !== 1 || hits[0]?.line !== line || hits[0].text !== lines[line - 1]?.slice(0, 240)) {
+          wrong.push(`${c.id} ${word}: line ${hits[0]?.line} ${JSON.stringify(hits[0]?.text)}`);
         }
       }
       expect(wrong).toEqual([]);

@@ -13,6 +13,7 @@
  */
 
 import { isUtf8 } from 'node:buffer';
+import { hash } from 'node:crypto';
 import { type FsOperation, fsError } from './errors.ts';
 import { iconvLite } from './lazy-dependencies.ts';
 import { implausibility } from './text-plausibility.ts';
@@ -155,6 +156,22 @@ export function isValidUtf8(bytes: Uint8Array, allowTruncatedEnd = false): boole
     i += need + 1;
   }
   return true;
+}
+
+/**
+ * Bytes that every detection reads as UTF-8 (or ASCII): valid UTF-8 with no
+ * escape byte (ISO-2022-JP is seven-bit; its escapes mark it). Anything else
+ * may be a legacy encoding, whose text only a decoder with the file's
+ * detected encoding sees.
+ *
+ * @example
+ * ```ts
+ * readsAsUtf8(new TextEncoder().encode('café')); // true
+ * readsAsUtf8(Uint8Array.of(0x63, 0x61, 0x66, 0xe9)); // false: windows-1252 'café'
+ * ```
+ */
+export function readsAsUtf8(bytes: Uint8Array): boolean {
+  return bytes.indexOf(0x1b) < 0 && isUtf8(bytes);
 }
 
 const ISO2022JP_ESCAPES = [
@@ -337,7 +354,7 @@ export function detectEncoding(bytes: Uint8Array, options: DetectOptions = {}): 
     const lines = utf8Lines(window, cut);
     if (lines.valid >= lines.invalid) return damagedUtf8;
   }
-  const legacy = options.legacyDetector?.(window);
+  const legacy = options.legacyDetector === undefined ? undefined : askLegacyDetector(options.legacyDetector, window);
   const found: EncodingInfo =
     legacy && isSupportedEncoding(legacy.encoding)
       ? { encoding: normalizeEncoding(legacy.encoding), bomLength: 0, binary: false, source: 'legacy', confidence: legacy.confidence }
@@ -351,6 +368,37 @@ export function detectEncoding(bytes: Uint8Array, options: DetectOptions = {}): 
     if (implausibility(createDecoder(found.encoding).decode(tail), found.encoding) > 0) return damagedUtf8;
   }
   return found;
+}
+
+/** Windows whose legacy detection is remembered, per detector. */
+const LEGACY_ANSWERS_KEPT = 1024;
+const legacyAnswers = new WeakMap<LegacyDetector, Map<string, ReturnType<LegacyDetector>>>();
+
+/**
+ * The detector's answer for `window`, remembered by the window's content: a
+ * detector's statistics cost milliseconds a window, and every search of a
+ * workspace meets the same legacy-encoded files again (a hash of the window
+ * costs a few microseconds). A detector answers from the sample alone, so
+ * an equal window has an equal answer.
+ */
+function askLegacyDetector(detector: LegacyDetector, window: Uint8Array): ReturnType<LegacyDetector> {
+  let answers = legacyAnswers.get(detector);
+  if (answers === undefined) {
+    answers = new Map();
+    legacyAnswers.set(detector, answers);
+  }
+  const key = hash('sha1', window, 'base64');
+  if (answers.has(key)) {
+    const known = answers.get(key);
+    // Most recently used last: the first key is the one to let go.
+    answers.delete(key);
+    answers.set(key, known);
+    return known;
+  }
+  const answer = detector(window);
+  answers.set(key, answer);
+  if (answers.size > LEGACY_ANSWERS_KEPT) answers.delete(answers.keys().next().value as string);
+  return answer;
 }
 
 /** Lower-cases and canonicalizes common aliases (`utf8` → `utf-8`). */

@@ -10,7 +10,7 @@
  */
 
 import { DIGEST_BUFFER_BYTES, digestStream, MAX_DIGEST_HEAD_BYTES } from './digest.ts';
-import { createDecoder, detectBom, encodeText, normalizeEncoding } from './encoding.ts';
+import { createDecoder, type DetectOptions, detectBom, encodeText, normalizeEncoding } from './encoding.ts';
 import { FsError, type FsErrorCode, type FsOperation, fsError, toFsError } from './errors.ts';
 import { compileFileFilter, compileGlob } from './glob.ts';
 import { compileGrep, type GrepMatcher, scanChunks } from './grep.ts';
@@ -708,7 +708,7 @@ export abstract class FilesystemBase implements Filesystem {
         throw err;
       }
       try {
-        for await (const m of scanChunks(path, reader, matcher, remaining)) {
+        for await (const m of scanChunks(path, reader, matcher, remaining, this.grepDetection())) {
           yield m;
           if (--remaining <= 0) return;
         }
@@ -716,6 +716,11 @@ export abstract class FilesystemBase implements Filesystem {
         await reader.close();
       }
     }
+  }
+
+  /** How grep's scanner detects a file's encoding: as this backend's text reads do. */
+  protected grepDetection(): DetectOptions | undefined {
+    return this.textOptions({}).detect;
   }
 
   /** Files grep would search for `plan`, in deterministic order. */

@@ -11,10 +11,19 @@
  */
 
 import { concatBytes } from './bytes.ts';
-import { createDecoder, DETECTION_SAMPLE_BYTES, detectBom } from './encoding.ts';
+import {
+  createDecoder,
+  DETECTION_SAMPLE_BYTES,
+  DETECTION_WINDOW_BYTES,
+  type DetectOptions,
+  detectBom,
+  detectEncoding,
+  type StreamDecoder,
+} from './encoding.ts';
 import { compileLinearRegex, type LinearRegex } from './linear-regex.ts';
 import { LineSplitter } from './lines.ts';
 import { requiredLiteral } from './required-literal.ts';
+import { detectedDecoder } from './text-reader.ts';
 import type { GrepMatch, MatchSpan } from './types.ts';
 
 /** A compiled search pattern. */
@@ -34,6 +43,15 @@ export interface GrepMatcher {
    * search with it must pass every line it finds through {@link spans}.
    */
   readonly rustPattern?: string | undefined;
+  /**
+   * A second pattern for ripgrep, given beside {@link rustPattern}: the
+   * lines of legacy-encoded files that `rustPattern`, reading bytes as
+   * UTF-8, could miss come along too. A native search must give a file
+   * with a line that is not UTF-8 (`readsAsUtf8`) to the shared scanner,
+   * which decodes it as its reads do. `undefined` when every match is
+   * ASCII text, which any ASCII-compatible encoding holds as is.
+   */
+  readonly rustLegacyPattern?: string | undefined;
   /** Every non-overlapping match in `line`, as code-point spans (see {@link compileGrep} for very long lines). */
   spans(line: string): MatchSpan[];
 }
@@ -75,6 +93,7 @@ export function compileGrep(pattern: string, options: { ignoreCase?: boolean | u
     source: pattern,
     literal,
     rustPattern: regex.rustSource,
+    rustLegacyPattern: regex.rustLegacySource,
     spans: plain === undefined ? (line) => regexSpans(regex, line, literal !== undefined && line.includes(literal)) : (line) => textSpans(line, plain),
   };
 }
@@ -176,17 +195,26 @@ export function lineMatch(matcher: GrepMatcher, path: string, line: number, text
 
 /**
  * Scans one file's chunks and yields its matching lines, at most `limit`.
- * A NUL byte found later in a UTF-8 file ends the search there, as ripgrep
- * stops at it: the text before it, its unfinished last line included, is
- * searched.
+ * The text is decoded as a text read decodes it (`detect`: the backend's
+ * detection, its legacy detector), so a legacy-encoded file is searched as
+ * the text a model is served. Binary is ripgrep's rule: a NUL among the
+ * first {@link DETECTION_SAMPLE_BYTES} (outside UTF-16 with a BOM) skips
+ * the file, and a NUL found later ends the search there, the text before
+ * it, its unfinished last line included, searched.
  */
-export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array>, matcher: GrepMatcher, limit: number): AsyncGenerator<GrepMatch> {
+export async function* scanChunks(
+  path: string,
+  chunks: AsyncIterable<Uint8Array>,
+  matcher: GrepMatcher,
+  limit: number,
+  detect?: DetectOptions,
+): AsyncGenerator<GrepMatch> {
   if (limit <= 0) return;
   const iterator = chunks[Symbol.asyncIterator]();
   let count = 0;
   let lineNo = 0;
   const splitter = new LineSplitter();
-  let decoder: ReturnType<typeof createDecoder> | undefined;
+  let decoder: StreamDecoder | undefined;
   let wideEncoding = false;
   const literal = matcher.literal;
   const emit = function* (lines: string[]): Generator<GrepMatch> {
@@ -221,7 +249,7 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
     }
     lineNo = base + found.completed;
   };
-  // Detection needs the first 8 KiB however small the source's first chunks are.
+  // Detection takes the window a text read detects on, however small the source's first chunks are.
   let head: Uint8Array[] = [];
   let headBytes = 0;
   try {
@@ -233,7 +261,7 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
           // Held past the next request, so copied: a chunk is lent only until then.
           head.push(next.value.slice());
           headBytes += next.value.byteLength;
-          if (headBytes < DETECTION_SAMPLE_BYTES) continue;
+          if (headBytes < DETECTION_WINDOW_BYTES) continue;
         }
         if (headBytes === 0) break;
         chunk = head.length === 1 ? (head[0] as Uint8Array) : concatBytes(head);
@@ -244,8 +272,14 @@ export async function* scanChunks(path: string, chunks: AsyncIterable<Uint8Array
           decoder = createDecoder(bom.encoding);
           chunk = chunk.subarray(bom.length);
         } else {
+          // Binary as ripgrep sees it: a NUL among the first bytes.
           if (hasNul(chunk.subarray(0, DETECTION_SAMPLE_BYTES))) return;
-          decoder = createDecoder('utf-8');
+          // The window a text reader detects on: the file's first 64 KiB, all of it when shorter.
+          const ended = next.done === true && chunk.byteLength <= DETECTION_WINDOW_BYTES;
+          const info = detectEncoding(chunk.subarray(0, DETECTION_WINDOW_BYTES), { ...detect, partial: !ended });
+          // Control bytes, or a NUL further on, are text to ripgrep: searched as UTF-8, as before a NUL.
+          const usable = info.binary || /^utf-(16|32)/.test(info.encoding) ? { ...info, encoding: 'utf-8', source: 'utf-8' as const } : info;
+          decoder = detectedDecoder(usable, ended, { path, detect });
           if (bom) chunk = chunk.subarray(bom.length);
         }
       } else {

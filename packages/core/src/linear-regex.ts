@@ -94,15 +94,22 @@ export class LinearRegex {
    * lines it reports with this regex.
    */
   readonly rustSource: string | undefined;
+  /**
+   * A second Rust pattern to give ripgrep beside {@link rustSource}, so that
+   * the lines of legacy-encoded files it could miss come along too
+   * (`PatternTranslation.rustLegacy`); `undefined` when none is needed.
+   */
+  readonly rustLegacySource: string | undefined;
   readonly #re: RE2JS;
   readonly #bounded: boolean;
   readonly #size: number;
   readonly #names: ReadonlyArray<readonly [string, number]>;
 
   /** @internal Use {@link compileLinearRegex}. */
-  constructor(source: string, rustSource: string | undefined, re: RE2JS, bounded: boolean) {
+  constructor(source: string, rust: { source: string; legacy: string | undefined } | undefined, re: RE2JS, bounded: boolean) {
     this.source = source;
-    this.rustSource = rustSource;
+    this.rustSource = rust?.source;
+    this.rustLegacySource = rust?.legacy;
     this.#re = re;
     this.#bounded = bounded;
     this.#size = re.programSize();
@@ -222,5 +229,6 @@ export function compileLinearRegex(pattern: string, options: LinearRegexOptions 
       'repetition counts multiply the size: use a smaller count or an open one (`\\w+` rather than `\\w{1,900}`), or split the search',
     );
   }
-  return new LinearRegex(pattern, multiline || dotAll ? undefined : translated.rust, re, translated.bounded);
+  const rust = multiline || dotAll || translated.rust === undefined ? undefined : { source: translated.rust, legacy: translated.rustLegacy };
+  return new LinearRegex(pattern, rust, re, translated.bounded);
 }

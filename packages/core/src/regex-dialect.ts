@@ -43,6 +43,16 @@ export type PatternTranslation =
        * than the compiled program, so a search never looks further ahead.
        */
       readonly bounded: boolean;
+      /**
+       * A second pattern for Rust, given beside {@link rust}: it matches the
+       * lines of a legacy-encoded file that `rust`, reading bytes as UTF-8,
+       * could miss although the decoded line matches. `undefined` when
+       * `rust` sees them all (every match is ASCII text). Either way a
+       * caller decodes a line that is not UTF-8 as its file reads, not as
+       * UTF-8. See {@link LEGACY_CHARACTER} for why most patterns only need
+       * {@link ESCAPE_LINE}.
+       */
+      readonly rustLegacy: string | undefined;
     }
   | { readonly ok: false; readonly reason: string; readonly hint: string };
 
@@ -112,17 +122,62 @@ const RUST_META = new Set('\\.+*?()|[]{}^$#&-~');
 const ASCII_PUNCTUATION = /^[!-/:-@[-`{-~]$/;
 
 /**
- * The JavaScript scanner decodes each invalid UTF-8 sequence (1 to 3 bytes,
- * all ≥ 0x80) into U+FFFD, which `.` or `[^a]` then match; ripgrep sees the
- * raw bytes, which no Unicode class matches. An atom that may match U+FFFD
- * is therefore widened for Rust to match those bytes too.
+ * The bytes one character outside ASCII may be in a file ripgrep cannot
+ * read as UTF-8: an invalid UTF-8 sequence (1 to 3 bytes, all ≥ 0x80, which
+ * the JavaScript scanner decodes into U+FFFD), or a character of a legacy
+ * encoding: one byte ≥ 0x80 (the 8-bit code pages), two or three (EUC),
+ * a lead byte and an ASCII trail byte (Shift_JIS, Big5, GBK), or four
+ * bytes of GB18030. The scanner decodes a legacy-encoded file as it reads;
+ * ripgrep sees the raw bytes, which no Unicode class matches. An atom that
+ * may match a character outside ASCII (`.`, `\\s`, `\\W`, a negated or a
+ * non-ASCII class, `\\p{…}`) is therefore widened for Rust to match these
+ * bytes too, so every line the scanner would find comes along. Two kinds of
+ * line are left: ISO-2022-JP's, whose characters are pairs of ASCII bytes
+ * between escapes ({@link ESCAPE_LINE} brings them), and the lines a
+ * pattern's own non-ASCII text matches ({@link NOT_UTF8_LINE}).
  */
-const INVALID_UTF8 = '(?-u:[\\x80-\\xff]{1,3})';
+const LEGACY_CHARACTER = '(?-u:[\\x80-\\xff]{1,3}|[\\x80-\\xff][\\x40-\\x7e]|[\\x81-\\xfe][\\x30-\\x39][\\x81-\\xfe][\\x30-\\x39])';
 const REPLACEMENT_CHARACTER = 0xfffd;
 
 function widened(rust: string): string {
-  return `(?:${rust}|${INVALID_UTF8})`;
+  return `(?:${rust}|${LEGACY_CHARACTER})`;
 }
+
+/** Lines holding an escape byte: ISO-2022-JP's (seven-bit, its escapes switch to JIS X 0208). */
+export const ESCAPE_LINE = '(?-u:\\x1b)';
+
+/** A valid UTF-8 sequence of two to four bytes (RFC 3629: no overlong forms, surrogates or code points past U+10FFFF). */
+const UTF8_SEQUENCE =
+  '[\\xc2-\\xdf][\\x80-\\xbf]|\\xe0[\\xa0-\\xbf][\\x80-\\xbf]|[\\xe1-\\xec\\xee\\xef][\\x80-\\xbf]{2}|\\xed[\\x80-\\x9f][\\x80-\\xbf]' +
+  '|\\xf0[\\x90-\\xbf][\\x80-\\xbf]{2}|[\\xf1-\\xf3][\\x80-\\xbf]{3}|\\xf4[\\x80-\\x8f][\\x80-\\xbf]{2}';
+/** What ends a sequence early: a byte that is not a continuation byte, or the line's end. */
+const CUT = '(?:[\\x00-\\x7f\\xc0-\\xff]|$)';
+/** A byte at a sequence's start that begins no valid sequence, every way one can fail. */
+const UTF8_ERROR = [
+  '[\\x80-\\xc1\\xf5-\\xff]',
+  `[\\xc2-\\xdf]${CUT}`,
+  '\\xe0(?:[\\x00-\\x9f\\xc0-\\xff]|$)',
+  '\\xed(?:[\\x00-\\x7f\\xa0-\\xff]|$)',
+  `[\\xe1-\\xec\\xee\\xef]${CUT}`,
+  `[\\xe0-\\xef][\\x80-\\xbf]${CUT}`,
+  '\\xf0(?:[\\x00-\\x8f\\xc0-\\xff]|$)',
+  '\\xf4(?:[\\x00-\\x7f\\x90-\\xff]|$)',
+  `[\\xf1-\\xf3]${CUT}`,
+  `[\\xf0-\\xf4][\\x80-\\xbf]${CUT}`,
+  `[\\xf0-\\xf4][\\x80-\\xbf]{2}${CUT}`,
+].join('|');
+
+/**
+ * Lines that do not read as UTF-8 (core's `readsAsUtf8`): an escape byte,
+ * or an invalid byte. Sequences are only cut apart from a line's start or
+ * an ASCII byte, so the valid sequences before an error are matched whole
+ * and the error is found where a decoder finds it; a line of valid UTF-8
+ * never matches. A pattern with text outside ASCII (`é`, `Псевдоним`) has
+ * no bytes to widen: with this beside it, every line of a file that may be
+ * legacy-encoded comes along. It costs ripgrep its literal prefilter, so
+ * it is given only to such patterns.
+ */
+export const NOT_UTF8_LINE = `(?-u:\\x1b|(?:^|[\\x00-\\x7f])(?:${UTF8_SEQUENCE})*(?:${UTF8_ERROR}))`;
 
 /** A single character outside a class, written for RE2 and for Rust. */
 function literal(cp: number): [string, string | undefined] {
@@ -216,7 +271,7 @@ function readEscape(p: string, i: number, inClass: boolean): Escape {
  * @example
  * ```ts
  * translatePattern('\\bfoo\\u00e9.');
- * // { ok: true, re2: '\\bfooé[^\\x{a}\\x{d}]', rust: '(?-u:\\b)fooé(?:[^\\x{a}\\x{d}]|(?-u:[\\x80-\\xff]{1,3}))', bounded: true }
+ * // { ok: true, re2: '\\bfooé[^\\x{a}\\x{d}]', rust: '(?-u:\\b)fooé(?:[^\\x{a}\\x{d}]|(?-u:[\\x80-\\xff]{1,3}|…))', bounded: true, rustLegacy: NOT_UTF8_LINE }
  * translatePattern('(a)\\1'); // { ok: false, reason: 'backreference `\\1` is not supported', hint: '…' }
  * ```
  */
@@ -231,6 +286,9 @@ function translate(p: string, dotAll: boolean): { result: PatternTranslation; do
   let rust: string | undefined = '';
   let dotAllSeen = false;
   let bounded = true;
+  // Whether an atom may match outside ASCII, and whether the pattern's own text does.
+  let asciiOnly = true;
+  let textOutsideAscii = false;
   // Right after a quantifier a `+` is possessive and a `?` makes it lazy.
   let afterQuantifier = false;
   // `b` is the Rust text; `undefined` means Rust cannot be given the pattern.
@@ -250,9 +308,13 @@ function translate(p: string, dotAll: boolean): { result: PatternTranslation; do
       if (e.refusal) return done(e.refusal);
       if (e.perl !== undefined) {
         const negated = e.perl === e.perl.toUpperCase();
+        // `\\s` is Unicode white space (U+00A0 is a byte of every 8-bit code page); `\\d` and `\\w` are ASCII.
+        const wide = negated || e.perl === 's';
+        if (wide) asciiOnly = false;
         const text = `[${negated ? '^' : ''}${rangesText(PERL_CLASSES[e.perl.toLowerCase()] as readonly Range[])}]`;
-        emit(text, negated ? widened(text) : text);
+        emit(text, wide ? widened(text) : text);
       } else if (e.cp !== undefined) {
+        if (e.cp > 0x7f && e.cp !== REPLACEMENT_CHARACTER) textOutsideAscii = true;
         const [a, b] = literal(e.cp);
         emit(a, b);
       } else if (e.raw === '\\b' || e.raw === '\\B') {
@@ -262,11 +324,15 @@ function translate(p: string, dotAll: boolean): { result: PatternTranslation; do
         // Every line is searched on its own: its start and end are ripgrep's `^` and `$`.
         emit(e.raw, e.raw === '\\A' ? '^' : '$');
       } else if (e.raw?.startsWith('\\p') || e.raw?.startsWith('\\P')) {
+        asciiOnly = false;
         emit(e.raw, widened(e.raw));
       } else if (e.raw === '\\Q') {
         const end = p.indexOf('\\E', e.next);
         const quoted = quotePattern(p.slice(e.next, end < 0 ? p.length : end));
-        if (quoted.ok) emit(quoted.re2, quoted.rust);
+        if (quoted.ok) {
+          emit(quoted.re2, quoted.rust);
+          if (quoted.rustLegacy !== undefined) textOutsideAscii = true;
+        }
         i = end < 0 ? p.length : end + 2;
         continue;
       } else {
@@ -277,7 +343,8 @@ function translate(p: string, dotAll: boolean): { result: PatternTranslation; do
     }
     if (c === '[') {
       const cls = readClass(p, i);
-      emit(cls.re2, cls.rust !== undefined && cls.mayMatchReplacement ? widened(cls.rust) : cls.rust);
+      if (!cls.asciiOnly) asciiOnly = false;
+      emit(cls.re2, cls.rust !== undefined && !cls.asciiOnly ? widened(cls.rust) : cls.rust);
       i = cls.next;
       continue;
     }
@@ -305,6 +372,7 @@ function translate(p: string, dotAll: boolean): { result: PatternTranslation; do
       continue;
     }
     if (c === '.') {
+      asciiOnly = false;
       const dot = dotAll ? '.' : `[^${hex(0x0a)}${hex(0x0d)}]`;
       emit(dot, widened(dot));
       i++;
@@ -346,32 +414,34 @@ function translate(p: string, dotAll: boolean): { result: PatternTranslation; do
       continue;
     }
     const cp = p.codePointAt(i) as number;
+    if (cp > 0x7f && cp !== REPLACEMENT_CHARACTER) textOutsideAscii = true;
     const [a, b] = cp < 0x20 || cp === REPLACEMENT_CHARACTER ? literal(cp) : [String.fromCodePoint(cp), String.fromCodePoint(cp)];
     emit(a, b);
     i += cp > 0xffff ? 2 : 1;
   }
-  return done({ ok: true, re2, rust, bounded });
+  const rustLegacy = textOutsideAscii ? NOT_UTF8_LINE : asciiOnly ? undefined : ESCAPE_LINE;
+  return done({ ok: true, re2, rust, bounded, rustLegacy });
 }
 
 /** A bracketed class at `i`, with Perl classes and code-point escapes spelled as ranges both engines read alike. */
-function readClass(p: string, i: number): { re2: string; rust: string | undefined; mayMatchReplacement: boolean; next: number } {
+function readClass(p: string, i: number): { re2: string; rust: string | undefined; asciiOnly: boolean; next: number } {
   let j = i + 1;
   const negated = p[j] === '^';
   if (negated) j++;
+  // A negated class, a Unicode property or a member above U+007F may match outside ASCII.
+  let asciiOnly = !negated;
   let body = '';
   let rustOk = true;
-  // Whether the members surely include U+FFFD, or might (a Unicode property).
-  let hasReplacement = false;
-  let mayHaveReplacement = false;
-  const covers = (lo: number, hi: number): void => {
-    if (lo <= REPLACEMENT_CHARACTER && REPLACEMENT_CHARACTER <= hi) hasReplacement = true;
+  const covers = (_lo: number, hi: number): void => {
+    if (hi > 0x7f) asciiOnly = false;
   };
   // One member: a code point (possibly a range end), or a set.
   const member = (at: number): { cp?: number; text: string; next: number } => {
     if (p[at] === '[' && p[at + 1] === ':') {
       const posix = /^\[:(\^?)[a-z]+:\]/.exec(p.slice(at));
       if (posix) {
-        if (posix[1] === '^') hasReplacement = true; // POSIX classes are ASCII
+        // POSIX classes are ASCII; a negated one is not.
+        if (posix[1] === '^') asciiOnly = false;
         return { text: posix[0], next: at + posix[0].length };
       }
     }
@@ -383,8 +453,9 @@ function readClass(p: string, i: number): { re2: string; rust: string | undefine
         return { text: rangesText(ranges), next: e.next };
       }
       if (e.cp !== undefined) return { cp: e.cp, text: classChar(e.cp), next: e.next };
-      if (e.rustOk) mayHaveReplacement = true;
-      else rustOk = false;
+      // A Unicode property, or an escape RE2 judges.
+      asciiOnly = false;
+      if (!e.rustOk) rustOk = false;
       return { text: e.raw ?? '', next: e.next };
     }
     const cp = p.codePointAt(at) as number;
@@ -394,8 +465,7 @@ function readClass(p: string, i: number): { re2: string; rust: string | undefine
   while (j < p.length) {
     if (p[j] === ']' && !first) {
       const text = `[${negated ? '^' : ''}${body}]`;
-      const mayMatchReplacement = negated ? !hasReplacement : hasReplacement || mayHaveReplacement;
-      return { re2: text, rust: rustOk ? text : undefined, mayMatchReplacement, next: j + 1 };
+      return { re2: text, rust: rustOk ? text : undefined, asciiOnly, next: j + 1 };
     }
     first = false;
     const a = member(j);
@@ -413,7 +483,7 @@ function readClass(p: string, i: number): { re2: string; rust: string | undefine
     j = a.next;
   }
   // Unterminated: hand RE2 the caller's text so that it names the problem.
-  return { re2: p.slice(i), rust: undefined, mayMatchReplacement: false, next: p.length };
+  return { re2: p.slice(i), rust: undefined, asciiOnly: false, next: p.length };
 }
 
 /**
@@ -421,16 +491,19 @@ function readClass(p: string, i: number): { re2: string; rust: string | undefine
  *
  * @example
  * ```ts
- * quotePattern('a.b(');  // { ok: true, re2: 'a\\.b\\(', rust: 'a\\.b\\(' }
+ * quotePattern('a.b(');  // { ok: true, re2: 'a\\.b\\(', rust: 'a\\.b\\(', bounded: true, rustLegacy: undefined }
  * ```
  */
 export function quotePattern(text: string): PatternTranslation {
   let re2 = '';
   let rust: string | undefined = '';
+  let outsideAscii = false;
   for (const ch of text) {
-    const [a, b] = literal(ch.codePointAt(0) as number);
+    const cp = ch.codePointAt(0) as number;
+    if (cp > 0x7f) outsideAscii = true;
+    const [a, b] = literal(cp);
     re2 += a;
     rust = rust === undefined || b === undefined ? undefined : rust + b;
   }
-  return { ok: true, re2, rust, bounded: true };
+  return { ok: true, re2, rust, bounded: true, rustLegacy: outsideAscii ? NOT_UTF8_LINE : undefined };
 }

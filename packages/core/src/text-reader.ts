@@ -13,7 +13,16 @@
  */
 
 import { concatBytes } from './bytes.ts';
-import { createDecoder, DETECTION_WINDOW_BYTES, type DetectOptions, detectBom, detectEncoding, normalizeEncoding, type StreamDecoder } from './encoding.ts';
+import {
+  createDecoder,
+  DETECTION_WINDOW_BYTES,
+  type DetectOptions,
+  detectBom,
+  detectEncoding,
+  type EncodingInfo,
+  normalizeEncoding,
+  type StreamDecoder,
+} from './encoding.ts';
 import { fsError } from './errors.ts';
 import { LineSplitter } from './lines.ts';
 import type { ByteReader, TextOptions, TextReader } from './types.ts';
@@ -132,6 +141,31 @@ class LateDetectingDecoder implements StreamDecoder {
   }
 }
 
+/**
+ * The decoder of a file whose first detection window (up to
+ * {@link DETECTION_WINDOW_BYTES}, all of it when `ended`) detected as
+ * `info`: a window of ASCII that is not the whole file is decoded as ASCII
+ * until its first non-ASCII byte and detected again from there. Every text
+ * read, and grep's scanner, decode through it, so a file reads as the same
+ * text wherever it is searched or served.
+ *
+ * @example
+ * ```ts
+ * const info = detectEncoding(window, { partial: !ended });
+ * const decoder = detectedDecoder(info, ended, { path: 'notes.txt' });
+ * const text = decoder.decode(window.subarray(info.bomLength)) + decoder.end();
+ * ```
+ */
+export function detectedDecoder(
+  info: EncodingInfo,
+  ended: boolean,
+  settings: { path: string; fatal?: boolean; detect?: DetectOptions | undefined },
+): StreamDecoder {
+  const fatal = settings.fatal ?? false;
+  if (info.source === 'ascii' && !ended) return new LateDetectingDecoder({ fatal, path: settings.path, detect: settings.detect });
+  return createDecoder(info.encoding, { fatal, op: 'openText', path: settings.path });
+}
+
 class DecodingTextReader implements TextReader {
   readonly path: string;
   readonly bom: boolean;
@@ -233,10 +267,7 @@ export async function createTextReader(reader: ByteReader, options: TextReaderOp
       }
       bom = info.bomLength > 0;
       first = first.subarray(info.bomLength);
-      decoder =
-        info.source === 'ascii' && !ended
-          ? new LateDetectingDecoder({ fatal, path: reader.path, detect: options.detect })
-          : createDecoder(info.encoding, { fatal, op: 'openText', path: reader.path });
+      decoder = detectedDecoder(info, ended, { fatal, path: reader.path, detect: options.detect });
     }
     return new DecodingTextReader(reader, first, decoder, bom);
   } catch (err) {

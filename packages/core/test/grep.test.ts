@@ -1,6 +1,9 @@
 import { CATASTROPHIC_LONG_LINE, CATASTROPHIC_PATTERNS, CATASTROPHIC_SHORT_LINE } from '@ctxfs/conformance';
 import { describe, expect, it } from 'vitest';
+import { type DetectOptions, encodeText } from '../src/encoding.ts';
 import { codePointOffset, compileGrep, scanChunks } from '../src/grep.ts';
+import { chardetDetector } from '../src/legacy-detector.ts';
+import { ESCAPE_LINE, NOT_UTF8_LINE } from '../src/regex-dialect.ts';
 import type { GrepMatch } from '../src/types.ts';
 import { npmFile } from './support/npm-package.ts';
 import { unitsTouched } from './support/string-work.ts';
@@ -22,9 +25,9 @@ async function* chunked(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Ar
   for (let i = 0; i < bytes.length; i += size) yield bytes.slice(i, i + size);
 }
 
-async function scan(bytes: Uint8Array, pattern: string, size = 65536, limit = 1000, options = {}): Promise<GrepMatch[]> {
+async function scan(bytes: Uint8Array, pattern: string, size = 65536, limit = 1000, options = {}, detect?: DetectOptions): Promise<GrepMatch[]> {
   const out: GrepMatch[] = [];
-  for await (const m of scanChunks('f', chunked(bytes, size), compileGrep(pattern, options), limit)) out.push(m);
+  for await (const m of scanChunks('f', chunked(bytes, size), compileGrep(pattern, options), limit, detect)) out.push(m);
   return out;
 }
 
@@ -100,6 +103,41 @@ describe('compileGrep', () => {
     const m = compileGrep('a');
     expect(m.spans('aaa').length).toBe(3);
     expect(m.spans('a')).toEqual([{ start: 0, end: 1 }]);
+  });
+});
+
+describe('rustLegacyPattern: what ripgrep is given beside the pattern for legacy-encoded files', () => {
+  const none = undefined;
+  it.each<[string, { literal?: boolean; ignoreCase?: boolean }, string | undefined]>([
+    ['alpha', {}, none], // ASCII text is the same bytes in every ASCII-compatible encoding
+    ['al+pha\\b\\d\\w [a-z_]', {}, none],
+    ['\\x41\\u0042', {}, none],
+    ['a.b', { literal: true }, none],
+    ['ALPHA', { ignoreCase: true }, none],
+    // Atoms that may match outside ASCII are widened to legacy bytes; ISO-2022-JP's lines come by their escapes.
+    ['a.b', {}, ESCAPE_LINE],
+    ['[^a]', {}, ESCAPE_LINE],
+    ['\\W|\\S|\\D', {}, ESCAPE_LINE],
+    ['\\s', {}, ESCAPE_LINE], // Unicode white space: U+00A0 in every 8-bit code page
+    ['\\p{Greek}', {}, ESCAPE_LINE],
+    ['[а-я]', {}, ESCAPE_LINE],
+    ['[a-\\x{ff}]', {}, ESCAPE_LINE],
+    ['[[:^alpha:]]', {}, ESCAPE_LINE],
+    // Text outside ASCII has no bytes to widen: every line that is not UTF-8 comes along.
+    ['café', {}, NOT_UTF8_LINE],
+    ['café', { literal: true }, NOT_UTF8_LINE],
+    ['\\u00e9', {}, NOT_UTF8_LINE],
+    ['\\Qé\\E', {}, NOT_UTF8_LINE],
+    ['x.*é', {}, NOT_UTF8_LINE],
+  ])('%j %j', (pattern, options, expected) => {
+    expect(compileGrep(pattern, options).rustLegacyPattern).toBe(expected);
+  });
+
+  it('widens what may match outside ASCII to the bytes of every legacy shape', () => {
+    const rust = compileGrep('a.b').rustPattern ?? '';
+    for (const shape of ['[\\x80-\\xff]{1,3}', '[\\x80-\\xff][\\x40-\\x7e]', '[\\x81-\\xfe][\\x30-\\x39][\\x81-\\xfe][\\x30-\\x39]'])
+      expect(rust).toContain(shape);
+    expect(compileGrep('a\\wb').rustPattern).not.toContain('\\x80');
   });
 });
 
@@ -190,6 +228,26 @@ describe('scanChunks', () => {
     bytes[1] = 0xff;
     for (let i = 0; i < body.length; i++) bytes[3 + i * 2] = body.charCodeAt(i);
     expect((await scan(bytes, 'needle')).map(lineOf)).toEqual([[2, 'needle']]);
+  });
+
+  it('decodes a legacy-encoded file as a text read does: its detector, from its first non-ASCII line', async () => {
+    const ru = 'Псевдоним для %s не найден.\nПроверьте имя.\n';
+    const detect = { legacyDetector: chardetDetector };
+    for (const size of [1, 7, 4096, 65536]) {
+      expect((await scan(encodeText(ru, 'koi8-r'), 'имя', size, 1000, {}, detect)).map(lineOf), `koi8-r, chunks of ${size}`).toEqual([[2, 'Проверьте имя.']]);
+    }
+    // Past the 64 KiB window of ASCII: detected again where the first non-ASCII line starts.
+    const late = concat(enc('// ascii\n'.repeat(8000)), encodeText(ru, 'windows-1251'));
+    expect((await scan(late, 'для|ascii$', 65536, 1, {}, detect)).map(lineOf)).toEqual([[1, '// ascii']]);
+    expect((await scan(late, 'для', 4096, 1000, {}, detect)).map(lineOf)).toEqual([[8001, 'Псевдоним для %s не найден.']]);
+    // Without a detector, the fallback every reader has: windows-1252.
+    expect((await scan(encodeText('café\n', 'windows-1252'), 'é')).map(lineOf)).toEqual([[1, 'café']]);
+  });
+
+  it('valid UTF-8 is never taken for a legacy encoding, nor control bytes for binary', async () => {
+    const detect = { legacyDetector: chardetDetector };
+    expect((await scan(enc('Псевдоним\n'), 'Псевдоним', 65536, 1000, {}, detect)).map(lineOf)).toEqual([[1, 'Псевдоним']]);
+    expect((await scan(enc('bell \u0007 needle\n'), 'needle', 65536, 1000, {}, detect)).map(lineOf)).toEqual([[1, 'bell \u0007 needle']]);
   });
 
   it('a 4-byte character split over 1-byte chunks keeps code-point spans right', async () => {
@@ -349,10 +407,11 @@ describe('the dialect: ripgrep syntax, refused where no linear engine can go', (
     const rust = (pattern: string, literal = false) => compileGrep(pattern, { literal }).rustPattern;
     expect(rust('\\bword\\B')).toBe('(?-u:\\b)word(?-u:\\B)');
     expect(rust('\\d\\w')).toBe('[0-9][0-9A-Z\\x{5f}a-z]');
-    // What may match U+FFFD (decoded from invalid UTF-8) also matches raw bytes ≥ 0x80 there.
-    expect(rust('\\W')).toBe('(?:[^0-9A-Z\\x{5f}a-z]|(?-u:[\\x80-\\xff]{1,3}))');
+    // What may match outside ASCII (U+FFFD of invalid UTF-8, a legacy character) also matches the raw bytes there.
+    const bytes = '(?-u:[\\x80-\\xff]{1,3}|[\\x80-\\xff][\\x40-\\x7e]|[\\x81-\\xfe][\\x30-\\x39][\\x81-\\xfe][\\x30-\\x39])';
+    expect(rust('\\W')).toBe(`(?:[^0-9A-Z\\x{5f}a-z]|${bytes})`);
     expect(rust('[a-z]')).toBe('[a-z]');
-    expect(rust('[^a-z]')).toBe('(?:[^a-z]|(?-u:[\\x80-\\xff]{1,3}))');
+    expect(rust('[^a-z]')).toBe(`(?:[^a-z]|${bytes})`);
     expect(rust('\\Aa|b\\z')).toBe('^a|b$');
     expect(rust('(?<n>a)\\Qa.b\\E{x}')).toBe('(?P<n>a)a\\.b\\{x\\}');
     expect(rust('a\\nb')).toBeUndefined();

@@ -41,6 +41,7 @@ import {
   parentPath,
   parseGitignore,
   type RenameOptions,
+  readsAsUtf8,
   resolvePath,
   type Snapshot,
   scanChunks,
@@ -945,7 +946,8 @@ export class HostFilesystem extends FilesystemBase {
    * match contains (a literal pattern, or a regex's required piece): a file
    * whose bytes do not contain the literal's UTF-8 bytes cannot have a
    * matching line, so it is skipped after one `indexOf` instead of being
-   * decoded and split. Files that may match go through core's `scanChunks` in the same
+   * decoded and split (with a non-ASCII literal, only if its bytes read as
+   * UTF-8: a legacy-encoded file holds the text in other bytes). Files that may match go through core's `scanChunks` in the same
    * chunks the base scanner uses, so results are identical.
    */
   async *#scan(matcher: GrepMatcher, plan: GrepPlan, flags: GrepFlags | undefined): AsyncGenerator<GrepMatch> {
@@ -958,6 +960,7 @@ export class HostFilesystem extends FilesystemBase {
       yield* this.scanFiles(matcher, plan);
       return;
     }
+    const asciiLiteral = literal.every((b) => b < 0x80);
     const chunkSize = this.limits.chunkSize;
     let remaining = plan.maxMatches;
     // Files of one directory come one after another: opened relative to it, without a landing check each.
@@ -978,8 +981,9 @@ export class HostFilesystem extends FilesystemBase {
           if (file.size <= FAST_SCAN_MAX_BYTES) {
             const bytes = readWhole(file.fd, file.size);
             const wide = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
-            // UTF-16 files are decoded by the scanner; everything else is searched as UTF-8 bytes.
-            if (!wide && bytes.indexOf(literal) < 0) skip = true;
+            // UTF-16 files are decoded by the scanner. Without the literal's UTF-8 bytes, a file cannot match
+            // if it reads as UTF-8; with a non-ASCII literal, a legacy-encoded one may (its text is decoded).
+            if (!wide && bytes.indexOf(literal) < 0 && (asciiLiteral || readsAsUtf8(bytes))) skip = true;
             else chunks = split(bytes, chunkSize);
           }
         } finally {
@@ -991,7 +995,7 @@ export class HostFilesystem extends FilesystemBase {
         // Too large to hold: streamed, as the base scanner does.
         const reader = chunks === undefined ? await this.openFileReader(path, chunkSize, 0) : undefined;
         try {
-          for await (const m of scanChunks(path, reader ?? iterate(chunks ?? []), matcher, remaining)) {
+          for await (const m of scanChunks(path, reader ?? iterate(chunks ?? []), matcher, remaining, this.grepDetection())) {
             yield m;
             if (--remaining <= 0) return;
           }

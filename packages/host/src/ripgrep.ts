@@ -20,7 +20,12 @@
  *   no Rust rendering, or one this rg refuses, is searched by the JS scanner.
  * - A file in which rg saw a NUL byte (its "binary file matches" notice)
  *   is searched again by the JS scanner, so binary handling is the
- *   scanner's exactly. A line of output that is neither a match nor that
+ *   scanner's exactly. So is a file with a line rg printed that does not
+ *   read as UTF-8: it may be legacy-encoded, and the scanner decodes it as
+ *   a text read does. The pattern's Rust rendering widens what may match
+ *   a character outside ASCII to the bytes of legacy encodings, and
+ *   `matcher.rustLegacyPattern` is given beside it, so that such a file
+ *   comes to the scanner wherever its decoded text may match. A line of output that is neither a match nor that
  *   notice is an `EIO`, never a guess.
  * - rg runs inside the verified directory (see spawn-in-directory.ts) and
  *   searches `.`, so a directory swapped for a symlink after the check
@@ -29,7 +34,7 @@
  * @module
  */
 
-import { FsError, type GrepMatch, type GrepMatcher, type GrepPlan, isAddressableName, lineMatch } from '@ctxfs/core';
+import { FsError, type GrepMatch, type GrepMatcher, type GrepPlan, isAddressableName, lineMatch, readsAsUtf8 } from '@ctxfs/core';
 import { TEMP_PREFIX } from './atomic-write.ts';
 import type { RootGuard } from './root-guard.ts';
 import { findExecutable, spawnInDirectory } from './spawn-in-directory.ts';
@@ -92,8 +97,8 @@ function unreadableOutput(scope: string, line: Buffer): FsError {
   });
 }
 
-/** One line of rg's output: a match of `path`, or its binary notice. */
-type OutputLine = { path: Buffer; lineNumber: number; text: string } | { path: Buffer; binary: true };
+/** One line of rg's output: a match of `path` (`utf8`: its bytes read as UTF-8), or its binary notice. */
+type OutputLine = { path: Buffer; lineNumber: number; text: string; utf8: boolean } | { path: Buffer; binary: true };
 
 /** Reads `path NUL number : text` (a match) or `path: binary file matches …`. */
 function parseOutputLine(line: Buffer): OutputLine | undefined {
@@ -104,7 +109,10 @@ function parseOutputLine(line: Buffer): OutputLine | undefined {
     for (let c = line[i]; c !== undefined && c >= 0x30 && c <= 0x39; c = line[++i]) lineNumber = lineNumber * 10 + (c - 0x30);
     // The line's CR, with `--crlf`, belongs to its terminator.
     const end = line[line.length - 1] === CR ? line.length - 1 : line.length;
-    if (i > nul + 1 && line[i] === COLON) return { path: line.subarray(0, nul), lineNumber, text: line.toString('utf8', i + 1, Math.max(i + 1, end)) };
+    if (i > nul + 1 && line[i] === COLON) {
+      const bytes = line.subarray(i + 1, Math.max(i + 1, end));
+      return { path: line.subarray(0, nul), lineNumber, text: bytes.toString('utf8'), utf8: readsAsUtf8(bytes) };
+    }
     return BINARY_NOTICE.test(line.toString('latin1', nul + 1)) ? { path: line.subarray(0, nul), binary: true } : undefined;
   }
   // Paths holding a newline or a control character are never searched (see the exclude glob), so the notice is the line's end.
@@ -146,16 +154,20 @@ export async function* ripgrepSearch(s: RipgrepSearch): AsyncGenerator<GrepMatch
   for (const name of s.exclude ?? []) args.push('-g', `!${name.replace(/[\\*?[\]{}!]/g, '\\$&')}`);
   // A literal pattern arrives escaped, so one regex serves both kinds.
   args.push(flags.ignoreCase ? '--ignore-case' : '--case-sensitive');
-  args.push('--regexp', pattern, '--', '.');
+  args.push('--regexp', pattern);
+  // rg reads bytes as UTF-8: the lines of legacy-encoded files the pattern could miss come along too.
+  if (matcher.rustLegacyPattern !== undefined) args.push('--regexp', matcher.rustLegacyPattern);
+  args.push('--', '.');
   const child = await spawnInDirectory(s.guard, plan.scope, s.rg, args);
   const scopePrefix = plan.scope === '' ? '' : `${plan.scope}/`;
   let remaining = plan.maxMatches;
   let produced = false;
   // rg prints a file's lines together (`--sort path` searches one file at a time); a file is done when another's path comes.
-  let current: { raw: Buffer; rel: string; ok: boolean; binary: boolean; matches: GrepMatch[] } | undefined;
+  // A file is searched again by the shared scanner when rg saw a NUL in it or printed a line of it that is not UTF-8.
+  let current: { raw: Buffer; rel: string; ok: boolean; rescan: boolean; matches: GrepMatch[] } | undefined;
   const finish = async function* (file: NonNullable<typeof current>): AsyncGenerator<GrepMatch> {
     if (!file.ok) return;
-    const source = file.binary ? s.rescan(scopePrefix + file.rel, remaining) : file.matches;
+    const source = file.rescan ? s.rescan(scopePrefix + file.rel, remaining) : file.matches;
     for await (const m of source) {
       produced = true;
       yield m;
@@ -177,10 +189,10 @@ export async function* ripgrepSearch(s: RipgrepSearch): AsyncGenerator<GrepMatch
           // A file below a name no path can address is skipped, as listings skip it (a name that is not
           // UTF-8 decodes with U+FFFD, which no addressable name holds).
           rel.split('/').every(isAddressableName) && (plan.filter === undefined || plan.filter(rel)) && (s.keep === undefined || s.keep(scopePrefix + rel));
-        current = { raw: Buffer.from(out.path), rel, ok, binary: false, matches: [] };
+        current = { raw: Buffer.from(out.path), rel, ok, rescan: false, matches: [] };
       }
-      if ('binary' in out) current.binary = true;
-      else if (current.ok && !current.binary) {
+      if ('binary' in out || !out.utf8) current.rescan = true;
+      else if (current.ok && !current.rescan) {
         const match = lineMatch(matcher, scopePrefix + current.rel, out.lineNumber, out.text);
         if (match !== undefined) current.matches.push(match);
       }

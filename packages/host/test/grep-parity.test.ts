@@ -2,10 +2,11 @@ import { spawnSync } from 'node:child_process';
 import nodeFs from 'node:fs';
 import path from 'node:path';
 import { collect } from '@ctxfs/conformance';
-import { compileGrep, type GrepMatch, type GrepOptions } from '@ctxfs/core';
+import { compileGrep, type GrepMatch, type GrepOptions, splitLines } from '@ctxfs/core';
 import { findRipgrep, HostFilesystem } from '@ctxfs/host';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempWorkspace } from './helpers.ts';
+import { buildEncodingCorpus, CORPUS_SOURCES, type EncodingCase } from './support/encoding-corpus.ts';
 
 const ws = tempWorkspace('ctxfs-grep-');
 let rg: HostFilesystem;
@@ -183,6 +184,73 @@ describe('grep: ripgrep and the JS scanner agree', () => {
     expect((await collect(everything.glob('.git/*', { dot: true }))).map((m) => m.path)).toEqual(['.git/config']);
     await everything.close();
   });
+});
+
+describe('grep: ripgrep and the JS scanner agree on real text in every encoding', () => {
+  // A CKEditor 5 catalogue in UTF-8, damaged UTF-8, UTF-16 with and without BOM and every legacy encoding its scripts allow.
+  const corpus = tempWorkspace('ctxfs-grep-corpus-');
+  let cases: EncodingCase[] = [];
+  let rgc: HostFilesystem;
+  let jsc: HostFilesystem;
+
+  beforeAll(async () => {
+    cases = buildEncodingCorpus({ sources: CORPUS_SOURCES.filter((s) => s.name === '@ckeditor/ckeditor5-table'), fragmentsPerDocument: 1 });
+    for (const [i, c] of cases.entries()) nodeFs.writeFileSync(path.join(corpus.root, `${String(i).padStart(4, '0')}-${c.encoding}-${c.cls}.po`), c.bytes);
+    rgc = await HostFilesystem.open({ root: corpus.root, stateDir: corpus.state });
+    jsc = await HostFilesystem.open({ root: corpus.root, stateDir: corpus.state, grep: 'js' });
+  }, 300_000);
+
+  afterAll(async () => {
+    await rgc?.close();
+    await jsc?.close();
+    corpus.remove();
+  });
+
+  const CORPUS_CASES: Array<[string, GrepOptions]> = [
+    ['\\p{Cyrillic}{4,}', ALL],
+    ['\\p{Han}\\p{Han}', ALL],
+    ['msgstr "[^"]*[^\\x00-\\x7f]', ALL],
+    ['[ąęłńóśźż]', { ignoreCase: true, maxMatches: 100_000 }],
+    ['Tabela', { literal: true, maxMatches: 100_000 }],
+    // Text outside ASCII: rg is given every line that is not UTF-8 beside it.
+    ['и', ALL],
+    ['の', { literal: true, maxMatches: 100_000 }],
+    ['的|表', ALL],
+    ['Ą', { ignoreCase: true, maxMatches: 100_000 }],
+    ['msgstr\\s+".{2}\\S', ALL],
+    ['msgstr', { maxMatches: 100_000 }],
+    ['\\\\', ALL], // a trail byte of Shift_JIS, Big5 or GBK is a backslash to a byte search
+  ];
+
+  for (const [pattern, options] of CORPUS_CASES) {
+    it(`${JSON.stringify(pattern)} ${JSON.stringify(options)}`, async () => {
+      const a = await outcome(rgc, pattern, options);
+      expect(a).toEqual(await outcome(jsc, pattern, options));
+      expect(Array.isArray(a)).toBe(true);
+    }, 120_000);
+  }
+
+  it('legacy-encoded files are searched as their text, by rg as by the scanner', async () => {
+    const found = new Set((await collect(rgc.grep('\\p{Cyrillic}{4,}', ALL))).map((m) => m.path.split('-').slice(1, -1).join('-')));
+    for (const encoding of ['koi8-r', 'koi8-u', 'windows-1251', 'iso-8859-5', 'ibm866']) {
+      if (cases.some((c) => c.encoding === encoding)) expect(found, encoding).toContain(encoding);
+    }
+    const han = new Set((await collect(rgc.grep('\\p{Han}\\p{Han}', ALL))).map((m) => m.path.split('-').slice(1, -1).join('-')));
+    for (const encoding of ['shift_jis', 'euc-jp', 'iso-2022-jp', 'gbk', 'gb18030', 'big5']) {
+      if (cases.some((c) => c.encoding === encoding)) expect(han, encoding).toContain(encoding);
+    }
+    // Every line reported holds a backslash in its text, and every such line is reported: a trail byte a byte search sees as one is not.
+    const byFile = new Map<string, number[]>();
+    for (const m of await collect(rgc.grep('\\\\', ALL))) byFile.set(m.path, [...(byFile.get(m.path) ?? []), m.line]);
+    const wrong: string[] = [];
+    for (const [i, c] of cases.entries()) {
+      if (c.cls !== 'file' && c.cls !== 'late' && c.cls !== 'fragment') continue;
+      const expected = splitLines(c.text).flatMap((line, k) => (line.includes('\\') ? [k + 1] : []));
+      const name = `${String(i).padStart(4, '0')}-${c.encoding}-${c.cls}.po`;
+      if ((byFile.get(name) ?? []).join() !== expected.join()) wrong.push(c.id);
+    }
+    expect(wrong).toEqual([]);
+  }, 120_000);
 });
 
 /** The matches, or the code of the error the search ends with. */

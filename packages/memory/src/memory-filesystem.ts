@@ -250,7 +250,7 @@ export class MemoryFilesystem extends FilesystemBase {
         if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') continue;
         throw err;
       }
-      for await (const m of scanChunks(path, chunksOf(view, this.limits.chunkSize), matcher, remaining)) {
+      for await (const m of scanChunks(path, chunksOf(view, this.limits.chunkSize), matcher, remaining, this.grepDetection())) {
         yield m;
         if (--remaining <= 0) return;
       }
