@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
@@ -105,6 +105,26 @@ describe('ctxfs from a script', () => {
     const envelope = '*** Begin Patch\n*** Add File: src/new.ts\n+export const fresh = true;\n*** End Patch\n';
     expect(run(['patch', '--dry-run'], envelope).stdout).toContain('+export const fresh = true;');
     expect(run(['cat', '--raw', 'src/new.ts']).status).toBe(3);
+  });
+
+  it('patch --dry-run of a link out of the workspace is refused as the real call is, without naming the target', () => {
+    const outside = join(dirname(project.root), `outside-${process.pid}.txt`);
+    writeFileSync(outside, 'kept outside\n');
+    symlinkSync(outside, join(project.root, 'out-link.txt'));
+    try {
+      const patch = '--- a/out-link.txt\n+++ b/out-link.txt\n@@ -1 +1 @@\n-kept outside\n+changed\n';
+      const dry = run(['patch', '--dry-run'], patch);
+      const real = run(['patch'], patch);
+      for (const r of [dry, real]) {
+        expect(r.stderr).toContain('EPATHESCAPE');
+        expect(r.stderr).not.toContain(outside);
+        expect(r.status).toBe(real.status);
+      }
+      expect(readFileSync(outside, 'utf8')).toBe('kept outside\n');
+    } finally {
+      rmSync(join(project.root, 'out-link.txt'));
+      rmSync(outside);
+    }
   });
 
   it('history, diff, undo and rollback, all recorded', () => {

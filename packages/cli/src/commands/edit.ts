@@ -52,16 +52,23 @@ async function touchedPaths(patch: string, headerless: string | undefined): Prom
 async function dryRun(g: GlobalOptions, args: Record<string, unknown>): Promise<CallResult> {
   const patch = args.patch as string;
   return withFilesystem(g, async (fs) => {
-    const files: Record<string, Uint8Array> = {};
-    for (const path of await touchedPaths(patch, args.path as string | undefined)) {
-      // A path that is missing (a new file) or not valid is left out; the tool decides what that means.
-      if (await fs.exists(path).catch(() => false)) files[path] = await fs.readBytes(path);
-    }
-    const [{ MemoryFilesystem }, { callbackApprover, createContext }, { Toolset }] = await Promise.all([
+    const [{ MemoryFilesystem }, { callbackApprover, createContext, withoutHostPaths }, { Toolset }, { isFsError }] = await Promise.all([
       import('@ctxfs/memory'),
       import('@ctxfs/context'),
       import('@ctxfs/tools'),
+      import('@ctxfs/core'),
     ]);
+    const files: Record<string, Uint8Array> = {};
+    for (const path of await touchedPaths(patch, args.path as string | undefined)) {
+      // A path that is missing (a new file) or not valid is left out; the tool decides what that means.
+      if (!(await fs.exists(path).catch(() => false))) continue;
+      try {
+        files[path] = await fs.readBytes(path);
+      } catch (err) {
+        // As the real call says it: a link's target outside the workspace is not named.
+        throw isFsError(err) ? withoutHostPaths(err) : err;
+      }
+    }
     const copy = new MemoryFilesystem({ files });
     const ctx = await createContext({
       fs: copy,
