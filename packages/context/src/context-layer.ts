@@ -43,7 +43,7 @@ import { getOutline, type OutlineCallOptions } from './retrieval/outline.ts';
 import { type ReadFileOptions, readFile } from './retrieval/read-file.ts';
 import { type ReadLinesOptions, readLines } from './retrieval/read-lines.ts';
 import { getRelatedFiles, type IndexProgress, type RelatedResult, RelationIndex } from './retrieval/related.ts';
-import type { Caller, Served, Workspace, WorkspaceServices } from './retrieval/shared.ts';
+import { type Caller, missingFile, type Served, type Workspace, type WorkspaceServices } from './retrieval/shared.ts';
 import { summarizeFile } from './retrieval/summary.ts';
 import { getSymbol } from './retrieval/symbol.ts';
 import type { Approver } from './safety/approval.ts';
@@ -57,7 +57,6 @@ import { type AuditDraft, type AuditSink, type CallOutcome, currentCall, type Gu
 import { type GlobCallOptions, glob, type ListedFile, type ListFilesOptions, listFiles } from './search/file-listing.ts';
 import { type FindSymbolOptions, findSymbol, type SymbolHit } from './search/find-symbol.ts';
 import { type GrepCallOptions, type GrepHit, grep } from './search/grep.ts';
-import { callText } from './search/next-call.ts';
 import type { SearchResult } from './search/search-result.ts';
 import { editOutcome, normalized, patchTargets, previews, servedOutcome } from './session/call-shapes.ts';
 import { DEFAULT_READ_RETENTION, pruneReads, type ReadPruneResult, type ReadRetentionOptions } from './session/read-retention.ts';
@@ -710,10 +709,7 @@ export class ContextSession {
     const base = baseVersion ?? (await this.sessionContext.lastRead(this.agent, p))?.sha256;
     // No file and no read of one: nothing an edit could be stale against.
     if (current === undefined && base === undefined) {
-      throw fsError('ENOENT', 'checkConflicts', p, {
-        reason: `no file at ${p}, and you have not read one there`,
-        hint: `find it with ${callText('glob', [`**/${p.slice(p.lastIndexOf('/') + 1)}`])}`,
-      });
+      throw missingFile(this.#ws, p, 'checkConflicts', undefined, `no file at ${p}, and you have not read one there`);
     }
     if (base === undefined || base === current?.sha256) return undefined;
     const bytes = await this.#edits.versions.getBlob(base);
@@ -729,7 +725,7 @@ export class ContextSession {
 
   /** Versions of a file, newest first (a change made outside ctxfs is recorded as `external` first). */
   history(path: string, limit?: number): Promise<FileVersion[]> {
-    return this.#history('history', path, { limit }, () => getFileHistory(this.#editor, path, limit));
+    return this.#history('history', path, { limit }, () => getFileHistory(this.#editor, this.#ws, path, limit));
   }
 
   /** One version with its content: a number, a hash (prefix), `current`, `previous` or `disk`. */

@@ -66,6 +66,9 @@ describe('a missing file', () => {
       ['readFile', () => ctx.readFile('src/parser.ts')],
       ['readLines', () => ctx.readLines('src/parser.ts', 1, 2)],
       ['getOutline', () => ctx.getOutline('src/parser.ts')],
+      // Never read nor recorded: nothing to check or list, and the same suggestions.
+      ['checkConflicts', () => ctx.checkConflicts('src/parser.ts')],
+      ['history', () => ctx.history('src/parser.ts')],
     ] as const) {
       const err = await run().then(
         () => undefined,

@@ -15,6 +15,7 @@ import { type EditResult, q, refusal, shortHash } from '../edits/edit-result.ts'
 import { type EditOptions, type FileEditor, Refusal, refusalAsError } from '../edits/file-editor.ts';
 import { decodeFile, encodeLike, loadFileText } from '../edits/file-text.ts';
 import { merge3 } from '../merge/merge3.ts';
+import { missingFile, type Workspace } from '../retrieval/shared.ts';
 import { callText } from '../search/next-call.ts';
 import { formatUnifiedDiff } from './unified-diff.ts';
 import type { FileVersion } from './version-store.ts';
@@ -72,7 +73,7 @@ export async function resolveVersion(editor: FileEditor, path: string, ref: Vers
  * Versions of `path`, newest first. The file on disk is checked first: a
  * change made behind ctxfs's back becomes an `external` version.
  */
-export async function getFileHistory(editor: FileEditor, path: string, limit = 50): Promise<FileVersion[]> {
+export async function getFileHistory(editor: FileEditor, ws: Pick<Workspace, 'registry'>, path: string, limit = 50): Promise<FileVersion[]> {
   let p: string;
   let current: unknown;
   try {
@@ -88,10 +89,7 @@ export async function getFileHistory(editor: FileEditor, path: string, limit = 5
   const versions = await editor.deps.versions.list(p, limit);
   // A deleted file keeps its history; a path that never held one is not there.
   if (versions.length === 0 && current === undefined) {
-    throw fsError('ENOENT', 'history', p, {
-      reason: `no file at ${p}, and none was ever recorded there`,
-      hint: `find it with ${callText('glob', [`**/${p.slice(p.lastIndexOf('/') + 1)}`])}`,
-    });
+    throw missingFile(ws, p, 'history', undefined, `no file at ${p}, and none was ever recorded there`);
   }
   return versions;
 }

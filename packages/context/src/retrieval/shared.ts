@@ -159,7 +159,7 @@ export async function noteRead(ws: Workspace, path: string, read: { sha256: stri
  * under it), with the registered paths nearest to what was asked: same name
  * elsewhere first, then the closest spellings.
  */
-export function missingFile(ws: Workspace, path: string, op: string, cause: FsError): FsError {
+export function missingFile(ws: Pick<Workspace, 'registry'>, path: string, op: string, cause?: FsError, reason = `no file at ${path}`): FsError {
   const name = path.slice(path.lastIndexOf('/') + 1);
   const scored: Array<{ path: string; score: number }> = [];
   for (const r of ws.registry.list()) {
@@ -174,7 +174,7 @@ export function missingFile(ws: Workspace, path: string, op: string, cause: FsEr
   const byName = callText('glob', [`**/${name}`]);
   const look = ws.registry.size > 0 ? `${byName} or ${callText('listFiles', [])}` : `${callText('scan', [])} first, then ${byName}`;
   return fsError('ENOENT', op, path, {
-    reason: `no file at ${path}`,
+    reason,
     hint: near.length > 0 ? `did you mean ${near.join(', ')}? Otherwise find it with ${look}` : `find it with ${look}`,
     cause,
   });
