@@ -9,6 +9,7 @@
  * @module
  */
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { API_CALL_STYLE, type CallOptions, type CallStyle, type CallValue } from '@ctxfs/context';
 import { type AnyToolDefinition, optionalArguments } from './definition.ts';
 
@@ -22,14 +23,55 @@ const RENAMED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   getOutline: { startLine: 'start_line', endLine: 'end_line' },
 };
 
-/** A tool call as a model writes it: the tool's name and its JSON arguments. */
-export function toolCallText(name: string, args: Readonly<Record<string, unknown>>): string {
-  return `${name}(${JSON.stringify(args)})`;
+/**
+ * How a surface writes a call of a tool: a model's tool call, or the
+ * command a person types (`ctxfs call …`). Every hint a tool set's results
+ * carry is written by its writer, so it is a call that works where its
+ * reader is.
+ */
+export interface ToolCallWriter {
+  /** The style's name (`tools`, `cli`). */
+  readonly name: string;
+  /** The call of `tool` with `args`, ready to copy. */
+  call(tool: string, args: Readonly<Record<string, unknown>>): string;
+  /** `tool`, named in a sentence that says which arguments to add. */
+  named(tool: string): string;
+  /** An operation of the API that no tool runs (`scan`), where this surface has it. */
+  operation?(op: string): string | undefined;
+}
+
+/** A model's tool call: `read_lines({"path":"a.ts","start_line":10,"end_line":20})`. */
+export const MODEL_TOOL_CALLS: ToolCallWriter = {
+  name: 'tools',
+  call: (tool, args) => `${tool}(${JSON.stringify(args)})`,
+  named: (tool) => tool,
+};
+
+// One writer per async call chain: a CLI and an MCP server may share a process.
+const activeWriter = new AsyncLocalStorage<ToolCallWriter>();
+
+/** Runs `body` with tool calls written by `writer` ({@link Toolset} runs every call so). */
+export function withToolCallWriter<T>(writer: ToolCallWriter, body: () => T): T {
+  return activeWriter.run(writer, body);
 }
 
 /**
- * The style that writes hints as calls of `tools`; an operation no tool runs
- * is written in the API's style (none should be: the tests follow every hint).
+ * A tool call as the active surface writes it: a model's tool call unless
+ * {@link withToolCallWriter} says otherwise.
+ *
+ * @example
+ * ```ts
+ * toolCallText('read_lines', { path: 'a.ts', start_line: 10, end_line: 20 }); // 'read_lines({"path":"a.ts","start_line":10,"end_line":20})'
+ * ```
+ */
+export function toolCallText(name: string, args: Readonly<Record<string, unknown>>): string {
+  return (activeWriter.getStore() ?? MODEL_TOOL_CALLS).call(name, args);
+}
+
+/**
+ * The style that writes hints as calls of `tools`, each written by `writer`
+ * (a model's tool call by default); an operation no tool runs is written in
+ * the API's style (none should be: the tests follow every hint).
  *
  * @example
  * ```ts
@@ -37,13 +79,13 @@ export function toolCallText(name: string, args: Readonly<Record<string, unknown
  * style.format('readLines', ['a.ts', 10, 20], {}); // 'read_lines({"path":"a.ts","start_line":10,"end_line":20})'
  * ```
  */
-export function toolCallStyle(tools: readonly AnyToolDefinition[]): CallStyle {
+export function toolCallStyle(tools: readonly AnyToolDefinition[], writer: ToolCallWriter = MODEL_TOOL_CALLS): CallStyle {
   const byOp = new Map(tools.map((t) => [t.api.op, t]));
   return {
-    name: 'tools',
+    name: writer.name,
     format(op: string, args: readonly CallValue[], options: CallOptions): string {
       const tool = byOp.get(op);
-      if (tool === undefined) return API_CALL_STYLE.format(op, args, options);
+      if (tool === undefined) return writer.operation?.(op) ?? API_CALL_STYLE.format(op, args, options);
       const out: Record<string, unknown> = {};
       args.forEach((value, i) => {
         const key = tool.api.args[i];
@@ -57,8 +99,8 @@ export function toolCallStyle(tools: readonly AnyToolDefinition[]): CallStyle {
       const optional = optionalArguments(tool);
       const missing = Object.keys(tool.input.shape).filter((k) => !(k in out) && !optional.has(k));
       if (missing.length > 0)
-        return `${tool.name} with ${missing.map((k) => `your ${k}`).join(' and ')}${Object.keys(out).length > 0 ? ` and ${JSON.stringify(out)}` : ''}`;
-      return toolCallText(tool.name, out);
+        return `${writer.named(tool.name)} with ${missing.map((k) => `your ${k}`).join(' and ')}${Object.keys(out).length > 0 ? ` and ${JSON.stringify(out)}` : ''}`;
+      return writer.call(tool.name, out);
     },
   };
 }

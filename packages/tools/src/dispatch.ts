@@ -12,7 +12,7 @@
 import { type ContextSession, withCallStyle, withoutHostPaths, withRequestId } from '@ctxfs/context';
 import { type FsError, hasDefaultHint, isFsError } from '@ctxfs/core';
 import { prepareArguments } from './arguments.ts';
-import { toolCallStyle } from './call-style.ts';
+import { MODEL_TOOL_CALLS, type ToolCallWriter, toolCallStyle, withToolCallWriter } from './call-style.ts';
 import { TOOLS } from './catalog/index.ts';
 import type { AnyToolDefinition, ToolResult } from './definition.ts';
 
@@ -215,6 +215,11 @@ export interface RunOptions {
 export interface ToolsetOptions {
   /** The tools offered; default every tool ({@link TOOLS}). */
   readonly tools?: readonly AnyToolDefinition[];
+  /**
+   * How the hints in results write a call: a model's tool call by default
+   * ({@link MODEL_TOOL_CALLS}); the CLI writes the command a person types.
+   */
+  readonly writer?: ToolCallWriter;
 }
 
 /**
@@ -235,12 +240,14 @@ export class Toolset {
   readonly tools: readonly AnyToolDefinition[];
   readonly #byName: ReadonlyMap<string, AnyToolDefinition>;
   readonly #style;
+  readonly #writer: ToolCallWriter;
 
   constructor(session: ContextSession, options: ToolsetOptions = {}) {
     this.session = session;
     this.tools = options.tools ?? TOOLS;
     this.#byName = new Map(this.tools.map((t) => [t.name, t]));
-    this.#style = toolCallStyle(this.tools);
+    this.#writer = options.writer ?? MODEL_TOOL_CALLS;
+    this.#style = toolCallStyle(this.tools, this.#writer);
   }
 
   /** The definition of `name`, if this set offers it. */
@@ -249,7 +256,11 @@ export class Toolset {
   }
 
   /** Runs tool `name` with a model's arguments (an object or a JSON string). */
-  async run(name: string, args: unknown, options: RunOptions = {}): Promise<CallResult> {
+  run(name: string, args: unknown, options: RunOptions = {}): Promise<CallResult> {
+    return withToolCallWriter(this.#writer, () => this.#run(name, args, options));
+  }
+
+  async #run(name: string, args: unknown, options: RunOptions): Promise<CallResult> {
     const tool = this.#byName.get(name);
     if (tool === undefined) {
       return errorResult('ENOTOOL', `There is no tool "${name}".`, { hint: `The tools: ${this.tools.map((t) => t.name).join(', ')}.` });

@@ -21,7 +21,7 @@
  */
 
 export { type Prepared, prepareArguments } from './arguments.ts';
-export { snakeCase, toolCallStyle, toolCallText } from './call-style.ts';
+export { MODEL_TOOL_CALLS, snakeCase, type ToolCallWriter, toolCallStyle, toolCallText, withToolCallWriter } from './call-style.ts';
 export * from './catalog/index.ts';
 export {
   type AnyToolDefinition,
