@@ -259,6 +259,18 @@ Examples:
 
   command(
     program,
+    'call <tool> [arguments]',
+    'any tool by name with its JSON arguments, as a model calls it: the form of every hint ctxfs prints (LLM_FILE_ACCESS.md lists the tools; so does an unknown name)',
+    [
+      `ctxfs call read_lines '{"path":"src/auth.ts","start_line":40,"end_line":80}'`,
+      `ctxfs call get_diff '{"path":"src/auth.ts","from":"previous"}'`,
+      `echo '{"pattern":"TODO","output":"count"}' | ctxfs call grep -`,
+    ],
+    async () => (await import('./commands/call.ts')).call,
+  );
+
+  command(
+    program,
     'run <command...>',
     'run a shell command in the workspace: in its container, confined on the host, just-bash in memory (run_command)',
     ['ctxfs run npm test', 'ctxfs run --cwd src -- ls -la', 'ctxfs run --timeout 300 make build'],

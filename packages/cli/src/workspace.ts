@@ -21,6 +21,7 @@ import type { AuditTrail, ContextLayer, GuardedCall, StateStore } from '@ctxfs/c
 import { type Filesystem, type FsError, isFsError, resolvePath } from '@ctxfs/core';
 import type { Toolset } from '@ctxfs/tools';
 import { type CliBackend, openFilesystem, parseBackendOption } from './backend.ts';
+import { CLI_TOOL_CALLS } from './call-text.ts';
 import { agentOf, type GlobalOptions, stateOf } from './options.ts';
 import { note } from './output.ts';
 
@@ -135,7 +136,7 @@ export async function withContext<T>(options: GlobalOptions, body: (ws: CliWorks
         ...(options.policyFiles ? {} : { policyFiles: false as const }),
       },
     });
-    return await body({ spec, fs, ctx, tools: new Toolset(ctx), trail, trailMissing: t.missing });
+    return await body({ spec, fs, ctx, tools: new Toolset(ctx, { writer: CLI_TOOL_CALLS }), trail, trailMissing: t.missing });
   } finally {
     await ctx?.close();
     trail?.close();

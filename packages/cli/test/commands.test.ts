@@ -52,7 +52,7 @@ describe('ctxfs from a script', () => {
     expect(run(['grep', 'retries']).stdout).toContain('6:\texport const retries = 3;');
     expect(run(['ls']).stdout).toMatch(/src\/math\.ts\s+\d+ B\s+typescript/);
     expect(run(['symbol', 'add', 'src/math.ts']).stdout).toContain('/** Adds two numbers. */');
-    expect(run(['symbol', 'add']).stdout).toContain('get_symbol({"path":"src/math.ts","name":"add"})');
+    expect(run(['symbol', 'add']).stdout).toContain(`ctxfs call get_symbol '{"path":"src/math.ts","name":"add"}'`);
     expect(run(['related', 'src/math.ts']).stdout).toContain('src/main.ts');
     expect(run(['overview']).stdout).toContain('README.md');
   });
@@ -105,6 +105,31 @@ describe('ctxfs from a script', () => {
     const envelope = '*** Begin Patch\n*** Add File: src/new.ts\n+export const fresh = true;\n*** End Patch\n';
     expect(run(['patch', '--dry-run'], envelope).stdout).toContain('+export const fresh = true;');
     expect(run(['cat', '--raw', 'src/new.ts']).status).toBe(3);
+  });
+
+  it('every hint is a command to paste: ctxfs call with the JSON arguments, and it runs', () => {
+    project.write('long.txt', Array.from({ length: 4000 }, (_, i) => `line ${i + 1} of the long file`).join('\n'));
+    const hints = new Set<string>();
+    for (const args of [
+      ['-p', 'small', 'cat', 'long.txt'],
+      ['symbol', 'add'],
+      ['cat', 'long.txt', '--lines', '5000:5001'],
+      ['grep', 'line', '--limit', '3'],
+    ]) {
+      const r = run(args);
+      for (const m of `${r.stdout}\n${r.stderr}`.matchAll(/ctxfs call ([a-z_]+) '((?:[^']|'\\'')*)'/g)) hints.add(`${m[1]}\0${m[2]}`);
+      // No hint is written as a model's tool call.
+      expect(`${r.stdout}${r.stderr}`, args.join(' ')).not.toMatch(/\b[a-z]+_[a-z_]+\(\{/);
+    }
+    expect(hints.size).toBeGreaterThanOrEqual(3);
+    for (const hint of hints) {
+      const [tool = '', json = ''] = hint.split('\0');
+      const followed = run(['call', tool, json.replaceAll(`'\\''`, "'")]);
+      expect(followed.status, `${tool} ${json}: ${followed.stderr}`).toBe(0);
+    }
+    expect(run(['call', 'nope']).stderr).toMatch(/ENOTOOL.*\n.*read_lines/);
+    expect(run(['call', 'read_lines', '{bad']).status).toBe(2);
+    expect(run(['call', 'read_lines', '-'], '{"path":"long.txt","start_line":2,"end_line":2}').stdout).toContain('2\tline 2 of the long file');
   });
 
   it('patch --dry-run of a link out of the workspace is refused as the real call is, without naming the target', () => {

@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { text as readAll } from 'node:stream/consumers';
 import type { CallResult } from '@ctxfs/tools';
 import { versionRef } from '../arguments.ts';
+import { CLI_TOOL_CALLS } from '../call-text.ts';
 import { CliError, type ExitCode } from '../exit-codes.ts';
 import { agentOf, type GlobalOptions } from '../options.ts';
 import type { Action } from '../program.ts';
@@ -78,7 +79,7 @@ async function dryRun(g: GlobalOptions, args: Record<string, unknown>): Promise<
       safety: { approver: callbackApprover(() => ({ approved: true, approver: 'dry-run' })), ...(g.policyFiles ? {} : { policyFiles: false as const }) },
     });
     try {
-      return await new Toolset(ctx).run('apply_patch', args);
+      return await new Toolset(ctx, { writer: CLI_TOOL_CALLS }).run('apply_patch', args);
     } finally {
       await ctx.close();
       await copy.close();

@@ -1,0 +1,29 @@
+/**
+ * Hints as commands: a tool result names the call to make next, and on the
+ * command line that is the `ctxfs call` a person can paste into the shell.
+ *
+ * @module
+ */
+
+import type { ToolCallWriter } from '@ctxfs/tools';
+
+/** `text` as one word to a POSIX shell: single-quoted, a quote inside written `'\''`. */
+export function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * How the CLI writes a tool call in a hint: `ctxfs call read_lines '{"path":"a.ts","start_line":10,"end_line":20}'`.
+ *
+ * @example
+ * ```ts
+ * CLI_TOOL_CALLS.call('get_symbol', { path: "it's.ts", name: 'a' }); // `ctxfs call get_symbol '{"path":"it'\''s.ts","name":"a"}'`
+ * ```
+ */
+export const CLI_TOOL_CALLS: ToolCallWriter = {
+  name: 'cli',
+  call: (tool, args) => `ctxfs call ${tool} ${shellWord(JSON.stringify(args))}`,
+  named: (tool) => `ctxfs call ${tool}`,
+  // The registry's scan has no tool (a server scans as it starts); here it is a command.
+  operation: (op) => (op === 'scan' ? 'ctxfs scan' : undefined),
+};
