@@ -168,6 +168,7 @@ export { errorText, withoutHostPaths } from './safety/host-paths.ts';
 export {
   DEFAULT_POLICY,
   type Decision,
+  decideRestore,
   type Effect,
   MUTATING,
   OP_CLASSES,

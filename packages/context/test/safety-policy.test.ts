@@ -1,7 +1,7 @@
 import { compilePathPatterns } from '@ctxfs/core';
 import ignore from 'ignore';
 import { describe, expect, it } from 'vitest';
-import { type Effect, type OpClass, POLICY_KEYS, type PolicyConfig, type PolicyRule, parsePolicyFile, resolvePolicy } from '../src/index.ts';
+import { decideRestore, type Effect, type OpClass, POLICY_KEYS, type PolicyConfig, type PolicyRule, parsePolicyFile, resolvePolicy } from '../src/index.ts';
 
 // Patterns and paths with the corners of gitignore: `**`, anchored `/x`,
 // directory-only `x/`, negation, dotfiles, character classes, case.
@@ -235,6 +235,23 @@ describe('policy decisions (rule × path × operation × agent) agree with a sec
     expect(policy.budgets).toEqual({ operations: 10, tokens: 500 });
     expect(policy.rules.map((r) => r.paths[0])).toEqual(['a/', 'b/']);
     expect(policy.decide({ op: 'write', path: 'lib/x.ts', agent: 'x' }).effect).toBe('ask');
+  });
+});
+
+describe('a restore of a whole snapshot', () => {
+  const restore = (config: PolicyConfig) => decideRestore(resolvePolicy([{ source: 'code', config }])).effect;
+
+  it('is refused in deny mode, asked wherever any path is guarded from changes, else allowed', () => {
+    expect(restore({})).toBe('allow');
+    expect(restore({ mode: 'deny' })).toBe('deny');
+    expect(restore({ readOnly: ['vendor/**'] })).toBe('ask');
+    expect(restore({ alwaysAsk: ['delete'] })).toBe('ask');
+    expect(restore({ alwaysAsk: ['rename'] })).toBe('allow');
+    expect(restore({ rules: [{ effect: 'ask', paths: ['src/**'], ops: ['write'] }] })).toBe('ask');
+    expect(restore({ rules: [{ effect: 'deny', paths: ['**'] }] })).toBe('ask');
+    // Guarding reads only guards nothing a restore changes.
+    expect(restore({ rules: [{ effect: 'deny', paths: ['docs/**'], ops: ['read', 'search'] }] })).toBe('allow');
+    expect(restore({ rules: [{ effect: 'allow', paths: ['**'], ops: ['write'] }] })).toBe('allow');
   });
 });
 

@@ -7,7 +7,6 @@
  * @module
  */
 
-import type { Decision, OpClass, Policy } from '@ctxfs/context';
 import type { Filesystem, Snapshot } from '@ctxfs/core';
 import { EXIT } from '../exit-codes.ts';
 import { out, outJson, paint } from '../output.ts';
@@ -50,29 +49,6 @@ async function named(fs: Filesystem, name: string): Promise<string> {
   return (all.find((s) => s.id === name) ?? all.findLast((s) => s.tag === name))?.id ?? name;
 }
 
-/**
- * How a restore is decided. It may change any file, and which ones is not
- * known before it runs: refused in `deny` mode; put to a person (on a
- * terminal) when the policy guards any path from changes (`read_only`, a
- * `deny` or `ask` rule for changes, `always_ask`); else approved.
- */
-function restoreDecision(policy: Policy): Decision {
-  if (policy.mode === 'deny') return { effect: 'deny', reason: 'the policy mode is "deny": no file may be changed', by: 'policy' };
-  const changes = (ops: readonly OpClass[] | undefined) => ops === undefined || ops.some((op) => op === 'write' || op === 'delete' || op === 'rename');
-  const guarded =
-    policy.readOnly.length > 0 ||
-    policy.alwaysAsk.some((op) => op === 'write' || op === 'delete') ||
-    policy.rules.some((r) => r.effect !== 'allow' && changes(r.ops));
-  if (guarded) {
-    return {
-      effect: 'ask',
-      reason: 'a restore may change any file, and the policy guards some from changes (read_only, a deny or ask rule, always_ask): a person approves it',
-      by: 'policy',
-    };
-  }
-  return { effect: 'allow', reason: 'no path is guarded from changes', by: 'auto' };
-}
-
 /** The files in `.ctxfs/`, by path, with their bytes. */
 async function configFiles(fs: Filesystem): Promise<Map<string, Uint8Array>> {
   const files = new Map<string, Uint8Array>();
@@ -84,12 +60,12 @@ async function configFiles(fs: Filesystem): Promise<Map<string, Uint8Array>> {
 /**
  * `ctxfs snapshot restore <id|tag>`: every file as the snapshot has it,
  * except the workspace's policy in `.ctxfs/`, which a restore leaves as it
- * is (a person changes it by hand); decided by {@link restoreDecision} and
+ * is (a person changes it by hand); decided by `decideRestore` of `@ctxfs/context` and
  * recorded in the audit like any other change.
  */
 export const restore: Action = (g, [name = '']) =>
   withContext(g, async ({ ctx, fs }) => {
-    const decision = restoreDecision(await effectivePolicy(g, fs));
+    const decision = (await import('@ctxfs/context')).decideRestore(await effectivePolicy(g, fs));
     const call = {
       op: 'restoreSnapshot',
       opClass: 'write',

@@ -260,3 +260,32 @@ function decider(p: Omit<Policy, 'decide' | 'commands'>): (request: PolicyReques
     };
   };
 }
+
+/**
+ * How a restore of a whole snapshot is decided. It may change any file,
+ * and which ones is not known before it runs: refused in `deny` mode; put
+ * to a person when the policy guards any path from changes (`read_only`,
+ * a `deny` or `ask` rule for changes, `always_ask` for writes or deletes);
+ * else approved.
+ *
+ * @example
+ * ```ts
+ * decideRestore(resolvePolicy([{ source: 'code', config: { readOnly: ['vendor/**'] } }])).effect; // 'ask'
+ * ```
+ */
+export function decideRestore(policy: Policy): Decision {
+  if (policy.mode === 'deny') return { effect: 'deny', reason: 'the policy mode is "deny": no file may be changed', by: 'policy' };
+  const changes = (ops: readonly OpClass[] | undefined) => ops === undefined || ops.some((op) => MUTATING.has(op));
+  const guarded =
+    policy.readOnly.length > 0 ||
+    policy.alwaysAsk.some((op) => op === 'write' || op === 'delete') ||
+    policy.rules.some((r) => r.effect !== 'allow' && changes(r.ops));
+  if (guarded) {
+    return {
+      effect: 'ask',
+      reason: 'a restore may change any file, and the policy guards some from changes (read_only, a deny or ask rule, always_ask): a person approves it',
+      by: 'policy',
+    };
+  }
+  return { effect: 'allow', reason: 'no path is guarded from changes', by: 'auto' };
+}
