@@ -45,6 +45,8 @@ export const MODEL_TOOL_CALLS: ToolCallWriter = {
   name: 'tools',
   call: (tool, args) => `${tool}(${JSON.stringify(args)})`,
   named: (tool) => tool,
+  // No tool scans (a server scans as it starts): a model is told who can, not given a call it cannot make.
+  operation: (op) => (op === 'scan' ? 'a scan of the workspace by the application running ctxfs' : undefined),
 };
 
 // One writer per async call chain: a CLI and an MCP server may share a process.

@@ -173,3 +173,21 @@ describe('answers about a path that is not a readable file', () => {
     expect(deleted.text).toContain('delete');
   });
 });
+
+describe('an operation no tool runs', () => {
+  it('is named for who can do it, never as a call a model cannot make: the scan of an unscanned workspace', async () => {
+    const { MemoryFilesystem } = await import('@ctxfs/memory');
+    const { createContext } = await import('@ctxfs/context');
+    const { Toolset } = await import('../src/index.ts');
+    const ctx = await createContext({ fs: new MemoryFilesystem({ files: { 'notes.txt': 'no code here\n' } }), safety: { policyFiles: false } });
+    try {
+      const tools = new Toolset(ctx.session({ agent: 'llm:test' }));
+      for (const r of [await tools.run('read_file', { path: 'src/b.ts' }), await tools.run('find_symbol', { query: 'nothing' })]) {
+        expect(r.text).toContain('a scan of the workspace by the application running ctxfs');
+        expect(r.text).not.toMatch(/\bscan\(/);
+      }
+    } finally {
+      await ctx.close();
+    }
+  });
+});
