@@ -189,6 +189,10 @@ describe('ctxfs from a script', () => {
     expect(readFileSync(join(project.root, 'notes.txt'), 'utf8')).not.toBe('status: scribbled\n');
     expect(run(['snapshot', 'drop', 'text-test']).stdout).toBe(`dropped ${id}\n`);
     expect(run(['snapshot', 'list']).stdout).not.toContain(id);
+    // Each snapshot command leaves its record, as every change does.
+    const audited = run(['audit', '--json', '--limit', '50']);
+    const ops = (JSON.parse(audited.stdout) as { records: Array<{ op: string; params?: Record<string, unknown> }> }).records.map((r) => r.op);
+    for (const op of ['createSnapshot', 'restoreSnapshot', 'dropSnapshot']) expect(ops, op).toContain(op);
     expect(run(['scan']).stdout).toMatch(/^\d+ files: \d+ added, \d+ changed, \d+ removed, \d+ unchanged \(\d+ hashed\)\n$/);
     expect(run(['prune']).stdout).toMatch(
       /^history: \d+ versions removed, \d+ stored contents \(\d+ bytes\) freed\nreads: \d+ repeated reads folded; \d+ idle sessions kept only their last read of each file \(\d+ older reads removed\)\n$/,

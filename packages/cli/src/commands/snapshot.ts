@@ -26,10 +26,15 @@ function line(s: Snapshot): string {
   return `${paint('bold', s.id)}  ${s.createdAt.toISOString()}${s.tag === undefined ? '' : `  ${paint('cyan', s.tag)}`}`;
 }
 
-/** `ctxfs snapshot create [tag]`. */
+/** `ctxfs snapshot create [tag]`: recorded in the audit (it changes no file, so the policy's path rules do not apply). */
 export const create: Action = (g, [tag]) =>
-  withFilesystem(g, async (fs) => {
-    const s = await fs.snapshot(tag);
+  withContext(g, async ({ ctx, fs }) => {
+    const call = { op: 'createSnapshot', opClass: 'history', paths: [], params: tag === undefined ? {} : { tag } } as const;
+    const s = await ctx.guarded(
+      call,
+      () => fs.snapshot(tag),
+      () => ({ result: 'ok' }),
+    );
     await (g.json ? outJson(json(s)) : out(`snapshot ${line(s)}`));
     return EXIT.ok;
   });
@@ -89,11 +94,19 @@ export const restore: Action = (g, [name = '']) =>
     return EXIT.ok;
   });
 
-/** `ctxfs snapshot drop <id|tag>`. */
+/** `ctxfs snapshot drop <id|tag>`: recorded in the audit, as the end of a recovery point. */
 export const drop: Action = (g, [name = '']) =>
-  withFilesystem(g, async (fs) => {
-    const id = await named(fs, name);
-    await fs.dropSnapshot(id);
+  withContext(g, async ({ ctx, fs }) => {
+    const call = { op: 'dropSnapshot', opClass: 'history', paths: [], params: { snapshot: name } } as const;
+    const id = await ctx.guarded(
+      call,
+      async () => {
+        const id = await named(fs, name);
+        await fs.dropSnapshot(id);
+        return id;
+      },
+      () => ({ result: 'ok' }),
+    );
     await (g.json ? outJson({ id, action: 'dropped' }) : out(`dropped ${id}`));
     return EXIT.ok;
   });
