@@ -81,6 +81,9 @@ describe('ctxfs from a script', () => {
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(3);
       expect(r.stderr).toMatch(/^ctxfs: E(NOENT|NOSNAPSHOT)/);
     }
+    expect(run(['snapshot', 'restore', 'never-made']).stderr).toBe(
+      "ctxfs: ENOSNAPSHOT: no snapshot has the id or tag 'never-made'\nlist them with ctxfs snapshot list\n",
+    );
     const missing = run(['replace', 'src/math.ts', 'no such text', 'x']);
     expect(missing.status).toBe(3);
     expect(missing.stderr).toMatch(/^ctxfs: /);
@@ -95,6 +98,8 @@ describe('ctxfs from a script', () => {
     expect(dry.status).toBe(0);
     expect(dry.stdout).toMatch(/^dry run: nothing was changed\./);
     expect(dry.stdout).toContain('+export const retries = 5;');
+    // The copy's history number would not be the workspace's.
+    expect(dry.stdout).not.toMatch(/\(#\d+\)/);
     expect(readFileSync(join(project.root, 'src/math.ts'), 'utf8')).toBe(before);
     project.write('fix.diff', patch);
     expect(run(['patch', 'fix.diff']).status).toBe(0);

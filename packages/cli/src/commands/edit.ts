@@ -49,6 +49,16 @@ async function touchedPaths(patch: string, headerless: string | undefined): Prom
   return [...paths];
 }
 
+/** A result of the copy without its history numbers (`#1`, `seq`): the workspace's history would number the change otherwise. */
+function withoutCopyNumbers(result: CallResult): CallResult {
+  const strip = (text: string) => text.replace(/ \(#\d+\)/g, '');
+  const { seq: _seq, ...data } = result.data;
+  if (typeof data.message === 'string') data.message = strip(data.message);
+  if (Array.isArray(data.files))
+    data.files = data.files.map((f: Record<string, unknown>) => Object.fromEntries(Object.entries(f).filter(([k]) => k !== 'seq')));
+  return { ...result, text: strip(result.text), data };
+}
+
 /** Runs apply_patch on a memory copy of what the patch touches; asks no one (nothing is written) but keeps every deny. */
 async function dryRun(g: GlobalOptions, args: Record<string, unknown>): Promise<CallResult> {
   const patch = args.patch as string;
@@ -79,7 +89,7 @@ async function dryRun(g: GlobalOptions, args: Record<string, unknown>): Promise<
       safety: { approver: callbackApprover(() => ({ approved: true, approver: 'dry-run' })), ...(g.policyFiles ? {} : { policyFiles: false as const }) },
     });
     try {
-      return await new Toolset(ctx, { writer: CLI_TOOL_CALLS }).run('apply_patch', args);
+      return withoutCopyNumbers(await new Toolset(ctx, { writer: CLI_TOOL_CALLS }).run('apply_patch', args));
     } finally {
       await ctx.close();
       await copy.close();

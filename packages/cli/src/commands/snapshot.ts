@@ -8,7 +8,7 @@
  */
 
 import type { Filesystem, Snapshot } from '@ctxfs/core';
-import { EXIT } from '../exit-codes.ts';
+import { CliError, EXIT } from '../exit-codes.ts';
 import { out, outJson, paint } from '../output.ts';
 import type { Action } from '../program.ts';
 import type { SnapshotJson } from '../schemas.ts';
@@ -48,10 +48,12 @@ export const list: Action = (g) =>
     return EXIT.ok;
   });
 
-/** The snapshot `name` names: its id, else the newest with that tag; the id itself when none does (the backend says it is unknown). */
+/** The snapshot `name` names: its id, else the newest with that tag. */
 async function named(fs: Filesystem, name: string): Promise<string> {
   const all = await fs.listSnapshots();
-  return (all.find((s) => s.id === name) ?? all.findLast((s) => s.tag === name))?.id ?? name;
+  const id = (all.find((s) => s.id === name) ?? all.findLast((s) => s.tag === name))?.id;
+  if (id === undefined) throw new CliError('ENOSNAPSHOT', `no snapshot has the id or tag '${name}'`, 'list them with ctxfs snapshot list');
+  return id;
 }
 
 /** The files in `.ctxfs/`, by path, with their bytes. */
