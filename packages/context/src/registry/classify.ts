@@ -207,9 +207,17 @@ export const DEFAULT_ENTRYPOINTS: readonly string[] = [
 /** Sample extensions that never need a `.env` flag (templates carry no secrets). */
 const SENSITIVE_EXEMPT = /\.env\.(example|sample|template|dist|defaults)$/;
 
-/** Compiles path matchers once. */
+/**
+ * A matcher of `patterns`, compiled once, when it first answers: a command
+ * that never asks (`ctxfs cat --raw`) does not pay the tens of milliseconds
+ * compiling every sensitive-file pattern costs.
+ */
 export function compileMatcher(patterns: readonly string[]): (path: string) => boolean {
-  return compileFileFilters(patterns, true);
+  let match: ((path: string) => boolean) | undefined;
+  return (path) => {
+    match ??= compileFileFilters(patterns, true);
+    return match(path);
+  };
 }
 
 /** Language id of a path (`typescript`, `python`, `markdown`...), or `undefined`. */
