@@ -179,6 +179,7 @@ export {
   type PolicyMode,
   type PolicyRequest,
   type PolicyRule,
+  PROJECT_CONFIG_DIR,
   resolvePolicy,
 } from './safety/policy.ts';
 export { loadPolicyFiles, POLICY_KEYS, type PolicyKey, PROJECT_CONFIG_PATH, parsePolicyFile, SURFACE_TABLES, userConfigPath } from './safety/policy-file.ts';

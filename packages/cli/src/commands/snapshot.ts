@@ -15,9 +15,6 @@ import type { SnapshotJson } from '../schemas.ts';
 import { withContext, withFilesystem } from '../workspace.ts';
 import { effectivePolicy } from './policy.ts';
 
-/** The workspace's ctxfs configuration (`PROJECT_CONFIG_DIR` of `@ctxfs/context`, which a command loads only when it needs it). */
-const CONFIG_DIR = '.ctxfs';
-
 function json(s: Snapshot): SnapshotJson {
   return { id: s.id, created_at: s.createdAt.toISOString(), tag: s.tag, ref: s.ref };
 }
@@ -56,12 +53,12 @@ async function named(fs: Filesystem, name: string): Promise<string> {
   return id;
 }
 
-/** The files in `.ctxfs/`, by path, with their bytes. */
-async function configFiles(fs: Filesystem): Promise<Map<string, Uint8Array>> {
-  const files = new Map<string, Uint8Array>();
-  if (!(await fs.exists(CONFIG_DIR))) return files;
-  for await (const batch of fs.walk(CONFIG_DIR)) for (const e of batch) if (e.kind === 'file') files.set(e.path, await fs.readBytes(e.path));
-  return files;
+/** The files of the workspace's configuration directory (`.ctxfs/`). */
+async function configPaths(fs: Filesystem, dir: string): Promise<string[]> {
+  const paths: string[] = [];
+  if (!(await fs.exists(dir))) return paths;
+  for await (const batch of fs.walk(dir)) for (const e of batch) if (e.kind === 'file') paths.push(e.path);
+  return paths;
 }
 
 /**
@@ -72,7 +69,8 @@ async function configFiles(fs: Filesystem): Promise<Map<string, Uint8Array>> {
  */
 export const restore: Action = (g, [name = '']) =>
   withContext(g, async ({ ctx, fs }) => {
-    const decision = (await import('@ctxfs/context')).decideRestore(await effectivePolicy(g, fs));
+    const { decideRestore, PROJECT_CONFIG_DIR } = await import('@ctxfs/context');
+    const decision = decideRestore(await effectivePolicy(g, fs));
     const call = {
       op: 'restoreSnapshot',
       opClass: 'write',
@@ -84,9 +82,10 @@ export const restore: Action = (g, [name = '']) =>
       call,
       async () => {
         const id = await named(fs, name);
-        const kept = await configFiles(fs);
+        const kept = new Map<string, Uint8Array>();
+        for (const path of await configPaths(fs, PROJECT_CONFIG_DIR)) kept.set(path, await fs.readBytes(path));
         await fs.restore(id);
-        for (const path of (await configFiles(fs)).keys()) if (!kept.has(path)) await fs.delete(path);
+        for (const path of await configPaths(fs, PROJECT_CONFIG_DIR)) if (!kept.has(path)) await fs.delete(path);
         for (const [path, bytes] of kept) await fs.writeBytes(path, bytes, { createParents: true });
         return id;
       },

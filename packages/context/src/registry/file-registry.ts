@@ -9,6 +9,7 @@
 
 import { type FileDigest, type Filesystem, fsError, isFsError } from '@ctxfs/core';
 import { contextPath } from '../paths/context-path.ts';
+import { PROJECT_CONFIG_DIR } from '../safety/policy.ts';
 import { type MultiRowStatement, multiRow, multiRowStatements, ROWS_PER_STATEMENT } from '../state/multi-row.ts';
 import type { StateStore } from '../state/state-store.ts';
 import {
@@ -113,7 +114,7 @@ export interface FileVersionRecord {
   readonly createdMs: number;
 }
 
-export const DEFAULT_IGNORE: readonly string[] = ['.git', '.hg', '.svn', 'node_modules', '__pycache__', '.venv', '.ctxfs', '.DS_Store'];
+export const DEFAULT_IGNORE: readonly string[] = ['.git', '.hg', '.svn', 'node_modules', '__pycache__', '.venv', PROJECT_CONFIG_DIR, '.DS_Store'];
 
 // How much work a scan keeps in flight. Results that wait (digests not yet
 // recorded, rows not yet committed) outlive V8's young-generation
