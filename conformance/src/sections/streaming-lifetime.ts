@@ -87,8 +87,11 @@ export function streamingLifetimeSection(ctx: SuiteContext): void {
       for await (const _ of reader) {
         // drain
       }
-      expect(Buffer.compare(first, content.subarray(0, 3000))).toBe(0);
-      expect(Buffer.compare(second, content.subarray(secondAt, secondAt + 3000))).toBe(0);
+      // A read returns up to its length (a stream may hand over less mid-file), never nothing before the end.
+      expect(first.byteLength).toBeGreaterThan(0);
+      expect(second.byteLength).toBeGreaterThan(0);
+      expect(Buffer.compare(first, content.subarray(0, first.byteLength))).toBe(0);
+      expect(Buffer.compare(second, content.subarray(secondAt, secondAt + second.byteLength))).toBe(0);
     },
     timeout,
   );
