@@ -5,12 +5,8 @@
  * @module
  */
 
+import { shellArgument } from '@ctxfs/core';
 import type { ToolCallWriter } from '@ctxfs/tools';
-
-/** `text` as one word to a POSIX shell: single-quoted, a quote inside written `'\''`. */
-export function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
-}
 
 /**
  * How the CLI writes a tool call in a hint: `ctxfs call read_lines '{"path":"a.ts","start_line":10,"end_line":20}'`.
@@ -22,7 +18,7 @@ export function shellWord(text: string): string {
  */
 export const CLI_TOOL_CALLS: ToolCallWriter = {
   name: 'cli',
-  call: (tool, args) => `ctxfs call ${tool} ${shellWord(JSON.stringify(args))}`,
+  call: (tool, args) => `ctxfs call ${tool} ${shellArgument(JSON.stringify(args))}`,
   named: (tool) => `ctxfs call ${tool}`,
   // The registry's scan has no tool (a server scans as it starts); here it is a command.
   operation: (op) => (op === 'scan' ? 'ctxfs scan' : undefined),

@@ -1,14 +1,17 @@
 /**
  * Quoting for the POSIX shell inside the container. Every caller-controlled
  * string reaches `sh` only through {@link shellQuote}, so no path can become
- * code.
+ * code; the quoting is core's, the newline guard is the helper session's.
  *
  * @module
  */
 
+import { shellQuote as quoteWord } from '@ctxfs/core';
+
 /**
- * Quotes `value` as one shell word: single quotes, with embedded single
- * quotes closed, escaped and reopened.
+ * Quotes `value` as one shell word (core's `shellQuote`), refusing a
+ * newline: the helper session reads one request per line, and a newline
+ * would split it.
  *
  * @example
  * ```ts
@@ -16,11 +19,8 @@
  * ```
  */
 export function shellQuote(value: string): string {
-  if (value.includes('\n') || value.includes('\0')) {
-    // The helper session reads one request per line; a newline would split it.
-    throw new Error('cannot quote a string with a newline or NUL for the helper session');
-  }
-  return `'${value.replace(/'/g, `'\\''`)}'`;
+  if (value.includes('\n')) throw new Error('cannot quote a string with a newline for the helper session');
+  return quoteWord(value);
 }
 
 /** Quotes each word and joins them with spaces. */

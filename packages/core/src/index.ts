@@ -32,6 +32,7 @@ export * from './lines.ts';
 export * from './path.ts';
 export * from './poll-watch.ts';
 export * from './required-literal.ts';
+export * from './shell-quote.ts';
 export * from './text-plausibility.ts';
 export * from './text-reader.ts';
 export * from './text-roundtrip.ts';
