@@ -38,6 +38,7 @@ const contextSuites = [
   'edit-record-failure',
   'edits',
   'encodings',
+  'guarded-session',
   'large-files',
   'patch-edits',
   'path-spellings',

@@ -17,7 +17,8 @@
  */
 
 import { dirname, join } from 'node:path';
-import type { AuditTrail, ContextLayer, GuardedCall, StateStore } from '@ctxfs/context';
+import type { ContextLayer } from '@ctxfs/context';
+import type { AuditTrail, GuardedCall, SafetyOptions, StateStore } from '@ctxfs/context/guard';
 import { type Filesystem, type FsError, isFsError, resolvePath } from '@ctxfs/core';
 import type { Toolset } from '@ctxfs/tools';
 import { type CliBackend, openFilesystem, parseBackendOption } from './backend.ts';
@@ -56,7 +57,7 @@ export interface CliWorkspace {
 /** Where the state of a workspace is, unless `--state` says. */
 async function statePath(spec: CliBackend, fs: Filesystem, store: string | undefined): Promise<string> {
   if (store !== undefined) return store;
-  const { defaultStatePath, userStatePath } = await import('@ctxfs/context');
+  const { defaultStatePath, userStatePath } = await import('@ctxfs/context/guard');
   if (spec.kind === 'host') return defaultStatePath(fs.root);
   // A container's root (docker://id/work) names it; its state is the user's, outside the container.
   if (spec.kind === 'container') return userStatePath(fs.root);
@@ -64,7 +65,7 @@ async function statePath(spec: CliBackend, fs: Filesystem, store: string | undef
 }
 
 async function openStore(spec: CliBackend, fs: Filesystem, store: string | undefined): Promise<{ store: StateStore; path: string }> {
-  const { openStateStore, userStatePath } = await import('@ctxfs/context');
+  const { openStateStore, userStatePath } = await import('@ctxfs/context/guard');
   const path = await statePath(spec, fs, store);
   try {
     return { store: await openStateStore(path, { workspace: fs.root }), path };
@@ -86,7 +87,7 @@ const TRAIL_WAIT_MS = 30_000;
 
 async function openTrail(spec: CliBackend, fs: Filesystem, storePath: string, store: StateStore): Promise<{ trail?: AuditTrail; missing?: string }> {
   if (storePath === ':memory:') return { missing: 'a workspace whose state is in memory keeps no audit trail' };
-  const { AuditTrail, defaultAuditKeyFile, isPostgresUrl } = await import('@ctxfs/context');
+  const { AuditTrail, defaultAuditKeyFile, isPostgresUrl } = await import('@ctxfs/context/guard');
   // The trail is a file of this host: beside the state file, or, when the state is in PostgreSQL, where a local state file would be.
   const local = isPostgresUrl(storePath) ? await statePath(spec, fs, undefined) : storePath;
   if (local === ':memory:') return { missing: 'a workspace that is not a host directory keeps its audit trail only beside a local state file' };
@@ -107,42 +108,68 @@ async function openTrail(spec: CliBackend, fs: Filesystem, storePath: string, st
   }
 }
 
+/** What every command with a session opens: the filesystem, its state store and audit trail. */
+interface OpenedState {
+  readonly spec: CliBackend;
+  readonly fs: Filesystem;
+  readonly store: StateStore;
+  readonly trail: AuditTrail | undefined;
+  readonly trailMissing: string | undefined;
+}
+
+/**
+ * Opens the filesystem `options` names with its state store and trail,
+ * runs `body`, and closes all three after (`body` closes what it opens on
+ * them first).
+ */
+async function withState<T>(options: GlobalOptions, body: (state: OpenedState) => Promise<T>): Promise<T> {
+  const spec = backendOf(options);
+  const fs = await openFilesystem(spec);
+  let store: StateStore | undefined;
+  let trail: AuditTrail | undefined;
+  try {
+    const opened = await openStore(spec, fs, stateOf(options));
+    store = opened.store;
+    const t = await openTrail(spec, fs, opened.path, store);
+    trail = t.trail;
+    return await body({ spec, fs, store, trail, trailMissing: t.missing });
+  } finally {
+    trail?.close();
+    if (store !== undefined && !store.closed) await store.close();
+    await fs.close();
+  }
+}
+
+/** The safety options of a command's session: the terminal approver, the trail, the policy files unless `--no-policy-files`. */
+async function safetyOf(options: GlobalOptions, trail: AuditTrail | undefined): Promise<SafetyOptions> {
+  const { TerminalApprover } = await import('@ctxfs/context/guard');
+  return {
+    approver: new TerminalApprover(),
+    ...(trail === undefined ? {} : { auditTrail: trail }),
+    ...(options.policyFiles ? {} : { policyFiles: false as const }),
+  };
+}
+
+/** The session `--session`, `--profile` and `--agent` name. */
+function sessionOf(options: GlobalOptions): { profile: NonNullable<GlobalOptions['profile']>; agent: string; sessionId?: string } {
+  return { profile: options.profile ?? 'large', agent: agentOf(options), ...(options.session === undefined ? {} : { sessionId: options.session }) };
+}
+
 /**
  * Runs `body` on the context layer of the workspace `options` name, as the
  * session `--session` names (or a new one), with the terminal approver for
  * what the policy asks about; closes everything after.
  */
-export async function withContext<T>(options: GlobalOptions, body: (ws: CliWorkspace) => Promise<T>): Promise<T> {
-  const spec = backendOf(options);
-  const fs = await openFilesystem(spec);
-  let store: StateStore | undefined;
-  let trail: AuditTrail | undefined;
-  let ctx: ContextLayer | undefined;
-  try {
-    const [{ createContext, TerminalApprover }, { Toolset }] = await Promise.all([import('@ctxfs/context'), import('@ctxfs/tools')]);
-    const opened = await openStore(spec, fs, stateOf(options));
-    store = opened.store;
-    const t = await openTrail(spec, fs, opened.path, store);
-    trail = t.trail;
-    ctx = await createContext({
-      fs,
-      store,
-      profile: options.profile ?? 'large',
-      agent: agentOf(options),
-      ...(options.session === undefined ? {} : { sessionId: options.session }),
-      safety: {
-        approver: new TerminalApprover(),
-        ...(trail === undefined ? {} : { auditTrail: trail }),
-        ...(options.policyFiles ? {} : { policyFiles: false as const }),
-      },
-    });
-    return await body({ spec, fs, ctx, tools: new Toolset(ctx, { writer: CLI_TOOL_CALLS }), trail, trailMissing: t.missing });
-  } finally {
-    await ctx?.close();
-    trail?.close();
-    if (store !== undefined && !store.closed) await store.close();
-    await fs.close();
-  }
+export function withContext<T>(options: GlobalOptions, body: (ws: CliWorkspace) => Promise<T>): Promise<T> {
+  return withState(options, async ({ spec, fs, store, trail, trailMissing }) => {
+    const [{ createContext }, { Toolset }] = await Promise.all([import('@ctxfs/context'), import('@ctxfs/tools')]);
+    const ctx = await createContext({ fs, store, ...sessionOf(options), safety: await safetyOf(options, trail) });
+    try {
+      return await body({ spec, fs, ctx, tools: new Toolset(ctx, { writer: CLI_TOOL_CALLS }), trail, trailMissing });
+    } finally {
+      await ctx.close();
+    }
+  });
 }
 
 /** A guarded call of the command's session on one path, as the CLI makes it: the path as given, normalized here (a bad one is recorded, then thrown). */
@@ -154,23 +181,30 @@ export interface GuardedCommand extends Omit<GuardedCall, 'paths' | 'invalid'> {
  * Runs `body` on the backend as one call of this command's session on one
  * path, through the safety layer: the policy decides it (asking a person on
  * a terminal where it says so) and the audit records it — for what no tool
- * does, such as `cat --raw`.
+ * does, such as `cat --raw`. A guarded session, not the context layer: the
+ * same decision and record without loading retrieval or the tokenizer.
  */
 export function withGuard<T>(options: GlobalOptions, command: GuardedCommand, body: (fs: Filesystem, path: string) => Promise<T>): Promise<T> {
-  return withContext(options, ({ ctx, fs }) => {
-    let path = '';
-    let invalid: FsError | undefined;
+  return withState(options, async ({ fs, store, trail }) => {
+    const { openGuardedSession } = await import('@ctxfs/context/guard');
+    const session = await openGuardedSession({ fs, store, ...sessionOf(options), safety: await safetyOf(options, trail) });
     try {
-      path = resolvePath(command.path, command.op).path;
-    } catch (err) {
-      if (!isFsError(err)) throw err;
-      invalid = err;
+      let path = '';
+      let invalid: FsError | undefined;
+      try {
+        path = resolvePath(command.path, command.op).path;
+      } catch (err) {
+        if (!isFsError(err)) throw err;
+        invalid = err;
+      }
+      const { path: _given, ...call } = command;
+      return await session.guarded(
+        { ...call, paths: invalid ? [] : [path], invalid },
+        () => body(fs, path),
+        () => ({ result: 'ok' }),
+      );
+    } finally {
+      await session.close();
     }
-    const { path: _given, ...call } = command;
-    return ctx.guarded(
-      { ...call, paths: invalid ? [] : [path], invalid },
-      () => body(fs, path),
-      () => ({ result: 'ok' }),
-    );
   });
 }

@@ -38,11 +38,15 @@ describe('what ctxfs loads to start', () => {
     expect(heavy(loaded)).toEqual([]);
   });
 
-  it('cat --raw loads the policy and the audit (the context layer, SQLite), not the tokenizer', () => {
+  it('cat --raw loads the policy and the audit (a guarded session, SQLite), not retrieval, the tools or the tokenizer', () => {
     const loaded = modules(['cat', '--raw', 'src/math.ts']);
     expect(loaded.some((u) => u.includes('/packages/host/'))).toBe(true);
     expect(loaded).toContain('node:sqlite');
-    expect(loaded.filter((u) => /gpt-tokenizer/.test(u))).toEqual([]);
+    expect(loaded.some((u) => /\/packages\/context\/(src|dist)\/session\/guarded-session\.[jt]s$/.test(u))).toBe(true);
+    // The guard's entry, not the context layer's index: what serves a model's view stays unloaded.
+    const contextLayer = /\/packages\/context\/(src|dist)\/(index|context-layer|retrieval\/|search\/|symbols\/|buffers\/|tokens\/)/;
+    expect(loaded.filter((u) => contextLayer.test(u))).toEqual([]);
+    expect(loaded.filter((u) => /gpt-tokenizer|tree-sitter|\/zod@|\/diff@|\/packages\/tools\//.test(u))).toEqual([]);
     // The policy's path patterns are globs (picomatch); the rest of what a UTF-8 read never calls stays unloaded.
     expect(matching(loaded, UNCALLED).filter((u) => !u.includes('/picomatch@'))).toEqual([]);
     expect(matching(loaded, COMMANDS)).toEqual([]);

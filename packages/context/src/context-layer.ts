@@ -18,7 +18,7 @@ import type { ApplyPatchOptions } from './edits/apply-patch.ts';
 import type { EditConflict, EditResult } from './edits/edit-result.ts';
 import { type EditOptions, FileEditor, refusalAsError } from './edits/file-editor.ts';
 import { decodeFile } from './edits/file-text.ts';
-import { type CrashHook, EditJournal, type RecoveryReport } from './edits/journal.ts';
+import type { CrashHook, EditJournal, RecoveryReport } from './edits/journal.ts';
 import { EditOperations, type RenameCallOptions, type ReplaceCallOptions } from './edits/operations.ts';
 import {
   getDiff,
@@ -31,7 +31,7 @@ import {
   type VersionDiff,
   type VersionRef,
 } from './history/history.ts';
-import { type FileVersion, type PruneResult, type RetentionOptions, sha256Hex, VersionStore } from './history/version-store.ts';
+import { type FileVersion, type PruneResult, type RetentionOptions, sha256Hex, type VersionStore } from './history/version-store.ts';
 import { buildOverview, type Overview, type ToolDescription } from './overview/project-overview.ts';
 import type { LineEdit } from './patch/text-edits.ts';
 import { type ModelProfile, type ProfileInput, resolveProfile } from './profiles/model-profiles.ts';
@@ -46,14 +46,11 @@ import { getRelatedFiles, type IndexProgress, type RelatedResult, RelationIndex 
 import { type Caller, missingFile, type Served, type Workspace, type WorkspaceServices } from './retrieval/shared.ts';
 import { summarizeFile } from './retrieval/summary.ts';
 import { getSymbol } from './retrieval/symbol.ts';
-import type { Approver } from './safety/approval.ts';
-import { AuditTrail, type AuditTrailOptions } from './safety/audit/audit-trail.ts';
-import { storeAuditSink } from './safety/audit-sink.ts';
+import type { AuditTrail } from './safety/audit/audit-trail.ts';
 import type { CommandRules } from './safety/command-rules.ts';
-import { type Decision, type OpClass, type PolicyConfig, resolvePolicy } from './safety/policy.ts';
-import { loadPolicyFiles } from './safety/policy-file.ts';
+import type { Decision, OpClass } from './safety/policy.ts';
 import { type RedactionOptions, Redactor } from './safety/redaction.ts';
-import { type AuditDraft, type AuditSink, type CallOutcome, currentCall, type GuardedCall, SafetyLayer } from './safety/safety-layer.ts';
+import { type CallOutcome, currentCall, type GuardedCall, type SafetyLayer } from './safety/safety-layer.ts';
 import { type GlobCallOptions, glob, type ListedFile, type ListFilesOptions, listFiles } from './search/file-listing.ts';
 import { type FindSymbolOptions, findSymbol, type SymbolHit } from './search/find-symbol.ts';
 import { type GrepCallOptions, type GrepHit, grep } from './search/grep.ts';
@@ -61,6 +58,7 @@ import type { SearchResult } from './search/search-result.ts';
 import { editOutcome, normalized, patchTargets, previews, servedOutcome } from './session/call-shapes.ts';
 import { DEFAULT_READ_RETENTION, pruneReads, type ReadPruneResult, type ReadRetentionOptions } from './session/read-retention.ts';
 import { SessionContext } from './session/session-context.ts';
+import { openWorkspaceGuard, type SafetyOptions } from './session/workspace-guard.ts';
 import { SqliteStateStore } from './state/sqlite-store.ts';
 import type { StateStore } from './state/state-store.ts';
 import { defaultStatePath, openStateStore, userStatePath } from './state/store.ts';
@@ -101,31 +99,6 @@ export interface ContextOptions {
   readRetention?: ReadRetentionOptions;
   /** Policy, approvals and audit: the one layer every session call goes through. */
   safety?: SafetyOptions;
-}
-
-/**
- * Options of the safety layer. The policy is merged from the built-in
- * defaults, the user's file, the project's `.ctxfs/config.toml` and `policy`,
- * in that order (see POLICY.md).
- */
-export interface SafetyOptions {
-  /** The policy layer given in code (highest precedence). */
-  policy?: PolicyConfig;
-  /** Read the policy files: default the user's and the project's; `false` for none (tests, embedding). */
-  policyFiles?: false | { userConfig?: string | false };
-  /** Who decides when the policy says "ask"; without one, "ask" is a denial. */
-  approver?: Approver;
-  /** Where audit records go instead of the state store's `audit` table (a log shipper, a test's array). */
-  audit?: AuditSink;
-  /**
-   * A tamper-evident copy of every record: an open `AuditTrail`, or where to
-   * open one (HMAC-chained JSON lines, see AUDIT.md). Each record is written
-   * to the state store's `audit` table first — a change's record in the
-   * change's own transaction — and then to the trail; on open, what the trail
-   * missed (a crash between the two) is appended, marked `replayed`. One
-   * process writes a trail at a time.
-   */
-  auditTrail?: AuditTrail | Omit<AuditTrailOptions, 'index'>;
 }
 
 /** Edit settings of a context layer. */
@@ -1122,20 +1095,8 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
     summaries: new SummaryCache(store),
     relations: new RelationIndex(fs, store, registry, loader),
   };
-  const versions = new VersionStore(store);
-  const trailOption = options.safety?.auditTrail;
-  const trail = trailOption === undefined || trailOption instanceof AuditTrail ? trailOption : AuditTrail.open({ ...trailOption, index: store });
-  const files = options.safety?.policyFiles === false ? [] : await loadPolicyFiles(fs, options.safety?.policyFiles ?? {});
-  const safety = new SafetyLayer({
-    policy: resolvePolicy([...files, ...(options.safety?.policy ? [{ source: 'code', config: options.safety.policy }] : [])]),
-    approver: options.safety?.approver,
-    registry,
-    redactor: ws.redactor,
-    audit: options.safety?.audit ?? (await storeAuditSink(store, trail, { backend: fs.constructor.name, user: process.env.USER ?? 'unknown' })),
-  });
-  const journal = new EditJournal(store, versions, {
-    onRecorded: (audit, change, recovered) => safety.recordCommitted(audit as AuditDraft, change, recovered),
-  });
+  const guard = await openWorkspaceGuard({ fs, store, registry, redactor: ws.redactor, safety: options.safety });
+  const { versions, journal, safety } = guard;
   const layer = new ContextLayer(
     ws,
     ownsStore,
@@ -1146,10 +1107,9 @@ export async function createContext(options: ContextOptions): Promise<ContextLay
     { versions, journal, settings: options.edits ?? {}, safety, changes: {} },
     options.readRetention,
   );
-  layer.auditTrail = trail;
-  layer.ownsAuditTrail = trail !== undefined && !(trailOption instanceof AuditTrail);
-  // A change interrupted by a crash is settled before anything else reads or writes.
-  if (!fs.readOnly) layer.recovery = await journal.recover(fs);
+  layer.auditTrail = guard.trail;
+  layer.ownsAuditTrail = guard.ownsTrail;
+  layer.recovery = guard.recovery;
   if (options.edits?.retention) await layer.pruneHistory();
   if (options.readRetention) await layer.pruneReads();
   return layer;

@@ -57,7 +57,6 @@ export {
   type EditSettings,
   type OverviewCallOptions,
   type RecordedChange,
-  type SafetyOptions,
 } from './context-layer.ts';
 export { type ApplyPatchOptions, applyPatch } from './edits/apply-patch.ts';
 export type { ConflictRegion, ConflictType, EditConflict, EditResult, FileChange, LineRange, StaleReader } from './edits/edit-result.ts';
@@ -221,8 +220,10 @@ export {
 export type { SearchCounts, SearchOp, SearchResult, SearchView } from './search/search-result.ts';
 export { type IndexedSymbol, type IndexRefresh, MAX_INDEXED_BYTES } from './search/symbol-index.ts';
 export { identifierWords, MATCH_TIERS, type MatchTier, matchName, parseQuery, type SymbolQuery } from './search/symbol-ranking.ts';
+export { GuardedSession, type GuardedSessionOptions, openGuardedSession } from './session/guarded-session.ts';
 export { DEFAULT_READ_RETENTION, pruneReads, type ReadPruneResult, type ReadRetentionOptions } from './session/read-retention.ts';
 export { type ReadInput, type ReadRecord, SessionContext } from './session/session-context.ts';
+export { openWorkspaceGuard, type SafetyOptions, type WorkspaceGuard } from './session/workspace-guard.ts';
 export { AUDIT_GENESIS, type AuditChainDamage, type AuditChainReport, auditHash, verifyAuditChain } from './state/audit-chain.ts';
 export { MIGRATIONS, type Migration } from './state/migrations.ts';
 export { SqliteDatabase } from './state/sqlite-database.ts';
