@@ -25,16 +25,13 @@ export function resultCode(data: Record<string, unknown>): string | undefined {
 }
 
 /** Shows a tool result and returns the exit code it means. */
-export async function showResult(options: GlobalOptions, result: CallResult, style: TextStyle = 'plain', prefix?: string): Promise<ExitCode> {
+export async function showResult(options: GlobalOptions, result: CallResult, style: TextStyle = 'plain'): Promise<ExitCode> {
   if (options.json) await outJson(result.data);
   else if (result.isError) {
     const [first = '', ...rest] = result.text.split('\n');
     const body = rest.length === 0 ? '' : `\n${style === 'diff' ? paintDiff(rest.join('\n'), process.stderr) : rest.join('\n')}`;
     await write(process.stderr, `${paint('red', 'ctxfs:', process.stderr)} ${first}${body}\n`);
-  } else {
-    const text = prefix === undefined ? result.text : `${prefix}\n${result.text}`;
-    await out(style === 'diff' ? paintDiff(text) : text);
-  }
+  } else await out(style === 'diff' ? paintDiff(result.text) : result.text);
   return result.isError ? exitCodeOf(resultCode(result.data)) : EXIT.ok;
 }
 

@@ -96,14 +96,17 @@ describe('ctxfs from a script', () => {
     const before = readFileSync(join(project.root, 'src/math.ts'), 'utf8');
     const dry = run(['patch', '--dry-run'], patch);
     expect(dry.status).toBe(0);
-    expect(dry.stdout).toMatch(/^dry run: nothing was changed\./);
+    expect(dry.stdout).toMatch(/^Dry run, nothing was written\. Applied, it would change src\/math\.ts: \+1 -1 lines\./);
     expect(dry.stdout).toContain('+export const retries = 5;');
-    // The copy's history number would not be the workspace's.
+    // No new version: the history holds the file as it was (at most), and the real patch adds one.
     expect(dry.stdout).not.toMatch(/\(#\d+\)/);
+    const versions = (run(['history', 'src/math.ts']).stdout.match(/^#\d+ /gm) ?? []).length;
+    expect(versions).toBeLessThanOrEqual(1);
     expect(readFileSync(join(project.root, 'src/math.ts'), 'utf8')).toBe(before);
     project.write('fix.diff', patch);
     expect(run(['patch', 'fix.diff']).status).toBe(0);
     expect(readFileSync(join(project.root, 'src/math.ts'), 'utf8')).toContain('retries = 5;');
+    expect((run(['history', 'src/math.ts']).stdout.match(/^#\d+ /gm) ?? []).length).toBe(Math.max(versions, 1) + 1);
     const again = run(['patch', 'fix.diff']);
     expect(again.status).toBe(1);
     expect(again.stderr).toContain('does not apply');

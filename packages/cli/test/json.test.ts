@@ -31,7 +31,7 @@ describe('--json: every command answers one document of its documented shape', (
 
   it('the editing and history commands', () => {
     const patch = '--- a/src/math.ts\n+++ b/src/math.ts\n@@ -6 +6 @@\n-export const retries = 3;\n+export const retries = 4;\n';
-    expect(json('patch', ['patch', '--dry-run'], 0, patch)).toMatchObject({ success: true, lines_added: 1 });
+    expect(json('patch', ['patch', '--dry-run'], 0, patch)).toMatchObject({ success: true, lines_added: 1, dry_run: true });
     expect(json('patch', ['patch'], 0, patch)).toMatchObject({ success: true, path: 'src/math.ts' });
     expect(json('replace', ['replace', 'src/math.ts', 'retries = 4', 'retries = 5'])).toMatchObject({ success: true });
     const versions = json('history', ['history', 'src/math.ts']).versions as unknown[];

@@ -568,7 +568,12 @@ export class ContextSession {
     // A file open in a buffer takes the edit there (a guarded buffer call of its own); every other goes to the disk.
     const routed =
       invalid === undefined
-        ? this.#routing.edit({ targets: [...paths.map((path) => ({ path, opClass })), ...extra], edit: buffered?.edit, baseVersion: buffered?.baseVersion })
+        ? this.#routing.edit({
+            targets: [...paths.map((path) => ({ path, opClass })), ...extra],
+            edit: buffered?.edit,
+            baseVersion: buffered?.baseVersion,
+            dryRun: params.dryRun === true,
+          })
         : undefined;
     if (routed !== undefined) return routed;
     return this.#guard({ op, opClass, paths: invalid ? [] : paths, params, extra }, body, editOutcome);

@@ -147,6 +147,7 @@ export const editData = z.object({
     })
     .optional(),
   stale_readers: z.array(z.object({ agent: z.string(), version: z.string() })),
+  dry_run: z.boolean().optional().describe('A dry run: diff is what the change would be; nothing was written.'),
 });
 export type EditData = z.infer<typeof editData>;
 
@@ -199,6 +200,7 @@ export function editResult(r: EditResult, maxTokens?: number): ToolResult<EditDa
               marked_text: r.conflict.markedText,
             },
       stale_readers: r.staleReaders.map((s) => ({ agent: s.agent, version: s.version })),
+      ...(r.dryRun ? { dry_run: true } : {}),
     },
   };
 }

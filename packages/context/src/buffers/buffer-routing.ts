@@ -39,6 +39,8 @@ export interface RoutedEdit {
   readonly edit: BufferEditOp | undefined;
   /** The version the caller says the edit was made from. */
   readonly baseVersion: string | undefined;
+  /** A dry run: previewed on the disk's files, so refused for a file open in a buffer. */
+  readonly dryRun?: boolean | undefined;
 }
 
 /** What the routing needs of the session. */
@@ -81,6 +83,17 @@ export class BufferRouting {
     if (buffers === undefined) return undefined;
     const open = call.targets.filter((t) => buffers.isOpen(t.path));
     if (open.length === 0) return undefined;
+    if (call.dryRun) {
+      const path = (open[0] as { path: string }).path;
+      return Promise.resolve(
+        refusal(
+          call.edit?.kind ?? 'edit',
+          path,
+          'EINVAL',
+          `A dry run previews a change of the files on disk, and ${path} is open in a buffer of this session, where the edit would go instead. Leave out dry_run to make the edit in the buffer.`,
+        ),
+      );
+    }
     const only = call.targets.length === 1 ? call.targets[0] : undefined;
     if (call.edit !== undefined && only !== undefined && only.opClass === 'write')
       return this.#apply(buffers, only.path, call.edit.kind, call.edit, call.baseVersion);

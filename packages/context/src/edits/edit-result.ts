@@ -107,6 +107,8 @@ export interface EditResult {
   readonly files: readonly FileChange[];
   /** Agents who read an older version and will be refused (or merged) if they edit from it. */
   readonly staleReaders: readonly StaleReader[];
+  /** A dry run (`EditOptions.dryRun`): `diff` is what the change would be; nothing was written, recorded or asked. */
+  readonly dryRun?: boolean | undefined;
 }
 
 /** Builds a refusal. */

@@ -54,6 +54,13 @@ export interface EditOptions extends ConflictOptions {
    * remembered, so their retries run again.
    */
   requestId?: string;
+  /**
+   * Plan the change — patch placed, merge made, refusals as the real call
+   * would give them — and answer with its diff, writing nothing: no file,
+   * no version, no journal, and no person asked (nothing is changed to
+   * approve). The policy's denials still refuse it.
+   */
+  dryRun?: boolean;
 }
 
 /** What an operation wants done to one file, given its text (base or current). */
@@ -467,17 +474,8 @@ export class FileEditor {
     const author = options.author ?? this.deps.agent;
     const first = plans[0];
     const primary = first?.path ?? '';
-    const effective = plans.filter(
-      (p) => p.renameFrom !== undefined || (p.bytes === null ? p.current !== undefined : p.current === undefined || sha256Hex(p.bytes) !== p.current.sha256),
-    );
-    if (effective.length === 0) {
-      return {
-        ...refusal(op, primary, 'EINVAL', `No change: the new content of ${primary} equals the current one.`, { version: first?.current?.sha256 }),
-        success: true,
-        code: undefined,
-        unchanged: true,
-      };
-    }
+    const effective = changing(plans);
+    if (effective.length === 0) return noChange(op, first);
     const entries: JournalEntry[] = [];
     const blobs: Uint8Array[] = [];
     for (const p of effective) {
@@ -594,29 +592,8 @@ export class FileEditor {
         { version: after, next: callText('readFile', [primary]) },
       );
     }
-    const files: FileChange[] = [];
-    let diff = '';
-    let added = 0;
-    let removed = 0;
+    const { files, diff, added, removed } = changeDiff(effective, recorded);
     for (const p of effective) {
-      const beforeLabel = p.renameFrom !== undefined ? `a/${p.renameFrom}` : p.current ? `a/${p.path}` : '/dev/null';
-      const afterLabel = p.bytes === null && p.renameFrom === undefined ? '/dev/null' : `b/${p.path}`;
-      const d = formatUnifiedDiff(p.beforeText, p.afterText, { oldLabel: beforeLabel, newLabel: afterLabel });
-      if (p.renameFrom !== undefined) diff += `rename from ${p.renameFrom}\nrename to ${p.path}\n`;
-      diff += d.text;
-      added += d.linesAdded;
-      removed += d.linesRemoved;
-      const v = recorded.filter((r) => r.path === p.path).at(-1);
-      files.push({
-        path: p.path,
-        op: p.op,
-        version: v?.sha256,
-        previousVersion: p.current?.sha256,
-        seq: v?.seq,
-        linesAdded: d.linesAdded,
-        linesRemoved: d.linesRemoved,
-        merged: p.merged,
-      });
       await this.#afterWrite(p, author, options.message);
       if (p.renameFrom !== undefined) await this.#afterWrite({ ...p, path: p.renameFrom, bytes: null, renameFrom: undefined }, author, options.message);
     }
@@ -653,6 +630,50 @@ export class FileEditor {
       next: undefined,
       files,
       staleReaders,
+    };
+  }
+
+  /**
+   * A dry run's answer: the diff `plans` would make, as `commit` would show
+   * it, with nothing written, recorded or asked. `version` is the files'
+   * content now, still the base of the real call.
+   */
+  preview(op: string, plans: readonly PlannedFile[]): EditResult {
+    const effective = changing(plans);
+    if (effective.length === 0) return { ...noChange(op, plans[0]), dryRun: true };
+    const { files, diff, added, removed } = changeDiff(effective, []);
+    const head = files[0] as FileChange;
+    const named = effective.map((p) =>
+      p.renameFrom !== undefined
+        ? `${p.path} (moved from ${p.renameFrom})`
+        : p.bytes === null
+          ? `${p.path} (deleted)`
+          : p.current === undefined
+            ? `${p.path} (new)`
+            : p.path,
+    );
+    const merged = effective.some((p) => p.merged);
+    const mergeNote = merged ? ' A file has changed since you read it; the diff is your edit merged with those changes.' : '';
+    return {
+      success: true,
+      message: `Dry run, nothing was written. Applied, it would change ${named.join(', ')}: +${added} -${removed} lines.${mergeNote}`,
+      code: undefined,
+      op,
+      path: head.path,
+      version: head.previousVersion,
+      previousVersion: undefined,
+      seq: undefined,
+      diff: this.deps.redact ? this.deps.redact(diff) : diff,
+      linesAdded: added,
+      linesRemoved: removed,
+      linesChanged: added + removed,
+      merged,
+      unchanged: false,
+      conflict: undefined,
+      next: undefined,
+      files,
+      staleReaders: [],
+      dryRun: true,
     };
   }
 
@@ -847,6 +868,7 @@ export class FileEditor {
         this.deps.fs,
         paths,
         async () => {
+          if (options.dryRun) return this.preview(op, await plan());
           if (options.requestId !== undefined) {
             const earlier = await this.#earlier(op, paths, options.requestId);
             if (earlier) return earlier;
@@ -867,6 +889,56 @@ export class FileEditor {
       throw err;
     }
   }
+}
+
+/** The plans that change something: a rename, a delete of a file that is there, new bytes. */
+function changing(plans: readonly PlannedFile[]): PlannedFile[] {
+  return plans.filter(
+    (p) => p.renameFrom !== undefined || (p.bytes === null ? p.current !== undefined : p.current === undefined || sha256Hex(p.bytes) !== p.current.sha256),
+  );
+}
+
+/** The answer to a change that changes nothing: a success, `unchanged`. */
+function noChange(op: string, first: PlannedFile | undefined): EditResult {
+  const primary = first?.path ?? '';
+  return {
+    ...refusal(op, primary, 'EINVAL', `No change: the new content of ${primary} equals the current one.`, { version: first?.current?.sha256 }),
+    success: true,
+    code: undefined,
+    unchanged: true,
+  };
+}
+
+/** The unified diff of `effective` plans, git's labels, with each file's counts and (once recorded) its new version. */
+function changeDiff(
+  effective: readonly PlannedFile[],
+  recorded: readonly FileVersion[],
+): { files: FileChange[]; diff: string; added: number; removed: number } {
+  const files: FileChange[] = [];
+  let diff = '';
+  let added = 0;
+  let removed = 0;
+  for (const p of effective) {
+    const beforeLabel = p.renameFrom !== undefined ? `a/${p.renameFrom}` : p.current ? `a/${p.path}` : '/dev/null';
+    const afterLabel = p.bytes === null && p.renameFrom === undefined ? '/dev/null' : `b/${p.path}`;
+    const d = formatUnifiedDiff(p.beforeText, p.afterText, { oldLabel: beforeLabel, newLabel: afterLabel });
+    if (p.renameFrom !== undefined) diff += `rename from ${p.renameFrom}\nrename to ${p.path}\n`;
+    diff += d.text;
+    added += d.linesAdded;
+    removed += d.linesRemoved;
+    const v = recorded.filter((r) => r.path === p.path).at(-1);
+    files.push({
+      path: p.path,
+      op: p.op,
+      version: v?.sha256,
+      previousVersion: p.current?.sha256,
+      seq: v?.seq,
+      linesAdded: d.linesAdded,
+      linesRemoved: d.linesRemoved,
+      merged: p.merged,
+    });
+  }
+  return { files, diff, added, removed };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

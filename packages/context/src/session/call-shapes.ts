@@ -46,12 +46,14 @@ export function editOutcome(r: EditResult): CallOutcome {
     before[f.path] = f.previousVersion ?? null;
     after[f.path] = f.version ?? null;
   }
+  // A dry run changed nothing: its record has no versions before and after, only the diff it showed.
+  const changed = r.files.length > 0 && r.dryRun !== true;
   return {
     result: r.success ? 'ok' : 'refused',
     code: r.code,
     bytes: Buffer.byteLength(r.diff),
-    before: r.files.length > 0 ? before : undefined,
-    after: r.files.length > 0 ? after : undefined,
+    before: changed ? before : undefined,
+    after: changed ? after : undefined,
     diff: r.success ? { files: r.files.length, added: r.linesAdded, removed: r.linesRemoved } : undefined,
   };
 }

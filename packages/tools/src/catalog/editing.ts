@@ -122,6 +122,10 @@ export const applyPatch = defineTool({
     path: z.string().optional().describe('The file, for a patch whose hunks have no ---/+++ header.'),
     base_version: baseVersion,
     message,
+    dry_run: z
+      .boolean()
+      .optional()
+      .describe('true: answer with the diff the patch would make (or its refusal) and change nothing: no file written, no new version, no approval asked.'),
   }),
   output: editData,
   annotations: DESTRUCTIVE,
@@ -131,7 +135,7 @@ export const applyPatch = defineTool({
     { patch: '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-const x = 1;\n+const x = 2;\n' },
     { patch: '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-const x = 2;\n+const x = 3;\n*** End Patch\n' },
   ],
-  run: async (session, a) => editResult(await session.applyPatch(a.patch, { path: a.path, ...options(a) }), callBudget(session)),
+  run: async (session, a) => editResult(await session.applyPatch(a.patch, { path: a.path, ...options(a), dryRun: a.dry_run }), callBudget(session)),
 });
 
 export const deleteFile = defineTool({
