@@ -151,5 +151,32 @@ for (const backend of BACKENDS) {
       }
       expect(wrong).toEqual([]);
     }, 300_000);
+
+    it("refuses a character the file's encoding cannot hold, writing nothing, and takes it where the encoding holds all of Unicode", async () => {
+      const wrong: string[] = [];
+      let refused = 0;
+      for (const [i, c] of cases.entries()) {
+        const word = uniqueWord(c.text);
+        if (word === undefined) continue;
+        const session = ctx.session({ agent: `llm:emoji-${i}` });
+        await session.readLines(fileOf(i), 1, 1);
+        const before = await ws.fs.readBytes(fileOf(i));
+        const r = await session.replace(fileOf(i), word, `${word} ✅`);
+        const after = await ws.fs.readBytes(fileOf(i));
+        // GBK text is detected as GB18030, its superset, which holds all of Unicode.
+        const unicode = /^(utf-|gb18030|gbk)/i.test(c.encoding);
+        if (unicode) {
+          if (!r.success || new TextDecoder(c.encoding).decode(after).includes('✅') === false) wrong.push(`${c.id}: ${r.message}`);
+          continue;
+        }
+        refused++;
+        if (r.success || r.code !== 'EINVAL' || !r.message.includes('is stored as ') || !r.message.includes('U+2705')) {
+          wrong.push(`${c.id} (${c.encoding}): ${r.success ? 'written' : r.message}`);
+        }
+        if (!Buffer.from(after).equals(Buffer.from(before))) wrong.push(`${c.id}: bytes changed`);
+      }
+      expect(wrong).toEqual([]);
+      expect(refused).toBeGreaterThan(5);
+    }, 300_000);
   });
 }

@@ -151,6 +151,47 @@ function encodePlain(text: string, encoding: string): Uint8Array {
   return iconvLite().encode(text, encoding);
 }
 
+/** Encodings that hold every Unicode character: nothing to check. */
+const WHOLE_UNICODE = new Set(['utf-8', 'utf-16le', 'utf-16be', 'utf-32le', 'utf-32be', 'gb18030']);
+
+/** Per encoding, whether each character checked so far survives an encode and decode. */
+const representable = new Map<string, Map<string, boolean>>();
+
+/**
+ * The first character of `text` that `encoding` cannot hold — encoding it
+ * would write a `?` or another character in its place — or `undefined`
+ * when every one round-trips. U+FFFD is left alone: in a decoded text it
+ * stands for bytes that were invalid, which an exact encode writes back.
+ *
+ * @example
+ * ```ts
+ * firstUnencodable('привет ✅', 'koi8-r'); // { index: 7, char: '✅' }
+ * firstUnencodable('привет', 'koi8-r');    // undefined
+ * ```
+ */
+export function firstUnencodable(text: string, encoding: string): { index: number; char: string } | undefined {
+  const label = normalizeEncoding(encoding);
+  if (WHOLE_UNICODE.has(label)) return undefined;
+  let known = representable.get(label);
+  if (known === undefined) {
+    known = new Map();
+    representable.set(label, known);
+  }
+  let index = 0;
+  for (const char of text) {
+    if (char.charCodeAt(0) >= 0x80 && char !== '\uFFFD') {
+      let ok = known.get(char);
+      if (ok === undefined) {
+        ok = decodeLikeReader(encodePlain(char, label), label) === char;
+        known.set(char, ok);
+      }
+      if (!ok) return { index, char };
+    }
+    index += char.length;
+  }
+  return undefined;
+}
+
 // ------------------------------------------------------------------ invalid sequences
 
 /** One U+FFFD of a decoded text that stands for invalid bytes. */

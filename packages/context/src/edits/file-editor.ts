@@ -14,7 +14,7 @@
  * @module
  */
 
-import { type Filesystem, type FsErrorCode, fsError, IF_ABSENT, isFsError, parentPath } from '@ctxfs/core';
+import { type Filesystem, type FsErrorCode, firstUnencodable, fsError, IF_ABSENT, isFsError, parentPath } from '@ctxfs/core';
 import { KeyedTurns } from '../concurrency/keyed-turns.ts';
 import { overlappingEdits, patchMismatch, staleBuffer } from '../conflicts/conflict-detector.ts';
 import { type ConflictOptions, resolveStale } from '../conflicts/strategies.ts';
@@ -425,6 +425,7 @@ export class FileEditor {
   }
 
   #plan(op: VersionOp, path: string, current: FileText | undefined, text: string, merged: boolean): PlannedFile {
+    if (current !== undefined) unencodable(op, path, text, current);
     return { path, op, current, bytes: encodeLike(text, current), beforeText: current?.text ?? '', afterText: text, merged };
   }
 
@@ -889,6 +890,28 @@ export class FileEditor {
       throw err;
     }
   }
+}
+
+/**
+ * Refuses text the file's encoding cannot hold: written, each such
+ * character would become a `?` (or another character) on disk while the
+ * edit reported success, and the text would be lost.
+ */
+function unencodable(op: string, path: string, text: string, current: FileText): void {
+  const { encoding } = current;
+  const bad = firstUnencodable(text, encoding);
+  if (bad === undefined) return;
+  const line = text.slice(0, bad.index).split('\n').length;
+  const code = `U+${(bad.char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+  throw new Refusal(
+    refusal(
+      op,
+      path,
+      'EINVAL',
+      `${path} is stored as ${encoding}, which has no ${JSON.stringify(bad.char)} (${code}, line ${line} of the new text): written, it would turn into another character. Nothing was written. Use characters ${encoding} has (an ASCII spelling, or the word in the file's own script), or ask the user to convert the file to UTF-8 first.`,
+      { version: current.sha256 },
+    ),
+  );
 }
 
 /** The plans that change something: a rename, a delete of a file that is there, new bytes. */
