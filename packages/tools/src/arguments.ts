@@ -87,15 +87,17 @@ export function prepareArguments<T extends AnyToolDefinition>(tool: T, raw: unkn
   if (typeof value !== 'object' || Array.isArray(value))
     return { ok: false, message: `${tool.name}: the arguments must be an object, not ${Array.isArray(value) ? 'an array' : typeof value}. ${fields}` };
 
-  const input: Record<string, unknown> = {};
+  // Own keys only, and no prototype to set: "constructor" or "__proto__" is an unknown argument, not Object's.
+  const has = (o: object, key: string): boolean => Object.hasOwn(o, key);
+  const input: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const unknownKeys: string[] = [];
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     if (v === null) continue; // strict-mode "absent"
     let name = key;
-    if (!(name in shape) && snakeCase(name) in shape) name = snakeCase(name);
-    if (!(name in shape)) {
-      const canonical = keys.find((k) => ALIASES[k]?.includes(snakeCase(key)) && !(k in (value as object)));
-      if (canonical !== undefined && !(canonical in input)) {
+    if (!has(shape, name) && has(shape, snakeCase(name))) name = snakeCase(name);
+    if (!has(shape, name)) {
+      const canonical = keys.find((k) => Object.hasOwn(ALIASES, k) && ALIASES[k]?.includes(snakeCase(key)) && !has(value as object, k));
+      if (canonical !== undefined && !has(input, canonical)) {
         repairs.push(`${key} → ${canonical}`);
         name = canonical;
       } else {
@@ -130,7 +132,7 @@ export function prepareArguments<T extends AnyToolDefinition>(tool: T, raw: unkn
     }
   }
   for (const key of ['start_line', 'end_line'] as const) {
-    if (key in shape && input[key] === 0) {
+    if (has(shape, key) && input[key] === 0) {
       const fixed = { ...input, start_line: 1, ...(input.end_line !== undefined ? { end_line: Math.max(1, Number(input.end_line)) } : {}) };
       return {
         ok: false,

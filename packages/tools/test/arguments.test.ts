@@ -24,6 +24,15 @@ describe('argument repair', () => {
     expect(repaired(grep, { regex: 'TODO', ignoreCase: true }).value).toEqual({ pattern: 'TODO', ignore_case: true });
   });
 
+  it("refuses Object's own names and __proto__ as unknown arguments, and nothing smuggles a value through the prototype", () => {
+    for (const key of ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__', 'isPrototypeOf']) {
+      expect(refusal(readLines, { path: 'a.ts', start_line: 1, [key]: 1 }), key).toContain(`unknown argument "${key}"`);
+    }
+    // JSON's "__proto__" is an own key: refused, and its path is not taken as the call's.
+    expect(refusal(readLines, '{"__proto__": {"path": "secret.ts"}, "start_line": 1}')).toContain('unknown argument "__proto__"');
+    expect(refusal(readLines, JSON.parse('{"__proto__": {"path": "secret.ts"}, "start_line": 1}'))).toContain('unknown argument "__proto__"');
+  });
+
   it('does not take an alias when the argument itself is there too', () => {
     expect(refusal(readLines, { path: 'a.ts', file_path: 'b.ts', start_line: 1 })).toContain('unknown argument "file_path"');
   });
