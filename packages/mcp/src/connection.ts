@@ -236,11 +236,17 @@ export function createConnection(workspace: McpWorkspace): Server {
     }
     await rootsLoaded;
     const tool = set.get(name);
-    const allowed = await withinRoots(scope, name, request.params.arguments ?? {});
+    const raw = request.params.arguments ?? {};
+    // Roots are checked on the arguments as the tool will read them, aliases resolved; arguments it will refuse are checked as sent.
+    const prepared = tool === undefined || scope.kind === 'all' ? undefined : (await toolsModule()).module.prepareArguments(tool, raw);
+    const checked = prepared?.ok ? prepared.value : raw;
+    const allowed = await withinRoots(scope, name, checked);
     if (!allowed.ok) return { content: [{ type: 'text', text: `EDENIED: ${allowed.message}` }], isError: true };
+    // As sent when nothing was aimed, so the tool still reports its repairs to the model.
+    const args = allowed.args === checked ? raw : allowed.args;
     const requestId = clientRequestId(request.params._meta);
     if (requestId instanceof Error) return { content: [{ type: 'text', text: `EINVAL: ${requestId.message}` }], isError: true };
-    const result = await runningCall.run(extra.requestId, () => set.run(name, allowed.args, { signal: extra.signal, requestId }));
+    const result = await runningCall.run(extra.requestId, () => set.run(name, args, { signal: extra.signal, requestId }));
     if (result.isError) log('info', `${name}: ${result.text.split('\n')[0]}`);
     const data = result.data as Record<string, unknown>;
     if (!result.isError && tool !== undefined && tool.annotations.readOnlyHint === false) {

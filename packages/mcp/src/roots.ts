@@ -56,7 +56,10 @@ const SCOPED_SEARCHES: Readonly<Record<string, string>> = { list_files: 'path', 
 
 /**
  * Checks (and, for a search without a path, aims) a call's arguments against
- * the scope. Returns the arguments to run with, or the refusal.
+ * the scope. Give it the arguments as the tool takes them (`prepareArguments`'
+ * value): a path under an alias (`file_path`, `target_file`, `source`) is a
+ * path all the same. Returns the arguments to run with — `args` itself when
+ * nothing was aimed — or the refusal.
  */
 export async function withinRoots(scope: RootScope, tool: string, args: unknown): Promise<{ ok: true; args: unknown } | { ok: false; message: string }> {
   if (scope.kind === 'all') return { ok: true, args };
@@ -74,6 +77,7 @@ export async function withinRoots(scope: RootScope, tool: string, args: unknown)
       message: `The client's roots are ${scope.dirs.join(', ')} within the workspace; the overview covers all of it. Use list_files with one of those paths.`,
     };
   }
+  let narrowed = false;
   const narrow = SCOPED_SEARCHES[tool];
   if (narrow !== undefined && (given[narrow] === undefined || given[narrow] === null || given[narrow] === '')) {
     if (scope.dirs.length !== 1) {
@@ -83,6 +87,7 @@ export async function withinRoots(scope: RootScope, tool: string, args: unknown)
       };
     }
     given[narrow] = scope.dirs[0];
+    narrowed = true;
   }
   const [{ parsePatch }, { isSameOrInside, resolvePath }] = await Promise.all([import('@ctxfs/context'), import('@ctxfs/core')]);
   const paths: string[] = [];
@@ -108,5 +113,6 @@ export async function withinRoots(scope: RootScope, tool: string, args: unknown)
       };
     }
   }
-  return { ok: true, args: given };
+  // The arguments as given unless a search was aimed at the one root: the caller can tell which it runs.
+  return { ok: true, args: narrowed ? given : args };
 }

@@ -58,6 +58,20 @@ describe('client roots', () => {
     expect(ws.read('README.md')).toContain('# Demo service');
   });
 
+  it('checks the arguments as the tool takes them: a path under an alias is outside the roots all the same', async () => {
+    for (const alias of ['file_path', 'filePath', 'file', 'target_file']) {
+      const r = await call(c.client, 'read_lines', { [alias]: 'README.md', start_line: 1, end_line: 3 });
+      expect(r.text, alias).toMatch(/^EDENIED: README\.md is outside the client's roots/);
+    }
+    expect((await call(c.client, 'create_file', { target_file: 'docs/new.md', content: 'x\n' })).text).toMatch(/^EDENIED: /);
+    expect((await call(c.client, 'rename_file', { source: 'README.md', to: 'src/README.md' })).text).toMatch(/^EDENIED: README\.md is outside/);
+    expect(ws.read('README.md')).toContain('# Demo service');
+    // Inside the root an alias is taken, and the tool still says what it repaired.
+    const inside = await call(c.client, 'read_lines', { file_path: 'src/auth.ts', start_line: 1, end_line: 1 });
+    expect(inside.isError, inside.text).toBe(false);
+    expect(inside.text).toContain("import { retries } from './config.ts';");
+  });
+
   it('aims a search without a path at the one root, and refuses the overview of everything', async () => {
     const found = await call(c.client, 'grep', { pattern: 'login|Install' });
     expect(found.isError, found.text).toBe(false);
