@@ -84,6 +84,18 @@ function clientRequestId(meta: Record<string, unknown> | undefined): string | un
 const instructions = (ws: McpWorkspace): string =>
   `ctxfs serves ${ws.description} to you within your context budget. Start with project_overview; find code with grep and find_symbol; read narrowly with get_outline, get_symbol and read_lines; edit with replace, edit_lines or apply_patch (edits are checked against the version you read and merged when the file changed since); get_file_history and undo reverse a change. Every result that leaves something out names the exact call that shows it.`;
 
+/** Options of {@link createConnection}. */
+export interface ConnectionOptions {
+  /**
+   * Whether the transport carries a request from the server at any time
+   * (stdio: the client's roots are asked for as soon as it has initialized),
+   * or only within a call the client made (Streamable HTTP, whose client
+   * may never open its GET stream: the roots are asked for on the first
+   * call's own response stream). Default `'anytime'`.
+   */
+  serverRequests?: 'anytime' | 'within-calls';
+}
+
 /**
  * Creates the MCP server for one client connection over `workspace`.
  *
@@ -94,7 +106,8 @@ const instructions = (ws: McpWorkspace): string =>
  * await server.connect(new StdioServerTransport());
  * ```
  */
-export function createConnection(workspace: McpWorkspace): Server {
+export function createConnection(workspace: McpWorkspace, options: ConnectionOptions = {}): Server {
+  const eagerRoots = (options.serverRequests ?? 'anytime') === 'anytime';
   // The tool set (and the context layer under it) loads after the server is
   // listening: initialize is answered without it.
   let loaded: Promise<{ module: typeof import('@ctxfs/tools'); tools: readonly AnyToolDefinition[] }> | undefined;
@@ -115,20 +128,23 @@ export function createConnection(workspace: McpWorkspace): Server {
   };
   let toolset: Toolset | undefined;
   let scope: RootScope = { kind: 'all' };
-  let rootsLoaded: Promise<void> = Promise.resolve();
+  // Asked for once, then again after the client says they changed; `undefined` until asked.
+  let rootsLoaded: Promise<void> | undefined;
 
   const log = (level: 'info' | 'warning' | 'error', data: string): void => {
     server.sendLoggingMessage({ level, logger: 'ctxfs', data }).catch(() => undefined);
   };
 
-  const loadRoots = async (): Promise<void> => {
+  /** Lists the client's roots, on the response stream of `requestId` when one is given. */
+  const loadRoots = async (requestId?: RequestId): Promise<void> => {
+    const listRoots = () => server.listRoots(undefined, requestId === undefined ? undefined : { relatedRequestId: requestId });
     const canList = server.getClientCapabilities()?.roots !== undefined;
     if (workspace.awaitingRoot) {
       // Started without a directory: the first client's first file root is the workspace.
       let first: string | undefined;
       if (canList) {
         try {
-          const { roots } = await server.listRoots();
+          const { roots } = await listRoots();
           first = roots.map((r) => r.uri).find((uri) => uri.startsWith('file://'));
         } catch (err) {
           log('warning', `could not list the client's roots: ${(err as Error).message}`);
@@ -141,7 +157,7 @@ export function createConnection(workspace: McpWorkspace): Server {
     const root = workspace.hostRoot;
     if (root === undefined || !canList) return;
     try {
-      const { roots } = await server.listRoots();
+      const { roots } = await listRoots();
       scope = rootScope(
         root,
         roots.map((r) => r.uri),
@@ -152,11 +168,14 @@ export function createConnection(workspace: McpWorkspace): Server {
       log('warning', `could not list the client's roots (${(err as Error).message}); serving the whole workspace`);
     }
   };
+  /** The client's roots, asked for now unless they were (within the call `requestId`, where the transport needs it). */
+  const rootsReady = (requestId?: RequestId): Promise<void> => (rootsLoaded ??= loadRoots(requestId));
   server.oninitialized = () => {
-    rootsLoaded = loadRoots();
+    if (eagerRoots) void rootsReady();
   };
   server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
-    rootsLoaded = loadRoots();
+    rootsLoaded = undefined;
+    if (eagerRoots) void rootsReady();
   });
 
   /** The client's session, once the first scan is done; `call`, the request that waits for it, is told the scan's progress. */
@@ -226,6 +245,8 @@ export function createConnection(workspace: McpWorkspace): Server {
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
+    // Before the session: a workspace that waits for its root learns it from the roots.
+    await rootsReady(extra.requestId);
     let set: Toolset;
     try {
       set = await session(extra);
@@ -234,7 +255,6 @@ export function createConnection(workspace: McpWorkspace): Server {
         return { content: [{ type: 'text', text: `ECANCELED: ${name} was cancelled while the workspace was being scanned.` }], isError: true };
       return { content: [{ type: 'text', text: `EUNAVAILABLE: the workspace could not be opened: ${(err as Error).message}` }], isError: true };
     }
-    await rootsLoaded;
     const tool = set.get(name);
     const raw = request.params.arguments ?? {};
     // Roots are checked on the arguments as the tool will read them, aliases resolved; arguments it will refuse are checked as sent.
@@ -285,8 +305,8 @@ export function createConnection(workspace: McpWorkspace): Server {
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { uri } = request.params;
+    await rootsReady(extra.requestId);
     const set = await session(extra);
-    await rootsLoaded;
     let result: CallResult;
     if (uri === OVERVIEW_URI) {
       const allowed = await withinRoots(scope, 'project_overview', {});
@@ -317,9 +337,11 @@ export function createConnection(workspace: McpWorkspace): Server {
     return {};
   });
 
-  server.setRequestHandler(CompleteRequestSchema, async (request) => {
+  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
     const { ref, argument } = request.params;
     if (ref.type !== 'ref/resource' || ref.uri !== FILE_TEMPLATE || argument.name !== 'path') return { completion: { values: [] } };
+    // Completion offers only what the roots let the client read: they are known first.
+    await rootsReady(extra.requestId);
     const ctx = workspace.context;
     if (ctx === undefined) return { completion: { values: [], hasMore: true } };
     // Paths that start with what was typed first, then paths that contain it anywhere (a file name).

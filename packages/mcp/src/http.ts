@@ -42,20 +42,29 @@ export interface HttpHandle {
 
 const ENDPOINT = '/mcp';
 
-function reject(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+/** JSON-RPC's code for a body that is not JSON. */
+const PARSE_ERROR = -32700;
+
+function reject(res: ServerResponse, status: number, message: string, code = -32000): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
   return new Promise((resolve, fail) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const over = (): void => {
+      fail(new RangeError(`the request body is over ${limit} bytes; send a smaller request (a patch of fewer files, a file in parts)`));
+      // Read on and drop the rest: a socket closed mid-upload would reach the client as a reset, not as the 413.
+      req.removeAllListeners('data');
+      req.removeAllListeners('end');
+      req.resume();
+    };
+    if (Number(req.headers['content-length'] ?? 0) > limit) return over();
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > limit) {
-        fail(new RangeError(`the request body is over ${limit} bytes`));
-        req.destroy();
-      } else chunks.push(c);
+      if (size > limit) over();
+      else chunks.push(c);
     });
     req.on('end', () => {
       try {
@@ -68,11 +77,13 @@ function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
   });
 }
 
-function sameToken(given: string | undefined, token: string): boolean {
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(`Bearer ${token}`);
-  return a.length === b.length && timingSafeEqual(a, b);
+/** Why `authorization` does not carry `token`, or `undefined` when it does. The scheme's name is case-insensitive (RFC 9110). */
+function tokenRefusal(authorization: string | undefined, token: string): string | undefined {
+  const m = authorization === undefined ? null : /^bearer[ \t]+(.*)$/is.exec(authorization.trim());
+  if (m === null) return 'a bearer token is required (Authorization: Bearer <token>)';
+  const a = Buffer.from(m[1] ?? '');
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b) ? undefined : 'the bearer token is not the one this server was started with';
 }
 
 /**
@@ -100,9 +111,10 @@ export async function serveHttp(workspace: McpWorkspace, options: HttpOptions = 
       return reject(res, 403, `Host ${req.headers.host ?? '(none)'} is not this server`);
     const origin = req.headers.origin;
     if (origin !== undefined && !ownOrigins().has(origin)) return reject(res, 403, `Origin ${origin} is not allowed`);
-    if (options.token !== undefined && !sameToken(req.headers.authorization, options.token)) {
+    const refused = options.token === undefined ? undefined : tokenRefusal(req.headers.authorization, options.token);
+    if (refused !== undefined) {
       res.setHeader('www-authenticate', 'Bearer');
-      return reject(res, 401, 'a bearer token is required (Authorization: Bearer <token>)');
+      return reject(res, 401, refused);
     }
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
@@ -111,7 +123,8 @@ export async function serveHttp(workspace: McpWorkspace, options: HttpOptions = 
       try {
         body = await readBody(req, limit);
       } catch (err) {
-        return reject(res, err instanceof RangeError ? 413 : 400, `the body is not a JSON-RPC message: ${(err as Error).message}`);
+        if (err instanceof RangeError) return reject(res, 413, err.message);
+        return reject(res, 400, `the body is not a JSON-RPC message: ${(err as Error).message}`, PARSE_ERROR);
       }
       if (existing !== undefined) return existing.handleRequest(req, res, body);
       if (sessionId !== undefined) return reject(res, 404, 'unknown or closed session; initialize a new one');
@@ -125,7 +138,8 @@ export async function serveHttp(workspace: McpWorkspace, options: HttpOptions = 
       transport.onclose = () => {
         if (transport.sessionId !== undefined) transports.delete(transport.sessionId);
       };
-      await createConnection(workspace).connect(transport);
+      // A client over HTTP need not open the GET stream: the server's own requests go out within the client's calls.
+      await createConnection(workspace, { serverRequests: 'within-calls' }).connect(transport);
       return transport.handleRequest(req, res, body);
     }
     if (req.method === 'GET' || req.method === 'DELETE') {

@@ -16,7 +16,7 @@
 
 export { type BackendSpec, describeBackend, openBackend, parseBackend } from './backend.ts';
 export { loadMcpConfig, type McpConfig, parseMcpConfig } from './config-file.ts';
-export { createConnection, FILE_TEMPLATE, fileUri, OVERVIEW_URI, REQUEST_ID_META, SERVER_INFO } from './connection.ts';
+export { type ConnectionOptions, createConnection, FILE_TEMPLATE, fileUri, OVERVIEW_URI, REQUEST_ID_META, SERVER_INFO } from './connection.ts';
 export { ELICIT_MESSAGE_CHARS, elicitationApprover, RoutingApprover } from './elicitation.ts';
 export { type HttpHandle, type HttpOptions, serveHttp } from './http.ts';
 export { profileFor } from './profiles.ts';

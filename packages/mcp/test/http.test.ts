@@ -89,8 +89,26 @@ describe('Streamable HTTP safety', () => {
     expect(none.status).toBe(401);
     expect(none.headers['www-authenticate']).toBe('Bearer');
     expect(none.body).toContain('a bearer token is required');
-    expect((await post(server.url, { authorization: 'Bearer not-the-token' })).status).toBe(401);
+    const wrong = await post(server.url, { authorization: 'Bearer not-the-token' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toContain('the bearer token is not the one this server was started with');
     expect((await post(server.url, { authorization: TOKEN })).status).toBe(401);
+    // The scheme's name is case-insensitive (RFC 9110); the token is not.
+    expect((await post(server.url, { authorization: `bearer ${TOKEN}` })).status).toBe(200);
+    expect((await post(server.url, { authorization: `BEARER ${TOKEN}` })).status).toBe(200);
+    expect((await post(server.url, { authorization: `Bearer ${TOKEN.toUpperCase()}x` })).status).toBe(401);
+  });
+
+  it('answers a body over its limit with 413 and the limit, and a body that is not JSON with a parse error', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const huge = await post(server.url, auth, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(33 * 1024 * 1024)}"}}`);
+    expect(huge.status).toBe(413);
+    expect(huge.body).toMatch(/the request body is over 33554432 bytes/);
+    const broken = await post(server.url, auth, '{"jsonrpc": "2.0", ');
+    expect(broken.status).toBe(400);
+    expect(JSON.parse(broken.body).error.code).toBe(-32700);
+    // The server goes on serving.
+    expect((await post(server.url, auth)).status).toBe(200);
   });
 
   it('serves the SDK client that sends the token', async () => {

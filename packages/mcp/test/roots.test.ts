@@ -11,7 +11,7 @@
 import { pathToFileURL } from 'node:url';
 import { ListRootsRequestSchema, type Root } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Connected, call, connectStdio } from './support/server.ts';
+import { type Connected, call, connectStdio, type HttpServer, startHttp } from './support/server.ts';
 import { type TempWorkspace, tempWorkspace } from './support/workspace.ts';
 
 describe('client roots', () => {
@@ -105,5 +105,54 @@ describe('client roots', () => {
     const r = await read('README.md');
     expect(r.isError, r.text).toBe(false);
     expect(r.text).toContain('# Demo service');
+  });
+});
+
+// A client over Streamable HTTP may never open its GET stream, and the SDK's
+// opens it only after initializing: the roots are asked for within the
+// client's first call, on that call's own response stream.
+describe('client roots over Streamable HTTP', () => {
+  let ws: TempWorkspace;
+  let server: HttpServer;
+  let asked = 0;
+
+  beforeAll(async () => {
+    ws = tempWorkspace();
+    server = await startHttp(['--root', ws.root]);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    ws?.remove();
+  });
+
+  it('holds from the first call, with no wait, and completion offers only what the roots let be read', async () => {
+    const c = await server.connect({
+      capabilities: { roots: { listChanged: true } },
+      before: (client) =>
+        client.setRequestHandler(ListRootsRequestSchema, () => {
+          asked++;
+          return { roots: [{ uri: pathToFileURL(`${ws.root}/docs`).href, name: 'docs' }] };
+        }),
+    });
+    const started = Date.now();
+    const outside = await call(c.client, 'read_lines', { path: 'src/auth.ts', start_line: 1, end_line: 3 });
+    // The SDK's request timeout is 60 s: an answer well inside it was not a timed-out roots/list.
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(outside.text).toMatch(/^EDENIED: src\/auth\.ts is outside the client's roots \(docs within/);
+    expect((await call(c.client, 'read_lines', { path: 'docs/guide.md', start_line: 1, end_line: 1 })).text).toContain('# Guide');
+    const completed = await c.client.complete({ ref: { type: 'ref/resource', uri: 'ctxfs://files/{+path}' }, argument: { name: 'path', value: 'auth' } });
+    expect(completed.completion.values).toEqual([]);
+    expect(asked).toBe(1);
+  });
+
+  it('asks a client that lists its roots only after initializing, before its first completion', async () => {
+    const c = await server.connect({
+      capabilities: { roots: {} },
+      before: (client) => client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(`${ws.root}/src`).href, name: 'src' }] })),
+    });
+    // A completion first: the roots are asked for within it, so nothing outside them is offered.
+    const completed = await c.client.complete({ ref: { type: 'ref/resource', uri: 'ctxfs://files/{+path}' }, argument: { name: 'path', value: 'guide' } });
+    expect(completed.completion.values).toEqual([]);
+    expect((await call(c.client, 'read_lines', { path: 'docs/guide.md', start_line: 1, end_line: 1 })).text).toMatch(/^EDENIED: /);
   });
 });

@@ -38,3 +38,10 @@ test('tools of one result shape share its output schema $id, other shapes have o
   const check = validator.getValidator(JSON.parse(JSON.stringify(replace?.outputSchema)));
   expect(check({}).valid).toBe(false);
 });
+
+test('the README counts the tools the server lists, and the ones a read-only server keeps', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const m = /all (\d+) tools \(`--read-only`: the (\d+) that only read\)/.exec(readme);
+  expect(m, 'the README names the tool counts').not.toBeNull();
+  expect([Number(m?.[1]), Number(m?.[2])]).toEqual([TOOLS.length, READ_TOOLS.length]);
+});
