@@ -56,6 +56,24 @@ export function metadataSection(ctx: SuiteContext): void {
     });
 
     it.each([
+      ['d/x.txt', 'd/x.txt'],
+      ['./d//x.txt', 'd/x.txt'],
+      ['d/sub/../x.txt', 'd/x.txt'],
+      ['d\\x.txt', 'd/x.txt'],
+      ['d/sub', 'd/sub'],
+      ['', ''],
+      ['d/new/not-yet.txt', 'd/new/not-yet.txt'],
+    ])('realpath(%j) is %j: the path itself where no link is in it, existing or not', async (input, path) => {
+      const fs = await ctx.make({ files: { 'd/x.txt': 'x' }, dirs: ['d/sub'] });
+      expect(await fs.realpath(input)).toBe(path);
+    });
+
+    it('realpath refuses a path out of the root as every operation does', async () => {
+      const fs = await ctx.make({ files: { 'a.txt': 'a' } });
+      for (const input of ['..', '../a.txt', '/etc/passwd', 'a/../../x']) expect(await codeOf(fs.realpath(input)), input).toBe('EPATHESCAPE');
+    });
+
+    it.each([
       ['an empty file', new Uint8Array(0)],
       ['a one-byte file', utf8('x')],
       ['multi-byte UTF-8 text (bytes, not characters)', utf8('é🚀')],

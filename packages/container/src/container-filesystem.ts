@@ -580,6 +580,12 @@ export class ContainerFilesystem extends FilesystemBase {
 
   // ------------------------------------------------------------ primitives
 
+  protected override async followLinks(path: string): Promise<string> {
+    const res = await this.#ok('realpath', path, `RP ${q(path)}`);
+    // The helper prints the path below the root's real path, with a leading slash ('' for the root).
+    return res.stdout.toString('utf8').replace(/\n$/, '').replace(/^\/+/, '');
+  }
+
   protected async statPath(path: string): Promise<FileStat> {
     const res = await this.#ok('stat', path, `ST ${q(path)}`);
     const { uid: _u, gid: _g, ...st } = parseStat(path, res.stdout.toString('utf8'));

@@ -112,6 +112,21 @@ chk() {
   return 0
 }
 ST() { chk "$1" || return $?; stat -L -c '%f|%s|%y|%z|%u|%g' "$P"; }
+RP() {
+  P=$RR
+  local IFS=/ c t
+  set -f
+  for c in $1; do
+    P=$P/$c
+    if [ -L "$P" ]; then
+      # A dangling link: its target's directory, resolved, and the name it would create there.
+      t=$(readlink -f "$P") || { l=$(readlink "$P") && t=$(cd -P "${'$'}{P%/*}" && cd -P "$(dirname "$l")" 2>/dev/null && printf '%s/%s' "$PWD" "${'$'}{l##*/}"); } || { set +f; return 3; }
+      case $t in "$RR"|"$RR"/*) P=$t ;; *) set +f; return 3 ;; esac
+    fi
+  done
+  set +f
+  printf '%s\n' "${'$'}{P#"$RR"}"
+}
 LS() {
   chk "$1" || return $?
   [ -d "$P" ] || { [ -e "$P" ] && return 101; stat -L "$P" >/dev/null; return 1; }

@@ -211,6 +211,16 @@ describe.runIf(available)('container backend', () => {
         ];
         for (const op of ops) expect(await codeOf(op())).toBe('EPATHESCAPE');
         expect((await sh(container, 'ls /etc/evil /work/evil 2>&1; grep -c root /etc/passwd')).stdout).toMatch(/No such file[\s\S]*No such file[\s\S]*1/);
+        // realpath: where each path leads, links inside followed, out of the root refused, a path not there yet kept.
+        await sh(container, `cd ${abs} && ln -s real/none.txt dangling && mkdir -p d && ln -s ../real d/back`);
+        expect(await fs.realpath('file-link')).toBe('real/f.txt');
+        expect(await fs.realpath('inner/f.txt')).toBe('real/f.txt');
+        expect(await fs.realpath('d/back/f.txt')).toBe('real/f.txt');
+        expect(await fs.realpath('inner/new/file.txt')).toBe('real/new/file.txt');
+        expect(await fs.realpath('dangling')).toBe('real/none.txt');
+        expect(await fs.realpath('real')).toBe('real');
+        expect(await fs.realpath('')).toBe('');
+        for (const path of ['pw', 'out/passwd', 'up/x']) expect(await codeOf(fs.realpath(path)), path).toBe('EPATHESCAPE');
       } finally {
         await fs.close();
       }

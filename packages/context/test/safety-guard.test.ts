@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isFsError } from '@ctxfs/core';
@@ -331,6 +331,61 @@ describe('the safety layer on the host', () => {
       }
       expect(readdirSync(join(base, 'outside')).sort()).toEqual(['there.txt']);
     }));
+
+  it('decides a link inside the workspace as the file it leads to: a link to .env or to a denied directory opens nothing the policy closes', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'ctxfs-safety-'));
+    const root = join(base, 'ws');
+    mkdirSync(join(root, 'vendor'), { recursive: true });
+    mkdirSync(join(root, 'docs'));
+    writeFileSync(join(root, '.env'), 'API_TOKEN=tok_live_abcdefghijklmnop\n');
+    writeFileSync(join(root, 'vendor', 'lib.js'), 'module.exports = 1;\n');
+    writeFileSync(join(root, 'README.md'), '# Readme\n');
+    symlinkSync('.env', join(root, 'notes.txt'));
+    symlinkSync('../.env', join(root, 'docs', 'config.txt'));
+    symlinkSync('vendor', join(root, 'third_party'));
+    symlinkSync('README.md', join(root, 'readme-link.md'));
+    symlinkSync('.env.local', join(root, 'later.txt')); // dangling: a write through it would make .env.local
+    const fs = await HostFilesystem.open({ root, stateDir: join(base, 'state') });
+    const ctx = await createContext({ fs, store: testState(), safety: { policyFiles: false, policy: { rules: [{ effect: 'deny', paths: ['vendor/'] }] } } });
+    try {
+      await ctx.scan();
+      expect(await fs.realpath('notes.txt')).toBe('.env');
+      expect(await fs.realpath('third_party/lib.js')).toBe('vendor/lib.js');
+      expect(await fs.realpath('later.txt')).toBe('.env.local');
+      for (const path of ['notes.txt', 'docs/config.txt', 'third_party/lib.js']) {
+        for (const [name, run] of [
+          ['readFile', () => ctx.readFile(path)],
+          ['readLines', () => ctx.readLines(path, 1, 1)],
+          [
+            'readBytes',
+            () =>
+              ctx.guarded(
+                { op: 'readBytes', opClass: 'read', paths: [path], params: {} },
+                () => fs.readBytes(path),
+                () => ({ result: 'ok' }),
+              ),
+          ],
+        ] as const) {
+          const err = await run().catch((e: unknown) => e);
+          expect(isFsError(err, 'EDENIED'), `${name} ${path}: ${String(err)}`).toBe(true);
+          expect((err as Error).message, `${name} ${path}`).toContain(`${path} is a link to`);
+        }
+        const write = await ctx.writeFile(path, 'pwned\n').catch((e: unknown) => ({ success: false, code: (e as { code?: string }).code }));
+        expect(write.success, `write ${path}`).toBe(false);
+      }
+      const made = await ctx.writeFile('later.txt', 'API_TOKEN=x\n').catch((e: unknown) => ({ success: false, code: (e as { code?: string }).code }));
+      expect(made.success).toBe(false);
+      expect(readFileSync(join(root, '.env'), 'utf8')).toBe('API_TOKEN=tok_live_abcdefghijklmnop\n');
+      expect(readFileSync(join(root, 'vendor', 'lib.js'), 'utf8')).toBe('module.exports = 1;\n');
+      expect(existsSync(join(root, '.env.local'))).toBe(false);
+      // A link to a file the policy allows reads as the file does.
+      expect((await ctx.readFile('readme-link.md')).text).toContain('# Readme');
+    } finally {
+      await ctx.close();
+      await fs.close();
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
 
   it('reads the project policy file, and a broken one fails the open naming the file and line', async () => {
     const base = mkdtempSync(join(tmpdir(), 'ctxfs-policyfile-'));

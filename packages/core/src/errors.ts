@@ -70,6 +70,7 @@ export type FsOperation =
   | 'writeBytes'
   | 'exists'
   | 'stat'
+  | 'realpath'
   | 'list'
   | 'walk'
   | 'digest'

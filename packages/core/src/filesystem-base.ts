@@ -499,6 +499,22 @@ export abstract class FilesystemBase implements Filesystem {
     });
   }
 
+  realpath(path: string): Promise<string> {
+    return this.#guard('realpath', path, async () => {
+      const r = this.resolve(path, 'realpath');
+      return this.capabilities.symlinks ? await this.followLinks(r.path) : r.path;
+    });
+  }
+
+  /**
+   * `path` (normalized) with every symbolic link in its existing part
+   * followed, for {@link realpath}; a link out of the root is
+   * `EPATHESCAPE`. Backends that declare `symlinks` override it.
+   */
+  protected followLinks(path: string): Promise<string> {
+    return Promise.resolve(path);
+  }
+
   list(path = '', options: ListOptions = {}): Promise<FileEntry[]> {
     return this.#guard('list', path, async () => {
       const r = this.resolve(path, 'list');

@@ -618,6 +618,21 @@ export interface Filesystem extends AsyncDisposable {
   // Core operations
   exists(path: string): Promise<boolean>;
   stat(path: string): Promise<FileStat>;
+  /**
+   * The workspace path `path` leads to once every symbolic link in it is
+   * followed: what a read of it reads and a write of it writes. The part of
+   * the path that does not exist yet is kept as given (a new file under a
+   * linked directory is under the link's target). A link that leads out of
+   * the root is `EPATHESCAPE`. A backend without symlinks answers the
+   * normalized path. The safety layer decides a call on this path as well
+   * as on the one given, so a link cannot open what the policy closes.
+   *
+   * @example
+   * ```ts
+   * await fs.realpath('notes.txt'); // '.env' when notes.txt is a link to it
+   * ```
+   */
+  realpath(path: string): Promise<string>;
   list(path?: string, options?: ListOptions): Promise<FileEntry[]>;
   /**
    * Every entry below a directory (not the directory itself), in batches,

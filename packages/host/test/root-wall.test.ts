@@ -50,6 +50,12 @@ describe('hostile trees', () => {
       await expect(hfs.list('etc-link')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
       await expect(hfs.write('etc-link/ctxfs-pwned', 'x')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
       await expect(hfs.copy('etc-link/passwd', 'stolen.txt')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+      // realpath: where the link leads is out of the root, and is not told.
+      for (const p of ['etc-link', 'etc-link/passwd', 'etc-link/not-there']) {
+        const err = await hfs.realpath(p).catch((e: unknown) => e as Error & { code?: string });
+        expect(err, p).toMatchObject({ code: 'EPATHESCAPE' });
+        expect(String((err as Error).message)).not.toContain('/etc');
+      }
       expect(nodeFs.existsSync('/etc/ctxfs-pwned')).toBe(false);
       expect((await hfs.stat('etc-link')).kind).toBe('symlink');
       expect(await hfs.list()).toEqual([

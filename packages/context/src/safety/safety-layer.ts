@@ -164,13 +164,41 @@ export class SafetyLayer {
   readonly #decisions = new Map<string, Decision>();
   /** Calls whose record the edit journal wrote with their change. */
   readonly #journaled = new Set<string>();
+  readonly #realpath: ((path: string) => Promise<string>) | undefined;
 
-  constructor(options: { policy: Policy; approver?: Approver | undefined; registry: FileRegistry; redactor: Redactor; audit: AuditSink }) {
+  constructor(options: {
+    policy: Policy;
+    approver?: Approver | undefined;
+    registry: FileRegistry;
+    redactor: Redactor;
+    audit: AuditSink;
+    /** Where a path leads through symbolic links (`fs.realpath`), on a backend that has them. */
+    realpath?: ((path: string) => Promise<string>) | undefined;
+  }) {
     this.policy = options.policy;
     this.approver = options.approver;
     this.#registry = options.registry;
     this.#redactor = options.redactor;
     this.#audit = options.audit;
+    this.#realpath = options.realpath;
+  }
+
+  /**
+   * The files the call's paths lead to through symbolic links, where that
+   * is another path: a link to `.env` is decided as `.env` is, or the link
+   * would open what the policy closes. A path that cannot be resolved is
+   * left to the call itself, which meets the same failure.
+   */
+  async #linkTargets(call: GuardedCall): Promise<Array<{ path: string; opClass: OpClass; via: string }>> {
+    const resolve = this.#realpath;
+    if (resolve === undefined) return [];
+    const given = [...call.paths.map((path) => ({ path, opClass: call.opClass })), ...(call.extra ?? [])].filter((t) => t.path !== '');
+    const out: Array<{ path: string; opClass: OpClass; via: string }> = [];
+    for (const t of given) {
+      const real = await resolve(t.path).catch(() => t.path);
+      if (real !== t.path) out.push({ path: real, opClass: t.opClass, via: t.path });
+    }
+    return out;
   }
 
   /** The policy's decision for one path, with the registry's sensitivity. */
@@ -241,14 +269,19 @@ export class SafetyLayer {
     const limit = this.#charge(call, sessionId);
     if (limit) refuse(limit, 'denied');
 
-    // The most restrictive answer over every path the call touches.
+    // The most restrictive answer over every path the call touches, and every file a link among them leads to.
     let asked: { decision: Decision; path: string } | undefined;
-    const touched = [...call.paths.map((path) => ({ path, opClass: call.opClass })), ...(call.extra ?? [])];
-    for (const { path, opClass } of touched) {
+    const touched: Array<{ path: string; opClass: OpClass; via?: string }> = [
+      ...call.paths.map((path) => ({ path, opClass: call.opClass })),
+      ...(call.extra ?? []),
+      ...(await this.#linkTargets(call)),
+    ];
+    for (const { path, opClass, via } of touched) {
       if (path === '' && !MUTATING.has(opClass)) continue; // a whole-workspace search: its results are filtered instead
       const decision = this.decide(opClass, path, who.agent);
-      if (decision.effect === 'deny') refuse(denied(call.op, path, decision.reason), 'denied');
-      if (decision.effect === 'ask') asked ??= { decision, path };
+      const reason = via === undefined ? decision.reason : `${via} is a link to ${path}: ${decision.reason}`;
+      if (decision.effect === 'deny') refuse(denied(call.op, via ?? path, reason), 'denied');
+      if (decision.effect === 'ask') asked ??= { decision: via === undefined ? decision : { ...decision, reason }, path: via ?? path };
     }
     if (call.decision !== undefined) {
       const { decision, subject } = call.decision;

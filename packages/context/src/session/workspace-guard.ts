@@ -98,6 +98,7 @@ export async function openWorkspaceGuard(options: {
       registry: options.registry,
       redactor: options.redactor,
       audit: options.safety?.audit ?? (await storeAuditSink(store, trail, { backend: fs.constructor.name, user: process.env.USER ?? 'unknown' })),
+      realpath: fs.capabilities.symlinks ? (path) => fs.realpath(path) : undefined,
     });
     const versions = new VersionStore(store);
     const journal = new EditJournal(store, versions, {
