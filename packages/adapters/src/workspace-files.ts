@@ -6,8 +6,9 @@
  * while every change of a text file is a session edit: a version in the
  * history (undo brings it back), stale detection by content hash against
  * what this agent last read, a merge when the file moved on, approval when
- * the policy asks. Binary content, which the editor does not take, is
- * written with a compare-and-swap against the agent's last read and then
+ * the policy asks. A write of raw bytes stores exactly those bytes: as an
+ * edit where the editor keeps them byte for byte (UTF-8 over UTF-8 text),
+ * otherwise with a compare-and-swap against the agent's last read, then
  * recorded in the registry.
  *
  * Everything throws `FsError` with host paths removed; each adapter turns
@@ -16,6 +17,7 @@
  * @module
  */
 
+import { createHash } from 'node:crypto';
 import type { ContextLayer, ContextSession, EditResult, OpClass } from '@ctxfs/context';
 import { currentCall, sha256Hex } from '@ctxfs/context';
 import {
@@ -59,9 +61,26 @@ export interface FilesGrepOptions {
 /** Writes of at most this many bytes go through the session's editor (history, stale detection); a longer stream is written as a stream. */
 export const EDITABLE_WRITE_BYTES = 8 * 1024 * 1024;
 
+/** A read's content up to this size is kept as a merge base for the agent's next edit; a larger one is only hashed. */
+const MERGE_BASE_BYTES = 1024 * 1024;
+
+/** A byte stream of one file that can be left early. */
+export interface FileStream extends AsyncIterable<Uint8Array> {
+  /** Releases the stream (idempotent). */
+  close(): Promise<void>;
+}
+
+/** Options of {@link WorkspaceFiles.list}. */
+export interface ListOptions {
+  /** Each entry with its metadata (symlinks followed). Default `true`; without, entries carry their own kind only (a link is `symlink`). */
+  readonly stat?: boolean | undefined;
+  /** With `stat`, keep links whose target cannot be reached (dangling, a loop) without metadata, instead of leaving them out. */
+  readonly unresolvedLinks?: boolean | undefined;
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The text of `bytes` when they are UTF-8 text without NUL (what the editor can take byte for byte), else `undefined`. */
+/** The text of `bytes` when they are UTF-8 text without NUL or BOM (what the editor writes back byte for byte as UTF-8), else `undefined`. */
 function asUtf8Text(bytes: Uint8Array): string | undefined {
   if (bytes.includes(0)) return undefined;
   // A BOM is content the editor would treat as an encoding marker: keep such bytes on the byte path.
@@ -72,6 +91,9 @@ function asUtf8Text(bytes: Uint8Array): string | undefined {
     return undefined;
   }
 }
+
+/** Whether an encoding label names UTF-8 (text in it is what the editor writes for a new file). */
+export const isUtf8Label = (encoding: string | undefined): boolean => encoding === undefined || /^(utf-?8|unicode-1-1-utf-8)$/i.test(encoding.trim());
 
 /** An edit's refusal as the error it stands for. */
 function editError(op: FsOperation, path: string, r: EditResult): never {
@@ -165,20 +187,50 @@ export class WorkspaceFiles {
     }
   }
 
-  /** A directory's entries with their metadata, sorted; paths the policy withholds left out. */
-  list(path: string): Promise<FileEntry[]> {
+  /**
+   * A directory's entries (with their metadata unless `stat: false`),
+   * sorted; paths the policy withholds left out. An entry the backend cannot
+   * stat — a link to itself, a dangling link — never fails the listing: it
+   * is left out, or kept without metadata with `unresolvedLinks`.
+   */
+  list(path: string, options: ListOptions = {}): Promise<FileEntry[]> {
     return this.#guarded(
       'list',
       'search',
       path,
       {},
       async (p) => {
-        const entries = await this.fs.list(p, { stat: true });
+        const entries = options.stat === false ? await this.fs.list(p) : await this.#listWithStats(p, options.unresolvedLinks === true);
         const call = currentCall();
         return call ? entries.filter((e) => !call.withheld(e.path)) : entries;
       },
       (r) => r.length,
     );
+  }
+
+  async #listWithStats(p: string, unresolvedLinks: boolean): Promise<FileEntry[]> {
+    let stated: FileEntry[] | undefined;
+    try {
+      stated = await this.fs.list(p, { stat: true });
+      if (!unresolvedLinks) return stated;
+    } catch {
+      // One entry that cannot be stat'ed (ELOOP) fails a backend's stat listing; each entry is stat'ed on its own below.
+      // A directory that cannot be listed at all fails the plain listing below with its own error.
+    }
+    const plain = await this.fs.list(p);
+    const known = new Map((stated ?? []).map((e) => [e.path, e]));
+    const out: FileEntry[] = [];
+    for (const entry of plain) {
+      const found = known.get(entry.path);
+      if (found !== undefined) {
+        out.push(found);
+        continue;
+      }
+      const stat = stated === undefined ? await this.fs.stat(entry.path).catch(() => undefined) : undefined;
+      if (stat !== undefined) out.push({ ...entry, stat });
+      else if (unresolvedLinks && entry.kind === 'symlink') out.push(entry);
+    }
+    return out;
   }
 
   /** The whole file, recorded as this agent's read of that version (so a later write of a changed file is caught). */
@@ -189,25 +241,50 @@ export class WorkspaceFiles {
       {},
       async (p) => {
         const bytes = await this.fs.readBytes(p);
-        await this.#remember(p, bytes);
+        await this.#remember(p, sha256Hex(bytes), bytes);
         return bytes;
       },
       (b) => b.byteLength,
     );
   }
 
-  /** Records a served version as read by this agent, and keeps its content for a later merge. */
-  async #remember(path: string, bytes: Uint8Array): Promise<void> {
-    const sha256 = sha256Hex(bytes);
+  /** Records a served version as read by this agent, and keeps its content (when given and small) for a later merge. */
+  async #remember(path: string, sha256: string, bytes: Uint8Array | undefined): Promise<void> {
     // A read of the version this agent last read changes nothing the stale check uses: skip the write to the store.
     if ((await this.session.sessionContext.lastRead(this.session.agent, path))?.sha256 === sha256) return;
     await this.session.sessionContext.recordRead({ agent: this.session.agent, path, sha256, op: 'readBytes', tokens: 0 });
-    if (bytes.byteLength <= 1024 * 1024 && !(await this.context.versions.hasBlob(sha256))) await this.context.versions.putBlob(bytes, sha256);
+    if (bytes !== undefined && bytes.byteLength <= MERGE_BASE_BYTES && !(await this.context.versions.hasBlob(sha256)))
+      await this.context.versions.putBlob(bytes, sha256);
   }
 
-  /** A byte stream of the file (bounded memory; not recorded as a read of a version, since it is not hashed). */
+  /** A byte stream of the file (bounded memory; not recorded as a read: see {@link readStream}). */
   openRead(path: string): Promise<ByteReader> {
     return this.#read('openRead', path, {}, (p) => this.fs.openRead(p));
+  }
+
+  /**
+   * A byte stream of the whole file at bounded memory; read to its end, it
+   * is recorded as this agent's read of the version it served (hashed as it
+   * passes), as {@link readBytes} is. A stream left early is no read of the
+   * file.
+   */
+  async readStream(path: string): Promise<FileStream> {
+    const reader = await this.openRead(path);
+    const hash = createHash('sha256');
+    let kept: Uint8Array[] | undefined = [];
+    let size = 0;
+    const chunks = async function* (this: WorkspaceFiles): AsyncGenerator<Uint8Array> {
+      for await (const chunk of reader) {
+        hash.update(chunk);
+        size += chunk.byteLength;
+        // A chunk is lent until the next is asked for: a merge base keeps its own copy.
+        if (kept !== undefined && size <= MERGE_BASE_BYTES) kept.push(chunk.slice());
+        else kept = undefined;
+        yield chunk;
+      }
+      await this.#remember(reader.path, hash.digest('hex'), kept === undefined ? undefined : Buffer.concat(kept, size));
+    }.call(this);
+    return { [Symbol.asyncIterator]: () => chunks, close: () => reader.close() };
   }
 
   /**
@@ -216,8 +293,11 @@ export class WorkspaceFiles {
    * file's own line ending — with neither, the whole text. Read as a stream
    * and decoded as the backend decodes the file (or with `encoding`), and
    * left as soon as the range is read, so a range near the top of a huge
-   * file costs the bytes up to it and memory holds only the range.
-   * `EBINARY` for binary content without an explicit encoding.
+   * file costs the bytes up to it and memory holds only the range. The
+   * whole file (no `endLine`, from the first line) is read at once and
+   * recorded as this agent's read of that version, as {@link readBytes}
+   * is. `EBINARY` for binary content without an explicit encoding;
+   * `EINVAL` for a line number that is not a whole number from 1.
    */
   readLineRange(path: string, startLine?: number, endLine?: number, encoding?: string): Promise<string> {
     return this.#read(
@@ -225,6 +305,17 @@ export class WorkspaceFiles {
       path,
       { startLine, endLine },
       async (p) => {
+        for (const [name, n] of [
+          ['startLine', startLine],
+          ['endLine', endLine],
+        ] as const) {
+          if (n !== undefined && !(Number.isInteger(n) && n >= 1))
+            throw fsError('EINVAL', 'readLines', p, { reason: `${name} ${n} is not a line number`, hint: 'give lines as whole numbers from 1' });
+        }
+        if ((startLine ?? 1) === 1 && endLine === undefined) {
+          const whole = await this.#readWholeText(p, encoding);
+          if (whole !== undefined) return whole;
+        }
         await using text = await this.fs.openText(p, encoding === undefined ? {} : { encoding });
         const start = Math.max(1, startLine ?? 1);
         const end = endLine ?? Number.POSITIVE_INFINITY;
@@ -256,23 +347,102 @@ export class WorkspaceFiles {
   }
 
   /**
-   * Writes a whole file, creating parents. UTF-8 text goes through the
-   * session's editor (a version, stale detection, merge); other bytes are
-   * written with compare-and-swap against this agent's last read.
+   * A whole text file decoded as the backend's text reads decode it, and
+   * recorded as this agent's read; `undefined` for what is no file, or a
+   * file past the backend's convenience limit (streamed instead, unrecorded).
+   */
+  async #readWholeText(p: string, encoding: string | undefined): Promise<string | undefined> {
+    const stat = await this.fs.stat(p);
+    if (stat.kind !== 'file' || stat.size > this.fs.limits.maxConvenienceBytes) return undefined;
+    const bytes = await this.fs.readBytes(p);
+    const decoded = this.fs.decodeText(bytes, encoding === undefined ? { path: p } : { path: p, encoding });
+    if (decoded.binary)
+      throw fsError('EBINARY', 'readLines', p, {
+        reason: 'file looks binary (NUL or control bytes)',
+        hint: 'read it with readBinaryFile, or pass an encoding to decode it as text anyway',
+      });
+    await this.#remember(p, sha256Hex(bytes), bytes);
+    return decoded.text;
+  }
+
+  /**
+   * Writes a whole file of exactly `bytes`, creating parents. Where the
+   * editor would store them byte for byte — UTF-8 text over nothing or over
+   * UTF-8 text without a BOM — the write is a session edit (a version undo
+   * restores); otherwise it is written with compare-and-swap. Either way a
+   * file changed since this agent last read it is refused (`ECONFLICT`),
+   * not merged: a merge would store other bytes than those given.
    */
   async writeBytes(path: string, bytes: Uint8Array, options: WriteBytesOptions = {}): Promise<void> {
     const p = await this.#changeTarget(path, 'writeBytes', 'write');
+    if (await this.#writeBytesAsEdit(p, bytes, options.create === true)) return;
+    await this.#writeRaw('writeBytes', p, options.create === true, bytes);
+  }
+
+  /**
+   * {@link writeBytes} as a session edit, when the editor keeps the bytes
+   * as they are; `false` when the byte path must write them (no UTF-8
+   * text, a file in another encoding or with a BOM, binary, large, or one
+   * the byte path refuses with its own error).
+   */
+  async #writeBytesAsEdit(p: string, bytes: Uint8Array, create: boolean): Promise<boolean> {
     const text = asUtf8Text(bytes);
-    if (text !== undefined) {
+    if (text === undefined) return false;
+    const current = await this.#currentUtf8(p);
+    if (current === undefined) return false;
+    if (current !== null) {
+      if (create) return false;
+      // Changed since the agent's read: the byte path refuses it (ECONFLICT) as it refuses any stale byte write.
+      const seen = (await this.session.sessionContext.lastRead(this.session.agent, p))?.sha256;
+      if (seen !== undefined && seen !== current) return false;
+    }
+    const r =
+      current === null
+        ? create
+          ? await this.session.createFile(p, text)
+          : await this.session.writeFile(p, text)
+        : // Based on the content just checked, and refused rather than merged if it moved since.
+          await this.session.writeFile(p, text, { baseVersion: current, strategy: 'refuse' });
+    if (!r.success) {
+      if (r.code === 'EBINARY') return false;
+      editError('writeBytes', p, r);
+    }
+    // The editor wrote other bytes than given (it never should for UTF-8 over UTF-8): the given ones replace them.
+    if (r.version !== undefined && r.version !== sha256Hex(bytes)) await this.#writeRaw('writeBytes', p, false, bytes);
+    return true;
+  }
+
+  /** The hash of the file at `p` when it is UTF-8 text the editor writes back as UTF-8; `null` when absent; `undefined` otherwise. */
+  async #currentUtf8(p: string): Promise<string | null | undefined> {
+    let stat: FileStat;
+    try {
+      stat = await this.fs.stat(p);
+    } catch (err) {
+      return isFsError(err, 'ENOENT') ? null : undefined;
+    }
+    if (stat.kind !== 'file' || stat.size > EDITABLE_WRITE_BYTES) return undefined;
+    // Read to decide how to write, never served: the write's own call decides the path.
+    const bytes = await this.fs.readBytes(p).catch(() => undefined);
+    return bytes === undefined || asUtf8Text(bytes) === undefined ? undefined : sha256Hex(bytes);
+  }
+
+  /**
+   * Writes `text` as a session edit: a version undo restores, checked
+   * against this agent's last read, merged with a change made since (or
+   * refused with the conflict). An existing file keeps its encoding, as
+   * every ctxfs edit does. Text the editor does not take (NUL, a leading
+   * BOM, over a binary file) is written as its UTF-8 bytes by
+   * {@link writeBytes}'s byte path.
+   */
+  async writeText(path: string, text: string, options: WriteBytesOptions = {}): Promise<void> {
+    const p = await this.#changeTarget(path, 'write', 'write');
+    const bytes = new TextEncoder().encode(text);
+    if (asUtf8Text(bytes) !== undefined) {
       const r = options.create ? await this.session.createFile(p, text) : await this.session.writeFile(p, text);
       if (r.success) return;
-      // Text over a binary file: the editor does not take it, the byte path does.
-      if (r.code !== 'EBINARY') editError('writeBytes', p, r);
+      if (r.code !== 'EBINARY') editError('write', p, r);
     }
-    await this.#writeRaw('writeBytes', p, options.create === true, async (ifMatch) => {
-      await this.fs.writeBytes(p, bytes, { createParents: true, ...(ifMatch === undefined ? {} : { ifMatch }) });
-      return bytes.byteLength;
-    });
+    await this.#writeRaw('write', p, options.create === true, bytes);
   }
 
   /**
@@ -293,7 +463,7 @@ export class WorkspaceFiles {
       size += next.value.byteLength;
       if (size > EDITABLE_WRITE_BYTES) break;
     }
-    await this.#writeRaw('openWrite', p, false, async (ifMatch) => {
+    await this.#writeRawWith('openWrite', p, false, async (ifMatch) => {
       const writer = await this.fs.openWrite(p, { createParents: true, ...(ifMatch === undefined ? {} : { ifMatch }) });
       try {
         for (const chunk of held.splice(0)) await writer.write(chunk);
@@ -312,8 +482,16 @@ export class WorkspaceFiles {
     });
   }
 
+  /** Writes exactly `bytes` on the byte path (see {@link #writeRawWith}). */
+  #writeRaw(op: string, p: string, create: boolean, bytes: Uint8Array): Promise<void> {
+    return this.#writeRawWith(op, p, create, async (ifMatch) => {
+      await this.fs.writeBytes(p, bytes, { createParents: true, ...(ifMatch === undefined ? {} : { ifMatch }) });
+      return bytes.byteLength;
+    });
+  }
+
   /** A write the editor does not take, guarded, checked against the agent's last read, then recorded in the registry. */
-  async #writeRaw(op: string, p: string, create: boolean, write: (ifMatch: string | undefined) => Promise<number>): Promise<void> {
+  async #writeRawWith(op: string, p: string, create: boolean, write: (ifMatch: string | undefined) => Promise<number>): Promise<void> {
     await this.session.guarded(
       { op, opClass: 'write', paths: [p], params: {} },
       async () => {
@@ -331,26 +509,54 @@ export class WorkspaceFiles {
     );
   }
 
-  /** Deletes a file (a version: undo brings it back); with `recursive`, a directory and all below it. */
+  /**
+   * Deletes a file (a version: undo brings it back); with `recursive`, a
+   * directory and all below it. A directory's files are each decided by the
+   * policy before anything is removed — one it refuses (a sensitive file)
+   * refuses the whole delete — then each is deleted as a session edit, so
+   * undo brings any back. Binary files, which the editor does not take, are
+   * removed without a version.
+   */
   async delete(path: string, options: { recursive?: boolean; force?: boolean } = {}): Promise<void> {
     const p = await this.#changeTarget(path, 'delete', 'delete');
     // A link leading out of the root is not followed (EPATHESCAPE): it is removed itself, as rm removes a link.
     const stat = await this.fs
       .stat(p)
       .catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : isFsError(err, 'EPATHESCAPE') ? ({ kind: 'symlink' } as const) : Promise.reject(err)));
-    if (stat?.kind === 'file') {
-      const r = await this.session.deleteFile(p);
-      if (!r.success) editError('delete', p, r);
-      return;
-    }
+    if (stat?.kind === 'file') return await this.#deleteFile(p);
+    const files = stat?.kind === 'directory' && options.recursive === true ? await this.#filesBelow(p) : [];
     await this.session.guarded(
-      { op: 'delete', opClass: 'delete', paths: [p], params: { recursive: options.recursive === true } },
+      // Every file below is a path of the call: the policy decides each before anything is removed.
+      { op: 'delete', opClass: 'delete', paths: [p, ...files], params: { recursive: options.recursive === true } },
       async () => {
+        for (const file of files) await this.#deleteFile(file);
         await this.fs.delete(p, { recursive: options.recursive === true, force: options.force === true });
         if (stat !== undefined) await this.context.afterWrite(p);
       },
       () => ({ result: 'ok' }),
     );
+  }
+
+  /** Deletes one file as a session edit; one the editor does not take (binary, too large) is removed guarded, without a version. */
+  async #deleteFile(p: string): Promise<void> {
+    const r = await this.session.deleteFile(p);
+    if (r.success) return;
+    if (r.code !== 'EBINARY' && r.code !== 'ETOOLARGE') editError('delete', p, r);
+    await this.session.guarded(
+      { op: 'delete', opClass: 'delete', paths: [p], params: {} },
+      async () => {
+        await this.fs.delete(p);
+        await this.context.afterWrite(p);
+      },
+      () => ({ result: 'ok' }),
+    );
+  }
+
+  /** Every regular file below a directory, those the policy withholds included (the policy must see them to decide). */
+  async #filesBelow(dir: string): Promise<string[]> {
+    const out: string[] = [];
+    for await (const batch of this.fs.walk(dir)) for (const e of batch) if (e.kind === 'file') out.push(e.path);
+    return out;
   }
 
   /**

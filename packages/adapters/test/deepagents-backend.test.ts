@@ -10,10 +10,10 @@ import { spawnSync } from 'node:child_process';
 import { readFile as readHostFile, symlink, writeFile as writeHostFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BackendProtocolV2, SandboxBackendProtocolV2 } from 'deepagents';
+import { type BackendProtocolV2, FilesystemBackend, type SandboxBackendProtocolV2 } from 'deepagents';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CtxfsBackend } from '../src/deepagents/index.ts';
-import { backends, cleanUp, openWorkspace, shellRunner, type TestWorkspace } from './workspaces.ts';
+import { CtxfsBackend, toVoltAgentBackend } from '../src/deepagents/index.ts';
+import { backends, cleanUp, hex, NON_UTF8_TEXT, openWorkspace, shellRunner, type TestWorkspace, UTF8_PAYLOAD } from './workspaces.ts';
 
 afterAll(cleanUp);
 
@@ -59,10 +59,10 @@ for (const backend of await backends()) {
     it('read: lines by offset and limit with the paging fields, the empty-file reminder, errors as values', () =>
       withBackend(
         async (b) => {
-          expect(await b.read('/src/a.ts', 1, 1)).toMatchObject({ content: 'const b = 2;', totalLines: 4, startLine: 2, endLine: 2, nextOffset: 2 });
+          expect(await b.read('/src/a.ts', 1, 1)).toMatchObject({ content: 'const b = 2;', totalLines: 3, startLine: 2, endLine: 2, nextOffset: 2 });
           expect((await b.read('/src/a.ts')).content).toBe(tree['src/a.ts']);
           expect((await b.read('/empty.txt')).content).toBe('System reminder: File exists but has empty contents');
-          expect((await b.read('/src/a.ts', 10)).error).toBe('Line offset 10 exceeds file length (4 lines)');
+          expect((await b.read('/src/a.ts', 10)).error).toBe('Line offset 10 exceeds file length (3 lines)');
           expect((await b.read('/missing.ts')).error).toBe("File '/missing.ts' not found");
           expect((await b.read('/src')).error).toBe("File '/src' not found");
           const png = await b.read('/img.png');
@@ -70,6 +70,39 @@ for (const backend of await backends()) {
           expect(png.content).toBeInstanceOf(Uint8Array);
         },
         { 'img.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1]) },
+      ));
+
+    it('read counts, pages and normalizes offset and limit as deepagents’ own backends do', () =>
+      withBackend(
+        async (b, ws) => {
+          const file = '/lines.txt';
+          expect(await b.read(file)).toEqual({ content: 'one\ntwo\nthree\n', mimeType: 'text/plain', totalLines: 3, startLine: 1, endLine: 3 });
+          expect(await b.read(file, 2, 1)).toEqual({ content: 'three', mimeType: 'text/plain', totalLines: 3, startLine: 3, endLine: 3 });
+          expect(await b.read(file, 3)).toEqual({ error: 'Line offset 3 exceeds file length (3 lines)' });
+          expect(await b.read(file, -1, 2)).toMatchObject({ content: 'one\ntwo', startLine: 1, endLine: 2, nextOffset: 2 });
+          expect(await b.read(file, 0.5, 1.5)).toMatchObject({ content: 'one', startLine: 1, endLine: 1, nextOffset: 1 });
+          expect(await b.read(file, 0, 0)).toEqual({ content: '', mimeType: 'text/plain' });
+          expect(await b.read('/no-newline.txt', 1)).toMatchObject({ content: 'b', totalLines: 2, endLine: 2 });
+          if (ws.hostRoot === undefined) return;
+          // The same calls against deepagents' own FilesystemBackend on the same directory give the same answers.
+          const own = new FilesystemBackend({ rootDir: ws.hostRoot, virtualMode: true });
+          const strip = (r: object) => JSON.parse(JSON.stringify(r)) as unknown;
+          for (const path of [file, '/no-newline.txt', '/blank-end.txt'])
+            for (const [offset, limit] of [
+              [0, 500],
+              [1, 1],
+              [2, 5],
+              [3, 1],
+              [4, 1],
+              [-3, 2],
+              [1.7, 0.9],
+              [0, 0],
+              [Number.NaN, 2],
+              [1, -1],
+            ] as const)
+              expect(strip(await b.read(path, offset, limit)), `${path} ${offset} ${limit}`).toEqual(strip(await own.read(path, offset, limit)));
+        },
+        { 'lines.txt': 'one\ntwo\nthree\n', 'no-newline.txt': 'a\nb', 'blank-end.txt': 'a\n\n\n' },
       ));
 
     it('readRaw: text as a string, binary as bytes, with times', () =>
@@ -139,6 +172,59 @@ for (const backend of await backends()) {
         expect(await b.delete('/src')).toMatchObject({ path: '/src' });
         expect(await ws.fs.exists('src')).toBe(false);
         expect((await b.delete('/src')).error).toBe("Error: '/src' not found");
+      }));
+
+    it('delete of a directory: every file decided by the policy first, each removed as a version undo restores', () =>
+      withBackend(
+        async (b, ws) => {
+          expect((await b.delete('/cfg')).error).toContain('EDENIED');
+          for (const path of ['cfg/.env', 'cfg/app.json']) expect(await ws.fs.exists(path)).toBe(true);
+          expect(await b.delete('/docs')).toEqual({ path: '/docs', filesUpdate: null });
+          expect(await ws.fs.exists('docs')).toBe(false);
+          expect((await ws.context.undo('docs/x.md')).success).toBe(true);
+          expect(utf8(await ws.fs.readBytes('docs/x.md'))).toBe(tree['docs/x.md']);
+          expect(await b.delete('/media')).toMatchObject({ path: '/media' });
+          expect(await ws.fs.exists('media')).toBe(false);
+        },
+        { 'cfg/.env': 'TOKEN=x\n', 'cfg/app.json': '{}\n', 'media/img.png': new Uint8Array([0x89, 0x50, 0, 1]) },
+      ));
+
+    it('ls leaves out a self-referencing or dangling symlink and lists the rest', () =>
+      withBackend(async (b, ws) => {
+        if (ws.hostRoot === undefined) return; // only the host test can make links behind the backend
+        await symlink('self', join(ws.hostRoot, 'src/self'));
+        await symlink('missing', join(ws.hostRoot, 'src/dangling'));
+        const r = await b.ls('/src');
+        expect(r.error).toBeUndefined();
+        expect(r.files?.map((f) => f.path).sort()).toEqual(['/src/a.ts', '/src/util/']);
+      }));
+
+    it('uploadFiles stores exactly the bytes given, over any file', () =>
+      withBackend(async (b, ws) => {
+        for (const [name, before] of Object.entries(NON_UTF8_TEXT)) {
+          await ws.fs.writeBytes(`up-${name}`, before);
+          expect(await b.uploadFiles([[`/up-${name}`, UTF8_PAYLOAD]])).toEqual([{ path: `/up-${name}`, error: null }]);
+          expect(hex(await ws.fs.readBytes(`up-${name}`)), name).toBe(hex(UTF8_PAYLOAD));
+          expect(hex((await b.downloadFiles([`/up-${name}`]))[0]?.content)).toBe(hex(UTF8_PAYLOAD));
+        }
+      }));
+
+    it('VoltAgent’s backend maps every path through the mount path, as read does', () =>
+      withBackend(async (_b, ws) => {
+        const volt = toVoltAgentBackend(new CtxfsBackend({ context: ws.context, mountPath: '/workspace' }));
+        expect(await volt.stat('/workspace/src/a.ts')).toMatchObject({ path: '/workspace/src/a.ts', is_dir: false, size: tree['src/a.ts'].length });
+        expect(await volt.exists('/workspace/src/a.ts')).toBe(true);
+        expect(await volt.exists('/src/a.ts')).toBe(false);
+        expect((await volt.write('/workspace/src/a.ts', 'clobbered', { overwrite: false })).error).toContain('already exists');
+        expect(utf8(await ws.fs.readBytes('src/a.ts'))).toBe(tree['src/a.ts']);
+        expect((await volt.mkdir('/workspace/made/deep')).error).toBeUndefined();
+        expect(await ws.fs.exists('made/deep')).toBe(true);
+        expect(await ws.fs.exists('workspace')).toBe(false);
+        expect((await volt.rmdir('/workspace/made', true)).error).toBeUndefined();
+        expect(await ws.fs.exists('made')).toBe(false);
+        expect((await volt.delete('/workspace/src', {})).error).toContain('directory');
+        expect((await volt.delete('/workspace/docs', { recursive: true })).error).toBeUndefined();
+        expect(await ws.fs.exists('docs')).toBe(false);
       }));
 
     it('upload and download with deepagents’ error codes', () =>

@@ -26,7 +26,7 @@ import {
 } from '@mastra/core/workspace';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CtxfsWorkspaceFilesystem } from '../src/mastra/index.ts';
-import { backends, cleanUp, openWorkspace, type TestWorkspace } from './workspaces.ts';
+import { backends, cleanUp, hex, NON_UTF8_TEXT, openWorkspace, type TestWorkspace, UTF8_PAYLOAD } from './workspaces.ts';
 
 afterAll(cleanUp);
 
@@ -121,6 +121,44 @@ for (const backend of await backends()) {
         expect(await m.stat('/src/a.ts')).toMatchObject({ name: 'a.ts', path: '/src/a.ts', type: 'file', size: 13 });
         expect((await m.stat('/src')).type).toBe('directory');
         await expect(m.stat('/nope')).rejects.toBeInstanceOf(FileNotFoundError);
+      }));
+
+    it('writeFile with a Buffer or bytes stores exactly those bytes, over any file', () =>
+      withFs(async (m, ws) => {
+        for (const [name, before] of Object.entries(NON_UTF8_TEXT)) {
+          await ws.fs.writeBytes(`buffer-${name}`, before);
+          await ws.fs.writeBytes(`bytes-${name}`, before);
+          await m.writeFile(`/buffer-${name}`, Buffer.from(UTF8_PAYLOAD));
+          await m.writeFile(`/bytes-${name}`, UTF8_PAYLOAD);
+          expect(hex(await ws.fs.readBytes(`buffer-${name}`)), name).toBe(hex(UTF8_PAYLOAD));
+          expect(hex(await ws.fs.readBytes(`bytes-${name}`)), name).toBe(hex(UTF8_PAYLOAD));
+        }
+      }));
+
+    it('rmdir recursive: every file decided by the policy first, each removed as a version undo restores', () =>
+      withFs(async (m, ws) => {
+        await ws.fs.writeBytes('cfg/.env', new TextEncoder().encode('TOKEN=x\n'), { createParents: true });
+        await ws.fs.writeBytes('cfg/app.json', new TextEncoder().encode('{}\n'));
+        await expect(m.rmdir('/cfg', { recursive: true })).rejects.toBeInstanceOf(PermissionError);
+        for (const path of ['cfg/.env', 'cfg/app.json']) expect(await ws.fs.exists(path)).toBe(true);
+        await m.rmdir('/src', { recursive: true });
+        expect(await ws.fs.exists('src')).toBe(false);
+        expect((await ws.context.undo('src/lib/b.py')).success).toBe(true);
+        expect(utf8(await ws.fs.readBytes('src/lib/b.py'))).toBe('print(1)\n');
+      }));
+
+    it('readdir lists a self-referencing or dangling symlink as a link, and the rest of the directory', () =>
+      withFs(async (m, ws) => {
+        if (ws.hostRoot === undefined) return; // only the host test can make links behind the backend
+        await symlink('self', join(ws.hostRoot, 'src/self'));
+        await symlink('missing', join(ws.hostRoot, 'src/dangling'));
+        const entries = await m.readdir('/src');
+        expect(entries.map((e) => `${e.name}:${e.type}${e.isSymlink ? ':link' : ''}`).sort()).toEqual([
+          'a.ts:file',
+          'dangling:file:link',
+          'lib:directory',
+          'self:file:link',
+        ]);
       }));
 
     it('walk and grep: the optional capabilities Mastra’s tools prefer, answered natively', () =>

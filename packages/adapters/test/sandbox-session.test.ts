@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { AuditDraft } from '@ctxfs/context';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxSession } from '../src/ai-sdk/index.ts';
-import { backends, cleanUp, openWorkspace, shellRunner, type TestWorkspace } from './workspaces.ts';
+import { backends, cleanUp, hex, NON_UTF8_TEXT, openWorkspace, shellRunner, type TestWorkspace, UTF8_PAYLOAD } from './workspaces.ts';
 
 afterAll(cleanUp);
 
@@ -156,6 +156,27 @@ for (const backend of await backends()) {
         expect((await rejection(s.listDirectory({ path: 'src/a.ts' }))).code).toBe('ENOTDIR');
       }));
 
+    it('a doubled slash below the mount names the same file; a line number that is not one is EINVAL', () =>
+      withWs(async (_ws, s) => {
+        expect(await s.readTextFile({ path: '/workspace//src/a.ts' })).toBe('one\ntwo\nthree\n');
+        await s.writeTextFile({ path: '/workspace//new.txt', content: 'n\n' });
+        expect(await s.readTextFile({ path: 'new.txt' })).toBe('n\n');
+        for (const range of [{ startLine: Number.NaN }, { startLine: -1 }, { startLine: 0 }, { endLine: 1.5 }, { startLine: 1, endLine: Number.NaN }])
+          expect((await rejection(s.readTextFile({ path: 'src/a.ts', ...range }))).code, JSON.stringify(range)).toBe('EINVAL');
+      }));
+
+    it('listDirectory lists a self-referencing or dangling symlink as a symlink, and the rest of the directory', () =>
+      withWs(async (ws, s) => {
+        if (ws.hostRoot === undefined) return; // only the host test can make links behind the backend
+        await symlink('self', join(ws.hostRoot, 'src/self'));
+        await symlink('missing', join(ws.hostRoot, 'src/dangling'));
+        expect(await s.listDirectory({ path: 'src' })).toEqual([
+          { name: 'a.ts', type: 'file' },
+          { name: 'dangling', type: 'symlink' },
+          { name: 'self', type: 'symlink' },
+        ]);
+      }));
+
     it('deleteFile: true when deleted, false when missing, rejects a directory', () =>
       withWs(async (ws, s) => {
         expect(await s.deleteFile({ path: 'src/a.ts' })).toBe(true);
@@ -214,6 +235,58 @@ for (const backend of await backends()) {
         },
         { 'img.bin': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d, 1, 2]) },
       ));
+
+    it('writeBinaryFile and writeFile store exactly the bytes given, over any file; over UTF-8 text they stay versions with undo', () =>
+      withWs(async (ws, s) => {
+        for (const [name, before] of Object.entries(NON_UTF8_TEXT)) {
+          await ws.fs.writeBytes(`binary-${name}`, before);
+          await ws.fs.writeBytes(`stream-${name}`, before);
+          await s.writeBinaryFile({ path: `binary-${name}`, content: UTF8_PAYLOAD });
+          await s.writeFile({ path: `stream-${name}`, content: streamOf(new TextDecoder().decode(UTF8_PAYLOAD)) });
+          expect(hex(await ws.fs.readBytes(`binary-${name}`)), `writeBinaryFile over ${name}`).toBe(hex(UTF8_PAYLOAD));
+          expect(hex(await ws.fs.readBytes(`stream-${name}`)), `writeFile over ${name}`).toBe(hex(UTF8_PAYLOAD));
+          expect(hex(await s.readBinaryFile({ path: `binary-${name}` }))).toBe(hex(UTF8_PAYLOAD));
+        }
+        await s.writeBinaryFile({ path: 'src/a.ts', content: UTF8_PAYLOAD });
+        expect(hex(await ws.fs.readBytes('src/a.ts'))).toBe(hex(UTF8_PAYLOAD));
+        expect((await ws.context.undo('src/a.ts')).success).toBe(true);
+        expect(text(await ws.fs.readBytes('src/a.ts'))).toBe('one\ntwo\nthree\n');
+      }));
+
+    it('a whole readTextFile or readFile is the agent’s read: a change made since is merged or refused, never overwritten', () => {
+      const base = Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join('');
+      const changed = base.replace('line 2\n', 'line 2 by the user\n');
+      const put = (ws: TestWorkspace, path: string, content: string) => ws.fs.writeBytes(path, new TextEncoder().encode(content));
+      return withWs(
+        async (ws, s) => {
+          const seen = (await s.readTextFile({ path: 'text.txt' })) as string;
+          await put(ws, 'text.txt', changed);
+          await s.writeTextFile({ path: 'text.txt', content: seen.replace('line 29', 'line 29 by the agent') });
+          expect(text(await ws.fs.readBytes('text.txt'))).toBe(changed.replace('line 29', 'line 29 by the agent'));
+
+          const streamed = await new Response(await s.readFile({ path: 'stream.txt' })).text();
+          await put(ws, 'stream.txt', changed);
+          await s.writeTextFile({ path: 'stream.txt', content: streamed.replace('line 29', 'line 29 by the agent') });
+          expect(text(await ws.fs.readBytes('stream.txt'))).toBe(changed.replace('line 29', 'line 29 by the agent'));
+
+          // Bytes are not merged: a byte write over a file changed since the read is refused, the change kept.
+          const read = await new Response(await s.readFile({ path: 'bytes.txt' })).text();
+          await put(ws, 'bytes.txt', changed);
+          const refused = await rejection(s.writeFile({ path: 'bytes.txt', content: streamOf(read.replace('line 29', 'x')) }));
+          expect(refused.code).toBe('ECONFLICT');
+          expect(text(await ws.fs.readBytes('bytes.txt'))).toBe(changed);
+
+          // The newest read is the base: an older readBinaryFile does not bring back what the agent saw and undid.
+          await s.readBinaryFile({ path: 'newest.txt' });
+          await put(ws, 'newest.txt', base.replace('line 2\n', 'line 2 BROKEN\n'));
+          const now = (await s.readTextFile({ path: 'newest.txt' })) as string;
+          const wanted = now.replace('line 2 BROKEN\n', 'line 2\n').replace('line 29', 'line 29 by the agent');
+          await s.writeTextFile({ path: 'newest.txt', content: wanted });
+          expect(text(await ws.fs.readBytes('newest.txt'))).toBe(wanted);
+        },
+        { 'text.txt': base, 'stream.txt': base, 'bytes.txt': base, 'newest.txt': base },
+      );
+    });
 
     it('what ctxfs adds: versions with undo, a stale write merged by content, policy and audit on every call', async () => {
       const audit: AuditDraft[] = [];

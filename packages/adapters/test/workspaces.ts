@@ -128,3 +128,19 @@ export function shellRunner(root: string): CommandRunner {
     },
   };
 }
+
+/**
+ * Files whose bytes the session's editor would re-encode if it took a byte
+ * write as text: legacy-encoded, UTF-16 and BOM-marked text.
+ */
+export const NON_UTF8_TEXT: Readonly<Record<string, Uint8Array>> = {
+  koi8: new Uint8Array([0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4, 0x0a]), // "Привет\n" in KOI8-R
+  utf16: new Uint8Array([0xff, 0xfe, 0x68, 0x00, 0x69, 0x00, 0x0a, 0x00]), // "hi\n", UTF-16LE with a BOM
+  bom: new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0x69, 0x0a]), // "hi\n", UTF-8 with a BOM
+};
+
+/** Plain UTF-8 bytes a caller wants stored as they are, with characters none of {@link NON_UTF8_TEXT}'s encodings hold. */
+export const UTF8_PAYLOAD: Uint8Array = new TextEncoder().encode('retries = 5 ✅ Привет 🚀\n');
+
+/** Bytes as hex, so a mismatch shows where. */
+export const hex = (bytes: Uint8Array | null | undefined): string => Buffer.from(bytes ?? new Uint8Array()).toString('hex');

@@ -15,7 +15,7 @@ import type {
   Experimental_SandboxSession as SandboxSession,
 } from 'ai';
 import { type CommandRunner, CommandsUnavailableError, commandsDescription } from '../command-runner.ts';
-import { WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
+import { type FileStream, isUtf8Label, WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
 
 type SandboxSpawnOptions = Parameters<SandboxSession['run']>[0] & { stdin?: boolean };
 type WritableSandboxProcess = SandboxProcess & { readonly stdin: WritableStream<Uint8Array> };
@@ -45,7 +45,7 @@ async function orNull<T>(body: () => Promise<T>): Promise<T | null> {
 }
 
 /** A web byte stream over an async iterable, closing the source when the reader stops early. */
-function toReadableStream(source: AsyncIterable<Uint8Array> & { close(): Promise<void> }): ReadableStream<Uint8Array> {
+function toReadableStream(source: FileStream): ReadableStream<Uint8Array> {
   const iterator = source[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -114,7 +114,8 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
     if (typeof path !== 'string') return path;
     if (path === mount) return '';
     // Any other absolute path is passed on as it is: the workspace refuses it (EPATHESCAPE), and the audit records the attempt.
-    return path.startsWith(`${mount}/`) ? path.slice(mount.length + 1) : path;
+    // Below the mount, `/workspace//a.txt` is `/workspace/a.txt`, as a shell reads it.
+    return path.startsWith(`${mount}/`) ? path.slice(mount.length + 1).replace(/^\/+/, '') : path;
   };
   const signalled = (signal: AbortSignal | undefined): void => signal?.throwIfAborted();
 
@@ -124,10 +125,6 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
     'The workspace policy decides what may be read or changed, and every operation is audited.',
     commandsDescription(runner, mount),
   ].join(' ');
-
-  const write = async (path: string, bytes: Uint8Array): Promise<void> => {
-    await files.writeBytes(local(path), bytes);
-  };
 
   async function spawn(spawnOptions: SandboxSpawnOptions): Promise<SandboxProcess | WritableSandboxProcess> {
     if (runner === undefined) throw new CommandsUnavailableError(spawnOptions.command);
@@ -157,7 +154,7 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
     readFile: ({ path, abortSignal }) =>
       orNull(async () => {
         signalled(abortSignal);
-        return toReadableStream(await files.openRead(local(path)));
+        return toReadableStream(await files.readStream(local(path)));
       }),
     readBinaryFile: ({ path, abortSignal }) =>
       orNull(async () => {
@@ -175,11 +172,13 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
     },
     writeBinaryFile: async ({ path, content, abortSignal }) => {
       signalled(abortSignal);
-      await write(path, content);
+      await files.writeBytes(local(path), content);
     },
     writeTextFile: async ({ path, content, encoding, abortSignal }) => {
       signalled(abortSignal);
-      await write(path, encodeText(content, encoding ?? 'utf-8'));
+      // Text is an edit (merged with a change made since the read); text in another encoding is those bytes, exactly.
+      if (isUtf8Label(encoding)) await files.writeText(local(path), content);
+      else await files.writeBytes(local(path), encodeText(content, encoding as string));
     },
     stat: ({ path, abortSignal }) =>
       orNull(async () => {
@@ -190,7 +189,8 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
     listDirectory: ({ path, abortSignal }) =>
       orNull(async () => {
         signalled(abortSignal);
-        const entries = await files.list(local(path));
+        // Links are reported as links, not followed (the session type's listing), so one that leads nowhere is listed too.
+        const entries = await files.list(local(path), { stat: false });
         return entries.map((e): SandboxDirectoryEntry => ({ name: e.name, type: e.kind }));
       }),
     deleteFile: async ({ path, abortSignal }) => {

@@ -161,6 +161,17 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
     ].join(' ');
   }
 
+  /**
+   * A path as this backend's methods take it (`/src/a.ts`, or under
+   * `mountPath`) as the workspace path it names (`src/a.ts`). One outside
+   * the mount stays absolute, and the workspace refuses it
+   * (`EPATHESCAPE`); a home-relative one (`~/x`) throws `EPATHESCAPE`.
+   * VoltAgent's backend ({@link toVoltAgentBackend}) maps its paths with it.
+   */
+  workspacePath(path: string): string {
+    return this.#local(path);
+  }
+
   /** A backend path as a workspace path; one outside the mount stays absolute, and the workspace refuses it (`EPATHESCAPE`). */
   #local(path: string): string {
     // A home-relative path means the user's home to a shell; here it would quietly name a directory called `~` in the root.
@@ -214,6 +225,14 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
     return { stat, bytes, decoded, binary, mimeType: media ?? (binary ? 'application/octet-stream' : 'text/plain') };
   }
 
+  /**
+   * Lines `offset`.. (0-based) of a text file, at most `limit`, paged as
+   * deepagents' own backends page them: offset and limit floored, negative
+   * ones as 0 (and not a number as 0); a final newline ends the last line
+   * rather than starting another, though a page that reaches the end keeps
+   * it; an offset at or past the last line is an error value; a limit of 0
+   * is an empty page without paging fields.
+   */
   async read(filePath: string, offset = 0, limit = 500): Promise<ReadResult> {
     try {
       const file = await this.#load(filePath);
@@ -221,16 +240,21 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
       const { bytes, decoded, mimeType } = file;
       if (file.binary) return { content: bytes, mimeType };
       if (decoded.text.trim() === '') return { content: EMPTY_CONTENT_WARNING, mimeType: 'text/plain' };
+      const from = Number.isFinite(offset) ? Math.max(0, Math.floor(offset)) : 0;
+      const count = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : 0;
       const lines = decoded.text.split('\n');
-      if (offset >= lines.length) return { error: `Line offset ${offset} exceeds file length (${lines.length} lines)` };
-      const end = Math.min(offset + limit, lines.length);
+      const totalLines = lines.at(-1) === '' ? lines.length - 1 : lines.length;
+      if (from >= totalLines) return { error: `Line offset ${from} exceeds file length (${totalLines} lines)` };
+      const page = lines.slice(from, Math.min(from + count, lines.length));
+      if (page.length === 0 || count === 0) return { content: page.join('\n'), mimeType: 'text/plain' };
+      const end = Math.min(from + count, totalLines);
       return {
-        content: lines.slice(offset, end).join('\n'),
+        content: page.join('\n'),
         mimeType: 'text/plain',
-        totalLines: lines.length,
-        startLine: offset + 1,
+        totalLines,
+        startLine: from + 1,
         endLine: end,
-        ...(end < lines.length ? { nextOffset: end } : {}),
+        ...(end < totalLines ? { nextOffset: end } : {}),
       };
     } catch (err) {
       return { error: `Error reading file '${filePath}': ${messageOf(err)}` };
@@ -251,9 +275,9 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
 
   async write(filePath: string, content: string): Promise<WriteResult> {
     try {
-      // A media file arrives base64-encoded, as deepagents' write tool sends it.
-      const bytes = mediaType(filePath) === undefined ? new TextEncoder().encode(content) : Buffer.from(content, 'base64');
-      await this.files.writeBytes(this.#local(filePath), bytes);
+      // A media file arrives base64-encoded, as deepagents' write tool sends it: its bytes are stored as they are.
+      if (mediaType(filePath) === undefined) await this.files.writeText(this.#local(filePath), content);
+      else await this.files.writeBytes(this.#local(filePath), Buffer.from(content, 'base64'));
       return { path: filePath, filesUpdate: null };
     } catch (err) {
       return { error: `Error writing file '${filePath}': ${messageOf(err)}` };
@@ -269,7 +293,7 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
       if (decoded.binary) return { error: `Error: '${filePath}' is binary; edit replaces text in text files` };
       const text = decoded.text;
       if (text === '' && oldString === '') {
-        await this.files.writeBytes(local, new TextEncoder().encode(newString));
+        await this.files.writeText(local, newString);
         return { path: filePath, filesUpdate: null, occurrences: 0 };
       }
       if (oldString === '') return { error: 'Error: oldString cannot be empty when file has content' };

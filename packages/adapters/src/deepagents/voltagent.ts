@@ -60,7 +60,13 @@ const messageOf = (err: unknown): string => (err instanceof Error ? err.message 
  */
 export function toVoltAgentBackend(backend: CtxfsBackend): VoltAgentFilesystemBackend {
   const files = backend.files;
-  const local = (path: string): string => path.replace(/^\/+/, '');
+  // The backend's own mapping, so every method names the file `read` does (under its mount path, when it has one).
+  const local = (path: string): string => backend.workspacePath(path);
+  /** What is at a path, `undefined` for nothing there or a path the workspace refuses (outside the mount, `~`). */
+  const statOf = (path: string) =>
+    Promise.resolve()
+      .then(() => files.statOrUndefined(local(path)))
+      .catch(() => undefined);
   /** A result without deepagents' state update (an external backend has none). */
   const plain = (r: { error?: string | undefined; path?: string | undefined; occurrences?: number | undefined }): VoltAgentResult =>
     r.error !== undefined
@@ -86,31 +92,32 @@ export function toVoltAgentBackend(backend: CtxfsBackend): VoltAgentFilesystemBa
       return { content: content.split('\n'), created_at: r.data.created_at, modified_at: r.data.modified_at };
     },
     stat: async (filePath) => {
-      const s = await files.statOrUndefined(local(filePath));
+      const s = await statOf(filePath);
       if (s === undefined) return null;
       const dir = s.kind === 'directory';
       return { path: filePath, is_dir: dir, size: dir ? 0 : s.size, modified_at: s.mtime.toISOString() };
     },
-    exists: async (filePath) => (await files.statOrUndefined(local(filePath)).catch(() => undefined)) !== undefined,
+    exists: async (filePath) => (await statOf(filePath)) !== undefined,
     grepRaw: async (pattern, path = null, glob = null) => {
       const r = await backend.grep(pattern, path, glob);
       return r.error ?? r.matches ?? [];
     },
     globInfo: async (pattern, path) => (await backend.glob(pattern, path)).files ?? [],
     write: async (filePath, content, options = {}) => {
-      if (options.overwrite === false && (await files.statOrUndefined(local(filePath)).catch(() => undefined)) !== undefined) {
+      if (options.overwrite === false && (await statOf(filePath)) !== undefined) {
         return { error: `Error: '${filePath}' already exists` };
       }
       return plain(await backend.write(filePath, content));
     },
     edit: async (filePath, oldString, newString, replaceAll) => plain(await backend.edit(filePath, oldString, newString, replaceAll)),
     delete: async (filePath, options = {}) => {
-      const s = await files.statOrUndefined(local(filePath)).catch(() => undefined);
+      const s = await statOf(filePath);
       if (s?.kind === 'directory' && options.recursive !== true) return { error: `Error: '${filePath}' is a directory; pass recursive to delete it` };
       return plain(await backend.delete(filePath));
     },
     mkdir: async (path, recursive = true) => {
       try {
+        // Mapped as read maps it: a path outside the mount path is refused (EPATHESCAPE), not made a directory in the root.
         await files.mkdir(local(path), recursive, recursive);
         return { path };
       } catch (err) {

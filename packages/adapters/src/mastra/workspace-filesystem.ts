@@ -182,7 +182,9 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
       if (current !== undefined && options.overwrite === false) throw new FileExistsError(path);
       if (options.expectedMtime !== undefined && current !== undefined) await this.#assertFresh(path, local, current, options.expectedMtime);
       try {
-        await this.files.writeBytes(local, toBytes(content), { create: options.overwrite === false });
+        // A string is text (an edit, merged with a change made since the read); a Buffer is bytes, stored as they are.
+        if (typeof content === 'string') await this.files.writeText(local, content, { create: options.overwrite === false });
+        else await this.files.writeBytes(local, content, { create: options.overwrite === false });
       } catch (err) {
         // Changed between the check and the commit: the editor's compare-and-swap caught it.
         if (isFsError(err, 'ECONFLICT') && options.expectedMtime !== undefined) {
@@ -311,7 +313,8 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
   async #entries(dir: string, options: ListOptions, depth: number): Promise<FileEntry[]> {
     const extensions = options.extension === undefined ? undefined : Array.isArray(options.extension) ? options.extension : [options.extension];
     const out: FileEntry[] = [];
-    for (const entry of await this.files.list(dir)) {
+    // A link that leads nowhere (dangling, a loop) is listed as a file link, as Mastra's LocalFilesystem lists it.
+    for (const entry of await this.files.list(dir, { unresolvedLinks: true })) {
       const type = entry.stat?.kind === 'directory' ? 'directory' : 'file';
       if (extensions !== undefined && type === 'file') {
         const dot = entry.name.lastIndexOf('.');
