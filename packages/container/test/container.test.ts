@@ -221,6 +221,12 @@ describe.runIf(available)('container backend', () => {
         expect(await fs.realpath('real')).toBe('real');
         expect(await fs.realpath('')).toBe('');
         for (const path of ['pw', 'out/passwd', 'up/x']) expect(await codeOf(fs.realpath(path)), path).toBe('EPATHESCAPE');
+        // A loop is an entry like any link: listings and walks with metadata (a scan) go on past it.
+        await sh(container, `cd ${abs} && ln -s loopy loopy`);
+        expect((await fs.list('', { stat: true })).some((e) => e.name === 'real')).toBe(true);
+        const walked: string[] = [];
+        for await (const batch of fs.walk('', { stat: true })) walked.push(...batch.map((e) => e.path));
+        expect(walked).toContain('real/f.txt');
       } finally {
         await fs.close();
       }

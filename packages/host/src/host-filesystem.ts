@@ -476,10 +476,12 @@ export class HostFilesystem extends FilesystemBase {
         fs.closeSync(fd);
       }
     } catch (err) {
-      // A symlink whose target is outside (or refused) is still an entry of
-      // the workspace: it stats as a symlink, can be listed, renamed and
-      // deleted, but never followed.
-      const link = (err as { code?: string }).code === 'EPATHESCAPE' ? this.#lstatLink(path) : undefined;
+      // A symlink whose target is outside (or refused), or that loops, is
+      // still an entry of the workspace: it stats as a symlink, can be
+      // listed, renamed and deleted, but never followed. (A loop failed
+      // every stat listing and walk above it, and with them a whole scan.)
+      const code = (err as { code?: string }).code;
+      const link = code === 'EPATHESCAPE' || code === 'ELOOP' ? this.#lstatLink(path) : undefined;
       if (link === undefined) throw err;
       s = link;
     }

@@ -94,6 +94,16 @@ describe('hostile trees', () => {
       expect((await collect(hfs.glob('**'))).map((m) => m.path)).toEqual(['a', 'b', 'd', 'd/f.txt', 'd/up']);
       expect((await collect(hfs.grep('loop'))).map((m) => m.path)).toEqual(['d/f.txt']);
       expect((await hfs.list('d/up/d/up/d')).map((e) => e.name)).toEqual(['f.txt', 'up']);
+      // A loop stats as the link it is: listings and walks with metadata (a scan) go on past it.
+      expect((await hfs.stat('a')).kind).toBe('symlink');
+      expect((await hfs.list('', { stat: true })).map((e) => [e.name, e.stat?.kind])).toEqual([
+        ['a', 'symlink'],
+        ['b', 'symlink'],
+        ['d', 'directory'],
+      ]);
+      const walked: string[] = [];
+      for await (const batch of hfs.walk('', { stat: true })) walked.push(...batch.map((e) => `${e.path}:${e.stat?.kind}`));
+      expect(walked.sort()).toEqual(['a:symlink', 'b:symlink', 'd/f.txt:file', 'd/up:directory', 'd:directory']);
     }
   });
 
