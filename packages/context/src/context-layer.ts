@@ -50,7 +50,7 @@ import type { AuditTrail } from './safety/audit/audit-trail.ts';
 import type { CommandRules } from './safety/command-rules.ts';
 import type { Decision, OpClass } from './safety/policy.ts';
 import { type RedactionOptions, Redactor } from './safety/redaction.ts';
-import { type CallOutcome, currentCall, type GuardedCall, type SafetyLayer } from './safety/safety-layer.ts';
+import { askingFirst, type CallOutcome, currentCall, type GuardedCall, type SafetyLayer } from './safety/safety-layer.ts';
 import { type GlobCallOptions, glob, type ListedFile, type ListFilesOptions, listFiles } from './search/file-listing.ts';
 import { type FindSymbolOptions, findSymbol, type SymbolHit } from './search/find-symbol.ts';
 import { type GrepCallOptions, type GrepHit, grep } from './search/grep.ts';
@@ -271,7 +271,7 @@ export class ContextSession {
    * ```
    */
   guarded<T>(call: GuardedCall, body: () => Promise<T>, outcome: (result: T) => CallOutcome): Promise<T> {
-    return this.#guard(call, body, outcome);
+    return this.#guard(call, askingFirst(call, body), outcome);
   }
 
   get #operations(): EditOperations {

@@ -142,6 +142,47 @@ for (const backend of BACKENDS) {
       expect((records[2]?.params as { approval?: { approver?: string } } | undefined)?.approval?.approver).toBe('alice');
     });
 
+    it('"ask" holds for a change made outside the editor (a raw byte write through guarded): asked first, with the paths; a call inside an approved one is not asked again', async () => {
+      const asked: ApprovalRequest[] = [];
+      let answer = false;
+      await open({
+        policy: { alwaysAsk: ['write', 'delete'] },
+        approver: callbackApprover((req) => {
+          asked.push(req);
+          return { approved: answer, approver: 'alice' };
+        }, 'test'),
+      });
+      const before = await snapshot(ws);
+      let ran = 0;
+      const write = () =>
+        ctx.guarded(
+          { op: 'writeBytes', opClass: 'write', paths: ['src/logo.bin'], params: {} },
+          async () => {
+            ran++;
+            await ws.fs.writeBytes('src/logo.bin', Uint8Array.of(0x89, 0x50, 0x4e, 0x47));
+          },
+          () => ({ result: 'ok' }),
+        );
+      const refused = await write().catch((e: unknown) => e);
+      expect(isFsError(refused, 'EDENIED')).toBe(true);
+      expect(ran).toBe(0);
+      expect(asked.map((r) => [r.op, r.changes?.map((c) => c.path)])).toEqual([['writeBytes', ['src/logo.bin']]]);
+      expect(await snapshot(ws)).toEqual(before);
+      answer = true;
+      await write();
+      expect(ran).toBe(1);
+      // A directory's delete asked once for all its files; each file's own delete inside it is not asked again.
+      asked.length = 0;
+      await ctx.guarded(
+        { op: 'delete', opClass: 'delete', paths: ['src', 'src/cart.ts', 'src/tax.ts'], params: { recursive: true } },
+        async () => {
+          for (const f of ['src/cart.ts', 'src/tax.ts']) expect((await ctx.deleteFile(f)).success).toBe(true);
+        },
+        () => ({ result: 'ok' }),
+      );
+      expect(asked.map((r) => r.paths)).toEqual([['src', 'src/cart.ts', 'src/tax.ts']]);
+    });
+
     it('an approver with no one to ask denies as the policy, not as a person', async () => {
       await open({
         policy: { alwaysAsk: ['write'] },

@@ -89,6 +89,22 @@ export interface CallState {
 
 const calls = new AsyncLocalStorage<CallState>();
 
+/**
+ * `body` of a guarded call that changes files without the editor (a raw
+ * byte write, a directory's delete): where the policy asks about the
+ * change, the person is asked before the body runs — with the paths, since
+ * no diff is made — as the editor asks before it commits. Without this, a
+ * change that never reaches the editor would go unasked.
+ */
+export function askingFirst<T>(call: GuardedCall, body: () => Promise<T>): () => Promise<T> {
+  const changes = MUTATING.has(call.opClass) || (call.extra ?? []).some((e) => MUTATING.has(e.opClass));
+  if (!changes) return body;
+  return async () => {
+    await currentCall()?.approveChanges(() => call.paths.map((path) => ({ path, diff: '', added: 0, removed: 0 })));
+    return body();
+  };
+}
+
 /** The call under way in this async context (`undefined` outside a session call). */
 export function currentCall(): CallState | undefined {
   return calls.getStore();
@@ -300,7 +316,11 @@ export class SafetyLayer {
       ...extra,
     });
     const changes = touched.some((t) => MUTATING.has(t.opClass));
-    if (asked && !changes) {
+    // A call made inside another that a person approved for this path (a directory's delete, file by file) is not asked again.
+    const enclosing = calls.getStore();
+    const covering = enclosing?.approval?.approved === true && asked !== undefined && enclosing.call.paths.includes(asked.path);
+    if (covering) approval = enclosing.approval;
+    if (asked && !changes && !covering) {
       // A read is asked about before anything is read; a change, when its diff is known.
       approval = await askApproval(this.approver, request({ summary: call.decision?.subject ?? this.#summary(call) }), this.policy.approvalTimeoutMs);
       if (!approval.approved) refuse(denied(call.op, asked.path, refusalReason(asked.decision, approval)), 'denied');

@@ -17,7 +17,7 @@ import { type ProfileInput, resolveProfile } from '../profiles/model-profiles.ts
 import { FileRegistry, type FileRegistryOptions } from '../registry/file-registry.ts';
 import type { AuditTrail } from '../safety/audit/audit-trail.ts';
 import { type RedactionOptions, Redactor } from '../safety/redaction.ts';
-import type { CallOutcome, GuardedCall } from '../safety/safety-layer.ts';
+import { askingFirst, type CallOutcome, type GuardedCall } from '../safety/safety-layer.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { SessionContext } from './session-context.ts';
 import { openWorkspaceGuard, type SafetyOptions, type WorkspaceGuard } from './workspace-guard.ts';
@@ -72,7 +72,7 @@ export class GuardedSession {
       async () => {
         // The call's budget is the session's as the call begins, whoever else spent from it.
         await this.session.refresh();
-        return body();
+        return askingFirst(call, body)();
       },
       outcome,
     );
