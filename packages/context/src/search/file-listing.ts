@@ -230,7 +230,7 @@ export async function listFiles(ws: Workspace, caller: Caller, path: string | un
   const where = scope.path === '' ? 'the workspace' : scope.path;
   const header = (shown: number) =>
     paths.length === 0
-      ? `listFiles ${where}${options.glob ? ` (glob ${options.glob})` : ''}: no files${includeIgnored ? '' : ' (ignored paths left out: includeIgnored lists them)'}.`
+      ? `listFiles ${where}${options.glob ? ` (glob ${options.glob})` : ''}: no files${includeIgnored ? '' : ` (ignored paths left out: ${same({ includeIgnored: true })} lists them)`}.`
       : `listFiles ${where}${options.glob ? ` (glob ${options.glob})` : ''}${depth ? ` to depth ${depth}` : ''}: ${capped ? 'more than ' : ''}${plural(paths.length, 'file')}${
           entries.length !== paths.length ? ` in ${plural(entries.length, 'row')}` : ''
         }${shown < entries.length ? `, showing ${offset + 1}-${offset + shown}` : ''}.`;
@@ -276,7 +276,7 @@ export async function glob(ws: Workspace, caller: Caller, pattern: string, optio
   const where = cwd === '' ? '' : ` in ${cwd}`;
   const header = (shown: number) =>
     paths.length === 0
-      ? `glob ${JSON.stringify(pattern)}${where}: no files match${includeIgnored ? '' : ' (ignored paths left out: includeIgnored lists them)'}.`
+      ? `glob ${JSON.stringify(pattern)}${where}: no files match${includeIgnored ? '' : ` (ignored paths left out: ${same({ includeIgnored: true })} lists them)`}.`
       : `glob ${JSON.stringify(pattern)}${where}: ${capped ? 'more than ' : ''}${plural(paths.length, 'file')}${shown < paths.length ? `, showing ${offset + 1}-${offset + shown}` : ''}.`;
   // Narrowing keeps the pattern's meaning only when it matches at any depth (`**/…`).
   const rebased = checked.startsWith('**/');

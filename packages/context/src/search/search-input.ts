@@ -70,7 +70,9 @@ export function grepMatcher(pattern: unknown, options: { literal?: boolean; igno
     throw withHint(
       err,
       'grep',
-      options.literal ? 'check the pattern' : 'fix the regular expression (JavaScript syntax), or pass {literal: true} to search for the text as written',
+      options.literal
+        ? 'check the pattern'
+        : `fix the regular expression (RE2 syntax: no backreferences or lookaround), or search for the text as written with ${callText('grep', [pattern], { literal: true })}`,
     );
   }
 }
