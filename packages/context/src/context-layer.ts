@@ -6,7 +6,7 @@
  * @module
  */
 
-import { type Filesystem, fsError } from '@ctxfs/core';
+import { type Filesystem, type FsError, fsError } from '@ctxfs/core';
 import type { BufferEditOp } from './buffers/buffer-edits.ts';
 import { BufferRouting } from './buffers/buffer-routing.ts';
 import { type ChangeSource, changeSourceFor } from './buffers/change-source.ts';
@@ -34,6 +34,7 @@ import {
 import { type FileVersion, type PruneResult, type RetentionOptions, sha256Hex, type VersionStore } from './history/version-store.ts';
 import { buildOverview, type Overview, type ToolDescription } from './overview/project-overview.ts';
 import type { LineEdit } from './patch/text-edits.ts';
+import type { PathTarget } from './paths/context-path.ts';
 import { type ModelProfile, type ProfileInput, resolveProfile } from './profiles/model-profiles.ts';
 import { type ProgramChange, ProgramRun } from './programs/program-run.ts';
 import { DEFAULT_ENTRYPOINTS } from './registry/classify.ts';
@@ -380,9 +381,15 @@ export class ContextSession {
     return this.#read('readFile', path, { ...options }, (p, ws) => readFile(ws, this.#caller, p, options));
   }
 
+  /** The caller's paths normalized, each a registered file's own spelling when it names one in another Unicode normalization. */
+  #normalized(op: string, inputs: readonly string[], target?: PathTarget): { paths: string[]; invalid: FsError | undefined } {
+    const r = normalized(op, inputs, target);
+    return r.invalid === undefined ? { paths: r.paths.map((p) => this.#ws.registry.spelledAs(p)), invalid: undefined } : r;
+  }
+
   /** A guarded read of one file: normalized path, policy, audit, and the served content remembered. */
   #read(op: string, path: string, params: Record<string, unknown>, body: (path: string, ws: Workspace) => Promise<Served>, remember = true): Promise<Served> {
-    const { paths, invalid } = normalized(op, [path]);
+    const { paths, invalid } = this.#normalized(op, [path]);
     return this.#guard(
       { op, opClass: 'read', paths, params, invalid },
       async () => {
@@ -443,7 +450,7 @@ export class ContextSession {
 
   /** Files `path` imports and files importing it, to `depth` hops. */
   getRelatedFiles(path: string, depth = 1): Promise<RelatedResult> {
-    const { paths, invalid } = normalized('getRelatedFiles', [path]);
+    const { paths, invalid } = this.#normalized('getRelatedFiles', [path]);
     return this.#guard(
       { op: 'getRelatedFiles', opClass: 'read', paths, params: { depth }, invalid },
       () => getRelatedFiles(this.#ws, this.#caller, paths[0] as string, depth),
@@ -478,7 +485,7 @@ export class ContextSession {
 
   /** A guarded search: its scope decided by the policy, its results filtered by the current call. */
   #search<Item>(op: string, scope: string | undefined, params: Record<string, unknown>, body: () => Promise<SearchResult<Item>>): Promise<SearchResult<Item>> {
-    const { paths, invalid } = normalized(op, [scope ?? ''], 'any');
+    const { paths, invalid } = this.#normalized(op, [scope ?? ''], 'any');
     return this.#guard({ op, opClass: 'search', paths, params, invalid }, body, (r) => ({ result: 'ok', tokens: r.tokens, bytes: Buffer.byteLength(r.text) }));
   }
 
@@ -564,7 +571,7 @@ export class ContextSession {
     buffered?: { readonly edit: BufferEditOp; readonly baseVersion: string | undefined },
   ): Promise<EditResult> {
     // An edit never throws for bad input: a path that does not normalize is left to the edit, which refuses it as a result.
-    const { paths, invalid } = normalized(op, inputs);
+    const { paths, invalid } = this.#normalized(op, inputs);
     // A file open in a buffer takes the edit there (a guarded buffer call of its own); every other goes to the disk.
     const routed =
       invalid === undefined
@@ -669,7 +676,7 @@ export class ContextSession {
 
   /** A guarded history query. */
   #history<T>(op: string, path: string, params: Record<string, unknown>, body: () => Promise<T>): Promise<T> {
-    const { paths, invalid } = normalized(op, [path]);
+    const { paths, invalid } = this.#normalized(op, [path]);
     return this.#guard({ op, opClass: 'history', paths, params, invalid }, body, () => ({ result: 'ok' }));
   }
 

@@ -136,3 +136,49 @@ describe.each(BACKENDS)('path spellings on $name', (backend) => {
     }
   });
 });
+
+// A name stored with its accents decomposed (NFD, as macOS writes names) is
+// the file a model means when it types the name composed (NFC).
+for (const backend of BACKENDS) {
+  describe(`a name in another Unicode normalization on ${backend.name}`, () => {
+    const NFD = 'docs/cafe\u0301 menu.md';
+    const NFC = 'docs/caf\u00e9 menu.md';
+
+    it('reads, finds and edits the stored file, and makes no second one', async () => {
+      const ws = await backend.create({ [NFD]: '# Menu\n\nespresso\n', 'docs/plain.md': 'plain\n' });
+      const ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:a', safety: { policyFiles: false } });
+      try {
+        await ctx.scan();
+        expect(NFC).not.toBe(NFD);
+        const read = await ctx.readFile(NFC);
+        expect(read.path).toBe(NFD);
+        expect(read.text).toContain('espresso');
+        expect((await ctx.readLines(NFC, 3, 3)).text).toContain('espresso');
+        const edit = await ctx.replace(NFC, 'espresso', 'ristretto');
+        expect(edit.success, edit.message).toBe(true);
+        expect(edit.path).toBe(NFD);
+        expect(new TextDecoder().decode(await ws.fs.readBytes(NFD))).toBe('# Menu\n\nristretto\n');
+        expect(await ws.fs.exists(NFC)).toBe(false);
+        expect((await ctx.listFiles('docs')).items.map((i) => i.path).sort()).toEqual(['docs/plain.md', NFD].sort());
+        // A name no file has in any normalization is missing as before.
+        await expect(ctx.readFile('docs/cafe menu.md')).rejects.toMatchObject({ code: 'ENOENT' });
+      } finally {
+        await ctx.close();
+        await ws.cleanup();
+      }
+    });
+
+    it('keeps each file its own when both spellings are stored', async () => {
+      const ws = await backend.create({ [NFD]: 'decomposed\n', [NFC]: 'composed\n' });
+      const ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:a', safety: { policyFiles: false } });
+      try {
+        await ctx.scan();
+        expect((await ctx.readFile(NFC)).text).toContain('composed');
+        expect((await ctx.readFile(NFD)).text).toContain('decomposed');
+      } finally {
+        await ctx.close();
+        await ws.cleanup();
+      }
+    });
+  });
+}

@@ -218,10 +218,10 @@ export class FileEditor {
     return this.deps.versions;
   }
 
-  /** Normalizes a path or throws a refusal. */
+  /** Normalizes a path (a name in another Unicode normalization to the registered file's) or throws a refusal. */
   normalize(op: string, path: string): string {
     try {
-      return contextPath(path, op);
+      return this.deps.registry.spelledAs(contextPath(path, op));
     } catch (err) {
       if (isFsError(err)) throw new Refusal(refusal(op, String(path), err.code, `${err.reason}: ${err.hint}`));
       throw err;

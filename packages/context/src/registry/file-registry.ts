@@ -28,6 +28,9 @@ import {
 import { compileGitignore, gitignoreNames, isPlainName } from './gitignore.ts';
 import { RecordTable } from './record-table.ts';
 
+/** A path no Unicode normalization changes. */
+const ASCII = /^[\x20-\x7e]*$/;
+
 /** What the registry knows about one file. */
 export interface FileRecord {
   readonly path: string;
@@ -349,6 +352,30 @@ export class FileRegistry {
   }
 
   /** The record of `path`, as last scanned or refreshed. */
+  /**
+   * The registered path that `path` names when it is spelled in another
+   * Unicode normalization — a name typed composed (`café.txt`, as models
+   * write it) for one stored decomposed, as macOS stores names: the one
+   * registered path with the same NFC form. `path` itself when it is
+   * registered, plain ASCII, or matches none or several.
+   *
+   * @example
+   * ```ts
+   * registry.spelledAs('docs/caf\u00e9.md'); // 'docs/cafe\u0301.md' when only that one is registered
+   * ```
+   */
+  spelledAs(path: string): string {
+    if (this.#records.has(path) || ASCII.test(path)) return path;
+    const key = path.normalize('NFC');
+    let match: string | undefined;
+    for (const p of this.#records.paths()) {
+      if (ASCII.test(p) || p.normalize('NFC') !== key) continue;
+      if (match !== undefined) return path;
+      match = p;
+    }
+    return match ?? path;
+  }
+
   get(path: string): FileRecord | undefined {
     return this.#records.get(contextPath(path, 'get'));
   }
