@@ -36,6 +36,15 @@ describe('edge cases', () => {
     expect(cut.view).toBe('truncated');
     expect(cut.tokens).toBeLessThanOrEqual(ctx.profile.perCallTokens);
     expect(cut.text).toContain('tokens cut (strategy start)');
+    // Its next call reads on from the column where the cut stopped: what it serves first is what follows the cut.
+    const column = Number(/^readLines\("bundle\.min\.js", 1, 1, \{column: (\d+)\}\)$/.exec(cut.next ?? '')?.[1]);
+    expect(column, cut.next).toBeGreaterThan(1);
+    const whole = new TextDecoder().decode(await fs.readBytes('bundle.min.js'));
+    const servedHead = /\n([^\n]*)\n\[… \d+ of \d+ tokens cut/.exec(cut.text)?.[1] ?? '';
+    expect(whole.startsWith(servedHead)).toBe(true);
+    expect(column).toBe(servedHead.length + 1);
+    const on = await ctx.readLines('bundle.min.js', 1, 1, { column });
+    expect(on.text).toContain(`1\t${whole.slice(column - 1, column + 19)}`);
     const narrow = await ctx.readFile('bundle.min.js');
     expect(narrow.view).toBe('narrow');
     expect(narrow.tokens).toBeLessThanOrEqual(ctx.profile.perCallTokens);

@@ -243,10 +243,15 @@ export async function readFile(ws: Workspace, caller: Caller, path: string, opti
     }
     let body = parts.join('\n');
     const keptLines = spans.reduce((a, [x, y]) => a + (y - x), 0);
+    let next = omitted[0] === undefined ? undefined : callText('readLines', [path, omitted[0].startLine, omitted[0].endLine]);
     if (keptLines === 0) {
       // One huge line (minified code): cut inside it by tokens instead.
       const cut = truncateTokens(ws.tokenizer, lines.join('\n'), Math.max(0, room), strategy, '\n[… cut …]\n');
-      body = `${cut.text}\n[… ${cut.totalTokens - cut.tokens} of ${cut.totalTokens} tokens cut (strategy ${strategy}); the file has ${lines.length} line(s); ${callText('readLines', [path, 1, 1])} reads it in pieces …]`;
+      // A cut from the start ends inside a line: the next call reads on from the column where it stopped, not the line again.
+      const lineEnd = cut.text.lastIndexOf('\n');
+      const line = strategy === 'start' ? cut.text.split('\n').length : 1;
+      next = strategy === 'start' ? callText('readLines', [path, line, line], { column: cut.text.length - lineEnd }) : callText('readLines', [path, 1, 1]);
+      body = `${cut.text}\n[… ${cut.totalTokens - cut.tokens} of ${cut.totalTokens} tokens cut (strategy ${strategy}); the file has ${lines.length} line(s); ${next} reads ${strategy === 'start' ? 'on from where this stops' : 'it in pieces'} …]`;
       omitted.length = 0;
       omitted.push({ startLine: 1, endLine: lines.length, tokens: cut.totalTokens - cut.tokens });
     }
@@ -254,7 +259,7 @@ export async function readFile(ws: Workspace, caller: Caller, path: string, opti
       view: 'truncated',
       omitted,
       redactions: findings,
-      next: omitted[0] === undefined ? undefined : callText('readLines', [path, omitted[0].startLine, omitted[0].endLine]),
+      next,
       label: `${keptLines} of ${lines.length} lines (strategy ${strategy})`,
       ...(spans.length === 1 && spans[0] ? { startLine: spans[0][0] + 1, endLine: spans[0][1] } : {}),
     });
