@@ -149,8 +149,19 @@ export class CtxfsBashFs implements IFileSystem {
     if (this.#fs.readOnly) throw new BashFsError('EROFS', syscall, `/${path}`);
   }
 
-  /** Refuses a path the policy keeps from this agent (`EACCES`). */
-  #check(run: ProgramRun | undefined, opClass: 'read' | 'search' | 'write' | 'delete' | 'rename', path: string): void {
+  /**
+   * Refuses a path the policy keeps from this agent (`EACCES`), and a path
+   * that is a link to one: `cat notes.txt` of a link to `.env` is refused as
+   * `cat .env` is.
+   */
+  async #check(run: ProgramRun | undefined, opClass: 'read' | 'search' | 'write' | 'delete' | 'rename', path: string): Promise<void> {
+    this.#checkName(run, opClass, path);
+    const real = await this.#fs.realpath(path).catch(() => path);
+    if (real !== path) this.#checkName(run, opClass, real);
+  }
+
+  /** {@link #check} of `path` as named, without following a link (what a listing shows). */
+  #checkName(run: ProgramRun | undefined, opClass: 'read' | 'search' | 'write' | 'delete' | 'rename', path: string): void {
     if (run !== undefined) {
       run.check(opClass, path);
       return;
@@ -184,7 +195,7 @@ export class CtxfsBashFs implements IFileSystem {
 
   readFileBuffer(path: string): Promise<Uint8Array> {
     return this.#call('open', path, async (p, run) => {
-      this.#check(run, 'read', p);
+      await this.#check(run, 'read', p);
       const st = await this.#target('open', p);
       if (st.kind === 'directory') throw new BashFsError('EISDIR', 'read', `/${p}`);
       if (this.#maxFileReadSize > 0 && st.size > this.#maxFileReadSize)
@@ -197,7 +208,7 @@ export class CtxfsBashFs implements IFileSystem {
     return this.#call('write', path, (p, scope) =>
       this.#change(scope, `write /${p}`, async (run) => {
         this.#writable('write', p);
-        run.check('write', p);
+        await this.#check(run, 'write', p);
         await run.willChange(p);
         await this.#fs.writeBytes(p, toBytes(content, encodingOf(options)), { createParents: true });
       }),
@@ -208,7 +219,7 @@ export class CtxfsBashFs implements IFileSystem {
     return this.#call('append', path, (p, scope) =>
       this.#change(scope, `append /${p}`, async (run) => {
         this.#writable('append', p);
-        run.check('write', p);
+        await this.#check(run, 'write', p);
         await run.willChange(p);
         await this.#fs.writeBytes(p, toBytes(content, encodingOf(options)), { mode: 'append', createParents: true });
       }),
@@ -219,7 +230,7 @@ export class CtxfsBashFs implements IFileSystem {
   async exists(path: string): Promise<boolean> {
     try {
       return await this.#call('access', path, async (p, run) => {
-        if (p !== '') this.#check(run, 'search', p);
+        if (p !== '') await this.#check(run, 'search', p);
         return await this.#fs.exists(p);
       });
     } catch {
@@ -227,12 +238,28 @@ export class CtxfsBashFs implements IFileSystem {
     }
   }
 
+  /** A path the policy keeps out of this agent's listings does not exist for its metadata either, as for {@link exists}. */
+  async #visible(run: ProgramRun | undefined, syscall: string, p: string, followLink = true): Promise<void> {
+    if (p === '') return;
+    try {
+      if (followLink) await this.#check(run, 'search', p);
+      else this.#checkName(run, 'search', p);
+    } catch {
+      throw new BashFsError('ENOENT', syscall, `/${p}`);
+    }
+  }
+
   stat(path: string): Promise<FsStat> {
-    return this.#call('stat', path, async (p) => statOf(await this.#target('stat', p)));
+    return this.#call('stat', path, async (p, run) => {
+      await this.#visible(run, 'stat', p);
+      return statOf(await this.#target('stat', p));
+    });
   }
 
   lstat(path: string): Promise<FsStat> {
-    return this.#call('lstat', path, async (p) => {
+    return this.#call('lstat', path, async (p, run) => {
+      // The link itself, as a listing shows it: what it leads to is the concern of a read.
+      await this.#visible(run, 'lstat', p, false);
       if (p === '') return statOf(await this.#fs.stat(p));
       // The protocol's stat follows a link; the parent's listing tells a link from what it leads to.
       const slash = p.lastIndexOf('/');
@@ -245,7 +272,7 @@ export class CtxfsBashFs implements IFileSystem {
   mkdir(path: string, options?: MkdirOptions): Promise<void> {
     return this.#call('mkdir', path, async (p, run) => {
       this.#writable('mkdir', p);
-      this.#check(run, 'write', p);
+      await this.#check(run, 'write', p);
       const recursive = options?.recursive ?? false;
       await this.#fs.mkdir(p, { parents: recursive, existOk: recursive });
     });
@@ -257,7 +284,7 @@ export class CtxfsBashFs implements IFileSystem {
       // What the policy keeps from this agent is not listed, as in the listing tools.
       return entries.filter((e) => {
         try {
-          this.#check(run, 'search', e.path);
+          this.#checkName(run, 'search', e.path);
           return true;
         } catch {
           return false;
@@ -286,14 +313,14 @@ export class CtxfsBashFs implements IFileSystem {
       throw err;
     });
     if (st?.kind !== 'directory') {
-      run.check(opClass, map(path));
+      await this.#check(run, opClass, map(path));
       await run.willChange(map(path));
       return;
     }
     for await (const batch of this.#fs.walk(path)) {
       for (const e of batch) {
         if (e.kind !== 'file') continue;
-        run.check(opClass, map(e.path));
+        await this.#check(run, opClass, map(e.path));
         await run.willChange(map(e.path));
       }
     }
@@ -303,7 +330,7 @@ export class CtxfsBashFs implements IFileSystem {
     return this.#call('rm', path, (p, scope) =>
       this.#change(scope, `rm /${p}`, async (run) => {
         this.#writable('rm', p);
-        run.check('delete', p);
+        await this.#check(run, 'delete', p);
         if (options?.recursive) await this.#willChangeTree(run, 'delete', p);
         else await run.willChange(p);
         await this.#fs.delete(p, { recursive: options?.recursive ?? false, force: options?.force ?? false });
@@ -319,7 +346,7 @@ export class CtxfsBashFs implements IFileSystem {
         throw new BashFsError('EINVAL', 'cp', virtualPath(src, 'cp'), `cannot copy '${virtualPath(src, 'cp')}' into itself, '${to}'`);
       return this.#change(scope, `cp /${from} ${to}`, async (run) => {
         this.#writable('cp', d);
-        run.check('read', from);
+        await this.#check(run, 'read', from);
         await this.#walkChecked(run, from);
         const into = (p: string): string => d + p.slice(from.length);
         await this.#willChangeTree(run, 'write', from, into);
@@ -341,8 +368,8 @@ export class CtxfsBashFs implements IFileSystem {
       if (d === from) return Promise.resolve();
       return this.#change(scope, `mv /${from} ${to}`, async (run) => {
         this.#writable('mv', from);
-        run.check('rename', from);
-        run.check('rename', d);
+        await this.#check(run, 'rename', from);
+        await this.#check(run, 'rename', d);
         await this.#willChangeTree(run, 'rename', from);
         await this.#willChangeTree(run, 'rename', from, (p) => d + p.slice(from.length));
         try {
@@ -358,7 +385,7 @@ export class CtxfsBashFs implements IFileSystem {
   async #walkChecked(run: ProgramRun, path: string): Promise<void> {
     const st = await this.#fs.stat(path);
     if (st.kind !== 'directory') return;
-    for await (const batch of this.#fs.walk(path)) for (const e of batch) if (e.kind === 'file') run.check('read', e.path);
+    for await (const batch of this.#fs.walk(path)) for (const e of batch) if (e.kind === 'file') await this.#check(run, 'read', e.path);
   }
 
   resolvePath(base: string, path: string): string {
@@ -373,7 +400,7 @@ export class CtxfsBashFs implements IFileSystem {
   chmod(path: string, _mode: number): Promise<void> {
     return this.#call('chmod', path, async (p, run) => {
       this.#writable('chmod', p);
-      this.#check(run, 'write', p);
+      await this.#check(run, 'write', p);
       await this.#fs.stat(p);
       throw new BashFsError('ENOTSUP', 'chmod', `/${p}`, 'ctxfs keeps no permission bits through this filesystem');
     });
@@ -412,7 +439,7 @@ export class CtxfsBashFs implements IFileSystem {
   utimes(path: string, _atime: Date, _mtime: Date): Promise<void> {
     return this.#call('utime', path, async (p, run) => {
       this.#writable('utime', p);
-      this.#check(run, 'write', p);
+      await this.#check(run, 'write', p);
       // The backend keeps its own times; the file must exist, as for utimes(2).
       await this.#target('utime', p);
     });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContainerFilesystem } from '@ctxfs/container';
@@ -142,6 +142,9 @@ describe.each(Object.entries(BACKENDS))('just-bash over ctxfs %s', (name, make) 
     expect(cat.stderr).toBe('cat: secrets/key.txt: No such file or directory\n');
     expect((await bash.exec('ls secrets')).stdout).toBe('');
     expect((await bash.exec('grep -r SECRET .')).stdout).toBe('');
+    // Its metadata is withheld too: stat says what exists says.
+    await expect(new CtxfsBashFs(ctx).stat('/secrets/key.txt')).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await bash.exec('stat secrets/key.txt')).stdout).not.toMatch(/\b7\b/);
   });
 
   it('refuses a command the command rules deny, with bash\'s "Permission denied" and exit status 126', async () => {
@@ -192,5 +195,22 @@ describe('just-bash over ctxfs host: links out of the root', () => {
     }
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET\n');
     await expect(new CtxfsBashFs(o.ctx).symlink('/etc/passwd', '/p')).rejects.toMatchObject({ code: 'EPERM' });
+  });
+
+  it('refuses a link inside the root to a file the policy withholds, as it refuses the file', async () => {
+    const o = await BACKENDS.host({ '.env': 'API_TOKEN=tok_live_abcdefghijklmnop\n', 'a.txt': 'a\n' });
+    const dir = o.dir as string;
+    symlinkSync('.env', join(dir, 'notes.txt'));
+    const bash = new CtxfsBash(o.ctx);
+    for (const cmd of ['cat notes.txt', 'cp notes.txt copy.txt', 'grep TOKEN notes.txt', 'echo x >> notes.txt']) {
+      const r = await bash.exec(cmd);
+      expect(r.stdout, cmd).not.toContain('tok_live');
+      expect(r.exitCode, cmd).not.toBe(0);
+    }
+    await expect(new CtxfsBashFs(o.ctx).readFile('/notes.txt')).rejects.toMatchObject({ code: 'EACCES' });
+    expect(existsSync(join(dir, 'copy.txt'))).toBe(false);
+    expect(readFileSync(join(dir, '.env'), 'utf8')).toBe('API_TOKEN=tok_live_abcdefghijklmnop\n');
+    // The link is listed by its own name, as ls shows it.
+    expect((await bash.exec('ls')).stdout).toContain('notes.txt');
   });
 });
