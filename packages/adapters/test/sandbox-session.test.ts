@@ -175,6 +175,9 @@ for (const backend of await backends()) {
           { name: 'dangling', type: 'symlink' },
           { name: 'self', type: 'symlink' },
         ]);
+        // Its stat tells nothing of where it leads: not even the length of the target's name.
+        await symlink('/etc/hostname-of-a-long-outside-target', join(ws.hostRoot, 'src/out'));
+        for (const name of ['self', 'out']) expect(await s.stat({ path: `src/${name}` }), name).toEqual({ type: 'other', size: 0 });
       }));
 
     it('deleteFile: true when deleted, false when missing, rejects a directory', () =>

@@ -184,7 +184,8 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
       orNull(async () => {
         signalled(abortSignal);
         const s = await files.stat(local(path));
-        return { type: kindOf(s.kind), size: s.size };
+        // A link the backend did not follow (out of the workspace, a loop) has the size of its target's name: not ours to tell.
+        return { type: kindOf(s.kind), size: s.kind === 'symlink' ? 0 : s.size };
       }),
     listDirectory: ({ path, abortSignal }) =>
       orNull(async () => {
