@@ -451,14 +451,19 @@ export class HostFilesystem extends FilesystemBase {
   // ------------------------------------------------------------ primitives
 
   protected override async followLinks(path: string): Promise<string> {
-    let real = realpathOfNearest(this.#guard.abs(path));
-    // A link whose target does not exist yet: a write through it would make the target.
+    const abs = this.#guard.abs(path);
+    let real: string;
     try {
-      const abs = this.#guard.abs(path);
-      if (path !== '' && real === abs && fs.lstatSync(abs).isSymbolicLink())
-        real = realpathOfNearest(nodePath.resolve(nodePath.dirname(real), fs.readlinkSync(abs)));
+      // The common case, one call: the path is there.
+      real = fs.realpathSync.native(abs);
     } catch {
-      // Not there at all: the path as given is where a write would go.
+      real = realpathOfNearest(abs);
+      // A link whose target does not exist yet: a write through it would make the target.
+      try {
+        if (path !== '' && fs.lstatSync(abs).isSymbolicLink()) real = realpathOfNearest(nodePath.resolve(nodePath.dirname(real), fs.readlinkSync(abs)));
+      } catch {
+        // Not there at all: the path as given is where a write would go.
+      }
     }
     if (!isInside(this.root, real)) {
       throw hostError('EPATHESCAPE', path, 'a symbolic link in the path leads out of the workspace', 'use a path whose links stay inside the workspace');
