@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { isFsError } from '@ctxfs/core';
 import { HostFilesystem } from '@ctxfs/host';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ApprovalRequest, type ContextLayer, callbackApprover, createContext, type SafetyOptions } from '../src/index.ts';
+import { type ApprovalRequest, type ContextLayer, callbackApprover, createContext, openStateStore, type SafetyOptions } from '../src/index.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
 import { testState } from './support/test-state.ts';
 
@@ -302,6 +302,61 @@ for (const backend of BACKENDS) {
       await ctx.readLines('src/cart.ts', 1, 1);
       const rate = await ctx.readLines('src/cart.ts', 1, 1).catch((e: unknown) => e);
       expect((rate as Error).message).toMatch(/rate limit: 2 operations a minute.*resets in \d+ s/);
+    });
+
+    it("a session's budgets hold across the processes that resume it: operations, tokens, bytes and the rate, counted from its records", async () => {
+      ws = await backend.create(FILES);
+      const store = await openStateStore(testState(), { workspace: ws.fs.root });
+      try {
+        // Each layer stands for one process (a CLI command) on the same store, resuming one session.
+        const layer = (budgets: NonNullable<SafetyOptions['policy']>['budgets'], sessionId?: string) =>
+          createContext({ fs: ws.fs, store, agent: 'llm:a', sessionId, safety: { policyFiles: false, policy: { budgets } } });
+        const first = await layer({ operations: 3, operationsPerMinute: 100 });
+        const id = first.sessionContext.id;
+        await first.readLines('src/cart.ts', 1, 1);
+        await first.readLines('src/cart.ts', 1, 1);
+        await first.close();
+        const second = await layer({ operations: 3, operationsPerMinute: 100 }, id);
+        await second.readLines('src/cart.ts', 1, 1);
+        const spent = await second.readLines('src/cart.ts', 1, 1).catch((e: unknown) => e);
+        expect(spent).toMatchObject({ code: 'ELIMIT' });
+        expect((spent as Error).message).toMatch(/operations budget is spent: 3 of 3/);
+        await second.close();
+        // A refusal was not charged: a third process sees the same 3, and a new session has its own.
+        const third = await layer({ operations: 3 }, id);
+        await expect(third.readLines('src/cart.ts', 1, 1)).rejects.toMatchObject({ code: 'ELIMIT' });
+        await third.close();
+        const other = await layer({ operations: 3 });
+        expect((await other.readLines('src/cart.ts', 1, 1)).view).toBe('lines');
+        await other.close();
+
+        // Tokens and bytes: what one process served counts in the next.
+        const reader = await layer({ tokens: 1_000_000, bytes: 1_000_000 });
+        const sid = reader.sessionContext.id;
+        const served = await reader.readFile('src/cart.ts');
+        await reader.close();
+        const after = await layer({ tokens: served.tokens, bytes: 1_000_000 }, sid);
+        await expect(after.readFile('src/tax.ts')).rejects.toMatchObject({ code: 'ELIMIT', message: expect.stringMatching(/tokens budget is spent/) });
+        await after.close();
+        const bytesAfter = await layer({ bytes: Buffer.byteLength(served.text) }, sid);
+        await expect(bytesAfter.readFile('src/tax.ts')).rejects.toMatchObject({ code: 'ELIMIT', message: expect.stringMatching(/bytes budget is spent/) });
+        await bytesAfter.close();
+
+        // The rate: the last minute's calls of every process.
+        const fast = await layer({ operationsPerMinute: 2 });
+        const fid = fast.sessionContext.id;
+        await fast.readLines('src/cart.ts', 1, 1);
+        await fast.readLines('src/cart.ts', 1, 1);
+        await fast.close();
+        const again = await layer({ operationsPerMinute: 2 }, fid);
+        await expect(again.readLines('src/cart.ts', 1, 1)).rejects.toMatchObject({
+          code: 'ELIMIT',
+          message: expect.stringMatching(/rate limit: 2 operations a minute.*resets in \d+ s/),
+        });
+        await again.close();
+      } finally {
+        await store.close();
+      }
     });
 
     it('hostile paths are refused with a clear error before anything runs', async () => {

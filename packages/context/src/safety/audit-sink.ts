@@ -16,7 +16,7 @@ import type { StateStore } from '../state/state-store.ts';
 import type { AuditEntry } from './audit/audit-record.ts';
 import type { AuditTrail } from './audit/audit-trail.ts';
 import type { OpClass } from './policy.ts';
-import type { AuditDraft, AuditSink } from './safety-layer.ts';
+import type { AuditDraft, AuditSink, SessionSpend } from './safety-layer.ts';
 
 /** Records of reads written in one transaction at most; a fuller queue is written at once. */
 const AUDIT_BATCH = 64;
@@ -41,6 +41,7 @@ function rowParams(r: AuditDraft): Record<string, unknown> {
     ...(r.paths.length > 1 ? { paths: r.paths } : {}),
     ...(r.approval ? { approval: r.approval } : {}),
     ...(r.code ? { code: r.code } : {}),
+    ...(r.bytes ? { bytes: r.bytes } : {}),
     ...(r.before ? { before: r.before } : {}),
     ...(r.after ? { after: r.after } : {}),
     ...(r.diff ? { diff: r.diff } : {}),
@@ -49,6 +50,39 @@ function rowParams(r: AuditDraft): Record<string, unknown> {
     requestId: r.requestId,
   };
 }
+
+/**
+ * What session `sessionId` spent, as the policy's budgets count it, from the
+ * audit table's records: its calls but those a spent budget refused, the
+ * tokens and bytes they served, and the start times of the last minute's.
+ * Records still queued in another process (at most 20 ms of reads) are not
+ * counted.
+ *
+ * @example
+ * ```ts
+ * const spent = await sessionSpend(store, ctx.sessionContext.id); // { operations: 12, tokens: 5400, bytes: 21000, recent: [...] }
+ * ```
+ */
+export async function sessionSpend(store: StateStore, sessionId: string, now = Date.now()): Promise<SessionSpend> {
+  const bytes = store.dialect === 'sqlite' ? "json_extract(params, '$.bytes')" : "(params::jsonb ->> 'bytes')::bigint";
+  const row = await store.get<{ n: number | string; t: number | string | null; b: number | string | null }>(
+    `SELECT COUNT(*) AS n, SUM(tokens) AS t, SUM(${bytes}) AS b FROM audit WHERE session_id = ? AND (params IS NULL OR params NOT LIKE ?)`,
+    [sessionId, SPENT_REFUSAL],
+  );
+  const recent = await store.all<{ at_ms: number }>(
+    'SELECT at_ms FROM audit WHERE session_id = ? AND at_ms > ? AND (params IS NULL OR params NOT LIKE ?) ORDER BY at_ms',
+    [sessionId, now - 60_000, SPENT_REFUSAL],
+  );
+  return {
+    operations: Number(row?.n ?? 0),
+    tokens: Number(row?.t ?? 0),
+    bytes: Number(row?.b ?? 0),
+    recent: recent.map((r) => Number(r.at_ms)),
+  };
+}
+
+/** The records of calls a spent budget refused: they were not charged. */
+const SPENT_REFUSAL = '%"code":"ELIMIT"%';
 
 /** A record as the trail takes it. */
 function trailEntry(r: AuditDraft, context: AuditContext, replayed = false): AuditEntry {

@@ -123,6 +123,8 @@ export interface AuditDraft {
   result: 'ok' | 'refused' | 'denied' | 'error';
   code?: string | undefined;
   tokens?: number | undefined;
+  /** Bytes served or written, as the session's bytes budget counts them. */
+  bytes?: number | undefined;
   approval?: { required: boolean; by: DecidedBy; at?: string | undefined; approver?: string | undefined } | undefined;
   before?: Readonly<Record<string, string | null>> | undefined;
   after?: Readonly<Record<string, string | null>> | undefined;
@@ -150,6 +152,15 @@ const MAX_RECORDED_CHARS = 256;
 
 /** Characters a shell would act on: refused in paths a model sends. */
 const SHELL_META = /[;|&`\n\r]|\$[({]/;
+
+/** What a session spent, as the policy's budgets count it. */
+export interface SessionSpend {
+  readonly operations: number;
+  readonly tokens: number;
+  readonly bytes: number;
+  /** Start times (ms) of its operations in the last minute, oldest first. */
+  readonly recent: readonly number[];
+}
 
 /** Per-session counters for the policy's budgets. */
 interface Usage {
@@ -181,6 +192,7 @@ export class SafetyLayer {
   /** Calls whose record the edit journal wrote with their change. */
   readonly #journaled = new Set<string>();
   readonly #realpath: ((path: string) => Promise<string>) | undefined;
+  readonly #spentBefore: ((sessionId: string) => Promise<SessionSpend>) | undefined;
 
   constructor(options: {
     policy: Policy;
@@ -190,6 +202,8 @@ export class SafetyLayer {
     audit: AuditSink;
     /** Where a path leads through symbolic links (`fs.realpath`), on a backend that has them. */
     realpath?: ((path: string) => Promise<string>) | undefined;
+    /** What a session already spent, from the records of earlier processes (the audit table), when this one first meets it. */
+    spentBefore?: ((sessionId: string) => Promise<SessionSpend>) | undefined;
   }) {
     this.policy = options.policy;
     this.approver = options.approver;
@@ -197,6 +211,21 @@ export class SafetyLayer {
     this.#redactor = options.redactor;
     this.#audit = options.audit;
     this.#realpath = options.realpath;
+    this.#spentBefore = options.spentBefore;
+  }
+
+  /**
+   * Starts this process's count of a session it has not met from what the
+   * session spent before (another process, a command before this one), so
+   * a budget holds for the session, not for one process's share of it.
+   */
+  async #resume(sessionId: string): Promise<void> {
+    const b = this.policy.budgets;
+    const budgeted = b.operations !== undefined || b.tokens !== undefined || b.bytes !== undefined || b.operationsPerMinute !== undefined;
+    if (!budgeted || this.#spentBefore === undefined || this.#usage.has(sessionId)) return;
+    const spent = await this.#spentBefore(sessionId).catch(() => undefined);
+    if (spent === undefined || this.#usage.has(sessionId)) return;
+    this.#usage.set(sessionId, { operations: spent.operations, tokens: spent.tokens, bytes: spent.bytes, recent: [...spent.recent] });
   }
 
   /**
@@ -253,6 +282,7 @@ export class SafetyLayer {
       result,
       code: fields.code,
       tokens: fields.tokens,
+      bytes: fields.bytes,
       approval: approval === undefined && !required ? undefined : { required, by: approval?.by ?? 'policy', at: approval?.at, approver: approval?.approver },
       before: fields.before,
       after: fields.after,
@@ -282,6 +312,7 @@ export class SafetyLayer {
       }
     }
     if (call.invalid) refuse(withoutHostPaths(call.invalid), 'error');
+    await this.#resume(sessionId);
     const limit = this.#charge(call, sessionId);
     if (limit) refuse(limit, 'denied');
 

@@ -18,7 +18,7 @@ import { VersionStore } from '../history/version-store.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import type { Approver } from '../safety/approval.ts';
 import { AuditTrail, type AuditTrailOptions } from '../safety/audit/audit-trail.ts';
-import { storeAuditSink } from '../safety/audit-sink.ts';
+import { sessionSpend, storeAuditSink } from '../safety/audit-sink.ts';
 import { type PolicyConfig, resolvePolicy } from '../safety/policy.ts';
 import { loadPolicyFiles } from '../safety/policy-file.ts';
 import type { Redactor } from '../safety/redaction.ts';
@@ -99,6 +99,8 @@ export async function openWorkspaceGuard(options: {
       redactor: options.redactor,
       audit: options.safety?.audit ?? (await storeAuditSink(store, trail, { backend: fs.constructor.name, user: process.env.USER ?? 'unknown' })),
       realpath: fs.capabilities.symlinks ? (path) => fs.realpath(path) : undefined,
+      // What a resumed session spent is in the table this sink writes; another sink keeps its own.
+      spentBefore: options.safety?.audit === undefined ? (sessionId) => sessionSpend(store, sessionId) : undefined,
     });
     const versions = new VersionStore(store);
     const journal = new EditJournal(store, versions, {

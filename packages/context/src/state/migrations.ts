@@ -323,6 +323,17 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP INDEX IF EXISTS session_reads_path;
     `,
   },
+  {
+    version: 13,
+    description:
+      "index the audit table by session: a process that meets a session another one began counts what it spent (operations, tokens, bytes, the last minute's calls) from its records, so the policy's budgets hold for the session, not per process",
+    sql: `
+      CREATE INDEX IF NOT EXISTS audit_session ON audit (session_id);
+    `,
+    postgres: `
+      CREATE INDEX IF NOT EXISTS audit_session ON audit (session_id);
+    `,
+  },
 ];
 
 /**
