@@ -572,7 +572,8 @@ export class FileEditor {
         { version: after, next: callText('readFile', [primary]) },
       );
     }
-    const { files, diff, added, removed } = changeDiff(effective, recorded);
+    const described = changeDiff(effective, recorded);
+    const { files, added, removed } = described;
     for (const p of effective) {
       await this.#afterWrite(p, author, options.message);
       if (p.renameFrom !== undefined) await this.#afterWrite({ ...p, path: p.renameFrom, bytes: null, renameFrom: undefined }, author, options.message);
@@ -591,15 +592,28 @@ export class FileEditor {
         : `${describeOp(op)} ${files.length} files: +${added} -${removed} lines`;
     const mergeNote = merged ? ' The file had changed since you read it; your edit was merged with those changes (see diff).' : '';
     const staleNote = staleReaders.length > 0 ? ` Now stale for: ${[...new Set(staleReaders.map((r) => r.agent))].join(', ')}.` : '';
-    return {
-      success: true,
-      message: `${summary}.${mergeNote}${staleNote}`,
-      code: undefined,
-      op,
-      path: head.path,
+    return this.#applied(op, `${summary}.${mergeNote}${staleNote}`, described, merged, {
       version: head.version,
       previousVersion: head.previousVersion,
       seq: head.seq,
+      staleReaders,
+    });
+  }
+
+  /** The answer of a change that applies (or, in a dry run, would): its diff, redacted, and its counts. */
+  #applied(
+    op: string,
+    message: string,
+    { files, diff, added, removed }: ReturnType<typeof changeDiff>,
+    merged: boolean,
+    fields: Pick<EditResult, 'version' | 'previousVersion' | 'seq' | 'staleReaders' | 'dryRun'>,
+  ): EditResult {
+    return {
+      success: true,
+      message,
+      code: undefined,
+      op,
+      path: (files[0] as FileChange).path,
       diff: this.deps.redact ? this.deps.redact(diff) : diff,
       linesAdded: added,
       linesRemoved: removed,
@@ -609,7 +623,7 @@ export class FileEditor {
       conflict: undefined,
       next: undefined,
       files,
-      staleReaders,
+      ...fields,
     };
   }
 
@@ -621,8 +635,7 @@ export class FileEditor {
   preview(op: string, plans: readonly PlannedFile[]): EditResult {
     const effective = changing(plans);
     if (effective.length === 0) return { ...noChange(op, plans[0]), dryRun: true };
-    const { files, diff, added, removed } = changeDiff(effective, []);
-    const head = files[0] as FileChange;
+    const described = changeDiff(effective, []);
     const named = effective.map((p) =>
       p.renameFrom !== undefined
         ? `${p.path} (moved from ${p.renameFrom})`
@@ -634,27 +647,14 @@ export class FileEditor {
     );
     const merged = effective.some((p) => p.merged);
     const mergeNote = merged ? ' A file has changed since you read it; the diff is your edit merged with those changes.' : '';
-    return {
-      success: true,
-      message: `Dry run, nothing was written. Applied, it would change ${named.join(', ')}: +${added} -${removed} lines.${mergeNote}`,
-      code: undefined,
-      op,
-      path: head.path,
-      version: head.previousVersion,
+    const message = `Dry run, nothing was written. Applied, it would change ${named.join(', ')}: +${described.added} -${described.removed} lines.${mergeNote}`;
+    return this.#applied(op, message, described, merged, {
+      version: (described.files[0] as FileChange).previousVersion,
       previousVersion: undefined,
       seq: undefined,
-      diff: this.deps.redact ? this.deps.redact(diff) : diff,
-      linesAdded: added,
-      linesRemoved: removed,
-      linesChanged: added + removed,
-      merged,
-      unchanged: false,
-      conflict: undefined,
-      next: undefined,
-      files,
       staleReaders: [],
       dryRun: true,
-    };
+    });
   }
 
   /**
