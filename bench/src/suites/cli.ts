@@ -80,7 +80,7 @@ export default defineSuite<Ctx>({
       ctxfs('ctxfs cat --raw, 1 KB', ['cat', '--raw', 'one-kb.txt'], [cat, node], (out) => out === file, { budget: { maxMs: START_MS } }),
       ctxfs('ctxfs cat (budgeted view), 1 KB', ['cat', 'one-kb.txt'], [cat, node], (out) => out.includes('line 15 '), {
         budget: { maxMs: START_MS },
-        note: "the issue's goal holds for ctxfs cat too; this one opens the state store, records the read and its audit line, and counts tokens exactly (SQLite and the o200k vocabulary, most of its time)",
+        note: "the issue's goal holds for ctxfs cat too; this one opens the state store, records the read and its audit line, and counts tokens exactly (the context layer's modules, SQLite and the o200k vocabulary)",
       }),
     ];
   },

@@ -52,10 +52,13 @@ describe('what ctxfs loads to start', () => {
     expect(matching(loaded, COMMANDS)).toEqual([]);
   });
 
-  it('the budgeted cat loads SQLite, the tokenizer and the tools (the trace sees them when they load), not the command runner', () => {
+  it('the budgeted cat loads SQLite, the tokenizer and the tools, not the command runner', () => {
     const loaded = modules(['cat', 'src/math.ts']);
     expect(loaded).toContain('node:sqlite');
-    expect(loaded.some((u) => u.includes('gpt-tokenizer'))).toBe(true);
+    expect(loaded.some((u) => /\/packages\/context\/(src|dist)\/tokens\/bpe-vocabulary\.[jt]s$/.test(u))).toBe(true);
+    // The vocabulary is read as data (the rank file), never as gpt-tokenizer's 2.4 MB module of ranks.
+    expect(loaded.some((u) => /\/gpt-tokenizer\/data\/o200k_base\.tiktoken$/.test(u))).toBe(true);
+    expect(loaded.filter((u) => /gpt-tokenizer.*\.js$/.test(u))).toEqual([]);
     expect(loaded.some((u) => u.includes('/packages/tools/'))).toBe(true);
     // The tool set holds run_command, but its runner loads with the first command.
     expect(matching(loaded, COMMANDS)).toEqual([]);

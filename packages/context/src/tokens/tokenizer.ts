@@ -6,8 +6,11 @@
  * @module
  */
 
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { TextMemo } from '../content/text-memo.ts';
+import { BpeEncoder } from './bpe-encoder.ts';
+import { BpeVocabulary } from './bpe-vocabulary.ts';
 
 /** Counts and cuts text in tokens. Replaceable for models with another vocabulary. */
 export interface Tokenizer {
@@ -18,25 +21,52 @@ export interface Tokenizer {
   decode(tokens: readonly number[]): string;
 }
 
-interface O200k {
-  countTokens(text: string, options: object): number;
-  encode(text: string, options: object): number[];
-  decode(tokens: number[]): string;
-}
+/**
+ * Unicode's White_Space, which tiktoken's `\s` means (Rust's regex). JavaScript's
+ * `\s` differs in two characters: it holds U+FEFF and lacks U+0085, and each
+ * changes where a pre-token ends (`"\t\t\uFEFF"` is three tokens to tiktoken).
+ */
+const WHITE_SPACE = '\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 
-let o200k: O200k | undefined;
+/**
+ * o200k's pre-token pattern as tiktoken defines it, in JavaScript's dialect:
+ * `\s` spelled as {@link WHITE_SPACE}, and the case-insensitive contractions
+ * spelled out with their Unicode case folds (`'ſ` is `'s` to Rust's `(?i)`).
+ */
+const O200K_SPLIT = (() => {
+  const ws = WHITE_SPACE;
+  const upper = '[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]';
+  const lower = '[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]';
+  const contraction = "(?:'(?:[sSſ]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD]))?";
+  const lead = '[^\\r\\n\\p{L}\\p{N}]?';
+  return new RegExp(
+    [
+      `${lead}${upper}*${lower}+${contraction}`,
+      `${lead}${upper}+${lower}*${contraction}`,
+      '\\p{N}{1,3}',
+      ` ?[^${ws}\\p{L}\\p{N}]+[\\r\\n/]*`,
+      `[${ws}]*[\\r\\n]+`,
+      `[${ws}]+(?![^${ws}])`,
+      `[${ws}]+`,
+    ].join('|'),
+    'gu',
+  );
+})();
 
-// The vocabulary costs ~70 MB of memory and ~100 ms to load; a process that
-// only scans or reads never pays for it. Loaded synchronously on first use so
-// counting stays a plain function call.
-function vocabulary(): O200k {
-  o200k ??= createRequire(import.meta.url)('gpt-tokenizer/cjs/encoding/o200k_base') as O200k;
+let o200k: BpeEncoder | undefined;
+
+// A process that only scans or reads never pays for the vocabulary: it is
+// read on first use, synchronously so counting stays a plain function call.
+// The ranks are OpenAI's published rank file as gpt-tokenizer ships it; the
+// encoder is ours because gpt-tokenizer's loader costs 300–400 ms (see
+// bpe-vocabulary.ts) where reading the rank file costs a few tens.
+function vocabulary(): BpeEncoder {
+  if (o200k === undefined) {
+    const ranks = readFileSync(createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken'));
+    o200k = new BpeEncoder(BpeVocabulary.fromTiktoken(ranks), O200K_SPLIT);
+  }
   return o200k;
 }
-
-// File content may legitimately contain strings such as `<|endoftext|>`; they
-// are text to count, never control tokens, so no special token is honoured.
-const AS_TEXT = { disallowedSpecial: new Set<string>(), allowedSpecial: new Set<string>() };
 
 // The same text is counted again and again: a listing or a read served again
 // unchanged is the same string (its delimiters' nonce comes from the content),
@@ -81,8 +111,20 @@ function runSlices(text: string): string[] | undefined {
   };
   for (let i = 0; i <= text.length; i++) {
     const c = i < text.length ? text.charCodeAt(i) : 32;
-    // The whitespace that ends a pre-token run: space, tab, line breaks, and the rest of \s.
-    if (c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x3000 || c === 0x2028 || c === 0x2029 || c === 0xfeff || (c >= 0x2000 && c <= 0x200a)) {
+    // The whitespace that ends a pre-token run ({@link WHITE_SPACE}).
+    if (
+      c === 32 ||
+      (c >= 9 && c <= 13) ||
+      c === 0x85 ||
+      c === 0xa0 ||
+      c === 0x1680 ||
+      (c >= 0x2000 && c <= 0x200a) ||
+      c === 0x2028 ||
+      c === 0x2029 ||
+      c === 0x202f ||
+      c === 0x205f ||
+      c === 0x3000
+    ) {
       if (run >= LONG_RUN) flush(i - run, i);
       run = 0;
     } else run++;
@@ -94,14 +136,16 @@ function runSlices(text: string): string[] | undefined {
 
 function countText(text: string): number {
   const pieces = runSlices(text);
-  if (pieces === undefined) return vocabulary().countTokens(text, AS_TEXT);
+  if (pieces === undefined) return vocabulary().count(text);
   let n = 0;
-  for (const p of pieces) n += vocabulary().countTokens(p, AS_TEXT);
+  for (const p of pieces) n += vocabulary().count(p);
   return n;
 }
 
 /**
- * The default tokenizer: o200k_base from gpt-tokenizer, all local.
+ * The default tokenizer: o200k_base (OpenAI's rank file as gpt-tokenizer
+ * ships it), all local. Special-token text in files (`<|endoftext|>`) is
+ * counted as the text it is, never as a control token.
  *
  * @example
  * ```ts
@@ -113,15 +157,15 @@ export const o200kTokenizer: Tokenizer = {
   name: 'o200k_base',
   count: (text) => {
     if (text.length === 0) return 0;
-    if (text.length < RECENT_MIN_CHARS) return vocabulary().countTokens(text, AS_TEXT);
+    if (text.length < RECENT_MIN_CHARS) return vocabulary().count(text);
     if (text.length > RECENT_MAX_CHARS) return countText(text);
     return recentCounts.get(text) ?? recentCounts.set(text, countText(text));
   },
   encode: (text) => {
     const pieces = runSlices(text);
-    return pieces === undefined ? vocabulary().encode(text, AS_TEXT) : pieces.flatMap((p) => vocabulary().encode(p, AS_TEXT));
+    return pieces === undefined ? vocabulary().encode(text) : pieces.flatMap((p) => vocabulary().encode(p));
   },
-  decode: (tokens) => vocabulary().decode(tokens as number[]),
+  decode: (tokens) => vocabulary().decode(tokens),
 };
 
 /** Where {@link truncateTokens} cuts. */

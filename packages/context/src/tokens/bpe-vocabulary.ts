@@ -1,0 +1,137 @@
+/**
+ * A byte-pair vocabulary held as one byte blob and an open-addressed hash
+ * index over it, read from the `.tiktoken` rank file (one base64 token and its
+ * rank a line) that gpt-tokenizer ships.
+ *
+ * Why not gpt-tokenizer's own loader: its ranks are a 2.4 MB array literal
+ * of strings, and the encoder builds a Map of 200,000 strings from it; the
+ * two cost 300–400 ms and about 70 MB before the first count. Every CLI
+ * command that serves a model's view of a file and every MCP server's first
+ * read paid that. Decoding the rank file into typed arrays takes a few tens
+ * of milliseconds and a few megabytes.
+ *
+ * @module
+ */
+
+const EMPTY = 0;
+
+/** A vocabulary of byte sequences, each with its rank (the token id). */
+export class BpeVocabulary {
+  /** Every token's bytes, back to back in rank order. */
+  readonly #blob: Uint8Array;
+  /** `#offsets[r]` to `#offsets[r + 1]` is rank `r`'s bytes in {@link #blob}. */
+  readonly #offsets: Uint32Array;
+  /** Open addressing on the FNV-1a hash of a token's bytes; a slot holds rank + 1, or 0 when empty. */
+  readonly #index: Int32Array;
+  readonly #mask: number;
+
+  private constructor(blob: Uint8Array, offsets: Uint32Array) {
+    this.#blob = blob;
+    this.#offsets = offsets;
+    const count = offsets.length - 1;
+    let slots = 1;
+    while (slots < count * 2) slots *= 2;
+    this.#index = new Int32Array(slots);
+    this.#mask = slots - 1;
+    for (let rank = 0; rank < count; rank++) {
+      const from = offsets[rank] as number;
+      const to = offsets[rank + 1] as number;
+      let slot = hashBytes(blob, from, to) & this.#mask;
+      while (this.#index[slot] !== EMPTY) slot = (slot + 1) & this.#mask;
+      this.#index[slot] = rank + 1;
+    }
+  }
+
+  /**
+   * Reads a `.tiktoken` rank file: lines of `<base64 bytes> <rank>`, ranks
+   * 0, 1, 2, … in order (the form OpenAI publishes and gpt-tokenizer ships).
+   *
+   * @throws {Error} when a line is malformed or the ranks are not consecutive.
+   */
+  static fromTiktoken(file: Uint8Array): BpeVocabulary {
+    const n = file.length;
+    // Decoded bytes are at most three quarters of the base64 text; a line is at least 7 bytes (`AA== 0\n`).
+    const blob = new Uint8Array(Math.ceil((n * 3) / 4));
+    const offsets = new Uint32Array(Math.ceil(n / 7) + 2);
+    let ranks = 0;
+    let at = 0;
+    let written = 0;
+    const malformed = (why: string) => new Error(`tiktoken rank file: ${why} at byte ${at}`);
+    while (at < n) {
+      // A token's base64 is whole groups of four digits, padding included.
+      do {
+        if (at + 4 > n) throw malformed('a line without its rank');
+        const a = BASE64[file[at] as number] as number;
+        const b = BASE64[file[at + 1] as number] as number;
+        const c = BASE64[file[at + 2] as number] as number;
+        const d = BASE64[file[at + 3] as number] as number;
+        if ((a | b | c | d) < 0 || a === PAD || b === PAD) throw malformed('not base64');
+        blob[written++] = (a << 2) | (b >> 4);
+        if (c !== PAD) {
+          blob[written++] = (b << 4) | (c >> 2);
+          if (d !== PAD) blob[written++] = (c << 6) | d;
+        }
+        at += 4;
+      } while (file[at] !== 0x20);
+      let rank = 0;
+      let c = file[++at] as number;
+      if (c < 0x30 || c > 0x39) throw malformed('no rank');
+      while (c >= 0x30 && c <= 0x39) {
+        rank = rank * 10 + (c - 0x30);
+        c = file[++at] as number;
+      }
+      if (rank !== ranks) throw malformed(`rank ${rank} where ${ranks} was due`);
+      offsets[++ranks] = written;
+      while (at < n && (file[at] === 0x0a || file[at] === 0x0d)) at++;
+    }
+    return new BpeVocabulary(blob.subarray(0, written), offsets.subarray(0, ranks + 1));
+  }
+
+  /** How many ranks the vocabulary holds. */
+  get size(): number {
+    return this.#offsets.length - 1;
+  }
+
+  /** The rank of `bytes[from..to)`, or -1 when no token is those bytes. */
+  rankOf(bytes: Uint8Array, from: number, to: number): number {
+    const blob = this.#blob;
+    const offsets = this.#offsets;
+    const length = to - from;
+    let slot = hashBytes(bytes, from, to) & this.#mask;
+    for (;;) {
+      const entry = this.#index[slot] as number;
+      if (entry === EMPTY) return -1;
+      const rank = entry - 1;
+      const start = offsets[rank] as number;
+      if ((offsets[rank + 1] as number) - start === length) {
+        let i = 0;
+        while (i < length && blob[start + i] === bytes[from + i]) i++;
+        if (i === length) return rank;
+      }
+      slot = (slot + 1) & this.#mask;
+    }
+  }
+
+  /** Rank `rank`'s bytes (a view; do not write to it), or `undefined` past the vocabulary. */
+  bytesOf(rank: number): Uint8Array | undefined {
+    if (!Number.isInteger(rank) || rank < 0 || rank >= this.size) return undefined;
+    return this.#blob.subarray(this.#offsets[rank], this.#offsets[rank + 1]);
+  }
+}
+
+function hashBytes(bytes: Uint8Array, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ (bytes[i] as number), 0x01000193);
+  return h >>> 0;
+}
+
+const PAD = 64;
+
+// Base64 digit values; PAD marks padding ('='), -1 anything else.
+const BASE64 = (() => {
+  const table = new Int8Array(256).fill(-1);
+  const digits = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  for (let i = 0; i < 64; i++) table[digits.charCodeAt(i)] = i;
+  table[0x3d] = PAD;
+  return table;
+})();
