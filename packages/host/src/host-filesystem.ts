@@ -393,9 +393,26 @@ export class HostFilesystem extends FilesystemBase {
    * });
    * ```
    */
-  withLock<T>(path: string, fn: () => Promise<T> | T, options: { shared?: boolean } = {}): Promise<T> {
+  async withLock<T>(path: string, fn: () => Promise<T> | T, options: { shared?: boolean } = {}): Promise<T> {
     const p = this.resolve(path, 'lock').path;
-    return this.#locks.with(p, options.shared ? 'shared' : 'exclusive', fn);
+    return this.#locks.with(await this.#fileKey(p), options.shared ? 'shared' : 'exclusive', fn);
+  }
+
+  /**
+   * The lock key of the file `path` names: where its links lead, so that
+   * every spelling of one file (`link/a.ts`, `real/a.ts`) takes one lock and
+   * two writers' compare-and-swap cannot interleave.
+   */
+  async #fileKey(path: string): Promise<string> {
+    return await this.followLinks(path).catch(() => path);
+  }
+
+  /** The lock key of the directory entry `path` (a remove or a rename acts on the entry, a link itself included): its parent's links followed. */
+  async #entryKey(path: string): Promise<string> {
+    const i = path.lastIndexOf('/');
+    if (i < 0) return path;
+    const parent = await this.#fileKey(path.slice(0, i));
+    return parent === '' ? path.slice(i + 1) : `${parent}/${path.slice(i + 1)}`;
   }
 
   // ------------------------------------------------------------ escape probes
@@ -624,7 +641,7 @@ export class HostFilesystem extends FilesystemBase {
     const sink = openAtomicSink(this.#guard, path, mode, {
       durability: this.#durability,
       ifMatch,
-      lock: () => this.#locks.acquire(path, 'exclusive', { brief: mode !== 'append' }),
+      lock: async () => this.#locks.acquire(await this.#fileKey(path), 'exclusive', { brief: mode !== 'append' }),
       onSettled: () => {
         if (writer) this.#writers.delete(writer);
       },
@@ -641,7 +658,7 @@ export class HostFilesystem extends FilesystemBase {
   }
 
   protected async removeFile(path: string): Promise<void> {
-    await this.#locks.with(path, 'exclusive', () => {
+    await this.#locks.with(await this.#entryKey(path), 'exclusive', () => {
       const { dfd, name } = this.#parent(path);
       try {
         fs.unlinkSync(this.#guard.via(dfd, name));
@@ -674,7 +691,8 @@ export class HostFilesystem extends FilesystemBase {
   }
 
   protected async renamePath(from: string, to: string): Promise<void> {
-    const [a, b] = from < to ? [from, to] : [to, from];
+    const [keyFrom, keyTo] = [await this.#entryKey(from), await this.#entryKey(to)];
+    const [a, b] = keyFrom < keyTo ? [keyFrom, keyTo] : [keyTo, keyFrom];
     await this.#locks.with(a, 'exclusive', () =>
       this.#locks.with(b, 'exclusive', () => {
         const src = this.#parent(from);
@@ -696,7 +714,7 @@ export class HostFilesystem extends FilesystemBase {
       const mode = fs.fstatSync(fd).mode & 0o7777;
       const sink = openAtomicSink(this.#guard, to, 'overwrite', {
         durability: this.#durability,
-        lock: () => this.#locks.acquire(to, 'exclusive', { brief: true }),
+        lock: async () => this.#locks.acquire(await this.#fileKey(to), 'exclusive', { brief: true }),
         mode,
       });
       try {

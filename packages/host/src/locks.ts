@@ -28,7 +28,12 @@ const lockfile = lazyModule<typeof import('proper-lockfile')>('proper-lockfile',
 
 /** Lock behaviour of a {@link HostFilesystem}. */
 export interface LockOptions {
-  /** Give up after this long with `ELOCKTIMEOUT`. Default 10,000 ms. */
+  /**
+   * Give up after this long with `ELOCKTIMEOUT`. Default {@link staleMs} +
+   * 5,000 ms: a waiter outlasts the lock a killed process left, which is
+   * taken over once it is `staleMs` old, so opening a workspace right after a
+   * crash waits for it instead of failing.
+   */
   timeoutMs?: number;
   /** First retry delay; doubles up to {@link retryMaxMs}. Default 5 ms. */
   retryMinMs?: number;
@@ -114,10 +119,10 @@ export class LockManager {
   constructor(scope: string, dir: string | undefined, options: LockOptions = {}) {
     this.#scope = scope;
     this.#dir = options.crossProcess === false ? undefined : (options.dir ?? dir);
-    this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#retryMinMs = options.retryMinMs ?? 5;
     this.#retryMaxMs = options.retryMaxMs ?? 100;
     this.#staleMs = Math.max(2000, options.staleMs ?? 10_000);
+    this.#timeoutMs = options.timeoutMs ?? this.#staleMs + 5_000;
     this.#maxLocks = options.maxLocks ?? 256;
     // The directory is created on the first cross-process lock (ENOENT path), so opening a workspace leaves nothing behind.
   }

@@ -110,6 +110,18 @@ describe('locks', () => {
     expect((await hfs.read('stale.txt')).text).toBe('taken over');
   }, 20_000);
 
+  it('waits out the lock of a dead process by default, whatever staleMs says (the default timeout is staleMs + 5 s)', async () => {
+    // Before: the timeout was 10 s whatever staleMs was, so a lock left by a killed process was never
+    // waited out when staleMs was 10 s or more — and at 10 s each (the defaults), only by luck.
+    const { ws, hfs } = make({ staleMs: 12_000 });
+    const child = run('hold-lock.ts', [ws.root, ws.state, 'stale.txt']);
+    await new Promise((r) => child.stdout?.once('data', r));
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    await hfs.write('stale.txt', 'taken over');
+    expect((await hfs.read('stale.txt')).text).toBe('taken over');
+  }, 30_000);
+
   it('caps concurrent locks (EBUSY beyond maxLocks) and releases every lock on error', async () => {
     const { hfs } = make({ maxLocks: 2 });
     let release!: () => void;
