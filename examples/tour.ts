@@ -147,8 +147,11 @@ try {
   heading('History', 'Every version is recorded: who made it, when, and the message it was given.');
   await call(agent, 'get_file_history', { path: 'src/shopping.ts' });
 
-  heading('Undo', 'The newest change is reverted (and recorded as a version of its own, so it can be undone too).');
-  const undone = await call(agent, 'undo', { path: 'src/shopping.ts' });
+  heading(
+    'Undo',
+    'The reviewer takes its change back: undo reverts the caller’s own newest change, never someone else’s (recorded as a version of its own, so it can be undone too).',
+  );
+  const undone = await call(other, 'undo', { path: 'src/shopping.ts' });
   expect(!undone.isError, 'the undo to succeed', undone);
   await call(agent, 'get_diff', { path: 'src/shopping.ts', from: 'previous', to: 'current' });
 

@@ -242,7 +242,7 @@ Examples:
   command(
     program,
     'undo <path>',
-    'revert the newest change not yet undone, or one change (undo)',
+    'revert your newest change not yet undone, or one change (undo)',
     ['ctxfs undo src/auth.ts', 'ctxfs undo src/auth.ts --change 4'],
     async () => (await edit()).undo,
   )

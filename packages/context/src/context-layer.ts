@@ -319,6 +319,7 @@ export class ContextSession {
       writeFile: (path, content, options) => this.#write(path, content, options),
       // In-memory buffer calls read; their save is a guarded write of its own.
       guard: (op, path, params, body) => this.#guard({ op, opClass: 'read', paths: [path ?? ''], params }, body, () => ({ result: 'ok' })),
+      resolve: async (path) => this.#ws.registry.spelledAs(await this.#linkFree(path)),
       mayWrite: (path) => this.#edits.safety.decide('write', path, this.agent).effect !== 'deny',
       diskChanged: async (path) => {
         await this.#ws.registry.refresh(path);
@@ -381,17 +382,68 @@ export class ContextSession {
     return this.#read('readFile', path, { ...options }, (p, ws) => readFile(ws, this.#caller, p, options));
   }
 
-  /** The caller's paths normalized, each a registered file's own spelling when it names one in another Unicode normalization. */
-  #normalized(op: string, inputs: readonly string[], target?: PathTarget): { paths: string[]; invalid: FsError | undefined } {
+  /**
+   * The caller's paths resolved to the files they name: normalized, every
+   * symbolic link inside the root followed (`link/a.ts` is `real/a.ts`), and
+   * a registered file's own spelling taken when the caller's is another
+   * Unicode normalization. One file has one key whatever the spelling, so a
+   * read through one is the base of an edit through another, and both share
+   * one history and one lock. `spellings` maps each spelling that resolved
+   * elsewhere to where it led.
+   */
+  async #resolved(
+    op: string,
+    inputs: readonly string[],
+    target?: PathTarget,
+  ): Promise<{ paths: string[]; spellings: ReadonlyMap<string, string> | undefined; invalid: FsError | undefined }> {
     const r = normalized(op, inputs, target);
-    return r.invalid === undefined ? { paths: r.paths.map((p) => this.#ws.registry.spelledAs(p)), invalid: undefined } : r;
+    if (r.invalid !== undefined) return { ...r, spellings: undefined };
+    const spellings = new Map<string, string>();
+    const paths: string[] = [];
+    for (const p of r.paths) {
+      const real = await this.#storedSpelling(this.#ws.registry.spelledAs(await this.#linkFree(p)));
+      if (real !== p) spellings.set(p, real);
+      paths.push(real);
+    }
+    return { paths, spellings, invalid: undefined };
+  }
+
+  /**
+   * A non-ASCII path the registry does not know yet (no scan since the file
+   * came), as its directory spells it when that is another Unicode
+   * normalization of it: `café.md` typed composed names the `cafe\u0301.md`
+   * on disk, and a write must not make a second file that looks the same.
+   */
+  async #storedSpelling(path: string): Promise<string> {
+    if (!/[^\p{ASCII}]/u.test(path) || this.#ws.registry.get(path) !== undefined) return path;
+    const fs = this.#ws.fs;
+    if (await fs.exists(path).catch(() => true)) return path;
+    const slash = path.lastIndexOf('/');
+    const dir = slash < 0 ? '' : path.slice(0, slash);
+    const want = path.slice(slash + 1).normalize('NFC');
+    const names = (await fs.list(dir).catch(() => [])).filter((e) => e.name !== path.slice(slash + 1) && e.name.normalize('NFC') === want);
+    // One other spelling on disk is the file meant; none, or several, leave the path as given.
+    return names.length === 1 ? (names[0] as { path: string }).path : path;
+  }
+
+  /** `path` with the links in it followed; as given on a backend without links, for the root, or where it cannot be resolved (the call meets that failure itself). */
+  async #linkFree(path: string): Promise<string> {
+    const fs = this.#ws.fs;
+    if (path === '' || !fs.capabilities.symlinks) return path;
+    return await fs.realpath(path).catch(() => path);
   }
 
   /** A guarded read of one file: normalized path, policy, audit, and the served content remembered. */
-  #read(op: string, path: string, params: Record<string, unknown>, body: (path: string, ws: Workspace) => Promise<Served>, remember = true): Promise<Served> {
-    const { paths, invalid } = this.#normalized(op, [path]);
+  async #read(
+    op: string,
+    path: string,
+    params: Record<string, unknown>,
+    body: (path: string, ws: Workspace) => Promise<Served>,
+    remember = true,
+  ): Promise<Served> {
+    const { paths, spellings, invalid } = await this.#resolved(op, [path]);
     return this.#guard(
-      { op, opClass: 'read', paths, params, invalid },
+      { op, opClass: 'read', paths, params, invalid, spellings },
       async () => {
         const served = await body(paths[0] as string, this.#view);
         return remember ? await this.#remember(served) : served;
@@ -449,10 +501,10 @@ export class ContextSession {
   }
 
   /** Files `path` imports and files importing it, to `depth` hops. */
-  getRelatedFiles(path: string, depth = 1): Promise<RelatedResult> {
-    const { paths, invalid } = this.#normalized('getRelatedFiles', [path]);
+  async getRelatedFiles(path: string, depth = 1): Promise<RelatedResult> {
+    const { paths, spellings, invalid } = await this.#resolved('getRelatedFiles', [path]);
     return this.#guard(
-      { op: 'getRelatedFiles', opClass: 'read', paths, params: { depth }, invalid },
+      { op: 'getRelatedFiles', opClass: 'read', paths, params: { depth }, invalid, spellings },
       () => getRelatedFiles(this.#ws, this.#caller, paths[0] as string, depth),
       (r) => ({ result: 'ok', tokens: r.tokens }),
     );
@@ -484,8 +536,13 @@ export class ContextSession {
   }
 
   /** A guarded search: its scope decided by the policy, its results filtered by the current call. */
-  #search<Item>(op: string, scope: string | undefined, params: Record<string, unknown>, body: () => Promise<SearchResult<Item>>): Promise<SearchResult<Item>> {
-    const { paths, invalid } = this.#normalized(op, [scope ?? ''], 'any');
+  async #search<Item>(
+    op: string,
+    scope: string | undefined,
+    params: Record<string, unknown>,
+    body: () => Promise<SearchResult<Item>>,
+  ): Promise<SearchResult<Item>> {
+    const { paths, invalid } = await this.#resolved(op, [scope ?? ''], 'any');
     return this.#guard({ op, opClass: 'search', paths, params, invalid }, body, (r) => ({ result: 'ok', tokens: r.tokens, bytes: Buffer.byteLength(r.text) }));
   }
 
@@ -561,7 +618,7 @@ export class ContextSession {
   }
 
   /** A guarded edit: every path decided (a change the policy asks about is approved with its diff), one record. */
-  #edit(
+  async #edit(
     op: string,
     opClass: OpClass,
     inputs: readonly string[],
@@ -571,7 +628,11 @@ export class ContextSession {
     buffered?: { readonly edit: BufferEditOp; readonly baseVersion: string | undefined },
   ): Promise<EditResult> {
     // An edit never throws for bad input: a path that does not normalize is left to the edit, which refuses it as a result.
-    const { paths, invalid } = this.#normalized(op, inputs);
+    const resolved = await this.#resolved(op, [...inputs, ...extra.map((e) => e.path)]);
+    const { invalid } = resolved;
+    const paths = resolved.paths.slice(0, inputs.length);
+    const spellings = resolved.spellings;
+    if (invalid === undefined) extra = extra.map((e, i) => ({ ...e, path: resolved.paths[inputs.length + i] as string }));
     // A file open in a buffer takes the edit there (a guarded buffer call of its own); every other goes to the disk.
     const routed =
       invalid === undefined
@@ -583,7 +644,7 @@ export class ContextSession {
           })
         : undefined;
     if (routed !== undefined) return routed;
-    return this.#guard({ op, opClass, paths: invalid ? [] : paths, params, extra }, body, editOutcome);
+    return this.#guard({ op, opClass, paths: invalid ? [] : paths, params, extra, spellings }, body, editOutcome);
   }
 
   /** Creates a new file; refused (`EEXIST`) when it exists. */
@@ -675,9 +736,9 @@ export class ContextSession {
   }
 
   /** A guarded history query. */
-  #history<T>(op: string, path: string, params: Record<string, unknown>, body: () => Promise<T>): Promise<T> {
-    const { paths, invalid } = this.#normalized(op, [path]);
-    return this.#guard({ op, opClass: 'history', paths, params, invalid }, body, () => ({ result: 'ok' }));
+  async #history<T>(op: string, path: string, params: Record<string, unknown>, body: () => Promise<T>): Promise<T> {
+    const { paths, spellings, invalid } = await this.#resolved(op, [path]);
+    return this.#guard({ op, opClass: 'history', paths, params, invalid, spellings }, body, () => ({ result: 'ok' }));
   }
 
   async #checkConflicts(path: string, baseVersion?: string): Promise<EditConflict | undefined> {
@@ -740,7 +801,8 @@ export class ContextSession {
   }
 
   /**
-   * Reverts the newest change not yet undone (a new version); repeat to go
+   * Reverts this agent's newest change not yet undone (a new version), keeping
+   * what others changed since where it touches other lines; repeat to go
    * further back. `{ change: n }` reverts change #n alone, keeping later ones.
    */
   undo(path: string, options?: UndoOptions): Promise<EditResult> {

@@ -191,7 +191,7 @@ for (const backend of [memoryBackend, hostBackend] as BackendFactory[]) {
       await expect(b.redo('a.txt')).rejects.toMatchObject({ code: 'EINVAL' });
     });
 
-    it('follows a rename on disk and a deletion; the save after a deletion recreates only for admin', async () => {
+    it('follows a rename on disk and a deletion; unsaved edits outlive the deletion and a save recreates the file', async () => {
       const b = ctx.buffers;
       await b.open('a.txt');
       await ws.fs.rename('a.txt', 'b.txt');
@@ -199,7 +199,10 @@ for (const backend of [memoryBackend, hostBackend] as BackendFactory[]) {
       expect(s).toMatchObject({ path: 'b.txt', renamedFrom: 'a.txt', status: 'clean' });
       await b.replace('b.txt', 'one', 'ONE');
       await ws.external('b.txt', null);
-      expect((await b.status('b.txt'))[0]).toMatchObject({ onDisk: false, dirty: false, status: 'disk_changed' });
+      // Before: under read-write the deletion emptied the buffer and the unsaved edit was gone.
+      expect((await b.status('b.txt'))[0]).toMatchObject({ onDisk: false, dirty: true, winner: 'buffer' });
+      await b.save('b.txt');
+      expect(await disk(ws, 'b.txt')).toBe('ONE\ntwo\nthree\n');
       await b.open('crlf.txt', { permission: 'admin' });
       await b.replace('crlf.txt', 'x', 'X');
       await ws.external('crlf.txt', null);

@@ -116,7 +116,7 @@ for (const backend of BACKENDS) {
       expect((await ctx.editLines('a.txt', { kind: 'replace', start: 6, end: 6, text: 'A6' })).success).toBe(true);
     });
 
-    it('a version read again is not asked of the store again; after a prune it is, and a pruned base is stored anew', async () => {
+    it('a version read again is not asked of the store again; a prune keeps what was read', async () => {
       await open({ 'a.txt': LINES });
       const asked: string[] = [];
       const get = ctx.store.get.bind(ctx.store);
@@ -129,12 +129,11 @@ for (const backend of BACKENDS) {
       asked.length = 0;
       for (let i = 0; i < 4; i++) await ctx.readFile('a.txt');
       expect(asked).toEqual([]);
-      // Nothing refers to a read's base: a prune removes it, and the next read keeps it again.
+      // No version refers to a read's base, but the read does: a prune keeps it (before, it removed it,
+      // and a prune with room to spare turned the agent's next stale edit into a refusal).
       await ctx.pruneHistory({ maxVersionsPerFile: 1 });
-      expect(await ctx.versions.hasBlob(sha(LINES))).toBe(false);
-      asked.length = 0;
+      expect(await ctx.versions.hasBlob(sha(LINES))).toBe(true);
       await ctx.readFile('a.txt');
-      expect(asked.length).toBeGreaterThan(0);
       expect(await ctx.versions.hasBlob(sha(LINES))).toBe(true);
       // So a stale edit of that read is still merged.
       await ws.external('a.txt', LINES.replace('line 1\n', 'LINE 1\n'));
@@ -428,7 +427,11 @@ for (const backend of BACKENDS) {
       expect(await text(ws, 'h.txt')).toBe('v1\n');
       expect((await ctx.undo('h.txt')).success).toBe(true);
       expect(await text(ws, 'h.txt')).toBe('v4 external\n');
-      expect((await ctx.undo('h.txt')).success).toBe(true);
+      // The agent's next own change (#3) touches the line the external change (#4) rewrote: refused, nothing changed.
+      expect((await ctx.undo('h.txt')).code).toBe('ECONFLICT');
+      expect(await text(ws, 'h.txt')).toBe('v4 external\n');
+      // Someone else's change is reverted only when named.
+      expect((await ctx.undo('h.txt', { change: 4 })).success).toBe(true);
       expect(await text(ws, 'h.txt')).toBe('v3\n');
       expect((await ctx.undo('h.txt')).success).toBe(true);
       expect(await text(ws, 'h.txt')).toBe('v2\n');
@@ -439,21 +442,22 @@ for (const backend of BACKENDS) {
       await expect(ctx.getVersion('h.txt', 'nope')).rejects.toMatchObject({ code: 'ENOENT' });
     });
 
-    it('undo walks back through ctxfs and external changes alike', async () => {
+    it("undo walks back through the agent's own changes, keeping an external change made between them", async () => {
       await open({ 'u.txt': LINES });
-      await ctx.replace('u.txt', 'line 2\n', 'TWO\n');
-      await ctx.replace('u.txt', 'line 19\n', 'NINETEEN\n');
-      // Undo the latest (19), then the one before (2): each reverts just its lines.
-      await ws.external('u.txt', (await text(ws, 'u.txt')).replace('line 10\n', 'TEN\n'));
-      const u1 = await ctx.undo('u.txt'); // undoes the external change
-      expect(u1.success).toBe(true);
-      await ctx.replace('u.txt', 'line 10\n', 'ten\n');
-      const u2 = await ctx.undo('u.txt');
-      expect(u2.success).toBe(true);
-      const u3 = await ctx.undo('u.txt');
-      expect(u3.success).toBe(true);
-      expect(await text(ws, 'u.txt')).toBe(LINES.replace('line 2\n', 'TWO\n'));
-      expect((await ctx.history('u.txt')).filter((v) => v.op === 'undo').map((v) => v.undoOf)).toEqual([3, 6, 4]);
+      await ctx.replace('u.txt', 'line 2\n', 'TWO\n'); // #2
+      await ctx.replace('u.txt', 'line 19\n', 'NINETEEN\n'); // #3
+      await ws.external('u.txt', (await text(ws, 'u.txt')).replace('line 10\n', 'TEN\n')); // #4, recorded as external
+      const u1 = await ctx.undo('u.txt'); // reverts #3; the person's TEN stays
+      expect(u1.success, u1.message).toBe(true);
+      expect(await text(ws, 'u.txt')).toBe(LINES.replace('line 2\n', 'TWO\n').replace('line 10\n', 'TEN\n'));
+      const u2 = await ctx.undo('u.txt'); // reverts #2
+      expect(u2.success, u2.message).toBe(true);
+      expect(await text(ws, 'u.txt')).toBe(LINES.replace('line 10\n', 'TEN\n'));
+      const u3 = await ctx.undo('u.txt'); // nothing of the agent's is left; the person's change is named, not reverted
+      expect(u3).toMatchObject({ success: false, code: 'ENOENT' });
+      expect(u3.message).toContain('#4 (external)');
+      expect(await text(ws, 'u.txt')).toBe(LINES.replace('line 10\n', 'TEN\n'));
+      expect((await ctx.history('u.txt')).filter((v) => v.op === 'undo').map((v) => v.undoOf)).toEqual([2, 3]);
     });
 
     it('undo of one earlier change keeps later ones, and refuses when they overlap', async () => {

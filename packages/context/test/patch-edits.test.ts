@@ -84,9 +84,10 @@ for (const backend of BACKENDS) {
         ['src/app.py', 'patch'],
         ['docs/new.md', 'create'],
         ['old.txt', 'delete'],
+        // A move is one file of the change, as renameFile reports it: a rename in history both ways.
         ['b.txt', 'rename'],
-        ['a.txt', 'rename'],
       ]);
+      expect((await ctx.history('a.txt'))[0]).toMatchObject({ op: 'rename', relatedPath: 'b.txt' });
       expect(await text(ws, 'src/app.py')).toBe('def run():\n    x = 1\n    return x + 1\n');
       expect(await text(ws, 'docs/new.md')).toBe('# New\n');
       expect(await ws.fs.exists('old.txt')).toBe(false);

@@ -4,10 +4,12 @@
  * merged or refused, never overwritten. Property-tested over random spellings
  * × every read call × every edit call, on the memory and host backends.
  */
+import { lstatSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type ContextSession, createContext, type EditResult, type Served } from '../src/index.ts';
-import { BACKENDS } from './backends.ts';
+import { BACKENDS, hostBackend } from './backends.ts';
 import { ON_POSTGRES, testState } from './support/test-state.ts';
 
 const CANONICAL = 'src/lib/a.ts';
@@ -168,6 +170,21 @@ for (const backend of BACKENDS) {
       }
     });
 
+    it('before any scan too: the composed name reads and edits the stored file, and a write makes no second one', async () => {
+      const ws = await backend.create({ [NFD]: '# Menu\n\nespresso\n' });
+      const ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:a', safety: { policyFiles: false } });
+      try {
+        expect((await ctx.readFile(NFC)).path).toBe(NFD);
+        const w = await ctx.writeFile(NFC, '# Menu\n\nlatte\n');
+        expect(w.success, w.message).toBe(true);
+        expect(w.path).toBe(NFD);
+        expect((await ws.fs.list('docs')).map((e) => e.name)).toEqual(['cafe\u0301 menu.md']);
+      } finally {
+        await ctx.close();
+        await ws.cleanup();
+      }
+    });
+
     it('keeps each file its own when both spellings are stored', async () => {
       const ws = await backend.create({ [NFD]: 'decomposed\n', [NFC]: 'composed\n' });
       const ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:a', safety: { policyFiles: false } });
@@ -182,3 +199,85 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+// A symbolic link inside the root is another spelling of the file it leads
+// to: `link/a.ts` with `link -> src/lib` is `src/lib/a.ts`. Before, each
+// spelling had its own read records, history and lock: a read through one
+// was no base for an edit through the other, which then overwrote a change
+// made between them, and undo through one reverted edits made through the other.
+describe('links inside the root on host', () => {
+  const withLinks = async () => {
+    const ws = await hostBackend.create({ [CANONICAL]: ORIGINAL });
+    const root = ws.fs.root as string;
+    symlinkSync('src/lib', join(root, 'link'));
+    symlinkSync('a.ts', join(root, 'src/lib/alias.ts'));
+    return ws;
+  };
+
+  it.each([
+    ['src/lib/a.ts', 'link/a.ts'],
+    ['link/a.ts', 'src/lib/a.ts'],
+    ['src/lib/alias.ts', 'link/alias.ts'],
+  ])('a read through %s is the base of an edit through %s: the change between is merged, under one key', async (readAs, editAs) => {
+    for (const [editName, edit] of Object.entries(EDITS)) {
+      const ws = await withLinks();
+      const ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:test' });
+      try {
+        const served = await ctx.readLines(readAs, 1, 12);
+        expect(served.path).toBe(CANONICAL);
+        await ws.external(CANONICAL, EXTERNAL);
+        const result = await edit(ctx, editAs);
+        expect(result.success, `${editName}: ${result.message}`).toBe(true);
+        expect(new TextDecoder().decode(await ws.fs.readBytes(CANONICAL)), editName).toBe(EXPECTED);
+        expect(result.files.map((f) => f.path)).toEqual([CANONICAL]);
+        await ctx.store.flushAudit();
+        const paths = async (sql: string) => ((await ctx.store.all(sql)) as Array<{ path: string | null }>).map((r) => r.path).filter((p) => p !== null);
+        expect(new Set(await paths('SELECT path FROM history'))).toEqual(new Set([CANONICAL]));
+        expect(new Set(await paths('SELECT path FROM session_reads'))).toEqual(new Set([CANONICAL]));
+        // The links are still links: the edit went to the file they lead to.
+        expect(lstatSync(join(ws.fs.root as string, 'link')).isSymbolicLink()).toBe(true);
+        expect(lstatSync(join(ws.fs.root as string, 'src/lib/alias.ts')).isSymbolicLink()).toBe(true);
+      } finally {
+        await ctx.close();
+        await ws.cleanup();
+      }
+    }
+  });
+
+  it('one history whatever the spelling: undo through a link reverts the change made through the file, not a change it took for external', async () => {
+    const ws = await withLinks();
+    const ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:test' });
+    try {
+      expect((await ctx.replace('link/a.ts', 'k1 = 1', 'k1 = 11')).success).toBe(true);
+      expect((await ctx.replace('src/lib/a.ts', 'k2 = 2', 'k2 = 22')).success).toBe(true);
+      const history = await ctx.history('link/a.ts');
+      expect(history.map((v) => v.op)).toEqual(['replace', 'replace', 'initial']);
+      expect(await ctx.history('src/lib/alias.ts')).toEqual(history);
+      const undone = await ctx.undo('link/alias.ts');
+      expect(undone.success, undone.message).toBe(true);
+      const disk = new TextDecoder().decode(await ws.fs.readBytes(CANONICAL));
+      expect(disk).toContain('k1 = 11');
+      expect(disk).toContain('k2 = 2;');
+    } finally {
+      await ctx.close();
+      await ws.cleanup();
+    }
+  });
+
+  it('the policy decides the spelling as well as the file: a rule naming the link denies the call', async () => {
+    const ws = await withLinks();
+    const ctx = await createContext({
+      fs: ws.fs,
+      store: testState(),
+      agent: 'llm:test',
+      safety: { policyFiles: false, policy: { rules: [{ effect: 'deny', ops: ['write'], paths: ['link/**'] }] } },
+    });
+    try {
+      await expect(ctx.replace('link/a.ts', 'k1 = 1', 'k1 = 11')).rejects.toMatchObject({ code: 'EDENIED', path: 'link/a.ts' });
+      expect((await ctx.replace('src/lib/a.ts', 'k1 = 1', 'k1 = 11')).success).toBe(true);
+    } finally {
+      await ctx.close();
+      await ws.cleanup();
+    }
+  });
+});

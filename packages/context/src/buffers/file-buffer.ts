@@ -140,16 +140,18 @@ export class FileBuffer {
     this.tally.merges++;
     const rule = collisionRule(this.permission);
     const base = this.disk.file?.text ?? '';
-    const merged =
-      now.file === undefined
-        ? { text: rule === 'disk' ? '' : this.text, collisions: [{ start: 0, end: base.length, base, buffer: this.text, disk: '' }] }
-        : mergeSides(base, this.text, now.file.text, rule);
+    // The file went from the disk under unsaved edits: whatever the rule, the edits are kept (a save
+    // makes the file again); a deletion on disk never erases work nobody saved.
+    const deleted = now.file === undefined;
+    const merged = deleted
+      ? { text: this.text, collisions: [{ start: 0, end: base.length, base, buffer: this.text, disk: '' }] }
+      : mergeSides(base, this.text, now.file.text, rule);
     if (merged.collisions.length > 0 && rule === 'ask') {
       this.pending = { disk: now, collisions: merged.collisions };
       this.tally.surfaced += merged.collisions.length;
       return { changed: true, settled: [], winner: undefined, pending: true };
     }
-    return this.#take(now, merged.text, merged.collisions, rule === 'ask' ? undefined : rule);
+    return this.#take(now, merged.text, merged.collisions, rule === 'ask' ? undefined : deleted ? 'buffer' : rule);
   }
 
   /**

@@ -28,6 +28,8 @@ export interface BufferHost {
   writeFile(path: string, content: string, options: EditOptions): Promise<EditResult>;
   /** Runs one buffer call through the safety layer (policy and audit). */
   guard<T>(op: string, path: string | undefined, params: Record<string, unknown>, body: () => Promise<T>): Promise<T>;
+  /** The file a normalized path names (symbolic links followed), so a buffer has one key whatever the spelling. Default: the path itself. */
+  resolve?(path: string): Promise<string>;
   /** Whether the policy lets this agent write `path`: a buffer of a path it may not write opens read-only. */
   mayWrite(path: string): boolean;
   /** Told of every change seen on disk, so the registry and caches catch up. */
@@ -261,7 +263,7 @@ export class SessionBuffers {
    * save unless `resolve` says which side wins it.
    */
   async save(path: string, options: { message?: string; resolve?: 'disk' | 'buffer' } = {}): Promise<BufferSave> {
-    const p = this.#path('buffers.save', path);
+    const p = await this.#resolve('buffers.save', path);
     const b = this.#find(p);
     if (b === undefined) throw notOpen('buffers.save', p);
     if (!canWriteBack(b.permission)) throw readOnly('buffers.save', b);
@@ -413,8 +415,13 @@ export class SessionBuffers {
     return contextPath(path, op);
   }
 
-  #call<T>(op: string, path: string, params: Record<string, unknown>, body: (p: string) => Promise<T>): Promise<T> {
+  async #resolve(op: string, path: string): Promise<string> {
     const p = this.#path(op, path);
+    return (await this.#host.resolve?.(p)) ?? p;
+  }
+
+  async #call<T>(op: string, path: string, params: Record<string, unknown>, body: (p: string) => Promise<T>): Promise<T> {
+    const p = await this.#resolve(op, path);
     return this.#host.guard(op, p, params, () => body(p));
   }
 
@@ -552,7 +559,8 @@ export class SessionBuffers {
       bufferVersion: b.version,
       diskVersion: b.disk.file?.sha256,
       diskMtime: b.disk.mtime?.toISOString(),
-      onDisk: b.disk.file !== undefined,
+      // A conflict waiting for the agent already knows what the disk holds now.
+      onDisk: (b.pending?.disk ?? b.disk).file !== undefined,
       autoSave: b.autoSave,
       collisions: b.pending?.collisions.length ?? 0,
       undo: b.history.depth.undo,

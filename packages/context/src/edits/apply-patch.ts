@@ -202,9 +202,20 @@ async function planFile(editor: FileEditor, fp: FilePatch, path: string, from: s
     const target = await editor.load(op, path);
     if (target !== undefined) throw new Refusal(refusal(op, path, 'EEXIST', `The patch renames ${from} to ${path}, but ${path} already exists.`));
     const modified = fp.hunks.length > 0 ? await editor.planModify(op, 'patch', from, current, hunkTransform(fp), options, 'by-content') : undefined;
-    // A rename with changes: the new path gets the changed content, the old one goes.
-    const created = editor.planBytes('rename', path, undefined, modified?.bytes ?? current.bytes);
-    return [{ ...created, merged: modified?.merged ?? false }, editor.planBytes('rename', from, current, null)];
+    // A move, with changes or not: the file is renamed (keeping its mode, recorded as a rename both ways), then written.
+    return [
+      {
+        path,
+        op: 'rename',
+        current,
+        bytes: modified?.bytes ?? current.bytes,
+        beforeText: current.text,
+        afterText: modified?.afterText ?? current.text,
+        merged: modified?.merged ?? false,
+        editorView: modified?.editorView,
+        renameFrom: from,
+      },
+    ];
   }
   return [await editor.planModify(op, 'patch', path, current, hunkTransform(fp), options, 'by-content')];
 }

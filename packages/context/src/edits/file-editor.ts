@@ -200,7 +200,9 @@ export class FileEditor {
   /** Normalizes a path (a name in another Unicode normalization to the registered file's) or throws a refusal. */
   normalize(op: string, path: string): string {
     try {
-      return this.deps.registry.spelledAs(contextPath(path, op));
+      // Within a session call the session resolved its paths (links followed): the same file under the same key.
+      const p = contextPath(path, op);
+      return this.deps.registry.spelledAs(currentCall()?.resolved(p) ?? p);
     } catch (err) {
       if (isFsError(err)) throw new Refusal(refusal(op, String(path), err.code, `${err.reason}: ${err.hint}`));
       throw err;
@@ -220,14 +222,24 @@ export class FileEditor {
     const sha = current?.sha256;
     if (latest === undefined && current === undefined) return undefined;
     if (latest !== undefined && latest.sha256 === sha) return latest;
+    // A file's first content gets its version row only when it is replaced (most files never are). When
+    // the disk changed behind ctxfs's back before that, the content the registry knew (and a read kept)
+    // is that first version, and what is on disk now is an external change, which undo must know as
+    // someone else's, not the file's beginning.
+    const known = latest === undefined ? this.deps.registry.get(path) : undefined;
+    const first = known?.sha256 !== undefined && known.sha256 !== sha && (await this.#versions.hasBlob(known.sha256)) ? known : undefined;
     return this.deps.store.transaction(async () => {
       if (current?.bytes) await this.#versions.putBlob(current.bytes, current.sha256);
+      if (first !== undefined) {
+        await this.#versions.append({ path, sha256: first.sha256, size: first.size, op: 'initial', author: 'initial' });
+      }
+      const initial = latest === undefined && first === undefined;
       return this.#versions.append({
         path,
         sha256: sha,
         size: current?.bytes?.byteLength ?? current?.size ?? 0,
-        op: latest === undefined ? 'initial' : 'external',
-        author: latest === undefined ? 'initial' : 'external',
+        op: initial ? 'initial' : 'external',
+        author: initial ? 'initial' : 'external',
         message: current === undefined ? 'deleted outside ctxfs' : undefined,
       });
     });
@@ -237,7 +249,7 @@ export class FileEditor {
   async load(op: string, path: string): Promise<FileText | undefined> {
     let current: FileText | undefined;
     try {
-      current = await loadFileText(this.deps.fs, path, op);
+      current = await loadFileText(this.deps.fs, path, op, WHOLE_FILE_OPS.has(op));
     } catch (err) {
       if (isFsError(err, 'ETOOLARGE')) {
         // The protocol's advice (openRead, readBytes with offsets) names calls a model does not have.
@@ -415,7 +427,7 @@ export class FileEditor {
 
   /** Plans writing exact bytes (a rollback to a stored version). */
   planBytes(op: VersionOp, path: string, current: FileText | undefined, bytes: Uint8Array | null, undoOf?: number): PlannedFile {
-    const afterText = bytes === null ? '' : decodeFile(this.deps.fs, path, bytes).text;
+    const afterText = bytes === null ? '' : decodeFile(this.deps.fs, path, bytes, 'edit', true).text;
     return { path, op, current, bytes, beforeText: current?.text ?? '', afterText, merged: false, undoOf };
   }
 
@@ -430,7 +442,7 @@ export class FileEditor {
         baseVersion: base,
         currentVersion: current.sha256,
         changedBy,
-        baseText: baseBytes ? decodeFile(this.deps.fs, path, baseBytes).text : undefined,
+        baseText: baseBytes ? decodeFile(this.deps.fs, path, baseBytes, 'edit', true).text : undefined,
         currentText: current.text,
       });
       throw new Refusal(
@@ -461,9 +473,11 @@ export class FileEditor {
     for (const p of effective) {
       if (p.renameFrom !== undefined) {
         const src = p.current as FileText;
+        const bytes = p.bytes ?? src.bytes;
         entries.push({ path: p.renameFrom, before: src.sha256, after: null, op: 'rename', size: 0, relatedPath: p.path });
-        entries.push({ path: p.path, before: null, after: src.sha256, op: 'rename', size: src.bytes.byteLength, relatedPath: p.renameFrom });
+        entries.push({ path: p.path, before: null, after: sha256Hex(bytes), op: 'rename', size: bytes.byteLength, relatedPath: p.renameFrom });
         blobs.push(src.bytes);
+        if (bytes !== src.bytes) blobs.push(bytes);
         continue;
       }
       // The content replaced is stored already: loading it stored it, and history's latest version refers to it.
@@ -475,6 +489,7 @@ export class FileEditor {
         op: p.op,
         size: p.bytes?.byteLength ?? 0,
         undoOf: p.undoOf,
+        relatedPath: p.relatedPath,
       });
     }
     const { fs, journal } = this.deps;
@@ -510,6 +525,12 @@ export class FileEditor {
           if (parent !== '') await fs.mkdir(parent, { parents: true, existOk: true });
           await fs.rename(p.renameFrom, p.path, { overwrite: false });
           done.push(...entries.filter((e) => e.path === p.renameFrom || e.path === p.path));
+          const src = p.current as FileText;
+          if (p.bytes !== null && p.bytes !== src.bytes && sha256Hex(p.bytes) !== src.sha256) {
+            // Moved and changed: the rename kept the file's mode; now its new content.
+            writing = p.path;
+            await fs.writeBytes(p.path, p.bytes, cas ? { ifMatch: src.sha256 } : {});
+          }
         } else if (p.bytes === null) {
           await fs.delete(p.path);
           done.push(entries.find((e) => e.path === p.path) as JournalEntry);
@@ -586,10 +607,14 @@ export class FileEditor {
     const staleReaders = await this.staleReaders(effective.map((p) => p.path));
     const merged = effective.some((p) => p.merged);
     const head = files[0] as FileChange;
+    // A rename over an existing file is two plans (a write and a delete): it is still one rename to the reader.
+    const replaced = op === 'rename' && effective.length === 2 ? effective.find((p) => p.bytes === null && p.relatedPath !== undefined) : undefined;
     const summary =
       files.length === 1
         ? `${describeOp(head.op, effective[0]?.undoOf)} ${head.path}: +${added} -${removed} lines, version ${shortHash(head.version)} (#${head.seq ?? '?'})`
-        : `${describeOp(op)} ${files.length} files: +${added} -${removed} lines`;
+        : replaced !== undefined
+          ? `Renamed ${replaced.path} to ${replaced.relatedPath}, replacing the file that was there (its content stays in history)`
+          : `${describeOp(op)} ${files.length} files: +${added} -${removed} lines`;
     const mergeNote = merged ? ' The file had changed since you read it; your edit was merged with those changes (see diff).' : '';
     const staleNote = staleReaders.length > 0 ? ` Now stale for: ${[...new Set(staleReaders.map((r) => r.agent))].join(', ')}.` : '';
     return this.#applied(op, `${summary}.${mergeNote}${staleNote}`, described, merged, {
@@ -902,6 +927,9 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 function by(authors: readonly string[]): string {
   return authors.length > 0 ? ` by ${authors.join(', ')}` : '';
 }
+
+/** Operations that move a file's bytes whole and never edit its text: a binary file is theirs to act on. */
+const WHOLE_FILE_OPS = new Set(['delete', 'rename', 'undo', 'rollback', 'history']);
 
 function describe(ranges: ReadonlyArray<{ start: number; end: number }>): string {
   return ranges.map((r) => (r.end < r.start ? `before line ${r.start}` : r.start === r.end ? `line ${r.start}` : `lines ${r.start}-${r.end}`)).join(', ');

@@ -19,7 +19,13 @@ export interface FileText {
   readonly encoding: string;
   /** The byte-order mark, kept verbatim. */
   readonly bom: Uint8Array;
+  /** The decoded text; empty for a binary file loaded whole (see {@link binary}). */
   readonly text: string;
+  /**
+   * A binary file, loaded for an operation on the whole file (delete,
+   * rename, undo, rollback), which moves bytes and never edits text.
+   */
+  readonly binary?: boolean;
 }
 
 /**
@@ -32,8 +38,9 @@ export interface FileText {
  * const file = decodeFile(fs, 'po/ru.po', await fs.readBytes('po/ru.po')); // file.encoding: 'koi8-r'
  * ```
  */
-export function decodeFile(fs: Filesystem, path: string, bytes: Uint8Array, op: FsOperation = 'edit'): FileText {
+export function decodeFile(fs: Filesystem, path: string, bytes: Uint8Array, op: FsOperation = 'edit', wholeFile = false): FileText {
   const decoded = fs.decodeText(bytes, { path });
+  if (decoded.binary && wholeFile) return { path, bytes, sha256: sha256Hex(bytes), encoding: 'binary', bom: new Uint8Array(0), text: '', binary: true };
   if (decoded.binary) {
     throw fsError('EBINARY', op, path, {
       reason: 'the file looks binary, so it cannot be edited as text',
@@ -54,8 +61,8 @@ export function encodeLike(text: string, previous: FileText | undefined): Uint8A
   return out;
 }
 
-/** Reads `path` for editing; `undefined` when it does not exist. */
-export async function loadFileText(fs: Filesystem, path: string, op: FsOperation = 'edit'): Promise<FileText | undefined> {
+/** Reads `path` for editing (a binary file too when `wholeFile`, see {@link FileText.binary}); `undefined` when it does not exist. */
+export async function loadFileText(fs: Filesystem, path: string, op: FsOperation = 'edit', wholeFile = false): Promise<FileText | undefined> {
   let bytes: Uint8Array;
   try {
     const stat = await fs.stat(path);
@@ -65,7 +72,7 @@ export async function loadFileText(fs: Filesystem, path: string, op: FsOperation
     if (isFsError(err, 'ENOENT')) return undefined;
     throw err;
   }
-  return decodeFile(fs, path, bytes, op);
+  return decodeFile(fs, path, bytes, op, wholeFile);
 }
 
 /** The hash of what is on disk now, `undefined` when the file is absent. */

@@ -178,8 +178,8 @@ export class EditOperations {
           }
           // Replacing: the destination's old content becomes a version, then the move is a write + delete.
           return [
-            { ...this.editor.planBytes('rename', dst, target, current.bytes), renameFrom: undefined },
-            this.editor.planBytes('rename', src, current, null),
+            { ...this.editor.planBytes('rename', dst, target, current.bytes), renameFrom: undefined, relatedPath: src },
+            { ...this.editor.planBytes('rename', src, current, null), relatedPath: dst },
           ];
         }
         return [{ path: dst, op: 'rename', current, bytes: current.bytes, beforeText: current.text, afterText: current.text, merged: false, renameFrom: src }];

@@ -30,8 +30,17 @@ export interface PlannedFile {
    * from that belief — is merged again instead of landing on shifted lines.
    */
   readonly editorView?: Uint8Array | undefined;
-  /** For a rename: the source path (this entry is the destination). */
+  /**
+   * For a rename: the source path (this entry is the destination). `bytes`
+   * may differ from the source's (a patch that moves and changes a file):
+   * the file is renamed, keeping its mode, then written.
+   */
   readonly renameFrom?: string | undefined;
+  /**
+   * The other path of a move made as a write and a delete (a rename over an
+   * existing file): recorded in history, so undo knows the change for a move.
+   */
+  readonly relatedPath?: string | undefined;
   readonly undoOf?: number | undefined;
 }
 

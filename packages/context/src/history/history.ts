@@ -159,8 +159,17 @@ export interface UndoOptions extends EditOptions {
   change?: number;
 }
 
-/** The version `undo` would revert: the newest change not itself an undo nor undone. */
-export function undoTarget(history: readonly FileVersion[], change?: number): { target: FileVersion; before: FileVersion | undefined } | undefined {
+/**
+ * The version `undo` would revert: change `change` when given; else the
+ * newest change by `author` (every author's when none is given) that is not
+ * itself an undo nor undone. `before` is the version before it, `undefined`
+ * when retention removed it or there is none.
+ */
+export function undoTarget(
+  history: readonly FileVersion[],
+  change?: number,
+  author?: string,
+): { target: FileVersion; before: FileVersion | undefined } | undefined {
   if (change !== undefined) {
     const i = history.findIndex((v) => v.seq === change);
     const target = history[i];
@@ -171,13 +180,21 @@ export function undoTarget(history: readonly FileVersion[], change?: number): { 
   for (let i = 0; i < history.length; i++) {
     const v = history[i] as FileVersion;
     if (v.op === 'undo' || undone.has(v.seq) || v.op === 'initial') continue;
+    if (author !== undefined && v.author !== author) continue;
     return { target: v, before: history[i + 1] };
   }
   return undefined;
 }
 
+/** The newest change of `history` by someone other than `author`, not undone: what an undo of one's own changes leaves alone. */
+function newestByOthers(history: readonly FileVersion[], author: string): FileVersion | undefined {
+  const undone = new Set<number>();
+  for (const v of history) if (v.op === 'undo' && v.undoOf !== undefined) undone.add(v.undoOf);
+  return history.find((v) => v.op !== 'undo' && v.op !== 'initial' && !undone.has(v.seq) && v.author !== author);
+}
+
 /**
- * Reverts the newest change of `path` that has not been undone (repeated
+ * Reverts the caller's newest change of `path` that has not been undone (repeated
  * calls walk further back). The revert is merged onto the current content,
  * so later changes to other lines survive; an overlap is refused.
  */
@@ -193,12 +210,30 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
   return editor.run('undo', [p], opts, async () => {
     const current = await editor.load('undo', p);
     const history = await editor.deps.versions.list(p, 10_000);
-    const found = undoTarget(history, options.change);
+    // Without a change number, undo reverts the caller's own newest change: a change made since by a person
+    // (recorded as external) or another agent is theirs to keep, and survives where it touches other lines.
+    const agent = editor.deps.agent;
+    const found = undoTarget(history, options.change, options.change === undefined ? agent : undefined);
     if (!found) {
+      const others = options.change === undefined ? newestByOthers(history, agent) : undefined;
+      if (others !== undefined) {
+        const theirs = callText('undo', [p], { change: others.seq });
+        throw new Refusal(
+          refusal(
+            'undo',
+            p,
+            'ENOENT',
+            `Nothing of yours to undo: ${p} has no change by ${agent} that is not undone. Its newest change, #${others.seq} (${others.op}), was made by ${others.author === 'external' ? 'someone outside ctxfs (external)' : others.author}; to revert that one: ${theirs}.`,
+            { version: current?.sha256, next: callText('history', [p]) },
+          ),
+        );
+      }
       const why =
         options.change !== undefined
           ? `${p} has no change #${options.change} to undo (the first version is not a change).`
-          : `${p} has no recorded change after its first version.`;
+          : history.some((v) => v.op !== 'initial')
+            ? `every recorded change of ${p} is undone already.`
+            : `${p} has no recorded change after its first version.`;
       throw new Refusal(
         refusal('undo', p, 'ENOENT', `Nothing to undo: ${why} See ${callText('history', [p])}.`, { version: current?.sha256, next: callText('history', [p]) }),
       );
@@ -222,7 +257,10 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
     }
     const blob = async (sha: string | undefined) => (sha === undefined ? null : ((await editor.deps.versions.getBlob(sha)) ?? null));
     const beforeBytes = await blob(before?.sha256);
-    if (before?.sha256 !== undefined && beforeBytes === null) {
+    // A change past the first with no version before it: retention removed that version, which is
+    // not "the file did not exist" (undoing as if it were deleted the file).
+    const pruned = before === undefined && target.seq > 1;
+    if (pruned || (before?.sha256 !== undefined && beforeBytes === null)) {
       throw new Refusal(
         refusal('undo', p, 'ENOENT', `Cannot undo #${target.seq}: the content before it was removed by retention.`, { version: current?.sha256 }),
       );
@@ -233,6 +271,21 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
     }
     // The file moved on since the change being undone: revert it by merging.
     const targetBytes = await blob(target.sha256);
+    const binary = (bytes: Uint8Array | null) => bytes !== null && decodeFile(editor.deps.fs, p, bytes, 'undo', true).binary === true;
+    if (current?.binary === true || binary(targetBytes) || binary(beforeBytes)) {
+      throw new Refusal(
+        refusal(
+          'undo',
+          p,
+          'ECONFLICT',
+          `Cannot undo #${target.seq}: ${p} is binary and changed since, and binary content cannot be merged. Nothing was changed. To go back to the version before #${target.seq}, discarding the later changes: ${callText('rollback', [p, before?.seq ?? 1])}.`,
+          {
+            version: current?.sha256,
+            next: callText('rollback', [p, before?.seq ?? 1]),
+          },
+        ),
+      );
+    }
     if (current === undefined || target.sha256 === undefined || beforeBytes === null || targetBytes === null) {
       throw new Refusal(
         refusal('undo', p, 'ECONFLICT', `Cannot undo #${target.seq}: the file was created or deleted since, so the change cannot be reverted on its own.`, {

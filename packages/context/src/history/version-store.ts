@@ -330,9 +330,14 @@ export class VersionStore {
         if (e.after) pinned.add(e.after);
       }
     }
+    // A blob no version refers to may still be what an agent read (the base a stale edit is merged
+    // against; reads have a retention of their own) or a file's first content, which has no version
+    // row until it is replaced: neither is garbage.
     // Deepest first: a delta goes before its base, so dropping the old part of a chain stores one version whole, not each in turn.
     const orphans = (await this.store.all(
-      'SELECT sha256 FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM history WHERE sha256 IS NOT NULL) ORDER BY depth DESC',
+      `SELECT sha256 FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM history WHERE sha256 IS NOT NULL)
+         AND sha256 NOT IN (SELECT sha256 FROM session_reads) AND sha256 NOT IN (SELECT sha256 FROM files WHERE sha256 IS NOT NULL)
+       ORDER BY depth DESC`,
     )) as Array<{
       sha256: string;
     }>;

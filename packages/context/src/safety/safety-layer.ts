@@ -38,6 +38,15 @@ export interface GuardedCall {
   /** The error its arguments already gave (a path that does not normalize): recorded, then thrown. */
   readonly invalid?: FsError | undefined;
   /**
+   * The caller's spellings that lead elsewhere, each to the path in
+   * {@link paths} it resolved to (through symbolic links, or to a file's
+   * own Unicode normalization). When set, the session resolved the call's
+   * paths itself: the layer decides each spelling too (a rule may name the
+   * link) and resolves nothing again, and the call's body finds the
+   * resolution with {@link CallState.resolved}.
+   */
+  readonly spellings?: ReadonlyMap<string, string> | undefined;
+  /**
    * A decision made by rules other than the paths' (a command's, by the
    * policy's command rules), on `subject` (the command line): a denial
    * refuses the call, "ask" asks a person before it runs, as for a read.
@@ -71,6 +80,8 @@ export interface CallState {
   readonly sessionId: string;
   /** Whether the policy keeps `path` out of this agent's searches and listings. */
   withheld(path: string): boolean;
+  /** The path a normalized spelling of this call resolved to (see {@link GuardedCall.spellings}); the spelling itself otherwise. */
+  resolved(path: string): string;
   /**
    * Asks for approval of a change when the policy said "ask"; throws
    * `EDENIED` when refused. `changes` is called only then: a diff of every
@@ -234,11 +245,16 @@ export class SafetyLayer {
    * would open what the policy closes. A path that cannot be resolved is
    * left to the call itself, which meets the same failure.
    */
-  async #linkTargets(call: GuardedCall): Promise<Array<{ path: string; opClass: OpClass; via: string }>> {
+  async #linkTargets(call: GuardedCall): Promise<Array<{ path: string; opClass: OpClass; via?: string }>> {
+    const out: Array<{ path: string; opClass: OpClass; via?: string }> = [];
+    if (call.spellings !== undefined) {
+      // Resolved by the session: its paths are where the spellings lead; the spellings are decided as well.
+      for (const [spelled, path] of call.spellings) out.push({ path: spelled, opClass: call.extra?.find((e) => e.path === path)?.opClass ?? call.opClass });
+      return out;
+    }
     const resolve = this.#realpath;
     if (resolve === undefined) return [];
     const given = [...call.paths.map((path) => ({ path, opClass: call.opClass })), ...(call.extra ?? [])].filter((t) => t.path !== '');
-    const out: Array<{ path: string; opClass: OpClass; via: string }> = [];
     for (const t of given) {
       const real = await resolve(t.path).catch(() => t.path);
       if (real !== t.path) out.push({ path: real, opClass: t.opClass, via: t.path });
@@ -318,9 +334,12 @@ export class SafetyLayer {
 
     // The most restrictive answer over every path the call touches, and every file a link among them leads to.
     let asked: { decision: Decision; path: string } | undefined;
-    const touched: Array<{ path: string; opClass: OpClass; via?: string }> = [
-      ...call.paths.map((path) => ({ path, opClass: call.opClass })),
-      ...(call.extra ?? []),
+    // A path the session resolved through a link is named, in a refusal, as the caller spelled it.
+    const linkedFrom = new Map<string, string>();
+    for (const [spelled, path] of call.spellings ?? []) if (spelled.normalize('NFC') !== path.normalize('NFC')) linkedFrom.set(path, spelled);
+    const touched: Array<{ path: string; opClass: OpClass; via?: string | undefined }> = [
+      ...call.paths.map((path) => ({ path, opClass: call.opClass, via: linkedFrom.get(path) })),
+      ...(call.extra ?? []).map((e) => ({ ...e, via: linkedFrom.get(e.path) })),
       ...(await this.#linkTargets(call)),
     ];
     for (const { path, opClass, via } of touched) {
@@ -363,6 +382,7 @@ export class SafetyLayer {
       sessionId,
       approval,
       withheld: (path) => this.decide(call.opClass === 'search' ? 'search' : 'read', path, who.agent).effect === 'deny',
+      resolved: (path) => call.spellings?.get(path) ?? path,
       auditDraft: () => draft('ok'),
       approveChanges: async (changes) => {
         if (!asked || state.approval?.approved) return;

@@ -2,12 +2,13 @@
  * Child process of the multi-process test: increments its own counter line
  * in a shared file `rounds` times through its own context (own session,
  * shared state database), re-reading and retrying whenever an edit is
- * refused. argv: root, state database, host state dir, lock dir, worker id, rounds.
+ * refused. argv: root, state database, host state dir, lock dir, worker id,
+ * rounds, and the path it names the file by (default `shared.txt`).
  */
 import { HostFilesystem } from '@ctxfs/host';
 import { createContext } from '../../src/index.ts';
 
-const [root, db, stateDir, lockDir, id, roundsArg] = process.argv.slice(2) as [string, string, string, string, string, string];
+const [root, db, stateDir, lockDir, id, roundsArg, file = 'shared.txt'] = process.argv.slice(2) as [string, string, string, string, string, string, string?];
 const fs = await HostFilesystem.open({ root, stateDir, durability: 'none', locks: { dir: lockDir } });
 const ctx = await createContext({ fs, store: db, agent: `tool:w${id}` });
 const rounds = Number(roundsArg);
@@ -15,7 +16,7 @@ let refused = 0;
 let merged = 0;
 for (let i = 0; i < rounds; i++) {
   for (;;) {
-    const served = await ctx.readFile('shared.txt');
+    const served = await ctx.readFile(file);
     const bytes = await ctx.versions.getBlob(served.version);
     if (!bytes) throw new Error('read not remembered');
     const text = new TextDecoder().decode(bytes);
@@ -27,10 +28,10 @@ for (let i = 0; i < rounds; i++) {
     const kind = i % 3;
     const r =
       kind === 0
-        ? await ctx.replace('shared.txt', `w${id}=${i}\n`, `w${id}=${i + 1}\n`)
+        ? await ctx.replace(file, `w${id}=${i}\n`, `w${id}=${i + 1}\n`)
         : kind === 1
-          ? await ctx.writeFile('shared.txt', text.replace(`w${id}=${i}\n`, `w${id}=${i + 1}\n`))
-          : await ctx.applyPatch(`--- a/shared.txt\n+++ b/shared.txt\n@@ @@\n-w${id}=${i}\n+w${id}=${i + 1}\n`);
+          ? await ctx.writeFile(file, text.replace(`w${id}=${i}\n`, `w${id}=${i + 1}\n`))
+          : await ctx.applyPatch(`--- a/${file}\n+++ b/${file}\n@@ @@\n-w${id}=${i}\n+w${id}=${i + 1}\n`);
     if (r.success) {
       if (r.merged) merged++;
       break;

@@ -117,7 +117,7 @@ export const undo = defineTool({
   name: 'undo',
   title: 'Undo a change',
   description:
-    'Reverts the newest change of a file that is not yet undone (call again to go further back), or one older change by its number (change) while keeping later changes to other lines, like git revert. Refused when later changes touch the same lines; the refusal gives the rollback call instead. It acts on the versions on disk: an edit still unsaved in an open buffer is undone with undo_buffer_edit.',
+    "Reverts your newest change to a file that is not yet undone (call again to go further back), keeping changes others made since (a person's, another agent's) where they touch other lines; or any one change by its number (change), yours or not, like git revert. Refused when later changes touch the same lines; the refusal gives the rollback call instead. It acts on the versions on disk: an edit still unsaved in an open buffer is undone with undo_buffer_edit.",
   input: z.object({
     path,
     change: z.number().int().min(1).optional().describe('The version number of the change to revert (see get_file_history).'),
