@@ -20,6 +20,7 @@ const engineSuites = [
   'packages/container/test/conformance.test.ts',
   'packages/container/test/container.test.ts',
   'packages/container/test/faults.test.ts',
+  'packages/container/test/permissions.test.ts',
   'packages/container/test/walk.test.ts',
 ];
 
@@ -49,6 +50,7 @@ const contextSuites = [
   'safety-guard',
   'search',
   'symbols-nested',
+  'undo-ownership',
 ].map((name) => `packages/context/test/${name}.test.ts`);
 
 export default defineConfig({

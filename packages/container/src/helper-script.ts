@@ -144,7 +144,11 @@ RD() {
   [ -f "$P" ] || return 112
   printf '%s\n' "$s"
   z=${'$'}{s#*|}; z=${'$'}{z%%|*}
-  if [ "$z" -le "$2" ]; then cat "$P"; else readlink -f "$P"; fi
+  if [ "$z" -le "$2" ]; then cat "$P"
+  # A large file streams through the engine (the archive endpoint reads as root): the user must be able to read it.
+  elif [ -r "$P" ]; then readlink -f "$P"
+  else printf '%s: Permission denied\n' "$1" >&2; return 1
+  fi
 }
 RB() {
   l=$(dd bs="$2" count=1 iflag=fullblock 2>/dev/null)
@@ -187,8 +191,9 @@ PW() {
 WR() {
   chk "$2"; e=$?
   if [ $e = 0 ]; then T=${'$'}{P%/*}/.ctxfs-$N-$i.tmp; else T=/dev/null; fi
-  if [ "$3" = 0 ]; then : > "$T" || return 1
-  elif : > "$T"; then
+  # \`true\`, not \`:\`: a redirection that fails on a special built-in ends a non-interactive shell, and with it the session.
+  if [ "$3" = 0 ]; then true > "$T" || return 1
+  elif true > "$T"; then
     dd bs="$3" count=1 iflag=fullblock of="$T" || { s=$?; rm -f "$T"; return $s; }
   else dd bs="$3" count=1 iflag=fullblock of=/dev/null 2>/dev/null; return 1
   fi

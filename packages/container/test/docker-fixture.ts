@@ -116,9 +116,9 @@ export async function removeTestContainers(docker: Docker = testDocker()): Promi
   );
 }
 
-/** Runs a command in the container and returns its stdout (for assertions). */
-export async function sh(container: Docker.Container, script: string): Promise<{ code: number; stdout: string }> {
-  const exec = await container.exec({ Cmd: ['sh', '-c', script], AttachStdout: true, AttachStderr: true });
+/** Runs a command in the container (as `user`, default the container's) and returns its stdout (for assertions). */
+export async function sh(container: Docker.Container, script: string, user?: string): Promise<{ code: number; stdout: string }> {
+  const exec = await container.exec({ Cmd: ['sh', '-c', script], AttachStdout: true, AttachStderr: true, ...(user === undefined ? {} : { User: user }) });
   const stream = (await exec.start({ hijack: true, stdin: false })) as unknown as NodeJS.ReadableStream;
   const out: Buffer[] = [];
   const { PassThrough } = await import('node:stream');
