@@ -116,6 +116,9 @@ describe.each(BACKENDS)('undo keeps what others made, on $name', (backend) => {
     const refused = results.find((r) => !r.success);
     expect(refused?.message).toMatch(/removed by retention/);
     expect(await ws.fs.exists('a.txt')).toBe(true);
+    // A version retention removed is named so, not "no version".
+    await expect(a.getVersion('a.txt', 2)).rejects.toMatchObject({ code: 'ENOENT', reason: expect.stringContaining('removed by retention') });
+    await expect(a.getVersion('a.txt', 99)).rejects.toMatchObject({ code: 'ENOENT', reason: expect.stringContaining('no version') });
   });
 
   it('retention with room to spare keeps what an agent read, so its stale edit still merges', async () => {

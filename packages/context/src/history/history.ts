@@ -61,6 +61,15 @@ export async function resolveVersion(editor: FileEditor, path: string, ref: Vers
   if (found === 'ambiguous')
     throw fsError('EINVAL', 'getVersion', path, { reason: `version ${q(String(ref))} matches several versions`, hint: 'give more hex digits' });
   if (found === undefined) {
+    // A number below the oldest version kept was a version once: retention removed it.
+    const seq = typeof ref === 'number' ? ref : /^#?\d+$/.test(ref) ? Number(ref.replace('#', '')) : undefined;
+    const latest = seq === undefined ? undefined : await versions.latest(path);
+    if (seq !== undefined && latest !== undefined && seq >= 1 && seq < latest.seq) {
+      throw fsError('ENOENT', 'getVersion', path, {
+        reason: `version #${seq} of ${path} was removed by retention`,
+        hint: `list the versions kept with ${callText('history', [path])}`,
+      });
+    }
     throw fsError('ENOENT', 'getVersion', path, {
       reason: `no version ${q(String(ref))} of ${path}`,
       hint: `list the versions with ${callText('history', [path])}; refer to one by its number, its hash, 'current', 'previous' or 'disk'`,
