@@ -20,6 +20,7 @@ const engineSuites = [
   'packages/container/test/conformance.test.ts',
   'packages/container/test/container.test.ts',
   'packages/container/test/faults.test.ts',
+  'packages/container/test/links.test.ts',
   'packages/container/test/permissions.test.ts',
   'packages/container/test/walk.test.ts',
 ];

@@ -24,6 +24,7 @@ const MESSAGES: ReadonlyArray<readonly [RegExp, FsErrorCode]> = [
   [/too many levels of symbolic links/i, 'ELOOP'],
   [/resource busy/i, 'EBUSY'],
   [/invalid argument/i, 'EINVAL'],
+  [/changed while it was being read/i, 'ECONFLICT'],
 ];
 
 /** The code a tool's stderr message names, if any. Specific errno text wins over "can't stat/open". */

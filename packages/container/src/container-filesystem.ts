@@ -153,6 +153,8 @@ interface ReadHead {
   data?: Buffer;
   /** The file's path with symlinks resolved, for a stream read. */
   real?: string;
+  /** Inode, size and mtime (`stat -c %i:%s:%Y`) when it was opened: a stream opened again must find the same file. */
+  identity?: string;
 }
 
 const CAPABILITIES: Capabilities = Object.freeze({
@@ -460,7 +462,22 @@ export class ContainerFilesystem extends FilesystemBase {
 
   async #startSession(): Promise<HelperSession> {
     const session = await HelperSession.start(this.#container, this.workdir, { timeoutMs: this.#requestTimeoutMs });
-    const probeRes = await session.request(probeCommand(this.workdir, this.#createWorkdir && !this.readOnly));
+    let probeRes: HelperResponse;
+    try {
+      probeRes = await session.request(probeCommand(this.workdir, this.#createWorkdir && !this.readOnly));
+    } catch (err) {
+      // A session that ends before its first answer, in a running container: an image without sh ends it at once.
+      if (!(await this.#runsShell())) {
+        throw new FsError({
+          code: 'EUNSUPPORTED',
+          op: 'open',
+          reason: `the image of container '${this.containerRef}' lacks sh (the helper cannot start)`,
+          hint: 'use an image with a POSIX sh and busybox or coreutils',
+          cause: err,
+        });
+      }
+      throw err;
+    }
     const probe = parseProbe(probeRes.stdout.toString('utf8'));
     if (probe.missing.length > 0) {
       session.close();
@@ -488,6 +505,24 @@ export class ContainerFilesystem extends FilesystemBase {
       await session.request(`RMT ${stale.map(q).join(' ')}`).catch(() => {});
     }
     return session;
+  }
+
+  /** Whether `sh -c true` runs in the container (false when the image has no sh; true when that cannot be told). */
+  async #runsShell(): Promise<boolean> {
+    try {
+      const exec = await this.#container.exec({ Cmd: ['sh', '-c', 'true'], AttachStdout: true, AttachStderr: true });
+      const stream = (await exec.start({ hijack: true, stdin: false })) as unknown as NodeJS.ReadableStream;
+      stream.resume();
+      await new Promise((resolve) => {
+        stream.on('end', resolve);
+        stream.on('close', resolve);
+        stream.on('error', resolve);
+      });
+      const info = await exec.inspect();
+      return info.Running || info.ExitCode === 0;
+    } catch {
+      return true;
+    }
   }
 
   /** Builds EUNAVAILABLE for `op`, asking the engine what happened to the container. */
@@ -658,9 +693,9 @@ export class ContainerFilesystem extends FilesystemBase {
     try {
       return await this.statPath(path);
     } catch (err) {
+      // Out of the workspace, dangling, or a loop: the link itself, which the walk just found there.
       const code = (err as { code?: unknown }).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-      if (code !== 'EPATHESCAPE') throw err;
+      if (code !== 'EPATHESCAPE' && code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ELOOP') throw err;
     }
     return statOfFields(path, fields);
   }
@@ -767,7 +802,8 @@ export class ContainerFilesystem extends FilesystemBase {
     const st = parseStat(path, res.stdout.subarray(0, nl).toString('utf8'));
     const rest = res.stdout.subarray(nl + 1);
     if (st.size <= INLINE_READ_BYTES) return { size: rest.length, data: rest };
-    return { size: st.size, real: rest.toString('utf8').replace(/\n$/, '') };
+    const [real, identity] = rest.toString('utf8').split('\n');
+    return { size: st.size, real, identity: identity || undefined };
   }
 
   /** Queues a read head; reads made in the same turn are batched (see batch-read.ts). */
@@ -817,7 +853,14 @@ export class ContainerFilesystem extends FilesystemBase {
     }
     // An exec stream, not the archive endpoint: a reader may stay open, and
     // an open archive request holds the engine's lock on the container.
-    const file = await openExecFile(this.#container, head.real ?? this.#abs(path), head.size, this.#transferError('openRead', path), this.#requestTimeoutMs);
+    const file = await openExecFile(
+      this.#container,
+      head.real ?? this.#abs(path),
+      head.size,
+      this.#transferError('openRead', path),
+      this.#requestTimeoutMs,
+      head.identity,
+    );
     return createByteReader({ size: file.size, readAt: (pos, len) => file.readAt(pos, len), close: () => file.close() }, { path, chunkSize, offset });
   }
 
@@ -838,7 +881,7 @@ export class ContainerFilesystem extends FilesystemBase {
     const onError = this.#transferError('readBytes', path);
     const file = this.#archiveUsable
       ? await openArchiveFile(this.#container, real, onError)
-      : await openExecFile(this.#container, real, head.size, onError, this.#requestTimeoutMs);
+      : await openExecFile(this.#container, real, head.size, onError, this.#requestTimeoutMs, head.identity);
     try {
       const out = new Uint8Array(Math.min(want, file.size));
       let filled = 0;
@@ -1150,7 +1193,8 @@ export class ContainerFilesystem extends FilesystemBase {
     return startPollingWatch(plan, sink, {
       intervalMs: this.#watchPollIntervalMs,
       picture: (p) => walkPicture(this, p),
-      transient: (err) => isFsError(err, 'EUNAVAILABLE'),
+      // Stopped or paused, a container may answer again; removed, it never will, and the watch ends with the error.
+      transient: (err) => isFsError(err, 'EUNAVAILABLE') && !err.reason?.includes('does not exist'),
     });
   }
 

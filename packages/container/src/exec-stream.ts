@@ -123,11 +123,31 @@ export async function openExecFile(
   size: number,
   onError: (err: unknown) => Error,
   timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+  identity?: string,
 ): Promise<RemoteFile> {
+  let opened = false;
   const open = async (position: number): Promise<ForwardStream> => {
-    const cmd = position === 0 ? ['cat', absPath] : ['dd', `if=${absPath}`, 'bs=1048576', 'iflag=skip_bytes', `skip=${position}`];
+    const again = opened;
+    opened = true;
+    // A stream opened again (a reader that went back) reads the file by name: when that is no longer
+    // the file the reader opened (`identity`: inode, size, mtime), it fails instead of mixing two files.
+    const cmd =
+      again && identity !== undefined
+        ? ['sh', '-c', REOPEN_CHECKED, 'ctxfs-reopen', absPath, identity, String(position)]
+        : position === 0
+          ? ['cat', absPath]
+          : ['dd', `if=${absPath}`, 'bs=1048576', 'iflag=skip_bytes', `skip=${position}`];
     const s = await startExecStream(container, cmd, false, timeoutMs);
-    return { next: readableNext(s.stdout, timeoutMs), start: position, close: () => s.destroy() };
+    const next = readableNext(s.stdout, timeoutMs);
+    return {
+      next: async () => {
+        const bytes = await next();
+        if (bytes === undefined && again && (await s.exitCode()) === REPLACED_STATUS) throw new Error(REPLACED_MESSAGE);
+        return bytes;
+      },
+      start: position,
+      close: () => s.destroy(),
+    };
   };
   let first: ForwardStream;
   try {
@@ -138,3 +158,10 @@ export async function openExecFile(
   }
   return sequentialFile(size, open, onError, first);
 }
+
+/** The exit status and message of a reopened read whose file was replaced meanwhile. */
+const REPLACED_STATUS = 75;
+export const REPLACED_MESSAGE = 'the file changed while it was being read (it was replaced or rewritten since the read began)';
+
+/** `sh -c` script: reads `$1` from byte `$3` when its `stat -L -c %i:%s:%Y` is still `$2`. */
+const REOPEN_CHECKED = `x=$(stat -L -c %i:%s:%Y "$1") && [ "$x" = "$2" ] || exit ${REPLACED_STATUS}; exec dd if="$1" bs=1048576 iflag=skip_bytes skip="$3" 2>/dev/null`;

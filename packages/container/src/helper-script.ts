@@ -96,6 +96,13 @@ LKT() {
 }
 LKD() { "$@"; s=$?; rm -f "$LK"; return $s; }
 L() { LKT || return $?; LKD "$@"; }
+lt() {
+  if [ -e "$1" ]; then readlink -f "$1"; return $?; fi
+  # A dangling link: its target's directory, resolved from the link's own directory (busybox's
+  # readlink -f resolves a relative target against the current directory), and the name in it.
+  l=$(readlink "$1") || return 1
+  (cd -P "${'$'}{1%/*}" && cd -P "$(dirname "$l")" 2>/dev/null && printf '%s/%s' "$PWD" "${'$'}{l##*/}")
+}
 chk() {
   P=$R
   [ -z "$1" ] && return 0
@@ -104,7 +111,7 @@ chk() {
   for c in $1; do
     P=$P/$c
     if [ -L "$P" ]; then
-      t=$(readlink -f "$P") || { set +f; return 3; }
+      t=$(lt "$P") || { set +f; return 3; }
       case $t in "$RR"|"$RR"/*) ;; *) set +f; return 3 ;; esac
     fi
   done
@@ -112,6 +119,8 @@ chk() {
   return 0
 }
 ST() { chk "$1" || return $?; stat -L -c '%f|%s|%y|%z|%u|%g' "$P"; }
+# The file a write of $1 changes: a link's target (created when it dangles), not the link.
+tgt() { chk "$1" || return $?; [ -L "$P" ] || return 0; RP "$1" > /dev/null || return 3; }
 RP() {
   P=$RR
   local IFS=/ c t
@@ -119,8 +128,7 @@ RP() {
   for c in $1; do
     P=$P/$c
     if [ -L "$P" ]; then
-      # A dangling link: its target's directory, resolved, and the name it would create there.
-      t=$(readlink -f "$P") || { l=$(readlink "$P") && t=$(cd -P "${'$'}{P%/*}" && cd -P "$(dirname "$l")" 2>/dev/null && printf '%s/%s' "$PWD" "${'$'}{l##*/}"); } || { set +f; return 3; }
+      t=$(lt "$P") || { set +f; return 3; }
       case $t in "$RR"|"$RR"/*) P=$t ;; *) set +f; return 3 ;; esac
     fi
   done
@@ -146,7 +154,7 @@ RD() {
   z=${'$'}{s#*|}; z=${'$'}{z%%|*}
   if [ "$z" -le "$2" ]; then cat "$P"
   # A large file streams through the engine (the archive endpoint reads as root): the user must be able to read it.
-  elif [ -r "$P" ]; then readlink -f "$P"
+  elif [ -r "$P" ]; then readlink -f "$P" && stat -L -c %i:%s:%Y "$P"
   else printf '%s: Permission denied\n' "$1" >&2; return 1
   fi
 }
@@ -182,14 +190,14 @@ WK() {
 }
 FL() { chk "$1" || return $?; [ -d "$P" ] || return 101; shift; cd "$P" && find . "$@" -type f -print0; s=$?; cd /; return $s; }
 PW() {
-  chk "$2" || return $?
+  tgt "$2" || return $?
   if [ -d "$P" ]; then return 102; fi
   if [ "$1" = create ] && { [ -e "$P" ] || [ -L "$P" ]; }; then return 103; fi
   printf '%s\n' "${'$'}{P%/*}"
   if [ -f "$P" ]; then stat -L -c '%a:%u:%g' "$P"; fi
 }
 WR() {
-  chk "$2"; e=$?
+  tgt "$2"; e=$?
   if [ $e = 0 ]; then T=${'$'}{P%/*}/.ctxfs-$N-$i.tmp; else T=/dev/null; fi
   # \`true\`, not \`:\`: a redirection that fails on a special built-in ends a non-interactive shell, and with it the session.
   if [ "$3" = 0 ]; then true > "$T" || return 1
@@ -226,7 +234,7 @@ CM() {
 JN() {
   T=$3
   if [ "$4" -gt 0 ]; then cat "$T".p* > "$T" || { s=$?; rm -f "$T" "$T".p*; return $s; }; rm -f "$T".p*; fi
-  chk "$2" || { s=$?; rm -f "$T"; return $s; }
+  tgt "$2" || { s=$?; rm -f "$T"; return $s; }
   L CM "$1" "$T" "$P" "$5" "$6" "$7"
 }
 RMT() { for t in "$@"; do rm -f "$t" "$t".p* "$t".a; done; }
@@ -262,7 +270,8 @@ CPR() {
   chk "$1" || return $?; A=$P
   chk "$2" || return $?
   [ -e "$P" ] && return 103
-  cp -R "$A" "$P"
+  # -H: a link named as the source is copied as what it leads to, as the host copies it; links inside stay links.
+  cp -RH "$A" "$P"
 }
 while IFS= read -r l; do
   i=${'$'}{l%% *}

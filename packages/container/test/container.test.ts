@@ -66,6 +66,38 @@ describe.runIf(available)('container backend', () => {
     await removeTestContainers();
   });
 
+  describe('a stream reader whose file is replaced', () => {
+    it('that goes back fails with ECONFLICT instead of mixing the new file into the old (a stream opened again reads by name)', async () => {
+      const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: container.id, workdir: '/work/replaced' });
+      try {
+        await fs.writeBytes('f.bin', new Uint8Array(4_000_000).fill(0x41));
+        for (const replacement of [new Uint8Array(4_000_000).fill(0x42), new TextEncoder().encode('short')]) {
+          const r = await fs.openRead('f.bin');
+          expect(new TextDecoder().decode(await r.read(8))).toBe('AAAAAAAA');
+          await r.read(1_000_000);
+          await fs.writeBytes('f.bin', replacement);
+          r.seek(0);
+          const err = await r.read(8).then(
+            (bytes) => new TextDecoder().decode(bytes),
+            (e: { code?: string }) => e.code,
+          );
+          // Before: "BBBBBBBB" (the new file read as the old), or EUNAVAILABLE for a shorter one.
+          expect(err).toBe('ECONFLICT');
+          await r.close();
+          await fs.writeBytes('f.bin', new Uint8Array(4_000_000).fill(0x41));
+        }
+        // Unreplaced, a reader that goes back reads the same file again.
+        const r = await fs.openRead('f.bin');
+        await r.read(2_000_000);
+        r.seek(10);
+        expect(new TextDecoder().decode(await r.read(4))).toBe('AAAA');
+        await r.close();
+      } finally {
+        await fs.close();
+      }
+    });
+  });
+
   describe('attach and create', () => {
     it('attaches by name and reports a docker:// root', async () => {
       const info = await container.inspect();

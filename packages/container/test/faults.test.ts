@@ -191,6 +191,14 @@ describe.runIf(available)('container faults', () => {
     }
   });
 
+  it('an image without sh is EUNSUPPORTED naming sh, not a lost session (the helper cannot start)', { timeout: 60_000 }, async () => {
+    const container = await startTestContainer();
+    expect((await sh(container, '/bin/busybox rm -f /bin/sh', '0')).code).toBe(0);
+    const err = await errorOf(ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: container.id, workdir: '/work' }));
+    expect(err?.code, err?.message).toBe('EUNSUPPORTED');
+    expect(err?.message).toContain('lacks sh');
+  });
+
   it('a full disk (tmpfs workspace of 1 MiB) is ENOSPC and leaves the old file and no temporary; tmpfs round-trips', { timeout: 60_000 }, async () => {
     const container = await startTestContainer({ HostConfig: { Tmpfs: { '/work': 'size=1m' } } });
     const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: container.id, workdir: '/work' });

@@ -69,6 +69,28 @@ describe.runIf(available)('container watch (real engine)', () => {
     await fs.close();
   });
 
+  it('a watcher of a container that is removed ends with EUNAVAILABLE, where a stopped one would wait', async () => {
+    const container = await startTestContainer();
+    await seedWorkspace(container, '/work', 'w', { 'a.txt': 'a' });
+    const fs = await ContainerFilesystem.open({ container: container.id, workdir: '/work/w', watchPollIntervalMs: 200, requestTimeoutMs: 2_000 });
+    const watcher = fs.watch('', { recursive: true });
+    await watcher.ready;
+    const ended = (async () => {
+      for await (const _ of watcher) {
+        // events before the removal do not matter here
+      }
+    })().then(
+      () => 'ended without an error',
+      (err: unknown) => (err as { code?: string }).code,
+    );
+    await container.remove({ force: true });
+    // Before: the watcher took "does not exist" for a pause and waited for ever.
+    const outcome = await Promise.race([ended, new Promise((resolve) => setTimeout(() => resolve('still waiting after 15 s'), 15_000))]);
+    expect(outcome).toBe('EUNAVAILABLE');
+    await watcher.close();
+    await fs.close();
+  }, 30_000);
+
   it("never reports the helper's own files: its temporaries and the commit lock it keeps in the root without a writable /tmp", async () => {
     const container = await startTestContainer();
     await seedWorkspace(container, '/work', 'w', { 'a.txt': 'a' });
