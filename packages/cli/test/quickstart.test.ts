@@ -78,7 +78,8 @@ describe('the quickstart on a fresh machine', () => {
       ['patch with its diff', /== 4\. Patch[\s\S]*Patched src\/pantry\.ts[\s\S]*-export const WARN_DAYS = 3;\n.*\+export const WARN_DAYS = 2;/],
       ['merge', /== 5\. Concurrent change, merged[\s\S]*your edit was merged with those changes/],
       ['conflict', /== 6\. Concurrent change, conflict[\s\S]*overlap yours[\s\S]*Nothing was written/],
-      ['history', /== 7\. History[\s\S]*#3 replace by llm:reviewer[\s\S]*#1 initial/],
+      // The person's edit before the first ctxfs change is a version of its own (external), after the file's first content.
+      ['history', /== 7\. History[\s\S]*#4 replace by llm:reviewer[\s\S]*#2 external by external[\s\S]*#1 initial/],
       ['undo', /== 8\. Undo[\s\S]*Undid change #\d+ of src\/shopping\.ts/],
       ['MCP', /== 9\. Connect an agent over MCP[\s\S]*packages\/mcp\/src\/bin\.ts --root[\s\S]*"mcpServers"/],
     ];
