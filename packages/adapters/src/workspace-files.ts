@@ -527,7 +527,13 @@ export class WorkspaceFiles {
     const files = stat?.kind === 'directory' && options.recursive === true ? await this.#filesBelow(p) : [];
     await this.session.guarded(
       // Every file below is a path of the call: the policy decides each before anything is removed.
-      { op: 'delete', opClass: 'delete', paths: [p, ...files], params: { recursive: options.recursive === true } },
+      {
+        op: 'delete',
+        opClass: 'delete',
+        paths: [p, ...files],
+        directories: stat?.kind === 'directory' ? [p] : undefined,
+        params: { recursive: options.recursive === true },
+      },
       async () => {
         for (const file of files) await this.#deleteFile(file);
         await this.fs.delete(p, { recursive: options.recursive === true, force: options.force === true });
@@ -582,7 +588,12 @@ export class WorkspaceFiles {
     return all ? count : 1;
   }
 
-  /** Renames a file (a version on both paths) or, guarded, a directory. */
+  /**
+   * Renames a file (a version on both paths) or, guarded, a directory: every
+   * file below it is decided under its old name and its new one, so a
+   * directory's rename cannot take a file where the policy keeps it
+   * (`secrets/` renamed to `open/`) or out of a read-only one.
+   */
   async rename(from: string, to: string, overwrite: boolean): Promise<void> {
     const a = await this.#changeTarget(from, 'rename', 'rename');
     const b = await this.#changeTarget(to, 'rename', 'rename');
@@ -592,8 +603,16 @@ export class WorkspaceFiles {
       if (!r.success) editError('rename', a, r);
       return;
     }
+    const below = stat.kind === 'directory' ? await this.#filesBelow(a) : [];
+    const moved = below.map((f) => `${b}${f.slice(a.length)}`);
     await this.session.guarded(
-      { op: 'rename', opClass: 'rename', paths: [a, b], params: { overwrite } },
+      {
+        op: 'rename',
+        opClass: 'rename',
+        paths: [a, b, ...below, ...moved],
+        directories: stat.kind === 'directory' ? [a, b] : undefined,
+        params: { overwrite },
+      },
       () => this.fs.rename(a, b, { overwrite }),
       () => ({ result: 'ok' }),
     );

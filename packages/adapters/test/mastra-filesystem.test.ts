@@ -147,6 +147,29 @@ for (const backend of await backends()) {
         expect(utf8(await ws.fs.readBytes('src/lib/b.py'))).toBe('print(1)\n');
       }));
 
+    it("a directory's rename is decided for every file below it, under its old name and its new one", async () => {
+      const ws = await openWorkspace(
+        backend,
+        { ...tree, 'secrets/db.txt': 'pw=swordfish42\n', 'vendor/lib.js': 'frozen\n' },
+        {
+          safety: { policyFiles: false, policy: { readOnly: ['vendor/'], rules: [{ effect: 'deny', paths: ['secrets/'] }] } },
+        },
+      );
+      try {
+        const m = new CtxfsWorkspaceFilesystem({ context: ws.context });
+        // A rule naming a directory names the directory itself; and no file leaves a directory it guards by its rename.
+        await expect(m.moveFile('/secrets', '/open')).rejects.toBeInstanceOf(PermissionError);
+        await expect(m.moveFile('/vendor', '/vendor2')).rejects.toBeInstanceOf(PermissionError);
+        await expect(m.moveFile('/docs', '/secrets')).rejects.toBeInstanceOf(PermissionError);
+        for (const path of ['secrets/db.txt', 'vendor/lib.js', 'docs/r.md']) expect(await ws.fs.exists(path), path).toBe(true);
+        for (const path of ['open', 'vendor2']) expect(await ws.fs.exists(path), path).toBe(false);
+        await m.moveFile('/docs', '/manual');
+        expect(utf8(await ws.fs.readBytes('manual/r.md'))).toBe('# r\n');
+      } finally {
+        await ws.close();
+      }
+    });
+
     it('readdir lists a self-referencing or dangling symlink as a link, and the rest of the directory', () =>
       withFs(async (m, ws) => {
         if (ws.hostRoot === undefined) return; // only the host test can make links behind the backend

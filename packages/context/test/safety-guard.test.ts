@@ -275,6 +275,35 @@ for (const backend of BACKENDS) {
       await expect(ctx.writeFile('src/cart.ts', 'x')).rejects.toMatchObject({ code: 'EDENIED', message: expect.stringMatching(/mode is "deny"/) });
     });
 
+    it('"ask" holds for searches: a path asked about is served by a search only under a yes that covers it', async () => {
+      const asked: string[] = [];
+      let answer = false;
+      const approver = callbackApprover((r: ApprovalRequest) => {
+        asked.push(r.reason);
+        return { approved: answer };
+      });
+      // A rule: a search of the workspace serves nothing of hr/ (and asks nobody); a search of hr/ is asked about.
+      await open({ approver, policy: { rules: [{ effect: 'ask', paths: ['secrets/'], reason: 'db credentials need approval' }] } });
+      const hits = await ctx.grep('hunter2');
+      expect(hits.items).toEqual([]);
+      expect(hits.text).not.toContain('very-secret');
+      expect(asked).toEqual([]);
+      await expect(ctx.grep('.', { path: 'secrets' })).rejects.toMatchObject({ code: 'EDENIED' });
+      expect(asked).toEqual(['db credentials need approval']);
+      answer = true;
+      expect((await ctx.grep('hunter2', { path: 'secrets' })).items.map((h) => h.path)).toEqual(['secrets/db.txt']);
+      ctx.close();
+      await ws.cleanup();
+      // The mode: a search of the workspace is asked about once; a no serves nothing, a yes serves what the mode guarded.
+      asked.length = 0;
+      answer = false;
+      await open({ approver, policy: { mode: 'manual' } });
+      await expect(ctx.grep('total')).rejects.toMatchObject({ code: 'EDENIED' });
+      answer = true;
+      expect((await ctx.grep('total')).items.map((h) => h.path)).toEqual(['src/cart.ts']);
+      expect(asked).toEqual(['every search asks for approval in manual mode', 'every search asks for approval in manual mode']);
+    });
+
     it('sensitive files are denied to reads and searches by default, not merely labelled', async () => {
       await open({});
       await expect(ctx.readFile('.env')).rejects.toMatchObject({ code: 'EDENIED' });

@@ -100,6 +100,12 @@ export interface Policy {
   readonly commands: CommandRules;
   /** Decides one operation on one path. */
   decide(request: PolicyRequest): Decision;
+  /**
+   * Decides an operation on the whole workspace before any path is known (a
+   * search of the root): `ask` when the mode or `always_ask` asks for every
+   * such operation, else `allow` — each path it serves is then decided on its own.
+   */
+  decideOperation(op: OpClass): Decision;
 }
 
 /** What is asked of the policy. */
@@ -109,6 +115,8 @@ export interface PolicyRequest {
   readonly agent: string;
   /** The registry flags the path as credentials (`.env`, keys…). */
   readonly sensitive?: boolean;
+  /** The path is a directory: a pattern ending in `/` (`secrets/`) names it too, not only what is below it. */
+  readonly directory?: boolean | undefined;
 }
 
 /** The policy's answer. */
@@ -118,6 +126,13 @@ export interface Decision {
   readonly reason: string;
   /** `auto` when approved by the mode or an auto-approve pattern, `policy` when a rule or limit decided. */
   readonly by: 'policy' | 'auto';
+  /**
+   * `operation` when an `ask` holds for the operation whatever the path (the
+   * mode, `always_ask`): a person's yes to a call then covers every path it
+   * serves. Otherwise the answer is this path's (a rule, a sensitive or
+   * read-only path), and a yes to another path does not cover it.
+   */
+  readonly basis?: 'operation' | undefined;
 }
 
 /**
@@ -153,7 +168,7 @@ function agentMatcher(patterns: readonly string[] | undefined): (agent: string) 
 
 interface CompiledRule {
   readonly rule: PolicyRule;
-  readonly path: (path: string) => boolean;
+  readonly path: (path: string, isDirectory?: boolean) => boolean;
   readonly agent: (agent: string) => boolean;
   readonly ops: ReadonlySet<OpClass>;
 }
@@ -196,10 +211,20 @@ export function resolvePolicy(layers: ReadonlyArray<{ source: string; config: Po
     sources: all.map((l) => l.source),
     commands: compileCommandRules(commands, mode),
   };
-  return { ...policy, decide: decider(policy) };
+  return { ...policy, decide: decider(policy), decideOperation: operationDecider(policy) };
 }
 
-function decider(p: Omit<Policy, 'decide' | 'commands'>): (request: PolicyRequest) => Decision {
+function operationDecider(p: Omit<Policy, 'decide' | 'decideOperation' | 'commands'>): (op: OpClass) => Decision {
+  return (op) => {
+    if (p.alwaysAsk.includes(op)) return { effect: 'ask', reason: `every ${op} asks for approval (always_ask)`, by: 'policy', basis: 'operation' };
+    if (!MUTATING.has(op) && p.mode !== 'deny' && !p.autoApproveReads) {
+      return { effect: 'ask', reason: `every ${op} asks for approval in ${p.mode} mode`, by: 'policy', basis: 'operation' };
+    }
+    return { effect: 'allow', reason: 'each path the operation serves is decided on its own', by: 'auto' };
+  };
+}
+
+function decider(p: Omit<Policy, 'decide' | 'decideOperation' | 'commands'>): (request: PolicyRequest) => Decision {
   const compiled: CompiledRule[] = p.rules.map((rule) => ({
     rule,
     path: compilePathPatterns(rule.paths),
@@ -212,13 +237,13 @@ function decider(p: Omit<Policy, 'decide' | 'commands'>): (request: PolicyReques
   const alwaysAsk = new Set(p.alwaysAsk);
   const said = (r: CompiledRule, what: string): string => r.rule.reason ?? `${what} by the rule ${r.rule.effect} ${JSON.stringify(r.rule.paths.join(', '))}`;
 
-  return ({ op, path, agent, sensitive: flagged = false }) => {
-    const matching = compiled.filter((r) => r.ops.has(op) && r.agent(agent) && r.path(path));
+  return ({ op, path, agent, sensitive: flagged = false, directory = false }) => {
+    const matching = compiled.filter((r) => r.ops.has(op) && r.agent(agent) && r.path(path, directory));
     const deny = matching.find((r) => r.rule.effect === 'deny');
     if (deny) return { effect: 'deny', reason: said(deny, 'denied'), by: 'policy' };
     const changes = MUTATING.has(op);
     if (changes && p.mode === 'deny') return { effect: 'deny', reason: 'the policy mode is "deny": no file may be changed', by: 'policy' };
-    if (changes && readOnly(path)) return { effect: 'deny', reason: `${path} is read-only by the policy (read_only)`, by: 'policy' };
+    if (changes && readOnly(path, directory)) return { effect: 'deny', reason: `${path} is read-only by the policy (read_only)`, by: 'policy' };
     // Above every ask, allow and mode: no rule of the policy can let an agent rewrite the policy.
     if (changes && inProjectConfig(path)) {
       return {
@@ -228,7 +253,7 @@ function decider(p: Omit<Policy, 'decide' | 'commands'>): (request: PolicyReques
       };
     }
     const allow = matching.find((r) => r.rule.effect === 'allow');
-    if ((flagged || sensitive(path)) && allow === undefined) {
+    if ((flagged || sensitive(path, directory)) && allow === undefined) {
       // A change serves the file too: its diff, a patch's mismatch quoting the lines it met.
       return changes
         ? {
@@ -240,7 +265,7 @@ function decider(p: Omit<Policy, 'decide' | 'commands'>): (request: PolicyReques
     }
     const ask = matching.find((r) => r.rule.effect === 'ask');
     if (ask) return { effect: 'ask', reason: said(ask, 'approval required'), by: 'policy' };
-    if (alwaysAsk.has(op)) return { effect: 'ask', reason: `every ${op} asks for approval (always_ask)`, by: 'policy' };
+    if (alwaysAsk.has(op)) return { effect: 'ask', reason: `every ${op} asks for approval (always_ask)`, by: 'policy', basis: 'operation' };
     if (allow) return { effect: 'allow', reason: said(allow, 'allowed'), by: 'policy' };
     if (p.mode === 'deny')
       return {
@@ -251,13 +276,11 @@ function decider(p: Omit<Policy, 'decide' | 'commands'>): (request: PolicyReques
     if (!changes)
       return p.autoApproveReads
         ? { effect: 'allow', reason: 'reads are auto-approved', by: 'auto' }
-        : { effect: 'ask', reason: `every ${op} asks for approval in ${p.mode} mode`, by: 'policy' };
-    if (p.mode === 'auto' && autoWrite(path)) return { effect: 'allow', reason: 'changes here are auto-approved', by: 'auto' };
-    return {
-      effect: 'ask',
-      reason: p.mode === 'manual' ? `every ${op} asks for approval in manual mode` : `${path} is outside the auto-approved write patterns`,
-      by: 'policy',
-    };
+        : { effect: 'ask', reason: `every ${op} asks for approval in ${p.mode} mode`, by: 'policy', basis: 'operation' };
+    if (p.mode === 'auto' && autoWrite(path, directory)) return { effect: 'allow', reason: 'changes here are auto-approved', by: 'auto' };
+    return p.mode === 'manual'
+      ? { effect: 'ask', reason: `every ${op} asks for approval in manual mode`, by: 'policy', basis: 'operation' }
+      : { effect: 'ask', reason: `${path} is outside the auto-approved write patterns`, by: 'policy' };
   };
 }
 

@@ -35,6 +35,8 @@ export interface GuardedCall {
   readonly params: Readonly<Record<string, unknown>>;
   /** Paths it touches in another way (a patch's deletions and moves), decided as their own class. */
   readonly extra?: ReadonlyArray<{ readonly path: string; readonly opClass: OpClass }> | undefined;
+  /** Which of its paths are directories (a directory's rename or delete): a rule for `secrets/` names the directory itself. */
+  readonly directories?: readonly string[] | undefined;
   /** The error its arguments already gave (a path that does not normalize): recorded, then thrown. */
   readonly invalid?: FsError | undefined;
   /**
@@ -263,12 +265,18 @@ export class SafetyLayer {
   }
 
   /** The policy's decision for one path, with the registry's sensitivity. */
-  decide(op: OpClass, path: string, agent: string): Decision {
+  decide(op: OpClass, path: string, agent: string, directory = false): Decision {
     // The policy and the sensitivity rules are fixed for the layer's life, so an answer holds until the cache is cleared.
-    const key = `${op}\0${agent}\0${path}`;
+    const key = `${op}\0${agent}\0${directory ? '/' : ''}${path}`;
     let decision = this.#decisions.get(key);
     if (decision === undefined) {
-      decision = this.policy.decide({ op, path, agent, sensitive: this.#registry.get(path)?.sensitive ?? this.#registry.isSensitive(path) });
+      decision = this.policy.decide({
+        op,
+        path,
+        agent,
+        sensitive: this.#registry.get(path)?.sensitive ?? this.#registry.isSensitive(path),
+        directory,
+      });
       if (this.#decisions.size >= DECISION_CACHE_SIZE) this.#decisions.clear();
       this.#decisions.set(key, decision);
     }
@@ -342,9 +350,12 @@ export class SafetyLayer {
       ...(call.extra ?? []).map((e) => ({ ...e, via: linkedFrom.get(e.path) })),
       ...(await this.#linkTargets(call)),
     ];
+    const directories = new Set(call.directories);
     for (const { path, opClass, via } of touched) {
-      if (path === '' && !MUTATING.has(opClass)) continue; // a whole-workspace search: its results are filtered instead
-      const decision = this.decide(opClass, path, who.agent);
+      // A whole-workspace search is asked about once when the mode asks for every one; each path it serves is then decided (see withheld).
+      // A search's scope is a directory unless the registry knows it as a file: a rule for hr/ decides a search of hr.
+      const directory = directories.has(path) || (opClass === 'search' && this.#registry.get(path) === undefined);
+      const decision = path === '' && !MUTATING.has(opClass) ? this.policy.decideOperation(opClass) : this.decide(opClass, path, who.agent, directory);
       const reason = via === undefined ? decision.reason : `${via} is a link to ${path}: ${decision.reason}`;
       if (decision.effect === 'deny') refuse(denied(call.op, via ?? path, reason), 'denied');
       if (decision.effect === 'ask') asked ??= { decision: via === undefined ? decision : { ...decision, reason }, path: via ?? path };
@@ -381,7 +392,14 @@ export class SafetyLayer {
       agent: who.agent,
       sessionId,
       approval,
-      withheld: (path) => this.decide(call.opClass === 'search' ? 'search' : 'read', path, who.agent).effect === 'deny',
+      withheld: (path) => {
+        const d = this.decide(call.opClass === 'search' ? 'search' : 'read', path, who.agent);
+        if (d.effect !== 'ask') return d.effect === 'deny';
+        // An "ask" path is served only under a person's yes to this call that covers it: one given for the
+        // operation as a whole (the mode's), or under the same rule (a search of hr/, asked by the rule for hr/).
+        const yes = state.approval?.approved === true && state.approval.by === 'user';
+        return !(yes && (d.basis === 'operation' || d.reason === asked?.decision.reason));
+      },
       resolved: (path) => call.spellings?.get(path) ?? path,
       auditDraft: () => draft('ok'),
       approveChanges: async (changes) => {
@@ -465,6 +483,7 @@ export class SafetyLayer {
   #summary(call: GuardedCall): string {
     return call.paths
       .map((p) => {
+        if (p === '') return `the whole workspace (${call.op})`;
         const r = this.#registry.get(p);
         return r ? `${p}: ${r.size.toLocaleString('en-US')} bytes` : p;
       })
