@@ -135,7 +135,9 @@ export function describeEngineError(err: unknown): {
     tls = 'client-refused';
   else if (status === 400 && /HTTP request to an HTTPS server/i.test(message)) tls = 'server-wants-tls';
   return {
-    notFound: status === 404 && /no such container/i.test(message),
+    // A missing path in an archive request is 404 'no such container - Could not find the file …' (Docker) or
+    // '… - no such file or directory' (Podman): the container is there.
+    notFound: status === 404 && /no such container/i.test(message) && !/could not find the file|no such file or directory/i.test(message),
     notRunning: status === 409 || /is not running|is paused|is restarting/i.test(message),
     unreachable: tls === undefined && (netCodes.has(code) || /socket hang up|connect E/i.test(message)),
     ...(tls === undefined ? {} : { tls }),

@@ -6,8 +6,9 @@
  * - Metadata and small files go through one long-lived helper session
  *   ({@link HelperSession}): a shell loop serving framed requests, about a
  *   millisecond each instead of tens for an exec per operation.
- * - Large files stream as tar: reads from `GET /archive` (tar-stream parses
- *   the entry as it arrives), writes into `PUT /archive` (generated parts).
+ * - Large files stream: bounded reads from `GET /archive` (tar-stream parses
+ *   the entry as it arrives), readers and writes through an exec that works
+ *   only on the file or directory the helper checked.
  * - Every write lands under a temporary name in the target's directory and is
  *   renamed (or hard-linked, for `create`) into place by the helper, so an
  *   interrupted write leaves the old file.
@@ -64,7 +65,6 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, type HelperResponse, HelperSession, Session
 import { shellQuote as q } from './shell-quote.ts';
 import { SnapshotStore } from './snapshots.ts';
 import { openArchiveFile } from './tar-read.ts';
-import { type EntryOwner, putFile } from './tar-write.ts';
 
 /** Options of {@link ContainerFilesystem.open}. */
 export interface ContainerFilesystemOptions extends FilesystemBaseOptions {
@@ -880,7 +880,7 @@ export class ContainerFilesystem extends FilesystemBase {
     const real = head.real ?? this.#abs(path);
     const onError = this.#transferError('readBytes', path);
     const file = this.#archiveUsable
-      ? await openArchiveFile(this.#container, real, onError)
+      ? await openArchiveFile(this.#container, real, onError, head.identity)
       : await openExecFile(this.#container, real, head.size, onError, this.#requestTimeoutMs, head.identity);
     try {
       const out = new Uint8Array(Math.min(want, file.size));
@@ -914,11 +914,6 @@ export class ContainerFilesystem extends FilesystemBase {
     const perm = fileMode === undefined || fileMode === 0o644 ? '-' : fileMode.toString(8);
     const ownerArg =
       fileOwner === undefined || (fileOwner.uid === this.user.uid && fileOwner.gid === this.user.gid) ? '-' : `${fileOwner.uid}:${fileOwner.gid}`;
-    const owner: EntryOwner = {
-      mode: fileMode ?? 0o644,
-      uid: fileOwner?.uid ?? this.user.uid,
-      gid: fileOwner?.gid ?? this.user.gid,
-    };
     /** Runs a commit request: the helper checks `ifMatch` under its commit lock and answers 113 with the current hash. */
     const commitRequest = async (code: string, input?: Uint8Array) => {
       const res = await this.#run('write', path, `${code} ${ifMatch ?? '-'}`, input);
@@ -933,8 +928,9 @@ export class ContainerFilesystem extends FilesystemBase {
     let stream: ExecStream | undefined;
     let tempAbs: string | undefined;
     const newTemp = () => {
-      tempAbs = `${dirAbs}/${TEMP_PREFIX}${this.#session?.nonce ?? '0'.repeat(24)}-w${++this.#writeCounter}.tmp`;
-      return tempAbs;
+      const name = `${TEMP_PREFIX}${this.#session?.nonce ?? '0'.repeat(24)}-w${++this.#writeCounter}.tmp`;
+      tempAbs = `${dirAbs}/${name}`;
+      return name;
     };
     const takeStaged = (): Buffer => {
       const all = staged.length === 1 ? (staged[0] as Buffer) : Buffer.concat(staged, stagedBytes);
@@ -1002,7 +998,7 @@ export class ContainerFilesystem extends FilesystemBase {
           stagedBytes += chunk.byteLength;
           if (stagedBytes <= STAGED_WRITE_BYTES) return;
           try {
-            stream = await startExecStream(this.#container, streamedWriteCommand(newTemp()), true, this.#requestTimeoutMs);
+            stream = await startExecStream(this.#container, streamedWriteCommand(dirAbs, newTemp()), true, this.#requestTimeoutMs);
           } catch (err) {
             throw await this.#unavailable('write', path, err);
           }
@@ -1017,20 +1013,13 @@ export class ContainerFilesystem extends FilesystemBase {
           }
           if (stream === undefined) {
             const data = takeStaged();
-            const t = newTemp();
-            if (this.#archiveUsable) {
-              try {
-                await putFile(this.#container, dirAbs, t.slice(dirAbs.length + 1), data, owner);
-              } catch (err) {
-                throw this.#transferError('write', path)(err);
-              }
-            } else {
-              stream = await startExecStream(this.#container, streamedWriteCommand(t), true, this.#requestTimeoutMs).catch(async (err: unknown) => {
+            stream = await startExecStream(this.#container, streamedWriteCommand(dirAbs, newTemp()), true, this.#requestTimeoutMs).catch(
+              async (err: unknown) => {
                 throw await this.#unavailable('write', path, err);
-              });
-              stream.stdout.resume();
-              await send(stream, data);
-            }
+              },
+            );
+            stream.stdout.resume();
+            await send(stream, data);
           }
           if (stream !== undefined) {
             const s = stream;

@@ -100,8 +100,11 @@ export async function startExecStream(container: Docker.Container, cmd: string[]
 }
 
 /**
- * The command of a streamed write of `target`: `cat` from the connection's
- * stdin. When `cat` fails (a full disk), the shell stays a moment before it
+ * The command of a streamed write of `name` in `dir` (the real path of a
+ * directory the helper checked inside the workspace): `cat` from the
+ * connection's stdin, in `dir` entered first and found still to be that
+ * directory, so that a directory swapped for a link since the check cannot
+ * take the bytes outside the workspace (status 3, as the helper's own). When `cat` fails (a full disk), the shell stays a moment before it
  * exits with `cat`'s status. Podman closes the connection as soon as the
  * process is gone, and our next write then fails on EPIPE; Node destroys the
  * socket on that error, and the stderr frame with the tool's message, still
@@ -109,8 +112,15 @@ export async function startExecStream(container: Docker.Container, cmd: string[]
  * it holds stdin open: writes block instead of failing, and the message is
  * read before the connection ends. A `sleep` without fractions waits 1 s.
  */
-export function streamedWriteCommand(target: string): string[] {
-  return ['sh', '-c', 'cat > "$1" || { s=$?; sleep 0.5 2>/dev/null || sleep 1; exit "$s"; }', 'ctxfs-write', target];
+export function streamedWriteCommand(dir: string, name: string): string[] {
+  return [
+    'sh',
+    '-c',
+    'cd -P "$1" || exit 1; [ "$PWD" = "$1" ] || exit 3; cat > "./$2" || { s=$?; sleep 0.5 2>/dev/null || sleep 1; exit "$s"; }',
+    'ctxfs-write',
+    dir,
+    name,
+  ];
 }
 
 /**
@@ -125,14 +135,12 @@ export async function openExecFile(
   timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
   identity?: string,
 ): Promise<RemoteFile> {
-  let opened = false;
   const open = async (position: number): Promise<ForwardStream> => {
-    const again = opened;
-    opened = true;
-    // A stream opened again (a reader that went back) reads the file by name: when that is no longer
-    // the file the reader opened (`identity`: inode, size, mtime), it fails instead of mixing two files.
+    // Every stream reads the file by name: when that is no longer the file the helper checked
+    // (`identity`: inode, size, mtime), because it was replaced or a directory on the way was swapped
+    // for a link, it fails instead of serving another file or mixing two.
     const cmd =
-      again && identity !== undefined
+      identity !== undefined
         ? ['sh', '-c', REOPEN_CHECKED, 'ctxfs-reopen', absPath, identity, String(position)]
         : position === 0
           ? ['cat', absPath]
@@ -142,7 +150,7 @@ export async function openExecFile(
     return {
       next: async () => {
         const bytes = await next();
-        if (bytes === undefined && again && (await s.exitCode()) === REPLACED_STATUS) throw new Error(REPLACED_MESSAGE);
+        if (bytes === undefined && identity !== undefined && (await s.exitCode()) === REPLACED_STATUS) throw new Error(REPLACED_MESSAGE);
         return bytes;
       },
       start: position,

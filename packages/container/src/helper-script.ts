@@ -118,7 +118,54 @@ chk() {
   set +f
   return 0
 }
-ST() { chk "$1" || return $?; stat -L -c '%f|%s|%y|%z|%u|%g' "$P"; }
+# Enters the directory holding $P (as chk or tgt left it) and checks that it is still inside the root; the
+# request then acts on the name $B relative to it. A directory swapped for a link after chk cannot move the
+# call elsewhere: the shell holds the directory itself, not its name. The loop goes back to / after each request.
+# B starts with ./ so that no tool takes a name beginning with - for an option.
+ind() {
+  if [ "$P" = "$R" ] || [ "$P" = "$RR" ]; then D=$RR; B=.; else D=${'$'}{P%/*}; B=./${'$'}{P##*/}; fi
+  cd -P "$D" || return 1
+  case $PWD in "$RR"|"$RR"/*) ;; *) cd /; return 3 ;; esac
+}
+# Enters the directory $P itself, under the same check.
+indir() {
+  cd -P "$P" || return 1
+  case $PWD in "$RR"|"$RR"/*) ;; *) cd /; return 3 ;; esac
+}
+# Whether the file open on descriptor 3 is inside the root (where /proc shows it): a name swapped for a
+# link between the check and the open is caught on what was opened.
+# O is then the opened file's real path.
+fd3in() {
+  O=$PWD/${'$'}{B#./}
+  [ -e /proc/$$/fd/3 ] || return 0
+  O=$(readlink /proc/$$/fd/3) || { O=$PWD/${'$'}{B#./}; return 0; }
+  case $O in "$RR"/*) return 0 ;; esac
+  exec 3<&-; return 3
+}
+# chk of every component but the last, which the request acts on itself: a link there is removed, renamed
+# or stat'ed as the link, never followed (as the host treats a link that leads out of the workspace).
+chkp() { case $1 in */*) chk "${'$'}{1%/*}" || return $?; P=$P/${'$'}{1##*/} ;; *) P=$R/$1 ;; esac; }
+ST() {
+  chk "$1"; e=$?
+  # A link leading out of the workspace is an entry of it: its own stat, nothing of where it leads.
+  if [ $e = 3 ]; then chkp "$1" || return $?; ind || return $?; [ -L "$B" ] || return 3; stat -c '%f|%s|%y|%z|%u|%g' "$B"; return $?; fi
+  [ $e = 0 ] || return $e
+  ind || return $?
+  stat -L -c '%f|%s|%y|%z|%u|%g' "$B" 2>/dev/null && return 0
+  # A link in a loop is an entry too (the host stats it as the link); a dangling one is ENOENT, as there.
+  if [ -L "$B" ] && lp "$B"; then stat -c '%f|%s|%y|%z|%u|%g' "$B"; return $?; fi
+  stat -L -c '%f|%s|%y|%z|%u|%g' "$B"
+}
+# Whether the link $1 is in a loop: more links followed than the kernel would (40).
+lp() {
+  n=0; f=$1
+  while [ -L "$f" ]; do
+    n=$((n+1)); [ $n -gt 40 ] && return 0
+    l=$(readlink "$f") || return 1
+    case $l in /*) f=$l ;; *) f=${'$'}{f%/*}/$l ;; esac
+  done
+  return 1
+}
 # The file a write of $1 changes: a link's target (created when it dangles), not the link.
 tgt() { chk "$1" || return $?; [ -L "$P" ] || return 0; RP "$1" > /dev/null || return 3; }
 RP() {
@@ -138,25 +185,32 @@ RP() {
 LS() {
   chk "$1" || return $?
   [ -d "$P" ] || { [ -e "$P" ] && return 101; stat -L "$P" >/dev/null; return 1; }
-  for e in "$P"/* "$P"/.*; do
-    n=${'$'}{e##*/}
-    case $n in .|..) continue ;; esac
+  # A directory the user cannot enter lists as empty, as its glob would.
+  indir 2>/dev/null; e=$?; [ $e = 3 ] && return 3; [ $e = 0 ] || return 0
+  for e in * .*; do
+    case $e in .|..) continue ;; esac
     if [ -L "$e" ]; then k=l; elif [ -d "$e" ]; then k=d; elif [ -f "$e" ]; then k=f; elif [ -e "$e" ]; then k=o; else continue; fi
-    printf '%s%s\0' "$k" "$n"
+    printf '%s%s\0' "$k" "$e"
   done
 }
 RD() {
   chk "$1" || return $?
-  [ -d "$P" ] && return 102
-  s=$(stat -L -c '%f|%s|%y|%z|%u|%g' "$P") || return 1
-  [ -f "$P" ] || return 112
+  ind || return $?
+  [ -d "$B" ] && return 102
+  stat -L "$B" > /dev/null || return 1
+  [ -f "$B" ] || return 112
+  # Opened first, then checked and served from the descriptor: what is read is the file that was checked.
+  # \`command\`: a failed redirection of the special built-in exec would end the shell.
+  command exec 3< "$B" || return 1
+  fd3in || return 3
+  s=$(stat -L -c '%f|%s|%y|%z|%u|%g' /proc/$$/fd/3 2>/dev/null || stat -L -c '%f|%s|%y|%z|%u|%g' "$B") || { exec 3<&-; return 1; }
   printf '%s\n' "$s"
   z=${'$'}{s#*|}; z=${'$'}{z%%|*}
-  if [ "$z" -le "$2" ]; then cat "$P"
-  # A large file streams through the engine (the archive endpoint reads as root): the user must be able to read it.
-  elif [ -r "$P" ]; then readlink -f "$P" && stat -L -c %i:%s:%Y "$P"
-  else printf '%s: Permission denied\n' "$1" >&2; return 1
+  if [ "$z" -le "$2" ]; then cat <&3; s=$?
+  # A large file streams through an exec of its own, which checks it is still this file (inode, size, mtime).
+  else printf '%s\n' "$O" && { stat -L -c %i:%s:%Y /proc/$$/fd/3 2>/dev/null || stat -L -c %i:%s:%Y "$B"; }; s=$?
   fi
+  exec 3<&-; return $s
 }
 RB() {
   l=$(dd bs="$2" count=1 iflag=fullblock 2>/dev/null)
@@ -182,23 +236,25 @@ RB() {
 WK() {
   chk "$1" || return $?
   [ -d "$P" ] || { [ -e "$P" ] && return 101; stat -L "$P" >/dev/null; return 2; }
-  cd "$P" 2>/dev/null || return 0
+  indir 2>/dev/null; e=$?; [ $e = 3 ] && return 3; [ $e = 0 ] || return 0
   shift
   find . -mindepth 1 "$@" -path "*$NL*" -exec stat -c "$SOH%f|%s|%y|%z|%u|%g" {} \; -exec printf '%s\0' {} \; \
     -o ! -path "*$NL*" -exec stat -c '%f|%s|%y|%z|%u|%g|%n' {} +
   s=$?; cd /; return $s
 }
-FL() { chk "$1" || return $?; [ -d "$P" ] || return 101; shift; cd "$P" && find . "$@" -type f -print0; s=$?; cd /; return $s; }
+FL() { chk "$1" || return $?; [ -d "$P" ] || return 101; indir || return $?; shift; find . "$@" -type f -print0; s=$?; cd /; return $s; }
 PW() {
   tgt "$2" || return $?
-  if [ -d "$P" ]; then return 102; fi
-  if [ "$1" = create ] && { [ -e "$P" ] || [ -L "$P" ]; }; then return 103; fi
-  printf '%s\n' "${'$'}{P%/*}"
-  if [ -f "$P" ]; then stat -L -c '%a:%u:%g' "$P"; fi
+  ind || return $?
+  if [ -d "$B" ]; then return 102; fi
+  if [ "$1" = create ] && { [ -e "$B" ] || [ -L "$B" ]; }; then return 103; fi
+  printf '%s\n' "$PWD"
+  if [ -f "$B" ]; then stat -L -c '%a:%u:%g' "$B"; fi
 }
 WR() {
   tgt "$2"; e=$?
-  if [ $e = 0 ]; then T=${'$'}{P%/*}/.ctxfs-$N-$i.tmp; else T=/dev/null; fi
+  [ $e = 0 ] && { ind; e=$?; }
+  if [ $e = 0 ]; then T=.ctxfs-$N-$i.tmp; else T=/dev/null; fi
   # \`true\`, not \`:\`: a redirection that fails on a special built-in ends a non-interactive shell, and with it the session.
   if [ "$3" = 0 ]; then true > "$T" || return 1
   elif true > "$T"; then
@@ -206,7 +262,7 @@ WR() {
   else dd bs="$3" count=1 iflag=fullblock of=/dev/null 2>/dev/null; return 1
   fi
   [ $e = 0 ] || return $e
-  L CM "$1" "$T" "$P" "$4" "$5" "$6"
+  L CM "$1" "$T" "$B" "$4" "$5" "$6"
 }
 CM() {
   if [ -d "$3" ]; then rm -f "$2"; return 102; fi
@@ -235,48 +291,62 @@ JN() {
   T=$3
   if [ "$4" -gt 0 ]; then cat "$T".p* > "$T" || { s=$?; rm -f "$T" "$T".p*; return $s; }; rm -f "$T".p*; fi
   tgt "$2" || { s=$?; rm -f "$T"; return $s; }
-  L CM "$1" "$T" "$P" "$5" "$6" "$7"
+  # The temp was written in the directory the write began in; taken by name from the one entered now, so a
+  # directory swapped in between fails the commit instead of moving a file in from elsewhere.
+  ind || { s=$?; rm -f "$T"; return $s; }
+  [ "$PWD/${'$'}{T##*/}" = "$T" ] || { rm -f "$T"; printf '%s: No such file or directory\n' "$2" >&2; return 1; }
+  L CM "$1" "./${'$'}{T##*/}" "$B" "$5" "$6" "$7"
 }
 RMT() { for t in "$@"; do rm -f "$t" "$t".p* "$t".a; done; }
 CLR() {
   chk '' || return $?
-  for e in "$R"/* "$R"/.*; do
-    case ${'$'}{e##*/} in .|..) continue ;; esac
-    if [ -e "$e" ] || [ -L "$e" ]; then rm -rf "$e" || return 1; fi
+  indir || return $?
+  for e in * .*; do
+    case $e in .|..) continue ;; esac
+    if [ -e "$e" ] || [ -L "$e" ]; then rm -rf -- "$e" || return 1; fi
   done
 }
-MK() { chk "$1" || return $?; mkdir "$P"; }
-RMF() { chk "$1" || return $?; [ -d "$P" ] && [ ! -L "$P" ] && return 102; L rm "$P"; }
+MK() { chk "$1" || return $?; ind || return $?; mkdir -- "$B"; }
+RMF() { chkp "$1" || return $?; ind || return $?; [ -d "$B" ] && [ ! -L "$B" ] && return 102; L rm -- "$B"; }
 RMD() {
   chk "$1" || return $?
-  if [ "$2" = 1 ]; then rm -rf "$P"; return $?; fi
-  rmdir "$P"
+  ind || return $?
+  if [ "$2" = 1 ]; then rm -rf -- "$B"; return $?; fi
+  rmdir -- "$B"
 }
+# The source of a move or copy, by its directory's real path (checked inside the root); the destination's
+# directory is then entered, so what is written lands inside the root.
+# A move takes a link itself (chkp); a copy reads what it leads to, so it must lead inside (chk).
+src() { "$1" "$2" || return $?; ind || return $?; A=$PWD/${'$'}{B#./}; cd /; }
 MV() {
-  chk "$1" || return $?; A=$P
+  src chkp "$1" || return $?
   chk "$2" || return $?
-  if [ -d "$P" ] && [ ! -L "$P" ]; then rmdir "$P" || return 104; elif [ -L "$P" ]; then rm -f "$P"; fi
-  L mv -f "$A" "$P"
+  ind || return $?
+  if [ -d "$B" ] && [ ! -L "$B" ]; then rmdir -- "$B" || return 104; elif [ -L "$B" ]; then rm -f -- "$B"; fi
+  L mv -f -- "$A" "$B"
 }
 CP() {
-  chk "$1" || return $?; A=$P
+  src chk "$1" || return $?
   chk "$2" || return $?
-  [ -d "$P" ] && [ ! -L "$P" ] && return 102
-  T=${'$'}{P%/*}/.ctxfs-$N-$i.tmp
-  cp "$A" "$T" && chmod "$(stat -L -c %a "$A")" "$T" && L mv -f "$T" "$P"
+  ind || return $?
+  [ -d "$B" ] && [ ! -L "$B" ] && return 102
+  T=.ctxfs-$N-$i.tmp
+  cp -- "$A" "$T" && chmod "$(stat -L -c %a "$A")" "$T" && L mv -f -- "$T" "$B"
   s=$?; [ $s = 0 ] || rm -f "$T"; return $s
 }
 CPR() {
-  chk "$1" || return $?; A=$P
+  src chk "$1" || return $?
   chk "$2" || return $?
-  [ -e "$P" ] && return 103
+  ind || return $?
+  [ -e "$B" ] && return 103
   # -H: a link named as the source is copied as what it leads to, as the host copies it; links inside stay links.
-  cp -RH "$A" "$P"
+  cp -RH -- "$A" "$B"
 }
 while IFS= read -r l; do
   i=${'$'}{l%% *}
   eval "${'$'}{l#* }"
   r=$?
+  cd /
   printf '\036%s:%s:%d\n' "$N" "$i" "$r"
   printf '\036%s:%s\n' "$N" "$i" >&2
 done

@@ -13,9 +13,21 @@
 import type { IncomingMessage } from 'node:http';
 import type Docker from 'dockerode';
 import * as tar from 'tar-stream';
+import { REPLACED_MESSAGE } from './exec-stream.ts';
 import { type ForwardStream, type RemoteFile, sequentialFile } from './sequential-file.ts';
 
-async function openEntry(container: Docker.Container, absPath: string): Promise<{ stream: ForwardStream; size: number }> {
+/**
+ * Whether a tar header describes the file the helper checked (`identity`: inode, size, mtime in
+ * seconds; the header has no inode). The engine reads the path as root and follows links on the
+ * way, so a file replaced, or a directory swapped for a link, since the check is refused here.
+ */
+function sameFile(header: tar.Header, identity: string | undefined): boolean {
+  if (identity === undefined) return true;
+  const [, size, mtime] = identity.split(':');
+  return header.size === Number(size) && header.mtime !== undefined && Math.floor(header.mtime.getTime() / 1000) === Number(mtime);
+}
+
+async function openEntry(container: Docker.Container, absPath: string, identity: string | undefined): Promise<{ stream: ForwardStream; size: number }> {
   const response = (await container.getArchive({ path: absPath })) as unknown as IncomingMessage;
   const extract = tar.extract();
   const close = () => {
@@ -40,6 +52,10 @@ async function openEntry(container: Docker.Container, absPath: string): Promise<
         fail(Object.assign(new Error(`not a regular file (${header.type})`), { code: 'EINVAL' }));
         return;
       }
+      if (!sameFile(header, identity)) {
+        fail(new Error(REPLACED_MESSAGE));
+        return;
+      }
       settled = true;
       const iterator = (entry as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
       const pull = async () => {
@@ -55,13 +71,13 @@ async function openEntry(container: Docker.Container, absPath: string): Promise<
   });
 }
 
-/** Opens `absPath` (a regular file, symlinks resolved) through the archive endpoint. */
-export async function openArchiveFile(container: Docker.Container, absPath: string, onError: (err: unknown) => Error): Promise<RemoteFile> {
+/** Opens `absPath` (a regular file, symlinks resolved) through the archive endpoint; with `identity`, only while it is that file. */
+export async function openArchiveFile(container: Docker.Container, absPath: string, onError: (err: unknown) => Error, identity?: string): Promise<RemoteFile> {
   let first: Awaited<ReturnType<typeof openEntry>>;
   try {
-    first = await openEntry(container, absPath);
+    first = await openEntry(container, absPath, identity);
   } catch (err) {
     throw onError(err);
   }
-  return sequentialFile(first.size, async () => (await openEntry(container, absPath)).stream, onError, first.stream);
+  return sequentialFile(first.size, async () => (await openEntry(container, absPath, identity)).stream, onError, first.stream);
 }

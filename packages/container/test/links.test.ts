@@ -5,6 +5,9 @@
  * `readlink -f` resolves it from the current one, and took it for a link out of
  * the workspace), and a recursive copy of a link to a directory copies the
  * directory. Found by session 20's container campaign; each failed before.
+ * And a directory swapped for a link out of the workspace while calls run
+ * never takes a read or a write there (the helper enters the directory and
+ * acts on names in it; large transfers check they reach the file it checked).
  * Real engine, real busybox; Docker and Podman.
  */
 
@@ -78,4 +81,65 @@ describe.runIf(available)('links inside the workspace', () => {
       await fs.close();
     }
   });
+
+  it('a link leading out of the workspace, or in a loop, is an entry: it stats as a link and can be renamed and deleted, never followed', async () => {
+    const { dir, fs } = await workspace('ln -s /etc/passwd pw && ln -s loop2 loop1 && ln -s loop1 loop2 && mkdir d && ln -s /etc d/etc');
+    try {
+      for (const path of ['pw', 'loop1', 'd/etc']) expect((await fs.stat(path)).kind, path).toBe('symlink');
+      await expect(fs.readBytes('pw')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+      await expect(fs.copy('pw', 'copied')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+      await fs.rename('pw', 'moved');
+      expect(await kind(dir, 'moved')).toBe('link');
+      await fs.rename('loop1', 'loopA');
+      await fs.delete('moved');
+      await fs.delete('d/etc');
+      expect((await sh(container, `cd ${dir} && ls -A . d; [ -f /etc/passwd ] && echo kept`)).stdout).toBe('.:\nd\nloop2\nloopA\n\nd:\nkept\n');
+    } finally {
+      await fs.close();
+    }
+  });
+
+  it('a directory swapped for a link out of the workspace while calls run never takes a read or a write there', async () => {
+    // A process in the container keeps turning d into a link to /outside and back, by renames.
+    const { dir, fs } = await workspace(
+      'mkdir -p /outside-swap && printf SECRET > /outside-swap/x && mkdir d && printf inside > d/x && ln -s /outside-swap L && mkdir D',
+    );
+    const flip = await container.exec({
+      Cmd: ['sh', '-c', `cd ${dir} && while [ ! -e stop ]; do mv -f L d.tmp; mv d d.old; mv d.tmp d; mv d.old D2; mv D2 L; done 2>/dev/null`],
+    });
+    await flip.start({ Detach: true });
+    const outcomes = new Map<string, number>();
+    const tally = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+    const secretRead: string[] = [];
+    try {
+      // Inline, staged and streamed sizes for writes; inline and streamed for reads.
+      const sizes = [100, 300_000, 2 << 20, 9 << 20];
+      for (let i = 0; i < 48; i++) {
+        const size = sizes[i % sizes.length] as number;
+        await fs.writeBytes('d/x', new Uint8Array(size).fill(0x57)).then(
+          () => tally('write ok'),
+          (e: { code?: string }) => tally(`write ${e.code}`),
+        );
+        await fs.readBytes('d/x').then(
+          (b) => {
+            if (new TextDecoder().decode(b.subarray(0, 6)) === 'SECRET') secretRead.push(`read ${i}`);
+            tally('read ok');
+          },
+          (e: { code?: string }) => tally(`read ${e.code}`),
+        );
+      }
+    } finally {
+      await sh(container, `touch ${dir}/stop`);
+      await fs.close();
+    }
+    const outside = await sh(container, 'ls -A /outside-swap; cat /outside-swap/x');
+    expect(secretRead).toEqual([]);
+    expect(outside.stdout).toBe('x\nSECRET');
+    // The swap did race the calls: some were refused or found nothing, some went through.
+    expect(outcomes.get('write ok') ?? 0).toBeGreaterThan(0);
+    const refused = [...outcomes].filter(([k]) => / E[A-Z]+$/.test(k) && !k.endsWith('EIO') && !k.endsWith('EUNAVAILABLE'));
+    expect(refused.length, JSON.stringify([...outcomes])).toBeGreaterThan(0);
+    expect(outcomes.get('write EIO') ?? 0, JSON.stringify([...outcomes])).toBe(0);
+    expect(outcomes.get('read EUNAVAILABLE') ?? 0, JSON.stringify([...outcomes])).toBe(0);
+  }, 120_000);
 });
