@@ -28,7 +28,11 @@ const HUGE_LINES = HUGE_TEXT.split('\n').slice(0, -1);
 // One line of a few hundred thousand characters, as a minified bundle is.
 const LONG_LINE = REAL.replace(/\s*\n\s*/g, ' ').slice(0, 300_000);
 
-const FILES = { 'logs/huge.d.ts': HUGE_TEXT, 'dist/bundle.min.js': `${LONG_LINE}\n` };
+// The same long line as the last line of a file over the document limit, which is streamed.
+const STREAMED_LONG = `${HUGE_TEXT.slice(0, 17 * 1024 * 1024).replace(/[^\n]*$/, '')}${LONG_LINE}\n`;
+const STREAMED_LONG_LINE = STREAMED_LONG.split('\n').length - 1;
+
+const FILES = { 'logs/huge.d.ts': HUGE_TEXT, 'dist/bundle.min.js': `${LONG_LINE}\n`, 'logs/long-last.log': STREAMED_LONG };
 
 for (const backend of BACKENDS) {
   describe(`large files over ${backend.name}`, () => {
@@ -79,15 +83,30 @@ for (const backend of BACKENDS) {
       await setup();
       let got = '';
       let call: { column: number } | undefined = { column: 1 };
-      for (let i = 0; call !== undefined && i < 6; i++) {
-        const r = await small.readLines('dist/bundle.min.js', 1, 1, { column: call.column });
+      // Followed to the end: a column past the middle of the line once failed as past its end.
+      while (call !== undefined) {
+        // A session of its own for each piece: the line is more than one session of the small profile may be served.
+        const r = await ctx.session({ agent: 'llm:small', profile: 'small' }).readLines('dist/bundle.min.js', 1, 1, { column: call.column });
         expect(r.tokens).toBeLessThanOrEqual(1500);
         got += /\n1\t(.*)\n/.exec(r.text)?.[1] ?? '';
         const next = /^readLines\("dist\/bundle\.min\.js", 1, 1, \{column: (\d+)\}\)$/.exec(r.next ?? '');
         call = next ? { column: Number(next[1]) } : undefined;
       }
-      expect(got.length).toBeGreaterThan(1000);
-      expect(LONG_LINE.startsWith(got)).toBe(true);
+      expect(got.length).toBe(LONG_LINE.length);
+      expect(got === LONG_LINE).toBe(true);
+    });
+
+    test('a streamed long line is read from any column up to its end, and a column past its end is EINVAL', { timeout: 120_000 }, async () => {
+      await setup();
+      const n = STREAMED_LONG_LINE;
+      const column = Math.floor(LONG_LINE.length * 0.75);
+      const r = await small.readLines('logs/long-last.log', n, n, { column });
+      expect(r.text).toContain(`\n${n}\t${LONG_LINE.slice(column - 1, column + 99)}`);
+      expect(r.next).toMatch(/\{column: \d+\}\)$/);
+      // Just past the last character: nothing more to read, but not an error.
+      await expect(small.readLines('logs/long-last.log', n, n, { column: LONG_LINE.length + 1 })).resolves.toMatchObject({ view: 'lines' });
+      await expect(small.readLines('logs/long-last.log', n, n, { column: LONG_LINE.length + 2 })).rejects.toMatchObject({ code: 'EINVAL' });
+      await expect(small.readLines('dist/bundle.min.js', 1, 1, { column: LONG_LINE.length + 2 })).rejects.toMatchObject({ code: 'EINVAL' });
     });
   });
 }

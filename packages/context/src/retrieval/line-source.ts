@@ -25,6 +25,8 @@ export interface LineSource {
   tokens(n: number): number;
   /** Characters of line `n` after `text(n)` that were not read (a line longer than a call can show). */
   rest(n: number): number;
+  /** Characters of the whole of line `n`, whatever column it was opened at and however much of it was read. */
+  length(n: number): number;
   /** Secrets masked in what is at hand. */
   readonly findings: number;
 }
@@ -64,6 +66,7 @@ export async function openLines(ws: Workspace, caller: Caller, path: string, op:
       text: (n) => (n === from && shifted !== undefined ? shifted : (lines[n - 1] ?? '')),
       tokens: (n) => (n === from && shifted !== undefined ? shiftedTokens : (counts[n - 1] ?? 0)),
       rest: () => 0,
+      length: (n) => (lines[n - 1] ?? '').length,
       findings,
     };
   } catch (err) {
@@ -123,6 +126,7 @@ function fromWindow(ws: Workspace, window: LineWindow, from: number, last: numbe
       return t;
     },
     rest: (n) => window.cut.get(n) ?? 0,
+    length: (n) => at(n).length + (window.cut.get(n) ?? 0),
     findings: redaction.findings.filter((f) => f.line > from - window.firstLine).length,
   };
 }

@@ -142,7 +142,7 @@ export async function readLines(ws: Workspace, caller: Caller, path: string, sta
       hint: total === 0 ? 'the file is empty' : `request lines within 1-${total}: ${callText('readLines', [path, Math.max(1, total - 20), total])}`,
     });
   }
-  if (column > 1 && column > src.text(from).length + 1 + src.rest(from)) {
+  if (column > src.length(from) + 1) {
     throw fsError('EINVAL', 'readLines', path, {
       reason: `column ${column} is past the end of line ${from}`,
       hint: callText('readLines', [path, from, from]),
