@@ -111,3 +111,42 @@ describe('resolution to workspace files', () => {
     await ctx.close();
   });
 });
+
+describe('a require of a directory', () => {
+  // As express lays it out: its tests and examples require the package root, whose index.js is the package.
+  const files: Record<string, string> = {
+    'index.js': "'use strict';\n\nmodule.exports = require('./lib/express');\n",
+    'lib/express.js': "'use strict';\n\nexports = module.exports = createApplication;\nfunction createApplication() {}\n",
+    'test/app.router.js': "'use strict'\n\nvar after = require('after');\nvar express = require('../')\n  , request = require('supertest');\n",
+    'examples/hello-world/index.js': "'use strict'\n\nvar express = require('../../');\n",
+    'examples/mvc/index.js': "'use strict'\n\nvar express = require('../..');\n",
+    // A directory with a manifest resolves to its main, as Node resolves it; `..` never to a file named like the directory.
+    'pkg/package.json': '{ "name": "pkg", "main": "lib/main.js" }\n',
+    'pkg/lib/main.js': 'module.exports = 1;\n',
+    'pkg/index.js': 'module.exports = 2;\n',
+    'pkg/test/t.js': "require('..');\n",
+    'pkg/test.js': 'module.exports = 3;\n',
+    'pkg/test/t2.js': "require('../test');\n",
+  };
+
+  test('resolves to the directory index (the workspace root included), and the index lists its importers', async () => {
+    const fs = new MemoryFilesystem({ files });
+    const ctx = await createContext({ fs });
+    await ctx.scan();
+    await ctx.indexRelations();
+    const router = await ctx.getRelatedFiles('test/app.router.js');
+    expect(router.related.filter((r) => r.relation === 'imports').map((r) => r.path)).toEqual(['index.js']);
+    expect(router.external).toEqual(['after', 'supertest']);
+    expect((await ctx.getRelatedFiles('examples/hello-world/index.js')).related.map((r) => r.path)).toEqual(['index.js']);
+    const root = await ctx.getRelatedFiles('index.js');
+    expect(root.related.map((r) => `${r.relation} ${r.path}`).sort()).toEqual([
+      'imported-by examples/hello-world/index.js',
+      'imported-by examples/mvc/index.js',
+      'imported-by test/app.router.js',
+      'imports lib/express.js',
+    ]);
+    expect((await ctx.getRelatedFiles('pkg/test/t.js')).related.map((r) => r.path)).toEqual(['pkg/lib/main.js']);
+    expect((await ctx.getRelatedFiles('pkg/test/t2.js')).related.map((r) => r.path)).toEqual(['pkg/test.js']);
+    await ctx.close();
+  });
+});

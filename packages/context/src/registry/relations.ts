@@ -185,6 +185,30 @@ async function firstExisting(ctx: ResolveContext, candidates: string[]): Promise
 
 const JS_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.d.ts', '.json'];
 
+/** Files a specifier resolved to `base` may name, as a file. */
+function asFile(base: string): string[] {
+  // TypeScript ESM writes `./x.js` for `./x.ts`.
+  const stem = base.replace(/\.(m|c)?jsx?$/, '');
+  return [base, ...JS_EXTENSIONS.map((e) => stem + e)];
+}
+
+/** Files a specifier resolved to the directory `base` may name: its package.json's `main`, then its index. */
+async function asDirectory(ctx: ResolveContext, base: string): Promise<string[]> {
+  const index = JS_EXTENSIONS.map((e) => join(base, `index${e}`));
+  const manifest = join(base, 'package.json');
+  const text = (await ctx.exists(manifest)) ? await ctx.readText(manifest) : undefined;
+  let main: unknown;
+  try {
+    main = text === undefined ? undefined : (JSON.parse(text) as { main?: unknown }).main;
+  } catch {
+    // A manifest that does not parse names no main: Node would refuse it, the index is the best guess.
+    main = undefined;
+  }
+  if (typeof main !== 'string' || main === '') return index;
+  const target = join(base, main);
+  return [...asFile(target), ...JS_EXTENSIONS.map((e) => join(target, `index${e}`)), ...index];
+}
+
 /** Resolves one reference of `source` to workspace files (none, one, or a Go package's files). */
 export async function resolveImport(ctx: ResolveContext, source: string, language: string, spec: ImportSpec): Promise<string[]> {
   const dir = dirOf(source);
@@ -195,9 +219,9 @@ export async function resolveImport(ctx: ResolveContext, source: string, languag
     case 'javascript': {
       if (!s.startsWith('.') && !s.startsWith('/')) return [];
       const base = join(dir, s);
-      // TypeScript ESM writes `./x.js` for `./x.ts`.
-      const stem = base.replace(/\.(m|c)?jsx?$/, '');
-      const found = await firstExisting(ctx, [base, ...JS_EXTENSIONS.map((e) => stem + e), ...JS_EXTENSIONS.map((e) => `${base}/index${e}`)]);
+      // As Node resolves it: `../`, `..` and `.` name a directory only, and the workspace root (base '') has no file of its own name.
+      const directoryOnly = base === '' || /(^|\/)\.{0,2}$/.test(s);
+      const found = (directoryOnly ? undefined : await firstExisting(ctx, asFile(base))) ?? (await firstExisting(ctx, await asDirectory(ctx, base)));
       return found ? [found] : [];
     }
     case 'python': {
