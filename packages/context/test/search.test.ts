@@ -540,3 +540,58 @@ describe('findSymbol on eslint (memory backend)', () => {
     await fs.close();
   });
 });
+
+describe('grep past its counting cap (typescript lib declarations, memory backend)', () => {
+  let LIB: Record<string, string>;
+  /** Every line holding "(", as `rg --fixed-strings "("` lists them: 18,728 lines in 102 files, 10,818 of them in lib.dom.d.ts. */
+  let WANT: Set<string>;
+  beforeAll(() => {
+    LIB = packageFiles(npmPackage('typescript', '5.9.3'), (p) => /^lib\/[^/]+\.d\.ts$/.test(p), 4 * 1024 * 1024);
+    WANT = new Set(Object.entries(LIB).flatMap(([path, text]) => splitLines(text).flatMap((l, i) => (l.includes('(') ? [`${path}:${i + 1}`] : []))));
+  });
+  // Pages as large as the counting cap, so following the calls takes a few of them.
+  const profile: ProfileInput = { base: 'large', perCallTokens: 200_000, sessionTokens: 100_000_000 };
+
+  test('following next from the first page reaches every matching line; every capped page names the call for the rest', { timeout: 300_000 }, async () => {
+    expect(WANT.size).toBeGreaterThan(GREP_TALLY_CAP * 1.5);
+    const fs = new MemoryFilesystem({ files: LIB });
+    const ctx = await createContext({ fs, store: testState(), profile });
+    await ctx.scan();
+    const seen = new Set<string>();
+    let r = await ctx.grep('(', { literal: true, limit: 10_000 });
+    for (let pages = 1; ; pages++) {
+      for (const h of r.items) seen.add(`${h.path}:${h.line}`);
+      if (!r.counts.exact || r.counts.total > r.counts.skipped + r.counts.shown) expect(r.next, r.text.split('\n')[0]).toBeDefined();
+      if (r.next === undefined || pages > 20) break;
+      r = await follow<GrepHit>(ctx, r.next);
+    }
+    expect(seen.size).toBe(WANT.size);
+    expect([...seen].filter((k) => !WANT.has(k))).toEqual([]);
+    // Files: the same, a file a row.
+    const files = new Set<string>();
+    let f = await ctx.grep('(', { literal: true, output: 'files', limit: 20 });
+    for (let pages = 1; ; pages++) {
+      for (const h of f.items) files.add(h.path);
+      if (f.next === undefined || pages > 50) break;
+      f = await follow<GrepHit>(ctx, f.next);
+    }
+    expect(files).toEqual(new Set([...WANT].map((k) => k.slice(0, k.lastIndexOf(':')))));
+    await ctx.close();
+    await fs.close();
+  });
+
+  test('an offset past the cap serves the lines there, counted from the offset on', { timeout: 300_000 }, async () => {
+    const fs = new MemoryFilesystem({ files: LIB });
+    const ctx = await createContext({ fs, store: testState(), profile });
+    await ctx.scan();
+    const all = await ctx.grep('(', { literal: true, limit: 10_000 });
+    const past = await ctx.grep('(', { literal: true, offset: 10_001, limit: 20 });
+    expect(past.counts.shown).toBe(20);
+    expect(past.text.split('\n')[0]).toMatch(/showing lines 10,?002-10,?021/);
+    expect(past.next).toMatch(/offset: 10021/);
+    // The first page's lines end where the cap cut them; lines there are not served twice.
+    expect(all.items.map((h) => `${h.path}:${h.line}`)).not.toContain(`${past.items[0]?.path}:${past.items[0]?.line}`);
+    await ctx.close();
+    await fs.close();
+  });
+});

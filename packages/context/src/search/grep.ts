@@ -19,7 +19,7 @@ import { count, fileFilter, grepMatcher, searchPath } from './search-input.ts';
 import { overBudgetSearch, type Row, renderSearch, type SearchResult, tooSmall } from './search-result.ts';
 import { type SearchScope, searchScope, sensitiveIn } from './search-scope.ts';
 
-/** Matching lines counted at most per call; past it, totals are lower bounds. */
+/** Matching lines counted at most per call past the page's start (`offset`); past it, totals are lower bounds. */
 export const GREP_TALLY_CAP = 10_000;
 /** Characters of a line shown at most: a window around the first match of longer lines (minified code). */
 export const MAX_LINE_CHARS = 240;
@@ -143,9 +143,20 @@ async function checkFile(ws: Workspace, scope: SearchScope, matcher: GrepMatcher
   return kept.length === 0 ? undefined : { path, doc, lines: kept, redacted: lines, findings };
 }
 
+/** Where the page a call shows starts: entries before it are skipped, the counting cap applies after it. */
+interface PageStart {
+  /** Files with matches before it (`files`, `count`). */
+  readonly files: number;
+  /** Matching lines before it (`content`). */
+  readonly lines: number;
+}
+
 /**
  * The files with matches, in order, each checked as it completes while the
- * backend's search goes on (a few loads in flight).
+ * backend's search goes on (a few loads in flight). Counting stops
+ * {@link GREP_TALLY_CAP} matching lines past the page's start (`capped`):
+ * a call costs the same however deep it pages, and a page past the cap
+ * still has its lines.
  */
 async function* checkedFiles(
   ws: Workspace,
@@ -153,31 +164,44 @@ async function* checkedFiles(
   matcher: GrepMatcher,
   raw: AsyncIterable<GrepMatch>,
   includeSensitive: boolean,
-  state: { rawLines: number },
+  page: PageStart,
+  state: { capped: boolean },
 ): AsyncGenerator<CheckedFile> {
   const pending: Array<Promise<CheckedFile | undefined>> = [];
-  let current: { path: string; lines: number[] } | undefined;
+  let current: { path: string; lines: number[]; kept: boolean } | undefined;
+  let files = 0;
+  let lines = 0;
+  // Matching lines before the page's start, once it is reached.
+  let before: number | undefined;
   const finish = () => {
     if (current === undefined) return;
-    const { path, lines } = current;
+    const { path, lines, kept } = current;
     current = undefined;
-    if (scope.ignored(path) || (!includeSensitive && scope.sensitive(path))) return;
+    if (!kept) return;
     const check = checkFile(ws, scope, matcher, path, lines);
     // Awaited in order below; a failure must not go unobserved meanwhile.
     check.catch(() => {});
     pending.push(check);
   };
   for await (const m of raw) {
-    state.rawLines++;
     if (current?.path !== m.path) {
       finish();
-      current = { path: m.path, lines: [] };
+      const kept = !scope.ignored(m.path) && (includeSensitive || !scope.sensitive(m.path));
+      current = { path: m.path, lines: [], kept };
+      if (kept) files++;
       while (pending.length > LOADS_IN_FLIGHT) {
         const done = await pending.shift();
         if (done) yield done;
       }
     }
+    if (!current.kept) continue;
     current.lines.push(m.line);
+    lines++;
+    if (before === undefined && files > page.files && lines > page.lines) before = lines - 1;
+    if (before !== undefined && lines - before > GREP_TALLY_CAP) {
+      state.capped = true;
+      break;
+    }
   }
   finish();
   for (const p of pending) {
@@ -224,7 +248,7 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
   if (tooSmall(budget)) return overBudgetSearch(ws, caller, 'grep', budget, same({ maxTokens: caller.profile.perCallTokens }));
   const scope = await searchScope(ws, 'grep', scopePath, includeIgnored);
 
-  const state = { rawLines: 0 };
+  const state = { capped: false };
   const raw = ws.fs.grep(pattern, {
     path: scope.path,
     glob,
@@ -232,15 +256,17 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
     ignoreCase,
     dot: true,
     exclude: scope.exclude,
-    maxMatches: GREP_TALLY_CAP + 1,
+    // The cap is applied past the page's start, as the lines are checked (checkedFiles).
+    maxMatches: Number.MAX_SAFE_INTEGER,
   });
   const files: CheckedFile[] = [];
   let total = 0;
-  for await (const f of checkedFiles(ws, scope, matcher, raw, includeSensitive, state)) {
+  const page = output === 'content' ? { files: 0, lines: offset } : { files: offset, lines: 0 };
+  for await (const f of checkedFiles(ws, scope, matcher, raw, includeSensitive, page, state)) {
     files.push(f);
     total += f.lines.length;
   }
-  const exact = state.rawLines <= GREP_TALLY_CAP;
+  const exact = !state.capped;
 
   // One row per entry: a matching line with the context that belongs to it, or a file.
   const rows: Row<GrepHit>[] = [];
@@ -340,8 +366,9 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
     retry: same({ maxTokens: caller.profile.perCallTokens }),
     notes,
     rest: (shown, perEntry) => {
+      // Past the cap there is more than was counted: a page that showed something always has a next one.
       const left = entries - offset - shown;
-      if (left <= 0) return undefined;
+      if (left <= 0 && (exact || shown === 0)) return undefined;
       const room = Math.max(1, Math.floor((budget - 200) / Math.max(1, perEntry())));
       const shownFrom = offset;
       const shownTo = offset + shown;
@@ -358,7 +385,8 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
       if (dir !== undefined) calls.push(`${same({ path: dir.path })} (${plural(dir.total, output === 'content' ? 'line' : 'file')})`);
       const next = same({ offset: offset + shown, limit: Math.min(room, 10_000) });
       calls.push(next);
-      const what = output === 'content' ? plural(left, 'more matching line') : plural(left, 'more file');
+      const more = Math.max(1, left);
+      const what = output === 'content' ? plural(more, 'more matching line') : plural(more, 'more file');
       return { note: `[… ${exact ? '' : 'at least '}${what}; narrow with ${calls.join(', or page on with ')} …]`, next };
     },
   });
