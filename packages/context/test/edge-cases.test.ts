@@ -56,12 +56,32 @@ describe('edge cases', () => {
     await ctx.close();
   });
 
-  test('a tiny maxTokens is refused with a per-call notice, not a session one', async () => {
-    const fs = new MemoryFilesystem({ files: { 'a.ts': 'export const a = 1;\n'.repeat(50) } });
+  test('a maxTokens below the minimum a call needs is refused naming the minimum; from it on, even a refusal fits the budget', async () => {
+    // A long line whose first character alone does not fit a small budget: the per-call notice is the answer.
+    const long = `${'x'.repeat(40)}${'🙂'.repeat(400)}`;
+    const fs = new MemoryFilesystem({
+      files: { 'a.ts': 'export const a = 1;\n'.repeat(50), 'lib/a-rather-long-directory-name/and-a-long-file-name.min.js': `${long}\n` },
+    });
     const ctx = await createContext({ fs, profile: 'small' });
-    const r = await ctx.readFile('a.ts', { maxTokens: 10, strategy: 'start' });
-    expect(r.view).toBe('over-budget');
-    expect(r.text).toContain('budget of this call (10 tokens)');
+    await ctx.scan();
+    const calls = (maxTokens: number) => [
+      () => ctx.readFile('a.ts', { maxTokens, strategy: 'start' }),
+      () => ctx.readLines('lib/a-rather-long-directory-name/and-a-long-file-name.min.js', 1, 1, { maxTokens }),
+      () => ctx.getSymbol('a.ts', 'a', { maxTokens }),
+      () => ctx.grep('x', { maxTokens }),
+      () => ctx.listFiles('', { maxTokens }),
+      () => ctx.findSymbol('a', { maxTokens }),
+    ];
+    for (const call of calls(20)) await expect(call()).rejects.toMatchObject({ code: 'EINVAL', message: expect.stringContaining('48') });
+    for (const budget of [48, 52, 60]) {
+      for (const call of calls(budget)) {
+        const r = await call();
+        expect(r.tokens).toBeLessThanOrEqual(budget);
+      }
+    }
+    const notice = await ctx.readLines('lib/a-rather-long-directory-name/and-a-long-file-name.min.js', 1, 1, { maxTokens: 48 });
+    expect(notice.view).toBe('over-budget');
+    expect(notice.text).toContain('budget of this call (48 tokens)');
     await ctx.close();
   });
 });

@@ -595,3 +595,43 @@ describe('grep past its counting cap (typescript lib declarations, memory backen
     await fs.close();
   });
 });
+
+describe('an offset at or past the end (semver, memory backend)', () => {
+  test('says it is past the results and offers the last page, for every search', async () => {
+    const fs = new MemoryFilesystem({ files: REAL });
+    const ctx = await createContext({ fs, store: testState(), profile: 'small' });
+    await ctx.scan();
+    const first = {
+      grep: await ctx.grep('satisfies'),
+      files: await ctx.grep('satisfies', { output: 'files' }),
+      glob: await ctx.glob('**/*.js'),
+      listFiles: await ctx.listFiles('functions'),
+      findSymbol: await ctx.findSymbol('parse'),
+    };
+    const past = (n: number) => ({
+      grep: () => ctx.grep('satisfies', { offset: n }),
+      files: () => ctx.grep('satisfies', { output: 'files', offset: n }),
+      glob: () => ctx.glob('**/*.js', { offset: n }),
+      listFiles: () => ctx.listFiles('functions', { offset: n }),
+      findSymbol: () => ctx.findSymbol('parse', { offset: n }),
+    });
+    for (const [name, r0] of Object.entries(first)) {
+      const total = r0.counts.total;
+      expect(total, name).toBeGreaterThan(1);
+      for (const n of [total, total + 50]) {
+        const r = await past(n)[name as keyof typeof first]();
+        const header = r.text.split('\n')[0] ?? '';
+        expect(r.counts.shown, name).toBe(0);
+        // No inverted range ("showing lines 14-13"), and the way back.
+        expect(header, name).not.toMatch(/showing/);
+        expect(r.text, name).toContain(`offset ${n} is past the`);
+        expect(r.next, name).toBeDefined();
+        const last = await follow<{ path: string }>(ctx, r.next as string);
+        expect(last.counts.shown, `${name}: ${r.next}`).toBeGreaterThan(0);
+        expect(last.counts.skipped + last.counts.shown, `${name}: ${r.next}`).toBe(total);
+      }
+    }
+    await ctx.close();
+    await fs.close();
+  });
+});

@@ -15,7 +15,7 @@ import { type Caller, callBudget, MIN_USEFUL_TOKENS, overBudget, type Served, se
 
 /** Serves the first `maxLines` lines (default: the profile's excerpt length) within budget. */
 export async function getExcerpt(ws: Workspace, caller: Caller, path: string, maxLines?: number, options: { maxTokens?: number } = {}): Promise<Served> {
-  const budget = callBudget(caller, options.maxTokens);
+  const budget = callBudget(caller, options.maxTokens, 'getExcerpt', path);
   const wanted = Math.max(1, maxLines ?? caller.profile.excerptLines);
   const src = await openLines(ws, caller, path, 'getExcerpt', 1, wanted);
   if (budget < MIN_USEFUL_TOKENS) return overBudget(ws, caller, src.source, budget);

@@ -260,7 +260,7 @@ function resolveScope(
  */
 export async function getOutline(ws: Workspace, caller: Caller, path: string, options: OutlineCallOptions = {}): Promise<Served> {
   const doc = await loadDocument(ws, path, 'getOutline');
-  const budget = callBudget(caller, options.maxTokens);
+  const budget = callBudget(caller, options.maxTokens, 'getOutline', path);
   if (budget < MIN_USEFUL_TOKENS) return overBudget(ws, caller, doc, budget);
   const o = await outlineText(ws, doc, budget - wrapperTokens(ws, doc, undefined, 'outline'), caller.profile.outlineSymbols, options);
   const next = o.more ?? (o.largest !== undefined ? callText('getSymbol', [path, o.largest.qualifiedName]) : callText('getExcerpt', [path]));

@@ -135,7 +135,7 @@ async function narrow(ws: Workspace, caller: Caller, doc: Document, budget: numb
  * (`middle` is served as `start`: its end is one `strategy: "end"` away).
  */
 async function readLarge(ws: Workspace, caller: Caller, path: string, options: ReadFileOptions): Promise<Served> {
-  const budget = callBudget(caller, options.maxTokens);
+  const budget = callBudget(caller, options.maxTokens, 'readFile', path);
   const room = budget - 120;
   if (options.strategy === 'end') {
     const src = await openTail(ws, path, 'readFile', room);
@@ -201,7 +201,7 @@ export async function readFile(ws: Workspace, caller: Caller, path: string, opti
     if (isFsError(err, 'ETOOLARGE')) return await readLarge(ws, caller, path, options);
     throw err;
   }
-  const budget = callBudget(caller, options.maxTokens);
+  const budget = callBudget(caller, options.maxTokens, 'readFile', path);
   if (budget < MIN_USEFUL_TOKENS) return overBudget(ws, caller, doc, budget);
   const { lines, findings } = redactedLines(ws, doc);
   const tokens = lineTokens(ws, doc);

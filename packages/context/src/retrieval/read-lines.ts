@@ -132,7 +132,7 @@ export async function readLines(ws: Workspace, caller: Caller, path: string, sta
   }
   const context = Math.max(0, options.context ?? 0);
   const from = Math.max(1, start - (column > 1 ? 0 : context));
-  const budget = callBudget(caller, options.maxTokens);
+  const budget = callBudget(caller, options.maxTokens, 'readLines', path);
   const src = await openLines(ws, caller, path, 'readLines', from, (end ?? start + 2 * budget) + context, column);
   if (budget < MIN_USEFUL_TOKENS) return overBudget(ws, caller, src.source, budget);
   const total = src.total;

@@ -124,14 +124,25 @@ export function documentTokens(ws: Workspace, doc: Document): number {
   return derive(doc, `tokens:${ws.tokenizer.name}`, () => lineTokens(ws, doc).reduce((a, b) => a + b, 0));
 }
 
-/** Tokens the call may use: the caller's ask, capped by the profile and the session. */
-export function callBudget(caller: Caller, requested?: number): number {
+/** Below this a call cannot say anything useful, not even that its budget is too small. */
+export const MIN_USEFUL_TOKENS = 48;
+
+/**
+ * Tokens the call may use: the caller's ask, capped by the profile and the
+ * session. An ask below {@link MIN_USEFUL_TOKENS} is refused (`EINVAL`): no
+ * answer, not even the one saying the budget is too small, would fit it.
+ */
+export function callBudget(caller: Caller, requested: number | undefined, op: string, path?: string): number {
+  if (requested !== undefined && !(requested >= MIN_USEFUL_TOKENS)) {
+    throw fsError('EINVAL', op, path, {
+      // Worded without the option's name: a tool set calls it otherwise (max_tokens).
+      reason: `a budget of ${requested} tokens is below the minimum of ${MIN_USEFUL_TOKENS} a call needs`,
+      hint: `ask for at least ${MIN_USEFUL_TOKENS} tokens, or leave the budget out for the profile's ${caller.profile.perCallTokens}`,
+    });
+  }
   const cap = Math.min(caller.profile.perCallTokens, caller.session.remainingTokens);
   return Math.max(0, Math.min(requested ?? cap, cap));
 }
-
-/** Below this a call cannot say anything useful. */
-export const MIN_USEFUL_TOKENS = 48;
 
 /** Loads a document and brings the registry up to date with what was read. */
 export async function loadDocument(ws: Workspace, path: string, op: string): Promise<Document> {
@@ -278,7 +289,8 @@ export function q(path: string): string {
 export function overBudget(ws: Workspace, caller: Caller, doc: Source, budget?: number): Served {
   const perCall = budget !== undefined && caller.session.remainingTokens > budget;
   const body = perCall
-    ? `The budget of this call (${budget} tokens) cannot hold even one line of ${doc.path} here. Ask for a smaller range, or raise maxTokens (the profile allows up to ${caller.profile.perCallTokens}).`
+    ? // The call names the file: the notice does not, so that it fits the smallest budget whatever the path.
+      `The budget of this call (${budget} tokens) cannot hold even one line here. Ask for a smaller range, or raise maxTokens (the profile allows up to ${caller.profile.perCallTokens}).`
     : `Session budget spent: ${caller.session.tokensServed} of ${caller.profile.sessionTokens} tokens served (profile ${caller.profile.name}). Nothing more can be served in this session; finish the task with what you have, or ask the orchestrator for a new session.`;
   return {
     path: doc.path,

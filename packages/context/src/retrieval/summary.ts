@@ -10,6 +10,7 @@ import { callText } from '../search/next-call.ts';
 import { symbolTable } from '../symbols/outline.ts';
 import {
   type Caller,
+  callBudget,
   documentTokens,
   loadDocument,
   MIN_USEFUL_TOKENS,
@@ -87,7 +88,7 @@ export async function summaryOf(ws: Workspace, doc: Document, maxTokens: number)
  */
 export async function summarizeFile(ws: Workspace, caller: Caller, path: string, options: { maxTokens?: number } = {}): Promise<Served> {
   const doc = await loadDocument(ws, path, 'summarize');
-  const budget = Math.min(options.maxTokens ?? caller.profile.summaryTokens, caller.profile.perCallTokens, caller.session.remainingTokens);
+  const budget = Math.min(callBudget(caller, options.maxTokens, 'summarize', path), options.maxTokens ?? caller.profile.summaryTokens);
   if (budget < MIN_USEFUL_TOKENS) return overBudget(ws, caller, doc, budget);
   const room = budget - wrapperTokens(ws, doc, undefined, 'summary');
   if (room < 16) return overBudget(ws, caller, doc, budget);

@@ -236,7 +236,7 @@ export function serveWhole(ws: Workspace, caller: Caller, op: string, doc: Docum
 /** Serves the definition named `name` in `path`. */
 export async function getSymbol(ws: Workspace, caller: Caller, path: string, name: string, options: { maxTokens?: number } = {}): Promise<Served> {
   const doc = await loadDocument(ws, path, 'getSymbol');
-  const budget = callBudget(caller, options.maxTokens);
+  const budget = callBudget(caller, options.maxTokens, 'getSymbol', path);
   if (budget < MIN_USEFUL_TOKENS) return overBudget(ws, caller, doc, budget);
   const table = await symbolTable(doc);
   const found = findSymbol(table, name);

@@ -13,7 +13,17 @@ import { type FileTag, languageOf, tagsOf } from '../registry/classify.ts';
 import { type Caller, callBudget, type Workspace } from '../retrieval/shared.ts';
 import { type CallValue, callText, narrowTo, plural, type Tally } from './next-call.ts';
 import { count, globPattern, searchPath } from './search-input.ts';
-import { overBudgetSearch, type Row, renderSearch, type SearchOp, type SearchResult, tooSmall } from './search-result.ts';
+import {
+  lastPageOffset,
+  overBudgetSearch,
+  pastTheEnd,
+  type Row,
+  renderSearch,
+  type SearchOp,
+  type SearchResult,
+  shownRange,
+  tooSmall,
+} from './search-result.ts';
 import { type SearchScope, searchScope } from './search-scope.ts';
 import { symbolIndex } from './symbol-index.ts';
 
@@ -138,6 +148,9 @@ interface ListingCall {
   readonly files: readonly string[];
   readonly capped: boolean;
   readonly offset: number;
+  /** Entries a page lists, and the `limit` the caller gave for it (repeated in the calls offered). */
+  readonly limit: number;
+  readonly limitOption: number | undefined;
   /** The same call with other options, as text. */
   readonly same: (extra: Record<string, CallValue>) => string;
   /** A call listing `dir` whole, when narrowing there is possible. */
@@ -163,6 +176,15 @@ function renderListing(ws: Workspace, caller: Caller, call: ListingCall): Promis
     retry: call.same({ maxTokens: caller.profile.perCallTokens }),
     notes: call.notes,
     rest: (shown, perEntry) => {
+      const noun = call.totalRows === call.files.length ? 'file' : 'row';
+      const past = pastTheEnd(
+        call.offset,
+        shown,
+        call.totalRows,
+        noun,
+        call.same({ offset: lastPageOffset(call.totalRows, call.limit), limit: call.limitOption }),
+      );
+      if (past !== undefined) return past;
       const left = call.totalRows - call.offset - shown;
       if (left <= 0) return undefined;
       const room = Math.max(1, Math.floor((call.budget - LISTING_OVERHEAD) / Math.max(1, perEntry())));
@@ -193,7 +215,7 @@ export async function listFiles(ws: Workspace, caller: Caller, path: string | un
   const depth = options.depth === undefined ? undefined : count(options.depth, 'depth', 'listFiles', 1, 1, 256);
   const limit = count(options.limit, 'limit', 'listFiles', 200, 1, 10_000);
   const offset = count(options.offset, 'offset', 'listFiles', 0);
-  const budget = callBudget(caller, options.maxTokens);
+  const budget = callBudget(caller, options.maxTokens, 'listFiles');
   const includeIgnored = options.includeIgnored === true;
   const same = (extra: Record<string, CallValue>) =>
     callText('listFiles', [scopePath], { glob: options.glob, depth, includeIgnored: includeIgnored || undefined, ...extra });
@@ -233,7 +255,7 @@ export async function listFiles(ws: Workspace, caller: Caller, path: string | un
       ? `listFiles ${where}${options.glob ? ` (glob ${options.glob})` : ''}: no files${includeIgnored ? '' : ` (ignored paths left out: ${same({ includeIgnored: true })} lists them)`}.`
       : `listFiles ${where}${options.glob ? ` (glob ${options.glob})` : ''}${depth ? ` to depth ${depth}` : ''}: ${capped ? 'more than ' : ''}${plural(paths.length, 'file')}${
           entries.length !== paths.length ? ` in ${plural(entries.length, 'row')}` : ''
-        }${shown < entries.length ? `, showing ${offset + 1}-${offset + shown}` : ''}.`;
+        }${shownRange(offset, shown, entries.length)}.`;
   return renderListing(ws, caller, {
     op: 'listFiles',
     scope,
@@ -243,6 +265,8 @@ export async function listFiles(ws: Workspace, caller: Caller, path: string | un
     files: paths,
     capped,
     offset,
+    limit,
+    limitOption: options.limit,
     same,
     narrowed:
       scope.kind === 'directory' ? (dir) => callText('listFiles', [dir], { glob: options.glob, includeIgnored: includeIgnored || undefined }) : undefined,
@@ -256,7 +280,7 @@ export async function glob(ws: Workspace, caller: Caller, pattern: string, optio
   const cwd = searchPath(options.cwd, 'glob');
   const limit = count(options.limit, 'limit', 'glob', 200, 1, 10_000);
   const offset = count(options.offset, 'offset', 'glob', 0);
-  const budget = callBudget(caller, options.maxTokens);
+  const budget = callBudget(caller, options.maxTokens, 'glob');
   const includeIgnored = options.includeIgnored === true;
   const same = (extra: Record<string, CallValue>) =>
     callText('glob', [pattern], { cwd: cwd === '' ? undefined : cwd, includeIgnored: includeIgnored || undefined, ...extra });
@@ -277,7 +301,7 @@ export async function glob(ws: Workspace, caller: Caller, pattern: string, optio
   const header = (shown: number) =>
     paths.length === 0
       ? `glob ${JSON.stringify(pattern)}${where}: no files match${includeIgnored ? '' : ` (ignored paths left out: ${same({ includeIgnored: true })} lists them)`}.`
-      : `glob ${JSON.stringify(pattern)}${where}: ${capped ? 'more than ' : ''}${plural(paths.length, 'file')}${shown < paths.length ? `, showing ${offset + 1}-${offset + shown}` : ''}.`;
+      : `glob ${JSON.stringify(pattern)}${where}: ${capped ? 'more than ' : ''}${plural(paths.length, 'file')}${shownRange(offset, shown, paths.length)}.`;
   // Narrowing keeps the pattern's meaning only when it matches at any depth (`**/…`).
   const rebased = checked.startsWith('**/');
   return renderListing(ws, caller, {
@@ -289,6 +313,8 @@ export async function glob(ws: Workspace, caller: Caller, pattern: string, optio
     files: paths,
     capped,
     offset,
+    limit,
+    limitOption: options.limit,
     same,
     narrowed: rebased ? (dir) => callText('glob', [pattern], { cwd: dir, includeIgnored: includeIgnored || undefined }) : undefined,
     header,

@@ -14,7 +14,7 @@ import { currentCall } from '../safety/safety-layer.ts';
 import { SYMBOL_KINDS, type SymbolKind } from '../symbols/types.ts';
 import { callShape, callText, narrowTo, plural, type Tally } from './next-call.ts';
 import { count, MAX_PATTERN_LENGTH, searchPath } from './search-input.ts';
-import { overBudgetSearch, type Row, renderSearch, type SearchResult, tooSmall } from './search-result.ts';
+import { lastPageOffset, overBudgetSearch, pastTheEnd, type Row, renderSearch, type SearchResult, shownRange, tooSmall } from './search-result.ts';
 import { type IndexedSymbol, symbolIndex } from './symbol-index.ts';
 import { MATCH_TIERS, type MatchTier, matchName, parseQuery, type RankedSymbol, rankOrder, rankSymbol } from './symbol-ranking.ts';
 
@@ -94,7 +94,7 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
   }
   const scope = searchPath(options.path, 'findSymbol');
   const inScope = (path: string) => scope === '' || path === scope || path.startsWith(`${scope}/`);
-  const budget = callBudget(caller, options.maxTokens);
+  const budget = callBudget(caller, options.maxTokens, 'findSymbol');
   const sameCall = (extra: Record<string, string | number | undefined>) =>
     callText('findSymbol', [query], {
       kind: typeof options.kind === 'string' ? options.kind : undefined,
@@ -184,7 +184,7 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
     total === 0
       ? `findSymbol ${JSON.stringify(query)}: no definition matches${kinds ? ` (kind ${[...kinds].join(', ')})` : ''}.`
       : // The query is the call's own argument, just above in the model's transcript; the hits name what matched.
-        `${plural(total, one, many)}${shown < total ? `, showing ${offset + 1}-${offset + shown}` : ''}.`;
+        `${plural(total, one, many)}${shownRange(offset, shown, total)}.`;
   const notes: string[] = [];
   if (weaker.length > 0) {
     const n = weaker.reduce((a, t) => a + (tiers.get(t) ?? 0), 0);
@@ -214,6 +214,8 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
     budget,
     retry: sameCall({ maxTokens: caller.profile.perCallTokens }),
     rest: (shown, perEntry) => {
+      const past = pastTheEnd(offset, shown, total, 'definition', sameCall({ offset: lastPageOffset(total, limit) }));
+      if (past !== undefined) return past;
       const left = total - offset - shown;
       if (left <= 0) return undefined;
       const room = Math.max(1, Math.floor((budget * 0.8) / Math.max(1, perEntry())));

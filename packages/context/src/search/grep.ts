@@ -16,7 +16,7 @@ import type { Document } from '../content/document.ts';
 import { type Caller, callBudget, redactedLines, type Workspace } from '../retrieval/shared.ts';
 import { type CallValue, callText, narrowTo, plural, type Tally } from './next-call.ts';
 import { count, fileFilter, grepMatcher, searchPath } from './search-input.ts';
-import { overBudgetSearch, type Row, renderSearch, type SearchResult, tooSmall } from './search-result.ts';
+import { lastPageOffset, overBudgetSearch, pastTheEnd, type Row, renderSearch, type SearchResult, shownRange, tooSmall } from './search-result.ts';
 import { type SearchScope, searchScope, sensitiveIn } from './search-scope.ts';
 
 /** Matching lines counted at most per call past the page's start (`offset`); past it, totals are lower bounds. */
@@ -226,7 +226,7 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
   const offset = count(options.offset, 'offset', 'grep', 0);
   const includeIgnored = options.includeIgnored === true;
   const includeSensitive = options.includeSensitive === true;
-  const budget = callBudget(caller, options.maxTokens);
+  const budget = callBudget(caller, options.maxTokens, 'grep');
   const contextOption: CallValue =
     context.before === 0 && context.after === 0
       ? undefined
@@ -334,7 +334,7 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
   const found = `${lower}${plural(total, 'matching line')} in ${lower}${plural(files.length, 'file')}`;
   const header = (shown: number) => {
     if (total === 0) return `grep ${JSON.stringify(pattern)}${where}: no matches.`;
-    const showing = shown < entries ? `, showing ${output === 'content' ? 'lines' : 'files'} ${offset + 1}-${offset + shown}` : '';
+    const showing = shownRange(offset, shown, entries, output === 'content' ? 'lines ' : 'files ');
     return `grep ${JSON.stringify(pattern)}${where}: ${found}${showing}${output === 'content' && shown > 0 && contextOption !== undefined ? ' (N: match, N- context)' : ''}.`;
   };
   const notes: string[] = [];
@@ -366,6 +366,14 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
     retry: same({ maxTokens: caller.profile.perCallTokens }),
     notes,
     rest: (shown, perEntry) => {
+      const past = pastTheEnd(
+        offset,
+        shown,
+        entries,
+        output === 'content' ? 'matching line' : 'file',
+        same({ offset: lastPageOffset(entries, limit), limit: options.limit }),
+      );
+      if (past !== undefined) return past;
       // Past the cap there is more than was counted: a page that showed something always has a next one.
       const left = entries - offset - shown;
       if (left <= 0 && (exact || shown === 0)) return undefined;

@@ -11,6 +11,7 @@
 
 import { type Caller, MIN_USEFUL_TOKENS, type Workspace } from '../retrieval/shared.ts';
 import { wrapContent } from '../safety/delimiters.ts';
+import { plural } from './next-call.ts';
 
 /** The search operations. */
 export type SearchOp = 'listFiles' | 'glob' | 'grep' | 'findSymbol';
@@ -238,6 +239,28 @@ export function overBudgetSearch<Item>(ws: Workspace, caller: Caller, op: Search
     redactions: 0,
     items: [],
   };
+}
+
+/** The header's range of the entries shown (`, showing lines 41-90`): nothing when all or none of them are. */
+export function shownRange(offset: number, shown: number, total: number, what = ''): string {
+  return shown > 0 && shown < total ? `, showing ${what}${offset + 1}-${offset + shown}` : '';
+}
+
+/**
+ * The note and call of a page asked for at or past the end of what was
+ * found, or `undefined` when the page is not past it: the offset would
+ * otherwise show nothing, and nothing would say why or where the last
+ * entries are.
+ */
+export function pastTheEnd(offset: number, shown: number, total: number, noun: string, lastPage: string): { note: string; next: string } | undefined {
+  if (shown > 0 || total === 0 || offset < total) return undefined;
+  return { note: `[offset ${offset} is past the ${plural(total, noun)} found; ${lastPage} shows the last of them]`, next: lastPage };
+}
+
+/** The offset of the last page of `limit` entries out of `total`; `undefined` for the first. */
+export function lastPageOffset(total: number, limit: number): number | undefined {
+  const offset = Math.max(0, total - limit);
+  return offset === 0 ? undefined : offset;
 }
 
 /** Whether a call's budget can hold any listing at all. */
