@@ -116,10 +116,25 @@ function jsMethodKind(node: Node): SymbolKind {
   return name?.text === 'constructor' ? 'constructor' : 'method';
 }
 
+/**
+ * A method signature is a class's method (an overload, or a member of a
+ * `declare class`), as TypeScript's MethodDeclaration; in an interface or a
+ * type it is a member of a type, which is no definition of its own (as the
+ * compiler and the symbol oracle count them).
+ */
+function jsMethodSignature(node: Node): SymbolKind | undefined {
+  return node.parent?.type === 'class_body' ? jsMethodKind(node) : undefined;
+}
+
+/** Definitions that declare without a body: overloads, ambient (`declare`) functions, members of declared classes and interfaces. */
+const BODILESS = new Set(['function_signature', 'method_signature', 'abstract_method_signature']);
+
 const JS_SPEC: LanguageSpec = {
   defs: {
     function_declaration: 'function',
     generator_function_declaration: 'function',
+    function_signature: 'function',
+    method_signature: jsMethodSignature,
     class_declaration: 'class',
     abstract_class_declaration: 'class',
     method_definition: jsMethodKind,
@@ -361,7 +376,13 @@ function commentLinesAbove(lines: readonly string[], row: number, hash: boolean)
 
 function signatureOf(outer: Node, def: Node): string {
   const body = def.childForFieldName('body');
-  let text = body && body.startIndex > def.startIndex ? def.text.slice(0, body.startIndex - def.startIndex) : (def.text.split('\n')[0] ?? '');
+  // A declaration without a body is all signature, however many lines its parameters take.
+  let text =
+    body && body.startIndex > def.startIndex
+      ? def.text.slice(0, body.startIndex - def.startIndex)
+      : BODILESS.has(def.type)
+        ? def.text.replace(/;\s*$/, '')
+        : (def.text.split('\n')[0] ?? '');
   // `export`, `pub` and the like sit in the wrapper on the same line.
   if (outer !== def && outer.startPosition.row === def.startPosition.row) text = outer.text.slice(0, def.startIndex - outer.startIndex) + text;
   text = text
@@ -388,6 +409,12 @@ export function symbolsFromTree(language: string, tree: Tree, topLevel: (node: N
   const lines = tree.rootNode.text.split('\n');
 
   const hashComments = HASH_COMMENT_LANGUAGES.has(language);
+  /**
+   * The last definition of each list that declared without a body, by the
+   * node that spans it: the next definition of the same name right after it
+   * (an overload's implementation, another overload) takes it into its range.
+   */
+  const declared = new WeakMap<CodeSymbol[], { outer: number; symbol: CodeSymbol }>();
 
   // Every definition at any depth: a def inside a function body is a child of that function, `outer.inner`.
   // One cursor walks the whole tree: a Node object is made only for definition candidates, which keeps a walk of every depth cheap.
@@ -438,6 +465,16 @@ export function symbolsFromTree(language: string, tree: Tree, topLevel: (node: N
       }
       // Some grammars hang comments on an outer node; fall back to the lines above.
       if (docRow === startRow) docRow = commentLinesAbove(lines, startRow, hashComments);
+      // Overload signatures right above (comments between them aside) belong to this definition: TypeScript reads them as one.
+      let before = outer.previousNamedSibling;
+      while (before && isComment(before)) before = before.previousNamedSibling;
+      const overloads = declared.get(out);
+      const folded = overloads !== undefined && before?.id === overloads.outer && overloads.symbol.name === name && out.at(-1) === overloads.symbol;
+      if (folded) {
+        out.pop();
+        startRow = overloads.symbol.startLine - 1;
+        docRow = overloads.symbol.docStartLine - 1;
+      }
       const children: CodeSymbol[] = [];
       const symbol: CodeSymbol = {
         name,
@@ -446,7 +483,8 @@ export function symbolsFromTree(language: string, tree: Tree, topLevel: (node: N
         startLine: startRow + 1,
         endLine: contentEndRow(outer) + 1,
         docStartLine: docRow + 1,
-        signature: signatureOf(outer, child),
+        // The first overload's: what a reader of the declarations meets first.
+        signature: folded ? overloads.symbol.signature : signatureOf(outer, child),
         children,
       };
       if (child.type === 'assignment_expression') {
@@ -461,6 +499,7 @@ export function symbolsFromTree(language: string, tree: Tree, topLevel: (node: N
         if (receiver) (symbol as { qualifiedName: string }).qualifiedName = `${receiver}.${name}`;
       }
       out.push(symbol);
+      if (BODILESS.has(type)) declared.set(out, { outer: outer.id, symbol });
       walk(symbol, children, false);
     } while (cursor.gotoNextSibling());
     cursor.gotoParent();

@@ -68,8 +68,9 @@ export interface CodeSymbol {
  * (the symbol index keys on content hashes) made by another version are
  * rebuilt, so a change of extraction reaches files that did not change.
  * 2: definitions at any depth, accessor kinds, ranges from the first decorator.
+ * 3: declarations without a body (TypeScript signatures), overloads in their implementation's range.
  */
-export const SYMBOLS_VERSION = 2;
+export const SYMBOLS_VERSION = 3;
 
 /** Which extractor produced the symbols. */
 export type SymbolSource = 'tree-sitter' | 'regex' | 'markdown' | 'none';
