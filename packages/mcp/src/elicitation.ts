@@ -12,7 +12,10 @@ import type { ApprovalAnswer, ApprovalRequest, Approver } from '@ctxfs/context';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 
-/** Characters of the request (with its diffs) shown in one elicitation. */
+/**
+ * Characters of the request (with its diffs) shown in one elicitation: every
+ * file's header, and each file's diff cut to its share (see `describeRequest`).
+ */
 export const ELICIT_MESSAGE_CHARS = 12_000;
 
 /**
@@ -28,9 +31,8 @@ export function elicitationApprover(server: Server, client: string, callOf?: () 
     name: `mcp-elicitation:${client}`,
     async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
       const { describeRequest } = await import('@ctxfs/context');
-      let message = describeRequest(request);
-      if (message.length > ELICIT_MESSAGE_CHARS)
-        message = `${message.slice(0, ELICIT_MESSAGE_CHARS)}\n… (${message.length - ELICIT_MESSAGE_CHARS} more characters)`;
+      // No screenful to fit, only the message's size: every file of a patch gets its share of it.
+      const message = describeRequest(request, { diffLines: Number.POSITIVE_INFINITY, chars: ELICIT_MESSAGE_CHARS });
       const answer = await server.elicitInput(
         {
           mode: 'form',
@@ -38,7 +40,8 @@ export function elicitationApprover(server: Server, client: string, callOf?: () 
           requestedSchema: {
             type: 'object',
             properties: {
-              approve: { type: 'boolean', title: 'Approve', description: `Allow ${request.op} of ${request.paths.join(', ')}` },
+              // The paths are named (shown safely) in the message; a client may show this description raw.
+              approve: { type: 'boolean', title: 'Approve', description: `Allow ${request.op} as described above` },
               note: { type: 'string', title: 'Note', description: 'Told to the model (optional)' },
             },
             required: ['approve'],

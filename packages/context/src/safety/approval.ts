@@ -120,20 +120,210 @@ export async function askApproval(approver: Approver | undefined, request: Appro
   }
 }
 
-/** Longest diff shown in a terminal prompt per file, in lines. */
+/** Diff lines shown per file in a terminal prompt (a screenful). */
 const PROMPT_DIFF_LINES = 80;
+/** Characters of paths a request's first line names; the rest are counted. */
+const HEAD_PATH_CHARS = 200;
+/** Room kept for each file's note of what its diff left out. */
+const NOTE_CHARS = 48;
+/** Room kept for the notice that not all of the change is shown. */
+const NOTICE_CHARS = 240;
+/** A line cut to its file's share shows at least this much of itself; less is left out whole. */
+const MIN_CUT_LINE = 40;
+/** Columns between tab stops, for tabs shown as spaces. */
+const TAB_WIDTH = 4;
 
-/** What a terminal prompt shows before its question. */
-export function describeRequest(request: ApprovalRequest): string {
-  const out = [`ctxfs: ${request.agent} asks to ${request.op} ${request.paths.join(', ')}`, `  why asked: ${request.reason}`];
-  if (request.summary) out.push(`  ${request.summary}`);
-  for (const c of request.changes ?? []) {
-    out.push(`  ${c.path}: +${c.added} -${c.removed}`);
-    const lines = c.diff.split('\n');
-    out.push(...lines.slice(0, PROMPT_DIFF_LINES).map((l) => `    ${l}`));
-    if (lines.length > PROMPT_DIFF_LINES) out.push(`    … ${lines.length - PROMPT_DIFF_LINES} more diff lines`);
+/**
+ * Code points a terminal acts on instead of showing: C0 and C1 controls
+ * (ESC starts every ANSI sequence, CR returns to the start of the line), DEL,
+ * bidirectional marks and overrides (which reorder what is on screen), line
+ * and paragraph separators, and lone surrogates.
+ */
+function acts(code: number): boolean {
+  return (
+    code < 0x20 ||
+    (code >= 0x7f && code <= 0x9f) ||
+    code === 0x061c ||
+    code === 0x200e ||
+    code === 0x200f ||
+    (code >= 0x2028 && code <= 0x202e) ||
+    (code >= 0x2066 && code <= 0x2069) ||
+    (code >= 0xd800 && code <= 0xdfff)
+  );
+}
+
+function escapeOf(code: number): string {
+  if (code === 0x0a) return '\\n';
+  if (code === 0x0d) return '\\r';
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * `text` as a person is shown it: what a terminal would act on is written
+ * out (`\x1b`, `\r`, `\u202e`), so content or a name cannot move the
+ * cursor, erase, recolour or reorder what the person reads before answering;
+ * tabs become spaces.
+ */
+function visibleText(text: string): string {
+  let out = '';
+  let column = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0) as number;
+    if (code === 0x09) {
+      const n = TAB_WIDTH - (column % TAB_WIDTH);
+      out += ' '.repeat(n);
+      column += n;
+    } else if (acts(code)) {
+      const e = escapeOf(code);
+      out += e;
+      column += e.length;
+    } else {
+      out += ch;
+      column++;
+    }
   }
-  return out.join('\n');
+  return out;
+}
+
+/** The paths of the first line, up to {@link HEAD_PATH_CHARS}; each file is listed below it anyway. */
+function namedPaths(paths: readonly string[]): string {
+  let out = '';
+  let n = 0;
+  for (const p of paths) {
+    const v = visibleText(p);
+    if (n > 0 && out.length + v.length + 2 > HEAD_PATH_CHARS) break;
+    out += n === 0 ? v : `, ${v}`;
+    n++;
+  }
+  return n < paths.length ? `${out} and ${paths.length - n} more` : out;
+}
+
+/** Limits of {@link describeRequest}. */
+export interface DescribeLimits {
+  /** Diff lines shown per file; default 80 (a terminal's screenful). */
+  readonly diffLines?: number;
+  /**
+   * Characters the whole description may take (an MCP elicitation's
+   * message). Every file's header is shown and each diff gets its share,
+   * cut with a note of the lines left out; what cannot be shown at all is
+   * said before the files.
+   */
+  readonly chars?: number;
+}
+
+interface FileShown {
+  readonly header: string;
+  lines: string[];
+  /** Diff lines left out. */
+  omitted: number;
+}
+
+const sizeOf = (lines: readonly string[]): number => lines.reduce((n, l) => n + l.length + 1, 0);
+
+/** `room` shared so that no file gets less than another unless it needs less (a small diff is shown whole). */
+function shares(needs: readonly number[], room: number): number[] {
+  const out = needs.map(() => 0);
+  const order = needs.map((_, i) => i).sort((a, b) => (needs[a] as number) - (needs[b] as number));
+  let left = room;
+  for (const [k, i] of order.entries()) {
+    const give = Math.min(needs[i] as number, Math.floor(left / (order.length - k)));
+    out[i] = give;
+    left -= give;
+  }
+  return out;
+}
+
+/** Cuts `file`'s diff to `share` characters; whether anything was cut. */
+function cutToShare(file: FileShown, share: number): boolean {
+  const kept: string[] = [];
+  let used = 0;
+  for (const line of file.lines) {
+    if (used + line.length + 1 > share) break;
+    kept.push(line);
+    used += line.length + 1;
+  }
+  const next = file.lines[kept.length];
+  if (next === undefined) return false;
+  let omitted = file.lines.length - kept.length;
+  const rest = share - used - 1;
+  if (rest >= MIN_CUT_LINE) {
+    // A long line (minified code) would otherwise hide the whole diff after it.
+    const chars = [...next];
+    const suffix = (n: number): string => ` … [${chars.length - n} more characters]`;
+    const n = Math.max(0, rest - suffix(0).length);
+    kept.push(`${chars.slice(0, n).join('')}${suffix(n)}`);
+    omitted--;
+  }
+  file.lines = kept;
+  file.omitted += omitted;
+  return true;
+}
+
+/**
+ * Fits the files into `budget` characters besides `head`: every header
+ * first, then the diffs in shares. Returns the files shown and what to say
+ * before them when not all of the change fits.
+ */
+function fitToChars(head: readonly string[], files: FileShown[], budget: number): { files: FileShown[]; notice: string | undefined } {
+  let room = budget - sizeOf(head) - NOTICE_CHARS;
+  let kept = 0;
+  for (const f of files) {
+    const cost = f.header.length + 1 + NOTE_CHARS;
+    if (cost > room) break;
+    room -= cost;
+    kept++;
+  }
+  const shown = files.slice(0, kept);
+  const given = shares(
+    shown.map((f) => sizeOf(f.lines)),
+    Math.max(room, 0),
+  );
+  let cut = false;
+  for (const [i, f] of shown.entries()) if (cutToShare(f, given[i] as number)) cut = true;
+  const limit = `this question holds ${budget.toLocaleString('en-US')} characters`;
+  if (kept < files.length) {
+    return {
+      files: shown,
+      notice: `  NOT ALL OF THIS CHANGE IS SHOWN: ${files.length - kept} of its ${files.length} files are left out, name and diff (${limit}); approve only a change you have seen in full elsewhere`,
+    };
+  }
+  return {
+    files: shown,
+    notice: cut ? `  Not all of this change is shown: each file's diff is cut to its share (${limit}); the lines left out are counted below` : undefined,
+  };
+}
+
+/**
+ * What a person is shown before the question: who asks, why, and each
+ * file's diff, with every control character and escape sequence written out
+ * so that nothing in a file or a name can change what is on screen.
+ */
+export function describeRequest(request: ApprovalRequest, limits: DescribeLimits = {}): string {
+  const maxLines = limits.diffLines ?? PROMPT_DIFF_LINES;
+  const head = [
+    `ctxfs: ${visibleText(request.agent)} asks to ${visibleText(request.op)} ${namedPaths(request.paths)}`,
+    `  why asked: ${visibleText(request.reason)}`,
+  ];
+  // A command line of several lines stays readable, its later lines set in under the first.
+  if (request.summary) head.push(...request.summary.split('\n').map((l, i) => `${i === 0 ? '  ' : '    '}${visibleText(l)}`));
+  let files = (request.changes ?? []).map((c): FileShown => {
+    const all = c.diff === '' ? [] : c.diff.replace(/\n$/, '').split('\n');
+    const lines = all.slice(0, maxLines).map((l) => `    ${visibleText(l)}`);
+    return { header: `  ${visibleText(c.path)}: +${c.added} -${c.removed}`, lines, omitted: all.length - lines.length };
+  });
+  let notice: string | undefined;
+  if (limits.chars !== undefined) ({ files, notice } = fitToChars(head, files, limits.chars));
+  const out = [...head];
+  if (notice !== undefined) out.push(notice);
+  for (const f of files) {
+    out.push(f.header, ...f.lines);
+    if (f.omitted > 0) out.push(`    … ${f.omitted} more diff lines not shown`);
+  }
+  const text = out.join('\n');
+  if (limits.chars === undefined || text.length <= limits.chars) return text;
+  // Only a head longer than the budget (a very long reason or summary) gets here.
+  const cutNotice = `NOT ALL OF THIS REQUEST IS SHOWN: it is cut at ${limits.chars.toLocaleString('en-US')} characters; approve only a change you have seen in full elsewhere\n`;
+  return `${cutNotice}${[...text].slice(0, Math.max(0, limits.chars - cutNotice.length)).join('')}`;
 }
 
 /**
