@@ -1,11 +1,12 @@
 /**
  * What a person is shown when asked: the request with every control
- * character written out (a file's content cannot rewrite the screen), and
- * each file's share of a limited question.
+ * character written out (a file's content cannot rewrite the screen), each
+ * file's share of a limited question; and a timeout beyond what a timer can
+ * wait.
  */
 
 import { describe, expect, it } from 'vitest';
-import { type ApprovalRequest, type ChangePreview, describeRequest } from '../src/index.ts';
+import { type ApprovalRequest, askApproval, type ChangePreview, callbackApprover, describeRequest } from '../src/index.ts';
 
 const ESC = '\u001b';
 
@@ -87,4 +88,12 @@ describe('what a person is shown', () => {
   });
 });
 
+describe('the approval timeout', () => {
+  // Node runs a timer longer than 2^31-1 ms after 1 ms: every question would be denied before anyone could answer.
+  it.each([3_000_000_000, Number.POSITIVE_INFINITY])('a wait of %d ms does not end at once', async (timeoutMs) => {
+    const answer = callbackApprover(() => new Promise((resolve) => setTimeout(() => resolve({ approved: true, approver: 'ana' }), 200)));
+    const outcome = await askApproval(answer, request(), timeoutMs);
+    expect(outcome).toMatchObject({ approved: true, by: 'user', approver: 'ana' });
+  });
+});
 

@@ -85,26 +85,35 @@ export function callbackApprover(fn: (request: ApprovalRequest, signal: AbortSig
 }
 
 /**
+ * The longest wait a timer can make: Node runs a longer delay (or an
+ * infinite one) after 1 ms, which would deny every question at once.
+ */
+export const MAX_APPROVAL_TIMEOUT_MS = 2 ** 31 - 1;
+
+/**
  * Asks `approver`, denying on timeout, on an abort and when there is no
- * approver (nobody to ask is a denial, never a silent approval).
+ * approver (nobody to ask is a denial, never a silent approval). A timeout
+ * beyond {@link MAX_APPROVAL_TIMEOUT_MS} (about 24.8 days, `Infinity`
+ * included) waits that long; one that is not a number waits not at all.
  */
 export async function askApproval(approver: Approver | undefined, request: ApprovalRequest, timeoutMs: number): Promise<ApprovalOutcome> {
   const at = () => new Date().toISOString();
   if (approver === undefined) {
     return { approved: false, by: 'policy', at: at(), note: 'approval is required and no approver is configured' };
   }
+  const waitMs = Number.isNaN(timeoutMs) ? 0 : Math.min(Math.max(timeoutMs, 0), MAX_APPROVAL_TIMEOUT_MS);
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => {
       controller.abort(new Error('approval timed out'));
       resolve('timeout');
-    }, timeoutMs);
+    }, waitMs);
   });
   try {
     const answer = await Promise.race([approver.approve(request, controller.signal), timeout]);
     if (answer === 'timeout')
-      return { approved: false, by: 'timeout', at: at(), approver: approver.name, note: `no answer within ${Math.round(timeoutMs / 1000)} s` };
+      return { approved: false, by: 'timeout', at: at(), approver: approver.name, note: `no answer within ${Math.round(waitMs / 1000)} s` };
     return {
       approved: answer.approved,
       by: answer.approved ? 'user' : answer.unasked ? 'policy' : 'denied_by_user',

@@ -47,6 +47,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { type Filesystem, FsError, fsError, isFsError } from '@ctxfs/core';
 import { parse, TomlError } from 'smol-toml';
+import { MAX_APPROVAL_TIMEOUT_MS } from './approval.ts';
 import type { CommandRulesConfig } from './command-rules.ts';
 import {
   type Effect,
@@ -174,81 +175,212 @@ function keysOf(table: keyof typeof POLICY_KEYS): readonly string[] {
   return POLICY_KEYS[table].map((k) => k.key);
 }
 
-/** The line (1-based) where `key` is set inside table `table` (`policy`, `policy.rules` #n), for messages. */
-function lineOf(text: string, table: string, key: string | undefined, index = 0): number | undefined {
-  const lines = text.split('\n');
-  let current = '';
-  let seen = -1;
-  let tableLine: number | undefined;
-  for (const [i, raw] of lines.entries()) {
-    const line = raw.trim();
-    const header = /^\[\[?\s*([^\]]+?)\s*\]\]?/.exec(line);
-    if (header) {
-      current = (header[1] as string).replace(/\s+/g, '');
-      if (current === table) {
-        seen++;
-        if (seen === index) tableLine = i + 1;
-      }
-      continue;
+/** Where a value is in the document: its keys and array indices (`['policy', 'rules', 1, 'effect']`). */
+type ValuePath = readonly (string | number)[];
+
+const pathKey = (path: ValuePath): string => path.join('\0');
+
+/**
+ * The line (1-based) of every key and array element of a TOML text, by its
+ * path, for messages. The text has parsed already, so this reads valid TOML
+ * only — [tables], [[arrays of tables]], dotted keys, inline tables and
+ * arrays over several lines — and steps over what it does not need (values).
+ */
+function valueLines(text: string): Map<string, number> {
+  const found = new Map<string, number>();
+  const note = (path: ValuePath, at: number): void => {
+    for (let n = 1; n <= path.length; n++) {
+      const k = pathKey(path.slice(0, n));
+      if (!found.has(k)) found.set(k, at);
     }
-    if (current !== table || seen !== index) continue;
-    if (key === undefined) return tableLine;
-    if (new RegExp(`^["']?${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["']?\\s*=`).test(line)) return i + 1;
+  };
+  let i = 0;
+  let line = 1;
+  const blank = (): void => {
+    while (text[i] === ' ' || text[i] === '\t') i++;
+  };
+  // Line breaks and comments too: between array elements, between statements.
+  const space = (): void => {
+    for (;;) {
+      blank();
+      if (text[i] === '#') while (i < text.length && text[i] !== '\n') i++;
+      if (text[i] === '\n') line++;
+      else if (text[i] !== '\r') return;
+      i++;
+    }
+  };
+  const quoted = (): string => {
+    const q = text[i] as string;
+    const multi = text.startsWith(q.repeat(3), i);
+    const close = multi ? q.repeat(3) : q;
+    i += close.length;
+    let out = '';
+    while (i < text.length && !text.startsWith(close, i)) {
+      if (text[i] === '\n') line++;
+      if (q === '"' && text[i] === '\\') {
+        out += text[i + 1] ?? '';
+        i += 2;
+        continue;
+      }
+      out += text[i];
+      i++;
+    }
+    i += close.length;
+    // A multi-line string may end with up to two quotes of its own before the closing three.
+    while (multi && text[i] === q) i++;
+    return out;
+  };
+  const dottedKey = (): string[] => {
+    const parts: string[] = [];
+    for (;;) {
+      blank();
+      if (text[i] === '"' || text[i] === "'") parts.push(quoted());
+      else {
+        const from = i;
+        while (i < text.length && /[A-Za-z0-9_-]/.test(text[i] as string)) i++;
+        parts.push(text.slice(from, i));
+      }
+      blank();
+      if (text[i] !== '.') return parts;
+      i++;
+    }
+  };
+  const value = (path: ValuePath): void => {
+    blank();
+    const c = text[i];
+    if (c === '"' || c === "'") quoted();
+    else if (c === '{' || c === '[') {
+      i++;
+      const end = c === '{' ? '}' : ']';
+      for (let n = 0; ; n++) {
+        space();
+        if (i >= text.length) return;
+        if (text[i] === end) break;
+        const before = i;
+        if (c === '{') assignment(path);
+        else {
+          note([...path, n], line);
+          value([...path, n]);
+        }
+        space();
+        if (text[i] === ',') i++;
+        // Whatever this reader does not know is stepped over, never looped on.
+        else if (i === before) i++;
+      }
+      i++;
+    } else while (i < text.length && !',]}\n\r#'.includes(text[i] as string)) i++;
+  };
+  /** `key = value` in the table at `path`. */
+  const assignment = (path: ValuePath): void => {
+    const at = line;
+    const key = dottedKey();
+    note([...path, ...key], at);
+    blank();
+    if (text[i] === '=') i++;
+    value([...path, ...key]);
+  };
+  const arrays = new Map<string, number>();
+  let table: ValuePath = [];
+  while (i < text.length) {
+    const before = i;
+    space();
+    if (i >= text.length) break;
+    if (text[i] === '[') {
+      const many = text[i + 1] === '[';
+      i += many ? 2 : 1;
+      const key = dottedKey();
+      i += many ? 2 : 1;
+      if (many) {
+        const n = arrays.get(pathKey(key)) ?? 0;
+        arrays.set(pathKey(key), n + 1);
+        table = [...key, n];
+      } else table = key;
+      note(table, line);
+    } else assignment(table);
+    if (i === before) i++;
   }
-  return tableLine;
+  return found;
 }
+
+/** The name a message gives the value at `path`: its key. */
+const keyName = (path: ValuePath): string => String([...path].reverse().find((p) => typeof p === 'string') ?? '');
 
 class ConfigReader {
   readonly #file: string;
   readonly #text: string;
+  #lines: Map<string, number> | undefined;
 
   constructor(file: string, text: string) {
     this.#file = file;
     this.#text = text;
   }
 
-  fail(table: string, key: string | undefined, message: string, index = 0): never {
-    const line = lineOf(this.#text, table, key, index);
+  /** The line of `path`, or of the nearest table or element that holds it (for a key that is missing). */
+  #lineOf(path: ValuePath): number | undefined {
+    this.#lines ??= valueLines(this.#text);
+    for (let n = path.length; n > 0; n--) {
+      const line = this.#lines.get(pathKey(path.slice(0, n)));
+      if (line !== undefined) return line;
+    }
+    return undefined;
+  }
+
+  fail(path: ValuePath, message: string): never {
+    const line = this.#lineOf(path);
     throw fsError('EINVAL', 'loadPolicy', this.#file, {
       reason: `${line === undefined ? '' : `line ${line}: `}${message}`,
       hint: 'fix the policy file (its keys are listed in packages/context/POLICY.md); nothing was opened',
     });
   }
 
-  only(table: string, value: Table, keys: readonly string[], index = 0): void {
+  /** Refuses any key of the table at `path` (named `[name]` in the message) but `keys`. */
+  only(path: ValuePath, value: Table, keys: readonly string[], name: string): void {
     for (const k of Object.keys(value)) {
-      if (!keys.includes(k)) this.fail(table, k, `unknown key "${k}" in [${table}]; the keys there are ${keys.join(', ')}`, index);
+      if (!keys.includes(k)) this.fail([...path, k], `unknown key "${k}" in [${name}]; the keys there are ${keys.join(', ')}`);
     }
   }
 
-  table(table: string, key: string, value: unknown, index = 0): Table {
-    if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Date) this.fail(table, key, `"${key}" must be a table`, index);
+  table(path: ValuePath, value: unknown): Table {
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Date) this.fail(path, `"${keyName(path)}" must be a table`);
     return value as Table;
   }
 
-  strings(table: string, key: string, value: unknown, index = 0): string[] {
-    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) this.fail(table, key, `"${key}" must be an array of strings`, index);
+  strings(path: ValuePath, value: unknown): string[] {
+    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) this.fail(path, `"${keyName(path)}" must be an array of strings`);
     return value as string[];
   }
 
-  oneOf<T extends string>(table: string, key: string, value: unknown, allowed: readonly T[], index = 0): T {
+  oneOf<T extends string>(path: ValuePath, value: unknown, allowed: readonly T[]): T {
     if (typeof value !== 'string' || !allowed.includes(value as T))
-      this.fail(table, key, `"${key}" must be one of ${allowed.map((a) => `"${a}"`).join(', ')}`, index);
+      this.fail(path, `"${keyName(path)}" must be one of ${allowed.map((a) => `"${a}"`).join(', ')}`);
     return value as T;
   }
 
-  ops(table: string, key: string, value: unknown, index = 0): OpClass[] {
-    const list = this.strings(table, key, value, index);
-    for (const v of list)
-      if (!OP_CLASSES.includes(v as OpClass)) this.fail(table, key, `"${v}" is not an operation class; use ${OP_CLASSES.join(', ')}`, index);
+  ops(path: ValuePath, value: unknown): OpClass[] {
+    const list = this.strings(path, value);
+    for (const v of list) if (!OP_CLASSES.includes(v as OpClass)) this.fail(path, `"${v}" is not an operation class; use ${OP_CLASSES.join(', ')}`);
     return list as OpClass[];
   }
 
-  count(table: string, key: string, value: unknown): number {
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) this.fail(table, key, `"${key}" must be a whole number ≥ 0`);
+  count(path: ValuePath, value: unknown): number {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) this.fail(path, `"${keyName(path)}" must be a whole number ≥ 0`);
     return value;
   }
+
+  /**
+   * A number of seconds, in milliseconds: above 0 and within what a timer
+   * can wait — Node runs a longer delay after 1 ms, which would end every
+   * wait at once.
+   */
+  seconds(path: ValuePath, value: unknown): number {
+    if (typeof value !== 'number' || !(value > 0) || !(value * 1000 <= MAX_APPROVAL_TIMEOUT_MS))
+      this.fail(path, `"${keyName(path)}" must be a number of seconds above 0 and at most ${MAX_SECONDS.toLocaleString('en-US')} (about 24.8 days)`);
+    return value * 1000;
+  }
 }
+
+/** The longest wait a policy file may set, in whole seconds. */
+const MAX_SECONDS = Math.floor(MAX_APPROVAL_TIMEOUT_MS / 1000);
 
 /**
  * Parses the text of a policy file.
@@ -275,54 +407,53 @@ export function parsePolicyFile(text: string, file: string): PolicyConfig {
   const r: ConfigReader = new ConfigReader(file, text);
   for (const k of Object.keys(doc)) {
     if (k !== 'policy' && k !== 'commands' && !SURFACE_TABLES.includes(k))
-      r.fail('', k, `unknown table or key "${k}"; a ctxfs config has [policy], [commands] and ${SURFACE_TABLES.map((t) => `[${t}]`).join(', ')}`);
+      r.fail([k], `unknown table or key "${k}"; a ctxfs config has [policy], [commands] and ${SURFACE_TABLES.map((t) => `[${t}]`).join(', ')}`);
   }
   const config: { -readonly [K in keyof PolicyConfig]: PolicyConfig[K] } = {};
-  if (doc.commands !== undefined) config.commands = commandRules(r, r.table('', 'commands', doc.commands));
+  if (doc.commands !== undefined) config.commands = commandRules(r, r.table(['commands'], doc.commands));
   if (doc.policy === undefined) return config;
-  const p = r.table('', 'policy', doc.policy);
-  r.only('policy', p, keysOf('policy'));
-  if (p.mode !== undefined) config.mode = r.oneOf<PolicyMode>('policy', 'mode', p.mode, ['manual', 'auto', 'deny']);
+  const p = r.table(['policy'], doc.policy);
+  r.only(['policy'], p, keysOf('policy'), 'policy');
+  const at = (key: string): ValuePath => ['policy', key];
+  if (p.mode !== undefined) config.mode = r.oneOf<PolicyMode>(at('mode'), p.mode, ['manual', 'auto', 'deny']);
   if (p.auto_approve_reads !== undefined) {
-    if (typeof p.auto_approve_reads !== 'boolean') r.fail('policy', 'auto_approve_reads', '"auto_approve_reads" must be true or false');
+    if (typeof p.auto_approve_reads !== 'boolean') r.fail(at('auto_approve_reads'), '"auto_approve_reads" must be true or false');
     config.autoApproveReads = p.auto_approve_reads;
   }
   if (p.auto_approve_write_patterns !== undefined)
-    config.autoApproveWritePatterns = r.strings('policy', 'auto_approve_write_patterns', p.auto_approve_write_patterns);
-  if (p.always_ask !== undefined) config.alwaysAsk = r.ops('policy', 'always_ask', p.always_ask);
-  if (p.read_only !== undefined) config.readOnly = r.strings('policy', 'read_only', p.read_only);
-  if (p.sensitive !== undefined) config.sensitive = r.strings('policy', 'sensitive', p.sensitive);
-  if (p.approval_timeout_seconds !== undefined) {
-    const t = p.approval_timeout_seconds;
-    if (typeof t !== 'number' || !(t > 0)) r.fail('policy', 'approval_timeout_seconds', '"approval_timeout_seconds" must be a number > 0');
-    config.approvalTimeoutMs = t * 1000;
-  }
+    config.autoApproveWritePatterns = r.strings(at('auto_approve_write_patterns'), p.auto_approve_write_patterns);
+  if (p.always_ask !== undefined) config.alwaysAsk = r.ops(at('always_ask'), p.always_ask);
+  if (p.read_only !== undefined) config.readOnly = r.strings(at('read_only'), p.read_only);
+  if (p.sensitive !== undefined) config.sensitive = r.strings(at('sensitive'), p.sensitive);
+  if (p.approval_timeout_seconds !== undefined) config.approvalTimeoutMs = r.seconds(at('approval_timeout_seconds'), p.approval_timeout_seconds);
   if (p.rules !== undefined) {
-    if (!Array.isArray(p.rules)) r.fail('policy', 'rules', '"rules" must be an array of tables: [[policy.rules]]');
+    if (!Array.isArray(p.rules)) r.fail(at('rules'), '"rules" must be an array of tables: [[policy.rules]]');
     config.rules = p.rules.map((raw, i): PolicyRule => {
-      const rule = r.table('policy.rules', 'rules', raw, i);
-      r.only('policy.rules', rule, keysOf('policy.rules'), i);
-      if (rule.effect === undefined) r.fail('policy.rules', undefined, `rule ${i + 1} has no "effect" (allow, ask or deny)`, i);
-      if (rule.paths === undefined) r.fail('policy.rules', undefined, `rule ${i + 1} has no "paths"`, i);
+      const here: ValuePath = ['policy', 'rules', i];
+      const rule = r.table(here, raw);
+      r.only(here, rule, keysOf('policy.rules'), 'policy.rules');
+      if (rule.effect === undefined) r.fail(here, `rule ${i + 1} has no "effect" (allow, ask or deny)`);
+      if (rule.paths === undefined) r.fail(here, `rule ${i + 1} has no "paths"`);
       const reason = rule.reason;
-      if (reason !== undefined && typeof reason !== 'string') r.fail('policy.rules', 'reason', '"reason" must be a string', i);
+      if (reason !== undefined && typeof reason !== 'string') r.fail([...here, 'reason'], '"reason" must be a string');
       return {
-        effect: r.oneOf<Effect>('policy.rules', 'effect', rule.effect, ['allow', 'ask', 'deny'], i),
-        paths: r.strings('policy.rules', 'paths', rule.paths, i),
-        ops: rule.ops === undefined ? undefined : r.ops('policy.rules', 'ops', rule.ops, i),
-        agents: rule.agents === undefined ? undefined : r.strings('policy.rules', 'agents', rule.agents, i),
+        effect: r.oneOf<Effect>([...here, 'effect'], rule.effect, ['allow', 'ask', 'deny']),
+        paths: r.strings([...here, 'paths'], rule.paths),
+        ops: rule.ops === undefined ? undefined : r.ops([...here, 'ops'], rule.ops),
+        agents: rule.agents === undefined ? undefined : r.strings([...here, 'agents'], rule.agents),
         reason,
       };
     });
   }
   if (p.budgets !== undefined) {
-    const b = r.table('policy', 'budgets', p.budgets);
-    r.only('policy.budgets', b, keysOf('policy.budgets'));
+    const b = r.table(at('budgets'), p.budgets);
+    r.only(at('budgets'), b, keysOf('policy.budgets'), 'policy.budgets');
     const budgets: { -readonly [K in keyof PolicyBudgets]: PolicyBudgets[K] } = {};
-    if (b.operations !== undefined) budgets.operations = r.count('policy.budgets', 'operations', b.operations);
-    if (b.bytes !== undefined) budgets.bytes = r.count('policy.budgets', 'bytes', b.bytes);
-    if (b.tokens !== undefined) budgets.tokens = r.count('policy.budgets', 'tokens', b.tokens);
-    if (b.operations_per_minute !== undefined) budgets.operationsPerMinute = r.count('policy.budgets', 'operations_per_minute', b.operations_per_minute);
+    const key = (k: string): ValuePath => ['policy', 'budgets', k];
+    if (b.operations !== undefined) budgets.operations = r.count(key('operations'), b.operations);
+    if (b.bytes !== undefined) budgets.bytes = r.count(key('bytes'), b.bytes);
+    if (b.tokens !== undefined) budgets.tokens = r.count(key('tokens'), b.tokens);
+    if (b.operations_per_minute !== undefined) budgets.operationsPerMinute = r.count(key('operations_per_minute'), b.operations_per_minute);
     config.budgets = budgets;
   }
   return config;
@@ -330,21 +461,19 @@ export function parsePolicyFile(text: string, file: string): PolicyConfig {
 
 /** The `[commands]` table. */
 function commandRules(r: ConfigReader, t: Table): CommandRulesConfig {
-  r.only('commands', t, keysOf('commands'));
+  r.only(['commands'], t, keysOf('commands'), 'commands');
+  const at = (key: string): ValuePath => ['commands', key];
   const out: { -readonly [K in keyof CommandRulesConfig]: CommandRulesConfig[K] } = {};
-  if (t.allow !== undefined) out.allow = r.strings('commands', 'allow', t.allow);
-  if (t.ask !== undefined) out.ask = r.strings('commands', 'ask', t.ask);
-  if (t.deny !== undefined) out.deny = r.strings('commands', 'deny', t.deny);
-  if (t.default !== undefined) out.default = r.oneOf<Effect>('commands', 'default', t.default, ['allow', 'ask', 'deny']);
+  if (t.allow !== undefined) out.allow = r.strings(at('allow'), t.allow);
+  if (t.ask !== undefined) out.ask = r.strings(at('ask'), t.ask);
+  if (t.deny !== undefined) out.deny = r.strings(at('deny'), t.deny);
+  if (t.default !== undefined) out.default = r.oneOf<Effect>(at('default'), t.default, ['allow', 'ask', 'deny']);
   if (t.unconfined !== undefined) {
-    if (typeof t.unconfined !== 'boolean') r.fail('commands', 'unconfined', '"unconfined" must be true or false');
+    if (typeof t.unconfined !== 'boolean') r.fail(at('unconfined'), '"unconfined" must be true or false');
     out.unconfined = t.unconfined;
   }
-  if (t.timeout_seconds !== undefined) {
-    const s = t.timeout_seconds;
-    if (typeof s !== 'number' || !(s > 0)) r.fail('commands', 'timeout_seconds', '"timeout_seconds" must be a number > 0');
-    out.timeoutMs = s * 1000;
-  }
+  // The command runner's time limit is a timer too.
+  if (t.timeout_seconds !== undefined) out.timeoutMs = r.seconds(at('timeout_seconds'), t.timeout_seconds);
   return out;
 }
 
