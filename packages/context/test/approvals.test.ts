@@ -1,12 +1,18 @@
 /**
- * What a person is shown when asked: the request with every control
- * character written out (a file's content cannot rewrite the screen), each
- * file's share of a limited question; and a timeout beyond what a timer can
- * wait.
+ * What a person is shown when asked, and what is recorded when no one
+ * answers: the request with every control character written out (a file's
+ * content cannot rewrite the screen), each file's share of a limited
+ * question, a timeout beyond what a timer can wait, and an approver that
+ * fails before anyone answered.
  */
 
-import { describe, expect, it } from 'vitest';
-import { type ApprovalRequest, askApproval, type ChangePreview, callbackApprover, describeRequest } from '../src/index.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HostFilesystem } from '@ctxfs/host';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ApprovalRequest, askApproval, type ChangePreview, type ContextLayer, callbackApprover, createContext, describeRequest } from '../src/index.ts';
+import { testState } from './support/test-state.ts';
 
 const ESC = '\u001b';
 
@@ -97,3 +103,34 @@ describe('the approval timeout', () => {
   });
 });
 
+describe('an approver that fails', () => {
+  let base: string;
+  let ctx: ContextLayer | undefined;
+  let fs: HostFilesystem | undefined;
+  afterEach(async () => {
+    await ctx?.close();
+    await fs?.close();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  it('is recorded as the approver failing, not as a person declining', async () => {
+    base = mkdtempSync(join(tmpdir(), 'ctxfs-approver-'));
+    writeFileSync(join(base, 'a.txt'), 'a\n');
+    fs = await HostFilesystem.open({ root: base });
+    const approver = callbackApprover(() => {
+      throw new Error('approval UI disconnected');
+    });
+    ctx = await createContext({
+      fs,
+      store: testState(),
+      agent: 'llm:x',
+      safety: { policyFiles: false, approver, policy: { mode: 'manual', autoApproveReads: true } },
+    });
+    await ctx.readFile('a.txt');
+    const r = await ctx.replace('a.txt', 'a', 'b');
+    expect(r.success).toBe(false);
+    expect(r.message).toContain('the approver failed before anyone answered: approval UI disconnected');
+    const [record] = await ctx.store.auditLog({ limit: 1 });
+    expect(record?.params.approval).toMatchObject({ required: true, by: 'error', approver: 'callback' });
+  });
+});

@@ -2,8 +2,9 @@
  * Approvals: when the policy says "ask", a person decides. An `Approver` is
  * asked with what the operation would do — each file's diff for a change,
  * what would be served for a read — and silence past the timeout is a
- * denial. Every decision says who made it: `user`, `denied_by_user` or
- * `timeout` (the policy's own `policy` and `auto` decisions need no one).
+ * denial. Every decision says who made it: `user`, `denied_by_user`,
+ * `timeout`, or `error` when the approver failed before anyone answered (the
+ * policy's own `policy` and `auto` decisions need no one).
  *
  * Three approvers: a function (`callbackApprover`, for programs and tests),
  * the terminal (`TerminalApprover`: a TTY only, never a pipe), and whatever
@@ -59,8 +60,11 @@ export interface Approver {
   approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
 }
 
-/** How a decision was made, as the audit records it. */
-export type DecidedBy = 'policy' | 'auto' | 'user' | 'denied_by_user' | 'timeout';
+/**
+ * How a decision was made, as the audit records it. `error`: the approver
+ * failed (threw) before anyone answered — a denial no person made.
+ */
+export type DecidedBy = 'policy' | 'auto' | 'user' | 'denied_by_user' | 'timeout' | 'error';
 
 /** A decision with its record. */
 export interface ApprovalOutcome {
@@ -122,8 +126,9 @@ export async function askApproval(approver: Approver | undefined, request: Appro
       note: answer.note,
     };
   } catch (err) {
-    // An approver that fails has not approved.
-    return { approved: false, by: controller.signal.aborted ? 'timeout' : 'denied_by_user', at: at(), approver: approver.name, note: (err as Error).message };
+    if (controller.signal.aborted) return { approved: false, by: 'timeout', at: at(), approver: approver.name, note: (err as Error).message };
+    // An approver that fails has not approved, and no person declined.
+    return { approved: false, by: 'error', at: at(), approver: approver.name, note: `the approver failed before anyone answered: ${(err as Error).message}` };
   } finally {
     clearTimeout(timer);
   }

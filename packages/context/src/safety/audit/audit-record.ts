@@ -26,8 +26,11 @@ export type AuditResult = (typeof RESULTS)[number];
 export interface AuditApproval {
   /** Whether the policy asked for an approval at all. */
   readonly required: boolean;
-  /** `policy` (allowed by rule), `auto` (auto-approved), `user`, `denied_by_user`, `timeout` (nobody answered). */
-  readonly by: 'policy' | 'auto' | 'user' | 'denied_by_user' | 'timeout';
+  /**
+   * `policy` (a rule, the mode, or nobody to ask), `auto` (auto-approved), `user`, `denied_by_user`,
+   * `timeout` (nobody answered), `error` (the approver failed before anyone answered).
+   */
+  readonly by: 'policy' | 'auto' | 'user' | 'denied_by_user' | 'timeout' | 'error';
   /** When the decision was made (ISO-8601). */
   readonly at?: string;
   /** Who approved, when a person did. */
