@@ -12,8 +12,9 @@
  * @module
  */
 
+import { type FsError, isFsError } from '@ctxfs/core';
 import type { StateStore } from '../state/state-store.ts';
-import type { AuditEntry } from './audit/audit-record.ts';
+import type { AuditEntry, AuditRecord } from './audit/audit-record.ts';
 import type { AuditTrail } from './audit/audit-trail.ts';
 import type { OpClass } from './policy.ts';
 import type { AuditDraft, AuditSink, SessionSpend } from './safety-layer.ts';
@@ -262,15 +263,35 @@ const REPLAY_WINDOW = 64;
  * committing a record and appending it): among the table's newest rows, those
  * after the oldest one the trail's newest records hold that the trail lacks.
  * Under the trail's lock, so another process's appends cannot interleave.
+ *
+ * A trail changed by someone (a line that no longer matches its MAC, or an
+ * index the log no longer matches) still opens — `ctxfs audit verify` must
+ * be able to run and name the line — but never silently: a process warning
+ * (`CTXFS_AUDIT_DAMAGED`) names the line, and the newest records are read
+ * from the log itself, so the replay neither misses nor repeats a record.
  */
 async function replayMissed(store: StateStore, trail: AuditTrail, context: AuditContext): Promise<number> {
+  let changed: FsError | undefined;
+  const newestOfTrail = (limit: number): AuditRecord[] => {
+    if (changed === undefined) {
+      try {
+        return trail.query({ limit });
+      } catch (err) {
+        if (!isFsError(err, 'EIO')) throw err;
+        changed = err;
+      }
+    }
+    return trail.scan({ limit });
+  };
   // Read before the trail's lock is taken (the lock is held synchronously); a
   // row committed in between by a live process is appended by that process.
   const newest = (await store.all<AuditRow>('SELECT * FROM audit ORDER BY id DESC LIMIT ?', [REPLAY_WINDOW * 2])).reverse();
   // A new trail takes the whole table.
-  const everything = trail.query({ limit: 1 }).length === 0 ? await store.all<AuditRow>('SELECT * FROM audit ORDER BY id') : undefined;
-  return trail.batch(() => {
-    const recent = trail.query({ limit: REPLAY_WINDOW });
+  const everything = newestOfTrail(1).length === 0 ? await store.all<AuditRow>('SELECT * FROM audit ORDER BY id') : undefined;
+  let unverified: AuditRecord | undefined;
+  const replayed = trail.batch(() => {
+    const recent = newestOfTrail(REPLAY_WINDOW);
+    unverified = recent.find((r) => !r.verified);
     let rows: AuditRow[];
     if (recent.length === 0) rows = everything ?? newest;
     else {
@@ -283,6 +304,20 @@ async function replayMissed(store: StateStore, trail: AuditTrail, context: Audit
     for (const row of rows) trail.append(trailEntry(fromRow(row), context, true));
     return rows.length;
   });
+  const found =
+    changed?.reason ??
+    (unverified &&
+      `the audit trail was changed: ${unverified.location.file} line ${unverified.location.line} (seq ${unverified.seq}) does not match its MAC; ${trail.dir}`);
+  if (found !== undefined) {
+    process.emitWarning(found, {
+      code: 'CTXFS_AUDIT_DAMAGED',
+      detail:
+        'run `ctxfs audit verify` (AuditTrail.verify()) for the first line that does not verify; the log keeps the change as evidence, and new records are still appended to it',
+    });
+    // A warning is printed on a later tick: a command whose work is all synchronous would exit before it.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return replayed;
 }
 
 function requestIdOf(row: AuditRow): string {

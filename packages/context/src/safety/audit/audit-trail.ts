@@ -327,7 +327,9 @@ export class AuditTrail {
    * Entries matching every given filter, newest first (default limit 100),
    * selected by the index and read back from the log. Each says whether its
    * line still matches its MAC (`verified`); `verify()` checks the chain.
-   * Without an index the log is scanned.
+   * Without an index the log is scanned. A log changed where the index
+   * points (a line edited to another length, removed, inserted) is `EIO`
+   * naming the first line that does not verify.
    */
   query(filter: AuditQuery = {}): AuditRecord[] {
     this.#open();
@@ -343,20 +345,45 @@ export class AuditTrail {
           try {
             fd = openSync(join(this.dir, fileName(h.fileNo)), 'r');
           } catch (err) {
-            throw staleIndex(`${fileName(h.fileNo)} is gone`, err);
+            throw this.#mismatch(`${fileName(h.fileNo)} is gone`, err);
           }
           fds.set(h.fileNo, fd);
         }
         if (buf.length < h.length) buf = Buffer.alloc(h.length * 2);
         const got = readSync(fd, buf, 0, h.length, h.offset);
         const rec = got === h.length ? this.#record(buf, 0, h.length, fileName(h.fileNo), h.line) : undefined;
-        if (rec === undefined || rec.seq !== h.seq) throw staleIndex(`seq ${h.seq} is not at ${fileName(h.fileNo)}:${h.line}`);
+        if (rec === undefined || rec.seq !== h.seq) throw this.#mismatch(`seq ${h.seq} is not at ${fileName(h.fileNo)}:${h.line}`);
         out.push(rec);
       }
     } finally {
       for (const fd of fds.values()) closeSync(fd);
     }
     return out;
+  }
+
+  /**
+   * The error of an index that does not match the log. Most often the log
+   * was changed, and then the person needs the line that was, not where the
+   * index noticed: the chain is verified to name it.
+   */
+  #mismatch(what: string, cause?: unknown): Error {
+    const bad = this.verify().firstBad;
+    if (bad === undefined) return staleIndex(what, cause);
+    return fsError('EIO', 'audit', undefined, {
+      reason: `the audit trail was changed: ${bad.file} line ${bad.line} (seq ${bad.seq}): ${bad.damage}, ${bad.detail}; ${this.dir}`,
+      hint: 'run `ctxfs audit verify` (AuditTrail.verify()) for the report; the log keeps the change as evidence. scan() reads the log as it is now; rebuildIndex() lets queries do so again',
+      cause,
+    });
+  }
+
+  /**
+   * `query` without the index: every file read, newest first. Slower than
+   * `query` on a large log, and unaffected by an index the log no longer
+   * matches — what a reader of a changed log uses.
+   */
+  scan(filter: AuditQuery = {}): AuditRecord[] {
+    this.#open();
+    return this.#scan(filter);
   }
 
   /** A record from the line `buf[start, end)`, or undefined when it is not an entry. */
