@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { splitLines } from '@ctxfs/core';
 import { describe, expect, test } from 'vitest';
 import { type CodeSymbol, findSymbol, flattenSymbols, markdownSymbols, regexSymbols, renderOutline, treeSitterSymbols } from '../src/index.ts';
+import { npmPackage } from './support/npm-package.ts';
 
 function brief(symbols: readonly CodeSymbol[]): string[] {
   return flattenSymbols(symbols).map((s) => `${s.kind} ${s.qualifiedName} ${s.docStartLine}/${s.startLine}-${s.endLine}`);
@@ -264,5 +267,71 @@ describe('regex fallback and markdown', () => {
     const small = renderOutline(symbols, { maxSymbols: 2 });
     expect(small.listed).toBe(2);
     expect(small.text).toContain(`${small.total - 2} more symbols`);
+  });
+});
+
+describe('doc comments separated by blank lines', () => {
+  /**
+   * The first line of the `/** … *\/` block a definition's first line
+   * follows, with nothing but blank lines between (what TypeScript's
+   * getJSDocCommentsAndTags attaches); the definition's own line otherwise.
+   */
+  function jsdocAbove(lines: readonly string[], row: number): number {
+    let r = row - 1;
+    while (r >= 0 && (lines[r] ?? '').trim() === '') r--;
+    if (r < 0 || !(lines[r] ?? '').trim().endsWith('*/')) return row;
+    let top = r;
+    while (top > 0 && !(lines[top] ?? '').includes('/*')) top--;
+    return /^\s*\/\*\*(?!\/)/.test(lines[top] ?? '') ? top : row;
+  }
+
+  test("express's response methods keep their JSDoc, a blank line below it (lib/response.js, express 5.1.0)", async () => {
+    const text = readFileSync(join(npmPackage('express', '5.1.0'), 'lib/response.js'), 'utf8');
+    const lines = text.split('\n');
+    const methods = flattenSymbols(await treeSitterSymbols('javascript', text)).filter((s) => s.qualifiedName.startsWith('res.'));
+    const documented = methods.filter((s) => jsdocAbove(lines, s.startLine - 1) < s.startLine - 1);
+    expect(documented.length).toBeGreaterThan(15);
+    expect(methods.map((s) => `${s.qualifiedName} ${s.docStartLine}`)).toEqual(
+      methods.map((s) => `${s.qualifiedName} ${jsdocAbove(lines, s.startLine - 1) + 1}`),
+    );
+  });
+
+  test('a doc comment crosses blank lines; an ordinary comment, or one with code between, does not', async () => {
+    const js = [
+      '/*!',
+      ' * license',
+      ' */',
+      '',
+      'function licensed() {}',
+      '// a note',
+      '',
+      'function noted() {}',
+      '/**',
+      ' * Documented.',
+      ' */',
+      '',
+      '',
+      'function documented() {}',
+      '/** Not about k. */',
+      'const x = 1;',
+      '',
+      'function k() {}',
+      '/**/',
+      '',
+      'function empty() {}',
+      '',
+    ].join('\n');
+    expect(brief(await treeSitterSymbols('javascript', js))).toEqual([
+      'function licensed 5/5-5',
+      'function noted 8/8-8',
+      'function documented 9/14-14',
+      'variable x 15/16-16',
+      'function k 18/18-18',
+      'function empty 21/21-21',
+    ]);
+    const java = 'class A {\n  /** Runs. */\n\n  void run() {}\n\n  /* plain */\n\n  void stop() {}\n}\n';
+    expect(brief(await treeSitterSymbols('java', java))).toEqual(['class A 1/1-9', 'method A.run 2/4-4', 'method A.stop 8/8-8']);
+    const rust = '/// A point.\n\npub struct Point { x: i32 }\n// plain\n\nfn f() {}\n';
+    expect(brief(await treeSitterSymbols('rust', rust))).toEqual(['struct Point 1/3-3', 'function f 6/6-6']);
   });
 });

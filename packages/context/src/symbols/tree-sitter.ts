@@ -313,6 +313,19 @@ function isComment(node: Node): boolean {
   return node.type.includes('comment');
 }
 
+/** A documentation comment (`/** … *\/`, `///`), which documents what follows it even across blank lines: JSDoc, Javadoc, PHPDoc, rustdoc, C# XML docs. */
+const DOC_COMMENT = /^(\/\*\*(?!\/)|\/\/\/(?!\/))/;
+
+function isDocComment(node: Node): boolean {
+  return DOC_COMMENT.test(node.text);
+}
+
+/** Whether rows `from`..`to` (inclusive; none when `from > to`) hold nothing but white space. */
+function blankRows(lines: readonly string[], from: number, to: number): boolean {
+  for (let r = from; r <= to; r++) if ((lines[r] ?? '').trim() !== '') return false;
+  return true;
+}
+
 /**
  * Last row of a definition's code: comments after its last statement
  * (which Python's grammar keeps inside the indented block) are not part of
@@ -459,7 +472,9 @@ export function symbolsFromTree(language: string, tree: Tree, topLevel: (node: N
         prev = prev.previousNamedSibling;
       }
       let docRow = startRow;
-      while (prev && isComment(prev) && lastRow(prev) >= docRow - 1 && lastRow(prev) < docRow && !isShebang(prev) && standsAlone(prev, lines)) {
+      // Comments directly above; a doc comment also across blank lines (TypeScript attaches a JSDoc so, and express writes its API that way).
+      const attaches = (c: Node) => lastRow(c) < docRow && (lastRow(c) >= docRow - 1 || (isDocComment(c) && blankRows(lines, lastRow(c) + 1, docRow - 1)));
+      while (prev && isComment(prev) && attaches(prev) && !isShebang(prev) && standsAlone(prev, lines)) {
         docRow = prev.startPosition.row;
         prev = prev.previousNamedSibling;
       }
