@@ -635,3 +635,34 @@ describe('an offset at or past the end (semver, memory backend)', () => {
     await fs.close();
   });
 });
+
+describe('findSymbol and declaration files', () => {
+  test('hand-written declaration files are searched; when nothing is indexed, the note says why, truly', async () => {
+    const fs = new MemoryFilesystem({
+      files: {
+        'src/env.d.ts': "export interface AppConfig {\n  port: number;\n}\nexport type Mode = 'dev' | 'prod';\n",
+        'dist/index.d.ts': 'export declare function start(config: AppConfig): void;\n',
+      },
+    });
+    const ctx = await createContext({ fs, store: testState(), profile: 'small' });
+    await ctx.scan();
+    const r = await ctx.findSymbol('AppConfig');
+    expect(r.items.map((h) => `${h.path} ${h.qualifiedName} ${h.kind}`)).toEqual(['src/env.d.ts AppConfig interface']);
+    // Emitted declarations are not searched, and a search that finds only them says so instead of asking for a scan.
+    await ctx.close();
+    const generatedOnly = new MemoryFilesystem({
+      files: { 'dist/index.d.ts': 'export declare function start(): void;\n', 'dist/index.js': 'export function start() {}\n' },
+    });
+    const other = await createContext({ fs: generatedOnly, store: testState(), profile: 'small' });
+    await other.scan();
+    const none = await other.findSymbol('start');
+    expect(none.counts.total).toBe(0);
+    expect(none.text).not.toMatch(/scan/);
+    expect(none.text).toContain('2 code files here are generated');
+    expect(none.text).toContain('grep("start")');
+    await other.close();
+    const empty = await createContext({ fs: new MemoryFilesystem({ files: { 'README.md': '# x\n' } }), store: testState(), profile: 'small' });
+    expect((await empty.findSymbol('start')).text).toContain('no code files');
+    await empty.close();
+  });
+});

@@ -15,7 +15,7 @@ import { SYMBOL_KINDS, type SymbolKind } from '../symbols/types.ts';
 import { callShape, callText, narrowTo, plural, type Tally } from './next-call.ts';
 import { count, MAX_PATTERN_LENGTH, searchPath } from './search-input.ts';
 import { lastPageOffset, overBudgetSearch, pastTheEnd, type Row, renderSearch, type SearchResult, shownRange, tooSmall } from './search-result.ts';
-import { type IndexedSymbol, symbolIndex } from './symbol-index.ts';
+import { type IndexedSymbol, indexable, MAX_INDEXED_BYTES, symbolIndex } from './symbol-index.ts';
 import { MATCH_TIERS, type MatchTier, matchName, parseQuery, type RankedSymbol, rankOrder, rankSymbol } from './symbol-ranking.ts';
 
 /** Every kind a definition can have. */
@@ -80,6 +80,22 @@ function checkQuery(query: unknown): string {
     });
   }
   return query;
+}
+
+/**
+ * The note of a search that found nothing: what was searched, and — when
+ * nothing at all is indexed — why, from the registry (the index scanned it
+ * first), so the advice is one that can help.
+ */
+async function nothingFound(ws: Workspace, names: number, grep: string): Promise<string> {
+  if (names > 0) return `[searched ${plural(names, 'name')} of hand-written code files; ${grep} finds other uses of the text]`;
+  const code = ws.registry.list({ tag: 'code' });
+  if (code.length === 0) return `[no definitions are indexed: the workspace holds no code files; ${grep} searches the text]`;
+  const indexed = code.filter(indexable).length;
+  if (indexed === 0) {
+    return `[no definitions are indexed: the ${plural(code.length, 'code file')} here are generated or over ${MAX_INDEXED_BYTES / 1024 / 1024} MiB, which findSymbol leaves out; ${grep} searches them]`;
+  }
+  return `[no definitions are indexed: none of the ${plural(indexed, 'hand-written code file')} holds one that parses; ${grep} searches the text]`;
 }
 
 /** Finds definitions matching `query` across the repository. */
@@ -191,14 +207,7 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
     // The same call with one more option; spelling the whole call out again would echo a long query for nothing.
     notes.push(`[+${plural(n, 'weaker match', 'weaker matches')}; ${callShape('findSymbol', { match: 'all' })} and the same query lists them]`);
   }
-  if (total === 0) {
-    const indexed = (await index.names()).size;
-    notes.push(
-      indexed === 0
-        ? `[no definitions are indexed: the registry holds no code files (${callShape('scan')} first), or none could be parsed]`
-        : `[searched ${plural(indexed, 'name')} of hand-written code files; ${callText('grep', [q.name])} finds other uses of the text]`,
-    );
-  }
+  if (total === 0) notes.push(await nothingFound(ws, (await index.names()).size, callText('grep', [q.name])));
   return renderSearch(ws, caller, {
     op: 'findSymbol',
     view: 'symbols',
