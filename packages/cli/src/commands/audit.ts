@@ -52,11 +52,14 @@ function recordLine(r: AuditRecord): string {
 }
 
 /** `ctxfs audit [query]`. */
-export const query: Action = (g, _args, o) =>
-  withContext(asAuditor(g), async (ws) => {
+export const query: Action = async (g, _args, o) => {
+  const { resolvePath } = await import('@ctxfs/core');
+  // Records name paths as every call normalizes them: ./a.txt is a.txt.
+  const path = typeof o.path === 'string' ? resolvePath(o.path, 'audit').path : undefined;
+  return withContext(asAuditor(g), async (ws) => {
     const trail = trailOf(ws);
     const records = trail.query({
-      path: o.path as string | undefined,
+      path,
       agent: g.agent,
       sessionId: g.session,
       op: o.op as string | undefined,
@@ -68,6 +71,7 @@ export const query: Action = (g, _args, o) =>
     else await out(records.length === 0 ? 'no records' : records.map(recordLine).join('\n'));
     return EXIT.ok;
   });
+};
 
 /**
  * `ctxfs audit verify`: checks the state store's audit chain (every host's

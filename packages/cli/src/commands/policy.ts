@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { OpClass, Policy } from '@ctxfs/context';
+import type { Decision, OpClass, Policy } from '@ctxfs/context';
 import type { Filesystem } from '@ctxfs/core';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { agentOf, type GlobalOptions } from '../options.ts';
@@ -81,25 +81,52 @@ export const show: Action = (g) =>
     return EXIT.ok;
   });
 
-/** `ctxfs policy check <op> <path>`: exit 0 when allowed or asked, 4 when denied. */
+/** The stricter of two decisions; the first on a tie, as the safety layer takes the first it meets. */
+function stricter(a: Decision, b: Decision): Decision {
+  const rank = { allow: 0, ask: 1, deny: 2 } as const;
+  return rank[b.effect] > rank[a.effect] ? b : a;
+}
+
+/**
+ * `ctxfs policy check <op> <path>`: exit 0 when allowed or asked, 4 when
+ * denied. Decided as a call of this session would be: by the safety layer's
+ * own decision (the policy with the registry's credential flags), for the
+ * path as given and, when it is a link or passes through one, for the file
+ * it leads to — the stricter answer holds.
+ */
 export const check: Action = async (g, [op = '', rawPath = '']) => {
   const { OP_CLASSES } = await import('@ctxfs/context');
   if (!(OP_CLASSES as readonly string[]).includes(op)) throw new CliError('EINVAL', `policy check ${op}: the operation is one of ${OP_CLASSES.join(', ')}`);
+  const opClass = op as OpClass;
   const { resolvePath } = await import('@ctxfs/core');
   const path = resolvePath(rawPath, 'policy').path;
   const agent = agentOf(g);
   return withContext(g, async ({ ctx, fs }) => {
-    const policy = await effectivePolicy(g, fs);
-    // As the safety layer asks it: the registry's flag for a known file, its patterns for any other.
-    const sensitive = ctx.registry.get(path)?.sensitive ?? ctx.registry.isSensitive(path);
-    const d = policy.decide({ op: op as OpClass, path, agent, sensitive });
-    const j: DecisionJson = { op: op as OpClass, path, agent, sensitive, effect: d.effect, reason: d.reason, by: d.by };
+    // Where a session call's path leads: fs.realpath on a backend with links, the path itself where it cannot be resolved.
+    const target = path === '' || !fs.capabilities.symlinks ? path : ctx.registry.spelledAs(await fs.realpath(path).catch(() => path));
+    const flagged = (p: string): boolean => ctx.registry.get(p)?.sensitive ?? ctx.registry.isSensitive(p);
+    const own = ctx.policyFor(opClass, path);
+    // Another Unicode spelling of the same name is the same file, not a link (as the safety layer words it).
+    const linked = target.normalize('NFC') === path.normalize('NFC') ? undefined : ctx.policyFor(opClass, target);
+    const d = linked === undefined ? own : stricter(own, linked);
+    const byLink = linked !== undefined && d === linked;
+    const reason = byLink ? `${path} is a link to ${target}: ${d.reason}` : d.reason;
+    const sensitive = flagged(path) || (linked !== undefined && flagged(target));
+    const j: DecisionJson = { op: opClass, path, agent, sensitive, effect: d.effect, reason, by: d.by };
     if (g.json) await outJson(j);
     else {
-      const colour = d.effect === 'deny' ? 'red' : d.effect === 'ask' ? 'yellow' : 'green';
-      await out(
-        `${paint(colour, d.effect)}: ${op} ${path} by ${agent}\n  because ${d.reason}${sensitive ? '\n  (the registry flags this path as credentials)' : ''}`,
-      );
+      const colour = (e: Decision['effect']) => (e === 'deny' ? 'red' : e === 'ask' ? 'yellow' : 'green');
+      const flag = (p: string) => (flagged(p) ? `\n  (the registry flags ${linked === undefined ? 'this path' : p} as credentials)` : '');
+      const lines = [`${paint(colour(d.effect), d.effect)}: ${op} ${path} by ${agent}`];
+      if (linked === undefined) lines.push(`  because ${d.reason}${flag(path)}`);
+      else {
+        lines.push(
+          `  ${path} is a link to ${target}: both are decided, and the stricter answer holds`,
+          `  ${path}: ${paint(colour(own.effect), own.effect)}, because ${own.reason}${flag(path)}`,
+          `  ${target}: ${paint(colour(linked.effect), linked.effect)}, because ${linked.reason}${flag(target)}`,
+        );
+      }
+      await out(lines.join('\n'));
     }
     return d.effect === 'deny' ? EXIT.denied : EXIT.ok;
   });

@@ -1,0 +1,80 @@
+import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { DecisionJson } from '../src/schemas.ts';
+import { ctxfs, shapeErrors, useProject } from './support/cli.ts';
+
+describe('policy check of a link', () => {
+  const project = useProject({ '.env': 'DB_PASSWORD=Zx81qPm2Lw9\n', 'readme.md': '# hi\n' }, (p) => {
+    symlinkSync('.env', join(p.root, 'notes.txt'));
+    symlinkSync('readme.md', join(p.root, 'docs.md'));
+  });
+
+  // A session call decides the link and the file it leads to; check must say what the call would.
+  it.each(['read', 'write'])('%s notes.txt (a link to .env) is denied, as the real call is, and says why', (op) => {
+    const r = ctxfs(project, ['policy', 'check', op, 'notes.txt']);
+    expect(r.status).toBe(4);
+    expect(r.stdout).toContain(`deny: ${op} notes.txt by cli`);
+    expect(r.stdout).toContain('notes.txt is a link to .env');
+    expect(r.stdout).toMatch(/ {2}notes\.txt: allow, because/);
+    expect(r.stdout).toMatch(/ {2}\.env: deny, because \.env holds credentials/);
+    expect(ctxfs(project, op === 'read' ? ['cat', 'notes.txt'] : ['replace', 'notes.txt', 'DB_PASSWORD', 'DB_PASS']).status).toBe(4);
+  });
+
+  it('--json gives the decision that holds, with the link in its reason', () => {
+    const r = ctxfs(project, ['policy', 'check', 'read', 'notes.txt', '--json']);
+    expect(r.status).toBe(4);
+    const j = r.json<DecisionJson>();
+    expect(shapeErrors('policy check', j)).toEqual([]);
+    expect(j).toMatchObject({ op: 'read', path: 'notes.txt', effect: 'deny', sensitive: true });
+    expect(j.reason).toMatch(/^notes\.txt is a link to \.env: \.env holds credentials/);
+  });
+
+  it('a link to an allowed file is allowed', () => {
+    const r = ctxfs(project, ['policy', 'check', 'read', 'docs.md']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('allow: read docs.md by cli');
+    expect(r.stdout).toContain('docs.md is a link to readme.md');
+  });
+});
+
+describe('audit --path', () => {
+  const project = useProject({ 'a.txt': 'a1\n' });
+
+  it('finds the records of a path however it is spelled, as every call normalizes it', () => {
+    expect(ctxfs(project, ['cat', './a.txt']).status).toBe(0);
+    for (const spelled of ['a.txt', './a.txt', 'x/../a.txt']) {
+      const r = ctxfs(project, ['audit', '--path', spelled, '--json']);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.json<{ records: Array<{ op: string; paths: string[] }> }>().records).toEqual([expect.objectContaining({ op: 'readFile', paths: ['a.txt'] })]);
+    }
+  });
+});
+
+describe('a trail edited by hand', () => {
+  const project = useProject({ 'a.txt': 'a1\na2\n' });
+
+  it('audit verify names the edited line whatever its new length; other commands warn, and a query refuses naming it', () => {
+    for (let i = 0; i < 3; i++) expect(ctxfs(project, ['cat', 'a.txt']).status).toBe(0);
+    const dir = join(project.base, '.proj.ctxfs', 'audit');
+    const log = join(dir, readdirSync(dir).find((f) => f.endsWith('.jsonl')) as string);
+    const lines = readFileSync(log, 'utf8').split('\n');
+    lines[2] = (lines[2] as string).replace('"agent":"cli"', '"agent":"llm:evil"');
+    writeFileSync(log, lines.join('\n'));
+
+    const verify = ctxfs(project, ['audit', 'verify']);
+    expect(verify.status, verify.stderr).toBe(1);
+    expect(verify.stdout).toMatch(/damaged: trail: 2 lines verify, then audit-000001\.jsonl line 3 \(seq 3\): edited/);
+
+    const cat = ctxfs(project, ['cat', 'a.txt']);
+    expect(cat.status).toBe(0);
+    expect(cat.stdout).toContain('a1');
+    expect(cat.stderr).toMatch(/CTXFS_AUDIT_DAMAGED.*the audit trail was changed: audit-000001\.jsonl line 3 \(seq 3\)/);
+    expect(cat.stderr).toContain('ctxfs audit verify');
+
+    const query = ctxfs(project, ['audit']);
+    expect(query.status).not.toBe(0);
+    expect(query.stderr).toMatch(/the audit trail was changed: audit-000001\.jsonl line 3 \(seq 3\): edited/);
+    expect(query.stderr).toContain('ctxfs audit verify');
+  });
+});
