@@ -15,7 +15,7 @@ import { staleBuffer } from './conflicts/conflict-detector.ts';
 import type { ConflictOptions } from './conflicts/strategies.ts';
 import { DocumentLoader, type DocumentLoaderOptions, type DocumentSource } from './content/document.ts';
 import type { ApplyPatchOptions } from './edits/apply-patch.ts';
-import type { EditConflict, EditResult } from './edits/edit-result.ts';
+import { type EditConflict, type EditResult, maskedConflict } from './edits/edit-result.ts';
 import { type EditOptions, FileEditor, refusalAsError } from './edits/file-editor.ts';
 import { decodeFile } from './edits/file-text.ts';
 import type { CrashHook, EditJournal, RecoveryReport } from './edits/journal.ts';
@@ -190,7 +190,7 @@ export class ContextSession {
     this.sessionContext = session;
     this.#entrypoints = entrypoints;
     this.#edits = edits;
-    this.#routing = new BufferRouting({ buffers: () => this.#buffers, session, agent });
+    this.#routing = new BufferRouting({ buffers: () => this.#buffers, session, agent, redactor: ws.redactor });
     this.#documents = this.#routing.documents(ws.loader);
   }
 
@@ -295,7 +295,7 @@ export class ContextSession {
         afterCommit: (paths) => this.#refreshDerived(paths),
         // A change the policy asks about is shown to the person with every file's diff, then written or not.
         beforeCommit: async (plans) => await currentCall()?.approveChanges(() => previews(plans)),
-        redact: (text) => this.#ws.redactor.redact(text).text,
+        redactor: this.#ws.redactor,
       }),
     );
     return this.#ops;
@@ -317,6 +317,7 @@ export class ContextSession {
       fs: this.#ws.fs,
       // The save of a buffer: to the disk, never routed back into the buffer.
       writeFile: (path, content, options) => this.#write(path, content, options),
+      redactor: this.#ws.redactor,
       // In-memory buffer calls read; their save is a guarded write of its own.
       guard: (op, path, params, body) => this.#guard({ op, opClass: 'read', paths: [path ?? ''], params }, body, () => ({ result: 'ok' })),
       resolve: async (path) => this.#ws.registry.spelledAs(await this.#linkFree(path)),
@@ -759,14 +760,16 @@ export class ContextSession {
     }
     if (base === undefined || base === current?.sha256) return undefined;
     const bytes = await this.#edits.versions.getBlob(base);
-    return staleBuffer({
+    const baseText = bytes ? decodeFile(this.#ws.fs, p, bytes).text : undefined;
+    const conflict = staleBuffer({
       path: p,
       baseVersion: base,
       currentVersion: current?.sha256,
       changedBy: await editor.changedSince(p, base),
-      baseText: bytes ? decodeFile(this.#ws.fs, p, bytes).text : undefined,
+      baseText,
       currentText: current?.text,
     });
+    return maskedConflict(conflict, editor.masker([baseText, current?.text]));
   }
 
   /** Versions of a file, newest first (a change made outside ctxfs is recorded as `external` first). */
@@ -788,11 +791,7 @@ export class ContextSession {
    * ```
    */
   getDiff(path: string, from?: VersionRef, to?: VersionRef): Promise<VersionDiff> {
-    return this.#history('getDiff', path, { from, to }, async () => {
-      const d = await getDiff(this.#editor, path, from, to);
-      // Served to a model: masked as every read is.
-      return { ...d, diff: this.#ws.redactor.redact(d.diff).text };
-    });
+    return this.#history('getDiff', path, { from, to }, () => getDiff(this.#editor, path, from, to));
   }
 
   /** Makes an earlier version current again (a new version). */

@@ -21,11 +21,12 @@
 
 import { isFsError } from '@ctxfs/core';
 import type { Document, DocumentLoader, DocumentSource } from '../content/document.ts';
-import { type EditResult, refusal } from '../edits/edit-result.ts';
+import { type EditResult, maskedResult, refusal } from '../edits/edit-result.ts';
 import { formatUnifiedDiff } from '../history/unified-diff.ts';
 import { sha256Hex } from '../history/version-store.ts';
 import { errorText } from '../safety/host-paths.ts';
 import type { OpClass } from '../safety/policy.ts';
+import { maskerOf, type Redactor } from '../safety/redaction.ts';
 import { callText } from '../search/next-call.ts';
 import type { SessionContext } from '../session/session-context.ts';
 import type { BufferEditOp } from './buffer-edits.ts';
@@ -49,6 +50,8 @@ export interface RoutingHost {
   buffers(): SessionBuffers | undefined;
   readonly session: SessionContext;
   readonly agent: string;
+  /** Masks what an edit's result quotes of the buffer, as the disk's edits are masked. */
+  readonly redactor?: Redactor | undefined;
 }
 
 /**
@@ -117,7 +120,7 @@ export class BufferRouting {
       const change = await buffers.change(path, edit, { baseVersion: base });
       // The agent has seen what it wrote: its next edit is made from this version, as after a write to disk.
       await session.recordRead({ agent, path: change.buffer.path, sha256: change.version, op: 'buffer-edit', tokens: 0 });
-      return bufferEditResult(op, change);
+      return maskedResult(bufferEditResult(op, change), maskerOf(this.#host.redactor, [change.before, change.after]));
     } catch (err) {
       if (!isFsError(err)) throw err;
       const next = err.code === 'ECONFLICT' ? callText('readFile', [path]) : undefined;

@@ -14,6 +14,7 @@ import type { EditOptions } from '../edits/file-editor.ts';
 import { decodeFile, encodeLike, loadFileText } from '../edits/file-text.ts';
 import { sha256Hex } from '../history/version-store.ts';
 import { contextPath } from '../paths/context-path.ts';
+import { maskerOf, type Redactor, servedMaskRefusal } from '../safety/redaction.ts';
 import { callText } from '../search/next-call.ts';
 import { type BufferDiff, bufferDiff } from './buffer-diff.ts';
 import { applyBufferEdit, type BufferEditOp } from './buffer-edits.ts';
@@ -36,6 +37,12 @@ export interface BufferHost {
   diskChanged?(path: string): Promise<void>;
   /** This session's feed of the workspace's change source (default: a look at every path on every call). */
   changes?(): ChangeFeed;
+  /**
+   * Masks what a buffer call quotes of the file (its diff, a refused edit's
+   * lines) as reads are masked, and refuses an edit that would write a
+   * served mask over its secret. Without it texts are served as made.
+   */
+  readonly redactor?: Redactor | undefined;
 }
 
 /** Options of {@link SessionBuffers.open}. */
@@ -233,7 +240,8 @@ export class SessionBuffers {
       const b = await this.#held(p);
       const d = bufferDiff(b);
       b.unseen = false;
-      return d;
+      const mask = maskerOf(this.#host.redactor, [b.disk.file?.text, b.pending?.disk.file?.text, b.text]);
+      return { ...d, text: mask(d.text), diff: mask(d.diff) };
     });
   }
 
@@ -329,7 +337,18 @@ export class SessionBuffers {
           hint: `read the buffer as it is now with ${callText('readFile', [p])} and redo the edit against it`,
         });
       }
-      b.edit(op.kind, applyBufferEdit(b.text, op, p));
+      const mask = maskerOf(this.#host.redactor, [before, b.disk.file?.text]);
+      let edited: string;
+      try {
+        edited = applyBufferEdit(before, op, p);
+      } catch (err) {
+        // A refused patch quotes the buffer's lines.
+        if (!isFsError(err)) throw err;
+        throw fsError(err.code, err.op, err.path, { reason: mask(err.reason), hint: mask(err.hint) });
+      }
+      const served = this.#host.redactor?.servedMaskIn(before, edited);
+      if (served !== undefined) throw fsError('EINVAL', 'edit', p, servedMaskRefusal(p, served));
+      b.edit(op.kind, edited);
       const after = b.text;
       const version = contentHash(b);
       await this.#autoSave(b);

@@ -12,6 +12,7 @@
 
 import { applyHunks } from '../patch/apply-hunks.ts';
 import { type FilePatch, PatchParseError, parsePatch } from '../patch/parse-patch.ts';
+import { maskInOldText } from '../safety/redaction.ts';
 import { callText } from '../search/next-call.ts';
 import { type EditResult, refusal } from './edit-result.ts';
 import { type EditOptions, type FileEditor, type PlannedFile, Refusal, type Transform } from './file-editor.ts';
@@ -59,10 +60,17 @@ export function hunkTransform(fp: FilePatch): Transform {
         ? [`${rest.length} more hunk(s) refused (${rest.map((f) => `#${f.hunk.index}`).join(', ')}); fix those above, then apply again to see them.`]
         : []),
     ].join('\n\n');
+    // A hunk made from a read where a secret was masked: its report shows the same mask on both sides, which says nothing without this.
+    const masked = maskInOldText(
+      r.failures
+        .filter((f) => f.reason === 'not-found')
+        .flatMap((f) => f.hunk.lines.filter((l) => l.op !== '+').map((l) => l.text))
+        .join('\n'),
+    );
     return {
       ok: false,
       code: 'ECONFLICT',
-      message: `The patch does not apply: ${r.failures.length} of ${fp.hunks.length} hunk(s) refused, so no file was changed.\n\n${detail}`,
+      message: `The patch does not apply: ${r.failures.length} of ${fp.hunks.length} hunk(s) refused, so no file was changed.\n\n${detail}${masked === undefined ? '' : `\n\n${masked}`}`,
       hunks: r.failures,
     };
   };

@@ -141,6 +141,32 @@ export function refusal(
   };
 }
 
+/**
+ * `r` with every text that quotes a file — its message, diff and conflict —
+ * passed through `mask` (`Redactor.masker` over the contents the call
+ * touched), so what an edit serves is masked as a read is.
+ */
+export function maskedResult(r: EditResult, mask: (text: string) => string): EditResult {
+  return { ...r, message: mask(r.message), diff: mask(r.diff), conflict: r.conflict && maskedConflict(r.conflict, mask) };
+}
+
+/** {@link maskedResult} of a conflict report: both sides' diffs, the colliding lines, the refused hunks' closest regions. */
+export function maskedConflict(c: EditConflict, mask: (text: string) => string): EditConflict {
+  const some = (text: string | undefined) => (text === undefined ? undefined : mask(text));
+  return {
+    ...c,
+    regions: c.regions.map((r) => ({ ...r, currentLines: r.currentLines.map(mask), yourLines: r.yourLines.map(mask) })),
+    hunks: c.hunks.map((h) => ({
+      ...h,
+      message: mask(h.message),
+      closest: h.closest && { ...h.closest, lines: h.closest.lines.map((l) => ({ ...l, expected: mask(l.expected), actual: some(l.actual) })) },
+    })),
+    theirsDiff: some(c.theirsDiff),
+    yoursDiff: some(c.yoursDiff),
+    markedText: some(c.markedText),
+  };
+}
+
 /** First 12 hex digits of a hash, for messages. */
 export function shortHash(sha: string | undefined): string {
   return sha === undefined ? '(none)' : sha.slice(0, 12);

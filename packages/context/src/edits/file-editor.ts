@@ -14,6 +14,7 @@
  * @module
  */
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Filesystem, type FsErrorCode, firstUnencodable, fsError, IF_ABSENT, isFsError, parentPath } from '@ctxfs/core';
 import { KeyedTurns } from '../concurrency/keyed-turns.ts';
 import { overlappingEdits, patchMismatch, staleBuffer } from '../conflicts/conflict-detector.ts';
@@ -23,11 +24,12 @@ import type { HunkFailure } from '../patch/apply-hunks.ts';
 import { contextPath } from '../paths/context-path.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import { errorText, withoutHostPaths } from '../safety/host-paths.ts';
+import { maskerOf, type Redactor, servedMaskRefusal } from '../safety/redaction.ts';
 import { currentCall } from '../safety/safety-layer.ts';
 import { callText } from '../search/next-call.ts';
 import type { SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/state-store.ts';
-import { type EditConflict, type EditResult, type FileChange, q, refusal, type StaleReader, shortHash } from './edit-result.ts';
+import { type EditConflict, type EditResult, type FileChange, maskedResult, q, refusal, type StaleReader, shortHash } from './edit-result.ts';
 import { decodeFile, diskHash, encodeLike, type FileText, loadFileText } from './file-text.ts';
 import type { CrashHook, EditJournal, JournalEntry, PendingChange } from './journal.ts';
 import { changeDiff, changing, noChange, type PlannedFile } from './planned-change.ts';
@@ -105,8 +107,25 @@ export interface EditorDeps {
    * edit's locks; throwing refuses the change (the policy's approval).
    */
   readonly beforeCommit?: ((plans: readonly PlannedFile[]) => Promise<void>) | undefined;
-  /** Masks secrets in what a result serves (its diff), as every read is masked. */
-  readonly redact?: ((text: string) => string) | undefined;
+  /**
+   * Masks what a result serves of a file (its diff, a conflict, a refusal
+   * quoting lines) as every read is masked, and refuses an edit that would
+   * write a served mask over its secret. Without it results are served as made.
+   */
+  readonly redactor?: Redactor | undefined;
+}
+
+/**
+ * The file contents one {@link FileEditor.run} has loaded or planned: what
+ * its result may quote, so what it is masked by. Per call, as calls of one
+ * session run at once.
+ */
+const callSources = new AsyncLocalStorage<string[]>();
+
+/** `text`, noted as content the running call may quote. */
+function quoted<T extends string | undefined>(text: T): T {
+  if (text !== undefined) callSources.getStore()?.push(text);
+  return text;
 }
 
 // ------------------------------------------------------------------ locks
@@ -266,6 +285,7 @@ export class FileEditor {
       if (isFsError(err)) throw new Refusal(refusal(op, path, err.code, errorText(err)));
       throw err;
     }
+    quoted(current?.text);
     await this.noteDisk(path, current);
     // Remember it as a possible merge base for other agents' stale edits.
     if (current) await this.#versions.putBlob(current.bytes, current.sha256);
@@ -367,7 +387,7 @@ export class FileEditor {
         ),
       );
     }
-    const baseText = decodeFile(this.deps.fs, path, baseBytes).text;
+    const baseText = quoted(decodeFile(this.deps.fs, path, baseBytes).text);
     const onBase = transform(baseText);
     if (!onBase.ok && located === 'by-content') {
       // The edit names its text: if that text is in the file as it is now,
@@ -416,8 +436,33 @@ export class FileEditor {
   }
 
   #plan(op: VersionOp, path: string, current: FileText | undefined, text: string, merged: boolean): PlannedFile {
-    if (current !== undefined) unencodable(op, path, text, current);
+    if (current !== undefined) {
+      unencodable(op, path, text, current);
+      this.#keepsSecrets(op, path, current, text);
+    }
     return { path, op, current, bytes: encodeLike(text, current), beforeText: current?.text ?? '', afterText: text, merged };
+  }
+
+  /**
+   * Refuses text made from what a read served, where a secret is masked:
+   * written, the mask would take the secret's place on disk and the
+   * credential would be lost without a word.
+   */
+  #keepsSecrets(op: string, path: string, current: FileText, text: string): void {
+    const at = this.deps.redactor?.servedMaskIn(current.text, text);
+    if (at === undefined) return;
+    const { reason, hint } = servedMaskRefusal(path, at);
+    throw new Refusal(
+      refusal(op, path, 'EINVAL', `Nothing was written: ${reason}. Instead, ${hint}.`, {
+        version: current.sha256,
+        next: callText('readLines', [path, Math.max(1, at.line - 3), at.line + 3]),
+      }),
+    );
+  }
+
+  /** Masks a text quoting `sources` (file contents) for serving; see `Redactor.masker`. */
+  masker(sources: ReadonlyArray<string | undefined>): (text: string) => string {
+    return maskerOf(this.deps.redactor, sources);
   }
 
   /** Plans a new file with `text`. */
@@ -442,7 +487,7 @@ export class FileEditor {
         baseVersion: base,
         currentVersion: current.sha256,
         changedBy,
-        baseText: baseBytes ? decodeFile(this.deps.fs, path, baseBytes, 'edit', true).text : undefined,
+        baseText: quoted(baseBytes ? decodeFile(this.deps.fs, path, baseBytes, 'edit', true).text : undefined),
         currentText: current.text,
       });
       throw new Refusal(
@@ -625,7 +670,7 @@ export class FileEditor {
     });
   }
 
-  /** The answer of a change that applies (or, in a dry run, would): its diff, redacted, and its counts. */
+  /** The answer of a change that applies (or, in a dry run, would): its diff and its counts. */
   #applied(
     op: string,
     message: string,
@@ -639,7 +684,7 @@ export class FileEditor {
       code: undefined,
       op,
       path: (files[0] as FileChange).path,
-      diff: this.deps.redact ? this.deps.redact(diff) : diff,
+      diff,
       linesAdded: added,
       linesRemoved: removed,
       linesChanged: added + removed,
@@ -863,8 +908,19 @@ export class FileEditor {
     };
   }
 
-  /** Runs a whole operation: locks, plan, commit; refusals become results. */
+  /**
+   * Runs a whole operation: locks, plan, commit; refusals become results.
+   * Whatever the result quotes of the files — a diff, a conflict, a refused
+   * hunk's lines — is masked by the secrets of every content the call loaded
+   * or planned.
+   */
   async run(op: string, paths: readonly string[], given: EditOptions, plan: () => Promise<PlannedFile[]>): Promise<EditResult> {
+    const sources: string[] = [];
+    const result = await callSources.run(sources, () => this.#run(op, paths, given, plan));
+    return maskedResult(result, this.masker(sources));
+  }
+
+  async #run(op: string, paths: readonly string[], given: EditOptions, plan: () => Promise<PlannedFile[]>): Promise<EditResult> {
     const requestId = given.requestId ?? nextChangeId();
     const options = requestId === given.requestId ? given : { ...given, requestId };
     try {
@@ -873,12 +929,12 @@ export class FileEditor {
         this.deps.fs,
         paths,
         async () => {
-          if (options.dryRun) return this.preview(op, await plan());
+          if (options.dryRun) return this.preview(op, planned(await plan()));
           if (options.requestId !== undefined) {
             const earlier = await this.#earlier(op, paths, options.requestId);
             if (earlier) return earlier;
           }
-          const plans = await plan();
+          const plans = planned(await plan());
           await this.deps.beforeCommit?.(plans);
           return await this.commit(op, plans, options);
         },
@@ -916,6 +972,15 @@ function unencodable(op: string, path: string, text: string, current: FileText):
       { version: current.sha256 },
     ),
   );
+}
+
+/** `plans`, their texts noted as what the running call may quote. */
+function planned(plans: PlannedFile[]): PlannedFile[] {
+  for (const p of plans) {
+    quoted(p.beforeText);
+    quoted(p.afterText);
+  }
+  return plans;
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -122,13 +122,15 @@ export async function getVersion(editor: FileEditor, path: string, ref: VersionR
 
 /**
  * Unified diff between two versions (default: the newest recorded version
- * → the file on disk, i.e. what changed behind ctxfs's back).
+ * → the file on disk, i.e. what changed behind ctxfs's back), masked by the
+ * secrets of both (a hunk inside a key block shows no key line).
  */
 export async function getDiff(editor: FileEditor, path: string, from: VersionRef = 'current', to: VersionRef = 'disk'): Promise<VersionDiff> {
   const a = await getVersion(editor, path, from);
   const b = await getVersion(editor, path, to);
   const d = formatUnifiedDiff(a.text ?? '', b.text ?? '', { oldLabel: `a/${a.path} ${label(from, a)}`, newLabel: `b/${b.path} ${label(to, b)}` });
-  return { path: a.path, from: label(from, a), to: label(to, b), diff: d.text, linesAdded: d.linesAdded, linesRemoved: d.linesRemoved };
+  const diff = editor.masker([a.text, b.text])(d.text);
+  return { path: a.path, from: label(from, a), to: label(to, b), diff, linesAdded: d.linesAdded, linesRemoved: d.linesRemoved };
 }
 
 /**

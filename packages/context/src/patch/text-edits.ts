@@ -8,6 +8,7 @@
  */
 
 import { compileLinearRegex, isFsError, type LinearMatch, type LinearRegex } from '@ctxfs/core';
+import { maskInOldText } from '../safety/redaction.ts';
 import { fromDocument, type TextDocument, toDocument } from './text-document.ts';
 
 /** Which matches a replace touches. */
@@ -127,7 +128,7 @@ export function replaceText(text: string, search: string, replacement: string, o
       reason: 'not-found',
       matches: 0,
       locations: [],
-      message: 'The text to replace was not found. Re-read the file: it may have changed, or whitespace and indentation may differ.',
+      message: `The text to replace was not found. ${(options.regex ? undefined : maskInOldText(search)) ?? 'Re-read the file: it may have changed, or whitespace and indentation may differ.'}`,
     };
   }
   let chosen: typeof matches;

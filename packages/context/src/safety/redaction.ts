@@ -1,7 +1,9 @@
 /**
  * Secret redaction for everything served to a model: file content, excerpts,
- * symbols, summaries, overviews. Provider-specific formats are matched by
- * their documented prefixes and lengths; generic assignments
+ * symbols, summaries, overviews, and the texts made from files (diffs,
+ * conflicts, refusals quoting lines; see `Redactor.masker`).
+ * Provider-specific formats are matched by their documented prefixes and
+ * lengths; generic assignments
  * (`password = "..."`) and URL credentials need a value that is not a
  * placeholder or a variable reference, which is what keeps precision high.
  * Line structure is preserved (a redacted multi-line key keeps its line
@@ -281,6 +283,57 @@ function lineAt(offset: number, starts: number[]): number {
 /** Longest text whose findings a redactor keeps. */
 const RECENT_MAX_CHARS = 1024;
 
+/** The mask of a served secret, `[REDACTED:<kind>]`. */
+const MASK = /\[REDACTED:([^\]\s]+)\]/;
+const MASKS = new RegExp(MASK.source, 'g');
+
+/** Shortest piece of a secret (a line of a key block, what is left where a quoted line is cut) masked in a derived text. */
+const MIN_PIECE = 4;
+/** Below this length a piece is masked only where no letter or digit touches it: shorter, it could be part of a word. */
+const SHORT_PIECE = 8;
+/** How a derived text marks where it cut a quoted line (the mismatch report's `around`). */
+const CUT = '…';
+
+function count(text: string, part: string): number {
+  let n = 0;
+  for (let i = text.indexOf(part); i !== -1; i = text.indexOf(part, i + part.length)) n++;
+  return n;
+}
+
+/** Where an edit's new text holds a served mask that would take the place of its secret. */
+export interface ServedMask {
+  /** 1-based line of the new text. */
+  readonly line: number;
+  readonly kind: string;
+}
+
+/**
+ * Why an edit whose text holds a served mask (see
+ * {@link Redactor.servedMaskIn}) is refused, and what to do instead; every
+ * edit path (disk and buffer) refuses with these words.
+ */
+export function servedMaskRefusal(path: string, at: ServedMask): { reason: string; hint: string } {
+  return {
+    reason: `line ${at.line} of ${path} as the edit would leave it holds [REDACTED:${at.kind}], the mask served in place of a secret the file holds: written, it would replace the secret itself`,
+    hint: `edit around it: a line-range edit or a replace that leaves line ${at.line} out keeps the secret as it is (changing the secret itself is a person's to do)`,
+  };
+}
+
+/** `redactor`'s {@link Redactor.masker} over `sources`; without a redactor, texts are served as made. */
+export function maskerOf(redactor: Redactor | undefined, sources: ReadonlyArray<string | undefined>): (text: string) => string {
+  return redactor?.masker(sources) ?? ((text) => text);
+}
+
+/**
+ * For an edit refused because its old text (a patch's context, a replace's
+ * search) is not in the file: why, when that text holds a served mask.
+ */
+export function maskInOldText(text: string): string | undefined {
+  const m = MASK.exec(text);
+  if (m === null) return undefined;
+  return `The text to match holds ${m[0]}, the mask served in place of a secret; the file holds the secret itself there, so that text never matches. Leave the secret's line out of it.`;
+}
+
 /**
  * Finds and masks secrets.
  *
@@ -308,16 +361,20 @@ export class Redactor {
 
   // The same short texts pass again and again: every row of a listing served
   // again (a path, its size and language), every header. Their findings are
-  // kept, frozen; long texts (file content) are found afresh.
+  // kept, frozen.
   readonly #recent = new TextMemo<readonly SecretFinding[]>({ maxTexts: 4096, maxChars: 1024 * 1024 });
+  // And the last few file contents: an edit's result is masked by the secrets
+  // of the file before and after it (see `masker`), and the content after one
+  // edit is the content before the next.
+  readonly #contents = new TextMemo<readonly SecretFinding[]>({ maxTexts: 4, maxChars: 4 * 1024 * 1024 });
 
   /** The secrets in `text`, sorted by position, overlaps resolved. */
   find(text: string): SecretFinding[] {
     if (!this.enabled || text.length === 0) return [];
-    if (text.length > RECENT_MAX_CHARS) return this.#find(text);
+    const memo = text.length > RECENT_MAX_CHARS ? this.#contents : this.#recent;
     const found =
-      this.#recent.get(text) ??
-      this.#recent.set(
+      memo.get(text) ??
+      memo.set(
         text,
         this.#find(text).map((f) => Object.freeze(f)),
       );
@@ -363,16 +420,145 @@ export class Redactor {
   /** Replaces each secret with `[REDACTED:<kind>]`, keeping the number of lines. */
   redact(text: string): RedactionResult {
     const findings = this.find(text);
-    if (findings.length === 0) return { text, findings };
-    let out = '';
-    let at = 0;
-    for (const f of findings) {
-      out += text.slice(at, f.start);
-      const newlines = text.slice(f.start, f.end).split('\n').length - 1;
-      out += `[REDACTED:${f.kind}]${'\n'.repeat(newlines)}`;
-      at = f.end;
+    return { text: maskSpans(text, findings), findings };
+  }
+
+  /**
+   * Masks texts derived from `sources` (file contents): a diff, a conflict,
+   * a refusal quoting lines. Such a text shows parts of its sources out of
+   * their context — a hunk inside a key block has no BEGIN line, a quoted
+   * line is cut short — where the rules, run on it alone, miss what they
+   * find in the whole file. So every secret found in a source is masked
+   * wherever it appears in the derived text, each line of a multi-line one
+   * on its own, and so is what is left of one where a quoted line is cut
+   * (`…`); then the rules run on the text itself, for secrets of its own
+   * (the new lines of an edit). Lines keep their place: a diff stays a diff.
+   *
+   * @example
+   * ```ts
+   * const mask = redactor.masker([before, after]);
+   * mask(formatUnifiedDiff(before, after).text); // a hunk inside a key block: each key line `[REDACTED:private-key]`
+   * ```
+   */
+  masker(sources: ReadonlyArray<string | undefined>): (text: string) => string {
+    if (!this.enabled) return (text) => text;
+    let pieces: SecretPieces | undefined;
+    return (text) => {
+      if (text === '') return text;
+      pieces ??= this.#pieces(sources);
+      const shown = pieces.mask(text);
+      // A finding made of masks alone (a key block whose lines are masked already) is left as it is, so the lines keep their diff prefixes.
+      return maskSpans(
+        shown,
+        this.find(shown).filter((f) => /[A-Za-z0-9]/.test(shown.slice(f.start, f.end).replace(MASKS, ''))),
+      );
+    };
+  }
+
+  /** Every secret of `sources` as the pieces a derived text can show: each line of it, trimmed. */
+  #pieces(sources: ReadonlyArray<string | undefined>): SecretPieces {
+    const kinds = new Map<string, string>();
+    for (const source of new Set(sources)) {
+      if (source === undefined) continue;
+      for (const f of this.find(source)) {
+        for (const line of source.slice(f.start, f.end).split('\n')) {
+          const piece = line.trim();
+          if (piece.length >= MIN_PIECE && !kinds.has(piece)) kinds.set(piece, f.kind);
+        }
+      }
     }
-    out += text.slice(at);
-    return { text: out, findings };
+    return new SecretPieces(kinds);
+  }
+
+  /**
+   * Where `after`, the text an edit would leave, holds the mask of a secret
+   * kind `before` holds, more often than `before` holds that mask as text:
+   * an edit made from the masked text it was served, which would write the
+   * mask over the secret. `undefined` when it does not (a mask written into
+   * a file holding no secret of its kind is text like any other).
+   */
+  servedMaskIn(before: string, after: string): ServedMask | undefined {
+    if (!this.enabled || !after.includes('[REDACTED:')) return undefined;
+    const kinds = new Set(this.find(before).map((f) => f.kind));
+    const known = new Set(before.split('\n'));
+    for (const kind of kinds) {
+      const mask = `[REDACTED:${kind}]`;
+      if (count(after, mask) <= count(before, mask)) continue;
+      const lines = after.split('\n');
+      const at = lines.findIndex((l) => l.includes(mask) && !known.has(l));
+      return { line: (at === -1 ? lines.findIndex((l) => l.includes(mask)) : at) + 1, kind };
+    }
+    return undefined;
+  }
+}
+
+/** A place of a text to mask. */
+interface Span {
+  readonly start: number;
+  readonly end: number;
+  readonly kind: string;
+}
+
+/** `text` with each span (in order, none overlapping) replaced by its mask, keeping the number of lines. */
+function maskSpans(text: string, spans: readonly Span[]): string {
+  if (spans.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const s of spans) {
+    out += text.slice(at, s.start);
+    const newlines = text.slice(s.start, s.end).split('\n').length - 1;
+    out += `[REDACTED:${s.kind}]${'\n'.repeat(newlines)}`;
+    at = s.end;
+  }
+  return out + text.slice(at);
+}
+
+/** The pieces of a set of secrets, each with its kind, found in any text. */
+class SecretPieces {
+  /** Longest first, so where two pieces start at one place the longer is masked. */
+  readonly #pieces: ReadonlyArray<readonly [piece: string, kind: string]>;
+
+  constructor(kinds: ReadonlyMap<string, string>) {
+    this.#pieces = [...kinds].sort((a, b) => b[0].length - a[0].length);
+  }
+
+  mask(text: string): string {
+    if (this.#pieces.length === 0) return text;
+    const spans: Span[] = [];
+    for (const [piece, kind] of this.#pieces) {
+      for (let at = text.indexOf(piece); at !== -1; at = text.indexOf(piece, at + 1)) {
+        const end = at + piece.length;
+        if (piece.length < SHORT_PIECE && (/[A-Za-z0-9]/.test(text[at - 1] ?? '') || /[A-Za-z0-9]/.test(text[end] ?? ''))) continue;
+        spans.push({ start: at, end, kind });
+      }
+    }
+    if (text.includes(CUT)) spans.push(...this.#cut(text));
+    // Where two overlap (a piece inside a longer one, a cut piece beside a whole one), the first and longest is masked.
+    const apart: Span[] = [];
+    for (const s of spans.sort((a, b) => a.start - b.start || b.end - a.end)) {
+      if (s.start >= (apart.at(-1)?.end ?? 0)) apart.push(s);
+    }
+    return maskSpans(text, apart);
+  }
+
+  /** What is left of a secret beside a cut: the start of one before `…`, the end of one after it. */
+  #cut(text: string): Span[] {
+    const spans: Span[] = [];
+    for (let i = text.indexOf(CUT); i !== -1; i = text.indexOf(CUT, i + 1)) {
+      let before: Span | undefined;
+      let after: Span | undefined;
+      for (const [piece, kind] of this.#pieces) {
+        if (piece.length < SHORT_PIECE) break;
+        for (let n = Math.min(piece.length - 1, i); n >= MIN_PIECE && n > (before ? before.end - before.start : 0); n--) {
+          if (text.startsWith(piece.slice(0, n), i - n)) before = { start: i - n, end: i, kind };
+        }
+        for (let n = Math.min(piece.length - 1, text.length - i - 1); n >= MIN_PIECE && n > (after ? after.end - after.start : 0); n--) {
+          if (text.startsWith(piece.slice(piece.length - n), i + 1)) after = { start: i + 1, end: i + 1 + n, kind };
+        }
+      }
+      if (before !== undefined) spans.push(before);
+      if (after !== undefined) spans.push(after);
+    }
+    return spans;
   }
 }
