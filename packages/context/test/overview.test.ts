@@ -38,7 +38,9 @@ describe('project overview', () => {
     expect(a.tokens).toBe(o200kTokenizer.count(a.text));
     expect(a.tokens).toBeLessThanOrEqual(budget);
     expect(a.text).toContain('The repository is NOT in your context');
-    expect(a.text).toContain('getSymbol(path, name)');
+    // A small budget lists the tools by name, to leave the top of the tree room.
+    expect(a.text).toContain(budget >= 600 ? 'getSymbol(path, name)' : 'getSymbol');
+    expect(a.text).toMatch(/^src\/ \(\d+ files\)$/m);
     expect(a.files).toBe(Object.keys(repo()).length);
     await ctx.close();
   });
@@ -234,5 +236,64 @@ describe('entry documents and manifests of real packages', () => {
     expect(renderManifest('pyproject.toml', '[project\nname = "x"\n')).toBeUndefined();
     expect(renderManifest('package.json', '{ "name": ')).toBeUndefined();
     expect(renderManifest('README.md', '# x\n')).toBeUndefined();
+  });
+});
+
+describe('project overview within small budgets', () => {
+  // As the tool set lists its tools (29 of them, each with its arguments): more than a small budget holds.
+  const TOOLS = [
+    ['project_overview', 'budget_tokens?'],
+    ['list_files', 'path?, glob?, depth?, limit?, offset?, include_ignored?'],
+    ['glob', 'pattern, cwd?, limit?, offset?, include_ignored?'],
+    ['grep', 'pattern, path?, glob?, literal?, ignore_case?, context_lines?, output?, limit?, offset?, include_ignored?'],
+    ['find_symbol', 'query, kind?, path?, match?, limit?, offset?'],
+    ['read_file', 'path, max_tokens?, strategy?'],
+    ['read_lines', 'path, start_line, end_line?, context?, column?, max_tokens?'],
+    ['get_excerpt', 'path, max_lines?'],
+    ['get_outline', 'path, symbol?, start_line?, end_line?, max_tokens?'],
+    ['get_symbol', 'path, name, max_tokens?'],
+    ['get_related_files', 'path, depth?'],
+    ['summarize_file', 'path, max_tokens?'],
+    ['get_file_metadata', 'path'],
+    ['write_file', 'path, content, base_version?, message?'],
+    ['create_file', 'path, content, message?'],
+    ['replace', 'path, old_text, new_text, occurrence?, regex?, base_version?, message?'],
+    ['edit_lines', 'path, action, start_line, end_line?, text?, base_version?, message?'],
+    ['apply_patch', 'patch, path?, base_version?, message?, dry_run?'],
+    ['delete_file', 'path, base_version?, message?'],
+    ['rename_file', 'from, to, overwrite?, message?'],
+    ['get_diff', 'path, from?, to?'],
+    ['get_file_history', 'path, limit?'],
+    ['rollback', 'path, to, message?'],
+    ['undo', 'path, change?, message?'],
+    ['check_conflicts', 'path, base_version?'],
+    ['open_file', 'path, permission?, auto_save?'],
+    ['file_status', 'path?'],
+    ['buffer_diff', 'path'],
+    ['reload_file', 'path'],
+  ].map(([name, args]) => ({ name: name as string, signature: `${name}(${args})`, description: (name as string).replace(/_/g, ' ') }));
+
+  test('every budget from the smallest the tools allow (200) is kept, the tool list shrinking to names, then to a count', async () => {
+    const fs = new MemoryFilesystem({ files: packageFiles(npmPackage('semver', '7.6.0')) });
+    const ctx = await createContext({ fs, profile: 'large' });
+    await ctx.scan();
+    const full = await ctx.overview({ tools: TOOLS, budgetTokens: 4000 });
+    expect(full.text).toContain('- read_lines(path, start_line, end_line?, context?, column?, max_tokens?): read lines');
+    const seen = new Set<string>();
+    for (let budget = 200; budget <= 800; budget += 20) {
+      const o = await ctx.overview({ tools: TOOLS, budgetTokens: budget });
+      expect(o.tokens, `budget ${budget}`).toBe(o200kTokenizer.count(o.text));
+      expect(o.tokens, `budget ${budget}`).toBeLessThanOrEqual(budget);
+      expect(o.text).toContain('The repository is NOT in your context');
+      const tools = o.text.slice(o.text.indexOf('## Tools'));
+      seen.add(tools.includes('- read_lines(') ? 'signatures' : tools.includes('read_lines') ? 'names' : /29 tools/.test(tools) ? 'count' : 'none');
+    }
+    expect([...seen].sort()).toEqual(['count', 'names', 'signatures']);
+    // Below what the header and the count take, the budget is refused with that minimum.
+    await expect(ctx.overview({ tools: TOOLS, budgetTokens: 60 })).rejects.toMatchObject({
+      code: 'EINVAL',
+      message: expect.stringMatching(/at least \d+ tokens/),
+    });
+    await ctx.close();
   });
 });

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { isFsError } from '@ctxfs/core';
+import { fsError, isFsError } from '@ctxfs/core';
 import type { FileRecord } from '../registry/file-registry.ts';
 import type { Workspace } from '../retrieval/shared.ts';
 import { CONTENT_RULE, wrapContent } from '../safety/delimiters.ts';
@@ -301,6 +301,44 @@ function cutDocument(ws: Workspace, text: string, budget: number): { text: strin
   return { text: kept.join('\n'), truncated: true };
 }
 
+/** Tokens of the first lines of the tree's top level: the least of the files an overview should show. */
+function topLevelTokens(ws: Workspace, root: DirNode): number {
+  const level = levelOf(root);
+  const lines = [...level.dirs.map(dirLine), ...level.tail].slice(0, 3);
+  return lines.length === 0 ? 0 : ws.tokenizer.count(lines.join('\n'));
+}
+
+/**
+ * The tool section that fits the budget with room for the top of the tree:
+ * each tool with its signature and description, else their names, else
+ * how many there are (a model has their definitions besides); and the
+ * tokens of the parts that do not shrink. `EINVAL` when not even the
+ * header and the count fit, naming the smallest budget that does.
+ */
+function toolsWithin(
+  ws: Workspace,
+  header: string,
+  tools: readonly ToolDescription[],
+  defaults: boolean,
+  budget: number,
+  tree: number,
+): { toolText: string; fixed: number } {
+  const tiers = [
+    ['## Tools', ...tools.map((t) => `- ${defaults ? defaultSignature(t) : t.signature}: ${t.description}`)].join('\n'),
+    `## Tools\n${tools.map((t) => (defaults ? callShape(t.name) : t.name)).join(', ')}`,
+    `## Tools\n${plural(tools.length, 'tool')}; your tool definitions list them with their arguments.`,
+  ];
+  const fixedOf = (toolText: string) => ws.tokenizer.count(`${header}\n\n${toolText}\n\n## Files\n\n## Key documents\n`) + 8;
+  const sized = tiers.map((toolText) => ({ toolText, fixed: fixedOf(toolText) }));
+  const fits = sized.find((t) => t.fixed + tree <= budget) ?? sized.find((t) => t.fixed <= budget);
+  if (fits !== undefined) return fits;
+  const least = Math.min(...sized.map((t) => t.fixed));
+  throw fsError('EINVAL', 'overview', undefined, {
+    reason: `a budget of ${budget} tokens cannot hold the overview's header and tools (${least} tokens at the least)`,
+    hint: `ask for at least ${least} tokens, or leave the budget out for the profile's overview budget`,
+  });
+}
+
 /**
  * Builds the overview from the registry (scan first).
  *
@@ -325,8 +363,7 @@ export async function buildOverview(ws: Workspace, options: OverviewOptions): Pr
     'The repository is NOT in your context: only what this overview shows is. Do not assume the content of any other file — request files, symbols or line ranges with the tools below, as narrowly as the task allows.',
     CONTENT_RULE,
   ].join('\n');
-  const toolText = ['## Tools', ...tools.map((t) => `- ${options.tools === undefined ? defaultSignature(t) : t.signature}: ${t.description}`)].join('\n');
-  const fixed = ws.tokenizer.count(`${header}\n\n${toolText}\n\n## Files\n\n## Key documents\n`) + 8;
+  const { toolText, fixed } = toolsWithin(ws, header, tools, options.tools === undefined, budget, topLevelTokens(ws, root));
   const available = Math.max(0, budget - fixed);
 
   // Entrypoints that exist, in priority order, whatever the case of their names.
