@@ -89,6 +89,8 @@ function checkQuery(query: unknown): string {
  */
 async function nothingFound(ws: Workspace, names: number, grep: string): Promise<string> {
   if (names > 0) return `[searched ${plural(names, 'name')} of hand-written code files; ${grep} finds other uses of the text]`;
+  // The index scans an empty registry itself; one that only knows the files read so far is not the workspace.
+  if (!ws.registry.scanned) return `[no definitions are indexed: the workspace has not been scanned (${callShape('scan')} first); ${grep} searches the text]`;
   const code = ws.registry.list({ tag: 'code' });
   if (code.length === 0) return `[no definitions are indexed: the workspace holds no code files; ${grep} searches the text]`;
   const indexed = code.filter(indexable).length;
