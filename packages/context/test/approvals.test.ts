@@ -130,6 +130,8 @@ describe('an approver that fails', () => {
     const r = await ctx.replace('a.txt', 'a', 'b');
     expect(r.success).toBe(false);
     expect(r.message).toContain('the approver failed before anyone answered: approval UI disconnected');
+    expect(r.message).toContain('no one answered (');
+    expect(r.message).not.toContain('declined');
     const [record] = await ctx.store.auditLog({ limit: 1 });
     expect(record?.params.approval).toMatchObject({ required: true, by: 'error', approver: 'callback' });
   });

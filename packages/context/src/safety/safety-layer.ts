@@ -509,7 +509,14 @@ function denied(op: string, path: string, reason: string): FsError {
 }
 
 function refusalReason(decision: Decision, approval: ApprovalOutcome): string {
-  const who =
-    approval.by === 'timeout' ? 'no one approved it in time' : approval.by === 'policy' ? (approval.note ?? 'approval is required') : 'the user declined';
-  return `${decision.reason}; ${who}${approval.note && approval.by !== 'policy' ? ` (${approval.note})` : ''}`;
+  const who: Record<ApprovalOutcome['by'], string> = {
+    timeout: 'no one approved it in time',
+    policy: approval.note ?? 'approval is required',
+    // The approver failed before anyone answered: its note says how; no person declined.
+    error: 'no one answered',
+    user: 'the user declined',
+    denied_by_user: 'the user declined',
+    auto: 'the user declined',
+  };
+  return `${decision.reason}; ${who[approval.by]}${approval.note && approval.by !== 'policy' ? ` (${approval.note})` : ''}`;
 }
