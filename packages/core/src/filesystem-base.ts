@@ -77,6 +77,17 @@ export function errno(code: FsErrorCode, message?: string): Error & { code: FsEr
   return err;
 }
 
+/**
+ * A directory on the way that stats as a link: a stat follows links that stay
+ * inside, so this one leads out of the workspace or loops. Nothing is made through it.
+ */
+function unfollowedLink(op: FsOperation, path: string, link: string): FsError {
+  return fsError('EPATHESCAPE', op, path, {
+    reason: `'${displayPath(link)}' is a symbolic link that leads outside the workspace (or in a loop)`,
+    hint: 'use a path whose symlinks stay inside the workspace root',
+  });
+}
+
 function codeOf(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
@@ -252,6 +263,7 @@ export abstract class FilesystemBase implements Filesystem {
         hint: 'create it with mkdir(..., { parents: true }) or pass { createParents: true }',
       });
     }
+    if (st.kind === 'symlink') throw unfollowedLink(op, path, parent);
     if (st.kind !== 'directory') throw fsError('ENOTDIR', op, path, { reason: `'${displayPath(parent)}' is not a directory` });
   }
 
@@ -270,6 +282,8 @@ export abstract class FilesystemBase implements Filesystem {
           const again = await this.tryStat(current);
           if (again?.kind !== 'directory') throw fsError('ENOTDIR', op, path);
         }
+      } else if (st.kind === 'symlink') {
+        throw unfollowedLink(op, path, current);
       } else if (st.kind !== 'directory') {
         throw fsError('ENOTDIR', op, path, { reason: `'${current}' is not a directory` });
       }
