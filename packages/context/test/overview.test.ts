@@ -41,7 +41,8 @@ describe('project overview', () => {
     // A small budget lists the tools by name, to leave the top of the tree room.
     expect(a.text).toContain(budget >= 600 ? 'getSymbol(path, name)' : 'getSymbol');
     expect(a.text).toMatch(/^src\/ \(\d+ files\)$/m);
-    expect(a.files).toBe(Object.keys(repo()).length);
+    // .env is withheld by the default policy: listings leave it out, and so does the overview.
+    expect(a.files).toBe(Object.keys(repo()).length - 1);
     await ctx.close();
   });
 
@@ -85,7 +86,7 @@ describe('project overview', () => {
     expect(large.text).toContain('  components/ (61 files)');
     expect(large.text).toMatch(/… \d+ more files/);
     expect(large.text).toContain('README.md [entrypoint]');
-    expect(large.text).toContain('.env [sensitive]');
+    expect(large.text).not.toContain('.env');
     // Key files are named even in a directory too long to list.
     expect(large.text).toContain('    index.ts');
     await ctx.close();
@@ -295,5 +296,41 @@ describe('project overview within small budgets', () => {
       message: expect.stringMatching(/at least \d+ tokens/),
     });
     await ctx.close();
+  });
+});
+
+describe('project overview under a policy', () => {
+  test('names no file the policy withholds from listings, nor counts it', async () => {
+    const files = {
+      'secrets/prod-db-password.txt': 'x\n',
+      'secrets/acme-merger-plan.md': 'y\n',
+      '.env.production': 'A=1\n',
+      'src/a.ts': 'export const x = 1;\n',
+      'README.md': '# App\n',
+    };
+    const fs = new MemoryFilesystem({ files });
+    const ctx = await createContext({
+      fs,
+      safety: { policyFiles: false, policy: { rules: [{ effect: 'deny', paths: ['secrets/'], reason: 'secrets are never shown to models' }] } },
+    });
+    await ctx.scan();
+    const listed = (await ctx.glob('**')).items.map((i) => i.path);
+    const o = await ctx.overview({ budgetTokens: 4000 });
+    for (const name of ['prod-db-password', 'acme-merger-plan', '.env.production', 'secrets/']) {
+      expect(listed.join('\n')).not.toContain(name);
+      expect(o.text).not.toContain(name);
+    }
+    expect(o.text).toContain('a.ts');
+    expect(o.files).toBe(listed.length);
+    expect(o.text).toContain(`${listed.length} files in 1 directory`);
+    await ctx.close();
+    // A sensitive file a rule serves is named, and marked.
+    const allowed = await createContext({
+      fs,
+      safety: { policyFiles: false, policy: { rules: [{ effect: 'allow', paths: ['.env.production'] }] } },
+    });
+    await allowed.scan();
+    expect((await allowed.overview({ budgetTokens: 4000 })).text).toContain('.env.production [sensitive]');
+    await allowed.close();
   });
 });

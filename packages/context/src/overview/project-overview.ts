@@ -350,7 +350,9 @@ function toolsWithin(
  */
 export async function buildOverview(ws: Workspace, options: OverviewOptions): Promise<Overview> {
   const budget = options.budgetTokens;
-  const records = ws.registry.list();
+  // What the policy keeps from this caller is neither named nor counted, as listFiles and glob leave it out.
+  const withheld = currentCall()?.withheld ?? (() => false);
+  const records = ws.registry.list().filter((r) => !withheld(r.path));
   const entries = resolveEntrypoints(
     records.map((r) => r.path),
     options.entrypoints,
@@ -368,11 +370,9 @@ export async function buildOverview(ws: Workspace, options: OverviewOptions): Pr
 
   // Entrypoints that exist, in priority order, whatever the case of their names.
   const docs: Array<{ path: string; text: string; source: string; version: string; total: number; view: string }> = [];
-  // A document the policy keeps from this caller is not quoted (its name still shows in the tree).
-  const withheld = currentCall()?.withheld ?? (() => false);
   for (const path of entries) {
     const rec = ws.registry.get(path);
-    if (!rec || rec.sensitive || withheld(path)) continue;
+    if (!rec || rec.sensitive) continue;
     try {
       const doc = await ws.loader.load(path, 'overview');
       // A manifest is shown as its key fields (name, entry points, scripts, dependencies counted), not as written.
