@@ -51,7 +51,8 @@ describe.skipIf(!present)('node_modules corpus over the host backend', () => {
     const b = await ctx.overview({ budgetTokens: budget });
     expect(a.text).toBe(b.text);
     expect(o200kTokenizer.count(a.text)).toBeLessThanOrEqual(budget);
-    expect(a.files).toBe(firstScan.files);
+    // The default policy withholds sensitive files (.npmrc, keys, .env) from listings: the overview neither names nor counts them.
+    expect(a.files).toBe(firstScan.files - ctx.registry.list().filter((r) => r.sensitive).length);
   });
 
   test('context economy: find and show function X in a large file — outline + getSymbol against the whole file', async () => {
