@@ -333,6 +333,28 @@ for (const backend of BACKENDS) {
       expect((rate as Error).message).toMatch(/rate limit: 2 operations a minute.*resets in \d+ s/);
     });
 
+    it("the policy's token budget caps each call by what is left, and calls run together cannot overshoot it", async () => {
+      await open({ policy: { budgets: { tokens: 300 } } });
+      const big = `${Array.from({ length: 120 }, (_, i) => `export const value${i} = ${i}; // ${'lorem ipsum '.repeat(4)}`).join('\n')}\n`;
+      await ws.fs.write('src/big.ts', big);
+      await ctx.scan();
+      const one = await ctx.readFile('src/big.ts');
+      expect(one.tokens, `${one.view}: ${one.text}`).toBeLessThanOrEqual(300);
+      ctx.close();
+      ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:claude', safety: { policyFiles: false, policy: { budgets: { tokens: 300 } } } });
+      const together = await Promise.allSettled(Array.from({ length: 6 }, () => ctx.readLines('src/big.ts', 1, 40)));
+      const served = together.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      expect(served.reduce((sum, r) => sum + r.tokens, 0)).toBeLessThanOrEqual(300);
+      expect(served.length).toBeGreaterThan(0);
+      // The rest found the budget set aside by the others: refused as a spent budget is, saying which and what to do.
+      const refused = together.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
+      expect(refused.length).toBeGreaterThan(0);
+      for (const err of refused) {
+        expect(err).toMatchObject({ code: 'ELIMIT' });
+        expect(err.message).toMatch(/tokens budget leaves \d+ tokens .*resets with a new session/);
+      }
+    });
+
     it("a session's budgets hold across the processes that resume it: operations, tokens, bytes and the rate, counted from its records", async () => {
       ws = await backend.create(FILES);
       const store = await openStateStore(testState(), { workspace: ws.fs.root });

@@ -14,7 +14,7 @@ import { extractImports, type ImportSpec, type Relation, type ResolveContext, re
 import { callText } from '../search/next-call.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { hasGrammar } from '../symbols/tree-sitter.ts';
-import { type Caller, loadDocument, MIN_USEFUL_TOKENS, overBudget, type Served, serve, type Workspace } from './shared.ts';
+import { type Caller, callBudget, loadDocument, MIN_USEFUL_TOKENS, overBudget, type Served, serve, type Workspace } from './shared.ts';
 
 /** Progress of {@link RelationIndex.indexAll}. */
 export interface IndexProgress {
@@ -171,7 +171,7 @@ export async function getRelatedFiles(ws: Workspace, caller: Caller, path: strin
   const doc = await loadDocument(ws, path, 'getRelatedFiles');
   // Importers are only known for indexed files: index what is missing or stale first, so the answer is complete.
   await ws.relations.indexAll();
-  const budget = Math.min(caller.profile.perCallTokens, caller.session.remainingTokens);
+  const budget = callBudget(caller, undefined, 'getRelatedFiles', path);
   if (budget < MIN_USEFUL_TOKENS) return { ...overBudget(ws, caller, doc, budget), related: [], external: [] };
   const related: RelatedFile[] = [];
   const external = new Set<string>();

@@ -13,6 +13,7 @@ import type { ModelProfile } from '../profiles/model-profiles.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import { type BlockInfo, wrapContent } from '../safety/delimiters.ts';
 import type { Redactor } from '../safety/redaction.ts';
+import { currentCall } from '../safety/safety-layer.ts';
 import { callText } from '../search/next-call.ts';
 import { editDistance } from '../search/symbol-ranking.ts';
 import type { SessionContext } from '../session/session-context.ts';
@@ -141,7 +142,22 @@ export function callBudget(caller: Caller, requested: number | undefined, op: st
     });
   }
   const cap = Math.min(caller.profile.perCallTokens, caller.session.remainingTokens);
-  return Math.max(0, Math.min(requested ?? cap, cap));
+  const want = Math.max(0, Math.min(requested ?? cap, cap));
+  // Under a policy token budget the call gets what it sets aside: calls run together cannot overshoot it.
+  return currentCall()?.reserveTokens(want, MIN_USEFUL_TOKENS) ?? want;
+}
+
+/** Tokens the session may still be served: the profile's session budget, and the policy's where it sets one. */
+export function sessionTokensLeft(caller: Caller): number {
+  return Math.min(caller.session.remainingTokens, currentCall()?.tokensLeft() ?? Number.POSITIVE_INFINITY);
+}
+
+/** What a call is told when the session, not the call, has no tokens left: which budget, and what to do. */
+export function sessionSpentNotice(caller: Caller): string {
+  if (caller.session.remainingTokens <= (currentCall()?.tokensLeft() ?? Number.POSITIVE_INFINITY)) {
+    return `Session budget spent: ${caller.session.tokensServed} of ${caller.profile.sessionTokens} tokens served (profile ${caller.profile.name}). Nothing more can be served in this session; finish the task with what you have, or ask the orchestrator for a new session.`;
+  }
+  return `The policy's token budget for this session leaves ${currentCall()?.tokensLeft() ?? 0} tokens, too few for this call. It resets with a new session; finish the task with what you have, or ask the user for a new session.`;
 }
 
 /** Loads a document and brings the registry up to date with what was read. */
@@ -287,11 +303,11 @@ export function q(path: string): string {
 
 /** The result when the call's budget cannot hold even the smallest useful answer. */
 export function overBudget(ws: Workspace, caller: Caller, doc: Source, budget?: number): Served {
-  const perCall = budget !== undefined && caller.session.remainingTokens > budget;
+  const perCall = budget !== undefined && sessionTokensLeft(caller) > budget;
   const body = perCall
     ? // The call names the file: the notice does not, so that it fits the smallest budget whatever the path.
       `The budget of this call (${budget} tokens) cannot hold even one line here. Ask for a smaller range, or raise maxTokens (the profile allows up to ${caller.profile.perCallTokens}).`
-    : `Session budget spent: ${caller.session.tokensServed} of ${caller.profile.sessionTokens} tokens served (profile ${caller.profile.name}). Nothing more can be served in this session; finish the task with what you have, or ask the orchestrator for a new session.`;
+    : sessionSpentNotice(caller);
   return {
     path: doc.path,
     version: doc.sha256,

@@ -93,6 +93,20 @@ export interface CallState {
   /** The approval decision made for this call, if any. */
   approval: ApprovalOutcome | undefined;
   /**
+   * Tokens the policy's session budget leaves this call (`Infinity` without
+   * one): what is spent, and what calls running beside it have set aside.
+   */
+  tokensLeft(): number;
+  /**
+   * Sets aside up to `want` tokens of the policy's session budget for this
+   * call and returns how many it got: a call serves no more, and calls run
+   * together cannot overshoot the budget. Asked again, it returns what was
+   * set aside (at most `want`). Released when the call ends, what it served
+   * then charged. Fewer than `least` left is `ELIMIT`, as a spent budget is
+   * at the call's start: even an answer saying so would cost tokens.
+   */
+  reserveTokens(want: number, least?: number): number;
+  /**
    * The call's audit record as it stands, for a change to carry through the
    * edit journal: written with the change's versions (see
    * `SafetyLayer.recordCommitted`), so the audit and the files agree after a crash.
@@ -180,6 +194,8 @@ interface Usage {
   operations: number;
   bytes: number;
   tokens: number;
+  /** Tokens set aside by calls under way (see {@link CallState.reserveTokens}). */
+  reserved?: number;
   /** Start times of recent operations, for the per-minute rate. */
   recent: number[];
 }
@@ -387,8 +403,32 @@ export class SafetyLayer {
       if (!approval.approved) refuse(denied(call.op, asked.path, refusalReason(asked.decision, approval)), 'denied');
     }
 
+    const tokenCap = this.policy.budgets.tokens;
+    const usageNow = (): Usage | undefined => this.#usage.get(sessionId);
+    let reserved: number | undefined;
+    const left = (): number => {
+      const u = usageNow();
+      return tokenCap === undefined ? Number.POSITIVE_INFINITY : Math.max(0, tokenCap - (u?.tokens ?? 0) - (u?.reserved ?? 0));
+    };
     const state: CallState = {
       call,
+      tokensLeft: () => (reserved ?? 0) + left(),
+      reserveTokens: (want, least = 0) => {
+        if (tokenCap === undefined) return want;
+        if (reserved !== undefined) return Math.min(want, reserved);
+        const free = left();
+        if (free < Math.min(least, want)) {
+          const used = usageNow()?.tokens ?? 0;
+          throw fsError('ELIMIT', call.op, call.paths[0], {
+            reason: `the session's tokens budget leaves ${free} tokens (${used.toLocaleString('en-US')} of ${tokenCap.toLocaleString('en-US')} served, the rest set aside by calls under way): too few for an answer`,
+            hint: 'it resets with a new session; finish the task with what you have, or ask the user for a new session',
+          });
+        }
+        reserved = Math.min(Math.max(0, want), free);
+        const u = usageNow();
+        if (u) u.reserved = (u.reserved ?? 0) + reserved;
+        return reserved;
+      },
       agent: who.agent,
       sessionId,
       approval,
@@ -409,16 +449,23 @@ export class SafetyLayer {
       },
     };
 
+    const release = () => {
+      const u = usageNow();
+      if (u && reserved !== undefined) u.reserved = Math.max(0, (u.reserved ?? 0) - reserved);
+      reserved = undefined;
+    };
     let value: T;
     try {
       value = await calls.run(state, body);
     } catch (err) {
+      release();
       approval = state.approval;
       const safe = isFsError(err) ? withoutHostPaths(err) : err;
       record(isFsError(err, 'EDENIED') ? 'denied' : 'error', { code: isFsError(err) ? err.code : 'EUNKNOWN' });
       throw safe;
     }
     approval = state.approval;
+    release();
     const out = outcome(value);
     const usage = this.#usage.get(sessionId);
     if (usage) {

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type Caller, MIN_USEFUL_TOKENS, type Workspace } from '../retrieval/shared.ts';
+import { type Caller, MIN_USEFUL_TOKENS, sessionSpentNotice, sessionTokensLeft, type Workspace } from '../retrieval/shared.ts';
 import { wrapContent } from '../safety/delimiters.ts';
 import { plural } from './next-call.ts';
 
@@ -224,10 +224,10 @@ async function record<Item>(
 
 /** The answer when the call's budget cannot hold a useful listing, or the session is spent. */
 export function overBudgetSearch<Item>(ws: Workspace, caller: Caller, op: SearchOp, budget: number, retry: string): SearchResult<Item> {
-  const perCall = caller.session.remainingTokens > budget;
+  const perCall = sessionTokensLeft(caller) > budget;
   const text = perCall
     ? `The budget of this call (${budget} tokens) cannot hold even one entry of ${op}. Raise maxTokens (the profile allows up to ${caller.profile.perCallTokens}) or narrow the search.`
-    : `Session budget spent: ${caller.session.tokensServed} of ${caller.profile.sessionTokens} tokens served (profile ${caller.profile.name}). Nothing more can be served in this session; finish the task with what you have, or ask the orchestrator for a new session.`;
+    : sessionSpentNotice(caller);
   return {
     op,
     view: 'over-budget',
