@@ -120,7 +120,7 @@ export const POLICY_KEYS = {
     },
     {
       key: 'approval_timeout_seconds',
-      value: 'number > 0',
+      value: 'number > 0, at most 2147483',
       meaning: 'How long a person has to answer; no answer is a denial (default 120).',
       example: '60',
     },
@@ -166,7 +166,12 @@ export const POLICY_KEYS = {
       meaning: 'Whether a command may run where nothing confines it to the workspace (a host without bubblewrap); default false.',
       example: 'true',
     },
-    { key: 'timeout_seconds', value: 'number > 0', meaning: 'Wall-clock limit of one command (default 60); the result says when it was hit.', example: '30' },
+    {
+      key: 'timeout_seconds',
+      value: 'number > 0, at most 2147483',
+      meaning: 'Wall-clock limit of one command (default 60); the result says when it was hit.',
+      example: '30',
+    },
   ],
 } as const satisfies Readonly<Record<string, readonly PolicyKey[]>>;
 
