@@ -115,6 +115,7 @@ export type { ReadFileOptions } from './retrieval/read-file.ts';
 export type { ReadLinesOptions } from './retrieval/read-lines.ts';
 export { type IndexProgress, type RelatedFile, type RelatedResult, RelationIndex } from './retrieval/related.ts';
 export type { Omission, Served, ViewKind } from './retrieval/shared.ts';
+export { MIN_USEFUL_TOKENS } from './retrieval/shared.ts';
 export {
   type ApprovalAnswer,
   type ApprovalOutcome,

@@ -133,6 +133,6 @@ describe('an approver that fails', () => {
     expect(r.message).toContain('no one answered (');
     expect(r.message).not.toContain('declined');
     const [record] = await ctx.store.auditLog({ limit: 1 });
-    expect(record?.params.approval).toMatchObject({ required: true, by: 'error', approver: 'callback' });
+    expect((record?.params as { approval?: unknown } | undefined)?.approval).toMatchObject({ required: true, by: 'error', approver: 'callback' });
   });
 });

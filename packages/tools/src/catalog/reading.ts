@@ -7,6 +7,7 @@
  * @module
  */
 
+import { MIN_USEFUL_TOKENS } from '@ctxfs/context';
 import { resolvePath } from '@ctxfs/core';
 import { z } from 'zod';
 import { defineTool, READ_ONLY, toolSignature } from '../definition.ts';
@@ -14,6 +15,8 @@ import { callBudget, type ServedData, servedData, servedResult, withNext } from 
 
 const path = z.string().min(1).describe('File path relative to the workspace root, e.g. "src/auth.ts".');
 const line = z.number().int().describe('1-based line number.');
+// The least a call can answer in (the API refuses less): said by the schema, so a model never sends it.
+const maxTokens = z.number().int().min(MIN_USEFUL_TOKENS).optional();
 
 export const projectOverview = defineTool({
   name: 'project_overview',
@@ -57,7 +60,7 @@ export const readFile = defineTool({
     'Returns a whole file with numbered lines when it fits the per-call budget. A larger file is not dumped: you get its outline and the exact read_lines or get_symbol call for the part you need. Use strategy "end" for the last lines (logs) or "start" to cut from the top. The result names the version you read; edits made from it are checked against that version. A file open in a buffer (open_file) is served from the buffer, unsaved changes included, marked buffer="…" in the <file> tag.',
   input: z.object({
     path,
-    max_tokens: z.number().int().min(1).optional().describe('Budget of this call (at most the profile allows).'),
+    max_tokens: maxTokens.describe('Budget of this call (at most the profile allows).'),
     strategy: z.enum(['start', 'end', 'middle']).optional().describe('Cut an over-budget file to its start, end, or both ends, instead of an outline.'),
   }),
   output: servedData,
@@ -79,7 +82,7 @@ export const readLines = defineTool({
     end_line: line.min(1).optional().describe('Last line, inclusive; default start_line plus what fits.'),
     context: z.number().int().min(0).max(200).optional().describe('Extra lines before and after the range.'),
     column: z.number().int().min(1).optional().describe('For a line too long for one call: the 1-based character to start at.'),
-    max_tokens: z.number().int().min(1).optional(),
+    max_tokens: maxTokens,
   }),
   output: servedData,
   annotations: READ_ONLY,
@@ -120,7 +123,7 @@ export const getOutline = defineTool({
     symbol: z.string().optional().describe('Outline only the members of this symbol, e.g. "AuthManager".'),
     start_line: line.min(1).optional(),
     end_line: line.min(1).optional(),
-    max_tokens: z.number().int().min(1).optional(),
+    max_tokens: maxTokens,
   }),
   output: servedData,
   annotations: READ_ONLY,
@@ -142,7 +145,7 @@ export const getSymbol = defineTool({
   input: z.object({
     path,
     name: z.string().min(1).describe('Name or qualified name, e.g. "AuthManager.login".'),
-    max_tokens: z.number().int().min(1).optional(),
+    max_tokens: maxTokens,
   }),
   output: servedData,
   annotations: READ_ONLY,
@@ -178,7 +181,7 @@ export const summarizeFile = defineTool({
   title: 'Summarize a file',
   description:
     'A short summary of a file: its purpose (from its leading doc), its symbols, imports and size. Cheaper than reading it; use it to decide whether a file matters.',
-  input: z.object({ path, max_tokens: z.number().int().min(1).optional() }),
+  input: z.object({ path, max_tokens: maxTokens }),
   output: servedData,
   annotations: READ_ONLY,
   approval: 'never',
