@@ -110,13 +110,15 @@ export async function startExecStream(container: Docker.Container, cmd: string[]
  * socket on that error, and the stderr frame with the tool's message, still
  * unread, went with it (the error had no cause: EIO). While the shell waits,
  * it holds stdin open: writes block instead of failing, and the message is
- * read before the connection ends. A `sleep` without fractions waits 1 s.
+ * read before the connection ends. A directory that cannot be entered, or is
+ * no longer the one checked, waits the same way before its status. A `sleep`
+ * without fractions waits 1 s.
  */
 export function streamedWriteCommand(dir: string, name: string): string[] {
   return [
     'sh',
     '-c',
-    'cd -P "$1" || exit 1; [ "$PWD" = "$1" ] || exit 3; cat > "./$2" || { s=$?; sleep 0.5 2>/dev/null || sleep 1; exit "$s"; }',
+    'f() { sleep 0.5 2>/dev/null || sleep 1; exit "$1"; }; cd -P "$1" || f 1; [ "$PWD" = "$1" ] || f 3; cat > "./$2" || f "$?"',
     'ctxfs-write',
     dir,
     name,

@@ -24,7 +24,8 @@ import { type ForwardStream, type RemoteFile, sequentialFile } from './sequentia
 function sameFile(header: tar.Header, identity: string | undefined): boolean {
   if (identity === undefined) return true;
   const [, size, mtime] = identity.split(':');
-  return header.size === Number(size) && header.mtime !== undefined && Math.floor(header.mtime.getTime() / 1000) === Number(mtime);
+  // Within a second: Podman's tar writer rounds the mtime to the nearest second where stat truncates.
+  return header.size === Number(size) && header.mtime !== undefined && Math.abs(header.mtime.getTime() / 1000 - Number(mtime)) <= 1;
 }
 
 async function openEntry(container: Docker.Container, absPath: string, identity: string | undefined): Promise<{ stream: ForwardStream; size: number }> {
