@@ -189,6 +189,9 @@ export interface SessionSpend {
   readonly recent: readonly number[];
 }
 
+/** What a session whose budget is spent is told to do. */
+const SPENT_HINT = 'it resets with a new session; finish the task with what you have, or ask the user for a new session';
+
 /** Per-session counters for the policy's budgets. */
 interface Usage {
   operations: number;
@@ -421,7 +424,7 @@ export class SafetyLayer {
           const used = usageNow()?.tokens ?? 0;
           throw fsError('ELIMIT', call.op, call.paths[0], {
             reason: `the session's tokens budget leaves ${free} tokens (${used.toLocaleString('en-US')} of ${tokenCap.toLocaleString('en-US')} served, the rest set aside by calls under way): too few for an answer`,
-            hint: 'it resets with a new session; finish the task with what you have, or ask the user for a new session',
+            hint: SPENT_HINT,
           });
         }
         reserved = Math.min(Math.max(0, want), free);
@@ -458,14 +461,14 @@ export class SafetyLayer {
     try {
       value = await calls.run(state, body);
     } catch (err) {
-      release();
       approval = state.approval;
       const safe = isFsError(err) ? withoutHostPaths(err) : err;
       record(isFsError(err, 'EDENIED') ? 'denied' : 'error', { code: isFsError(err) ? err.code : 'EUNKNOWN' });
       throw safe;
+    } finally {
+      release();
     }
     approval = state.approval;
-    release();
     const out = outcome(value);
     const usage = this.#usage.get(sessionId);
     if (usage) {
@@ -509,7 +512,7 @@ export class SafetyLayer {
     const spent = (what: string, used: number, cap: number): FsError =>
       fsError('ELIMIT', call.op, call.paths[0], {
         reason: `the session's ${what} budget is spent: ${used.toLocaleString('en-US')} of ${cap.toLocaleString('en-US')}`,
-        hint: 'it resets with a new session; finish the task with what you have, or ask the user for a new session',
+        hint: SPENT_HINT,
       });
     if (b.operations !== undefined && u.operations >= b.operations) return spent('operations', u.operations, b.operations);
     if (b.tokens !== undefined && u.tokens >= b.tokens) return spent('tokens', u.tokens, b.tokens);
