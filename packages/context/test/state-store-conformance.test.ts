@@ -173,6 +173,44 @@ describe.each(subjects)('state store conformance: $name', (subject) => {
     expect(ends).toEqual([true, false, false]);
   });
 
+  test('write: applied in order with the transaction; one that fails rolls it back and every statement after it reports its error', async () => {
+    const store = await opened(subject);
+    const t = await scratch(store);
+    // Outside a transaction a write is applied before it resolves.
+    await store.write(`INSERT INTO ${t} (k, i) VALUES (?, ?)`, ['outside', 1]);
+    expect(keys(await store.all(`SELECT k FROM ${t}`))).toEqual(['outside']);
+    await store.transaction(async () => {
+      await store.write(`INSERT INTO ${t} (k, i) VALUES (?, ?)`, ['a', 1]);
+      await store.write(`UPDATE ${t} SET i = i + ? WHERE k = ?`, [10, 'a']);
+      // A read in the same transaction sees the writes sent before it.
+      expect(await store.get(`SELECT i FROM ${t} WHERE k = ?`, ['a'])).toEqual({ i: 11 });
+      await store.write(`UPDATE ${t} SET i = i * ? WHERE k = ?`, [2, 'a']);
+    });
+    expect(await store.get(`SELECT i FROM ${t} WHERE k = ?`, ['a'])).toEqual({ i: 22 });
+
+    const ends: boolean[] = [];
+    store.onTransactionEnd((committed) => ends.push(committed));
+    // The duplicate key is found when the write is answered: at the commit, or at the next statement.
+    const atCommit = store.transaction(async () => {
+      await store.write(`INSERT INTO ${t} (k) VALUES (?)`, ['lost']);
+      await store.write(`INSERT INTO ${t} (k) VALUES (?)`, ['a']);
+      await store.write(`INSERT INTO ${t} (k) VALUES (?)`, ['lost too']);
+    });
+    await expect(atCommit).rejects.toThrow(/duplicate|unique/i);
+    // Where the write is answered later, the read after it reports the write's error, not "transaction aborted".
+    const atRead = store.transaction(async () => {
+      await store.write(`INSERT INTO ${t} (k) VALUES (?)`, ['a']);
+      await store.get(`SELECT COUNT(*) AS n FROM ${t}`);
+      return 'committed';
+    });
+    await expect(atRead).rejects.toThrow(/duplicate|unique/i);
+    expect(ends).toEqual([false, false]);
+    expect(keys(await store.all(`SELECT k FROM ${t} ORDER BY k`))).toEqual(['a', 'outside']);
+    // The store is whole after a lost transaction.
+    await store.transaction(() => store.write(`INSERT INTO ${t} (k) VALUES (?)`, ['next']));
+    expect(keys(await store.all(`SELECT k FROM ${t} ORDER BY k`))).toEqual(['a', 'next', 'outside']);
+  });
+
   test('a nested transaction joins the outer one: the outer rollback takes its writes', async () => {
     const store = await opened(subject);
     const t = await scratch(store);

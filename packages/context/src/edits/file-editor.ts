@@ -286,9 +286,10 @@ export class FileEditor {
       throw err;
     }
     quoted(current?.text);
+    // After this the content is history's latest version of the file, so its blob is stored (a prune
+    // keeps every file's latest, and the file's lock keeps it latest): a possible merge base for
+    // other agents' stale edits without a store round trip of its own.
     await this.noteDisk(path, current);
-    // Remember it as a possible merge base for other agents' stale edits.
-    if (current) await this.#versions.putBlob(current.bytes, current.sha256);
     return current;
   }
 

@@ -222,7 +222,7 @@ export class EditJournal {
         );
       }
       if (pending.audit !== undefined) await this.#onRecorded?.(pending.audit, pending, recovered);
-      await this.store.run('DELETE FROM edit_journal WHERE id = ?', [pending.id]);
+      await this.store.write('DELETE FROM edit_journal WHERE id = ?', [pending.id]);
       return out;
     });
   }

@@ -121,7 +121,7 @@ export class BlobStore {
       }
       const base = near ?? this.#recent;
       const enc = (base !== undefined && base !== sha256 && (await this.#deltaAgainst(base, bytes, sha256))) || { ...encodeWhole(bytes), base: null, depth: 0 };
-      await this.#db.run('INSERT INTO blobs (sha256, size, codec, content, stored_ms, base, depth) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
+      await this.#db.write('INSERT INTO blobs (sha256, size, codec, content, stored_ms, base, depth) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
         sha256,
         bytes.byteLength,
         enc.codec,
@@ -163,14 +163,17 @@ export class BlobStore {
   async deltify(sha256: string, base: string): Promise<boolean> {
     if (sha256 === base || this.#tried.has(`${sha256}>${base}`)) return false;
     return this.#db.transaction(async () => {
-      const row = (await this.#db.get('SELECT base FROM blobs WHERE sha256 = ?', [sha256])) as { base: string | null } | undefined;
-      if (row === undefined || row.base !== null) return false;
-      if ((await this.#db.get('SELECT 1 AS x FROM blobs WHERE base = ? LIMIT 1', [sha256])) !== undefined) return false;
+      // Stored whole, and no blob a delta against it: one round trip for both.
+      const row = (await this.#db.get('SELECT base, (SELECT 1 FROM blobs WHERE base = ? LIMIT 1) AS dependent FROM blobs WHERE sha256 = ?', [
+        sha256,
+        sha256,
+      ])) as { base: string | null; dependent: number | null } | undefined;
+      if (row === undefined || row.base !== null || row.dependent !== null) return false;
       const bytes = await this.get(sha256);
       if (bytes === undefined) return false;
       const enc = await this.#deltaAgainst(base, bytes, sha256);
       if (!enc) return false;
-      await this.#db.run('UPDATE blobs SET codec = ?, content = ?, base = ?, depth = ? WHERE sha256 = ? AND base IS NULL', [
+      await this.#db.write('UPDATE blobs SET codec = ?, content = ?, base = ?, depth = ? WHERE sha256 = ? AND base IS NULL', [
         enc.codec,
         enc.content,
         enc.base,

@@ -183,18 +183,19 @@ export class VersionStore {
     /** The session that made the change. */
     sessionId?: string | undefined;
   }): Promise<FileVersion> {
-    // The file's last seq and last content, and whether the new content is stored whole, in one round trip.
+    // The file's last seq and last content, and whether the new content is stored whole with
+    // no blob a delta against it (what deltify asks), in one round trip.
     const last = (await this.store.get(
-      'SELECT (SELECT MAX(seq) FROM history WHERE path = ?) AS seq, (SELECT sha256 FROM history WHERE path = ? AND sha256 IS NOT NULL ORDER BY seq DESC LIMIT 1) AS prev, (SELECT CASE WHEN base IS NULL THEN 1 ELSE 0 END FROM blobs WHERE sha256 = ?) AS whole',
-      [entry.path, entry.path, entry.sha256 ?? null],
-    )) as { seq: number | null; prev: string | null; whole: number | null };
+      'SELECT (SELECT MAX(seq) FROM history WHERE path = ?) AS seq, (SELECT sha256 FROM history WHERE path = ? AND sha256 IS NOT NULL ORDER BY seq DESC LIMIT 1) AS prev, (SELECT CASE WHEN base IS NULL THEN 1 ELSE 0 END FROM blobs WHERE sha256 = ?) AS whole, (SELECT 1 FROM blobs WHERE base = ? LIMIT 1) AS dependent',
+      [entry.path, entry.path, entry.sha256 ?? null, entry.sha256 ?? null],
+    )) as { seq: number | null; prev: string | null; whole: number | null; dependent: number | null };
     const seq = Number(last.seq ?? 0) + 1;
     const now = Date.now();
     // Now that the blob's predecessor is known, keep it as a delta against it if it was stored whole.
-    if (entry.sha256 !== undefined && last.prev !== null && last.prev !== entry.sha256 && Number(last.whole) === 1) {
+    if (entry.sha256 !== undefined && last.prev !== null && last.prev !== entry.sha256 && Number(last.whole) === 1 && last.dependent === null) {
       await this.blobs.deltify(entry.sha256, last.prev);
     }
-    await this.store.run(
+    await this.store.write(
       'INSERT INTO history (path, seq, sha256, size, op, author, message, change_id, related_path, undo_of, created_ms, session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       [
         entry.path,

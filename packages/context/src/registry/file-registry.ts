@@ -840,7 +840,7 @@ export class FileRegistry {
     let written = 0;
     try {
       for (const { statement } of pending) {
-        await this.store.run(statement.sql, statement.params);
+        await this.store.write(statement.sql, statement.params);
         written++;
       }
     } catch (err) {

@@ -108,6 +108,9 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   #active: pg.PoolClient | undefined;
   // The active connection while its BEGIN waits for the transaction's first statement.
   readonly #unbegun = new WeakSet<pg.PoolClient>();
+  // The answer to a transaction's BEGIN, sent ahead of its first statement.
+  readonly #opening = new WeakMap<pg.PoolClient, Promise<void>>();
+  protected override readonly pipelined = true;
 
   // File locks (withLock) live on connections of their own, outside the
   // query pool, so a waiter never holds a connection its holder needs: each
@@ -156,7 +159,8 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
       options: `${serverOptions === undefined ? '' : `${serverOptions} `}-c search_path=${schema}`,
       types: TYPES,
     };
-    const pool = new pg.Pool({ ...client, max: options.poolSize ?? 10 });
+    // Pipelined: a transaction's writes and its COMMIT go out together (StateStore.write).
+    const pool = new pg.Pool({ ...client, max: options.poolSize ?? 10, pipeline: true } as pg.PoolConfig);
     const store = new PostgresStateStore(pool, location, schema, client, options.lockWaitMs ?? LOCK_WAIT_MS);
     // An idle connection the server drops reports it here; the pool discards it.
     pool.on('error', () => undefined);
@@ -247,15 +251,28 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
     return client;
   }
 
-  /** Opens the transaction on `client` if its first statement is still to come. */
-  async #open(client: pg.PoolClient): Promise<void> {
-    if (!this.#unbegun.delete(client)) return;
-    try {
-      // One round trip for both (the simple protocol runs them in turn); the key is digits this store made.
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.#lockKey})`);
-    } catch (err) {
-      throw this.#failure(err, 'transaction', client);
+  /**
+   * Opens the transaction on `client` if its first statement is still to
+   * come, without waiting: the connection pipelines, so `BEGIN` and the
+   * writers' lock go out just ahead of that statement, in the same round
+   * trip. What follows waits for the answer; a statement the lock holds back
+   * is answered after it, inside the transaction (were `BEGIN` lost, the
+   * server would refuse it as in a failed transaction, never run it alone).
+   */
+  #open(client: pg.PoolClient): Promise<void> {
+    if (this.#unbegun.delete(client)) {
+      // One message for both (the simple protocol runs them in turn); the key is digits this store made.
+      const opened = client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.#lockKey})`).then(
+        () => undefined,
+        (err: unknown) => {
+          throw this.#failure(err, 'transaction', client);
+        },
+      );
+      // Awaited by each statement of the transaction; one of them reports it.
+      opened.catch(() => undefined);
+      this.#opening.set(client, opened);
     }
+    return this.#opening.get(client) ?? Promise.resolve();
   }
 
   #endWriter(): void {
@@ -264,14 +281,33 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
     release?.();
   }
 
-  protected async end(client: pg.PoolClient, commit: boolean): Promise<void> {
+  protected async end(client: pg.PoolClient, commit: boolean, pending: readonly Promise<unknown>[]): Promise<void> {
     if (client !== this.#active) return;
     this.#active = undefined;
     try {
-      if (!this.#unbegun.delete(client)) await client.query(commit ? 'COMMIT' : 'ROLLBACK');
-    } catch (err) {
-      throw this.#failure(err, 'transaction', client);
+      if (this.#unbegun.delete(client)) return;
+      // Sent behind the writes not yet answered: they and it share one round trip.
+      const ended = client.query(commit ? 'COMMIT' : 'ROLLBACK');
+      const opened = this.#opening.get(client) ?? Promise.resolve();
+      const settled = await Promise.allSettled([opened, ...pending]);
+      let result: pg.QueryResult;
+      try {
+        result = await ended;
+      } catch (err) {
+        throw this.#failure(err, 'transaction', client);
+      }
+      if (!commit) return;
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      // A failed statement aborts the transaction: the server answers COMMIT with ROLLBACK.
+      if (failed !== undefined) throw failed.reason;
+      if (result.command === 'ROLLBACK') {
+        throw fsError('EIO', 'transaction', this.location, {
+          reason: 'the server rolled the transaction back at its commit (a statement in it failed)',
+          hint: 'retry the call; if it fails again, the server log names the statement',
+        });
+      }
     } finally {
+      this.#opening.delete(client);
       this.#release(client);
       this.#endWriter();
     }
@@ -280,9 +316,13 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   protected async query(client: pg.PoolClient | undefined, sql: string, params: readonly SqlValue[], want: 'rows' | 'changes'): Promise<SqlRow[] | RunResult> {
     const values = params.map(bindable);
     if (client !== undefined) {
-      await this.#open(client);
+      const opened = this.#open(client);
+      const sent = this.#send(client, this.#statement(sql), values, sql);
+      // Answered after the BEGIN; when that failed, its error is the one to report.
+      sent.catch(() => undefined);
       try {
-        return shape(await this.#send(client, this.#statement(sql), values, sql), want);
+        await opened;
+        return shape(await sent, want);
       } catch (err) {
         // The transaction is aborted either way; the next one prepares afresh.
         if (stalePlan(err)) this.#prepared.delete(sql);
@@ -368,24 +408,30 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
     };
     client.on('error', onError);
     try {
-      try {
-        for (const key of keys) {
-          try {
-            await client.query({ name: 'ctxfs_file_lock', text: 'SELECT pg_advisory_lock($1, $2)', values: [this.#lockSpace, int32Of(key)] });
-          } catch (err) {
-            if (connectionLost(err) !== undefined) lost = true;
-            throw this.#lockRefused(err, key);
-          }
+      for (const key of keys) {
+        try {
+          await client.query({ name: 'ctxfs_file_lock', text: 'SELECT pg_advisory_lock($1, $2)', values: [this.#lockSpace, int32Of(key)] });
+        } catch (err) {
+          if (connectionLost(err) !== undefined) lost = true;
+          throw this.#lockRefused(err, key);
         }
-        return await fn();
-      } finally {
-        // Every lock this connection holds is this holder's: one statement frees them, those taken before a refusal too.
-        if (!lost) await client.query({ name: 'ctxfs_file_unlock_all', text: 'SELECT pg_advisory_unlock_all()' }).catch(() => (lost = true));
       }
+      return await fn();
     } finally {
-      client.off('error', onError);
-      // A connection whose unlock did not run is ended: ending it frees whatever lock it still held.
-      client.release(lost);
+      // Every lock this connection holds is this holder's: one statement frees them, those taken
+      // before a refusal too. Not waited for: the holder is done, and whoever waits next (here or on
+      // another host) is granted the lock when the server runs it. The connection goes back to the
+      // pool after the answer, or is ended (which frees whatever it still held) when there is none.
+      const freed = lost
+        ? Promise.resolve(false)
+        : client.query({ name: 'ctxfs_file_unlock_all', text: 'SELECT pg_advisory_unlock_all()' }).then(
+            () => !lost,
+            () => false,
+          );
+      void freed.then((ok) => {
+        client.off('error', onError);
+        client.release(!ok);
+      });
     }
   }
 

@@ -119,7 +119,8 @@ export class SqliteStateStore extends TransactionScope<Owner> {
     return { id: ++this.#next };
   }
 
-  protected async end(_owner: Owner, commit: boolean): Promise<void> {
+  protected async end(_owner: Owner, commit: boolean, _pending: readonly Promise<unknown>[]): Promise<void> {
+    // Its writes were answered as they were made (node:sqlite is synchronous): none is pending.
     try {
       if (this.database.db.isTransaction) this.database.db.exec(commit ? 'COMMIT' : 'ROLLBACK');
     } finally {

@@ -89,6 +89,23 @@ export interface StateStore {
   /** Runs a write. */
   run(sql: string, params?: readonly SqlValue[]): Promise<RunResult>;
   /**
+   * Runs a write whose outcome the caller need not wait for. Inside a
+   * transaction on PostgreSQL it is sent at once and answered later: the
+   * writes of a transaction and its `COMMIT` travel together, one round trip
+   * for all, and the transaction rejects with the first that failed (every
+   * statement after it too, with that error). Elsewhere it waits as
+   * {@link run} does. For the writes whose changed-row count nobody reads.
+   *
+   * @example
+   * ```ts
+   * await store.transaction(async () => {
+   *   await store.write('UPDATE files SET access_count = access_count + 1 WHERE path = ?', ['a.ts']);
+   *   await store.write('DELETE FROM edit_journal WHERE id = ?', [7]);
+   * }); // on PostgreSQL: both writes and the COMMIT in one round trip
+   * ```
+   */
+  write(sql: string, params?: readonly SqlValue[]): Promise<void>;
+  /**
    * Runs `fn` in one transaction: committed when it resolves, rolled back
    * when it rejects. Nested calls join the outer transaction. Writers
    * serialize per store (SQLite's write lock; a per-store advisory lock on

@@ -18,6 +18,10 @@ import { auditInsert, auditLogQuery, auditRecordOf, auditValues } from './state-
 interface Frame<C> {
   readonly connection: C;
   open: boolean;
+  /** Writes sent and not yet answered ({@link TransactionScope.write}): settled before the transaction ends. */
+  readonly pending: Array<Promise<unknown>>;
+  /** The first of them that failed: the transaction is lost, and this is why. */
+  failure?: { readonly error: unknown };
   /** The hash of the last audit row this transaction appended: the next one's link, without reading it back. */
   auditHead?: string;
 }
@@ -33,8 +37,18 @@ export abstract class TransactionScope<C> implements StateStore {
 
   /** Takes a connection and opens a write transaction on it. */
   protected abstract begin(): Promise<C>;
-  /** Commits (`true`) or rolls back (`false`), then gives the connection back. */
-  protected abstract end(connection: C, commit: boolean): Promise<void>;
+  /**
+   * Commits (`true`) or rolls back (`false`), then gives the connection back.
+   * `pending` are the writes sent without waiting ({@link write}): a commit
+   * rejects with the first that failed (the transaction was lost with it).
+   */
+  protected abstract end(connection: C, commit: boolean, pending: readonly Promise<unknown>[]): Promise<void>;
+  /**
+   * Whether a statement can be sent before the one ahead of it is answered
+   * (PostgreSQL's pipeline). Where it cannot, or need not (SQLite answers at
+   * once), {@link write} waits as {@link run} does.
+   */
+  protected readonly pipelined: boolean = false;
   /** Runs one statement, on `connection` inside a transaction or on any connection outside one. */
   protected abstract query(connection: C | undefined, sql: string, params: readonly SqlValue[], want: 'rows' | 'changes'): Promise<SqlRow[] | RunResult>;
   /** Closes the connections. */
@@ -55,29 +69,60 @@ export abstract class TransactionScope<C> implements StateStore {
   }
 
   async get<R = SqlRow>(sql: string, params: readonly SqlValue[] = []): Promise<R | undefined> {
-    const rows = (await this.query(this.current, sql, params, 'rows')) as SqlRow[];
+    const rows = (await this.#answer(sql, params, 'rows')) as SqlRow[];
     return rows[0] as R | undefined;
   }
 
   async all<R = SqlRow>(sql: string, params: readonly SqlValue[] = []): Promise<R[]> {
-    return (await this.query(this.current, sql, params, 'rows')) as R[];
+    return (await this.#answer(sql, params, 'rows')) as R[];
   }
 
   async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
-    return (await this.query(this.current, sql, params, 'changes')) as RunResult;
+    return (await this.#answer(sql, params, 'changes')) as RunResult;
+  }
+
+  async write(sql: string, params: readonly SqlValue[] = []): Promise<void> {
+    const frame = this.#frames.getStore();
+    if (frame?.open !== true || !this.pipelined) {
+      await this.run(sql, params);
+      return;
+    }
+    if (frame.failure !== undefined) throw frame.failure.error;
+    const sent = this.query(frame.connection, sql, params, 'changes');
+    frame.pending.push(sent);
+    sent.catch((error: unknown) => {
+      frame.failure ??= { error };
+    });
+  }
+
+  /**
+   * One statement's answer. Behind a write that failed in the same
+   * transaction, the server refuses every statement as "in a failed
+   * transaction": the caller is told the write's own error instead.
+   */
+  async #answer(sql: string, params: readonly SqlValue[], want: 'rows' | 'changes'): Promise<SqlRow[] | RunResult> {
+    const frame = this.#frames.getStore();
+    const connection = frame?.open === true ? frame.connection : undefined;
+    if (frame?.failure !== undefined && connection !== undefined) throw frame.failure.error;
+    try {
+      return await this.query(connection, sql, params, want);
+    } catch (err) {
+      if (connection !== undefined && frame?.failure !== undefined) throw frame.failure.error;
+      throw err;
+    }
   }
 
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn();
-    const frame: Frame<C> = { connection: await this.begin(), open: true };
+    const frame: Frame<C> = { connection: await this.begin(), open: true, pending: [] };
     let committed = false;
     try {
       const result = await this.#frames.run(frame, fn);
-      await this.end(frame.connection, true);
+      await this.end(frame.connection, true, frame.pending);
       committed = true;
       return result;
     } catch (err) {
-      if (!committed) await this.end(frame.connection, false).catch(() => undefined);
+      if (!committed) await this.end(frame.connection, false, frame.pending).catch(() => undefined);
       throw err;
     } finally {
       frame.open = false;
@@ -110,7 +155,7 @@ export abstract class TransactionScope<C> implements StateStore {
         prev = auditHash(link, values);
         return [...values, link, prev];
       });
-      for (const st of statements) await this.run(st.sql, st.params);
+      for (const st of statements) await this.write(st.sql, st.params);
       frame.auditHead = prev;
     });
   }
