@@ -309,6 +309,13 @@ Examples:
   );
   command(
     audit,
+    'reindex',
+    "rebuild the trail's index from the log as it is now, after the log was changed (queries then work again, marking what does not verify)",
+    ['ctxfs audit reindex'],
+    async () => (await import('./commands/audit.ts')).reindex,
+  );
+  command(
+    audit,
     'rollback',
     'revert every change of a session (or an agent), newest first',
     ['ctxfs audit rollback --session 6f1c…', 'ctxfs audit rollback --agent llm:rogue'],

@@ -139,6 +139,14 @@ export const auditVerifyJson = z.object({
 });
 
 /** `audit rollback`: each file's undo, as the undo tool's data. */
+/** `audit reindex`: the index rebuilt from the log, and whether the log verifies (exit 1 when it does not). */
+export const auditReindexJson = z.object({
+  trail: z.string(),
+  indexed: int.describe('Records indexed, read from the log as it is now.'),
+  ok: z.boolean().describe('The log verifies; when false, queries mark the records that do not.'),
+  firstBad: z.object({ file: z.string(), line: int, seq: int, damage: z.string(), detail: z.string() }).optional(),
+});
+
 export const auditRollbackJson = z.object({ changes: int, reverted: int, refused: int, results: z.array(editData) });
 
 /** `doctor`. */
@@ -179,6 +187,7 @@ export const JSON_SHAPES: Readonly<Record<string, string | z.ZodType>> = {
   audit: auditQueryJson,
   'audit verify': auditVerifyJson,
   'audit rollback': auditRollbackJson,
+  'audit reindex': auditReindexJson,
   'snapshot create': snapshotJson,
   'snapshot list': snapshotListJson,
   'snapshot restore': snapshotActionJson,

@@ -35,7 +35,7 @@ describe('packages/cli/README.md', () => {
     const all = (cmd: Command): Command[] => [cmd, ...cmd.commands.flatMap(all)];
     const byName = new Map(all(program).map((c) => [leafName(c), c]));
     const names = leaves(program).map((l) => l.join(' '));
-    expect(names).toHaveLength(28);
+    expect(names).toHaveLength(29);
     for (const name of names) {
       const rows = rowsOf(name);
       expect(rows, name).not.toEqual([]);

@@ -53,6 +53,7 @@ describe('--json: every command answers one document of its documented shape', (
     const records = json('audit', ['audit', '--op', 'replace']).records as Array<{ sessionId: string }>;
     expect(records).toHaveLength(1);
     expect(json('audit verify', ['audit', 'verify']).ok).toBe(true);
+    expect(json('audit reindex', ['audit', 'reindex'])).toMatchObject({ ok: true });
     const rolled = json('audit rollback', ['audit', 'rollback', '--session', (records[0] as { sessionId: string }).sessionId], 1);
     // The replace was undone and rolled back since: its change no longer applies, and the refusal says so.
     expect(rolled).toMatchObject({ changes: 1, refused: 1 });

@@ -76,5 +76,20 @@ describe('a trail edited by hand', () => {
     expect(query.status).not.toBe(0);
     expect(query.stderr).toMatch(/the audit trail was changed: audit-000001\.jsonl line 3 \(seq 3\): edited/);
     expect(query.stderr).toContain('ctxfs audit verify');
+    expect(query.stderr).toContain('ctxfs audit reindex');
+
+    // Reindexed, queries read the log as it is: the edited record is there, marked; the change stays as evidence.
+    const reindex = ctxfs(project, ['audit', 'reindex', '--json']);
+    expect(reindex.status, reindex.stderr).toBe(1);
+    const report = reindex.json<{ indexed: number; ok: boolean; firstBad?: { file: string; line: number; seq: number; damage: string } }>();
+    expect(report).toMatchObject({ ok: false, firstBad: { file: 'audit-000001.jsonl', line: 3, seq: 3, damage: 'edited' } });
+    expect(report.indexed).toBeGreaterThan(3);
+    const after = ctxfs(project, ['audit', '--json']);
+    expect(after.status, after.stderr).toBe(0);
+    const records = after.json<{ records: Array<{ seq: number; agent: string; verified: boolean }> }>().records;
+    expect(records.find((r) => r.seq === 3)).toMatchObject({ agent: 'llm:evil', verified: false });
+    expect(records.filter((r) => r.seq !== 3).every((r) => r.verified)).toBe(true);
+    expect(ctxfs(project, ['audit']).stdout).toMatch(/#3 .* llm:evil .*\(does not verify\)/);
+    expect(ctxfs(project, ['audit', 'verify']).status).toBe(1);
   });
 });

@@ -108,6 +108,30 @@ export const verify: Action = (g) =>
     return ok ? EXIT.ok : EXIT.refused;
   });
 
+/**
+ * `ctxfs audit reindex`: rebuilds the trail's index from the log as it is
+ * now (the index is a cache of it), so that queries work again after the log
+ * was changed; the change stays in the log as evidence, the records that do
+ * not verify are marked, and the command says where the chain breaks.
+ * Exit 0 when the log verifies, 1 when it does not.
+ */
+export const reindex: Action = (g) =>
+  withContext(asAuditor(g), async (ws) => {
+    const trail = trailOf(ws);
+    const indexed = trail.rebuildIndex();
+    const { ok, firstBad } = trail.verify();
+    const bad = firstBad && { file: firstBad.file, line: firstBad.line, seq: firstBad.seq, damage: firstBad.damage, detail: firstBad.detail };
+    if (g.json) await outJson({ trail: trail.dir, indexed, ok, ...(bad ? { firstBad: bad } : {}) });
+    else if (ok) await out(`${paint('green', 'ok')}: indexed ${indexed} records; the log verifies; ${trail.dir}`);
+    else {
+      const where = bad ? `${bad.file} line ${bad.line} (seq ${bad.seq}): ${bad.damage}, ${bad.detail}` : 'a line';
+      await out(
+        `${paint('yellow', 'indexed')} ${indexed} records; the log does not verify from ${where}. It keeps the change as evidence; \`ctxfs audit\` marks the records that do not verify; ${trail.dir}`,
+      );
+    }
+    return ok ? EXIT.ok : EXIT.refused;
+  });
+
 /** `ctxfs audit rollback --session <id> | --agent <name>`: exit 0 when every change was reverted, else 1. */
 export const rollback: Action = (g, _args, o) => {
   const sessionId = g.session;

@@ -371,7 +371,7 @@ export class AuditTrail {
     if (bad === undefined) return staleIndex(what, cause);
     return fsError('EIO', 'audit', undefined, {
       reason: `the audit trail was changed: ${bad.file} line ${bad.line} (seq ${bad.seq}): ${bad.damage}, ${bad.detail}; ${this.dir}`,
-      hint: 'run `ctxfs audit verify` (AuditTrail.verify()) for the report; the log keeps the change as evidence. scan() reads the log as it is now; rebuildIndex() lets queries do so again',
+      hint: 'run `ctxfs audit verify` (AuditTrail.verify()) for the report; the log keeps the change as evidence. scan() reads the log as it is now; `ctxfs audit reindex` (rebuildIndex()) lets queries do so again, marking what does not verify',
       cause,
     });
   }
@@ -548,7 +548,7 @@ function matches(r: AuditRecord, f: AuditQuery): boolean {
 function staleIndex(what: string, cause?: unknown): Error {
   return fsError('EIO', 'audit', undefined, {
     reason: `the audit index does not match the log: ${what}`,
-    hint: 'run verify() to see whether the log was changed, then rebuildIndex()',
+    hint: 'run `ctxfs audit verify` (verify()) to see whether the log was changed, then `ctxfs audit reindex` (rebuildIndex())',
     cause,
   });
 }
