@@ -38,6 +38,26 @@ describe('policy check of a link', () => {
   });
 });
 
+describe('policy check of a directory', () => {
+  const project = useProject({ 'secrets/db.txt': 'password=hunter2\n', 'src/a.ts': 'export {};\n' }, (p) =>
+    p.write('.ctxfs/config.toml', '[[policy.rules]]\neffect = "deny"\npaths = ["secrets/"]\nops = ["search", "rename"]\nreason = "no secrets"\n'),
+  );
+
+  // A search of `secrets` is refused by the rule for `secrets/` (the session decides its scope as a directory); check must say so.
+  it.each(['search', 'rename'])('%s secrets is denied by the rule for secrets/, as the call is', (op) => {
+    const r = ctxfs(project, ['policy', 'check', op, 'secrets']);
+    expect(r.stdout).toContain(`deny: ${op} secrets by cli`);
+    expect(r.stdout).toContain('no secrets');
+    expect(r.status).toBe(4);
+  });
+
+  it('the real search is refused alike; another directory is allowed', () => {
+    expect(ctxfs(project, ['grep', 'hunter2', 'secrets']).status).toBe(4);
+    const src = ctxfs(project, ['policy', 'check', 'search', 'src']);
+    expect(src.status, src.stdout).toBe(0);
+  });
+});
+
 describe('audit --path', () => {
   const project = useProject({ 'a.txt': 'a1\n' });
 

@@ -212,10 +212,18 @@ export class ContextSession {
   /**
    * What the policy says to this agent about `opClass` on `path`, without
    * doing anything: for a program that reaches files on the agent's behalf
-   * (see `command`).
+   * (see `command`). `directory`: the path is a directory (a search's
+   * scope, a directory's rename or delete), so a rule for `secrets/` names
+   * it too, as it does for the session's own calls.
+   *
+   * @example
+   * ```ts
+   * ctx.policyFor('read', '.env').effect; // 'deny' unless a rule allows it
+   * ctx.policyFor('search', 'secrets', true).effect; // decided as the directory itself
+   * ```
    */
-  policyFor(opClass: OpClass, path: string): Decision {
-    return this.#edits.safety.decide(opClass, path, this.agent);
+  policyFor(opClass: OpClass, path: string, directory = false): Decision {
+    return this.#edits.safety.decide(opClass, path, this.agent, directory);
   }
 
   get #caller(): Caller {

@@ -105,9 +105,16 @@ export const check: Action = async (g, [op = '', rawPath = '']) => {
     // Where a session call's path leads: fs.realpath on a backend with links, the path itself where it cannot be resolved.
     const target = path === '' || !fs.capabilities.symlinks ? path : ctx.registry.spelledAs(await fs.realpath(path).catch(() => path));
     const flagged = (p: string): boolean => ctx.registry.get(p)?.sensitive ?? ctx.registry.isSensitive(p);
-    const own = ctx.policyFor(opClass, path);
+    // A directory is decided as one (a search of it, its rename or delete): a rule for `secrets/` names it too.
+    const directory =
+      path === '' ||
+      (await fs.stat(target).then(
+        (s) => s.kind === 'directory',
+        () => false,
+      ));
+    const own = ctx.policyFor(opClass, path, directory);
     // Another Unicode spelling of the same name is the same file, not a link (as the safety layer words it).
-    const linked = target.normalize('NFC') === path.normalize('NFC') ? undefined : ctx.policyFor(opClass, target);
+    const linked = target.normalize('NFC') === path.normalize('NFC') ? undefined : ctx.policyFor(opClass, target, directory);
     const d = linked === undefined ? own : stricter(own, linked);
     const byLink = linked !== undefined && d === linked;
     const reason = byLink ? `${path} is a link to ${target}: ${d.reason}` : d.reason;
