@@ -23,6 +23,9 @@ import { type ApprovalOutcome, type ApprovalRequest, type Approver, askApproval,
 import { withoutHostPaths } from './host-paths.ts';
 import { type Decision, MUTATING, type OpClass, type Policy } from './policy.ts';
 import type { Redactor } from './redaction.ts';
+import { SessionBudgets, type SessionSpend } from './session-budgets.ts';
+
+export type { SessionSpend } from './session-budgets.ts';
 
 /** One call of a session, as the choke point sees it. */
 export interface GuardedCall {
@@ -180,29 +183,6 @@ const MAX_RECORDED_CHARS = 256;
 /** Characters a shell would act on: refused in paths a model sends. */
 const SHELL_META = /[;|&`\n\r]|\$[({]/;
 
-/** What a session spent, as the policy's budgets count it. */
-export interface SessionSpend {
-  readonly operations: number;
-  readonly tokens: number;
-  readonly bytes: number;
-  /** Start times (ms) of its operations in the last minute, oldest first. */
-  readonly recent: readonly number[];
-}
-
-/** What a session whose budget is spent is told to do. */
-const SPENT_HINT = 'it resets with a new session; finish the task with what you have, or ask the user for a new session';
-
-/** Per-session counters for the policy's budgets. */
-interface Usage {
-  operations: number;
-  bytes: number;
-  tokens: number;
-  /** Tokens set aside by calls under way (see {@link CallState.reserveTokens}). */
-  reserved?: number;
-  /** Start times of recent operations, for the per-minute rate. */
-  recent: number[];
-}
-
 /**
  * The safety layer of one workspace.
  *
@@ -218,7 +198,7 @@ export class SafetyLayer {
   readonly #registry: FileRegistry;
   readonly #redactor: Redactor;
   readonly #audit: AuditSink;
-  readonly #usage = new Map<string, Usage>();
+  readonly #budgets: SessionBudgets;
   /** Decisions already made, by operation, agent and path. */
   readonly #decisions = new Map<string, Decision>();
   /** Calls whose record the edit journal wrote with their change. */
@@ -238,6 +218,7 @@ export class SafetyLayer {
     spentBefore?: ((sessionId: string) => Promise<SessionSpend>) | undefined;
   }) {
     this.policy = options.policy;
+    this.#budgets = new SessionBudgets(options.policy.budgets);
     this.approver = options.approver;
     this.#registry = options.registry;
     this.#redactor = options.redactor;
@@ -252,12 +233,9 @@ export class SafetyLayer {
    * a budget holds for the session, not for one process's share of it.
    */
   async #resume(sessionId: string): Promise<void> {
-    const b = this.policy.budgets;
-    const budgeted = b.operations !== undefined || b.tokens !== undefined || b.bytes !== undefined || b.operationsPerMinute !== undefined;
-    if (!budgeted || this.#spentBefore === undefined || this.#usage.has(sessionId)) return;
+    if (!this.#budgets.any || this.#spentBefore === undefined || this.#budgets.has(sessionId)) return;
     const spent = await this.#spentBefore(sessionId).catch(() => undefined);
-    if (spent === undefined || this.#usage.has(sessionId)) return;
-    this.#usage.set(sessionId, { operations: spent.operations, tokens: spent.tokens, bytes: spent.bytes, recent: [...spent.recent] });
+    if (spent !== undefined) this.#budgets.resume(sessionId, spent);
   }
 
   /**
@@ -356,7 +334,7 @@ export class SafetyLayer {
     }
     if (call.invalid) refuse(withoutHostPaths(call.invalid), 'error');
     await this.#resume(sessionId);
-    const limit = this.#charge(call, sessionId);
+    const limit = this.#budgets.charge(call.op, call.paths[0], sessionId);
     if (limit) refuse(limit, 'denied');
 
     // The most restrictive answer over every path the call touches, and every file a link among them leads to.
@@ -406,32 +384,11 @@ export class SafetyLayer {
       if (!approval.approved) refuse(denied(call.op, asked.path, refusalReason(asked.decision, approval)), 'denied');
     }
 
-    const tokenCap = this.policy.budgets.tokens;
-    const usageNow = (): Usage | undefined => this.#usage.get(sessionId);
-    let reserved: number | undefined;
-    const left = (): number => {
-      const u = usageNow();
-      return tokenCap === undefined ? Number.POSITIVE_INFINITY : Math.max(0, tokenCap - (u?.tokens ?? 0) - (u?.reserved ?? 0));
-    };
+    const tokens = this.#budgets.reservation(call.op, call.paths[0], sessionId);
     const state: CallState = {
       call,
-      tokensLeft: () => (reserved ?? 0) + left(),
-      reserveTokens: (want, least = 0) => {
-        if (tokenCap === undefined) return want;
-        if (reserved !== undefined) return Math.min(want, reserved);
-        const free = left();
-        if (free < Math.min(least, want)) {
-          const used = usageNow()?.tokens ?? 0;
-          throw fsError('ELIMIT', call.op, call.paths[0], {
-            reason: `the session's tokens budget leaves ${free} tokens (${used.toLocaleString('en-US')} of ${tokenCap.toLocaleString('en-US')} served, the rest set aside by calls under way): too few for an answer`,
-            hint: SPENT_HINT,
-          });
-        }
-        reserved = Math.min(Math.max(0, want), free);
-        const u = usageNow();
-        if (u) u.reserved = (u.reserved ?? 0) + reserved;
-        return reserved;
-      },
+      tokensLeft: () => tokens.tokensLeft(),
+      reserveTokens: (want, least) => tokens.reserve(want, least),
       agent: who.agent,
       sessionId,
       approval,
@@ -452,11 +409,6 @@ export class SafetyLayer {
       },
     };
 
-    const release = () => {
-      const u = usageNow();
-      if (u && reserved !== undefined) u.reserved = Math.max(0, (u.reserved ?? 0) - reserved);
-      reserved = undefined;
-    };
     let value: T;
     try {
       value = await calls.run(state, body);
@@ -466,15 +418,11 @@ export class SafetyLayer {
       record(isFsError(err, 'EDENIED') ? 'denied' : 'error', { code: isFsError(err) ? err.code : 'EUNKNOWN' });
       throw safe;
     } finally {
-      release();
+      tokens.release();
     }
     approval = state.approval;
     const out = outcome(value);
-    const usage = this.#usage.get(sessionId);
-    if (usage) {
-      usage.tokens += out.tokens ?? 0;
-      usage.bytes += out.bytes ?? 0;
-    }
+    this.#budgets.spend(sessionId, out);
     record(out.code === 'EDENIED' ? 'denied' : out.result, out);
     return value;
   }
@@ -497,36 +445,6 @@ export class SafetyLayer {
     }
     await this.#audit({ ...draft, before, after, changeId: change.changeId, recovered: recovered || undefined });
     if (!recovered) this.#journaled.add(draft.requestId);
-  }
-
-  /** Counts the call against the session's budgets; the refusal when one is spent. */
-  #charge(call: GuardedCall, sessionId: string): FsError | undefined {
-    const b = this.policy.budgets;
-    let u = this.#usage.get(sessionId);
-    if (u === undefined) {
-      u = { operations: 0, bytes: 0, tokens: 0, recent: [] };
-      this.#usage.set(sessionId, u);
-    }
-    const now = Date.now();
-    while (u.recent.length > 0 && (u.recent[0] as number) <= now - 60_000) u.recent.shift();
-    const spent = (what: string, used: number, cap: number): FsError =>
-      fsError('ELIMIT', call.op, call.paths[0], {
-        reason: `the session's ${what} budget is spent: ${used.toLocaleString('en-US')} of ${cap.toLocaleString('en-US')}`,
-        hint: SPENT_HINT,
-      });
-    if (b.operations !== undefined && u.operations >= b.operations) return spent('operations', u.operations, b.operations);
-    if (b.tokens !== undefined && u.tokens >= b.tokens) return spent('tokens', u.tokens, b.tokens);
-    if (b.bytes !== undefined && u.bytes >= b.bytes) return spent('bytes', u.bytes, b.bytes);
-    if (b.operationsPerMinute !== undefined && u.recent.length >= b.operationsPerMinute) {
-      const wait = Math.max(1, Math.ceil(((u.recent[0] as number) + 60_000 - now) / 1000));
-      return fsError('ELIMIT', call.op, call.paths[0], {
-        reason: `rate limit: ${b.operationsPerMinute} operations a minute`,
-        hint: `it resets in ${wait} s; wait, then call again`,
-      });
-    }
-    u.operations++;
-    u.recent.push(now);
-    return undefined;
   }
 
   /** A read's summary for the person asked: the file's size and lines, as the registry knows them. */
