@@ -83,4 +83,29 @@ describe('session context', () => {
     await ctx.close();
     await store.close();
   });
+
+  test("a session whose row the store failed to write is written by the next call: one failure is one call's", async () => {
+    const store = await SqliteStateStore.open();
+    let failures = 1;
+    // The store is real; only the session row's first insert is refused, as by a server that was unreachable for a moment.
+    const flaky = new Proxy(store, {
+      get(target, key, receiver) {
+        if (key === 'run') {
+          return (sql: string, params?: never[]) => {
+            if (sql.startsWith('INSERT INTO sessions') && failures-- > 0) return Promise.reject(new Error('the server was unreachable'));
+            return target.run(sql, params);
+          };
+        }
+        const value = Reflect.get(target, key, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const s = SessionContext.open(flaky, MODEL_PROFILES.large);
+    await expect(s.refresh()).rejects.toThrow('the server was unreachable');
+    expect(await s.refresh()).toBe(0);
+    await s.recordRead({ agent: 'llm:a', path: 'a.ts', sha256: 'a'.repeat(64), op: 'readFile', tokens: 40 });
+    expect(await s.refresh()).toBe(40);
+    expect(await store.get('SELECT profile FROM sessions WHERE id = ?', [s.id])).toEqual({ profile: 'large' });
+    await store.close();
+  });
 });

@@ -211,6 +211,15 @@ describe.each(subjects)('state store conformance: $name', (subject) => {
     expect(keys(await store.all(`SELECT k FROM ${t} ORDER BY k`))).toEqual(['a', 'next', 'outside']);
   });
 
+  test('close closes the store even when the audit rows it flushes cannot be written, and reports why', async () => {
+    const store = await subject.open();
+    store.beforeAuditRead(() => Promise.reject(new Error('the audit rows could not be written')));
+    await expect(store.close()).rejects.toThrow('the audit rows could not be written');
+    expect(store.closed).toBe(true);
+    await expect(store.get('SELECT 1 AS x')).rejects.toThrow();
+    await store.close();
+  });
+
   test('a nested transaction joins the outer one: the outer rollback takes its writes', async () => {
     const store = await opened(subject);
     const t = await scratch(store);
@@ -506,6 +515,21 @@ describe.skipIf(PG_URL === undefined)('PostgreSQL state store', () => {
     for (const [k, v] of Object.entries(extra)) u = withParam(u, k, v);
     return PostgresStateStore.open({ url: u, poolSize: 4 });
   };
+
+  // SQLite binds a detached buffer as an empty blob; node-postgres cannot send it.
+  test('write: one whose values cannot be sent (nothing reaches the server) rolls the transaction back too', async () => {
+    const store = await open();
+    onTestFinished(() => store.close());
+    const t = await scratch(store);
+    const detached = new Uint8Array(new ArrayBuffer(8));
+    structuredClone(detached.buffer, { transfer: [detached.buffer] });
+    const lost = store.transaction(async () => {
+      await store.write(`INSERT INTO ${t} (k, b) VALUES (?, ?)`, ['first', new Uint8Array([1])]);
+      await store.write(`INSERT INTO ${t} (k, b) VALUES (?, ?)`, ['second', detached]);
+    });
+    await expect(lost).rejects.toThrow();
+    expect(keys(await store.all(`SELECT k FROM ${t}`))).toEqual([]);
+  });
 
   test('withLock excludes across stores (hosts) by key, with pools smaller than the waiters, and frees the lock when fn throws', async () => {
     const hosts = await Promise.all([open(), open(), open()]);

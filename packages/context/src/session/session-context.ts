@@ -81,8 +81,8 @@ export class SessionContext {
   readonly id: string;
   readonly profile: ModelProfile;
   readonly store: StateStore;
-  // The session's row, written when the handle is made; every write awaits it first.
-  readonly #row: Promise<void>;
+  // The session's row, written when the handle is made; every write awaits it first (#rowWritten).
+  #row: Promise<void>;
   /** Reads whose record the store failed, by agent and path, in the order they were made (see {@link recordRead}). */
   readonly #unrecorded = new Map<string, ReadRecord>();
   #served = 0;
@@ -91,11 +91,29 @@ export class SessionContext {
     this.store = store;
     this.id = id;
     this.profile = profile;
-    this.#row = store
-      .run('INSERT INTO sessions (id, profile, created_ms, tokens_served) VALUES (?, ?, ?, 0) ON CONFLICT DO NOTHING', [id, profile.name, Date.now()])
+    this.#row = this.#writeRow();
+  }
+
+  #writeRow(): Promise<void> {
+    const row = this.store
+      .run('INSERT INTO sessions (id, profile, created_ms, tokens_served) VALUES (?, ?, ?, 0) ON CONFLICT DO NOTHING', [this.id, this.profile.name, Date.now()])
       .then(() => undefined);
     // Reported by the first call that awaits it, not as an unhandled rejection.
-    this.#row.catch(() => undefined);
+    row.catch(() => undefined);
+    return row;
+  }
+
+  /**
+   * The session's row, written: when its first write failed (the store was
+   * unreachable), it is written again, so that one failure is one call's,
+   * not every later call's.
+   */
+  #rowWritten(): Promise<void> {
+    const row = this.#row;
+    return row.catch((err: unknown) => {
+      if (this.#row === row) this.#row = this.#writeRow();
+      throw err;
+    });
   }
 
   /**
@@ -124,7 +142,7 @@ export class SessionContext {
 
   /** Reads the session's spend from the store (every handle's). */
   async refresh(): Promise<number> {
-    await this.#row;
+    await this.#rowWritten();
     const row = await this.store.get<{ tokens_served: number }>('SELECT tokens_served FROM sessions WHERE id = ?', [this.id]);
     this.#served = row ? Number(row.tokens_served) : 0;
     return this.#served;
@@ -181,7 +199,7 @@ export class SessionContext {
     inserts.push(...multiRowStatements(upsertHeads, heads, (r) => [r.path, this.id, r.agent, r.sha256, r.at.getTime()]));
     const [readRows, readHeads] = inserts;
     try {
-      await this.#row;
+      await this.#rowWritten();
       if (this.store.dialect === 'postgres' && readRows !== undefined && readHeads !== undefined && inserts.length === 2) {
         // One statement, atomic on its own: a round trip where a transaction takes five (begin and lock, two inserts, update, commit).
         await this.store.run(`WITH r AS (${readRows.sql}), h AS (${readHeads.sql}) UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?`, [
@@ -209,7 +227,7 @@ export class SessionContext {
 
   /** Charges tokens that were not a file read (overview, refusals). */
   async charge(tokens: number): Promise<void> {
-    await this.#row;
+    await this.#rowWritten();
     await this.store.run('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?', [tokens, this.id]);
     this.#served += tokens;
   }

@@ -299,7 +299,16 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
       if (!commit) return;
       const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
       // A failed statement aborts the transaction: the server answers COMMIT with ROLLBACK.
-      if (failed !== undefined) throw failed.reason;
+      if (failed !== undefined && result.command !== 'COMMIT') throw failed.reason;
+      if (failed !== undefined) {
+        // The scope holds back a commit behind a write that failed before it was sent; should one
+        // slip through, the caller must not take the transaction for rolled back.
+        throw fsError('EIO', 'transaction', this.location, {
+          reason: `a write of the transaction failed (${(failed.reason as Error)?.message ?? String(failed.reason)}) after the rest of it was committed`,
+          hint: 'the transaction was committed without that write: read the state before writing again',
+          cause: failed.reason,
+        });
+      }
       if (result.command === 'ROLLBACK') {
         throw fsError('EIO', 'transaction', this.location, {
           reason: 'the server rolled the transaction back at its commit (a statement in it failed)',

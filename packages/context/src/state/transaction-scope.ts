@@ -118,6 +118,13 @@ export abstract class TransactionScope<C> implements StateStore {
     let committed = false;
     try {
       const result = await this.#frames.run(frame, fn);
+      if (frame.pending.length > 0) {
+        // A write that failed before reaching the server (a value that could not be sent) aborted
+        // nothing there, and a COMMIT would keep the writes before it: its error arrives within a
+        // turn of the event loop, so the commit waits that turn and is not sent when one failed.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (frame.failure !== undefined) throw frame.failure.error;
+      }
       await this.end(frame.connection, true, frame.pending);
       committed = true;
       return result;
@@ -176,8 +183,15 @@ export abstract class TransactionScope<C> implements StateStore {
 
   async close(): Promise<void> {
     if (this.#closed) return;
-    await this.flushAudit();
+    // Closed whatever the flush does: a store the caller closed keeps no connection open.
+    let failed: { readonly error: unknown } | undefined;
+    try {
+      await this.flushAudit();
+    } catch (error) {
+      failed = { error };
+    }
     this.#closed = true;
     await this.shutdown();
+    if (failed !== undefined) throw failed.error;
   }
 }
