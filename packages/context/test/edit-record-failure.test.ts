@@ -11,6 +11,9 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ContextLayer, type CrashHook, createContext } from '../src/index.ts';
@@ -81,6 +84,53 @@ describe('an edit whose record fails', () => {
     expect(read.text).toContain('ONE');
     expect(ctx.journal.unsettled).toBe(false);
     await assertRecordedOnce();
+  });
+
+  it("another writer's next edit records the change as its author's, not as an outside edit, and the author's own next call does not record it again", async () => {
+    // Two writers on one store (a file both processes open, or one PostgreSQL schema); the first is alive throughout.
+    const dir = mkdtempSync(join(tmpdir(), 'ctxfs-stranded-'));
+    const state = ON_POSTGRES ? testState() : join(dir, 'state.db');
+    let other: ContextLayer | undefined;
+    try {
+      const { arm } = await open(async (c) => {
+        await c.store.run('ALTER TABLE history RENAME TO history_away');
+      }, state);
+      other = await createContext({ fs: ws.fs, store: state, agent: 'llm:b' });
+      await ctx.readFile('a.txt');
+      arm();
+      const r = await ctx.replace('a.txt', 'one', 'ONE');
+      expect(r.success).toBe(false);
+      expect(r.message).toContain('was written');
+      await other.store.run('ALTER TABLE history_away RENAME TO history');
+
+      // Before the edit, a look at the history leaves the unrecorded change to its writer.
+      expect((await other.history('a.txt')).map((v) => v.op)).toEqual(['initial']);
+      await other.readFile('a.txt');
+      const b = await other.replace('a.txt', 'two', 'TWO');
+      expect(b.success, b.message).toBe(true);
+      const history = async () => (await other?.history('a.txt'))?.map((v) => [v.op, v.author]);
+      expect(await history()).toEqual([
+        ['replace', 'llm:b'],
+        ['replace', 'llm:a'],
+        ['initial', 'initial'],
+      ]);
+      expect(await other.journal.pending()).toEqual([]);
+      // The first writer's audit record travelled with its change (beside the refusal its call answered with).
+      const applied = (await other.store.auditLog({ path: 'a.txt' })).filter((a) => a.op === 'replace' && a.result === 'ok');
+      expect(applied.map((a) => [a.agent, (a.params as { recovered?: boolean }).recovered])).toEqual([
+        ['llm:b', undefined],
+        ['llm:a', true],
+      ]);
+
+      // Its writer, alive, finds the change recorded and records nothing again.
+      await ctx.readFile('a.txt');
+      expect(ctx.journal.unsettled).toBe(false);
+      expect(await history()).toHaveLength(3);
+      expect(decode(await ws.fs.readBytes('a.txt'))).toBe('ONE\nTWO\n');
+    } finally {
+      await other?.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it.runIf(ON_POSTGRES)('the server dropping every connection of the store mid-edit: recorded once by the next call', async () => {

@@ -122,6 +122,9 @@ export interface EditorDeps {
  */
 const callSources = new AsyncLocalStorage<string[]>();
 
+/** The paths whose edit locks the operation under way holds (see {@link FileEditor.run}). */
+const lockedPaths = new AsyncLocalStorage<ReadonlySet<string>>();
+
 /** `text`, noted as content the running call may quote. */
 function quoted<T extends string | undefined>(text: T): T {
   if (text !== undefined) callSources.getStore()?.push(text);
@@ -231,16 +234,31 @@ export class FileEditor {
   /**
    * Records what is on disk when history does not know it yet: the first
    * content of a file (`initial`), or a change made behind ctxfs's back
-   * (`external`, or a deletion).
+   * (`external`, or a deletion). `locked`: the caller holds the file's edit
+   * lock, so no other writer is in the middle of a change of it, and a
+   * change another writer wrote here but failed to record is recorded as
+   * that writer's ({@link EditJournal.settleStranded}), not as external.
    */
   async noteDisk(
     path: string,
     current: (Pick<FileText, 'sha256'> & { readonly bytes?: Uint8Array; readonly size?: number }) | undefined,
+    locked = false,
   ): Promise<FileVersion | undefined> {
-    const latest = await this.#versions.latest(path);
+    let latest = await this.#versions.latest(path);
     const sha = current?.sha256;
     if (latest === undefined && current === undefined) return undefined;
     if (latest !== undefined && latest.sha256 === sha) return latest;
+    // Content a writer's change wrote but has not recorded is not an outside change. Under the file's
+    // lock no writer is in the middle of it (its record failed): it is recorded as its author's.
+    // Without the lock it may be in flight, and is left to its writer.
+    const intent = sha === undefined ? undefined : await this.deps.journal.writing(path, sha);
+    if (intent !== undefined) {
+      if (!locked) return latest;
+      if (await this.deps.journal.settleStranded(this.deps.fs, intent)) {
+        latest = await this.#versions.latest(path);
+        if (latest?.sha256 === sha) return latest;
+      }
+    }
     // A file's first content gets its version row only when it is replaced (most files never are). When
     // the disk changed behind ctxfs's back before that, the content the registry knew (and a read kept)
     // is that first version, and what is on disk now is an external change, which undo must know as
@@ -289,7 +307,7 @@ export class FileEditor {
     // After this the content is history's latest version of the file, so its blob is stored (a prune
     // keeps every file's latest, and the file's lock keeps it latest): a possible merge base for
     // other agents' stale edits without a store round trip of its own.
-    await this.noteDisk(path, current);
+    await this.noteDisk(path, current, lockedPaths.getStore()?.has(path) === true);
     return current;
   }
 
@@ -929,16 +947,7 @@ export class FileEditor {
       return await withLocks(
         this.deps.fs,
         paths,
-        async () => {
-          if (options.dryRun) return this.preview(op, planned(await plan()));
-          if (options.requestId !== undefined) {
-            const earlier = await this.#earlier(op, paths, options.requestId);
-            if (earlier) return earlier;
-          }
-          const plans = planned(await plan());
-          await this.deps.beforeCommit?.(plans);
-          return await this.commit(op, plans, options);
-        },
+        () => lockedPaths.run(new Set(paths), () => this.#locked(op, paths, options, plan)),
         (sorted, fn) =>
           store.withLock(
             sorted.map((path) => `file:${path}`),
@@ -950,6 +959,18 @@ export class FileEditor {
       if (isFsError(err)) return refusal(op, paths[0] ?? '', err.code, errorText(err));
       throw err;
     }
+  }
+
+  /** The operation, its files' locks held: a dry run's preview, an earlier answer to the same request, or the change committed. */
+  async #locked(op: string, paths: readonly string[], options: EditOptions, plan: () => Promise<PlannedFile[]>): Promise<EditResult> {
+    if (options.dryRun) return this.preview(op, planned(await plan()));
+    if (options.requestId !== undefined) {
+      const earlier = await this.#earlier(op, paths, options.requestId);
+      if (earlier) return earlier;
+    }
+    const plans = planned(await plan());
+    await this.deps.beforeCommit?.(plans);
+    return await this.commit(op, plans, options);
   }
 }
 

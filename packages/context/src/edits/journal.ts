@@ -204,6 +204,10 @@ export class EditJournal {
 
   #record(pending: PendingChange, recovered: boolean): Promise<FileVersion[]> {
     return this.store.transaction(async () => {
+      // An intent settled after the fact may have been settled already (by its writer's next call, by
+      // recovery, by another process that found its content on disk): its row gone, it is not recorded twice.
+      // Writers serialize, so the row seen here is the row at commit. Not asked on an edit's own record.
+      if (recovered && (await this.store.get('SELECT 1 AS x FROM edit_journal WHERE id = ?', [pending.id])) === undefined) return [];
       const out: FileVersion[] = [];
       for (const e of pending.entries) {
         out.push(
@@ -225,6 +229,31 @@ export class EditJournal {
       await this.store.write('DELETE FROM edit_journal WHERE id = ?', [pending.id]);
       return out;
     });
+  }
+
+  /**
+   * The intent of a change, not recorded yet, that writes `path` as
+   * `sha256`: in flight, or one whose writer could not record it (its store
+   * call failed). Content on disk that such a change wrote is not an outside
+   * edit.
+   */
+  async writing(path: string, sha256: string): Promise<PendingChange | undefined> {
+    return (await this.pending()).find((p) => p.entries.some((e) => e.path === path && e.after === sha256));
+  }
+
+  /**
+   * Records `pending`, a change its writer wrote but could not record (it is
+   * alive, and will find it recorded), when every file of it holds its new
+   * content: the change is its author's, not an outside edit of whoever
+   * comes next. Only for a caller holding the edit locks of its files, so
+   * that no writer is in the middle of it. Whether it was recorded (by this
+   * call, or already).
+   */
+  async settleStranded(fs: Filesystem, pending: PendingChange): Promise<boolean> {
+    const now = await Promise.all(pending.entries.map(async (e) => (await diskHash(fs, e.path)) ?? null));
+    if (!pending.entries.every((e, i) => now[i] === e.after)) return false;
+    await this.commit(pending, true);
+    return true;
   }
 
   /** Drops an intent whose files were all put back (or never written). */
