@@ -195,17 +195,9 @@ export async function storeAuditSink(store: StateStore, trail: AuditTrail | unde
         changeId: r.changeId,
       })),
     );
-  const flush = async (): Promise<void> => {
-    clearTimeout(timer);
-    timer = undefined;
-    if (queued.length === 0 || store.closed) return;
-    if (store.inTransaction) {
-      // Inside a change's transaction: the earlier records go first, in its commit.
-      const batch = queued.splice(0);
-      await insert(batch);
-      pending.unshift(...batch);
-      return;
-    }
+  // The flush outside a transaction under way, if any: its batch is taken from the queue but not yet committed.
+  let inflight: Promise<void> | undefined;
+  const flushOutside = async (): Promise<void> => {
     // The batch is taken once the transaction has begun: a change's transaction
     // open meanwhile writes what is queued before its own record, in call order.
     let batch: AuditDraft[] = [];
@@ -220,6 +212,30 @@ export async function storeAuditSink(store: StateStore, trail: AuditTrail | unde
       throw err;
     }
     toTrail(batch);
+  };
+  const flush = async (): Promise<void> => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (store.closed) return;
+    if (store.inTransaction) {
+      if (queued.length === 0) return;
+      // Inside a change's transaction: the earlier records go first, in its commit.
+      const batch = queued.splice(0);
+      await insert(batch);
+      pending.unshift(...batch);
+      return;
+    }
+    // A flush the timer started may hold records it took from the queue and has not committed:
+    // a read of the table after this flush must see them, so it waits for that one first.
+    while (inflight !== undefined) await inflight.catch(() => undefined);
+    if (queued.length === 0) return;
+    const run = flushOutside();
+    const tracked: Promise<void> = run.finally(() => {
+      if (inflight === tracked) inflight = undefined;
+    });
+    tracked.catch(() => undefined);
+    inflight = tracked;
+    await run;
   };
   store.beforeAuditRead(flush);
   store.onTransactionEnd((committed) => {
