@@ -25,21 +25,38 @@ export class BpeVocabulary {
   readonly #index: Int32Array;
   readonly #mask: number;
 
-  private constructor(blob: Uint8Array, offsets: Uint32Array) {
+  private constructor(blob: Uint8Array, offsets: Uint32Array, index?: Int32Array) {
     this.#blob = blob;
     this.#offsets = offsets;
+    this.#index = index ?? buildIndex(blob, offsets);
+    this.#mask = this.#index.length - 1;
+  }
+
+  /**
+   * The vocabulary as it is held: the three arrays {@link fromArrays} takes
+   * back. Storing them spares a later process the rank file's decoding and
+   * the index's hashing (about 50 ms of a command-line read's start).
+   */
+  toArrays(): VocabularyArrays {
+    return { blob: this.#blob, offsets: this.#offsets, index: this.#index };
+  }
+
+  /**
+   * A vocabulary from arrays {@link toArrays} gave. Only their shape is
+   * checked (offsets spanning the blob, an index a power of two with room
+   * to spare); checking every slot would cost what storing them saves, so a
+   * caller reading them from storage checks their integrity first (the
+   * cache's digest).
+   *
+   * @throws {Error} when the arrays cannot form a vocabulary.
+   */
+  static fromArrays({ blob, offsets, index }: VocabularyArrays): BpeVocabulary {
     const count = offsets.length - 1;
-    let slots = 1;
-    while (slots < count * 2) slots *= 2;
-    this.#index = new Int32Array(slots);
-    this.#mask = slots - 1;
-    for (let rank = 0; rank < count; rank++) {
-      const from = offsets[rank] as number;
-      const to = offsets[rank + 1] as number;
-      let slot = hashBytes(blob, from, to) & this.#mask;
-      while (this.#index[slot] !== EMPTY) slot = (slot + 1) & this.#mask;
-      this.#index[slot] = rank + 1;
+    if (count < 1 || offsets[0] !== 0 || offsets[count] !== blob.length) throw new Error('vocabulary arrays: the offsets do not span the blob');
+    if (index.length < count * 2 || (index.length & (index.length - 1)) !== 0) {
+      throw new Error('vocabulary arrays: the index is not a power of two above twice the ranks');
     }
+    return new BpeVocabulary(blob, offsets, index);
   }
 
   /**
@@ -117,6 +134,30 @@ export class BpeVocabulary {
     if (!Number.isInteger(rank) || rank < 0 || rank >= this.size) return undefined;
     return this.#blob.subarray(this.#offsets[rank], this.#offsets[rank + 1]);
   }
+}
+
+/** A vocabulary's storage, as {@link BpeVocabulary.toArrays} gives it. */
+export interface VocabularyArrays {
+  /** Every token's bytes, back to back in rank order. */
+  readonly blob: Uint8Array;
+  /** Rank `r`'s bytes are `blob[offsets[r]..offsets[r + 1])`. */
+  readonly offsets: Uint32Array;
+  /** Open addressing on the FNV-1a hash of a token's bytes; rank + 1 a slot, 0 when empty. */
+  readonly index: Int32Array;
+}
+
+function buildIndex(blob: Uint8Array, offsets: Uint32Array): Int32Array {
+  const count = offsets.length - 1;
+  let slots = 1;
+  while (slots < count * 2) slots *= 2;
+  const index = new Int32Array(slots);
+  const mask = slots - 1;
+  for (let rank = 0; rank < count; rank++) {
+    let slot = hashBytes(blob, offsets[rank] as number, offsets[rank + 1] as number) & mask;
+    while (index[slot] !== EMPTY) slot = (slot + 1) & mask;
+    index[slot] = rank + 1;
+  }
+  return index;
 }
 
 function hashBytes(bytes: Uint8Array, from: number, to: number): number {

@@ -6,11 +6,10 @@
  * @module
  */
 
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { TextMemo } from '../content/text-memo.ts';
 import { BpeEncoder } from './bpe-encoder.ts';
-import { BpeVocabulary } from './bpe-vocabulary.ts';
+import { defaultCacheDir, loadVocabulary } from './vocabulary-cache.ts';
 
 /** Counts and cuts text in tokens. Replaceable for models with another vocabulary. */
 export interface Tokenizer {
@@ -59,11 +58,12 @@ let o200k: BpeEncoder | undefined;
 // read on first use, synchronously so counting stays a plain function call.
 // The ranks are OpenAI's published rank file as gpt-tokenizer ships it; the
 // encoder is ours because gpt-tokenizer's loader costs 300–400 ms (see
-// bpe-vocabulary.ts) where reading the rank file costs a few tens.
+// bpe-vocabulary.ts) where reading the rank file costs a few tens, and the
+// user's cache of the built vocabulary a few (vocabulary-cache.ts).
 function vocabulary(): BpeEncoder {
   if (o200k === undefined) {
-    const ranks = readFileSync(createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken'));
-    o200k = new BpeEncoder(BpeVocabulary.fromTiktoken(ranks), O200K_SPLIT);
+    const rankFile = createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken');
+    o200k = new BpeEncoder(loadVocabulary(rankFile, defaultCacheDir()).vocabulary, O200K_SPLIT);
   }
   return o200k;
 }

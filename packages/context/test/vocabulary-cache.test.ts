@@ -1,0 +1,99 @@
+import { chownSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { get_encoding } from 'tiktoken';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { BpeVocabulary } from '../src/tokens/bpe-vocabulary.ts';
+import { loadVocabulary } from '../src/tokens/vocabulary-cache.ts';
+
+const RANK_FILE = createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken');
+const tiktoken = get_encoding('o200k_base');
+
+/** Every rank's bytes equal tiktoken's, and the index finds every rank from its bytes: a wrong blob, offset or slot fails one. */
+function expectSameAsTiktoken(vocabulary: BpeVocabulary): void {
+  expect(vocabulary.size).toBe(readFileSync(RANK_FILE, 'latin1').trimEnd().split('\n').length);
+  let lookups = 0;
+  for (let rank = 0; rank < vocabulary.size; rank++) {
+    const bytes = vocabulary.bytesOf(rank);
+    if (bytes === undefined) expect.fail(`rank ${rank} has no bytes`);
+    if (vocabulary.rankOf(bytes, 0, bytes.length) !== rank) expect.fail(`the index does not find rank ${rank}`);
+    lookups++;
+  }
+  expect(lookups).toBeGreaterThan(199_000);
+  for (let rank = 0; rank < vocabulary.size; rank += 997) {
+    expect(vocabulary.bytesOf(rank), `rank ${rank}`).toEqual(new Uint8Array(tiktoken.decode_single_token_bytes(rank)));
+  }
+}
+
+describe('the vocabulary cache', () => {
+  let dir: string;
+  let rankFile: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ctxfs-vocab-'));
+    rankFile = join(dir, 'o200k_base.tiktoken');
+    copyFileSync(RANK_FILE, rankFile);
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('the first load builds from the rank file and writes the cache; the next reads it, and both serve the same ranks as tiktoken', () => {
+    const cache = join(dir, 'cache');
+    const first = loadVocabulary(rankFile, cache);
+    expect(first.source).toBe('rank-file');
+    expect(readdirSync(cache)).toEqual([first.cacheFile?.replace(/^.*\//, '')]);
+    const second = loadVocabulary(rankFile, cache);
+    expect(second.source).toBe('cache');
+    expect(second.vocabulary.size).toBe(first.vocabulary.size);
+    expectSameAsTiktoken(second.vocabulary);
+  });
+
+  test('an altered, truncated or foreign cache file is a miss: the vocabulary is built again and the file rewritten', () => {
+    const cache = join(dir, 'cache');
+    const { cacheFile } = loadVocabulary(rankFile, cache);
+    if (cacheFile === undefined) throw new Error('no cache file');
+    const good = readFileSync(cacheFile);
+
+    // One byte of the index changed: the digest catches it.
+    const altered = Buffer.from(good);
+    altered[200_000] = (altered[200_000] as number) ^ 1;
+    writeFileSync(cacheFile, altered);
+    expect(loadVocabulary(rankFile, cache).source).toBe('rank-file');
+    expect(readFileSync(cacheFile).equals(good)).toBe(true);
+
+    writeFileSync(cacheFile, good.subarray(0, good.length - 1));
+    expect(loadVocabulary(rankFile, cache).source).toBe('rank-file');
+    writeFileSync(cacheFile, 'not a vocabulary');
+    expect(loadVocabulary(rankFile, cache).source).toBe('rank-file');
+    expect(loadVocabulary(rankFile, cache).source).toBe('cache');
+  });
+
+  test.runIf(process.getuid?.() === 0)('a cache file another user owns is not read', () => {
+    const cache = join(dir, 'cache');
+    const { cacheFile } = loadVocabulary(rankFile, cache);
+    if (cacheFile === undefined) throw new Error('no cache file');
+    chownSync(cacheFile, 65534, 65534);
+    expect(loadVocabulary(rankFile, cache).source).toBe('rank-file');
+  });
+
+  test('a changed rank file is another cache entry, never the old one', () => {
+    const cache = join(dir, 'cache');
+    loadVocabulary(rankFile, cache);
+    utimesSync(rankFile, new Date(), new Date(Date.now() + 60_000));
+    const after = loadVocabulary(rankFile, cache);
+    expect(after.source).toBe('rank-file');
+    expect(readdirSync(cache)).toHaveLength(2);
+  });
+
+  test('an unwritable cache directory or caching off costs the build, never the count', () => {
+    const blocked = join(dir, 'blocked');
+    writeFileSync(blocked, 'a file where the directory would be');
+    const loaded = loadVocabulary(rankFile, join(blocked, 'ctxfs'));
+    expect(loaded.source).toBe('rank-file');
+    expect(loaded.vocabulary.size).toBeGreaterThan(199_000);
+    expect(loadVocabulary(rankFile, join(blocked, 'ctxfs')).source).toBe('rank-file');
+
+    const off = loadVocabulary(rankFile, null);
+    expect(off).toMatchObject({ source: 'rank-file', cacheFile: undefined });
+    expect(readdirSync(dir).sort()).toEqual(['blocked', 'o200k_base.tiktoken']);
+  });
+});
