@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import SummaryReporter from './vitest.summary-reporter.ts';
 
@@ -60,6 +62,8 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // The token counter's vocabulary cache: one for the run, never the user's (~/.cache/ctxfs).
+    env: { CTXFS_CACHE_DIR: join(tmpdir(), 'ctxfs-test-cache') },
     reporters: ['default', new SummaryReporter()],
     projects: [
       {

@@ -1,5 +1,6 @@
 /**
- * `@ctxfs/cli` — the `ctxfs` command line. The binary is `dist/bin.js`; this
+ * `@ctxfs/cli` — the `ctxfs` command line. The binary is
+ * `dist/bundle/ctxfs.js` (`dist/bin.js` bundled by `scripts/bundle.ts`); this
  * module exposes the program and what the tests and docs read from it: the
  * exit codes and the `--json` shape of every command.
  *

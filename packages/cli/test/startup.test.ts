@@ -2,18 +2,21 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, useProject } from './support/cli.ts';
+import { BIN, UNBUNDLED_BIN, useProject } from './support/cli.ts';
 
 const TRACER = join(import.meta.dirname, 'support', 'trace-modules.ts');
 
 // Fast start, checked by what is loaded rather than by a clock (the figures are in bench/: pnpm bench cli).
+// Module by module on the unbundled build: the bundle's chunks split where its
+// modules import lazily, so what one leaves unloaded the other does too; then
+// the bundle itself, by the files it reads.
 describe('what ctxfs loads to start', () => {
   const project = useProject();
 
-  function modules(args: readonly string[]): string[] {
+  function modules(args: readonly string[], bin = UNBUNDLED_BIN): string[] {
     const file = join(project.base, `modules-${args.join('-').replace(/\W+/g, '_')}.txt`);
     rmSync(file, { force: true });
-    const r = spawnSync(process.execPath, ['--import', TRACER, BIN, ...args], {
+    const r = spawnSync(process.execPath, ['--import', TRACER, bin, ...args], {
       cwd: project.root,
       env: { ...project.env, CTXFS_TRACE_MODULES: file },
       encoding: 'utf8',
@@ -55,12 +58,42 @@ describe('what ctxfs loads to start', () => {
   it('the budgeted cat loads SQLite, the tokenizer and the tools, not the command runner', () => {
     const loaded = modules(['cat', 'src/math.ts']);
     expect(loaded).toContain('node:sqlite');
-    expect(loaded.some((u) => /\/packages\/context\/(src|dist)\/tokens\/bpe-vocabulary\.[jt]s$/.test(u))).toBe(true);
-    // The vocabulary is read as data (the rank file), never as gpt-tokenizer's 2.4 MB module of ranks.
+    expect(loaded.some((u) => /\/packages\/context\/(src|dist)\/tokens\/vocabulary-cache\.[jt]s$/.test(u))).toBe(true);
+    // The vocabulary is read as data (the rank file, or the user's cache of it built), never as gpt-tokenizer's 2.4 MB module of ranks.
     expect(loaded.some((u) => /\/gpt-tokenizer\/data\/o200k_base\.tiktoken$/.test(u))).toBe(true);
     expect(loaded.filter((u) => /gpt-tokenizer.*\.js$/.test(u))).toEqual([]);
     expect(loaded.some((u) => u.includes('/packages/tools/'))).toBe(true);
     // The tool set holds run_command, but its runner loads with the first command.
     expect(matching(loaded, COMMANDS)).toEqual([]);
+  });
+
+  // What the bundle saves is files: each module a resolution, a read and a link.
+  describe('the bundle', () => {
+    const own = (loaded: readonly string[]): string[] => loaded.filter((u) => /\/packages\/[^/]+\/dist\//.test(u));
+    const bundled = (loaded: readonly string[]): string[] => own(loaded).filter((u) => u.includes('/packages/cli/dist/bundle/'));
+
+    it('serves every command below from its own chunks: no compiled module of a ctxfs package is loaded on its own', () => {
+      for (const args of [['--version'], ['cat', '--raw', 'src/math.ts'], ['cat', 'src/math.ts'], ['outline', 'src/math.ts']]) {
+        const loaded = modules(args, BIN);
+        expect(bundled(loaded).length, args.join(' ')).toBeGreaterThan(0);
+        expect(
+          own(loaded).filter((u) => !u.includes('/packages/cli/dist/bundle/')),
+          args.join(' '),
+        ).toEqual([]);
+      }
+    });
+
+    it('loads a handful of files where the unbundled build loads hundreds', () => {
+      const files = (loaded: readonly string[]) => loaded.filter((u) => u.startsWith('file:') && /\.[cm]?js$/.test(u));
+      const version = files(modules(['--version'], BIN));
+      const cat = files(modules(['cat', 'src/math.ts'], BIN));
+      const unbundled = files(modules(['cat', 'src/math.ts']));
+      expect(version.length).toBeLessThanOrEqual(4);
+      expect(cat.length).toBeLessThanOrEqual(25);
+      expect(unbundled.length).toBeGreaterThan(200);
+      // --version needs no SQLite, and the budgeted cat no tree-sitter, in the bundle as out of it.
+      expect(heavy(modules(['--version'], BIN)).filter((u) => !u.includes('/packages/cli/dist/bundle/'))).toEqual([]);
+      expect(cat.filter((u) => /tree-sitter/.test(u))).toEqual([]);
+    });
   });
 });

@@ -58,7 +58,7 @@ describe('a project outside the workspace, using the packed packages', () => {
     dir = mkdtempSync(join(realpathSync(tmpdir()), 'ctxfs-external-'));
     app = join(dir, 'app');
     mkdirSync(app);
-    env = { ...process.env, XDG_CONFIG_HOME: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'state') };
+    env = { ...process.env, XDG_CONFIG_HOME: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'state'), XDG_CACHE_HOME: join(dir, 'cache') };
     delete env.NODE_OPTIONS;
     const packs = join(dir, 'packs');
     await run('pnpm', ['run', 'pack:packages'], { cwd: ROOT, env: { ...env, CTXFS_PACK_DIR: packs }, timeoutMs: 120_000 });
@@ -116,5 +116,11 @@ describe('a project outside the workspace, using the packed packages', () => {
     expect(`${help.stdout}${help.stderr}`).toMatch(/--root/);
     const version = await run(join(app, 'node_modules/.bin/ctxfs'), ['--version'], { cwd: app, env, timeoutMs: 60_000 });
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
-  }, 60_000);
+    // The bundled bin finds its siblings' files where npm put them: the tokenizer's ranks, tree-sitter's grammars, the digest workers.
+    const ctxfs = (args: readonly string[]) => run(join(app, 'node_modules/.bin/ctxfs'), args, { cwd: app, env, timeoutMs: 60_000 });
+    expect((await ctxfs(['cat', 'imports.mjs'])).stdout).toMatch(/<file path="imports.mjs"[^>]* lines="1-\d+ of \d+"/);
+    expect((await ctxfs(['outline', 'imports.mjs'])).stdout).toContain('imports.mjs');
+    for (let i = 0; i < 80; i++) writeFileSync(join(app, `f${i}.txt`), `file ${i}\n`);
+    expect((await ctxfs(['scan'])).stdout).toMatch(/\d+ files: /);
+  }, 120_000);
 });

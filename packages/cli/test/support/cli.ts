@@ -1,7 +1,8 @@
 /**
- * Runs the built `ctxfs` as a user would: `node dist/bin.js` in a temporary
- * project, with its own config and state directories (the user's are never
- * read or written), piped stdin/stdout/stderr, no colour variables.
+ * Runs the built `ctxfs` as a user would: `node dist/bundle/ctxfs.js` (the
+ * package's `bin`) in a temporary project, with its own config and state
+ * directories (the user's are never read or written), piped
+ * stdin/stdout/stderr, no colour variables.
  */
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -16,12 +17,16 @@ import { afterAll, beforeAll } from 'vitest';
 import type { z } from 'zod';
 
 export const REPO = join(import.meta.dirname, '..', '..', '..', '..');
-export const BIN = join(REPO, 'packages', 'cli', 'dist', 'bin.js');
+export const BIN = join(REPO, 'packages', 'cli', 'dist', 'bundle', 'ctxfs.js');
+/** The compiled, unbundled `ctxfs` the bundle is made from: its modules one file each, as `tsc -b` wrote them. */
+export const UNBUNDLED_BIN = join(REPO, 'packages', 'cli', 'dist', 'bin.js');
+/** The vocabulary cache the tests' commands share (not the user's): see `CTXFS_CACHE_DIR`. */
+const CACHE_DIR = join(tmpdir(), 'ctxfs-test-cache');
 
 /**
- * Builds the CLI and what it imports (`tsc -b`, incremental: a no-op when
- * dist is current). Test files run in parallel workers, so one builds at a
- * time, behind a lock directory.
+ * Builds the CLI and what it imports as `pnpm build` does (`tsc -b`, then the
+ * bundle; each a no-op when current). Test files run in parallel workers, so
+ * one builds at a time, behind a lock directory.
  */
 export async function ensureBuilt(): Promise<void> {
   const lock = join(REPO, 'packages', 'cli', 'dist', '.build-lock');
@@ -38,6 +43,7 @@ export async function ensureBuilt(): Promise<void> {
   }
   try {
     execFileSync(join(REPO, 'node_modules', '.bin', 'tsc'), ['-b', join(REPO, 'packages', 'cli')], { cwd: REPO, stdio: 'pipe' });
+    execFileSync(process.execPath, [join(REPO, 'packages', 'cli', 'scripts', 'bundle.ts'), '--if-stale'], { cwd: REPO, stdio: 'pipe' });
   } finally {
     rmdirSync(lock);
   }
@@ -72,7 +78,7 @@ export function makeProject(files: Readonly<Record<string, string>> = FILES): Pr
   };
   mkdirSync(root);
   for (const [path, text] of Object.entries(files)) write(path, text);
-  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: join(base, 'config'), XDG_STATE_HOME: join(base, 'state') };
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: join(base, 'config'), XDG_STATE_HOME: join(base, 'state'), CTXFS_CACHE_DIR: CACHE_DIR };
   for (const k of ['NO_COLOR', 'FORCE_COLOR', 'CTXFS_BACKEND', 'CTXFS_ROOT', 'CTXFS_PROFILE', 'CTXFS_AGENT', 'CTXFS_SESSION', 'CTXFS_STORE']) delete env[k];
   return { base, root, env, write, remove: () => rmSync(base, { recursive: true, force: true }) };
 }

@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Language, type Node, Parser, type Tree } from 'web-tree-sitter';
+import type { Language, Node, Tree } from 'web-tree-sitter';
 import type { CodeSymbol, SymbolKind } from './types.ts';
 
 const require = createRequire(import.meta.url);
@@ -37,8 +37,18 @@ export function hasGrammar(language: string | undefined): boolean {
   return language !== undefined && language in GRAMMARS;
 }
 
-let init: Promise<void> | undefined;
+// web-tree-sitter is imported on first parse: its module costs a few ms to
+// evaluate, and a process that only reads, searches or edits text never parses.
+let runtime: Promise<typeof import('web-tree-sitter')> | undefined;
 const loaded = new Map<string, Promise<Language>>();
+
+function treeSitter(): Promise<typeof import('web-tree-sitter')> {
+  runtime ??= import('web-tree-sitter').then(async (module) => {
+    await module.Parser.init({ locateFile: () => require.resolve('web-tree-sitter/web-tree-sitter.wasm') });
+    return module;
+  });
+  return runtime;
+}
 
 function grammarDir(): string {
   return join(dirname(require.resolve('@vscode/tree-sitter-wasm/package.json')), 'wasm');
@@ -48,8 +58,7 @@ function grammarDir(): string {
 export async function loadLanguage(language: string): Promise<Language> {
   const grammar = GRAMMARS[language];
   if (!grammar) throw new Error(`no tree-sitter grammar for ${language}`);
-  init ??= Parser.init({ locateFile: () => require.resolve('web-tree-sitter/web-tree-sitter.wasm') });
-  await init;
+  const { Language } = await treeSitter();
   let lang = loaded.get(grammar);
   if (!lang) {
     lang = readFile(join(grammarDir(), `tree-sitter-${grammar}.wasm`)).then((bytes) => Language.load(bytes));
@@ -61,6 +70,7 @@ export async function loadLanguage(language: string): Promise<Language> {
 /** Parses `text`; the caller must `delete()` the tree. */
 export async function parseText(language: string, text: string): Promise<Tree> {
   const lang = await loadLanguage(language);
+  const { Parser } = await treeSitter();
   const parser = new Parser();
   try {
     parser.setLanguage(lang);
