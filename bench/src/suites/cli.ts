@@ -6,7 +6,7 @@
  * the default, budgeted one are held to it: the latter serves the model's
  * view of the file, so it opens the state store (SQLite), records the read
  * and its audit line, and counts tokens. The binary is the package's `bin`,
- * the bundle `scripts/bundle.ts` makes; the budgeted `cat` runs once more
+ * the bundle `scripts/bundle-bins.ts` makes; the budgeted `cat` runs once more
  * from the unbundled `dist/bin.js` it is made from, to show what the bundle
  * saves. The token counter's vocabulary cache is the bench's own, written by
  * the first (verifying) run, as a user's is by their first command.

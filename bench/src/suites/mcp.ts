@@ -36,7 +36,7 @@ import { type Case, defineSuite, fmtBytes, fmtMs, single } from '../harness.ts';
 const benchDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const repoDir = join(benchDir, '..');
 const OUR_SOURCE = join(repoDir, 'packages', 'mcp', 'src', 'bin.ts');
-const OUR_BUILT = join(repoDir, 'packages', 'mcp', 'dist', 'bin.js');
+const OUR_BUILT = join(repoDir, 'packages', 'mcp', 'dist', 'bundle', 'ctxfs-mcp.js');
 
 const BIG = 35_000;
 const SMALL = 3_500;
@@ -298,8 +298,8 @@ const copyDir = (n: number) => `copy-${String(n).padStart(2, '0')}`;
 
 function ourCommand(): Launch['ours'] {
   if (!existsSync(OUR_SOURCE)) return { missing: 'packages/mcp/src/bin.ts does not exist yet (the server of issue 13)' };
-  // As users run it, from dist, when `pnpm bench`'s tsc -b has built it; else from the sources.
-  if (existsSync(OUR_BUILT)) return { args: [OUR_BUILT], how: 'dist/bin.js' };
+  // As users run it, the package's bin (the bundle), when `pnpm bench`'s build has made it; else from the sources.
+  if (existsSync(OUR_BUILT)) return { args: [OUR_BUILT], how: 'dist/bundle/ctxfs-mcp.js' };
   return { args: ['--conditions=ctxfs-source', OUR_SOURCE], how: 'src/bin.ts (not built)' };
 }
 

@@ -1,6 +1,6 @@
 /**
  * `@ctxfs/cli` — the `ctxfs` command line. The binary is
- * `dist/bundle/ctxfs.js` (`dist/bin.js` bundled by `scripts/bundle.ts`); this
+ * `dist/bundle/ctxfs.js` (`dist/bin.js` bundled by the repository's `scripts/bundle-bins.ts`); this
  * module exposes the program and what the tests and docs read from it: the
  * exit codes and the `--json` shape of every command.
  *

@@ -1,14 +1,17 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 import { BIN, REPO, useProject } from './support/cli.ts';
 
 const TRACER = join(import.meta.dirname, 'support', 'trace-modules.ts');
 const BUNDLE = join(REPO, 'packages', 'cli', 'dist', 'bundle');
+const MCP_BIN = join(REPO, 'packages', 'mcp', 'dist', 'bundle', 'ctxfs-mcp.js');
 
 // The bundle rewrites import.meta.url in ctxfs's modules to the compiled file each came
-// from (scripts/bundle.ts); these are the parts that find something beside that file.
+// from (scripts/bundle-bins.ts); these are the parts that find something beside that file.
 describe('the bundled ctxfs finds what lives beside the compiled modules', () => {
   const project = useProject();
 
@@ -19,18 +22,42 @@ describe('the bundled ctxfs finds what lives beside the compiled modules', () =>
     return r.stdout;
   }
 
-  it('every location a chunk computes from its own URL is a file that exists', () => {
-    let located = 0;
-    for (const chunk of readdirSync(BUNDLE).filter((f) => f.endsWith('.js'))) {
-      const code = readFileSync(join(BUNDLE, chunk), 'utf8');
-      for (const m of code.matchAll(/new URL\("([^"]+)", import\.meta\.url\)/g)) {
-        const target = new URL(m[1] as string, `file://${join(BUNDLE, chunk)}`);
-        expect(() => readFileSync(target), `${chunk}: ${m[1]}`).not.toThrow();
-        located++;
+  it('every location a chunk of either bundle computes from its own URL is a file that exists', () => {
+    for (const bundle of [BUNDLE, join(MCP_BIN, '..')]) {
+      let located = 0;
+      for (const chunk of readdirSync(bundle).filter((f) => f.endsWith('.js'))) {
+        const code = readFileSync(join(bundle, chunk), 'utf8');
+        for (const m of code.matchAll(/new URL\("([^"]+)", import\.meta\.url\)/g)) {
+          const target = new URL(m[1] as string, `file://${join(bundle, chunk)}`);
+          expect(() => readFileSync(target), `${chunk}: ${m[1]}`).not.toThrow();
+          located++;
+        }
       }
+      // Workers, lazily required libraries, the language tables, tree-sitter's grammars, the tokenizer's ranks.
+      expect(located, bundle).toBeGreaterThanOrEqual(10);
     }
-    // Workers, lazily required libraries, the language tables, the version, tree-sitter's grammars, the tokenizer's ranks.
-    expect(located).toBeGreaterThanOrEqual(10);
+  });
+
+  it('the bundled ctxfs-mcp serves the SDK client: a read counted by the tokenizer, an outline by tree-sitter', { timeout: 60_000 }, async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [MCP_BIN, '--root', project.root],
+      cwd: project.root,
+      env: project.env as Record<string, string>,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'bundle-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const read = await client.callTool({ name: 'read_file', arguments: { path: 'src/math.ts' } });
+      expect(read.isError, JSON.stringify(read.content)).toBeFalsy();
+      expect(JSON.stringify(read.content)).toContain('export function add');
+      const outline = await client.callTool({ name: 'get_outline', arguments: { path: 'src/math.ts' } });
+      expect(outline.isError, JSON.stringify(outline.content)).toBeFalsy();
+      expect(JSON.stringify(outline.content)).toMatch(/add/);
+    } finally {
+      await client.close();
+    }
   });
 
   it('--version is the package version', () => {

@@ -1,9 +1,16 @@
 #!/usr/bin/env node
 /**
- * `ctxfs-mcp`: checks the Node version, then runs the server (main.ts).
+ * `ctxfs-mcp`: checks the Node version, turns Node's compile cache on (from
+ * the second start on, the server's modules are read as compiled code;
+ * `NODE_DISABLE_COMPILE_CACHE=1` turns it off), then runs the server
+ * (main.ts).
  *
  * @module
  */
+
+// A namespace import: a named one of enableCompileCache fails to link on an
+// old Node before the version check below can speak.
+import * as nodeModule from 'node:module';
 
 // Checked before anything else is loaded, in code Node 20 can run: an older
 // Node would otherwise stop at the first module it cannot load (node:sqlite,
@@ -17,4 +24,5 @@ if (major < 22 || (major === 22 && minor < 18)) {
   process.exit(1);
 }
 
+nodeModule.enableCompileCache?.();
 await import('./main.ts');

@@ -43,7 +43,7 @@ export async function ensureBuilt(): Promise<void> {
   }
   try {
     execFileSync(join(REPO, 'node_modules', '.bin', 'tsc'), ['-b', join(REPO, 'packages', 'cli')], { cwd: REPO, stdio: 'pipe' });
-    execFileSync(process.execPath, [join(REPO, 'packages', 'cli', 'scripts', 'bundle.ts'), '--if-stale'], { cwd: REPO, stdio: 'pipe' });
+    execFileSync(process.execPath, [join(REPO, 'scripts', 'bundle-bins.ts'), '--if-stale'], { cwd: REPO, stdio: 'pipe' });
   } finally {
     rmdirSync(lock);
   }

@@ -1,13 +1,14 @@
 /**
- * Bundles the compiled `ctxfs` (`dist/bin.js`, which `tsc -b` writes) into
- * `dist/bundle/`: an entry, `ctxfs.js`, and a few chunks split where the
- * CLI imports lazily. The package's `bin` is that entry.
+ * Bundles the compiled bins, `ctxfs` (`packages/cli/dist/bin.js`) and
+ * `ctxfs-mcp` (`packages/mcp/dist/bin.js`), each into its package's
+ * `dist/bundle/`: an entry (`ctxfs.js`, `ctxfs-mcp.js`) and chunks split
+ * where the program imports lazily. Each package's `bin` is that entry.
  *
  * Why: unbundled, a budgeted `ctxfs cat` loads 322 module files, and
  * resolving, reading and linking them took about 100 ms of its 240 — more
- * than the command's own work. Bundled it loads about a dozen.
+ * than the command's own work. Bundled it reads about twenty.
  *
- * What keeps the bundle the same program as `dist/bin.js`:
+ * What keeps a bundle the same program as the compiled bin:
  * - In ctxfs's own modules `import.meta.url` is rewritten to the URL of the
  *   compiled file it came from (found relative to the bundle, so it holds in
  *   the monorepo and in an install alike, where `@ctxfs/cli` and
@@ -17,32 +18,43 @@
  *   always were.
  * - A third-party module that finds files beside itself, loads a native
  *   addon or requires an optional peer is not bundled ({@link EXTERNAL}): the
- *   bundle imports it by name. Each is therefore a dependency of
- *   `@ctxfs/cli` too, and this script fails when the copy the CLI resolves
- *   is not the one the package using it resolves. It fails as well when a
- *   bundled third-party module uses `import.meta`, `__dirname`,
- *   `__filename` or `require.resolve`, which would point into the bundle.
- * - The entry imports nothing but `node:module`, so Node's version check in
- *   `bin.ts` runs before anything an old Node cannot link.
+ *   bundle imports it by name. Each one a bundle imports is therefore a
+ *   dependency of the bin's package too, and this script fails when the copy
+ *   that package resolves is not the one the package using it resolves. It
+ *   fails as well when a bundled third-party module uses `import.meta`,
+ *   `__dirname`, `__filename` or `require.resolve`, which would point into
+ *   the bundle.
+ * - The entry imports nothing but `node:module`, so the bin's Node version
+ *   check runs before anything an old Node cannot link.
  *
- * `node scripts/bundle.ts` builds; `--if-stale` builds only when a file the
- * last bundle was made from has changed (what `pnpm build` and the CLI's
- * tests run, so a current bundle costs a few stats).
+ * `node scripts/bundle-bins.ts` builds both; `--if-stale` builds a bin only
+ * when a file its last bundle was made from has changed (what `pnpm build`
+ * and the CLI's tests run, so a current bundle costs a few stats). Names of
+ * packages (`cli`, `mcp`) limit it to those.
  *
  * @module
  */
 
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { build, type Plugin } from 'rolldown';
 import { parseAst } from 'rolldown/parseAst';
 
-const CLI = join(import.meta.dirname, '..');
-const PACKAGES = dirname(CLI);
-const ENTRY = join(CLI, 'dist', 'bin.js');
-const OUT = join(CLI, 'dist', 'bundle');
-const MANIFEST = join(OUT, 'inputs.json');
+const PACKAGES = join(import.meta.dirname, '..', 'packages');
+
+/** A bin to bundle: its package's directory under packages/, and the entry's file name in dist/bundle/. */
+interface Bin {
+  readonly pkg: string;
+  readonly name: string;
+}
+
+const BINS: readonly Bin[] = [
+  { pkg: 'cli', name: 'ctxfs.js' },
+  { pkg: 'mcp', name: 'ctxfs-mcp.js' },
+];
+
+const outOf = (bin: Bin): string => join(PACKAGES, bin.pkg, 'dist', 'bundle');
 
 /** Imported by name at run time, not bundled (see the module comment). */
 const EXTERNAL = [
@@ -122,21 +134,26 @@ function dependencyDir(dir: string, name: string): string | undefined {
   return existsSync(at) ? realpathSync(at) : undefined;
 }
 
-function checkExternals(): void {
+/** Problems with the externals a bundle of `bin` imports: each must be its package's dependency, the same copy its users resolve. */
+function externalProblems(bin: Bin, imported: ReadonlySet<string>): string[] {
   const problems: string[] = [];
-  for (const name of EXTERNAL) {
-    const ours = dependencyDir(CLI, name);
+  const home = join(PACKAGES, bin.pkg);
+  for (const name of EXTERNAL.filter((n) => [...imported].some((id) => id === n || id.startsWith(`${n}/`)))) {
+    const ours = dependencyDir(home, name);
     if (ours === undefined) {
-      problems.push(`${name} is imported by the bundle but is not a dependency of @ctxfs/cli: add it, at the version the package using it has`);
+      problems.push(`${name} is imported by the bundle but is not a dependency of @ctxfs/${bin.pkg}: add it, at the version the package using it has`);
       continue;
     }
     for (const dir of readdirNames(PACKAGES)) {
       const theirs = dependencyDir(join(PACKAGES, dir), name);
       if (theirs !== undefined && theirs !== ours)
-        problems.push(`${name}: @ctxfs/cli resolves ${ours}, packages/${dir} resolves ${theirs}; make the versions equal`);
+        problems.push(`${name}: @ctxfs/${bin.pkg} resolves ${ours}, packages/${dir} resolves ${theirs}; make the versions equal`);
     }
   }
-  if (problems.length > 0) throw new Error(`bundle:\n  ${problems.join('\n  ')}`);
+  for (const id of imported) {
+    if (!id.startsWith('node:') && !isExternal(id)) problems.push(`the bundle imports ${id}, which is neither bundled nor in EXTERNAL`);
+  }
+  return problems;
 }
 
 /** Each packages/<dir> holding a package.json. */
@@ -144,7 +161,7 @@ function readdirNames(dir: string): string[] {
   return readdirSync(dir).filter((name) => existsSync(join(dir, name, 'package.json')));
 }
 
-/** A digest of the files the bundle at OUT was built from, and of this script. */
+/** A digest of the files a bundle was built from, and of this script. */
 function inputsDigest(files: readonly string[]): string {
   const h = createHash('sha256');
   for (const file of [...files, import.meta.filename].sort()) {
@@ -154,46 +171,55 @@ function inputsDigest(files: readonly string[]): string {
   return h.digest('hex');
 }
 
-function isStale(): boolean {
-  if (!existsSync(MANIFEST) || !existsSync(join(OUT, 'ctxfs.js'))) return true;
-  const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as { inputs: string[]; digest: string };
-  return inputsDigest(manifest.inputs.map((f) => join(PACKAGES, f))) !== manifest.digest;
+function isStale(bin: Bin): boolean {
+  const out = outOf(bin);
+  const manifest = join(out, 'inputs.json');
+  if (!existsSync(manifest) || !existsSync(join(out, bin.name))) return true;
+  const { inputs, digest } = JSON.parse(readFileSync(manifest, 'utf8')) as { inputs: string[]; digest: string };
+  return inputsDigest(inputs.map((f) => join(PACKAGES, f))) !== digest;
 }
 
-async function bundle(): Promise<void> {
-  if (!existsSync(ENTRY)) throw new Error(`bundle: ${relative(process.cwd(), ENTRY)} is missing; run tsc -b first`);
-  checkExternals();
+async function bundle(bin: Bin): Promise<void> {
+  const entryFile = join(PACKAGES, bin.pkg, 'dist', 'bin.js');
+  const out = outOf(bin);
+  if (!existsSync(entryFile)) throw new Error(`bundle: ${relative(process.cwd(), entryFile)} is missing; run tsc -b first`);
   const inputs = new Set<string>();
   const foreign: string[] = [];
-  const staging = `${OUT}.${process.pid}.tmp`;
+  const staging = `${out}.${process.pid}.tmp`;
   rmSync(staging, { recursive: true, force: true });
   const result = await build({
-    input: ENTRY,
+    input: entryFile,
     platform: 'node',
     external: isExternal,
     plugins: [locations(inputs, foreign)],
     logLevel: 'warn',
-    output: { dir: staging, format: 'esm', entryFileNames: 'ctxfs.js', chunkFileNames: '[name]-[hash].js' },
+    output: { dir: staging, format: 'esm', entryFileNames: bin.name, chunkFileNames: '[name]-[hash].js' },
   });
-  if (foreign.length > 0) {
+  const fail = (message: string): never => {
     rmSync(staging, { recursive: true, force: true });
-    throw new Error(`bundle: these third-party modules depend on where their file is; add their packages to EXTERNAL:\n  ${foreign.join('\n  ')}`);
+    throw new Error(`bundle of ${bin.pkg}: ${message}`);
+  };
+  if (foreign.length > 0) fail(`these third-party modules depend on where their file is; add their packages to EXTERNAL:\n  ${foreign.join('\n  ')}`);
+  const chunks = result.output.filter((o) => o.type === 'chunk');
+  const entry = chunks.find((c) => c.isEntry);
+  if (entry === undefined || entry.imports.some((i) => i !== 'node:module')) {
+    fail(`the entry must import only node:module, so that bin.ts's Node version check runs first; it imports ${entry?.imports.join(', ') ?? '?'}`);
   }
-  const entry = result.output.find((o) => o.type === 'chunk' && o.isEntry);
-  if (entry === undefined || entry.type !== 'chunk' || entry.imports.some((i) => i !== 'node:module')) {
-    rmSync(staging, { recursive: true, force: true });
-    throw new Error(
-      `bundle: the entry must import only node:module, so that bin.ts's Node version check runs first; it imports ${entry?.type === 'chunk' ? entry.imports.join(', ') : '?'}`,
-    );
-  }
+  const own = new Set(chunks.map((c) => c.fileName));
+  const imported = new Set(chunks.flatMap((c) => [...c.imports, ...c.dynamicImports]).filter((id) => !own.has(id)));
+  const problems = externalProblems(bin, imported);
+  if (problems.length > 0) fail(problems.join('\n  '));
   const files = [...inputs];
-  const rel = files.map((f) => relative(PACKAGES, f));
-  writeFileSync(join(staging, 'inputs.json'), `${JSON.stringify({ inputs: rel, digest: inputsDigest(files) }, null, 1)}\n`);
+  writeFileSync(join(staging, 'inputs.json'), `${JSON.stringify({ inputs: files.map((f) => relative(PACKAGES, f)), digest: inputsDigest(files) }, null, 1)}\n`);
   // Swapped in whole: a command started before the swap keeps the chunks it has loaded.
-  const old = `${OUT}.${process.pid}.old`;
-  if (existsSync(OUT)) renameSync(OUT, old);
-  renameSync(staging, OUT);
+  const old = `${out}.${process.pid}.old`;
+  if (existsSync(out)) renameSync(out, old);
+  renameSync(staging, out);
   rmSync(old, { recursive: true, force: true });
 }
 
-if (!process.argv.includes('--if-stale') || isStale()) await bundle();
+const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const ifStale = process.argv.includes('--if-stale');
+for (const bin of BINS.filter((b) => only.length === 0 || only.includes(b.pkg))) {
+  if (!ifStale || isStale(bin)) await bundle(bin);
+}
