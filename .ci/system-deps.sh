@@ -33,6 +33,8 @@ command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v ssh-keygen >/dev/null 2>&1 || need+=(openssh-client)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap) # confines host commands (run_command, @ctxfs/commands)
 [ -x /bin/busybox ] || need+=(busybox-static)
+# The edit journal's write-ahead order, read from one edit's system calls (packages/context/test/journal-durability.test.ts).
+command -v strace >/dev/null 2>&1 || need+=(strace)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "ctxfs: apt-get install ${need[*]}"
   apt-get update -qq

@@ -237,6 +237,35 @@ describe.each(subjects)('state store conformance: $name', (subject) => {
     expect(ends).toEqual([false]);
   });
 
+  test('a durable transaction commits like any other and must be the outermost; the store keeps its default after it', async () => {
+    const store = await opened(subject);
+    const t = await scratch(store);
+    await store.transaction(async () => store.run(`INSERT INTO ${t} (k) VALUES (?)`, ['durable']), { durable: true });
+    expect(keys(await store.all(`SELECT k FROM ${t}`))).toEqual(['durable']);
+    await expect(
+      store.transaction(async () => {
+        await store.run(`INSERT INTO ${t} (k) VALUES (?)`, ['outer']);
+        await store.transaction(async () => store.run(`INSERT INTO ${t} (k) VALUES (?)`, ['inner']), { durable: true });
+      }),
+    ).rejects.toThrow('a durable transaction must be the outermost');
+    expect(keys(await store.all(`SELECT k FROM ${t}`))).toEqual(['durable']);
+    // A failed durable transaction rolls back as any other.
+    await expect(
+      store.transaction(
+        async () => {
+          await store.run(`INSERT INTO ${t} (k) VALUES (?)`, ['lost']);
+          throw new Error('no');
+        },
+        { durable: true },
+      ),
+    ).rejects.toThrow('no');
+    expect(keys(await store.all(`SELECT k FROM ${t}`))).toEqual(['durable']);
+    if (store instanceof SqliteStateStore) {
+      // synchronous = NORMAL (1) again for every other transaction: FULL (2) was this one's alone.
+      expect(store.database.db.prepare('PRAGMA synchronous').get()).toEqual({ synchronous: 1 });
+    }
+  });
+
   test('a commit that fails rolls back, and the transaction queued behind it is untouched', async () => {
     const store = await opened(subject);
     const parent = `scratch_${process.pid}_${++tables}_parent`;

@@ -142,7 +142,12 @@ export class EditJournal {
     openJournals.delete(this.#token);
   }
 
-  /** Stores the contents and the intent in one transaction; returns the intent. */
+  /**
+   * Stores the contents and the intent in one durable transaction (on disk
+   * before the files it announces are written, or a machine's crash could
+   * keep a file's new bytes and lose the intent that explains them); returns
+   * the intent.
+   */
   begin(change: {
     op: string;
     author: string;
@@ -155,34 +160,37 @@ export class EditJournal {
     changeId?: string | undefined;
   }): Promise<PendingChange> {
     const changeId = change.changeId ?? randomUUID();
-    return this.store.transaction(async () => {
-      for (const b of change.blobs) await this.versions.putBlob(b);
-      const r = (await this.store.get(
-        'INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms, session_id, audit, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
-        [
+    return this.store.transaction(
+      async () => {
+        for (const b of change.blobs) await this.versions.putBlob(b);
+        const r = (await this.store.get(
+          'INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms, session_id, audit, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
+          [
+            changeId,
+            change.op,
+            change.author,
+            change.message ?? null,
+            JSON.stringify(change.entries),
+            Date.now(),
+            change.sessionId ?? null,
+            change.audit === undefined ? null : JSON.stringify(change.audit),
+            this.owner,
+          ],
+        )) as { id: number };
+        return {
+          id: Number(r.id),
           changeId,
-          change.op,
-          change.author,
-          change.message ?? null,
-          JSON.stringify(change.entries),
-          Date.now(),
-          change.sessionId ?? null,
-          change.audit === undefined ? null : JSON.stringify(change.audit),
-          this.owner,
-        ],
-      )) as { id: number };
-      return {
-        id: Number(r.id),
-        changeId,
-        op: change.op,
-        author: change.author,
-        message: change.message,
-        entries: change.entries,
-        sessionId: change.sessionId,
-        audit: change.audit,
-        owner: this.owner,
-      };
-    });
+          op: change.op,
+          author: change.author,
+          message: change.message,
+          entries: change.entries,
+          sessionId: change.sessionId,
+          audit: change.audit,
+          owner: this.owner,
+        };
+      },
+      { durable: true },
+    );
   }
 
   /** Appends the versions of a written change and clears its intent, atomically (with its audit record, if it carries one). */

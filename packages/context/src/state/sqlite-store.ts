@@ -13,7 +13,7 @@ import type { SQLInputValue } from 'node:sqlite';
 import { fsError } from '@ctxfs/core';
 import { MIGRATIONS, type Migration } from './migrations.ts';
 import { SqliteDatabase } from './sqlite-database.ts';
-import type { RunResult, SqlRow, SqlValue } from './state-store.ts';
+import type { RunResult, SqlRow, SqlValue, TransactionOptions } from './state-store.ts';
 import { TransactionScope } from './transaction-scope.ts';
 
 /** Options of {@link SqliteStateStore.open}. */
@@ -48,6 +48,8 @@ export class SqliteStateStore extends TransactionScope<Owner> {
   #busy: Promise<void> | undefined;
   #release: (() => void) | undefined;
   #next = 0;
+  /** Whether the open transaction commits with `synchronous = FULL`. */
+  #durable = false;
 
   private constructor(database: SqliteDatabase) {
     super();
@@ -110,9 +112,17 @@ export class SqliteStateStore extends TransactionScope<Owner> {
     }
   }
 
-  protected async begin(): Promise<Owner> {
+  protected async begin(options: TransactionOptions): Promise<Owner> {
     while (this.#busy !== undefined) await this.#busy;
-    this.database.db.exec('BEGIN IMMEDIATE');
+    // SQLite refuses to change the safety level inside a transaction: it is set for this one before it opens, and put back when it ends.
+    this.#durable = options.durable === true;
+    if (this.#durable) this.database.db.exec('PRAGMA synchronous = FULL');
+    try {
+      this.database.db.exec('BEGIN IMMEDIATE');
+    } catch (err) {
+      this.#restoreSafety();
+      throw err;
+    }
     this.#busy = new Promise((resolve) => {
       this.#release = resolve;
     });
@@ -125,12 +135,20 @@ export class SqliteStateStore extends TransactionScope<Owner> {
       if (this.database.db.isTransaction) this.database.db.exec(commit ? 'COMMIT' : 'ROLLBACK');
     } finally {
       if (!commit || !this.database.db.isTransaction) {
+        this.#restoreSafety();
         const release = this.#release;
         this.#busy = undefined;
         this.#release = undefined;
         release?.();
       }
     }
+  }
+
+  /** Back to the connection's default, `synchronous = NORMAL` (see sqlite-database.ts), after a durable transaction. */
+  #restoreSafety(): void {
+    if (!this.#durable) return;
+    this.#durable = false;
+    if (!this.database.db.isTransaction) this.database.db.exec('PRAGMA synchronous = NORMAL');
   }
 
   protected async query(owner: Owner | undefined, sql: string, params: readonly SqlValue[], want: 'rows' | 'changes'): Promise<SqlRow[] | RunResult> {

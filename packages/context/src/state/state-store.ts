@@ -58,6 +58,12 @@ export interface AuditRowInput {
   changeId?: string | undefined;
 }
 
+/** How {@link StateStore.transaction} commits. */
+export interface TransactionOptions {
+  /** The commit is on stable storage when the transaction resolves (see {@link StateStore.transaction}). */
+  readonly durable?: boolean;
+}
+
 /**
  * The context layer's state store. Open one with {@link openStateStore}.
  *
@@ -110,8 +116,26 @@ export interface StateStore {
    * when it rejects. Nested calls join the outer transaction. Writers
    * serialize per store (SQLite's write lock; a per-store advisory lock on
    * PostgreSQL), so a read-then-write inside one sees no other writer between.
+   *
+   * `durable: true` asks that the commit be on stable storage when the call
+   * resolves, so that it survives a crash of the machine as well as of the
+   * process. SQLite commits in WAL mode with `synchronous = NORMAL` by
+   * default, which survives a process's crash but may lose the last commits to
+   * a power loss; a durable transaction commits with `synchronous = FULL`
+   * (one more `fsync` of the WAL). PostgreSQL's commits are durable already.
+   * The edit journal's intent is written this way: it must be on disk before
+   * the file it announces is replaced. A durable transaction must be the
+   * outermost: asking for one inside another throws, since the enclosing
+   * transaction's commit decides.
+   *
+   * @example
+   * ```ts
+   * await store.transaction(async () => {
+   *   await store.run('INSERT INTO edit_journal (change_id, op, author, entries, created_ms) VALUES (?, ?, ?, ?, ?)', ['c1', 'replace', 'me', '[]', Date.now()]);
+   * }, { durable: true }); // on disk before the file is written
+   * ```
    */
-  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  transaction<T>(fn: () => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
    * Runs `fn` holding the locks named by `keys` against every process
    * sharing this store, on any machine: the edit pipeline holds one per file

@@ -11,7 +11,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AUDIT_GENESIS, AUDIT_HEAD, type AuditChainReport, auditHash, verifyAuditChain } from './audit-chain.ts';
 import { multiRowStatements } from './multi-row.ts';
-import type { AuditRecord, AuditRowInput, RunResult, SqlRow, SqlValue, StateStore } from './state-store.ts';
+import type { AuditRecord, AuditRowInput, RunResult, SqlRow, SqlValue, StateStore, TransactionOptions } from './state-store.ts';
 import { auditInsert, auditLogQuery, auditRecordOf, auditValues } from './state-store.ts';
 
 /** One open transaction: the connection it runs on, while it is open. */
@@ -35,8 +35,8 @@ export abstract class TransactionScope<C> implements StateStore {
   readonly #flushes: Array<() => Promise<void>> = [];
   #closed = false;
 
-  /** Takes a connection and opens a write transaction on it. */
-  protected abstract begin(): Promise<C>;
+  /** Takes a connection and opens a write transaction on it, committed as `options` ask. */
+  protected abstract begin(options: TransactionOptions): Promise<C>;
   /**
    * Commits (`true`) or rolls back (`false`), then gives the connection back.
    * `pending` are the writes sent without waiting ({@link write}): a commit
@@ -112,9 +112,13 @@ export abstract class TransactionScope<C> implements StateStore {
     }
   }
 
-  async transaction<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.inTransaction) return fn();
-    const frame: Frame<C> = { connection: await this.begin(), open: true, pending: [] };
+  async transaction<T>(fn: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    if (this.inTransaction) {
+      // The enclosing transaction's commit decides when this one's writes are on disk.
+      if (options.durable === true) throw new Error('a durable transaction must be the outermost: this one would commit with the transaction it joins');
+      return fn();
+    }
+    const frame: Frame<C> = { connection: await this.begin(options), open: true, pending: [] };
     let committed = false;
     try {
       const result = await this.#frames.run(frame, fn);
