@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chownSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -95,5 +96,30 @@ describe('the vocabulary cache', () => {
     const off = loadVocabulary(rankFile, null);
     expect(off).toMatchObject({ source: 'rank-file', cacheFile: undefined });
     expect(readdirSync(dir).sort()).toEqual(['blocked', 'o200k_base.tiktoken']);
+  });
+
+  // Run in a child with a deadline: a hang here is synchronous and would stop the test runner itself.
+  function loadInChild(cacheDir: string): { status: number | null; source?: string; ms: number } {
+    const program = `import { loadVocabulary } from ${JSON.stringify(join(import.meta.dirname, '../src/tokens/vocabulary-cache.ts'))};
+const { source } = loadVocabulary(${JSON.stringify(rankFile)}, ${JSON.stringify(cacheDir)});
+console.log(source);`;
+    const started = performance.now();
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', program], { encoding: 'utf8', timeout: 20_000 });
+    return { status: r.status, source: r.stdout.trim() || undefined, ms: performance.now() - started };
+  }
+
+  test('a cache directory where mkdir cannot succeed (under /proc) costs the build, not a spin', () => {
+    // Node's recursive mkdirSync loops forever there; the cache's own is bounded.
+    expect(loadInChild('/proc/ctxfs-test-cache/nested')).toMatchObject({ status: 0, source: 'rank-file' });
+  });
+
+  test("a FIFO under the cache file's name is a miss, not a read that waits for a writer", () => {
+    const cache = join(dir, 'fifo-cache');
+    const { cacheFile } = loadVocabulary(rankFile, cache);
+    if (cacheFile === undefined) throw new Error('no cache file');
+    rmSync(cacheFile);
+    const made = spawnSync('mkfifo', [cacheFile]);
+    expect(made.status).toBe(0);
+    expect(loadInChild(cache)).toMatchObject({ status: 0, source: 'rank-file' });
   });
 });

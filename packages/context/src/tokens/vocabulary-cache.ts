@@ -20,9 +20,9 @@
  */
 
 import { hash, randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { endianness, homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { BpeVocabulary } from './bpe-vocabulary.ts';
 
 /** `CTXFS_CACHE_DIR`, else `$XDG_CACHE_HOME/ctxfs`, else `~/.cache/ctxfs`. */
@@ -78,7 +78,8 @@ const DIGEST_AT = 40;
 function readCache(file: string, sourceSize: number, sourceMtimeMs: number): BpeVocabulary | undefined {
   let fd: number;
   try {
-    fd = openSync(file, 'r');
+    // Non-blocking: a FIFO under the cache file's name must not hold the count until a writer comes.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return undefined;
   }
@@ -133,7 +134,7 @@ function writeCache(dir: string, file: string, vocabulary: BpeVocabulary, source
   bytes.set(hash('sha256', bytes.subarray(HEADER), 'buffer'), DIGEST_AT);
   const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirectory(dir, 0);
     writeFileSync(temporary, bytes, { mode: 0o600, flag: 'wx' });
     renameSync(temporary, file);
   } catch {
@@ -141,5 +142,23 @@ function writeCache(dir: string, file: string, vocabulary: BpeVocabulary, source
     try {
       rmSync(temporary, { force: true });
     } catch {}
+  }
+}
+
+/**
+ * `mkdir -p`, bounded. Node's `mkdirSync(dir, { recursive: true })` loops
+ * forever where `mkdir` answers ENOENT under a parent that exists (`/proc`
+ * does): here each level is tried once.
+ */
+function makeDirectory(dir: string, depth: number): void {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    const parent = dirname(dir);
+    if (code !== 'ENOENT' || parent === dir || depth >= 64) throw err;
+    makeDirectory(parent, depth + 1);
+    mkdirSync(dir, { mode: 0o700 });
   }
 }
