@@ -10,10 +10,11 @@
  *
  * What keeps a bundle the same program as the compiled bin:
  * - In ctxfs's own modules `import.meta.url` is rewritten to the URL of the
- *   compiled file it came from (found relative to the bundle, so it holds in
- *   the monorepo and in an install alike, where `@ctxfs/cli` and
- *   `@ctxfs/core` are sibling directories as `packages/cli` and
- *   `packages/core` are here). Workers, lazily required libraries, the
+ *   compiled file it came from: found relative to the bundle (in the
+ *   monorepo and in an install alike, `@ctxfs/cli` and `@ctxfs/core` are
+ *   sibling directories as `packages/cli` and `packages/core` are here),
+ *   then through any links to its real path, where its own dependencies
+ *   are. Workers, lazily required libraries, the
  *   language tables and the package's version are thereby found where they
  *   always were.
  * - A third-party module that finds files beside itself, loads a native
@@ -121,9 +122,18 @@ function locations(inputs: Set<string>, foreign: string[]): Plugin {
         return null;
       }
       if (!code.includes('import.meta.url')) return null;
-      // From dist/bundle/<chunk>.js up to the packages' directory, then down to the compiled file.
-      const url = `new URL(${JSON.stringify(`../../../${own}`)}, import.meta.url).href`;
-      return { code: code.replaceAll('import.meta.url', url), map: null };
+      // From dist/bundle/<chunk>.js up to the packages' directory, then down to the compiled file, and
+      // through the links to where that file really is: installs that link each package from a store of
+      // its own (npm's linked strategy, pnpm without hoisting) keep a package's dependencies beside its
+      // real directory, and `createRequire` of the linked path would look among the bin's instead.
+      const sibling = `new URL(${JSON.stringify(`../../../${own}`)}, import.meta.url)`;
+      const head = [
+        "import { realpathSync as __ctxfsRealpath } from 'node:fs';",
+        "import { fileURLToPath as __ctxfsToPath, pathToFileURL as __ctxfsToUrl } from 'node:url';",
+        // A missing file (a broken install) keeps the linked path: the module's own error then names it.
+        `const __ctxfsModuleUrl = (() => { const linked = ${sibling}; try { return __ctxfsToUrl(__ctxfsRealpath(__ctxfsToPath(linked))).href; } catch { return linked.href; } })();`,
+      ].join('\n');
+      return { code: `${head}\n${code.replaceAll('import.meta.url', '__ctxfsModuleUrl')}`, map: null };
     },
   };
 }

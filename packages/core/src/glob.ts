@@ -100,13 +100,15 @@ function planGlob(pattern: string, options: CompileGlobOptions): GlobPlan {
   const normalized = segments.join('/');
   let matcher: (p: string) => boolean;
   let ignoreMatcher: ((p: string) => boolean) | undefined;
+  // Loaded before the try: a library that cannot load is that failure, not a bad pattern.
+  const picomatch = picomatchModule();
   try {
     // `**` with dot matches every path: a listing's default needs no regex per entry.
     matcher =
       normalized === '**' && options.dot === true
         ? () => true
         : // posix: true makes `[!a]` a negated class, as in sh; picomatch 4 reads it literally otherwise.
-          picomatchModule()(normalized, { dot: options.dot ?? false, nocase: options.nocase ?? false, strictSlashes: false, posix: true });
+          picomatch(normalized, { dot: options.dot ?? false, nocase: options.nocase ?? false, strictSlashes: false, posix: true });
     ignoreMatcher = ignoreTest(typeof options.ignore === 'string' ? [options.ignore] : (options.ignore ?? []));
   } catch (err) {
     throw badPattern(pattern, (err as Error).message);
@@ -165,8 +167,9 @@ export function compileFileFilters(patterns: readonly string[], dot = true): (re
     const name = dot && pattern.startsWith('**/') ? pattern.slice(3) : pattern;
     if (name.includes('/') || name === '') paths.push(compileFileFilter(pattern, dot));
     else {
+      const picomatch = picomatchModule();
       try {
-        names.push(picomatchModule().makeRe(name, { dot, posix: true }));
+        names.push(picomatch.makeRe(name, { dot, posix: true }));
       } catch (err) {
         throw new FsError({ code: 'EBADPATTERN', op: 'grep', path: pattern, reason: (err as Error).message });
       }
@@ -183,12 +186,13 @@ export function compileFileFilters(patterns: readonly string[], dot = true): (re
  * matches the file name at any depth; one with `/` matches the relative path.
  */
 export function compileFileFilter(pattern: string, dot = true): (relativePath: string) => boolean {
+  const picomatch = picomatchModule();
   try {
     if (!pattern.includes('/')) {
-      const m = picomatchModule()(pattern, { dot, posix: true });
+      const m = picomatch(pattern, { dot, posix: true });
       return (p) => m(p.slice(p.lastIndexOf('/') + 1));
     }
-    const m = picomatchModule()(pattern.replace(/^\.\//, ''), { dot, posix: true });
+    const m = picomatch(pattern.replace(/^\.\//, ''), { dot, posix: true });
     return (p) => m(p);
   } catch (err) {
     throw new FsError({ code: 'EBADPATTERN', op: 'grep', path: pattern, reason: (err as Error).message });

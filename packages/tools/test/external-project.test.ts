@@ -51,8 +51,9 @@ function readmeProgram(): string {
 describe('a project outside the workspace, using the packed packages', () => {
   let dir: string;
   let app: string;
-  // Plain node as a user runs it: no --conditions from the test runner's NODE_OPTIONS, no user config or state.
+  // Plain node as a user runs it: no --conditions from the test runner's NODE_OPTIONS, no NODE_PATH, no user config or state.
   let env: NodeJS.ProcessEnv;
+  let tarballs: string[];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(realpathSync(tmpdir()), 'ctxfs-external-'));
@@ -60,13 +61,18 @@ describe('a project outside the workspace, using the packed packages', () => {
     mkdirSync(app);
     env = { ...process.env, XDG_CONFIG_HOME: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'state'), XDG_CACHE_HOME: join(dir, 'cache') };
     delete env.NODE_OPTIONS;
+    // pnpm's shim of vitest sets NODE_PATH to the workspace's store, where every package of this repository
+    // resolves: a program run with it finds libraries its install lacks.
+    delete env.NODE_PATH;
     const packs = join(dir, 'packs');
     await run('pnpm', ['run', 'pack:packages'], { cwd: ROOT, env: { ...env, CTXFS_PACK_DIR: packs }, timeoutMs: 120_000 });
-    const tarballs = readdirSync(packs).filter((f) => f.endsWith('.tgz'));
-    expect(tarballs.sort()).toEqual(PACKAGES.map((p) => `ctxfs-${p}-0.1.0.tgz`).sort());
+    tarballs = readdirSync(packs)
+      .filter((f) => f.endsWith('.tgz'))
+      .map((t) => join(packs, t));
+    expect(tarballs.map((t) => t.replace(/^.*\//, '')).sort()).toEqual(PACKAGES.map((p) => `ctxfs-${p}-0.1.0.tgz`).sort());
     writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'uses-ctxfs', private: true, type: 'module' }, null, 2)}\n`);
     // --ignore-scripts: no native builds of optional dependencies (dockerode's ssh support); nothing here needs them.
-    await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballs.map((t) => join(packs, t))], {
+    await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballs], {
       cwd: app,
       env,
       timeoutMs: 150_000,
@@ -123,4 +129,25 @@ describe('a project outside the workspace, using the packed packages', () => {
     for (let i = 0; i < 80; i++) writeFileSync(join(app, `f${i}.txt`), `file ${i}\n`);
     expect((await ctxfs(['scan'])).stdout).toMatch(/\d+ files: /);
   }, 120_000);
+
+  // npm's linked strategy (as pnpm without hoisting) links each package from a store directory of its own, where
+  // its dependencies are: the bundled bins must find a package's lazily required libraries from its real path.
+  it('the bundled bins work where each package is linked from a store of its own (npm --install-strategy=linked)', async () => {
+    const linked = join(dir, 'app-linked');
+    mkdirSync(linked);
+    writeFileSync(join(linked, 'package.json'), `${JSON.stringify({ name: 'uses-ctxfs-linked', private: true, type: 'module' }, null, 2)}\n`);
+    await run('npm', ['install', '--install-strategy=linked', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballs], {
+      cwd: linked,
+      env,
+      timeoutMs: 150_000,
+    });
+    writeFileSync(join(linked, 'notes.md'), '# Notes\n\nretries = 3\n');
+    const ctxfs = (args: readonly string[]) => run(join(linked, 'node_modules/.bin/ctxfs'), args, { cwd: linked, env, timeoutMs: 60_000 });
+    // The tokenizer's rank file, picomatch (the policy's patterns), re2js (grep's engine), tree-sitter's grammars.
+    expect((await ctxfs(['cat', 'notes.md'])).stdout).toContain('retries = 3');
+    expect((await ctxfs(['grep', 'retries\\s*='])).stdout).toContain('notes.md');
+    expect((await ctxfs(['outline', 'notes.md'])).stdout).toContain('Notes');
+    const help = await run(join(linked, 'node_modules/.bin/ctxfs-mcp'), ['--help'], { cwd: linked, env, timeoutMs: 60_000 });
+    expect(`${help.stdout}${help.stderr}`).toMatch(/--root/);
+  }, 240_000);
 });
