@@ -1,6 +1,7 @@
 /**
- * Lifecycle: `close()` is idempotent, every later call is refused with
- * `ECLOSED` naming the operation, and `await using` closes the instance.
+ * Lifecycle: `close()` is idempotent (a close while one is under way waits
+ * for it), every later call is refused with `ECLOSED` naming the operation,
+ * and `await using` closes the instance.
  *
  * @module
  */
@@ -54,6 +55,17 @@ export function lifecycleSection(ctx: SuiteContext): void {
     const fs = await ctx.make({ files: { 'a.txt': 'a' } });
     await expect(Promise.all([fs.close(), fs.close()])).resolves.toEqual([undefined, undefined]);
     expect(await codeOf(fs.exists('a.txt'))).toBe('ECLOSED');
+  });
+
+  it('a close called while one is under way settles only after it (a second closer never goes on while the backend is still closing)', async () => {
+    const fs = await ctx.make({ files: { 'a.txt': 'a' } });
+    let firstDone = false;
+    const first = fs.close().then(() => {
+      firstDone = true;
+    });
+    await fs.close();
+    expect(firstDone).toBe(true);
+    await first;
   });
 
   it('await using closes the instance at the end of the block', async () => {

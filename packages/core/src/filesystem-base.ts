@@ -119,6 +119,7 @@ export abstract class FilesystemBase implements Filesystem {
   readonly limits: Readonly<FilesystemLimits>;
   readonly readOnly: boolean;
   #closed = false;
+  #closing: Promise<void> | undefined;
   readonly #watchers = new Set<Watcher>();
 
   constructor(options: FilesystemBaseOptions = {}) {
@@ -1037,11 +1038,17 @@ export abstract class FilesystemBase implements Filesystem {
     return this.#closed;
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await Promise.all([...this.#watchers].map((w) => w.close()));
-    await this.closeBackend();
+  close(): Promise<void> {
+    // A close while one is under way waits for it: a caller that closes twice (a server's hang-up
+    // and its own stop) must not go on while a container is still being removed.
+    if (this.#closing === undefined) {
+      this.#closed = true;
+      this.#closing = (async () => {
+        await Promise.all([...this.#watchers].map((w) => w.close()));
+        await this.closeBackend();
+      })();
+    }
+    return this.#closing;
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -50,13 +50,15 @@ export async function runServer(workspace: McpWorkspace, options: RunServerOptio
     stopped = resolve;
   });
   const stop = (): Promise<void> => {
-    stopping ??= (async () => {
+    // Begun a microtask later, once `stopping` is set: closing the transport calls stop() again from
+    // within, and that call must join this one, not start a second that ends the process first.
+    stopping ??= Promise.resolve().then(async () => {
       for (const close of closers) await close().catch(() => undefined);
       await workspace.close().catch(() => undefined);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       stopped();
-    })();
+    });
     return stopping;
   };
   const onSignal = (): void => void stop();
