@@ -7,7 +7,8 @@
  * the HMAC-chained log. A record written inside a transaction reaches the
  * trail when the transaction commits (and never, if it rolls back); records
  * the trail missed (the process died between the two) are appended on the
- * next open, marked `replayed`.
+ * next open, marked `replayed` (so are those of a live process between its
+ * commit and its append, which then skips its own).
  *
  * @module
  */
@@ -173,11 +174,12 @@ export async function storeAuditSink(store: StateStore, trail: AuditTrail | unde
   // Records written inside a transaction, for the trail once it commits.
   const pending: AuditDraft[] = [];
   let timer: NodeJS.Timeout | undefined;
-  // One hold of the trail's lock for a batch's lines.
+  // One hold of the trail's lock for a batch's lines. Their rows are committed: a process that opened since may have
+  // replayed some into the trail already (appendCommitted skips those).
   const toTrail = (batch: readonly AuditDraft[]): void => {
     if (trail === undefined || batch.length === 0) return;
     trail.batch(() => {
-      for (const r of batch) trail.append(trailEntry(r, context));
+      for (const r of batch) trail.appendCommitted(trailEntry(r, context));
     });
   };
   // One call (one statement per 64 rows) for the records of a batch.
@@ -300,7 +302,9 @@ async function replayMissed(store: StateStore, trail: AuditTrail, context: Audit
     return trail.scan({ limit });
   };
   // Read before the trail's lock is taken (the lock is held synchronously); a
-  // row committed in between by a live process is appended by that process.
+  // row committed in between by a live process is appended by that process. A
+  // row committed before, whose live process has not appended it yet, is
+  // replayed here, and that process's append then skips it (appendCommitted).
   const newest = (await store.all<AuditRow>('SELECT * FROM audit ORDER BY id DESC LIMIT ?', [REPLAY_WINDOW * 2])).reverse();
   // A new trail takes the whole table.
   const everything = newestOfTrail(1).length === 0 ? await store.all<AuditRow>('SELECT * FROM audit ORDER BY id') : undefined;

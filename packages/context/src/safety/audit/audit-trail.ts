@@ -116,6 +116,8 @@ export class AuditTrail {
   #batchRows: IndexRow[] | undefined;
   #closed = false;
   #repaired: AuditRepair | undefined;
+  /** Records other processes replayed into the log (see {@link AuditTrail.appendCommitted}), by {@link replayKey}. */
+  readonly #replayedElsewhere = new Set<string>();
 
   private constructor(dir: string, keyBytes: Uint8Array, key: ChainKey, writer: ChainWriter, index: AuditIndex | undefined) {
     this.dir = dir;
@@ -172,6 +174,9 @@ export class AuditTrail {
           return chain === undefined || newest === undefined ? undefined : { chain, ...newest };
         },
         onPrune: (oldestSeq) => index?.dropBefore(oldestSeq),
+        onForeignLines: (lines) => {
+          if (trail !== undefined) trail.#noteReplays(lines);
+        },
       },
       // Before any other process appends: the index and the log are compared at one moment.
       (writer) => {
@@ -294,6 +299,42 @@ export class AuditTrail {
       location: { file: fileName(w.fileNo), line: w.line },
       verified: true,
     };
+  }
+
+  /**
+   * Appends an entry whose record another process may have replayed into the
+   * log already: the record was committed to the state store's table, and a
+   * process that opened between that commit and this append found the
+   * table's row missing from the log and appended it, marked `replayed`.
+   * Then this append would repeat it; it is skipped, and `undefined`
+   * returned. A replayed record is known by its request id, operation and
+   * duration together (a request retried with its id takes a duration of its
+   * own).
+   */
+  appendCommitted(entry: AuditEntry): AuditRecord | undefined {
+    this.#open();
+    return this.#writer.locked(() => {
+      // Under the lock, the writer has caught up with every line appended before this one.
+      if (this.#replayedElsewhere.delete(replayKey(entry.requestId, entry.op, entry.durationMs))) return undefined;
+      return this.append(entry);
+    });
+  }
+
+  /** Takes note of the replayed records among lines other processes appended. */
+  #noteReplays(lines: Buffer): void {
+    for (let at = lines.indexOf(REPLAYED_MARK); at !== -1; ) {
+      const start = lines.lastIndexOf(10, at) + 1;
+      const nl = lines.indexOf(10, at);
+      const end = nl === -1 ? lines.length : nl;
+      const rec = parseLine(lines, start, end);
+      const params = rec?.params as { replayed?: unknown } | undefined;
+      if (rec?.type === 'entry' && params?.replayed === true) {
+        // Bounded: records replayed from processes that died are never appended again to consume theirs.
+        if (this.#replayedElsewhere.size >= MAX_REPLAYS_NOTED) this.#replayedElsewhere.clear();
+        this.#replayedElsewhere.add(replayKey(rec.requestId, rec.op, rec.durationMs));
+      }
+      at = lines.indexOf(REPLAYED_MARK, end);
+    }
   }
 
   /**
@@ -510,6 +551,16 @@ export class AuditTrail {
   #open(): void {
     if (this.#closed) throw fsError('ECLOSED', 'audit', undefined, { reason: 'the audit trail is closed' });
   }
+}
+
+/** How a replayed record's line spells its mark (JSON escapes a quote inside a string, so only the key matches). */
+const REPLAYED_MARK = '"replayed":true';
+/** Replayed records noted at most; a process appends its own within milliseconds of the replay. */
+const MAX_REPLAYS_NOTED = 4096;
+
+/** A record's identity for {@link AuditTrail.appendCommitted}. */
+function replayKey(requestId: unknown, op: unknown, durationMs: unknown): string {
+  return `${String(requestId)}\0${String(op)}\0${String(durationMs)}`;
 }
 
 function indexRow(seq: number, atMs: number, fileNo: number, line: number, offset: number, length: number, mac: string, e: AuditEntry): IndexRow {

@@ -1,7 +1,7 @@
 /**
  * The writing end of the audit chain: append-only JSONL files in one
  * directory, rotated by size, the oldest deleted beyond a retention count,
- * one writer at a time (a pid lock file).
+ * one writer at a time (the log's lock, see log-lock.ts).
  *
  * Every file begins with a header line: `start` for the chain's first file
  * (seq 1, `prev` all zeros, a random chain id, the key's id), `rotate` for
@@ -82,6 +82,12 @@ export interface ChainWriterOptions {
   readonly previousChain?: (() => ChainTip | undefined) | undefined;
   /** After retention deleted files: the seq of the oldest line kept. */
   readonly onPrune?: ((oldestSeq: number) => void) | undefined;
+  /**
+   * The complete lines other processes appended since this writer last held
+   * the lock, as it catches up with them (under the lock). Lines in a file
+   * rotated away from between two files are not passed.
+   */
+  readonly onForeignLines?: ((lines: Buffer) => void) | undefined;
 }
 
 /** What a `repair` line says when it records a torn line that was cut. */
@@ -97,6 +103,23 @@ export function repairFields(
 ): Record<string, unknown> {
   const cut = torn === undefined ? null : { file: torn.file, bytes: torn.bytes, sha256: torn.sha256 };
   return { chain, file, cut, lost, detail };
+}
+
+/** Bytes `[from, to)` of the file at `path` (fewer if it is shorter). */
+function readRange(path: string, from: number, to: number): Buffer {
+  const out = Buffer.alloc(to - from);
+  const fd = openSync(path, 'r');
+  try {
+    let got = 0;
+    while (got < out.length) {
+      const n = readSync(fd, out, got, out.length - got, from + got);
+      if (n === 0) return out.subarray(0, got);
+      got += n;
+    }
+    return out;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The seq and MAC of the last line of `bytes[0, end)` that parses, if any. */
@@ -267,29 +290,25 @@ export class ChainWriter {
         return;
       }
     }
+    const onForeign = this.#o.onForeignLines;
+    // Rotated by another writer: the lines it appended to this file before it did are others' too.
+    if (rotated && onForeign !== undefined && st !== undefined && st.ino === this.#ino && st.size > this.#fileBytes) {
+      const rest = readRange(this.#path(this.#fileNo), this.#fileBytes, st.size);
+      onForeign(rest.subarray(0, rest.lastIndexOf(10) + 1));
+    }
     // Rotated, reset or cut by someone else: start again from what the directory holds.
     if (this.#fd >= 0) closeSync(this.#fd);
     this.#fd = -1;
-    const { torn } = this.#resume();
+    const { torn } = this.#resume(rotated ? onForeign : undefined);
     if (torn !== undefined) this.#appendLine('repair', () => repairFields(this.#chain, fileName(this.#fileNo), torn, null, TORN_DETAIL));
   }
 
   /** Takes in the lines other processes appended to the current file, which now has `size` bytes. */
   #follow(size: number): void {
     const path = this.#path(this.#fileNo);
-    const added = Buffer.alloc(size - this.#fileBytes);
-    const fd = openSync(path, 'r');
-    try {
-      let got = 0;
-      while (got < added.length) {
-        const n = readSync(fd, added, got, added.length - got, this.#fileBytes + got);
-        if (n === 0) break;
-        got += n;
-      }
-    } finally {
-      closeSync(fd);
-    }
+    const added = readRange(path, this.#fileBytes, size);
     const cut = added.lastIndexOf(10) + 1;
+    if (cut > 0) this.#o.onForeignLines?.(added.subarray(0, cut));
     const last = lastChainLine(added, cut - 1);
     if (last !== undefined) {
       this.#seq = this.#writtenSeq = last.seq;
@@ -323,7 +342,7 @@ export class ChainWriter {
     return this.#fileNo;
   }
 
-  #resume(): { torn: TornTail | undefined; fresh: boolean } {
+  #resume(onLines?: (lines: Buffer) => void): { torn: TornTail | undefined; fresh: boolean } {
     let files = listLogFiles(this.dir);
     let torn: TornTail | undefined;
     // A writer killed between creating a file and writing its header leaves it empty.
@@ -347,6 +366,7 @@ export class ChainWriter {
         files = files.slice(0, -1);
         continue;
       }
+      onLines?.(bytes.subarray(0, cut));
       this.#adopt(last, bytes.subarray(0, cut));
       return { torn, fresh: false };
     }
