@@ -166,7 +166,7 @@ describe('a record committed by one process and replayed by another before it ap
       path: 'README.md',
       agent: 'cli',
       sessionId: 'session-d',
-      params: { opClass: 'write', durationMs: 3.25, requestId: 'retried' },
+      params: { opClass: 'write', durationMs: 3.25, requestId: 'retried', trailChain: a.trail.tip.chain },
       result: 'ok',
     });
     const replayer = await open();
@@ -175,5 +175,45 @@ describe('a record committed by one process and replayed by another before it ap
     a.sink(draft('retried', 0.412, { op: 'replace', opClass: 'write' }));
     await a.store.flushAudit();
     expect(recordsOf(a.trail, 'retried').map((r) => r.params.replayed ?? false)).toEqual([false, true]);
+  });
+});
+
+describe('hosts that share one state store and keep a trail each', () => {
+  it("a replay takes only its own trail's rows, never another host's or those of a process without a trail", async () => {
+    const base = mkdtempSync(join(tmpdir(), 'ctxfs-replay-hosts-'));
+    const keyFile = join(base, 'key', 'audit.key');
+    // The trail's index lives in a SQLite store only; over a shared PostgreSQL store a trail has none, as here.
+    const host = async (name: string) => {
+      const store = await SqliteStateStore.open({ path: join(base, 'shared-state.db') });
+      const trail = AuditTrail.open({ dir: join(base, name, 'audit'), key: { keyFile } });
+      return { store, trail, sink: await storeAuditSink(store, trail, CONTEXT) };
+    };
+    const open: Array<{ store: SqliteStateStore; trail: AuditTrail }> = [];
+    try {
+      const one = await host('one');
+      open.push(one);
+      one.sink(draft('one-1', 1.1));
+      await one.store.flushAudit();
+      const two = await host('two');
+      open.push(two);
+      two.sink(draft('two-1', 2.1));
+      await two.store.flushAudit();
+      // A process with no trail (a container workspace over the shared store).
+      const bare = await SqliteStateStore.open({ path: join(base, 'shared-state.db') });
+      open.push({ store: bare, trail: two.trail });
+      const sink = await storeAuditSink(bare, undefined, CONTEXT);
+      sink(draft('bare-1', 3.1));
+      await bare.flushAudit();
+      // Another process on host one opens its trail and replays what it missed.
+      const again = await host('one');
+      open.push(again);
+      const ids = (t: AuditTrail) => t.scan({ limit: 100 }).map((r) => r.requestId);
+      expect(ids(again.trail)).toEqual(['one-1']);
+      expect(ids(two.trail)).toEqual(['two-1']);
+    } finally {
+      for (const p of open) await p.store.close();
+      for (const t of new Set(open.map((p) => p.trail))) t.close();
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });

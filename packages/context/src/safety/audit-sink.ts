@@ -35,8 +35,13 @@ export interface AuditContext {
   readonly user: string;
 }
 
-/** The parameters column of a table row: the call's arguments and what the table has no column for. */
-function rowParams(r: AuditDraft): Record<string, unknown> {
+/**
+ * The parameters column of a table row: the call's arguments and what the
+ * table has no column for, and the chain of the trail the record is bound for
+ * (`trailChain`): a replay takes only its own trail's rows, never those of
+ * processes on other hosts sharing the store, or of processes with no trail.
+ */
+function rowParams(r: AuditDraft, trailChain: string | undefined): Record<string, unknown> {
   return {
     ...r.params,
     opClass: r.opClass,
@@ -50,6 +55,7 @@ function rowParams(r: AuditDraft): Record<string, unknown> {
     ...(r.recovered ? { recovered: true } : {}),
     durationMs: r.durationMs,
     requestId: r.requestId,
+    ...(trailChain === undefined ? {} : { trailChain }),
   };
 }
 
@@ -136,7 +142,7 @@ interface AuditRow {
 /** A table row back as a record, for the trail's replay. */
 function fromRow(row: AuditRow): AuditDraft {
   const p = (row.params === null ? {} : JSON.parse(row.params)) as Record<string, unknown>;
-  const { opClass, paths, approval, code, before, after, diff, recovered, durationMs, requestId, ...params } = p;
+  const { opClass, paths, approval, code, before, after, diff, recovered, durationMs, requestId, trailChain: _, ...params } = p;
   return {
     requestId: String(requestId ?? `row-${row.id}`),
     op: row.op,
@@ -191,7 +197,7 @@ export async function storeAuditSink(store: StateStore, trail: AuditTrail | unde
         path: r.paths[0]?.replaceAll('\0', '\\u0000'),
         agent: r.agent,
         sessionId: r.sessionId,
-        params: rowParams(r),
+        params: rowParams(r, trail?.tip.chain),
         result: r.result,
         tokens: r.tokens,
         changeId: r.changeId,
@@ -278,8 +284,10 @@ const REPLAY_WINDOW = 64;
 
 /**
  * Appends to the trail the table's records it missed (a process died between
- * committing a record and appending it): among the table's newest rows, those
- * after the oldest one the trail's newest records hold that the trail lacks.
+ * committing a record and appending it): among the table's newest rows bound
+ * for this trail (other hosts sharing a PostgreSQL store keep trails of
+ * their own), those after the oldest one the trail's newest records hold
+ * that the trail lacks.
  * Under the trail's lock, so another process's appends cannot interleave.
  *
  * A trail changed by someone (a line that no longer matches its MAC, or an
@@ -306,20 +314,22 @@ async function replayMissed(store: StateStore, trail: AuditTrail, context: Audit
   // row committed before, whose live process has not appended it yet, is
   // replayed here, and that process's append then skips it (appendCommitted).
   const newest = (await store.all<AuditRow>('SELECT * FROM audit ORDER BY id DESC LIMIT ?', [REPLAY_WINDOW * 2])).reverse();
-  // A new trail takes the whole table.
+  // A new trail takes the table's history (the rows bound for no other trail).
   const everything = newestOfTrail(1).length === 0 ? await store.all<AuditRow>('SELECT * FROM audit ORDER BY id') : undefined;
   let unverified: AuditRecord | undefined;
   const replayed = trail.batch(() => {
     const recent = newestOfTrail(REPLAY_WINDOW);
     unverified = recent.find((r) => !r.verified);
     let rows: AuditRow[];
-    if (recent.length === 0) rows = everything ?? newest;
+    // A new trail takes the table's history, but for the rows bound for other hosts' trails.
+    if (recent.length === 0) rows = (everything ?? newest).filter((row) => trailChainOf(row) === undefined);
     else {
       const held = new Set(recent.map((r) => r.requestId));
       const tail = newest;
       const first = tail.findIndex((row) => held.has(requestIdOf(row)));
       // A trail none of whose newest records the table holds was started elsewhere: nothing to replay.
-      rows = first === -1 ? [] : tail.slice(first).filter((row) => !held.has(requestIdOf(row)));
+      const chain = trail.tip.chain;
+      rows = first === -1 ? [] : tail.slice(first).filter((row) => !held.has(requestIdOf(row)) && trailChainOf(row) === chain);
     }
     for (const row of rows) trail.append(trailEntry(fromRow(row), context, true));
     return rows.length;
@@ -338,6 +348,12 @@ async function replayMissed(store: StateStore, trail: AuditTrail, context: Audit
     await new Promise((resolve) => setImmediate(resolve));
   }
   return replayed;
+}
+
+/** The chain of the trail a row's record was bound for, if its process had one. */
+function trailChainOf(row: AuditRow): string | undefined {
+  const chain = row.params === null ? undefined : (JSON.parse(row.params) as { trailChain?: unknown }).trailChain;
+  return typeof chain === 'string' ? chain : undefined;
 }
 
 function requestIdOf(row: AuditRow): string {
