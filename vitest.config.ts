@@ -24,6 +24,7 @@ const engineSuites = [
   'packages/container/test/faults.test.ts',
   'packages/container/test/links.test.ts',
   'packages/container/test/permissions.test.ts',
+  'packages/container/test/snapshot-dir.test.ts',
   'packages/container/test/walk.test.ts',
 ];
 

@@ -40,6 +40,21 @@ describe.runIf(docker)('ctxfs on a Docker container', () => {
     expect(doctor.checks.find((c) => c.name === 'docker')?.ok).toBe(true);
   });
 
+  it("a container's snapshot outlives the command that took it: the next restores it", { timeout: 120_000 }, async () => {
+    const on = ['--backend', `docker:${name}`, '--workdir', '/work/app'];
+    const created = ctxfs(project, [...on, 'snapshot', 'create', 'baseline', '--json']);
+    expect(created.status, created.stderr).toBe(0);
+    const { id } = created.json<{ id: string }>();
+    await sh(container, 'echo scribbled > /work/app/README.md');
+    const listed = ctxfs(project, [...on, 'snapshot', 'list', '--json']).json<{ snapshots: Array<{ id: string; tag?: string }> }>();
+    expect(listed.snapshots).toEqual([expect.objectContaining({ id, tag: 'baseline' })]);
+    const restored = ctxfs(project, [...on, 'snapshot', 'restore', 'baseline']);
+    expect(restored.status, restored.stderr).toBe(0);
+    expect((await sh(container, 'cat /work/app/README.md')).stdout).toBe('# In a container\n');
+    expect(ctxfs(project, [...on, 'snapshot', 'drop', id]).status).toBe(0);
+    expect(ctxfs(project, [...on, 'snapshot', 'list', '--json']).json<{ snapshots: unknown[] }>().snapshots).toEqual([]);
+  });
+
   it('works on a new container from an image, removed after (docker-image:<image>)', { timeout: 120_000 }, async () => {
     const before = (await new Docker().listContainers({ all: true })).length;
     const r = ctxfs(project, ['--backend', `docker-image:${TEST_IMAGE}`, 'ls', '--json']);

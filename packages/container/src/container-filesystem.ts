@@ -103,6 +103,22 @@ export interface ContainerFilesystemOptions extends FilesystemBaseOptions {
    * interval). Declared as `capabilities.watchPollIntervalMs`. Default 500.
    */
   watchPollIntervalMs?: number;
+  /**
+   * Where snapshot archives are kept: a directory, or a function of the
+   * filesystem's {@link ContainerFilesystem.root} (`docker://<container><workdir>`)
+   * that names one. Snapshots kept there outlast this instance: every
+   * instance and process that names the directory sees them, and restores
+   * them. Default: a temporary directory of this instance's, removed on
+   * close. The `ctxfs` CLI and MCP server keep an attached container's
+   * under the user's state directory.
+   *
+   * @example
+   * ```ts
+   * const fs = await ContainerFilesystem.open({ container: 'dev', snapshotDir: '/var/lib/agents/dev/snapshots' });
+   * const s = await fs.snapshot('before the refactor'); // a later process with the same snapshotDir can restore(s.id)
+   * ```
+   */
+  snapshotDir?: string | ((root: string) => string);
 }
 
 /** Default of {@link ContainerFilesystemOptions.watchPollIntervalMs}. */
@@ -341,7 +357,15 @@ export class ContainerFilesystem extends FilesystemBase {
     this.root = `docker://${ref}${workdir}`;
     this.#watchPollIntervalMs = options.watchPollIntervalMs ?? DEFAULT_WATCH_POLL_INTERVAL_MS;
     this.capabilities = containerCapabilities(this.readOnly, this.#watchPollIntervalMs);
-    this.#snapshots = new SnapshotStore(`ctr-${ref.slice(0, 12)}`);
+    const snapshotDir = typeof options.snapshotDir === 'function' ? options.snapshotDir(this.root) : options.snapshotDir;
+    this.#snapshots = new SnapshotStore(
+      `ctr-${ref
+        .slice(0, 12)
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, '-')}`,
+      this.root,
+      snapshotDir,
+    );
   }
 
   /**
@@ -1153,7 +1177,7 @@ export class ContainerFilesystem extends FilesystemBase {
   }
 
   protected override async restoreSnapshot(id: string): Promise<void> {
-    if (!this.#snapshots.has(id)) throw fsError('ENOSNAPSHOT', 'restore', undefined, { reason: `unknown snapshot '${id}'` });
+    if (!(await this.#snapshots.has(id))) throw fsError('ENOSNAPSHOT', 'restore', undefined, { reason: `unknown snapshot '${id}'` });
     await this.#ok('restore', '', 'CLR');
     const parent = this.workdir.slice(0, this.workdir.lastIndexOf('/')) || '/';
     try {

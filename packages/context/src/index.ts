@@ -230,7 +230,7 @@ export { MIGRATIONS, type Migration } from './state/migrations.ts';
 export { SqliteDatabase } from './state/sqlite-database.ts';
 export { SqliteStateStore, type SqliteStoreOptions } from './state/sqlite-store.ts';
 export type { AuditRecord as StoreAuditRecord, AuditRowInput, RunResult, SqlRow, SqlValue, StateStore } from './state/state-store.ts';
-export { defaultStatePath, isPostgresUrl, type OpenStateOptions, openStateStore, userStatePath } from './state/store.ts';
+export { defaultStatePath, isPostgresUrl, type OpenStateOptions, openStateStore, userStateDir, userStatePath } from './state/store.ts';
 export { leadingDoc, StructuralSummarizer } from './summaries/structural-summarizer.ts';
 export { type Summarizer, SummaryCache, type SummaryInput } from './summaries/summarizer.ts';
 export { findSymbol, type OutlineOptions, otherDefinitionsNote, renderOutline, type SymbolLookup, symbolSelector, symbolTable } from './symbols/outline.ts';

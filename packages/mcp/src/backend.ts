@@ -78,9 +78,10 @@ export async function openBackend(spec: Exclude<BackendSpec, { kind: 'client-roo
     case 'container':
     case 'image': {
       const { ContainerFilesystem } = await import('@ctxfs/container');
-      return ContainerFilesystem.open(
-        spec.kind === 'container' ? { container: spec.container, workdir: spec.workdir } : { image: spec.image, workdir: spec.workdir },
-      );
+      if (spec.kind === 'image') return ContainerFilesystem.open({ image: spec.image, workdir: spec.workdir });
+      // An attached container outlives the command: so do its snapshots, kept where its state is.
+      const { userStateDir } = await import('@ctxfs/context/guard');
+      return ContainerFilesystem.open({ container: spec.container, workdir: spec.workdir, snapshotDir: (root) => join(userStateDir(root), 'snapshots') });
     }
   }
 }

@@ -1,7 +1,9 @@
 /**
  * `ctxfs snapshot`: the Filesystem protocol's snapshots, on whatever store
- * the backend keeps them in (git objects beside a host workspace, the
- * container's, memory's own — which lives only as long as the command).
+ * the backend keeps them in: git objects beside a host workspace; for an
+ * attached container, tar archives under the user's state directory (a new
+ * container from an image, and memory, keep theirs only as long as the
+ * command).
  * A snapshot is named by its id or its tag.
  *
  * @module

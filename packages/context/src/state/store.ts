@@ -73,10 +73,26 @@ export function defaultStatePath(workspaceRoot: string): string {
 }
 
 /**
+ * The user's state directory of a workspace:
+ * `$XDG_STATE_HOME/ctxfs/<hash of root>` (else `~/.local/state/ctxfs/…`).
+ * What a workspace that is not a host directory keeps on this machine lives
+ * there: its state store, its container snapshots.
+ *
+ * @example
+ * ```ts
+ * userStateDir('docker://dev/work'); // '/home/me/.local/state/ctxfs/3b1f…'
+ * ```
+ */
+export function userStateDir(workspaceRoot: string): string {
+  const base = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
+  return join(base, 'ctxfs', createHash('sha256').update(workspaceRoot).digest('hex').slice(0, 16));
+}
+
+/**
  * The fallback location when the directory beside the workspace is not
- * writable: `$XDG_STATE_HOME/ctxfs/<hash of root>/state.db`.
+ * writable, and the store of a workspace that is not a host directory:
+ * `context.db` in {@link userStateDir}.
  */
 export function userStatePath(workspaceRoot: string): string {
-  const base = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
-  return join(base, 'ctxfs', createHash('sha256').update(workspaceRoot).digest('hex').slice(0, 16), 'context.db');
+  return join(userStateDir(workspaceRoot), 'context.db');
 }
