@@ -5,6 +5,10 @@ import SummaryReporter from './vitest.summary-reporter.ts';
 
 // Workspace packages resolve to their TypeScript sources through the
 // `ctxfs-source` export condition, so tests never need a build first.
+// The run the workers belong to (they inherit it): test schemas on a shared PostgreSQL server carry it, so that
+// one run's clean-up never drops another's (packages/context/test/support/postgres-schemas.ts).
+process.env.CTXFS_TEST_RUN ??= String(process.pid);
+
 const conditions = ['ctxfs-source', 'import', 'module', 'node', 'default'];
 // Server-side, the module runner resolves a CommonJS `require` with these
 // conditions too: `import` there hands a CommonJS package (pg) the ES module

@@ -21,6 +21,7 @@ import { isFsError } from '@ctxfs/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTestContainers, TEST_IMAGE, TEST_LABELS } from '../../container/test/docker-fixture.ts';
 import { runWorker } from '../../context/test/support/run-worker.ts';
+import { testSchemaName } from '../../context/test/support/test-state.ts';
 
 const HOSTS = 4;
 const SESSIONS = 8;
@@ -79,7 +80,7 @@ describe.runIf(available)('many hosts over one PostgreSQL and one engine reached
     const paths = Array.from({ length: FILES }, (_, i) => `shared/f${i}.txt`);
     const owners = Array.from({ length: HOSTS }, (_, h) => Array.from({ length: SESSIONS }, (_, s) => `h${h}s${s}`)).flat();
     for (const p of paths) await fs.write(p, `${owners.map((o) => `${o}=0\n`).join('')}outside=0\n`, { createParents: true });
-    const state = `${POSTGRES}${POSTGRES?.includes('?') ? '&' : '?'}schema=ctxfs_test_hosts_${randomBytes(4).toString('hex')}`;
+    const state = `${POSTGRES}${POSTGRES?.includes('?') ? '&' : '?'}schema=${testSchemaName('hosts_')}`;
 
     // The writer outside ctxfs: read, bump its own line, write only if the file is still what it read.
     const deadline = Date.now() + RUN_MS;

@@ -17,7 +17,7 @@ import { type ContextLayer, type CrashHook, createContext, SqliteStateStore } fr
 import { PostgresStateStore } from '../src/state/postgres-store.ts';
 import { BACKENDS } from './backends.ts';
 import { runAndKill } from './support/kill-child.ts';
-import { TEST_SCHEMA_PREFIX } from './support/test-state.ts';
+import { testSchemaName } from './support/test-state.ts';
 
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const here = dirname(fileURLToPath(import.meta.url));
@@ -149,7 +149,7 @@ if (PG_URL !== undefined || process.env.CI) {
     window: { minMs: 50, spreadMs: 400 },
     state: () => {
       if (PG_URL === undefined) throw new Error('CTXFS_TEST_POSTGRES_URL: the kills over PostgreSQL must run in CI (see .ci/system-deps.sh)');
-      return `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${TEST_SCHEMA_PREFIX}crash_${process.pid}_${Date.now().toString(36)}`;
+      return `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${testSchemaName('crash_')}`;
     },
   });
 }

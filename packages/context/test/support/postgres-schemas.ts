@@ -1,31 +1,49 @@
 /**
  * Global setup of the vitest project `postgres`: drops the schemas the
- * context layer's tests made on the test server (see test-state.ts), before
- * the run (a run stopped midway leaves some) and after it.
+ * tests made on the test server (see test-state.ts) — before the run, those
+ * of runs that are over (a run stopped midway leaves some); after it, this
+ * run's too. Never those of another run still going: two runs on one
+ * server (a CI clone beside a developer's) each keep theirs.
  *
  * @module
  */
 
 import pg from 'pg';
-import { TEST_SCHEMA_PREFIX } from './test-state.ts';
+import { runOfSchema, TEST_SCHEMA_PREFIX, testRun } from './test-state.ts';
 
-async function dropTestSchemas(): Promise<void> {
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: a process of another user is alive all the same.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function dropTestSchemas(ours: boolean): Promise<void> {
   const url = process.env.CTXFS_TEST_POSTGRES_URL;
   if (url === undefined) return;
+  const run = Number(testRun());
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const { rows } = await client.query<{ name: string }>('SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, $1)', [TEST_SCHEMA_PREFIX]);
-    for (const { name } of rows) await client.query(`DROP SCHEMA ${client.escapeIdentifier(name)} CASCADE`);
+    for (const { name } of rows) {
+      const pid = runOfSchema(name);
+      // A name without a run is an older layout's: no run still going makes one.
+      const over = pid === undefined || (pid === run ? ours : !alive(pid));
+      if (over) await client.query(`DROP SCHEMA IF EXISTS ${client.escapeIdentifier(name)} CASCADE`);
+    }
   } finally {
     await client.end();
   }
 }
 
 export async function setup(): Promise<void> {
-  await dropTestSchemas();
+  await dropTestSchemas(false);
 }
 
 export async function teardown(): Promise<void> {
-  await dropTestSchemas();
+  await dropTestSchemas(true);
 }

@@ -15,7 +15,7 @@ export function testState(): string {
   if (url === undefined) {
     throw new Error('the postgres project needs CTXFS_TEST_POSTGRES_URL: bash .ci/system-deps.sh starts the server, ./run-tests passes its URL');
   }
-  return `${url}${url.includes('?') ? '&' : '?'}schema=${TEST_SCHEMA_PREFIX}${randomBytes(6).toString('hex')}`;
+  return `${url}${url.includes('?') ? '&' : '?'}schema=${testSchemaName()}`;
 }
 
 /**
@@ -27,3 +27,26 @@ export const ON_POSTGRES = process.env.CTXFS_TEST_STATE === 'postgres';
 
 /** Schemas the tests make start with this; the project's global teardown drops them. */
 export const TEST_SCHEMA_PREFIX = 'ctxfs_test_';
+
+/**
+ * The vitest run a test belongs to: the main process's pid, set in
+ * vitest.config.ts and inherited by the workers.
+ */
+export function testRun(): string {
+  return process.env.CTXFS_TEST_RUN ?? String(process.pid);
+}
+
+/**
+ * A new schema's name, `ctxfs_test_<run>_<label><random>`: the run's pid in
+ * it lets a clean-up drop only the schemas of runs that are over, never
+ * those of another run on the same server.
+ */
+export function testSchemaName(label = ''): string {
+  return `${TEST_SCHEMA_PREFIX}${testRun()}_${label}${randomBytes(6).toString('hex')}`;
+}
+
+/** The pid of the run that made schema `name`, if it names one. */
+export function runOfSchema(name: string): number | undefined {
+  const m = /^ctxfs_test_(\d+)_/.exec(name);
+  return m === null ? undefined : Number(m[1]);
+}
