@@ -81,7 +81,8 @@ export interface RecoveryReport {
 const openJournals = new Set<string>();
 const HOST = hostname();
 
-function processExists(pid: number): boolean {
+/** Whether process `pid` of this machine exists (under any user). */
+export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

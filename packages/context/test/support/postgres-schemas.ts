@@ -9,17 +9,8 @@
  */
 
 import pg from 'pg';
+import { processExists } from '../../src/edits/journal.ts';
 import { runOfSchema, TEST_SCHEMA_PREFIX, testRun } from './test-state.ts';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: a process of another user is alive all the same.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function dropTestSchemas(ours: boolean): Promise<void> {
   const url = process.env.CTXFS_TEST_POSTGRES_URL;
@@ -32,7 +23,7 @@ async function dropTestSchemas(ours: boolean): Promise<void> {
     for (const { name } of rows) {
       const pid = runOfSchema(name);
       // A name without a run is an older layout's: no run still going makes one.
-      const over = pid === undefined || (pid === run ? ours : !alive(pid));
+      const over = pid === undefined || (pid === run ? ours : !processExists(pid));
       if (over) await client.query(`DROP SCHEMA IF EXISTS ${client.escapeIdentifier(name)} CASCADE`);
     }
   } finally {
