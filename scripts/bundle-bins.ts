@@ -148,13 +148,14 @@ function dependencyDir(dir: string, name: string): string | undefined {
 function externalProblems(bin: Bin, imported: ReadonlySet<string>): string[] {
   const problems: string[] = [];
   const home = join(PACKAGES, bin.pkg);
+  const packages = packageDirs(PACKAGES);
   for (const name of EXTERNAL.filter((n) => [...imported].some((id) => id === n || id.startsWith(`${n}/`)))) {
     const ours = dependencyDir(home, name);
     if (ours === undefined) {
       problems.push(`${name} is imported by the bundle but is not a dependency of @ctxfs/${bin.pkg}: add it, at the version the package using it has`);
       continue;
     }
-    for (const dir of readdirNames(PACKAGES)) {
+    for (const dir of packages) {
       const theirs = dependencyDir(join(PACKAGES, dir), name);
       if (theirs !== undefined && theirs !== ours)
         problems.push(`${name}: @ctxfs/${bin.pkg} resolves ${ours}, packages/${dir} resolves ${theirs}; make the versions equal`);
@@ -167,7 +168,7 @@ function externalProblems(bin: Bin, imported: ReadonlySet<string>): string[] {
 }
 
 /** Each packages/<dir> holding a package.json. */
-function readdirNames(dir: string): string[] {
+function packageDirs(dir: string): string[] {
   return readdirSync(dir).filter((name) => existsSync(join(dir, name, 'package.json')));
 }
 

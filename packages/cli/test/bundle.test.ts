@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { BIN, REPO, useProject } from './support/cli.ts';
+import { ctxfs, REPO, traced, useProject } from './support/cli.ts';
 
-const TRACER = join(import.meta.dirname, 'support', 'trace-modules.ts');
 const BUNDLE = join(REPO, 'packages', 'cli', 'dist', 'bundle');
 const MCP_BIN = join(REPO, 'packages', 'mcp', 'dist', 'bundle', 'ctxfs-mcp.js');
 
@@ -15,9 +14,8 @@ const MCP_BIN = join(REPO, 'packages', 'mcp', 'dist', 'bundle', 'ctxfs-mcp.js');
 describe('the bundled ctxfs finds what lives beside the compiled modules', () => {
   const project = useProject();
 
-  function run(args: readonly string[], trace?: string) {
-    const env = trace === undefined ? project.env : { ...project.env, CTXFS_TRACE_MODULES: trace };
-    const r = spawnSync(process.execPath, [...(trace === undefined ? [] : ['--import', TRACER]), BIN, ...args], { cwd: project.root, env, encoding: 'utf8' });
+  function run(args: readonly string[]) {
+    const r = ctxfs(project, args);
     expect(r.status, r.stderr).toBe(0);
     return r.stdout;
   }
@@ -79,9 +77,7 @@ describe('the bundled ctxfs finds what lives beside the compiled modules', () =>
 
   it("a scan of many files hashes them in worker threads, started from the host package's worker file", () => {
     for (let i = 0; i < 100; i++) project.write(`many/f${i}.txt`, `file ${i}\n`.repeat(50));
-    const trace = join(project.base, 'scan-trace.txt');
-    run(['scan'], trace);
-    const lines = readFileSync(trace, 'utf8').split('\n');
+    const { lines } = traced(project, ['scan']);
     expect(lines.filter((l) => l.startsWith('worker:error'))).toEqual([]);
     expect(lines).toContain('worker:online');
   });

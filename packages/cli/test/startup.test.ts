@@ -1,10 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, UNBUNDLED_BIN, useProject } from './support/cli.ts';
-
-const TRACER = join(import.meta.dirname, 'support', 'trace-modules.ts');
+import { BIN, traced, UNBUNDLED_BIN, useProject } from './support/cli.ts';
 
 // Fast start, checked by what is loaded rather than by a clock (the figures are in bench/: pnpm bench cli).
 // Module by module on the unbundled build: the bundle's chunks split where its
@@ -14,15 +9,7 @@ describe('what ctxfs loads to start', () => {
   const project = useProject();
 
   function modules(args: readonly string[], bin = UNBUNDLED_BIN): string[] {
-    const file = join(project.base, `modules-${args.join('-').replace(/\W+/g, '_')}.txt`);
-    rmSync(file, { force: true });
-    const r = spawnSync(process.execPath, ['--import', TRACER, bin, ...args], {
-      cwd: project.root,
-      env: { ...project.env, CTXFS_TRACE_MODULES: file },
-      encoding: 'utf8',
-    });
-    expect(r.status, r.stderr).toBe(0);
-    return [...new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean))];
+    return [...new Set(traced(project, args, bin).lines)];
   }
 
   /** What a command that serves a model's view needs, and a quick one must not load. */

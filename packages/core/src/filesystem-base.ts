@@ -118,7 +118,9 @@ export abstract class FilesystemBase implements Filesystem {
   abstract readonly capabilities: Capabilities;
   readonly limits: Readonly<FilesystemLimits>;
   readonly readOnly: boolean;
+  /** Set before the close's body runs, whose synchronous start (a watcher's close) could otherwise still get in. */
   #closed = false;
+  /** The close under way or done: a second close waits for it. */
   #closing: Promise<void> | undefined;
   readonly #watchers = new Set<Watcher>();
 

@@ -6,7 +6,7 @@
  */
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -122,6 +122,27 @@ export interface Run {
   readonly stderr: string;
   /** stdout as JSON. */
   json<T = Record<string, unknown>>(): T;
+}
+
+const TRACER = join(import.meta.dirname, 'trace-modules.ts');
+
+/**
+ * Runs `bin args…` (default the bundled `ctxfs`) in the project under the
+ * module tracer (trace-modules.ts); it must exit 0. Returns what it printed
+ * and the tracer's lines in order: every module URL resolved, and
+ * `worker:online` or `worker:error …` for each worker thread.
+ */
+export function traced(project: Project, args: readonly string[], bin = BIN): { stdout: string; lines: string[] } {
+  const file = join(project.base, `trace-${process.hrtime.bigint()}.txt`);
+  const r = spawnSync(process.execPath, ['--import', TRACER, bin, ...args], {
+    cwd: project.root,
+    env: { ...project.env, CTXFS_TRACE_MODULES: file },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  rmSync(file, { force: true });
+  return { stdout: r.stdout, lines };
 }
 
 /** Runs `ctxfs args…` in the project, piped. */
