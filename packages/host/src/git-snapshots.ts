@@ -705,10 +705,11 @@ export class GitSnapshotStore {
 }
 
 function parseMeta(message: string, id: string): Meta {
-  const start = message.indexOf('{');
-  if (start >= 0) {
+  // The metadata is the message's last line (one JSON line); the tag before it may hold braces and newlines.
+  const last = message.trimEnd().split('\n').at(-1) ?? '';
+  if (last.startsWith('{')) {
     try {
-      const meta = JSON.parse(message.slice(start)) as Meta;
+      const meta = JSON.parse(last) as Meta;
       if (meta.ctxfs === 1) return meta;
     } catch {
       // fall through

@@ -145,6 +145,20 @@ describe('git snapshots', () => {
     open.push(again);
     expect((await again.listSnapshots()).map((s) => s.id)).toEqual([b.id]);
   });
+
+  it('a tag with braces and blank lines keeps its snapshot whole: tag, time and modes', async () => {
+    const { hfs, abs } = await workspace();
+    nodeFs.writeFileSync(abs('secret.txt'), 'x\n', { mode: 0o600 });
+    const tag = 'refactor {step 1}\n\n{"ctxfs":1}';
+    const before = Date.now();
+    const s = await hfs.snapshot(tag);
+    const [listed] = await hfs.listSnapshots();
+    expect(listed?.tag).toBe(tag);
+    expect(listed?.createdAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    nodeFs.chmodSync(abs('secret.txt'), 0o644);
+    await hfs.restore(s);
+    expect(nodeFs.statSync(abs('secret.txt')).mode & 0o777).toBe(0o600);
+  });
 });
 
 /** Every object reachable from `commits`, computed by git itself (the oracle for the prune). */
