@@ -515,15 +515,17 @@ export class WorkspaceFiles {
    * policy before anything is removed — one it refuses (a sensitive file)
    * refuses the whole delete — then each is deleted as a session edit, so
    * undo brings any back. Binary files, which the editor does not take, are
-   * removed without a version.
+   * removed without a version. A symbolic link is removed itself, never
+   * what it leads to (as `rm` removes one), without a version. With
+   * `fileOnly`, a directory is refused (`EISDIR`) and a link to one removed.
    */
-  async delete(path: string, options: { recursive?: boolean; force?: boolean } = {}): Promise<void> {
+  async delete(path: string, options: { recursive?: boolean; force?: boolean; fileOnly?: boolean } = {}): Promise<void> {
     const p = await this.#changeTarget(path, 'delete', 'delete');
-    // A link leading out of the root is not followed (EPATHESCAPE): it is removed itself, as rm removes a link.
-    const stat = await this.fs
-      .stat(p)
-      .catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : isFsError(err, 'EPATHESCAPE') ? ({ kind: 'symlink' } as const) : Promise.reject(err)));
+    // The stat below and the session's edits follow a link: a link must be told apart first, or its target goes.
+    if (await this.#isLink(p)) return await this.#removeUnversioned(p);
+    const stat = await this.fs.stat(p).catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : Promise.reject(err)));
     if (stat?.kind === 'file') return await this.#deleteFile(p);
+    if (stat?.kind === 'directory' && options.fileOnly === true) throw fsError('EISDIR', 'delete', p, { hint: 'this call removes files only' });
     const files = stat?.kind === 'directory' && options.recursive === true ? await this.#filesBelow(p) : [];
     await this.session.guarded(
       // Every file below is a path of the call: the policy decides each before anything is removed.
@@ -543,11 +545,37 @@ export class WorkspaceFiles {
     );
   }
 
+  /**
+   * Whether `p` is itself a symbolic link, not a path through one. The
+   * protocol's `stat` follows links and has no lstat, so a link is told by
+   * where it leads: a last name that is no link resolves to its parent's
+   * resolution and that name. Only a path that does not (a link, or a name
+   * spelled otherwise on disk) costs a listing of its parent, whose entry
+   * names its own kind.
+   */
+  async #isLink(p: string): Promise<boolean> {
+    if (p === '' || !this.fs.capabilities.symlinks) return false;
+    const slash = p.lastIndexOf('/');
+    const parent = slash < 0 ? '' : p.slice(0, slash);
+    const name = p.slice(slash + 1);
+    // A parent that cannot be resolved fails the delete by itself.
+    const dir = parent === '' ? '' : await this.fs.realpath(parent).catch(() => undefined);
+    if (dir === undefined) return false;
+    // A link out of the root, to itself or in a loop cannot be resolved: its parent's listing decides.
+    if ((await this.fs.realpath(p).catch(() => undefined)) === (dir === '' ? name : `${dir}/${name}`)) return false;
+    return (await this.fs.list(parent).catch(() => [])).some((e) => e.name === name && e.kind === 'symlink');
+  }
+
   /** Deletes one file as a session edit; one the editor does not take (binary, too large) is removed guarded, without a version. */
   async #deleteFile(p: string): Promise<void> {
     const r = await this.session.deleteFile(p);
     if (r.success) return;
     if (r.code !== 'EBINARY' && r.code !== 'ETOOLARGE') editError('delete', p, r);
+    await this.#removeUnversioned(p);
+  }
+
+  /** Removes one entry (a file the editor does not take, a link) as a guarded call, without a version. */
+  async #removeUnversioned(p: string): Promise<void> {
     await this.session.guarded(
       { op: 'delete', opClass: 'delete', paths: [p], params: {} },
       async () => {

@@ -189,6 +189,17 @@ for (const backend of await backends()) {
         { 'cfg/.env': 'TOKEN=x\n', 'cfg/app.json': '{}\n', 'media/img.png': new Uint8Array([0x89, 0x50, 0, 1]) },
       ));
 
+    it('delete of a symlink removes the link itself, never what it leads to', () =>
+      withBackend(async (b, ws) => {
+        if (ws.hostRoot === undefined) return; // only the host test can make links behind the backend
+        await symlink('a.ts', join(ws.hostRoot, 'src/to-file'));
+        await symlink('util', join(ws.hostRoot, 'src/to-dir'));
+        for (const path of ['/src/to-file', '/src/to-dir']) expect(await b.delete(path), path).toEqual({ path, filesUpdate: null });
+        expect((await b.ls('/src')).files?.map((f) => f.path)).toEqual(['/src/a.ts', '/src/util/']);
+        expect(await readHostFile(join(ws.hostRoot, 'src/a.ts'), 'utf8')).toBe(tree['src/a.ts']);
+        expect(await readHostFile(join(ws.hostRoot, 'src/util/b.py'), 'utf8')).toBe(tree['src/util/b.py']);
+      }));
+
     it('ls leaves out a self-referencing or dangling symlink and lists the rest', () =>
       withBackend(async (b, ws) => {
         if (ws.hostRoot === undefined) return; // only the host test can make links behind the backend

@@ -170,6 +170,17 @@ for (const backend of await backends()) {
       }
     });
 
+    it('deleteFile and rmdir recursive of a symlink remove the link itself, never what it leads to', () =>
+      withFs(async (m, ws) => {
+        if (ws.hostRoot === undefined) return; // only the host test can make links behind the backend
+        await symlink('a.ts', join(ws.hostRoot, 'src/to-file'));
+        await symlink('lib', join(ws.hostRoot, 'src/to-dir'));
+        await m.deleteFile('/src/to-file');
+        await m.rmdir('/src/to-dir', { recursive: true });
+        expect((await m.readdir('/src', { recursive: true })).map((e) => e.name).sort()).toEqual(['a.ts', 'lib', 'lib/b.py']);
+        expect(utf8(await ws.fs.readBytes('src/a.ts'))).toBe(tree['src/a.ts']);
+      }));
+
     it('readdir lists a self-referencing or dangling symlink as a link, and the rest of the directory', () =>
       withFs(async (m, ws) => {
         if (ws.hostRoot === undefined) return; // only the host test can make links behind the backend

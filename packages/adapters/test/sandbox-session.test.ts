@@ -189,6 +189,18 @@ for (const backend of await backends()) {
         expect(await ws.fs.exists('dir/inner.txt')).toBe(true);
       }));
 
+    it('deleteFile removes a symlink itself, never what it leads to: a link to a file, to a directory, out of the root', () =>
+      withWs(async (ws, s) => {
+        if (ws.hostRoot === undefined) return; // only the host test can make links behind the backend
+        await symlink('a.ts', join(ws.hostRoot, 'src/to-file'));
+        await symlink('../dir', join(ws.hostRoot, 'src/to-dir'));
+        await symlink('/etc/hostname', join(ws.hostRoot, 'src/out'));
+        for (const name of ['to-file', 'to-dir', 'out']) expect(await s.deleteFile({ path: `src/${name}` }), name).toBe(true);
+        expect(await s.listDirectory({ path: 'src' })).toEqual([{ name: 'a.ts', type: 'file' }]);
+        expect(await readHostFile(join(ws.hostRoot, 'src/a.ts'), 'utf8')).toBe('one\ntwo\nthree\n');
+        expect(await readHostFile(join(ws.hostRoot, 'dir/inner.txt'), 'utf8')).toBe('x');
+      }));
+
     it('an aborted signal stops a call before it acts', () =>
       withWs(async (ws, s) => {
         const abortSignal = AbortSignal.abort(new Error('stop'));

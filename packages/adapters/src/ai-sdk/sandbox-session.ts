@@ -7,7 +7,7 @@
  * @module
  */
 
-import { encodeText, type FileKind, fsError, isFsError } from '@ctxfs/core';
+import { encodeText, type FileKind, isFsError } from '@ctxfs/core';
 import type {
   Experimental_SandboxDirectoryEntry as SandboxDirectoryEntry,
   Experimental_SandboxFileStat as SandboxFileStat,
@@ -196,11 +196,9 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
       }),
     deleteFile: async ({ path, abortSignal }) => {
       signalled(abortSignal);
-      const p = local(path);
-      const target = await files.statOrUndefined(p).catch((err: unknown) => (isFsError(err, 'EPATHESCAPE') ? undefined : Promise.reject(err)));
-      if (target?.kind === 'directory') throw fsError('EISDIR', 'delete', files.normalize(p, 'delete'), { hint: 'deleteFile removes files only' });
       try {
-        await files.delete(p);
+        // A directory is refused; a link, even to one, is removed itself (the session type's deleteFile).
+        await files.delete(local(path), { fileOnly: true });
         return true;
       } catch (err) {
         if (isFsError(err, 'ENOENT')) return false;
