@@ -18,6 +18,7 @@
  * @module
  */
 
+import { randomBytes } from 'node:crypto';
 import {
   assertIfMatch,
   type ByteReader,
@@ -1168,23 +1169,68 @@ export class ContainerFilesystem extends FilesystemBase {
   // ------------------------------------------------------------ snapshots
 
   protected override async createSnapshot(tag: string | undefined): Promise<Snapshot> {
-    await this.#ensureSession('snapshot', undefined);
+    const real = await this.#snapshotRoot('snapshot');
     try {
-      return await this.#snapshots.capture(this.#container, this.workdir, tag, !this.#archiveUsable);
+      // The real directory: a workdir that is a link is archived as what it leads to, not as the link.
+      return await this.#snapshots.capture(this.#container, real, tag, !this.#archiveUsable);
     } catch (err) {
       throw this.#transferError('snapshot', '')(err);
     }
   }
 
+  /**
+   * Restores in three steps, so that a failure never leaves the workspace
+   * between two states: the archive is held and checked (a damaged, missing
+   * or concurrently dropped one is `ENOSNAPSHOT` before anything changes);
+   * it is unpacked into a hidden directory in the root; then one helper
+   * request moves the current entries aside, the restored ones in, and
+   * deletes the old (moving them back if a move fails).
+   */
   protected override async restoreSnapshot(id: string): Promise<void> {
-    if (!(await this.#snapshots.has(id))) throw fsError('ENOSNAPSHOT', 'restore', undefined, { reason: `unknown snapshot '${id}'` });
-    await this.#ok('restore', '', 'CLR');
-    const parent = this.workdir.slice(0, this.workdir.lastIndexOf('/')) || '/';
+    const archive = await this.#snapshots.hold(id);
+    const staging = `${TEMP_PREFIX}${randomBytes(12).toString('hex')}-restore`;
+    let staged = false;
     try {
-      await this.#snapshots.upload(this.#container, id, parent, !this.#archiveUsable);
-    } catch (err) {
-      throw this.#transferError('restore', '')(err);
+      const real = await this.#snapshotRoot('restore');
+      await this.#ok('restore', '', `MK ${q(staging)}`);
+      staged = true;
+      const into = `${real}/${staging}`;
+      try {
+        await this.#snapshots.upload(this.#container, archive, into, !this.#archiveUsable);
+      } catch (err) {
+        const mapped = this.#transferError('restore', '')(err);
+        // The engine refuses some archives it made itself (a relative link that climbs above the directory it
+        // unpacks into): the image's own tar takes them, into a clean staging directory.
+        if (!this.#archiveUsable || isFsError(mapped, 'EUNAVAILABLE')) throw mapped;
+        await this.#ok('restore', '', `RMD ${q(staging)} 1 && MK ${q(staging)}`);
+        await this.#snapshots.upload(this.#container, archive, into, true).catch((e: unknown) => {
+          throw this.#transferError('restore', '')(e);
+        });
+      }
+      await this.#ok('restore', '', `SWP ${q(staging)} ${q(archive.base)} ${q(`${TEMP_PREFIX}${randomBytes(12).toString('hex')}-old`)}`);
+      staged = false;
+    } finally {
+      await archive.close();
+      if (staged) await this.#run('restore', '', `RMD ${q(staging)} 1`).catch(() => undefined);
     }
+  }
+
+  /**
+   * The workspace's real directory in the container, for a snapshot or a
+   * restore; refused (`EUNSUPPORTED`) when something is mounted below it: a
+   * snapshot would miss what a tmpfs holds, and a restore would delete
+   * through the mount (a bind mount's files are the host's) and then fail.
+   */
+  async #snapshotRoot(op: 'snapshot' | 'restore'): Promise<string> {
+    await this.#ensureSession(op, undefined);
+    const mounts = (await this.#ok(op, '', 'MNT')).stdout.toString('utf8').split('\n').filter(Boolean);
+    if (mounts.length > 0) {
+      throw fsError('EUNSUPPORTED', op, undefined, {
+        reason: `something is mounted below the workspace root (${mounts.slice(0, 3).join(', ')}${mounts.length > 3 ? ', …' : ''}): a snapshot would miss it, a restore could not replace it`,
+        hint: 'open the workspace at a directory without mounts below it to use snapshots, or keep the mounted data out of the workspace; nothing was changed',
+      });
+    }
+    return this.#probe?.realRoot ?? this.workdir;
   }
 
   protected override async snapshotList(): Promise<Snapshot[]> {

@@ -306,6 +306,51 @@ CLR() {
     if [ -e "$e" ] || [ -L "$e" ]; then rm -rf -- "$e" || return 1; fi
   done
 }
+# A restore's swap: the workspace's entries are moved aside into ./$3, the ones a restore unpacked into ./$1/$2
+# moved in, then $1 and $3 removed. Nothing is deleted before everything restored is in place; a move that
+# fails puts back what was moved (SWB), so the workspace is either as it was or as the snapshot has it.
+SWP() {
+  chk '' || return $?
+  indir || return $?
+  [ -d "./$1/$2" ] && mkdir -- "./$3" || { cd /; return 1; }
+  for e in * .*; do
+    case $e in .|..|"$1"|"$3") continue ;; esac
+    { [ -e "$e" ] || [ -L "$e" ]; } || continue
+    mv -f -- "$e" "./$3/" || { SWB "$1" "$2" "$3" 1; return 1; }
+  done
+  for e in "./$1/$2"/* "./$1/$2"/.*; do
+    case ${'$'}{e##*/} in .|..) continue ;; esac
+    { [ -e "$e" ] || [ -L "$e" ]; } || continue
+    mv -f -- "$e" . || { SWB "$1" "$2" "$3" 2; return 1; }
+  done
+  chmod "$(stat -c %a "./$1/$2")" . 2>/dev/null
+  rm -rf -- "./$1" "./$3"
+  cd /
+  return 0
+}
+# Undoes a swap that failed at step $4: what came in from ./$1/$2 goes back there (step 2), what was moved aside
+# into ./$3 comes back.
+SWB() {
+  if [ "$4" = 2 ]; then
+    for e in * .*; do
+      case $e in .|..|"$1"|"$3") continue ;; esac
+      { [ -e "$e" ] || [ -L "$e" ]; } && mv -f -- "$e" "./$1/$2/"
+    done
+  fi
+  for e in "./$3"/* "./$3"/.*; do
+    case ${'$'}{e##*/} in .|..) continue ;; esac
+    { [ -e "$e" ] || [ -L "$e" ]; } && mv -f -- "$e" .
+  done
+  rmdir -- "./$3" 2>/dev/null
+  cd /
+}
+# Mount points below the root, one a line: a snapshot would miss what is mounted there and a restore cannot replace it.
+MNT() {
+  while read -r d m t o; do
+    case $m in "$RR"/*) printf '%s\n' "$m" ;; esac
+  done < /proc/mounts 2>/dev/null
+  return 0
+}
 MK() { chk "$1" || return $?; ind || return $?; mkdir -- "$B"; }
 RMF() { chkp "$1" || return $?; ind || return $?; [ -d "$B" ] && [ ! -L "$B" ] && return 102; L rm -- "$B"; }
 RMD() {

@@ -20,13 +20,14 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { type FileHandle, mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Snapshot } from '@ctxfs/core';
+import { type FsOperation, fsError, type Snapshot } from '@ctxfs/core';
 import type Docker from 'dockerode';
+import * as tar from 'tar-stream';
 import { startExecStream } from './exec-stream.ts';
 
 /** What `<id>.json` holds. */
@@ -40,6 +41,42 @@ interface Description {
 }
 
 const ID = /^[a-z0-9-]+$/;
+
+/** A snapshot's archive, open and checked, for one restore. */
+export interface HeldArchive {
+  /** The archive's top directory: the workspace root's name when it was taken. */
+  readonly base: string;
+  /** The archive from its start (each call a new stream over the open file). */
+  stream(): NodeJS.ReadableStream & AsyncIterable<Uint8Array>;
+  close(): Promise<void>;
+}
+
+/**
+ * Reads a tar archive through and returns its one top directory: every
+ * entry must be that directory or inside it (`./` allowed before it), with
+ * no `..` segment, and the archive must end where its headers say.
+ */
+async function topDirectory(input: NodeJS.ReadableStream): Promise<string> {
+  const extract = tar.extract();
+  let base: string | undefined;
+  let problem: string | undefined;
+  extract.on('entry', (header, entry, next) => {
+    const segments = header.name
+      .replace(/^(\.\/)+/, '')
+      .split('/')
+      .filter((s) => s !== '');
+    const top = segments[0];
+    if (top === undefined || segments.includes('..')) problem ??= `an entry is named '${header.name}'`;
+    else if (base === undefined) base = top;
+    else if (top !== base) problem ??= `entries are under both '${base}' and '${top}'`;
+    entry.on('end', next);
+    entry.resume();
+  });
+  await pipeline(input, extract as unknown as NodeJS.WritableStream);
+  if (problem !== undefined) throw new Error(problem);
+  if (base === undefined) throw new Error('it holds no entry');
+  return base;
+}
 
 /** The snapshots of one workspace (a container and its workdir). */
 export class SnapshotStore {
@@ -59,12 +96,22 @@ export class SnapshotStore {
     this.#persistent = dir;
   }
 
-  async #directory(): Promise<string> {
+  async #directory(op: FsOperation): Promise<string> {
     if (this.#dir !== undefined) return this.#dir;
     if (this.#persistent === undefined) this.#dir = await mkdtemp(join(tmpdir(), 'ctxfs-snapshots-'));
     else {
-      // The archives hold the workspace's files, secrets included: the user's alone.
-      await mkdir(this.#persistent, { recursive: true, mode: 0o700 });
+      try {
+        // The archives hold the workspace's files, secrets included: the user's alone.
+        await mkdir(this.#persistent, { recursive: true, mode: 0o700 });
+        if (!(await stat(this.#persistent)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+      } catch (err) {
+        const e = err as NodeJS.ErrnoException;
+        throw fsError(e.code === 'EACCES' || e.code === 'EPERM' ? 'EACCES' : 'EINVAL', op, undefined, {
+          reason: `the snapshot directory ${this.#persistent} cannot be used: ${e.code === 'EEXIST' ? 'a file is in its place' : e.message}`,
+          hint: 'name a directory this user can write as snapshotDir (the ctxfs CLI keeps them under $XDG_STATE_HOME/ctxfs)',
+          cause: err,
+        });
+      }
       this.#dir = this.#persistent;
     }
     return this.#dir;
@@ -76,7 +123,7 @@ export class SnapshotStore {
    * cannot see) through the image's own `tar` in an exec.
    */
   async capture(container: Docker.Container, rootAbs: string, tag: string | undefined, viaExec = false): Promise<Snapshot> {
-    const dir = await this.#directory();
+    const dir = await this.#directory('snapshot');
     const createdAt = new Date();
     // Unique across the processes sharing the directory, and in creation order.
     const id = `${this.#prefix}-${createdAt.getTime().toString(36)}-${randomBytes(3).toString('hex')}`;
@@ -87,7 +134,8 @@ export class SnapshotStore {
       const sink = createWriteStream(file, { flags: 'wx', mode: 0o600 });
       if (viaExec) {
         const slash = rootAbs.lastIndexOf('/');
-        const s = await startExecStream(container, ['tar', '-cf', '-', '-C', rootAbs.slice(0, slash) || '/', rootAbs.slice(slash + 1)], false);
+        // ./name: a workdir whose name starts with '-' is not taken for an option.
+        const s = await startExecStream(container, ['tar', '-cf', '-', '-C', rootAbs.slice(0, slash) || '/', `./${rootAbs.slice(slash + 1)}`], false);
         await pipeline(s.stdout, sink);
         const code = await s.exitCode();
         if (code !== 0) throw new Error(`tar exited ${code}: ${s.stderr().trim()}`);
@@ -107,16 +155,16 @@ export class SnapshotStore {
   }
 
   /** The description of snapshot `id` of this workspace, if there is one. */
-  async #find(id: string): Promise<Description | undefined> {
+  async #find(id: string, op: FsOperation): Promise<Description | undefined> {
     if (!ID.test(id)) return undefined;
-    const d = await this.#read(join(await this.#directory(), `${id}.json`));
+    const d = await this.#read(join(await this.#directory(op), `${id}.json`));
     return d?.id === id && d.root === this.#root ? d : undefined;
   }
 
   async #read(path: string): Promise<Description | undefined> {
     try {
       const d = JSON.parse(await readFile(path, 'utf8')) as Partial<Description>;
-      if (typeof d.id !== 'string' || typeof d.createdAt !== 'string' || typeof d.root !== 'string') return undefined;
+      if (typeof d.id !== 'string' || typeof d.root !== 'string' || typeof d.createdAt !== 'string' || Number.isNaN(Date.parse(d.createdAt))) return undefined;
       return d as Description;
     } catch {
       // Gone (dropped meanwhile) or not one of ours: not a snapshot.
@@ -124,21 +172,54 @@ export class SnapshotStore {
     }
   }
 
-  async has(id: string): Promise<boolean> {
-    return (await this.#find(id)) !== undefined;
+  /**
+   * Takes hold of snapshot `id`'s archive for a restore, before anything in
+   * the workspace is touched: the archive is opened (a drop meanwhile cannot
+   * take it away) and read through once — its size must be the one
+   * recorded, its headers whole, every entry inside one top directory.
+   * Unknown, missing or damaged, it is `ENOSNAPSHOT` and nothing was
+   * changed.
+   */
+  async hold(id: string): Promise<HeldArchive> {
+    const unknown = (reason: string, cause?: unknown) =>
+      fsError('ENOSNAPSHOT', 'restore', undefined, {
+        reason,
+        hint: 'nothing in the workspace was changed; list the snapshots with listSnapshots() (ctxfs snapshot list), drop a damaged one and take a new one',
+        cause,
+      });
+    const d = await this.#find(id, 'restore');
+    if (d === undefined) throw unknown(`unknown snapshot '${id}'`);
+    const file = join(await this.#directory('restore'), `${id}.tar`);
+    let handle: FileHandle;
+    try {
+      handle = await open(file, 'r');
+    } catch (err) {
+      throw unknown(`the archive of snapshot '${id}' is missing from ${dirname(file)}`, err);
+    }
+    try {
+      const size = (await handle.stat()).size;
+      if (size !== d.bytes) throw new Error(`it has ${size} bytes where ${d.bytes} were recorded`);
+      const base = await topDirectory(handle.createReadStream({ start: 0, autoClose: false }));
+      return {
+        base,
+        stream: () => handle.createReadStream({ start: 0, autoClose: false }),
+        close: () => handle.close(),
+      };
+    } catch (err) {
+      await handle.close();
+      throw unknown(`the archive of snapshot '${id}' is damaged (${(err as Error).message}): it cannot be restored`, err);
+    }
   }
 
-  /** Uploads the snapshot's archive into `parentAbs` (the workspace's parent directory). */
-  async upload(container: Docker.Container, id: string, parentAbs: string, viaExec = false): Promise<void> {
-    if ((await this.#find(id)) === undefined) throw new Error(`unknown snapshot ${id}`);
-    const file = join(await this.#directory(), `${id}.tar`);
+  /** Uploads an archive into `parentAbs` (it unpacks there as its top directory). */
+  async upload(container: Docker.Container, archive: HeldArchive, parentAbs: string, viaExec = false): Promise<void> {
     if (!viaExec) {
-      await container.putArchive(createReadStream(file) as unknown as NodeJS.ReadableStream, { path: parentAbs });
+      await container.putArchive(archive.stream() as unknown as NodeJS.ReadableStream, { path: parentAbs });
       return;
     }
     const s = await startExecStream(container, ['tar', '-xf', '-', '-C', parentAbs], true);
     s.stdout.resume();
-    for await (const chunk of createReadStream(file)) {
+    for await (const chunk of archive.stream()) {
       if (!s.socket.write(chunk)) await new Promise((resolve) => s.socket.once('drain', resolve));
     }
     s.socket.end();
@@ -148,7 +229,7 @@ export class SnapshotStore {
 
   /** This workspace's snapshots, oldest first. */
   async list(): Promise<Snapshot[]> {
-    const dir = await this.#directory();
+    const dir = await this.#directory('listSnapshots');
     const found: Snapshot[] = [];
     for (const name of await readdir(dir)) {
       if (!name.endsWith('.json') || name.startsWith('.')) continue;
@@ -160,8 +241,8 @@ export class SnapshotStore {
 
   /** Removes snapshot `id`; false when this workspace has none by that id. */
   async drop(id: string): Promise<boolean> {
-    if ((await this.#find(id)) === undefined) return false;
-    const dir = await this.#directory();
+    if ((await this.#find(id, 'dropSnapshot')) === undefined) return false;
+    const dir = await this.#directory('dropSnapshot');
     // The description first: a listing stops showing it before its archive goes.
     await rm(join(dir, `${id}.json`), { force: true });
     await rm(join(dir, `${id}.tar`), { force: true });

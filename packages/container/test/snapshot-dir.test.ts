@@ -6,13 +6,13 @@
  * shared directory. Real engine, real busybox image.
  */
 
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContainerFilesystem } from '../src/index.ts';
-import { dockerAvailable, errorOf, removeTestContainers, seedWorkspace, startTestContainer, TEST_ENGINE } from './docker-fixture.ts';
+import { dockerAvailable, errorOf, removeTestContainers, seedWorkspace, sh, startTestContainer, TEST_ENGINE } from './docker-fixture.ts';
 
 const available = await dockerAvailable();
 const text = async (fs: ContainerFilesystem, path: string) => new TextDecoder().decode(await fs.readBytes(path));
@@ -106,6 +106,171 @@ describe.runIf(available)('container snapshots in a directory', () => {
       expect(await next.listSnapshots()).toEqual([]);
     } finally {
       await next.close();
+    }
+  });
+
+  describe('a restore changes nothing until everything restored is in place', () => {
+    const files = { 'a.txt': 'one\n', 'src/b.txt': 'two\n' };
+    const listing = async (c: Docker.Container, abs: string) => (await sh(c, `cd ${abs} && find . | sort`)).stdout;
+
+    it('a damaged, truncated, emptied or missing archive is ENOSNAPSHOT, and the workspace is as it was', async () => {
+      await seedWorkspace(container, '/work', 'damaged', files);
+      const dir = join(base, 'damaged');
+      const fs = await open('/work/damaged', dir);
+      try {
+        const damage: Array<[string, (file: string) => void]> = [
+          // The same size, other bytes: only reading it through tells.
+          ['overwritten', (f) => writeFileSync(f, Buffer.alloc(statSync(f).size, 0x41))],
+          ['truncated', (f) => truncateSync(f, 1536)],
+          ['emptied', (f) => writeFileSync(f, '')],
+          ['missing', (f) => rmSync(f)],
+        ];
+        for (const [how, harm] of damage) {
+          const snap = await fs.snapshot(how);
+          await fs.write('a.txt', `changed after ${how}\n`);
+          const before = await listing(container, '/work/damaged');
+          harm(join(dir, `${snap.id}.tar`));
+          const err = await errorOf(fs.restore(snap.id));
+          expect(err.code, how).toBe('ENOSNAPSHOT');
+          expect(err.reason, how).toMatch(how === 'missing' ? /is missing from/ : /is damaged/);
+          expect(err.hint, how).toMatch(/nothing in the workspace was changed/);
+          expect(await listing(container, '/work/damaged'), how).toBe(before);
+          expect(await text(fs, 'a.txt'), how).toBe(`changed after ${how}\n`);
+        }
+      } finally {
+        await fs.close();
+      }
+    });
+
+    it('a snapshot dropped by another process while a restore runs: the restore completes or changes nothing', async () => {
+      const many = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`d${i % 20}/f${i}.txt`, `file ${i}\n`]));
+      await seedWorkspace(container, '/work', 'dropped', many);
+      const dir = join(base, 'dropped');
+      const fs = await open('/work/dropped', dir);
+      const other = await open('/work/dropped', dir);
+      try {
+        const snap = await fs.snapshot();
+        await fs.delete('d3', { recursive: true });
+        await fs.write('extra.txt', 'x\n');
+        const restoring = fs.restore(snap.id).then(
+          () => 'restored',
+          (e: { code?: string }) => e.code,
+        );
+        await other.dropSnapshot(snap.id);
+        const outcome = await restoring;
+        const now = await listing(container, '/work/dropped');
+        if (outcome === 'restored') {
+          expect(now).toContain('./d3/f3.txt');
+          expect(now).not.toContain('./extra.txt');
+        } else {
+          expect(outcome).toBe('ENOSNAPSHOT');
+          expect(now).not.toContain('./d3');
+          expect(now).toContain('./extra.txt');
+        }
+        // Nothing hidden is left behind in the root.
+        expect((await sh(container, 'ls -A /work/dropped')).stdout).not.toMatch(/\.ctxfs-/);
+      } finally {
+        await fs.close();
+        await other.close();
+      }
+    });
+
+    it('a workdir that is a link is snapshotted and restored as the directory it leads to', async () => {
+      await sh(container, 'mkdir -p /data');
+      await seedWorkspace(container, '/data', 'real', files);
+      await sh(container, 'ln -s /data/real /work/linked');
+      const fs = await open('/work/linked', join(base, 'linked'));
+      try {
+        const snap = await fs.snapshot();
+        await fs.write('a.txt', 'changed\n');
+        await fs.delete('src', { recursive: true });
+        await fs.restore(snap.id);
+        expect(await text(fs, 'a.txt')).toBe('one\n');
+        expect((await sh(container, 'cat /data/real/src/b.txt')).stdout).toBe('two\n');
+        // The link is still the link.
+        expect((await sh(container, 'readlink /work/linked')).stdout.trim()).toBe('/data/real');
+      } finally {
+        await fs.close();
+      }
+    });
+
+    it('a relative link that climbs above the workdir is restored as it was', async () => {
+      await sh(container, 'mkdir -p /work/deep');
+      await seedWorkspace(container, '/work/deep', 'ws', files);
+      await sh(container, 'cd /work/deep/ws && ln -s ../../../etc/hostname up');
+      const fs = await open('/work/deep/ws', join(base, 'climbing'));
+      try {
+        const snap = await fs.snapshot();
+        await fs.write('a.txt', 'changed\n');
+        await fs.restore(snap.id);
+        expect(await text(fs, 'a.txt')).toBe('one\n');
+        expect((await sh(container, 'readlink /work/deep/ws/up')).stdout.trim()).toBe('../../../etc/hostname');
+      } finally {
+        await fs.close();
+      }
+    });
+  });
+
+  it('a workspace with something mounted below its root refuses snapshots, whose restore would delete through the mount', async () => {
+    const mounted = await startTestContainer({ HostConfig: { Tmpfs: { '/work/ws/cache': '' } } });
+    await sh(mounted, 'mkdir -p /work/ws');
+    await seedWorkspace(mounted, '/work', 'ws', { 'top.txt': 'top\n' });
+    await sh(mounted, 'echo kept > /work/ws/cache/in-mount.txt');
+    const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: mounted.id, workdir: '/work/ws', snapshotDir: join(base, 'mounted') });
+    try {
+      const err = await errorOf(fs.snapshot());
+      expect(err.code).toBe('EUNSUPPORTED');
+      expect(err.reason).toContain('/work/ws/cache');
+      expect((await sh(mounted, 'cat /work/ws/cache/in-mount.txt')).stdout).toBe('kept\n');
+    } finally {
+      await fs.close();
+    }
+  });
+
+  it("a tmpfs workdir (archived by the image's tar) whose name starts with a dash", async () => {
+    const tmpfs = await startTestContainer({ HostConfig: { Tmpfs: { '/work/-v': '' } } });
+    const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: tmpfs.id, workdir: '/work/-v', snapshotDir: join(base, 'dash') });
+    try {
+      await fs.write('a.txt', 'one\n');
+      const snap = await fs.snapshot();
+      await fs.write('a.txt', 'two\n');
+      await fs.write('b.txt', 'new\n');
+      await fs.restore(snap.id);
+      expect(await text(fs, 'a.txt')).toBe('one\n');
+      expect(await fs.exists('b.txt')).toBe(false);
+    } finally {
+      await fs.close();
+    }
+  });
+
+  it('a description with a date that is no date is no snapshot: the others are listed', async () => {
+    await seedWorkspace(container, '/work', 'dated', { 'a.txt': 'x\n' });
+    const dir = join(base, 'dated');
+    const fs = await open('/work/dated', dir);
+    try {
+      const good = await fs.snapshot('good');
+      const bad = await fs.snapshot('bad');
+      const file = join(dir, `${bad.id}.json`);
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), createdAt: 'yesterday' }));
+      expect((await fs.listSnapshots()).map((s) => s.id)).toEqual([good.id]);
+    } finally {
+      await fs.close();
+    }
+  });
+
+  it('a snapshot directory that is a file is EINVAL naming it, for every snapshot call', async () => {
+    await seedWorkspace(container, '/work', 'filed', { 'a.txt': 'x\n' });
+    const file = join(base, 'a-file');
+    writeFileSync(file, 'not a directory');
+    const fs = await open('/work/filed', file);
+    try {
+      for (const call of [() => fs.snapshot(), () => fs.listSnapshots(), () => fs.restore('ctr-x-1-aaaaaa'), () => fs.dropSnapshot('ctr-x-1-aaaaaa')]) {
+        const err = await errorOf(call());
+        expect(err.code).toBe('EINVAL');
+        expect(err.reason).toContain(file);
+      }
+    } finally {
+      await fs.close();
     }
   });
 });
