@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
@@ -221,6 +221,14 @@ describe('ctxfs from a script', () => {
     expect(run(['audit', 'verify']).stdout).toMatch(
       /^ok: store chain: \d+ records verify \(head #\d+ [0-9a-f]{12}\); .*\nok: trail: \d+ lines \(\d+ records\) in 1 file\(s\) verify; /,
     );
+  });
+
+  it('--state inside the workspace is refused (exit 2): a snapshot restore deleted the open database and its audit trail', () => {
+    const inside = join(project.root, 'state.db');
+    const r = run(['--state', inside, 'cat', 'README.md']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`EINVAL: the state store ${inside} is inside the workspace`);
+    expect(existsSync(inside)).toBe(false);
   });
 
   it('commands run at once each leave their record in the audit', async () => {

@@ -119,6 +119,26 @@ describe('default state location over a host workspace', () => {
     await ctx.close();
     await fs.close();
   });
+
+  test('a store named inside the workspace, directly or through a link, is refused: a restore or a model could delete it', async () => {
+    const { HostFilesystem } = await import('@ctxfs/host');
+    const { createContext } = await import('../src/index.ts');
+    const { mkdirSync, symlinkSync, existsSync } = await import('node:fs');
+    const root = join(dir, 'holds-state');
+    mkdirSync(join(root, '.ctxfs'), { recursive: true });
+    symlinkSync(root, join(dir, 'link-to-holds-state'));
+    const fs = await HostFilesystem.open({ root, stateDir: join(dir, 'holds-state-host') });
+    try {
+      for (const inside of [join(root, 'state.db'), join(root, '.ctxfs', 'new', 'state.db'), join(dir, 'link-to-holds-state', 'state.db')]) {
+        await expect(createContext({ fs, store: inside }), inside).rejects.toMatchObject({ code: 'EINVAL', reason: expect.stringMatching(/is inside the workspace/) });
+        expect(existsSync(inside), inside).toBe(false);
+      }
+      const ctx = await createContext({ fs, store: join(dir, 'beside-holds-state.db') });
+      await ctx.close();
+    } finally {
+      await fs.close();
+    }
+  });
 });
 
 describe('history retention where no limits are given', () => {

@@ -22,6 +22,7 @@ export * from './find-words.ts';
 export * from './gitignore.ts';
 export * from './glob.ts';
 export * from './grep.ts';
+export * from './host-location.ts';
 export * from './if-match.ts';
 export * from './language-model.ts';
 export * from './lazy-module.ts';

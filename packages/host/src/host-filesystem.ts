@@ -34,6 +34,7 @@ import {
   type GrepPlan,
   type IgnoreRule,
   isAddressableName,
+  isHostPathInside,
   isIgnored,
   type LegacyDetector,
   type MkdirOptions,
@@ -42,6 +43,7 @@ import {
   parseGitignore,
   type RenameOptions,
   readsAsUtf8,
+  realpathOfNearest,
   resolvePath,
   type Snapshot,
   scanChunks,
@@ -204,26 +206,6 @@ function defaultStateDir(rootReal: string): string {
   return nodePath.join(base, 'ctxfs', createHash('sha256').update(rootReal).digest('hex').slice(0, 16));
 }
 
-function isInside(parent: string, child: string): boolean {
-  const rel = nodePath.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !nodePath.isAbsolute(rel));
-}
-
-function realpathOfNearest(p: string): string {
-  let cur = nodePath.resolve(p);
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return nodePath.join(fs.realpathSync.native(cur), ...rest.reverse());
-    } catch {
-      const parent = nodePath.dirname(cur);
-      if (parent === cur) return nodePath.resolve(p);
-      rest.push(nodePath.basename(cur));
-      cur = parent;
-    }
-  }
-}
-
 /**
  * A workspace directory on the host disk.
  *
@@ -279,7 +261,7 @@ export class HostFilesystem extends FilesystemBase {
     this.#guard = new RootGuard(rootReal, options.symlinks ?? 'follow-inside');
     this.#durability = options.durability ?? 'full';
     this.stateDir = nodePath.resolve(options.stateDir ?? defaultStateDir(rootReal));
-    if (isInside(rootReal, realpathOfNearest(this.stateDir))) {
+    if (isHostPathInside(rootReal, realpathOfNearest(this.stateDir))) {
       throw fsError('EINVAL', 'open', this.stateDir, {
         reason: 'the state directory is inside the workspace',
         hint: 'choose a stateDir outside the root, so lock files and snapshots never show in the workspace',
@@ -482,7 +464,7 @@ export class HostFilesystem extends FilesystemBase {
         // Not there at all: the path as given is where a write would go.
       }
     }
-    if (!isInside(this.root, real)) {
+    if (!isHostPathInside(this.root, real)) {
       throw hostError('EPATHESCAPE', path, 'a symbolic link in the path leads out of the workspace', 'use a path whose links stay inside the workspace');
     }
     return nodePath.relative(this.root, real).split(nodePath.sep).join('/');

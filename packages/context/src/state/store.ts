@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { fsError } from '@ctxfs/core';
+import { fsError, isHostPathInside, realpathOfNearest } from '@ctxfs/core';
 import { SqliteStateStore } from './sqlite-store.ts';
 import type { StateStore } from './state-store.ts';
 
@@ -20,7 +20,8 @@ export interface OpenStateOptions {
   /**
    * The workspace the store belongs to. A PostgreSQL database holds many
    * workspaces, one schema each, named from this unless the URL names one
-   * (`?schema=…`).
+   * (`?schema=…`). A host workspace (an absolute path) never holds its own
+   * SQLite store: a file inside it is refused with `EINVAL`.
    */
   workspace?: string;
 }
@@ -50,6 +51,17 @@ export async function openStateStore(location: string, options: OpenStateOptions
       reason: 'not a state store location: expected a file path, `:memory:`, or a postgres:// URL',
       hint: 'pass a SQLite file path or a postgres://user@host/db URL',
     });
+  }
+  if (location !== ':memory:' && options.workspace !== undefined && isAbsolute(options.workspace)) {
+    // Where a host workspace is a directory of this machine: its state inside it would be the model's to read,
+    // change and delete (a snapshot restore deleted the open database and the audit trail beside it).
+    const root = realpathOfNearest(options.workspace);
+    if (isHostPathInside(root, realpathOfNearest(location))) {
+      throw fsError('EINVAL', 'openState', location, {
+        reason: `the state store ${location} is inside the workspace ${options.workspace}`,
+        hint: `keep it outside the workspace: the default is beside it (${defaultStatePath(root)})`,
+      });
+    }
   }
   return SqliteStateStore.open({ path: location, ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
 }
