@@ -20,7 +20,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import { type FileHandle, mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -229,6 +229,8 @@ export class SnapshotStore {
 
   /** This workspace's snapshots, oldest first. */
   async list(): Promise<Snapshot[]> {
+    // A listing creates nothing: a directory never written to holds no snapshot.
+    if (this.#dir === undefined && this.#persistent !== undefined && !existsSync(this.#persistent)) return [];
     const dir = await this.#directory('listSnapshots');
     const found: Snapshot[] = [];
     for (const name of await readdir(dir)) {

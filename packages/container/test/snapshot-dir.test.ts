@@ -42,6 +42,13 @@ describe.runIf(available)('container snapshots in a directory', () => {
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     for (const name of readdirSync(dir)) expect(statSync(join(dir, name)).mode & 0o777, name).toBe(0o600);
 
+    // A listing of a directory never written to creates nothing.
+    const unused = join(base, 'never-written');
+    const lister = await open('/work/kept', unused);
+    expect(await lister.listSnapshots()).toEqual([]);
+    await lister.close();
+    expect(existsSync(unused)).toBe(false);
+
     const second = await open('/work/kept', (root) => {
       expect(root).toBe(`docker://${container.id}/work/kept`);
       return dir;
