@@ -26,8 +26,10 @@
  */
 
 import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import nodePath from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import type { Snapshot } from '@ctxfs/core';
 import { tempName } from './atomic-write.ts';
@@ -90,6 +92,23 @@ const STORE_LOCK_STALE_MS = 10_000;
 const STORE_LOCK_TIMEOUT_MS = 60_000;
 const TMP_OBJECT_MAX_AGE_MS = 3_600_000; // a temp object this old belongs to a crashed write
 const OID = /^[0-9a-f]{40}$/;
+
+/** Files larger than this are hashed, deflated and restored a chunk at a time. */
+const STREAMED_BLOB_BYTES = 64 << 20;
+
+/** The size a loose blob object's header states, from its first bytes. */
+function blobSize(path: string): number {
+  const fd = fs.openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(512);
+    const n = fs.readSync(fd, head, 0, head.length, 0);
+    const out = zlib.inflateSync(head.subarray(0, n), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    const m = /^blob (\d+)\0/.exec(out.subarray(0, 32).toString('latin1'));
+    return m === null ? Number.POSITIVE_INFINITY : Number(m[1]);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 function gitHash(type: string, body: Uint8Array): { oid: string; wrapped: Buffer } {
   const wrapped = Buffer.concat([Buffer.from(`${type} ${body.byteLength}\0`), body]);
@@ -183,6 +202,88 @@ export class GitSnapshotStore {
     fs.writeFileSync(tmp, zlib.deflateSync(wrapped, { level: 1 }), { mode: 0o444 });
     fs.renameSync(tmp, path);
     return oid;
+  }
+
+  /**
+   * A large file's blob, hashed and deflated a chunk at a time from one open
+   * descriptor: memory stays at a chunk whatever the size (a whole file in a
+   * buffer stopped at 2 GiB, and took twice the file's size before that).
+   */
+  async #writeStreamedBlob(p: string, rel: string): Promise<string> {
+    const fd = fs.openSync(p, fs.constants.O_RDONLY | O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    const objects = nodePath.join(this.#gitdir, 'objects');
+    const tmp = nodePath.join(objects, `tmp_${process.pid}_${randomBytes(6).toString('hex')}`);
+    try {
+      const size = fs.fstatSync(fd).size;
+      const hash = createHash('sha1').update(`blob ${size}\0`);
+      const deflate = zlib.createDeflate({ level: 1 });
+      const written = pipeline(deflate, fs.createWriteStream(tmp, { mode: 0o444 }));
+      // A failure of the writer ends the reading loop at its next chunk.
+      let failed: unknown;
+      written.catch((err: unknown) => {
+        failed ??= err;
+      });
+      deflate.write(`blob ${size}\0`);
+      const chunk = Buffer.allocUnsafe(1 << 20);
+      let total = 0;
+      for (;;) {
+        const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+        if (n === 0 || failed !== undefined) break;
+        total += n;
+        const piece = Buffer.from(chunk.subarray(0, n));
+        hash.update(piece);
+        if (!deflate.write(piece)) await once(deflate, 'drain');
+      }
+      deflate.end();
+      await written;
+      if (total !== size) {
+        throw hostError(
+          'ECONFLICT',
+          rel,
+          `${rel} changed size while it was snapshotted (${size} bytes, then ${total})`,
+          'take the snapshot again once the file is no longer being written',
+        );
+      }
+      const oid = hash.digest('hex');
+      const path = nodePath.join(objects, oid.slice(0, 2), oid.slice(2));
+      if (fs.existsSync(path)) fs.rmSync(tmp, { force: true });
+      else {
+        fs.mkdirSync(nodePath.dirname(path), { recursive: true });
+        fs.renameSync(tmp, path);
+      }
+      return oid;
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      throw err;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /**
+   * Writes blob `oid`'s content to descriptor `fd`: inflated whole when it is
+   * small, a chunk at a time when it is large (the object's header, read
+   * from its first bytes, says which).
+   */
+  async #writeBlobTo(oid: string, fd: number): Promise<void> {
+    const path = nodePath.join(this.#gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
+    const compressed = fs.statSync(path, { throwIfNoEntry: false })?.size;
+    if (compressed === undefined || compressed < 64 * 1024 || blobSize(path) <= STREAMED_BLOB_BYTES) {
+      fs.writeSync(fd, (await this.#readObject(oid)).body);
+      return;
+    }
+    let header = true;
+    const inflate = fs.createReadStream(path).pipe(zlib.createInflate());
+    for await (const piece of inflate as AsyncIterable<Buffer>) {
+      let body = piece;
+      if (header) {
+        const nul = piece.indexOf(0);
+        // "blob <size>" fits in the first piece inflated (at least 16 KiB).
+        body = piece.subarray(nul + 1);
+        header = false;
+      }
+      for (let at = 0; at < body.length; ) at += fs.writeSync(fd, body, at);
+    }
   }
 
   async #readObject(oid: string): Promise<{ type: string; body: Buffer }> {
@@ -291,8 +392,9 @@ export class GitSnapshotStore {
         ) {
           oid = cached.oid;
         } else {
-          const body = st.isSymbolicLink() ? Buffer.from(fs.readlinkSync(p, { encoding: 'buffer' })) : this.#readFile(p);
-          oid = await this.#writeObject('blob', body);
+          if (st.isSymbolicLink()) oid = await this.#writeObject('blob', Buffer.from(fs.readlinkSync(p, { encoding: 'buffer' })));
+          else if (key.size > STREAMED_BLOB_BYTES) oid = await this.#writeStreamedBlob(p, rel);
+          else oid = await this.#writeObject('blob', this.#readFile(p));
         }
         // Racily clean entries (changed within the clock's granularity of now) are hashed again next time.
         if (st.mtimeNs < started - RACY_MARGIN_NS && st.ctimeNs < started - RACY_MARGIN_NS) this.#cache.set(rel, { ...key, oid });
@@ -421,15 +523,17 @@ export class GitSnapshotStore {
           }
           continue;
         }
-        const body = (await this.#readObject(e.oid)).body;
         const tmp = this.#guard.via(dfd, tempName());
         const fd = fs.openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
         try {
-          fs.writeSync(fd, body);
+          await this.#writeBlobTo(e.oid, fd);
           fs.fchmodSync(fd, mode);
-        } finally {
+        } catch (err) {
           fs.closeSync(fd);
+          fs.rmSync(tmp, { force: true });
+          throw err;
         }
+        fs.closeSync(fd);
         try {
           fs.renameSync(tmp, p);
         } catch (err) {
