@@ -17,6 +17,10 @@
  * this filesystem was made): the script's context never reaches them, and
  * just-bash's guard stays on, with its default options.
  *
+ * A write over a file the script read is checked against what it read,
+ * and merged with a change another agent made since or refused, never
+ * written over it (see {@link ReadBases}).
+ *
  * What the protocol does not have is refused, never faked: symbolic and
  * hard links (`EPERM`, as just-bash's own disk filesystems do by default),
  * `chmod` (`ENOTSUP`). `utimes` is accepted and leaves the times to the
@@ -31,6 +35,7 @@ import { type FileEntry, type FileStat, type Filesystem, isFsError } from '@ctxf
 import type { BufferEncoding, CpOptions, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from 'just-bash';
 import { type ByteString, unsafeBytesFromLatin1 } from 'just-bash';
 import { BashFsError, toBashError } from './bash-errors.ts';
+import { ReadBases } from './read-bases.ts';
 import { resolveVirtual, virtualPath } from './virtual-path.ts';
 
 /** Options of reads, as just-bash passes them. */
@@ -46,10 +51,11 @@ export interface CtxfsDirent {
   isSymbolicLink: boolean;
 }
 
-/** A command under way: its run, and the host's async context it was started in. */
+/** A command under way: its run, the host's async context it was started in, and what its script read. */
 interface Scope {
   readonly run: ProgramRun;
   readonly host: HostContext;
+  readonly bases: ReadBases;
 }
 
 /** Runs a function in a captured async context (`AsyncLocalStorage.snapshot()`). */
@@ -109,6 +115,8 @@ export class CtxfsBashFs implements IFileSystem {
   readonly #host: HostContext;
 
   readonly #maxFileReadSize: number;
+  /** What calls outside a command read: the bases of their later writes. */
+  readonly #bases = new ReadBases();
 
   constructor(session: ContextSession, options: CtxfsBashFsOptions = {}) {
     this.session = session;
@@ -135,7 +143,7 @@ export class CtxfsBashFs implements IFileSystem {
    * the host's code, not from a script.
    */
   within<T>(run: ProgramRun, body: () => Promise<T>): Promise<T> {
-    return scopes.run({ run, host: AsyncLocalStorage.snapshot() }, body);
+    return scopes.run({ run, host: AsyncLocalStorage.snapshot(), bases: new ReadBases() }, body);
   }
 
   /** Runs a changing call: in the command under way, or as a command of its own. */
@@ -172,14 +180,15 @@ export class CtxfsBashFs implements IFileSystem {
 
   /**
    * Runs one call in the host's context, with its errors in just-bash's
-   * form naming `vpath`; `body` gets the workspace path and the command under way.
+   * form naming `vpath`; `body` gets the workspace path, the command under
+   * way and what its script read.
    */
-  async #call<T>(syscall: string, vpath: string, body: (path: string, run: ProgramRun | undefined) => Promise<T>): Promise<T> {
+  async #call<T>(syscall: string, vpath: string, body: (path: string, run: ProgramRun | undefined, bases: ReadBases) => Promise<T>): Promise<T> {
     const v = virtualPath(vpath, syscall);
     const scope = scopes.getStore();
     const host = scope?.host ?? this.#host;
     try {
-      return await host(() => body(v.slice(1), scope?.run));
+      return await host(() => body(v.slice(1), scope?.run, scope?.bases ?? this.#bases));
     } catch (err) {
       throw toBashError(err, syscall, v);
     }
@@ -194,33 +203,39 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   readFileBuffer(path: string): Promise<Uint8Array> {
-    return this.#call('open', path, async (p, run) => {
+    return this.#call('open', path, async (p, run, bases) => {
       await this.#check(run, 'read', p);
       const st = await this.#target('open', p);
       if (st.kind === 'directory') throw new BashFsError('EISDIR', 'read', `/${p}`);
       if (this.#maxFileReadSize > 0 && st.size > this.#maxFileReadSize)
         throw new BashFsError('EFBIG', 'read', `/${p}`, `${st.size} bytes, over the limit of ${this.#maxFileReadSize}`);
-      return await this.#fs.readBytes(p);
+      const bytes = await this.#fs.readBytes(p);
+      // The base of the script's later write of this file: a change made meanwhile is merged, never overwritten.
+      bases.remember(p, bytes);
+      return bytes;
     });
   }
 
+  /** Writes a whole file; over one the script read, merged with a change made since or refused (see {@link ReadBases}). */
   writeFile(path: string, content: FileContent, options?: WriteOptions): Promise<void> {
-    return this.#call('write', path, (p, scope) =>
+    return this.#call('write', path, (p, scope, bases) =>
       this.#change(scope, `write /${p}`, async (run) => {
         this.#writable('write', p);
         await this.#check(run, 'write', p);
         await run.willChange(p);
-        await this.#fs.writeBytes(p, toBytes(content, encodingOf(options)), { createParents: true });
+        await bases.write(this.#fs, p, toBytes(content, encodingOf(options)));
       }),
     );
   }
 
   appendFile(path: string, content: FileContent, options?: WriteOptions): Promise<void> {
-    return this.#call('append', path, (p, scope) =>
+    return this.#call('append', path, (p, scope, bases) =>
       this.#change(scope, `append /${p}`, async (run) => {
         this.#writable('append', p);
         await this.#check(run, 'write', p);
         await run.willChange(p);
+        // An append keeps what others wrote; the script no longer knows the whole file.
+        bases.forget(p);
         await this.#fs.writeBytes(p, toBytes(content, encodingOf(options)), { mode: 'append', createParents: true });
       }),
     );
@@ -327,8 +342,9 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   rm(path: string, options?: RmOptions): Promise<void> {
-    return this.#call('rm', path, (p, scope) =>
+    return this.#call('rm', path, (p, scope, bases) =>
       this.#change(scope, `rm /${p}`, async (run) => {
+        bases.forget(p);
         this.#writable('rm', p);
         await this.#check(run, 'delete', p);
         if (options?.recursive) await this.#willChangeTree(run, 'delete', p);
@@ -340,7 +356,7 @@ export class CtxfsBashFs implements IFileSystem {
 
   cp(src: string, dest: string, options?: CpOptions): Promise<void> {
     const to = virtualPath(dest, 'cp');
-    return this.#call('cp', src, (from, scope) => {
+    return this.#call('cp', src, (from, scope, bases) => {
       const d = to.slice(1);
       if (d === from || d.startsWith(`${from}/`) || from === '')
         throw new BashFsError('EINVAL', 'cp', virtualPath(src, 'cp'), `cannot copy '${virtualPath(src, 'cp')}' into itself, '${to}'`);
@@ -350,6 +366,7 @@ export class CtxfsBashFs implements IFileSystem {
         await this.#walkChecked(run, from);
         const into = (p: string): string => d + p.slice(from.length);
         await this.#willChangeTree(run, 'write', from, into);
+        bases.forget(d);
         try {
           await this.#fs.copy(from, d, { recursive: options?.recursive ?? false, overwrite: true });
         } catch (err) {
@@ -361,7 +378,7 @@ export class CtxfsBashFs implements IFileSystem {
 
   mv(src: string, dest: string): Promise<void> {
     const to = virtualPath(dest, 'mv');
-    return this.#call('mv', src, (from, scope) => {
+    return this.#call('mv', src, (from, scope, bases) => {
       const d = to.slice(1);
       if (d.startsWith(`${from}/`) || from === '')
         throw new BashFsError('EINVAL', 'mv', virtualPath(src, 'mv'), `cannot move '${virtualPath(src, 'mv')}' into itself, '${to}'`);
@@ -372,6 +389,8 @@ export class CtxfsBashFs implements IFileSystem {
         await this.#check(run, 'rename', d);
         await this.#willChangeTree(run, 'rename', from);
         await this.#willChangeTree(run, 'rename', from, (p) => d + p.slice(from.length));
+        bases.forget(from);
+        bases.forget(d);
         try {
           await this.#fs.rename(from, d, { overwrite: true });
         } catch (err) {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { type ContextLayer, createContext, type PolicyConfig } from '@ctxfs/cont
 import type { Filesystem } from '@ctxfs/core';
 import { HostFilesystem } from '@ctxfs/host';
 import { MemoryFilesystem } from '@ctxfs/memory';
-import { Bash } from 'just-bash';
+import { Bash, defineCommand } from 'just-bash';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dockerAvailable, removeTestContainers, TEST_IMAGE, TEST_LABELS } from '../../container/test/docker-fixture.ts';
 import { CtxfsBash, CtxfsBashFs } from '../src/index.ts';
@@ -101,6 +102,34 @@ describe.each(Object.entries(BACKENDS))('just-bash over ctxfs %s', (name, make) 
 
     for (const p of Object.keys(TEN)) expect((await ctx.undo(p)).success, p).toBe(true);
     for (const [p, before] of Object.entries(TEN)) expect(await text(fs, p)).toBe(before);
+  });
+
+  it("a script's write over a file another agent changed since the script read it merges that change, or is refused when they collide", async () => {
+    const lines = `${Array.from({ length: 30 }, (_, i) => `line${i}`).join('\n')}\n`;
+    const { fs, ctx } = await open({ 'a.txt': lines, 'b.txt': lines });
+    const other = ctx.session({ agent: 'other' });
+    const host = AsyncLocalStorage.snapshot();
+    // sed -i's steps through just-bash's own command interface, with the other agent's edit landing between the read and the write.
+    const rewrite = defineCommand('rewrite', async ([path, theirs], c) => {
+      const target = c.fs.resolvePath(c.cwd, path as string);
+      const read = await c.fs.readFile(target);
+      const edited = await host(() => other.replace(path as string, `${theirs}\n`, 'OTHER\n'));
+      try {
+        await c.fs.writeFile(target, read.replace('line7\n', 'SED7\n'));
+        return { stdout: '', stderr: '', exitCode: edited.success ? 0 : 2 };
+      } catch (err) {
+        return { stdout: '', stderr: `${(err as Error).message}\n`, exitCode: 1 };
+      }
+    });
+    const bash = new CtxfsBash(ctx.session({ agent: 'shell' }), { customCommands: [rewrite] });
+
+    expect(await bash.exec('rewrite a.txt line12')).toMatchObject({ stderr: '', exitCode: 0 });
+    expect(await text(fs, 'a.txt')).toBe(lines.replace('line7\n', 'SED7\n').replace('line12\n', 'OTHER\n'));
+
+    const collided = await bash.exec('rewrite b.txt line7');
+    expect(collided.exitCode).toBe(1);
+    expect(collided.stderr).toContain("'/b.txt' (ECONFLICT: it changed since the script read it");
+    expect(await text(fs, 'b.txt')).toBe(lines.replace('line7\n', 'OTHER\n'));
   });
 
   it('runs under the plain Bash class too, each change a command of its own', async () => {
