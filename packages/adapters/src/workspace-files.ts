@@ -64,6 +64,36 @@ export const EDITABLE_WRITE_BYTES = 8 * 1024 * 1024;
 /** A read's content up to this size is kept as a merge base for the agent's next edit; a larger one is only hashed. */
 const MERGE_BASE_BYTES = 1024 * 1024;
 
+/**
+ * Lines `start`..`end` (1-based, inclusive) of a text given in chunks,
+ * joined by its own line ending; the chunks are left as soon as the range
+ * is read.
+ */
+async function pickLines(chunks: AsyncIterable<string> | Iterable<string>, start: number, end: number): Promise<string> {
+  const parts: string[] = [];
+  let line = 1;
+  let crlf: boolean | undefined;
+  const done = (): string => {
+    const out = parts.join('');
+    return crlf === true && out.endsWith('\r') && line > end ? out.slice(0, -1) : out;
+  };
+  for await (const chunk of chunks) {
+    let i = 0;
+    while (i <= chunk.length) {
+      const nl = chunk.indexOf('\n', i);
+      const stop = nl === -1 ? chunk.length : nl;
+      if (line >= start && line <= end) parts.push(chunk.slice(i, stop));
+      if (nl === -1) break;
+      crlf ??= nl > 0 ? chunk[nl - 1] === '\r' : (parts.at(-1)?.endsWith('\r') ?? false);
+      if (line >= start && line < end) parts.push('\n');
+      line++;
+      i = nl + 1;
+      if (line > end) return done();
+    }
+  }
+  return done();
+}
+
 /** A byte stream of one file that can be left early. */
 export interface FileStream extends AsyncIterable<Uint8Array> {
   /** Releases the stream (idempotent). */
@@ -290,14 +320,17 @@ export class WorkspaceFiles {
   /**
    * Lines `startLine`..`endLine` of a text file (1-based, inclusive; an end
    * past the last line reads to the end without error), joined by the
-   * file's own line ending — with neither, the whole text. Read as a stream
-   * and decoded as the backend decodes the file (or with `encoding`), and
-   * left as soon as the range is read, so a range near the top of a huge
-   * file costs the bytes up to it and memory holds only the range. The
-   * whole file (no `endLine`, from the first line) is read at once and
-   * recorded as this agent's read of that version, as {@link readBytes}
-   * is. `EBINARY` for binary content without an explicit encoding;
-   * `EINVAL` for a line number that is not a whole number from 1.
+   * file's own line ending — with neither, the whole text. Decoded as the
+   * backend decodes the file (or with `encoding`). Every read, a range too,
+   * is recorded as this agent's read of that version, so a later write of
+   * the whole file is merged with a change made since (or refused), never
+   * written over it: the whole file, or a file up to 1 MiB
+   * (kept as the merge base), is read at once; a larger range is streamed
+   * and left as soon as it is read, so a range near the top of a huge file
+   * costs the bytes up to it (and the backend's hash of the file before and
+   * after, as the context layer's `readLines` takes it) and memory holds
+   * only the range. `EBINARY` for binary content without an explicit
+   * encoding; `EINVAL` for a line number that is not a whole number from 1.
    */
   readLineRange(path: string, startLine?: number, endLine?: number, encoding?: string): Promise<string> {
     return this.#read(
@@ -312,48 +345,39 @@ export class WorkspaceFiles {
           if (n !== undefined && !(Number.isInteger(n) && n >= 1))
             throw fsError('EINVAL', 'readLines', p, { reason: `${name} ${n} is not a line number`, hint: 'give lines as whole numbers from 1' });
         }
-        if ((startLine ?? 1) === 1 && endLine === undefined) {
-          const whole = await this.#readWholeText(p, encoding);
-          if (whole !== undefined) return whole;
-        }
-        await using text = await this.fs.openText(p, encoding === undefined ? {} : { encoding });
-        const start = Math.max(1, startLine ?? 1);
+        const start = startLine ?? 1;
         const end = endLine ?? Number.POSITIVE_INFINITY;
-        const parts: string[] = [];
-        let line = 1;
-        let crlf: boolean | undefined;
-        const done = (): string => {
-          const out = parts.join('');
-          return crlf === true && out.endsWith('\r') && line > end ? out.slice(0, -1) : out;
-        };
-        for await (const chunk of text) {
-          let i = 0;
-          while (i <= chunk.length) {
-            const nl = chunk.indexOf('\n', i);
-            const stop = nl === -1 ? chunk.length : nl;
-            if (line >= start && line <= end) parts.push(chunk.slice(i, stop));
-            if (nl === -1) break;
-            crlf ??= nl > 0 ? chunk[nl - 1] === '\r' : (parts.at(-1)?.endsWith('\r') ?? false);
-            if (line >= start && line < end) parts.push('\n');
-            line++;
-            i = nl + 1;
-            if (line > end) return done();
-          }
+        const whole = start === 1 && endLine === undefined;
+        const text = await this.#readWholeText(p, encoding, whole ? this.fs.limits.maxConvenienceBytes : MERGE_BASE_BYTES);
+        if (text !== undefined) return whole ? text : await pickLines([text], start, end);
+        // Streamed between two hashes of the backend: the read is recorded only when both name the version the lines came from.
+        const before = await this.#digest(p);
+        let lines: string;
+        {
+          await using reader = await this.fs.openText(p, encoding === undefined ? {} : { encoding });
+          lines = await pickLines(reader, start, end);
         }
-        return done();
+        if (before !== undefined && before === (await this.#digest(p))) await this.#remember(p, before, undefined);
+        return lines;
       },
       (r) => r.length,
     );
   }
 
+  /** The backend's SHA-256 of a file (hashed where its bytes are), or `undefined` when it has none. */
+  async #digest(p: string): Promise<string | undefined> {
+    for await (const batch of this.fs.digest([p])) for (const d of batch) return d.error === undefined ? d.sha256 : undefined;
+    return undefined;
+  }
+
   /**
-   * A whole text file decoded as the backend's text reads decode it, and
-   * recorded as this agent's read; `undefined` for what is no file, or a
-   * file past the backend's convenience limit (streamed instead, unrecorded).
+   * A whole text file of at most `limit` bytes decoded as the backend's
+   * text reads decode it, and recorded as this agent's read; `undefined`
+   * for what is no file, or a larger file (streamed instead).
    */
-  async #readWholeText(p: string, encoding: string | undefined): Promise<string | undefined> {
+  async #readWholeText(p: string, encoding: string | undefined, limit: number): Promise<string | undefined> {
     const stat = await this.fs.stat(p);
-    if (stat.kind !== 'file' || stat.size > this.fs.limits.maxConvenienceBytes) return undefined;
+    if (stat.kind !== 'file' || stat.size > limit) return undefined;
     const bytes = await this.fs.readBytes(p);
     const decoded = this.fs.decodeText(bytes, encoding === undefined ? { path: p } : { path: p, encoding });
     if (decoded.binary)

@@ -268,6 +268,37 @@ for (const backend of await backends()) {
         expect(text(await ws.fs.readBytes('src/a.ts'))).toBe('one\ntwo\nthree\n');
       }));
 
+    it('a ranged readTextFile is the agent’s read too: a change made since is merged or refused, never overwritten', () => {
+      const small = Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join('');
+      // Past the 1 MiB kept as a merge base: streamed, recorded by the backend's hash alone.
+      const large = Array.from({ length: 80_000 }, (_, i) => `line ${i + 1}\n`).join('');
+      const put = (ws: TestWorkspace, path: string, content: string) => ws.fs.writeBytes(path, new TextEncoder().encode(content));
+      return withWs(
+        async (ws, s) => {
+          expect(await s.readTextFile({ path: 'small.txt', startLine: 1, endLine: 3 })).toBe('line 1\nline 2\nline 3');
+          await put(ws, 'small.txt', small.replace('line 29\n', 'line 29 by another agent\n'));
+          await s.writeTextFile({ path: 'small.txt', content: small.replace('line 1\n', 'line 1 by this agent\n') });
+          expect(text(await ws.fs.readBytes('small.txt'))).toBe(
+            small.replace('line 1\n', 'line 1 by this agent\n').replace('line 29\n', 'line 29 by another agent\n'),
+          );
+
+          expect(await s.readTextFile({ path: 'large.txt', startLine: 2, endLine: 2 })).toBe('line 2');
+          const theirs = large.replace('line 79999\n', 'line 79999 by another agent\n');
+          await put(ws, 'large.txt', theirs);
+          const written = await s.writeTextFile({ path: 'large.txt', content: large.replace('line 2\n', 'line 2 by this agent\n') }).then(
+            () => 'merged',
+            (err: { code?: string }) => err.code,
+          );
+          // Merged where the editor finds the version read in the history, else refused: the other agent's change stays either way.
+          const now = text(await ws.fs.readBytes('large.txt')) as string;
+          expect(now).toContain('line 79999 by another agent\n');
+          if (written === 'merged') expect(now).toBe(theirs.replace('line 2\n', 'line 2 by this agent\n'));
+          else expect(written).toBe('ECONFLICT');
+        },
+        { 'small.txt': small, 'large.txt': large },
+      );
+    });
+
     it('a whole readTextFile or readFile is the agent’s read: a change made since is merged or refused, never overwritten', () => {
       const base = Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join('');
       const changed = base.replace('line 2\n', 'line 2 by the user\n');
