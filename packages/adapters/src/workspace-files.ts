@@ -22,12 +22,14 @@ import type { ContextLayer, ContextSession, EditResult, OpClass } from '@ctxfs/c
 import { currentCall, sha256Hex } from '@ctxfs/context';
 import {
   type ByteReader,
+  encodeText,
   type FileEntry,
   type FileStat,
   type Filesystem,
   type FsError,
   type FsErrorCode,
   type FsOperation,
+  firstUnencodable,
   fsError,
   type GrepMatch,
   isFsError,
@@ -165,8 +167,13 @@ export class WorkspaceFiles {
   async #changeTarget(path: string, op: FsOperation, opClass: OpClass): Promise<string> {
     const { paths, invalid } = this.#target(path, op);
     if (invalid === undefined) return paths[0] as string;
-    return await this.session.guarded<never>(
-      { op, opClass, paths: [], params: {}, invalid },
+    return await this.#refuse(op, opClass, [], invalid);
+  }
+
+  /** Refuses a change through the safety layer, so the attempt is in the audit, then throws `invalid`. */
+  #refuse(op: FsOperation, opClass: OpClass, paths: string[], invalid: FsError): Promise<never> {
+    return this.session.guarded<never>(
+      { op, opClass, paths, params: {}, invalid },
       () => Promise.reject(invalid),
       () => ({ result: 'refused' }),
     );
@@ -467,6 +474,26 @@ export class WorkspaceFiles {
       if (r.code !== 'EBINARY') editError('write', p, r);
     }
     await this.#writeRaw('write', p, options.create === true, bytes);
+  }
+
+  /**
+   * Writes `text` in `encoding` (one other than UTF-8) as exactly those
+   * bytes ({@link writeBytes}). Text the encoding cannot hold is refused
+   * (`EINVAL`, nothing written), as the editor refuses it for a file stored
+   * in that encoding: encoded, each such character would become a `?` or
+   * another character while the write reported success.
+   */
+  async writeEncodedText(path: string, text: string, encoding: string): Promise<void> {
+    const p = await this.#changeTarget(path, 'write', 'write');
+    const bytes = encodeText(text, encoding);
+    const bad = firstUnencodable(text, encoding);
+    if (bad !== undefined) {
+      const line = text.slice(0, bad.index).split('\n').length;
+      const code = `U+${(bad.char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+      const reason = `${p} is to be written as ${encoding}, which has no ${JSON.stringify(bad.char)} (${code}, line ${line} of the new text): written, it would turn into another character. Nothing was written. Use characters ${encoding} has (an ASCII spelling, or the word in the file's own script), or write it as UTF-8.`;
+      await this.#refuse('write', 'write', [p], fsError('EINVAL', 'write', p, { reason }));
+    }
+    await this.writeBytes(p, bytes);
   }
 
   /**

@@ -139,6 +139,27 @@ for (const backend of await backends()) {
         expect((await rejection(s.writeBinaryFile({ path: 'dir', content: new Uint8Array([0]) }))).code).toBe('EISDIR');
       }));
 
+    it('writeTextFile with an encoding refuses text it cannot hold, as the editor does, writes nothing, and the refusal is audited', async () => {
+      const audit: AuditDraft[] = [];
+      const ws = await openWorkspace(backend, {}, { safety: { audit: (r) => void audit.push(r) } });
+      try {
+        const s = createSandboxSession({ context: ws.context });
+        await s.writeTextFile({ path: 'koi8.txt', content: 'Привет\n', encoding: 'koi8-r' });
+        expect(hex(await ws.fs.readBytes('koi8.txt'))).toBe(hex(NON_UTF8_TEXT.koi8));
+        const refused = await rejection(s.writeTextFile({ path: 'koi8.txt', content: 'Привет\n日本 €\n', encoding: 'koi8-r' }));
+        expect(refused.code).toBe('EINVAL');
+        expect(refused.message).toContain(
+          'which has no "日" (U+65E5, line 2 of the new text): written, it would turn into another character. Nothing was written.',
+        );
+        expect(hex(await ws.fs.readBytes('koi8.txt'))).toBe(hex(NON_UTF8_TEXT.koi8));
+        expect((await rejection(s.writeTextFile({ path: 'latin1.txt', content: 'café Привет', encoding: 'latin1' }))).code).toBe('EINVAL');
+        expect(await ws.fs.exists('latin1.txt')).toBe(false);
+        expect(audit.filter((r) => r.op === 'write').map((r) => `${r.result}:${r.code}`)).toEqual(['error:EINVAL', 'error:EINVAL']);
+      } finally {
+        await ws.close();
+      }
+    });
+
     it('stat: type and size, null when missing', () =>
       withWs(async (_ws, s) => {
         expect(await s.stat({ path: 'src/a.ts' })).toEqual({ type: 'file', size: 14 });

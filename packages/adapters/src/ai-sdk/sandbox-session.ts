@@ -7,7 +7,7 @@
  * @module
  */
 
-import { encodeText, type FileKind, isFsError } from '@ctxfs/core';
+import { type FileKind, isFsError } from '@ctxfs/core';
 import type {
   Experimental_SandboxDirectoryEntry as SandboxDirectoryEntry,
   Experimental_SandboxFileStat as SandboxFileStat,
@@ -178,7 +178,7 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
       signalled(abortSignal);
       // Text is an edit (merged with a change made since the read); text in another encoding is those bytes, exactly.
       if (isUtf8Label(encoding)) await files.writeText(local(path), content);
-      else await files.writeBytes(local(path), encodeText(content, encoding as string));
+      else await files.writeEncodedText(local(path), content, encoding as string);
     },
     stat: ({ path, abortSignal }) =>
       orNull(async () => {
