@@ -142,7 +142,7 @@ for (const backend of await backends()) {
         expect((await b.edit('/missing', 'a', 'b')).error).toBe("Error: File '/missing' not found");
       }));
 
-    it('grep is literal, filtered by a glob at any depth, capped by maxCount', () =>
+    it('grep is literal, filtered by a glob at any depth, capped by maxCount (truncated only when more matched)', () =>
       withBackend(
         async (b) => {
           expect((await b.grep('a.ts')).matches).toEqual([{ path: '/docs/x.md', line: 1, text: 'see a.ts' }]);
@@ -152,6 +152,10 @@ for (const backend of await backends()) {
           const capped = await b.grep('const', '/src', null, 1);
           expect(capped).toMatchObject({ truncated: true });
           expect(capped.matches).toHaveLength(1);
+          // Exactly maxCount matches: nothing was cut, as deepagents' own backends say.
+          const exact = await b.grep('const', '/src', null, 3);
+          expect(exact.matches).toHaveLength(3);
+          expect(exact.truncated).toBeUndefined();
           expect((await b.grep('x', '/missing')).matches).toEqual([]);
         },
         { 're.txt': 'x [a-z]*( y\n' },

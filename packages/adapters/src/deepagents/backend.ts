@@ -322,10 +322,11 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
         path: base,
         glob: stat.kind === 'directory' ? fileGlob : undefined,
         literal: true,
-        maxMatches: maxCount ?? undefined,
+        // One past the cap tells whether anything was cut: exactly maxCount matches is not truncated, as deepagents' applyGrepMaxCount says.
+        maxMatches: maxCount === null ? undefined : maxCount + 1,
       });
       const matches = found.map((m) => ({ path: this.#virtual(m.path), line: m.line, text: m.text }));
-      return maxCount !== null && matches.length >= maxCount ? { matches: matches.slice(0, maxCount), truncated: true } : { matches };
+      return maxCount !== null && matches.length > maxCount ? { matches: matches.slice(0, maxCount), truncated: true } : { matches };
     } catch (err) {
       return { error: `Error searching for '${pattern}': ${messageOf(err)}` };
     }
