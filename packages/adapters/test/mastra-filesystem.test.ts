@@ -195,6 +195,18 @@ for (const backend of await backends()) {
         ]);
       }));
 
+    it('grep caps each file before the total, so a file with many matches leaves room for the files after it', () =>
+      withFs(async (m, ws) => {
+        await ws.fs.writeBytes('g/a.txt', new TextEncoder().encode('TODO 1\nTODO 2\nTODO 3\nTODO 4\n'), { createParents: true });
+        await ws.fs.writeBytes('g/b.txt', new TextEncoder().encode('TODO b\n'));
+        await ws.fs.writeBytes('g/c.txt', new TextEncoder().encode('TODO c\n'));
+        const options = { pattern: 'TODO', path: '/g', caseSensitive: true, includeHidden: false };
+        const each = await m.grep({ ...options, maxCountPerFile: 1, maxTotalMatches: 3 });
+        expect(each.map((f) => `${f.path}:${f.matches.length}`)).toEqual(['a.txt:1', 'b.txt:1', 'c.txt:1']);
+        const total = await m.grep({ ...options, maxCountPerFile: 2, maxTotalMatches: 3 });
+        expect(total.map((f) => `${f.path}:${f.matches.length}`)).toEqual(['a.txt:2', 'b.txt:1']);
+      }));
+
     it('walk and grep: the optional capabilities Mastra’s tools prefer, answered natively', () =>
       withFs(async (m, ws) => {
         await ws.fs.writeBytes('src/.note', new TextEncoder().encode('hidden\n'));

@@ -376,7 +376,9 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
           path: base,
           ignoreCase: !options.caseSensitive,
           dot: options.includeHidden,
-          maxMatches: options.maxTotalMatches ?? 100_000,
+          // With a cap a file, the total cap counts what is kept after it (below): capping the search first would
+          // spend the total on one file's surplus and leave out every later file.
+          maxMatches: options.maxCountPerFile === undefined ? (options.maxTotalMatches ?? 100_000) : 100_000,
         });
       } catch (err) {
         if (isFsError(err, 'EBADPATTERN')) throw new UnsupportedGrepPatternError(options.pattern, err.reason);
@@ -386,7 +388,9 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
       const byFile = new Map<string, FilesystemGrepResult>();
       const context = Math.max(0, options.contextLines ?? 0);
       const linesOf = new Map<string, string[]>();
+      let kept = 0;
       for (const m of found) {
+        if (options.maxTotalMatches !== undefined && kept >= options.maxTotalMatches) break;
         const rel = stat.kind === 'directory' ? m.path.slice(prefix) : baseName(m.path);
         let file = byFile.get(rel);
         if (file === undefined) {
@@ -406,6 +410,7 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
           match.after = lines.slice(m.line, m.line + context);
         }
         file.matches.push(match);
+        kept++;
       }
       return [...byFile.values()];
     });
