@@ -9,7 +9,7 @@
  * @module
  */
 
-import { baseName, type FileStat as CtxfsStat, type GrepMatch, isFsError, sha256Hex } from '@ctxfs/core';
+import { baseName, type FileStat as CtxfsStat, fsError, type GrepMatch, isFsError, sha256Hex } from '@ctxfs/core';
 import type {
   CopyOptions,
   FileContent,
@@ -423,6 +423,12 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
   stat(path: string): Promise<FileStat> {
     return this.#run(path, 'stat', async () => {
       const s = await this.files.stat(this.#local(path));
+      // A link the backend did not follow reports the length of the path it names as its size: not ours to tell.
+      // Out of the root it is the PermissionError readFile throws (EPATHESCAPE), in a loop readFile's ELOOP.
+      if (s.kind === 'symlink') {
+        await this.files.fs.realpath(s.path);
+        throw fsError('ELOOP', 'stat', s.path, { reason: 'the symbolic link cannot be followed' });
+      }
       const name = s.path.slice(s.path.lastIndexOf('/') + 1);
       const dir = s.kind === 'directory';
       return {
