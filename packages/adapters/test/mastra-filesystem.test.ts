@@ -91,6 +91,13 @@ for (const backend of await backends()) {
         await expect(m.copyFile('/src', '/src2')).rejects.toBeInstanceOf(IsDirectoryError);
         await m.copyFile('/src', '/src2', { recursive: true });
         expect(utf8(await ws.fs.readBytes('src2/lib/b.py'))).toBe('print(1)\n');
+        // Empty directories are copied too, and an empty directory is copied as one, as Mastra's LocalFilesystem does.
+        await m.mkdir('/src/empty/deeper');
+        await m.mkdir('/only-empty');
+        await m.copyFile('/src', '/src3', { recursive: true });
+        await m.copyFile('/only-empty', '/only-empty2', { recursive: true });
+        expect((await m.stat('/src3/empty/deeper')).type).toBe('directory');
+        expect((await m.stat('/only-empty2')).type).toBe('directory');
         await m.moveFile('/copy/a.ts', '/moved/here/a.ts');
         expect(await ws.fs.exists('copy/a.ts')).toBe(false);
         expect(await ws.fs.exists('moved/here/a.ts')).toBe(true);

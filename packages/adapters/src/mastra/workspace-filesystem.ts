@@ -241,8 +241,12 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
       if (from.kind === 'directory') {
         if (!options.recursive) throw new IsDirectoryError(src);
         const base = this.files.normalize(this.#local(src), 'copy');
+        const below = (entry: { path: string }): string => `${this.#local(dest)}/${entry.path.slice(base === '' ? 0 : base.length + 1)}`;
+        // The destination and every directory below the source, empty ones too, as Mastra's LocalFilesystem.copyDirectory makes them.
+        await this.files.mkdir(this.#local(dest), true, true);
+        for (const entry of await this.files.glob('**', base, { kind: 'directory' })) await this.files.mkdir(below(entry), true, true);
         for (const entry of await this.files.glob('**', base, { kind: 'file' })) {
-          const target = `${this.#local(dest)}/${entry.path.slice(base === '' ? 0 : base.length + 1)}`;
+          const target = below(entry);
           if (options.overwrite === false && (await this.#stat(target)) !== undefined) continue;
           await this.files.writeBytes(target, await this.files.readBytes(entry.path));
         }
