@@ -82,6 +82,20 @@ describe.runIf(available)('links inside the workspace', () => {
     }
   });
 
+  it('delete of a link removes the link, never what it leads to: dangling, to a directory, with or without recursive', async () => {
+    const { dir, fs } = await workspace(
+      'mkdir -p real/sub && echo kept > real/sub/kept.txt && ln -s nowhere.txt dangling && ln -s real to-dir && ln -s real to-dir-recursive',
+    );
+    try {
+      await fs.delete('dangling');
+      await fs.delete('to-dir');
+      await fs.delete('to-dir-recursive', { recursive: true });
+      expect((await sh(container, `cd ${dir} && ls -A && cat real/sub/kept.txt`)).stdout).toBe('real\nkept\n');
+    } finally {
+      await fs.close();
+    }
+  });
+
   it('a link leading out of the workspace, or in a loop, is an entry: it stats as a link and can be renamed and deleted, never followed', async () => {
     const { dir, fs } = await workspace('ln -s /etc/passwd pw && ln -s loop2 loop1 && ln -s loop1 loop2 && mkdir d && ln -s /etc d/etc');
     try {

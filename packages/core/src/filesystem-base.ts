@@ -824,6 +824,12 @@ export abstract class FilesystemBase implements Filesystem {
       if (r.path === '')
         throw fsError('EPERM', 'delete', '.', { reason: 'the workspace root cannot be deleted', hint: 'delete the entries inside it instead' });
       const st = await this.tryStat(r.path);
+      // stat follows a link: a dangling one stats as missing, one to a directory as the directory. The link itself
+      // is what goes, as rm removes one, never what it leads to (the parent's listing names its own kind).
+      if ((st === undefined || st.kind === 'directory') && !r.dirOnly && (await this.#isLink(r.path))) {
+        await this.removeFile(r.path);
+        return;
+      }
       if (st === undefined) {
         // Like node's fs.rm: force forgives a missing path, not a file where a directory should be.
         try {
@@ -838,6 +844,15 @@ export abstract class FilesystemBase implements Filesystem {
       if (st.kind === 'directory') await this.removeDirectory(r.path, options.recursive ?? false);
       else await this.removeFile(r.path);
     });
+  }
+
+  /** Whether the entry at `path` (normalized) is itself a symbolic link, by its parent directory's listing. */
+  async #isLink(path: string): Promise<boolean> {
+    if (!this.capabilities.symlinks) return false;
+    const slash = path.lastIndexOf('/');
+    const entries = await this.readDirectory(slash < 0 ? '' : path.slice(0, slash)).catch(() => []);
+    const name = path.slice(slash + 1);
+    return entries.some((e) => e.name === name && e.kind === 'symlink');
   }
 
   mkdir(path: string, options: MkdirOptions = {}): Promise<void> {

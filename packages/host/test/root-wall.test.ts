@@ -69,6 +69,20 @@ describe('hostile trees', () => {
     }
   });
 
+  it('delete of a link removes the link, never what it leads to: dangling, to a directory, with or without recursive', async () => {
+    const { hfs, abs } = await workspace();
+    nodeFs.mkdirSync(abs('real/sub'), { recursive: true });
+    nodeFs.writeFileSync(abs('real/sub/kept.txt'), 'kept\n');
+    nodeFs.symlinkSync('nowhere.txt', abs('dangling'));
+    nodeFs.symlinkSync('real', abs('to-dir'));
+    nodeFs.symlinkSync('real', abs('to-dir-recursive'));
+    await hfs.delete('dangling');
+    await hfs.delete('to-dir');
+    await hfs.delete('to-dir-recursive', { recursive: true });
+    expect(nodeFs.readdirSync(abs('')).sort()).toEqual(['real']);
+    expect(nodeFs.readFileSync(abs('real/sub/kept.txt'), 'utf8')).toBe('kept\n');
+  });
+
   it('the refuse policy refuses every symlink, even one pointing inside', async () => {
     const { hfs, abs } = await workspace({ symlinks: 'refuse' });
     expect(hfs.capabilities.symlinks).toBe(false);
