@@ -48,6 +48,14 @@ export interface WorkspaceFilesOptions {
 export interface WriteBytesOptions {
   /** Refuse (`EEXIST`) when the file exists. Default `false`: overwrite. */
   readonly create?: boolean | undefined;
+  /**
+   * The version (content hash) the caller checked the file against just
+   * before: the write commits only over that version, by the editor's
+   * compare-and-swap, and a change made since is refused (`ECONFLICT`),
+   * never merged. Default this agent's last read (a text write merges a
+   * change made since it).
+   */
+  readonly base?: string | undefined;
 }
 
 /** Options of {@link WorkspaceFiles.grep}. */
@@ -406,8 +414,8 @@ export class WorkspaceFiles {
    */
   async writeBytes(path: string, bytes: Uint8Array, options: WriteBytesOptions = {}): Promise<void> {
     const p = await this.#changeTarget(path, 'writeBytes', 'write');
-    if (await this.#writeBytesAsEdit(p, bytes, options.create === true)) return;
-    await this.#writeRaw('writeBytes', p, options.create === true, bytes);
+    if (await this.#writeBytesAsEdit(p, bytes, options.create === true, options.base)) return;
+    await this.#writeRaw('writeBytes', p, options.create === true, bytes, options.base);
   }
 
   /**
@@ -416,7 +424,7 @@ export class WorkspaceFiles {
    * text, a file in another encoding or with a BOM, binary, large, or one
    * the byte path refuses with its own error).
    */
-  async #writeBytesAsEdit(p: string, bytes: Uint8Array, create: boolean): Promise<boolean> {
+  async #writeBytesAsEdit(p: string, bytes: Uint8Array, create: boolean, base: string | undefined): Promise<boolean> {
     const text = asUtf8Text(bytes);
     if (text === undefined) return false;
     const current = await this.#currentUtf8(p);
@@ -424,7 +432,7 @@ export class WorkspaceFiles {
     if (current !== null) {
       if (create) return false;
       // Changed since the agent's read: the byte path refuses it (ECONFLICT) as it refuses any stale byte write.
-      const seen = (await this.session.sessionContext.lastRead(this.session.agent, p))?.sha256;
+      const seen = base ?? (await this.session.sessionContext.lastRead(this.session.agent, p))?.sha256;
       if (seen !== undefined && seen !== current) return false;
     }
     const r =
@@ -469,11 +477,13 @@ export class WorkspaceFiles {
     const p = await this.#changeTarget(path, 'write', 'write');
     const bytes = new TextEncoder().encode(text);
     if (asUtf8Text(bytes) !== undefined) {
-      const r = options.create ? await this.session.createFile(p, text) : await this.session.writeFile(p, text);
+      // Over a version the caller checked, the editor's compare-and-swap refuses a change made since the check instead of merging it.
+      const edit = options.base === undefined ? undefined : { baseVersion: options.base, strategy: 'refuse' as const };
+      const r = options.create ? await this.session.createFile(p, text, edit) : await this.session.writeFile(p, text, edit);
       if (r.success) return;
       if (r.code !== 'EBINARY') editError('write', p, r);
     }
-    await this.#writeRaw('write', p, options.create === true, bytes);
+    await this.#writeRaw('write', p, options.create === true, bytes, options.base);
   }
 
   /**
@@ -534,22 +544,28 @@ export class WorkspaceFiles {
   }
 
   /** Writes exactly `bytes` on the byte path (see {@link #writeRawWith}). */
-  #writeRaw(op: string, p: string, create: boolean, bytes: Uint8Array): Promise<void> {
-    return this.#writeRawWith(op, p, create, async (ifMatch) => {
-      await this.fs.writeBytes(p, bytes, { createParents: true, ...(ifMatch === undefined ? {} : { ifMatch }) });
-      return bytes.byteLength;
-    });
+  #writeRaw(op: string, p: string, create: boolean, bytes: Uint8Array, base?: string): Promise<void> {
+    return this.#writeRawWith(
+      op,
+      p,
+      create,
+      async (ifMatch) => {
+        await this.fs.writeBytes(p, bytes, { createParents: true, ...(ifMatch === undefined ? {} : { ifMatch }) });
+        return bytes.byteLength;
+      },
+      base,
+    );
   }
 
-  /** A write the editor does not take, guarded, checked against the agent's last read, then recorded in the registry. */
-  async #writeRawWith(op: string, p: string, create: boolean, write: (ifMatch: string | undefined) => Promise<number>): Promise<void> {
+  /** A write the editor does not take, guarded, checked against `base` (default the agent's last read), then recorded in the registry. */
+  async #writeRawWith(op: string, p: string, create: boolean, write: (ifMatch: string | undefined) => Promise<number>, base?: string): Promise<void> {
     await this.session.guarded(
       { op, opClass: 'write', paths: [p], params: {} },
       async () => {
         const existing = await this.fs.stat(p).catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : Promise.reject(err)));
         if (existing?.kind === 'directory') throw fsError('EISDIR', 'writeBytes', p, { hint: 'name a file, not a directory' });
         if (create && existing !== undefined) throw fsError('EEXIST', 'writeBytes', p, { hint: 'choose another name, or overwrite it' });
-        const seen = (await this.session.sessionContext.lastRead(this.session.agent, p))?.sha256;
+        const seen = base ?? (await this.session.sessionContext.lastRead(this.session.agent, p))?.sha256;
         const cas = this.fs.capabilities.compareAndSwap;
         const ifMatch = !cas ? undefined : create ? 'absent' : existing === undefined ? undefined : seen;
         const written = await write(ifMatch);

@@ -255,6 +255,36 @@ for (const backend of await backends()) {
         await m.writeFile('/fresh.txt', 'f', { expectedMtime: new Date(0) });
       }));
 
+    it('expectedMtime: a change landing between the check and the commit is refused too, never merged', () =>
+      withFs(async (m, ws) => {
+        const base = 'line1\nline2\nline3\nline4\nline5\nline6\n';
+        const theirs = base.replace('line6', 'OTHER6');
+        await ws.fs.writeBytes('race.txt', new TextEncoder().encode(base));
+        // Another writer changes the file right after the next whole read of the backend: the freshness check's.
+        const read = ws.fs.readBytes.bind(ws.fs);
+        let armed = false;
+        ws.fs.readBytes = async (...args: Parameters<typeof read>) => {
+          const bytes = await read(...args);
+          if (armed) {
+            armed = false;
+            await ws.fs.writeBytes('race.txt', new TextEncoder().encode(theirs));
+          }
+          return bytes;
+        };
+        try {
+          for (const content of [base.replace('line1', 'AGENT1'), Buffer.from(base.replace('line1', 'BYTES1'))]) {
+            await ws.fs.writeBytes('race.txt', new TextEncoder().encode(base));
+            await m.readFile('/race.txt');
+            const seen = (await m.stat('/race.txt')).modifiedAt;
+            armed = true;
+            await expect(m.writeFile('/race.txt', content, { expectedMtime: seen })).rejects.toBeInstanceOf(StaleFileError);
+            expect(utf8(await read('race.txt'))).toBe(theirs);
+          }
+        } finally {
+          ws.fs.readBytes = read;
+        }
+      }));
+
     if (backend === 'host') {
       it('expectedMtime by content on the host: touched but unchanged is no conflict; changed within the same mtime is', () =>
         withFs(async (m, ws) => {

@@ -180,11 +180,14 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
       const current = await this.#stat(path);
       if (current?.kind === 'directory') throw new IsDirectoryError(path);
       if (current !== undefined && options.overwrite === false) throw new FileExistsError(path);
-      if (options.expectedMtime !== undefined && current !== undefined) await this.#assertFresh(path, local, current, options.expectedMtime);
+      // What the check found is the write's base: the commit is a compare-and-swap against it, so a change landing
+      // between the check and the commit is refused too, never merged.
+      const base =
+        options.expectedMtime !== undefined && current !== undefined ? await this.#assertFresh(path, local, current, options.expectedMtime) : undefined;
       try {
         // A string is text (an edit, merged with a change made since the read); a Buffer is bytes, stored as they are.
-        if (typeof content === 'string') await this.files.writeText(local, content, { create: options.overwrite === false });
-        else await this.files.writeBytes(local, content, { create: options.overwrite === false });
+        if (typeof content === 'string') await this.files.writeText(local, content, { create: options.overwrite === false, base });
+        else await this.files.writeBytes(local, content, { create: options.overwrite === false, base });
       } catch (err) {
         // Changed between the check and the commit: the editor's compare-and-swap caught it.
         if (isFsError(err, 'ECONFLICT') && options.expectedMtime !== undefined) {
@@ -200,16 +203,22 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
    * adapter served it, the file is stale only if its content differs from
    * what was served (a touch is no conflict; a change within the same mtime
    * is). An mtime the adapter never served (the caller's own `stat`) is
-   * compared as an mtime.
+   * compared as an mtime. Returns the hash of the content found fresh,
+   * the version the write must commit over.
    */
-  async #assertFresh(path: string, local: string, current: CtxfsStat, expected: Date): Promise<void> {
+  async #assertFresh(path: string, local: string, current: CtxfsStat, expected: Date): Promise<string> {
     const served = this.#served.get(this.files.normalize(local, 'write'));
     if (served !== undefined && served.mtimeMs === expected.getTime()) {
       const now = sha256Hex(await this.files.fs.readBytes(current.path));
       if (now !== served.sha256) throw new StaleFileError(path, expected, current.mtime);
-      return;
+      return now;
     }
     if (current.mtime.getTime() !== expected.getTime()) throw new StaleFileError(path, expected, current.mtime);
+    const now = sha256Hex(await this.files.fs.readBytes(current.path));
+    // The content read is the one that mtime stamps only if the file still has it after the read.
+    const after = (await this.files.fs.stat(current.path)).mtime;
+    if (after.getTime() !== expected.getTime()) throw new StaleFileError(path, expected, after);
+    return now;
   }
 
   appendFile(path: string, content: FileContent): Promise<void> {
