@@ -302,9 +302,21 @@ export class WorkspaceFiles {
       await this.context.versions.putBlob(bytes, sha256);
   }
 
-  /** A byte stream of the file (bounded memory; not recorded as a read: see {@link readStream}). */
+  /**
+   * A byte stream of the file (bounded memory; not recorded as a read: see
+   * {@link readStream}). Its size is charged to the session's byte budget
+   * when it opens, as a whole read's bytes are: the call ends before a byte
+   * is served, so only the size can be counted, and a stream past the
+   * budget is refused (`ELIMIT`) before it serves any.
+   */
   openRead(path: string): Promise<ByteReader> {
-    return this.#read('openRead', path, {}, (p) => this.fs.openRead(p));
+    return this.#read(
+      'openRead',
+      path,
+      {},
+      (p) => this.fs.openRead(p),
+      (r) => r.size,
+    );
   }
 
   /**

@@ -355,6 +355,20 @@ for (const backend of await backends()) {
       );
     });
 
+    it('the byte budget counts a readFile stream as it counts readBinaryFile: one past it is refused before a byte is served', async () => {
+      const ws = await openWorkspace(backend, { 'big.txt': 'z'.repeat(100_000) }, { safety: { policy: { budgets: { bytes: 150_000 } } } });
+      try {
+        const s = createSandboxSession({ context: ws.context });
+        let served = 0;
+        for (let i = 0; i < 2; i++) served += (await new Response(await s.readFile({ path: 'big.txt' })).arrayBuffer()).byteLength;
+        expect(served).toBe(200_000);
+        expect((await rejection(s.readFile({ path: 'big.txt' }))).code).toBe('ELIMIT');
+        expect((await rejection(s.readBinaryFile({ path: 'big.txt' }))).code).toBe('ELIMIT');
+      } finally {
+        await ws.close();
+      }
+    });
+
     it('what ctxfs adds: versions with undo, a stale write merged by content, policy and audit on every call', async () => {
       const audit: AuditDraft[] = [];
       const ws = await openWorkspace(
