@@ -85,7 +85,12 @@ function fromBytes(bytes: Uint8Array, encoding: BufferEncoding | undefined): str
   return buf.toString(encoding === undefined || encoding === 'utf-8' ? 'utf8' : encoding);
 }
 
-function statOf(s: FileStat): FsStat {
+/**
+ * just-bash's stat of a ctxfs stat; `real` (the workspace path it leads to
+ * once every link is followed) is its identity: the protocol has no inodes,
+ * and two paths are the same file exactly when they lead to the same path.
+ */
+function statOf(s: FileStat, real?: string): FsStat {
   const isDirectory = s.kind === 'directory';
   return {
     isFile: s.kind === 'file',
@@ -94,6 +99,7 @@ function statOf(s: FileStat): FsStat {
     mode: s.mode ?? (isDirectory ? 0o755 : 0o644),
     size: s.size,
     mtime: s.mtime,
+    ...(real === undefined ? {} : { identity: `ctxfs:/${real}` }),
   };
 }
 
@@ -264,10 +270,16 @@ export class CtxfsBashFs implements IFileSystem {
     }
   }
 
+  /**
+   * The metadata of what `path` leads to, with its identity (the path it
+   * leads to), so just-bash's same-file check of `mv`, `cp` and `split`
+   * tells two files apart as it does on its own disk filesystems.
+   */
   stat(path: string): Promise<FsStat> {
     return this.#call('stat', path, async (p, run) => {
       await this.#visible(run, 'stat', p);
-      return statOf(await this.#target('stat', p));
+      const st = await this.#target('stat', p);
+      return statOf(st, await this.#fs.realpath(p));
     });
   }
 
@@ -448,10 +460,17 @@ export class CtxfsBashFs implements IFileSystem {
     });
   }
 
+  /**
+   * The path `path` leads to once every link in it is followed (inside the
+   * workspace: a link out of it is `EACCES`); one the policy keeps from
+   * this agent's listings is `ENOENT`, as for {@link stat}.
+   */
   realpath(path: string): Promise<string> {
-    return this.#call('realpath', path, async (p) => {
+    return this.#call('realpath', path, async (p, run) => {
+      // A path the policy keeps from listings, or a link to one, is not there to resolve, as for stat.
+      await this.#visible(run, 'realpath', p);
       await this.#target('realpath', p);
-      return `/${p}`;
+      return `/${await this.#fs.realpath(p)}`;
     });
   }
 

@@ -143,6 +143,24 @@ describe.each(Object.entries(BACKENDS))('just-bash over ctxfs %s', (name, make) 
     expect(await text(fs, 'a.txt')).toBe('one\n');
   });
 
+  it('mv and cp onto an existing file replace it, and split writes its parts, as bash does', async () => {
+    const { fs, ctx } = await open({ 'a.txt': 'alpha\n', 'b.txt': 'bravo\n', 'c.txt': 'charlie\n', 'd.txt': 'one\ntwo\n' });
+    const run = new CtxfsBash(ctx);
+    // just-bash refuses both unless it can tell the two files apart (its same-file check: a stat identity, a realpath).
+    for (const cmd of ['mv a.txt b.txt', 'cp c.txt d2.txt', 'cp c.txt b.txt', 'split -l 1 d.txt part_']) {
+      const r = await run.exec(cmd);
+      expect(r.stderr, cmd).toBe('');
+      expect(r.exitCode, cmd).toBe(0);
+    }
+    expect(await fs.exists('a.txt')).toBe(false);
+    expect(await text(fs, 'b.txt')).toBe('charlie\n');
+    expect([await text(fs, 'part_aa'), await text(fs, 'part_ab')]).toEqual(['one\n', 'two\n']);
+    // The same file under two names is still refused.
+    const same = await run.exec('cp b.txt ./b.txt');
+    expect(same.exitCode).toBe(1);
+    expect(same.stderr).toContain('are the same file');
+  });
+
   it('fails a write the policy denies with EACCES, as bash reports it, and leaves the file', async () => {
     const { fs, ctx } = await open({ 'locked/a.txt': 'keep\n', 'b.txt': 'b\n' }, { readOnly: ['locked/'] });
     const bash = new CtxfsBash(ctx);
@@ -224,6 +242,15 @@ describe('just-bash over ctxfs host: links out of the root', () => {
     }
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET\n');
     await expect(new CtxfsBashFs(o.ctx).symlink('/etc/passwd', '/p')).rejects.toMatchObject({ code: 'EPERM' });
+  });
+
+  it('knows a link inside the root and the file it leads to as one file: cp onto it is refused, the file kept', async () => {
+    const o = await BACKENDS.host({ 'a.txt': 'alpha\n' });
+    symlinkSync('a.txt', join(o.dir as string, 'link.txt'));
+    const r = await new CtxfsBash(o.ctx).exec('cp a.txt link.txt');
+    expect(r.stderr).toContain("cp: 'a.txt' and '/link.txt' are the same file");
+    expect(await new CtxfsBashFs(o.ctx).realpath('/link.txt')).toBe('/a.txt');
+    expect(readFileSync(join(o.dir as string, 'a.txt'), 'utf8')).toBe('alpha\n');
   });
 
   it('refuses a link inside the root to a file the policy withholds, as it refuses the file', async () => {
