@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContainerFilesystem } from '@ctxfs/container';
@@ -26,6 +26,7 @@ afterEach(async () => {
   for (const o of opened.splice(0)) {
     await o.ctx.close();
     await o.fs.close();
+    if (o.dir !== undefined) rmSync(o.dir, { recursive: true, force: true });
   }
 });
 
