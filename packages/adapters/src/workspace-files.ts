@@ -73,6 +73,12 @@ export const EDITABLE_WRITE_BYTES = 8 * 1024 * 1024;
 
 /** A read's content up to this size is kept as a merge base for the agent's next edit; a larger one is only hashed. */
 const MERGE_BASE_BYTES = 1024 * 1024;
+/**
+ * A line range of a file up to this size is recorded as the agent's read (by
+ * two hashes of the file, about 10 ms each at this size); a range of a
+ * larger file is streamed and not recorded.
+ */
+const RECORDED_RANGE_BYTES = 16 * 1024 * 1024;
 
 /**
  * Lines `start`..`end` (1-based, inclusive) of a text given in chunks,
@@ -354,9 +360,11 @@ export class WorkspaceFiles {
    * written over it: the whole file, or a file up to 1 MiB
    * (kept as the merge base), is read at once; a larger range is streamed
    * and left as soon as it is read, so a range near the top of a huge file
-   * costs the bytes up to it (and the backend's hash of the file before and
-   * after, as the context layer's `readLines` takes it) and memory holds
-   * only the range. `EBINARY` for binary content without an explicit
+   * costs the bytes up to it and memory holds only the range. A file up to
+   * 16 MiB is also hashed by the backend before and after (as the context
+   * layer's `readLines` takes its version) and the read recorded; a range
+   * of a larger file is not recorded, so a later whole-file write of it is
+   * not checked against a change made since (read it whole first). `EBINARY` for binary content without an explicit
    * encoding; `EINVAL` for a line number that is not a whole number from 1.
    */
   readLineRange(path: string, startLine?: number, endLine?: number, encoding?: string): Promise<string> {
@@ -377,8 +385,11 @@ export class WorkspaceFiles {
         const whole = start === 1 && endLine === undefined;
         const text = await this.#readWholeText(p, encoding, whole ? this.fs.limits.maxConvenienceBytes : MERGE_BASE_BYTES);
         if (text !== undefined) return whole ? text : await pickLines([text], start, end);
-        // Streamed between two hashes of the backend: the read is recorded only when both name the version the lines came from.
-        const before = await this.#digest(p);
+        // Streamed between two hashes of the backend: the read is recorded only when both name the version the lines came
+        // from. Past RECORDED_RANGE_BYTES the two hashes would cost far more than the range (two passes over 100 MB for a
+        // hundred lines near its top): such a range is streamed unrecorded, as a range of a huge file always was.
+        const recorded = (await this.fs.stat(p)).size <= RECORDED_RANGE_BYTES;
+        const before = recorded ? await this.#digest(p) : undefined;
         let lines: string;
         {
           await using reader = await this.fs.openText(p, encoding === undefined ? {} : { encoding });
