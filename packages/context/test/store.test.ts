@@ -130,7 +130,10 @@ describe('default state location over a host workspace', () => {
     const fs = await HostFilesystem.open({ root, stateDir: join(dir, 'holds-state-host') });
     try {
       for (const inside of [join(root, 'state.db'), join(root, '.ctxfs', 'new', 'state.db'), join(dir, 'link-to-holds-state', 'state.db')]) {
-        await expect(createContext({ fs, store: inside }), inside).rejects.toMatchObject({ code: 'EINVAL', reason: expect.stringMatching(/is inside the workspace/) });
+        await expect(createContext({ fs, store: inside }), inside).rejects.toMatchObject({
+          code: 'EINVAL',
+          reason: expect.stringMatching(/is inside the workspace/),
+        });
         expect(existsSync(inside), inside).toBe(false);
       }
       const ctx = await createContext({ fs, store: join(dir, 'beside-holds-state.db') });
