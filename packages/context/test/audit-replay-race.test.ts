@@ -158,6 +158,44 @@ describe('a record committed by one process and replayed by another before it ap
     }
   });
 
+  it('lines another process appended a moment ago, whose index rows it has not written yet, are not taken for missing', async () => {
+    const a = opened[0] as Process;
+    // Another process on the same files whose index rows never reach the database: the lag at its worst.
+    const store = await SqliteStateStore.open({ path: join(base, 'state.db') });
+    const trail = AuditTrail.open({ dir: join(base, 'audit'), key: { keyFile: join(base, 'key', 'audit.key') } });
+    const writer = { store, trail, sink: await storeAuditSink(store, trail, CONTEXT) };
+    opened.push(writer);
+    // A third opens its trail before those lines exist, then its sink after: the replay's moment.
+    const laterStore = await SqliteStateStore.open({ path: join(base, 'state.db') });
+    const laterTrail = AuditTrail.open({ dir: join(base, 'audit'), key: { keyFile: join(base, 'key', 'audit.key') }, index: laterStore });
+    for (let i = 0; i < 5; i++) writer.sink(draft(`fresh-${i}`, 1 + i / 10));
+    await writer.store.flushAudit();
+    const later = { store: laterStore, trail: laterTrail, sink: await storeAuditSink(laterStore, laterTrail, CONTEXT) };
+    opened.push(later);
+    for (let i = 0; i < 5; i++)
+      expect(
+        recordsOf(a.trail, `fresh-${i}`).map((r) => r.params.replayed ?? false),
+        `fresh-${i}`,
+      ).toEqual([false]);
+  });
+
+  it('on a new trail, the first record of a process killed between its commit and its append is replayed', async () => {
+    const dir = join(base, 'new-trail');
+    const store = await SqliteStateStore.open({ path: join(dir, 'state.db') });
+    const trail = AuditTrail.open({ dir: join(dir, 'audit'), key: { keyFile: join(base, 'key', 'audit.key') }, index: store });
+    // The row its process committed, bound for this trail, before it died.
+    await store.audit({
+      op: 'replace',
+      path: 'a.txt',
+      agent: 'cli',
+      sessionId: 's',
+      params: { opClass: 'write', durationMs: 2.5, requestId: 'first', trailChain: trail.tip.chain },
+      result: 'ok',
+    });
+    opened.push({ store, trail, sink: await storeAuditSink(store, trail, CONTEXT) });
+    expect(recordsOf(trail, 'first').map((r) => r.params.replayed)).toEqual([true]);
+  });
+
   it('a request retried with its id after its process died is recorded again: only the replayed record itself is skipped', async () => {
     const a = opened[0] as Process;
     // A process that died between its commit and its append: the row is in the table only.

@@ -13,7 +13,6 @@
  * @module
  */
 
-import { type FsError, isFsError } from '@ctxfs/core';
 import type { StateStore } from '../state/state-store.ts';
 import type { AuditEntry, AuditRecord } from './audit/audit-record.ts';
 import type { AuditTrail } from './audit/audit-trail.ts';
@@ -290,40 +289,34 @@ const REPLAY_WINDOW = 64;
  * that the trail lacks.
  * Under the trail's lock, so another process's appends cannot interleave.
  *
- * A trail changed by someone (a line that no longer matches its MAC, or an
- * index the log no longer matches) still opens — `ctxfs audit verify` must
- * be able to run and name the line — but never silently: a process warning
- * (`CTXFS_AUDIT_DAMAGED`) names the line, and the newest records are read
- * from the log itself, so the replay neither misses nor repeats a record.
+ * The trail's newest records are read from the log itself, never through
+ * the index: other processes write their index rows a tick after their
+ * lines, and a replay that asked the index appended lines they had just
+ * written again. A trail changed by someone (a line that no longer matches
+ * its MAC) still opens — `ctxfs audit verify` must be able to run and name
+ * the line — but never silently: a process warning (`CTXFS_AUDIT_DAMAGED`)
+ * names the line.
  */
 async function replayMissed(store: StateStore, trail: AuditTrail, context: AuditContext): Promise<number> {
-  let changed: FsError | undefined;
-  const newestOfTrail = (limit: number): AuditRecord[] => {
-    if (changed === undefined) {
-      try {
-        return trail.query({ limit });
-      } catch (err) {
-        if (!isFsError(err, 'EIO')) throw err;
-        changed = err;
-      }
-    }
-    return trail.scan({ limit });
-  };
   // Read before the trail's lock is taken (the lock is held synchronously); a
   // row committed in between by a live process is appended by that process. A
   // row committed before, whose live process has not appended it yet, is
   // replayed here, and that process's append then skips it (appendCommitted).
   const newest = (await store.all<AuditRow>('SELECT * FROM audit ORDER BY id DESC LIMIT ?', [REPLAY_WINDOW * 2])).reverse();
   // A new trail takes the table's history (the rows bound for no other trail).
-  const everything = newestOfTrail(1).length === 0 ? await store.all<AuditRow>('SELECT * FROM audit ORDER BY id') : undefined;
+  const everything = trail.newest(1).length === 0 ? await store.all<AuditRow>('SELECT * FROM audit ORDER BY id') : undefined;
   let unverified: AuditRecord | undefined;
   const replayed = trail.batch(() => {
-    const recent = newestOfTrail(REPLAY_WINDOW);
+    // From the log itself: the index lacks the lines other processes appended a moment ago.
+    const recent = trail.newest(REPLAY_WINDOW);
     unverified = recent.find((r) => !r.verified);
     let rows: AuditRow[];
-    // A new trail takes the table's history, but for the rows bound for other hosts' trails.
-    if (recent.length === 0) rows = (everything ?? newest).filter((row) => trailChainOf(row) === undefined);
-    else {
+    // A new trail takes the table's history, but for the rows bound for other hosts' trails (its own
+    // chain's too: a process killed between its commit and its append on the trail's first record).
+    if (recent.length === 0) {
+      const chain = trail.tip.chain;
+      rows = (everything ?? newest).filter((row) => [undefined, chain].includes(trailChainOf(row)));
+    } else {
       const held = new Set(recent.map((r) => r.requestId));
       const tail = newest;
       const first = tail.findIndex((row) => held.has(requestIdOf(row)));
@@ -335,9 +328,8 @@ async function replayMissed(store: StateStore, trail: AuditTrail, context: Audit
     return rows.length;
   });
   const found =
-    changed?.reason ??
-    (unverified &&
-      `the audit trail was changed: ${unverified.location.file} line ${unverified.location.line} (seq ${unverified.seq}) does not match its MAC; ${trail.dir}`);
+    unverified &&
+    `the audit trail was changed: ${unverified.location.file} line ${unverified.location.line} (seq ${unverified.seq}) does not match its MAC; ${trail.dir}`;
   if (found !== undefined) {
     process.emitWarning(found, {
       code: 'CTXFS_AUDIT_DAMAGED',

@@ -8,7 +8,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, readSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, unlinkSync } from 'node:fs';
 import { availableParallelism, homedir, loadavg } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fsError } from '@ctxfs/core';
@@ -20,7 +20,7 @@ import { AuditIndex, type AuditQuery, type IndexRow } from './audit-index.ts';
 import { type AuditEntry, type AuditRecord, checkEntry, entryFields } from './audit-record.ts';
 import { ChainKey, MIN_KEY_BYTES } from './chain-key.ts';
 import { isEntryType, parseLine, readLineHead, storedMac } from './chain-line.ts';
-import { type ChainTip, ChainWriter, type FsyncPolicy, firstSeqOf, listLogFiles, repairFields, TORN_DETAIL } from './chain-writer.ts';
+import { type ChainTip, ChainWriter, countLines, type FsyncPolicy, firstSeqOf, listLogFiles, readRange, repairFields, TORN_DETAIL } from './chain-writer.ts';
 import { loadOrCreateKey } from './key-file.ts';
 import { LogLock } from './log-lock.ts';
 import { verifyParallel } from './parallel-verify.ts';
@@ -427,6 +427,49 @@ export class AuditTrail {
     return this.#scan(filter);
   }
 
+  /**
+   * The newest `limit` entries, newest first, read back from the end of the
+   * log itself under its lock: not through the index, whose rows other
+   * processes write a tick after their lines (a replay that asked the index
+   * took lines just appended by others for missing, and appended them
+   * again). The cost is the records read, not the file's size. Their
+   * `location.line` is 0 (lines are not counted from the end), but for a
+   * record that does not verify, whose line is counted.
+   */
+  newest(limit: number): AuditRecord[] {
+    this.#open();
+    return this.#writer.locked(() => {
+      const out: AuditRecord[] = [];
+      const files = listLogFiles(this.dir);
+      for (let k = files.length - 1; k >= 0 && out.length < limit; k--) {
+        const name = fileName(files[k] as number);
+        const path = join(this.dir, name);
+        const size = statSync(path).size;
+        for (let window = Math.min(size, TAIL_BYTES); ; window = Math.min(size, window * 4)) {
+          const from = size - window;
+          const bytes = readRange(path, from, size);
+          const found: AuditRecord[] = [];
+          // Whole lines only: after the first newline, unless the window starts the file.
+          const first = from === 0 ? -1 : bytes.indexOf(10);
+          for (let p = from === 0 ? 0 : first === -1 ? bytes.length : first + 1; p < bytes.length; ) {
+            const nl = bytes.indexOf(10, p);
+            const end = nl === -1 ? bytes.length : nl;
+            let rec = this.#record(bytes, p, end, name, 0);
+            // A line that does not verify is named by its line number, counted from the start only then.
+            if (rec !== undefined && !rec.verified) rec = { ...rec, location: { file: name, line: countLines(readRange(path, 0, from + p), from + p) + 1 } };
+            if (rec !== undefined) found.push(rec);
+            p = end + 1;
+          }
+          if (found.length >= limit - out.length || from === 0) {
+            for (let i = found.length - 1; i >= 0 && out.length < limit; i--) out.push(found[i] as AuditRecord);
+            break;
+          }
+        }
+      }
+      return out;
+    });
+  }
+
   /** A record from the line `buf[start, end)`, or undefined when it is not an entry. */
   #record(buf: Buffer, start: number, end: number, file: string, line: number): AuditRecord | undefined {
     const rec = parseLine(buf, start, end);
@@ -555,6 +598,8 @@ export class AuditTrail {
 
 /** How a replayed record's line spells its mark (JSON escapes a quote inside a string, so only the key matches). */
 const REPLAYED_MARK = '"replayed":true';
+/** Bytes {@link AuditTrail.newest} first reads from the end of a file (about 250 records); four times more while short. */
+const TAIL_BYTES = 256 * 1024;
 /** Replayed records noted at most; a process appends its own within milliseconds of the replay. */
 const MAX_REPLAYS_NOTED = 4096;
 

@@ -106,7 +106,7 @@ export function repairFields(
 }
 
 /** Bytes `[from, to)` of the file at `path` (fewer if it is shorter). */
-function readRange(path: string, from: number, to: number): Buffer {
+export function readRange(path: string, from: number, to: number): Buffer {
   const out = Buffer.alloc(to - from);
   const fd = openSync(path, 'r');
   try {
@@ -133,7 +133,8 @@ function lastChainLine(bytes: Buffer, end: number): { seq: number; mac: string }
   return undefined;
 }
 
-function countLines(bytes: Buffer, end: number): number {
+/** Newlines in `bytes[0, end)`. */
+export function countLines(bytes: Buffer, end: number): number {
   let n = 0;
   for (let p = bytes.indexOf(10); p !== -1 && p < end; p = bytes.indexOf(10, p + 1)) n++;
   return n;
