@@ -18,6 +18,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import { posix } from 'node:path';
 import type { ContextLayer, ContextSession, EditResult, OpClass } from '@ctxfs/context';
 import { currentCall, sha256Hex } from '@ctxfs/context';
 import {
@@ -140,6 +141,32 @@ function asUtf8Text(bytes: Uint8Array): string | undefined {
 
 /** Whether an encoding label names UTF-8 (text in it is what the editor writes for a new file). */
 export const isUtf8Label = (encoding: string | undefined): boolean => encoding === undefined || /^(utf-?8|unicode-1-1-utf-8)$/i.test(encoding.trim());
+
+/**
+ * The workspace path an adapter's absolute path names, where the adapter
+ * shows the root at `mount` (an absolute path without its trailing slash;
+ * `''` when the root is `/`). A relative path is passed on as it is. Below
+ * a mount, a path is read as a shell reads it (`/workspace//a` and
+ * `/workspace/../workspace/a` are `/workspace/a`): where it ends up decides,
+ * not the names it passes on the way. One that ends up outside is passed on
+ * as given, so the workspace refuses it (`EPATHESCAPE`) and the audit
+ * records the attempt as made. With the root at `/` nothing is above it to
+ * come back from: a `..` above it stays in the path and is refused.
+ *
+ * @example
+ * ```ts
+ * mountedPath('/workspace/../workspace/a.txt', '/workspace'); // 'a.txt'
+ * mountedPath('/workspace/../etc/passwd', '/workspace');      // '/workspace/../etc/passwd', refused
+ * mountedPath('/src/a.ts', '');                               // 'src/a.ts'
+ * ```
+ */
+export function mountedPath(path: string, mount: string): string {
+  if (typeof path !== 'string' || !path.startsWith('/')) return path;
+  if (mount === '') return path.replace(/^\/+/, '');
+  const resolved = posix.normalize(path);
+  if (resolved === mount || resolved === `${mount}/`) return '';
+  return resolved.startsWith(`${mount}/`) ? resolved.slice(mount.length + 1) : path;
+}
 
 /** An edit's refusal as the error it stands for. */
 function editError(op: FsOperation, path: string, r: EditResult): never {

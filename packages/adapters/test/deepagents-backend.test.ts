@@ -242,6 +242,19 @@ for (const backend of await backends()) {
         expect(await ws.fs.exists('docs')).toBe(false);
       }));
 
+    it('under a mount path, a path whose .. comes back under the mount names the file there; one that leaves it is refused', () =>
+      withBackend(async (_b, ws) => {
+        const b = new CtxfsBackend({ context: ws.context, mountPath: '/workspace' });
+        expect((await b.read('/workspace/../workspace/src/a.ts')).content).toContain('const b = 2;');
+        expect((await b.write('/workspace/src/../../workspace/new.txt', 'n\n')).error).toBeUndefined();
+        expect(utf8(await ws.fs.readBytes('new.txt'))).toBe('n\n');
+        for (const path of ['/workspace/../etc/passwd', '/workspace/../workspace-other/x', '/workspace/..']) {
+          const r = await b.write(path, 'x');
+          expect(r.error, path).toContain('EPATHESCAPE');
+          expect(r.error).not.toMatch(/\/tmp\/|\/work\//);
+        }
+      }));
+
     it('upload and download with deepagents’ error codes', () =>
       withBackend(async (b) => {
         expect(

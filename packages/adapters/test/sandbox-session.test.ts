@@ -186,6 +186,24 @@ for (const backend of await backends()) {
           expect((await rejection(s.readTextFile({ path: 'src/a.ts', ...range }))).code, JSON.stringify(range)).toBe('EINVAL');
       }));
 
+    it('an absolute path whose .. comes back under the mount names the file there; one that leaves it is refused, disclosing nothing', () =>
+      withWs(async (ws, s) => {
+        expect(await s.readTextFile({ path: '/workspace/../workspace/src/a.ts' })).toBe('one\ntwo\nthree\n');
+        expect(await s.readTextFile({ path: '/workspace/src/../../workspace/src/a.ts', startLine: 2, endLine: 2 })).toBe('two');
+        await s.writeTextFile({ path: '/workspace/../workspace/x.txt', content: 'x\n' });
+        expect(text(await ws.fs.readBytes('x.txt'))).toBe('x\n');
+        expect(await s.stat({ path: '/workspace/../workspace/x.txt' })).toEqual({ type: 'file', size: 2 });
+        expect(await s.listDirectory({ path: '/workspace/dir/../../workspace/dir/' })).toEqual([{ name: 'inner.txt', type: 'file' }]);
+        expect(await s.deleteFile({ path: '/workspace/../workspace/x.txt' })).toBe(true);
+        expect(await ws.fs.exists('x.txt')).toBe(false);
+        for (const path of ['/workspace/../etc/passwd', '/workspace/../workspace-other/a', '/workspace/..', '/workspace/../../workspace/../etc']) {
+          const err = await rejection(s.readTextFile({ path }));
+          expect(err.code, path).toBe('EPATHESCAPE');
+          expect(err.message).not.toMatch(/root:|\/tmp\//);
+          expect((await rejection(s.writeTextFile({ path, content: 'x' }))).code, path).toBe('EPATHESCAPE');
+        }
+      }));
+
     it('listDirectory lists a self-referencing or dangling symlink as a symlink, and the rest of the directory', () =>
       withWs(async (ws, s) => {
         if (ws.hostRoot === undefined) return; // only the host test can make links behind the backend

@@ -15,7 +15,7 @@ import type {
   Experimental_SandboxSession as SandboxSession,
 } from 'ai';
 import { type CommandRunner, CommandsUnavailableError, commandsDescription } from '../command-runner.ts';
-import { type FileStream, isUtf8Label, WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
+import { type FileStream, isUtf8Label, mountedPath, WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
 
 type SandboxSpawnOptions = Parameters<SandboxSession['run']>[0] & { stdin?: boolean };
 type WritableSandboxProcess = SandboxProcess & { readonly stdin: WritableStream<Uint8Array> };
@@ -110,13 +110,7 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
   const runner = options.runner;
 
   /** A session path as a workspace path. */
-  const local = (path: string): string => {
-    if (typeof path !== 'string') return path;
-    if (path === mount) return '';
-    // Any other absolute path is passed on as it is: the workspace refuses it (EPATHESCAPE), and the audit records the attempt.
-    // Below the mount, `/workspace//a.txt` is `/workspace/a.txt`, as a shell reads it.
-    return path.startsWith(`${mount}/`) ? path.slice(mount.length + 1).replace(/^\/+/, '') : path;
-  };
+  const local = (path: string): string => mountedPath(path, mount);
   const signalled = (signal: AbortSignal | undefined): void => signal?.throwIfAborted();
 
   const description = [

@@ -27,7 +27,7 @@ import type {
   WriteResult,
 } from 'deepagents';
 import { type CommandRunner, CommandsUnavailableError, commandsDescription } from '../command-runner.ts';
-import { WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
+import { mountedPath, WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
 
 /** What a backend opened later gets from its opener. */
 export interface DeferredWorkspace {
@@ -177,9 +177,7 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
     // A home-relative path means the user's home to a shell; here it would quietly name a directory called `~` in the root.
     if (path.startsWith('~'))
       throw fsError('EPATHESCAPE', 'read', path, { reason: 'a path relative to a home directory', hint: 'name files from the workspace root' });
-    if (this.#mount === '') return path.replace(/^\/+/, '');
-    if (path === this.#mount) return '';
-    return path.startsWith(`${this.#mount}/`) ? path.slice(this.#mount.length + 1).replace(/^\/+/, '') : path;
+    return mountedPath(path, this.#mount);
   }
 
   #virtual(path: string): string {
