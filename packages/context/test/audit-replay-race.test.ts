@@ -34,6 +34,21 @@ function draft(requestId: string, durationMs: number, over: Partial<AuditDraft> 
   };
 }
 
+/**
+ * The row of a change whose process died between committing it and
+ * appending it to `trail`: in the table only, bound for that trail.
+ */
+function diedAfterCommit(store: SqliteStateStore, trail: AuditTrail, requestId: string, durationMs: number): Promise<void> {
+  return store.audit({
+    op: 'replace',
+    path: 'README.md',
+    agent: 'cli',
+    sessionId: 'session-died',
+    params: { opClass: 'write', durationMs, requestId, trailChain: trail.tip.chain },
+    result: 'ok',
+  });
+}
+
 /** A process's view: its own store connection, trail and sink. */
 interface Process {
   store: SqliteStateStore;
@@ -148,6 +163,13 @@ describe('a record committed by one process and replayed by another before it ap
       b.append(entry('in-new-file', { replayed: true }));
       expect(a.appendCommitted(entry('in-old-file'))).toBeUndefined();
       expect(a.appendCommitted(entry('in-new-file'))).toBeUndefined();
+      // Replayed into a file b completed between two others a never appended to.
+      const before = a.verify().files;
+      fill(12);
+      b.append(entry('in-middle-file', { replayed: true }));
+      fill(24);
+      expect(a.verify().files - before).toBeGreaterThan(2);
+      expect(a.appendCommitted(entry('in-middle-file'))).toBeUndefined();
       // Once each: the same call made again is appended.
       expect(a.appendCommitted(entry('in-new-file'))?.requestId).toBe('in-new-file');
       expect(a.verify().ok).toBe(true);
@@ -184,29 +206,39 @@ describe('a record committed by one process and replayed by another before it ap
     const store = await SqliteStateStore.open({ path: join(dir, 'state.db') });
     const trail = AuditTrail.open({ dir: join(dir, 'audit'), key: { keyFile: join(base, 'key', 'audit.key') }, index: store });
     // The row its process committed, bound for this trail, before it died.
-    await store.audit({
-      op: 'replace',
-      path: 'a.txt',
-      agent: 'cli',
-      sessionId: 's',
-      params: { opClass: 'write', durationMs: 2.5, requestId: 'first', trailChain: trail.tip.chain },
-      result: 'ok',
-    });
+    await diedAfterCommit(store, trail, 'first', 2.5);
     opened.push({ store, trail, sink: await storeAuditSink(store, trail, CONTEXT) });
     expect(recordsOf(trail, 'first').map((r) => r.params.replayed)).toEqual([true]);
+  });
+
+  it('a missed record is replayed though the library appended more records since than the replay compares', async () => {
+    const a = opened[0] as Process;
+    await diedAfterCommit(a.store, a.trail, 'died', 5.5);
+    // Records appended straight to the trail have no row: 100 of them hide where the table's rows stand.
+    for (let i = 0; i < 100; i++) {
+      a.trail.append({
+        requestId: `library-${i}`,
+        op: 'note',
+        opClass: 'read',
+        paths: [],
+        sessionId: 's',
+        agent: 'lib',
+        backend: 'x',
+        user: 'u',
+        params: {},
+        result: 'ok',
+        durationMs: 0,
+      });
+    }
+    const replayer = await open();
+    expect(recordsOf(replayer.trail, 'died').map((r) => r.params.replayed)).toEqual([true]);
+    expect(recordsOf(replayer.trail, 'earlier')).toHaveLength(1);
   });
 
   it('a request retried with its id after its process died is recorded again: only the replayed record itself is skipped', async () => {
     const a = opened[0] as Process;
     // A process that died between its commit and its append: the row is in the table only.
-    await a.store.audit({
-      op: 'replace',
-      path: 'README.md',
-      agent: 'cli',
-      sessionId: 'session-d',
-      params: { opClass: 'write', durationMs: 3.25, requestId: 'retried', trailChain: a.trail.tip.chain },
-      result: 'ok',
-    });
+    await diedAfterCommit(a.store, a.trail, 'retried', 3.25);
     const replayer = await open();
     expect(recordsOf(replayer.trail, 'retried').map((r) => r.params.replayed)).toEqual([true]);
     // The retry, in a process that has the trail open, under the same request id.
@@ -248,6 +280,15 @@ describe('hosts that share one state store and keep a trail each', () => {
       const ids = (t: AuditTrail) => t.scan({ limit: 100 }).map((r) => r.requestId);
       expect(ids(again.trail)).toEqual(['one-1']);
       expect(ids(two.trail)).toEqual(['two-1']);
+      // A process on host one dies between its commit and its append; host two then writes more rows than a
+      // replay once compared. The next process on host one still finds its own host's missed record.
+      await diedAfterCommit(again.store, again.trail, 'one-died', 7.25);
+      for (let i = 0; i < 300; i++) two.sink(draft(`two-busy-${i}`, 1 + i / 1000));
+      await two.store.flushAudit();
+      const third = await host('one');
+      open.push(third);
+      expect(ids(third.trail)).toEqual(['one-died', 'one-1']);
+      expect(third.trail.scan({ limit: 1 })[0]?.params.replayed).toBe(true);
     } finally {
       for (const p of open) await p.store.close();
       for (const t of new Set(open.map((p) => p.trail))) t.close();

@@ -14,7 +14,7 @@
  */
 
 import type { StateStore } from '../state/state-store.ts';
-import type { AuditEntry, AuditRecord } from './audit/audit-record.ts';
+import { type AuditEntry, type AuditRecord, replayKey } from './audit/audit-record.ts';
 import type { AuditTrail } from './audit/audit-trail.ts';
 import type { OpClass } from './policy.ts';
 import type { AuditDraft, AuditSink, SessionSpend } from './safety-layer.ts';
@@ -138,9 +138,13 @@ interface AuditRow {
   change_id: string | null;
 }
 
+/** A table row's parameters column, parsed. */
+function paramsOf(row: AuditRow): Record<string, unknown> {
+  return (row.params === null ? {} : JSON.parse(row.params)) as Record<string, unknown>;
+}
+
 /** A table row back as a record, for the trail's replay. */
-function fromRow(row: AuditRow): AuditDraft {
-  const p = (row.params === null ? {} : JSON.parse(row.params)) as Record<string, unknown>;
+function fromRow(row: AuditRow, p = paramsOf(row)): AuditDraft {
   const { opClass, paths, approval, code, before, after, diff, recovered, durationMs, requestId, trailChain: _, ...params } = p;
   return {
     requestId: String(requestId ?? `row-${row.id}`),
@@ -275,18 +279,45 @@ export async function storeAuditSink(store: StateStore, trail: AuditTrail | unde
 }
 
 /**
- * How many of the newest records the replay compares. Processes append to
- * the trail in their own order, not the table's: a record written to the
- * table before another may reach the trail after it.
+ * How many of the trail's newest records the replay compares at least.
+ * Processes append to the trail in their own order, not the table's: a
+ * record written to the table before another may reach the trail after it.
  */
 const REPLAY_WINDOW = 64;
+/**
+ * How far back the replay reads the trail, at most, for a record the table
+ * holds: records appended by the library itself (not through a sink) have
+ * no row, and a run of them hides where the table's rows stand in the trail.
+ */
+const REPLAY_REACH = 4096;
+/**
+ * How many of the table's newest rows the replay looks through for this
+ * trail's: processes on other hosts sharing the store write theirs in
+ * between. A record missed further back than this is not replayed.
+ */
+const REPLAY_SCAN = 16_384;
+
+/** A row bound for a trail, parsed once. */
+interface ReplayRow {
+  readonly draft: AuditDraft;
+  readonly chain: string | undefined;
+  readonly key: string;
+}
+
+function replayRow(row: AuditRow): ReplayRow {
+  const p = paramsOf(row);
+  const draft = fromRow(row, p);
+  return { draft, chain: typeof p.trailChain === 'string' ? p.trailChain : undefined, key: replayKey(draft.requestId, draft.op, draft.durationMs) };
+}
 
 /**
  * Appends to the trail the table's records it missed (a process died between
  * committing a record and appending it): among the table's newest rows bound
  * for this trail (other hosts sharing a PostgreSQL store keep trails of
- * their own), those after the oldest one the trail's newest records hold
- * that the trail lacks.
+ * their own, and a busy one must not push this trail's rows out of the
+ * window), those after the oldest one the trail's newest records hold that
+ * the trail lacks. The trail is read back until it reaches a record the
+ * table holds, {@link REPLAY_REACH} records at most.
  * Under the trail's lock, so another process's appends cannot interleave.
  *
  * The trail's newest records are read from the log itself, never through
@@ -302,29 +333,46 @@ async function replayMissed(store: StateStore, trail: AuditTrail, context: Audit
   // row committed in between by a live process is appended by that process. A
   // row committed before, whose live process has not appended it yet, is
   // replayed here, and that process's append then skips it (appendCommitted).
-  const newest = (await store.all<AuditRow>('SELECT * FROM audit ORDER BY id DESC LIMIT ?', [REPLAY_WINDOW * 2])).reverse();
+  // Within the table's newest REPLAY_SCAN rows (the primary key bounds the scan); a chain id is a UUID: nothing
+  // in it is special to LIKE.
+  const chain = trail.tip.chain;
+  const mine = (
+    await store.all<AuditRow>('SELECT * FROM audit WHERE id > (SELECT MAX(id) FROM audit) - ? AND params LIKE ? ORDER BY id DESC LIMIT ?', [
+      REPLAY_SCAN,
+      `%"trailChain":"${chain}"%`,
+      REPLAY_WINDOW * 2,
+    ])
+  )
+    .reverse()
+    .map(replayRow)
+    .filter((r) => r.chain === chain);
   // A new trail takes the table's history (the rows bound for no other trail).
-  const everything = trail.newest(1).length === 0 ? await store.all<AuditRow>('SELECT * FROM audit ORDER BY id') : undefined;
+  const everything = trail.newest(1).length === 0 ? (await store.all<AuditRow>('SELECT * FROM audit ORDER BY id')).map(replayRow) : undefined;
   let unverified: AuditRecord | undefined;
   const replayed = trail.batch(() => {
     // From the log itself: the index lacks the lines other processes appended a moment ago.
-    const recent = trail.newest(REPLAY_WINDOW);
-    unverified = recent.find((r) => !r.verified);
-    let rows: AuditRow[];
-    // A new trail takes the table's history, but for the rows bound for other hosts' trails (its own
-    // chain's too: a process killed between its commit and its append on the trail's first record).
-    if (recent.length === 0) {
-      const chain = trail.tip.chain;
-      rows = (everything ?? newest).filter((row) => [undefined, chain].includes(trailChainOf(row)));
-    } else {
-      const held = new Set(recent.map((r) => r.requestId));
-      const tail = newest;
-      const first = tail.findIndex((row) => held.has(requestIdOf(row)));
-      // A trail none of whose newest records the table holds was started elsewhere: nothing to replay.
-      const chain = trail.tip.chain;
-      rows = first === -1 ? [] : tail.slice(first).filter((row) => !held.has(requestIdOf(row)) && trailChainOf(row) === chain);
+    let reach = REPLAY_WINDOW;
+    let recent = trail.newest(reach);
+    const tableKeys = new Set(mine.map((r) => r.key));
+    // Records the library appended (no row) may hide where the table's rows stand in the trail: read further back.
+    while (tableKeys.size > 0 && recent.length === reach && reach < REPLAY_REACH && !recent.some((r) => tableKeys.has(keyOf(r)))) {
+      reach = Math.min(reach * 8, REPLAY_REACH);
+      recent = trail.newest(reach);
     }
-    for (const row of rows) trail.append(trailEntry(fromRow(row), context, true));
+    unverified = recent.find((r) => !r.verified);
+    let rows: ReplayRow[];
+    if (recent.length === 0) {
+      // A new trail takes the table's history, but for the rows bound for other hosts' trails (its own
+      // chain's too: a process killed between its commit and its append on the trail's first record).
+      const now = trail.tip.chain;
+      rows = (everything ?? mine).filter((r) => r.chain === undefined || r.chain === now);
+    } else {
+      const held = new Set(recent.map(keyOf));
+      const first = mine.findIndex((r) => held.has(r.key));
+      // None of the table's rows in reach: the trail was started over elsewhere, or is older than the table's window.
+      rows = first === -1 ? [] : mine.slice(first).filter((r) => !held.has(r.key));
+    }
+    for (const r of rows) trail.append(trailEntry(r.draft, context, true));
     return rows.length;
   });
   const found =
@@ -342,12 +390,6 @@ async function replayMissed(store: StateStore, trail: AuditTrail, context: Audit
   return replayed;
 }
 
-/** The chain of the trail a row's record was bound for, if its process had one. */
-function trailChainOf(row: AuditRow): string | undefined {
-  const chain = row.params === null ? undefined : (JSON.parse(row.params) as { trailChain?: unknown }).trailChain;
-  return typeof chain === 'string' ? chain : undefined;
-}
-
-function requestIdOf(row: AuditRow): string {
-  return fromRow(row).requestId;
+function keyOf(r: AuditRecord): string {
+  return replayKey(r.requestId, r.op, r.durationMs);
 }

@@ -253,3 +253,12 @@ export function entryFields(entry: AuditEntry, requestId: string): Record<string
   body.durationMs = entry.durationMs;
   return body;
 }
+
+/**
+ * A record's identity where one may be appended twice (a replay, then its
+ * own process's append): its request id, operation and duration together.
+ * A request retried under its id takes a duration of its own.
+ */
+export function replayKey(requestId: unknown, op: unknown, durationMs: unknown): string {
+  return `${String(requestId)}\0${String(op)}\0${String(durationMs)}`;
+}

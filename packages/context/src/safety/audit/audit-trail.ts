@@ -17,7 +17,7 @@ import { SqliteStateStore } from '../../state/sqlite-store.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import { defaultStatePath } from '../../state/store.ts';
 import { AuditIndex, type AuditQuery, type IndexRow } from './audit-index.ts';
-import { type AuditEntry, type AuditRecord, checkEntry, entryFields } from './audit-record.ts';
+import { type AuditEntry, type AuditRecord, checkEntry, entryFields, replayKey } from './audit-record.ts';
 import { ChainKey, MIN_KEY_BYTES } from './chain-key.ts';
 import { isEntryType, parseLine, readLineHead, storedMac } from './chain-line.ts';
 import { type ChainTip, ChainWriter, countLines, type FsyncPolicy, firstSeqOf, listLogFiles, readRange, repairFields, TORN_DETAIL } from './chain-writer.ts';
@@ -602,11 +602,6 @@ const REPLAYED_MARK = '"replayed":true';
 const TAIL_BYTES = 256 * 1024;
 /** Replayed records noted at most; a process appends its own within milliseconds of the replay. */
 const MAX_REPLAYS_NOTED = 4096;
-
-/** A record's identity for {@link AuditTrail.appendCommitted}. */
-function replayKey(requestId: unknown, op: unknown, durationMs: unknown): string {
-  return `${String(requestId)}\0${String(op)}\0${String(durationMs)}`;
-}
 
 function indexRow(seq: number, atMs: number, fileNo: number, line: number, offset: number, length: number, mac: string, e: AuditEntry): IndexRow {
   return {

@@ -84,8 +84,8 @@ export interface ChainWriterOptions {
   readonly onPrune?: ((oldestSeq: number) => void) | undefined;
   /**
    * The complete lines other processes appended since this writer last held
-   * the lock, as it catches up with them (under the lock). Lines in a file
-   * rotated away from between two files are not passed.
+   * the lock, as it catches up with them (under the lock), file by file
+   * when they rotated it meanwhile.
    */
   readonly onForeignLines?: ((lines: Buffer) => void) | undefined;
 }
@@ -292,10 +292,18 @@ export class ChainWriter {
       }
     }
     const onForeign = this.#o.onForeignLines;
-    // Rotated by another writer: the lines it appended to this file before it did are others' too.
-    if (rotated && onForeign !== undefined && st !== undefined && st.ino === this.#ino && st.size > this.#fileBytes) {
-      const rest = readRange(this.#path(this.#fileNo), this.#fileBytes, st.size);
-      onForeign(rest.subarray(0, rest.lastIndexOf(10) + 1));
+    if (rotated && onForeign !== undefined) {
+      // Rotated by another writer: the lines it appended to this file before it did are others' too,
+      // and so are those of every file it completed since (the newest one, #resume passes on).
+      if (st !== undefined && st.ino === this.#ino && st.size > this.#fileBytes) {
+        const rest = readRange(this.#path(this.#fileNo), this.#fileBytes, st.size);
+        onForeign(rest.subarray(0, rest.lastIndexOf(10) + 1));
+      }
+      const between = listLogFiles(this.dir).filter((n) => n > this.#fileNo);
+      for (const n of between.slice(0, -1)) {
+        const bytes = readFileSync(this.#path(n));
+        onForeign(bytes.subarray(0, bytes.lastIndexOf(10) + 1));
+      }
     }
     // Rotated, reset or cut by someone else: start again from what the directory holds.
     if (this.#fd >= 0) closeSync(this.#fd);
