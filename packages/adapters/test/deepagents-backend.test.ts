@@ -10,6 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { readFile as readHostFile, symlink, writeFile as writeHostFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createContext } from '@ctxfs/context';
+import { MemoryFilesystem } from '@ctxfs/memory';
 import { type BackendProtocolV2, FilesystemBackend, type SandboxBackendProtocolV2 } from 'deepagents';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CtxfsBackend, toVoltAgentBackend } from '../src/deepagents/index.ts';
@@ -257,24 +259,45 @@ for (const backend of await backends()) {
 
     it('upload and download with deepagents’ error codes', () =>
       withBackend(async (b) => {
-        expect(
-          await b.uploadFiles([
-            ['/up/a.bin', new Uint8Array([9, 0, 9])],
-            ['/src', new Uint8Array([1])],
-            ['/../x', new Uint8Array([1])],
-          ]),
-        ).toEqual([
+        const uploaded = await b.uploadFiles([
+          ['/up/a.bin', new Uint8Array([9, 0, 9])],
+          ['/src', new Uint8Array([1])],
+          ['/../x', new Uint8Array([1])],
+        ]);
+        expect(uploaded).toMatchObject([
           { path: '/up/a.bin', error: null },
           { path: '/src', error: 'is_directory' },
           { path: '/../x', error: 'invalid_path' },
         ]);
-        expect(await b.downloadFiles(['/up/a.bin', '/none', '/src', '/../../etc/passwd'])).toEqual([
+        const downloaded = await b.downloadFiles(['/up/a.bin', '/none', '/src', '/../../etc/passwd']);
+        expect(downloaded).toMatchObject([
           { path: '/up/a.bin', content: new Uint8Array([9, 0, 9]), error: null },
           { path: '/none', content: null, error: 'file_not_found' },
           { path: '/src', content: null, error: 'is_directory' },
           { path: '/../../etc/passwd', content: null, error: 'invalid_path' },
         ]);
+        // Besides the code, a failure keeps ctxfs's message, naming no host path.
+        expect(uploaded[2]?.message).toContain('EPATHESCAPE');
+        expect(downloaded[1]?.message).toContain('ENOENT');
+        expect(downloaded[3]?.message).toContain('EPATHESCAPE');
+        for (const r of [...uploaded, ...downloaded]) expect(r.message ?? '').not.toMatch(/\/tmp\/|\/work\//);
       }));
+
+    it('a download past the byte budget is refused as permission_denied with the limit and what to do, not as invalid_path', async () => {
+      const ws = await openWorkspace(backend, { 'big.bin': new Uint8Array(200).fill(7) }, { safety: { policy: { budgets: { bytes: 150 } } } });
+      try {
+        const b = new CtxfsBackend({ context: ws.context });
+        expect((await b.downloadFiles(['/big.bin']))[0]?.content?.byteLength).toBe(200);
+        const [refused] = await b.downloadFiles(['/big.bin']);
+        expect(refused).toMatchObject({ path: '/big.bin', content: null, error: 'permission_denied' });
+        expect(refused?.message).toContain('ELIMIT');
+        expect(refused?.message).toContain('200 of 150');
+        expect(refused?.message).toContain('it resets with a new session');
+        expect((await b.uploadFiles([['/more.bin', new Uint8Array([1])]]))[0]).toMatchObject({ error: 'permission_denied' });
+      } finally {
+        await ws.close();
+      }
+    });
 
     it('execute without a runner: exit code 126 and a message; the description says so', () =>
       withBackend(async (b) => {
@@ -334,6 +357,27 @@ for (const backend of await backends()) {
     });
   });
 }
+
+describe('deepagents backend over a filesystem with a smaller convenience cap', () => {
+  it('a download of a file past the cap is refused as permission_denied with the limit and what to do', async () => {
+    const fs = new MemoryFilesystem({
+      files: { 'big.bin': new Uint8Array(64).fill(7), 'small.bin': new Uint8Array([1, 2]) },
+      limits: { maxConvenienceBytes: 32 },
+    });
+    const context = await createContext({ fs, safety: { policyFiles: false } });
+    try {
+      const b = new CtxfsBackend({ context });
+      const [big, small] = await b.downloadFiles(['/big.bin', '/small.bin']);
+      expect(big).toMatchObject({ path: '/big.bin', content: null, error: 'permission_denied' });
+      expect(big?.message).toContain('ETOOLARGE');
+      expect(big?.message).toContain('64 bytes exceed the convenience limit of 32 bytes');
+      expect(big?.message).toContain('offset and limit to page');
+      expect(small).toEqual({ path: '/small.bin', content: new Uint8Array([1, 2]), error: null });
+    } finally {
+      await context.close();
+    }
+  });
+});
 
 describe('deepagents backend with a command runner', () => {
   it('execute goes to the runner given: stdout and stderr together, the exit code, output past the cap cut', async () => {

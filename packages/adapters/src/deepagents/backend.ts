@@ -91,8 +91,27 @@ function operationError(err: unknown): FileOperationError {
   if (isFsError(err, 'ENOENT')) return 'file_not_found';
   if (isFsError(err, 'EISDIR')) return 'is_directory';
   if (isFsError(err, 'EACCES') || isFsError(err, 'EPERM') || isFsError(err, 'EROFS') || isFsError(err, 'EDENIED')) return 'permission_denied';
+  // deepagents has no code for a limit. The path is valid and the file there: the workspace refuses to serve it whole
+  // (ETOOLARGE) or to this session now (ELIMIT), which is a refusal, not a bad path; the message says which limit.
+  if (isFsError(err, 'ETOOLARGE') || isFsError(err, 'ELIMIT')) return 'permission_denied';
   return 'invalid_path';
 }
+
+/**
+ * One file's upload result; a failure carries ctxfs's message besides
+ * deepagents' code (which limit refused it, and what to do), for which the
+ * protocol has no field.
+ */
+export type CtxfsUploadResponse = FileUploadResponse & { readonly message?: string };
+
+/** One file's download result; a failure carries ctxfs's message besides deepagents' code, as {@link CtxfsUploadResponse}. */
+export type CtxfsDownloadResponse = FileDownloadResponse & { readonly message?: string };
+
+const failure = (path: string, err: unknown): CtxfsUploadResponse & { readonly error: FileOperationError; readonly message: string } => ({
+  path,
+  error: operationError(err),
+  message: messageOf(err),
+});
 
 /**
  * deepagents' backend over a ctxfs workspace. Paths are virtual: `/` is
@@ -372,21 +391,21 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
     }
   }
 
-  async uploadFiles(files: Array<[string, Uint8Array]>): Promise<FileUploadResponse[]> {
-    const out: FileUploadResponse[] = [];
+  async uploadFiles(files: Array<[string, Uint8Array]>): Promise<CtxfsUploadResponse[]> {
+    const out: CtxfsUploadResponse[] = [];
     for (const [path, content] of files) {
       try {
         await this.files.writeBytes(this.#local(path), content);
         out.push({ path, error: null });
       } catch (err) {
-        out.push({ path, error: operationError(err) });
+        out.push(failure(path, err));
       }
     }
     return out;
   }
 
-  async downloadFiles(paths: string[]): Promise<FileDownloadResponse[]> {
-    const out: FileDownloadResponse[] = [];
+  async downloadFiles(paths: string[]): Promise<CtxfsDownloadResponse[]> {
+    const out: CtxfsDownloadResponse[] = [];
     for (const path of paths) {
       try {
         const local = this.#local(path);
@@ -397,7 +416,7 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
         }
         out.push({ path, content: await this.files.readBytes(local), error: null });
       } catch (err) {
-        out.push({ path, content: null, error: operationError(err) });
+        out.push({ ...failure(path, err), content: null });
       }
     }
     return out;

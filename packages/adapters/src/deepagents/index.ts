@@ -14,6 +14,14 @@
  */
 
 export type { CommandRunner, RunCommandOptions, RunningCommand } from '../command-runner.ts';
-export { CtxfsBackend, type CtxfsBackendOptions, type CtxfsBackendSettings, type DeferredWorkspace, EMPTY_CONTENT_WARNING } from './backend.ts';
+export {
+  CtxfsBackend,
+  type CtxfsBackendOptions,
+  type CtxfsBackendSettings,
+  type CtxfsDownloadResponse,
+  type CtxfsUploadResponse,
+  type DeferredWorkspace,
+  EMPTY_CONTENT_WARNING,
+} from './backend.ts';
 export { numberLines } from './line-numbers.ts';
 export { toVoltAgentBackend, type VoltAgentFileData, type VoltAgentFilesystemBackend, type VoltAgentResult } from './voltagent.ts';
