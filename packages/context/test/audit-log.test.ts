@@ -318,6 +318,31 @@ describe('reopening', () => {
     await store.close();
   });
 
+  test('a log directory deleted under an open trail: it refuses to append, with the reason, and never forks the new chain', async () => {
+    const { dir, keyFile } = place();
+    const store = await SqliteStateStore.open({ path: join(dir, '..', 'state.db') });
+    const old = AuditTrail.open({ dir, key: { keyFile }, index: store });
+    old.append(entry());
+    // Its row in the index (rows are written a tick after their lines): what the next open knows of the old chain.
+    expect(old.query()).toHaveLength(1);
+    const oldChain = old.tip.chain;
+    rmSync(dir, { recursive: true, force: true });
+    const refused = expect.objectContaining({ code: 'EIO', message: expect.stringContaining('was deleted or replaced while this trail had it open') });
+    // Before another process opened the directory again (SQLite said only "disk I/O error"), and after (it locked the
+    // unlinked lock file, so its appends interleaved with the new process's).
+    expect(() => old.append(entry())).toThrow(refused);
+    const fresh = AuditTrail.open({ dir, key: { keyFile }, index: store });
+    expect(() => old.append(entry())).toThrow(refused);
+    expect(() => old.verify()).toThrow(refused);
+    fresh.append(entry());
+    expect(fresh.verify()).toMatchObject({ ok: false, firstBad: { damage: 'removed' } });
+    expect(logLines(dir)[0]).toMatchObject({ type: 'start', previousChain: { chain: oldChain } });
+    expect(logLines(dir).filter((l) => l.type === 'entry')).toHaveLength(1);
+    old.close();
+    fresh.close();
+    await store.close();
+  });
+
   test('two trails on one log take turns: each continues the chain after the other’s lines', async () => {
     const { dir, keyFile } = place();
     const store = await SqliteStateStore.open({ path: join(dir, '..', 'state.db') });
@@ -535,6 +560,27 @@ describe('the chain key', () => {
     );
     const right = AuditTrail.open({ dir, key: Buffer.alloc(32, 1) });
     expect(right.verify().firstBad).toMatchObject({ file: 'audit-000001.jsonl', line: 1, damage: 'edited' });
+    // The right key still appends: the last line verifies under it, so the header was edited, not the key changed.
+    right.append(entry());
     right.close();
+  });
+
+  test('a trail opened with another key than the log was written with may verify, but never append', () => {
+    for (const rotated of [false, true]) {
+      const { dir } = place();
+      const owner = AuditTrail.open({ dir, key: Buffer.alloc(32, 1), maxFileBytes: 1024 });
+      // Rotated: the newest file begins with a rotation header, which names the key too.
+      for (let i = 0; i < (rotated ? 8 : 1); i++) owner.append(entry());
+      expect(owner.verify().files > 1).toBe(rotated);
+      const other = AuditTrail.open({ dir, key: Buffer.alloc(32, 2), maxFileBytes: 1024 });
+      const before = readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), 'latin1')]);
+      expect(() => other.append(entry())).toThrow(expect.objectContaining({ code: 'EACCES', message: expect.stringMatching(/written with key [0-9a-f]{16}/) }));
+      expect(() => other.batch(() => other.append(entry()))).toThrow(expect.objectContaining({ code: 'EACCES' }));
+      expect(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), 'latin1')])).toEqual(before);
+      other.close();
+      owner.append(entry());
+      expect(owner.verify().ok).toBe(true);
+      owner.close();
+    }
   });
 });

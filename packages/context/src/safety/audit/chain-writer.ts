@@ -39,7 +39,7 @@ import {
 import { join } from 'node:path';
 import { fsError } from '@ctxfs/core';
 import type { ChainKey } from './chain-key.ts';
-import { GENESIS_PREV, type LineType, parseLine, sealLine } from './chain-line.ts';
+import { GENESIS_PREV, type LineType, parseLine, readLineHead, sealLine, storedMac } from './chain-line.ts';
 import { LogLock } from './log-lock.ts';
 import { fileName, fileNumber } from './verify-chain.ts';
 
@@ -181,6 +181,8 @@ export class ChainWriter {
   #closed = false;
   #torn: TornTail | undefined;
   #fresh = false;
+  /** The id of the key the log is written with, when it is not this writer's (see {@link ChainWriter.foreignKey}). */
+  #foreignKey: string | undefined;
 
   private constructor(o: ChainWriterOptions, afterOpen: ((w: ChainWriter) => void) | undefined) {
     this.dir = o.dir;
@@ -399,6 +401,10 @@ export class ChainWriter {
     }
     this.#seq = this.#writtenSeq = last.seq;
     this.#mac = last.mac;
+    // A header naming another key, and a last line that does not verify under this one: another host's or
+    // user's key, not an edit (an edited header would not verify under the log's key either).
+    const keyId = header?.keyId;
+    this.#foreignKey = typeof keyId === 'string' && keyId !== this.#o.key.id && !this.#lastLineVerifies(bytes) ? keyId : undefined;
     this.#fileNo = n;
     this.#fileBytes = bytes.length;
     this.#fileLines = lines;
@@ -406,7 +412,26 @@ export class ChainWriter {
     this.#ino = fstatSync(this.#fd).ino;
   }
 
+  /** Whether the last line of `bytes` (complete lines) matches its MAC under this writer's key. */
+  #lastLineVerifies(bytes: Buffer): boolean {
+    const end = bytes.length - 1;
+    const start = bytes.lastIndexOf(10, end - 1) + 1;
+    const head = readLineHead(bytes, start, end);
+    return head !== undefined && this.#o.key.macHex(bytes, start, head.macInputEnd) === storedMac(bytes, head);
+  }
+
+  /**
+   * The id of the key the log was written with, when this writer holds
+   * another: it may read the log (verify names the wrong key), but never
+   * append to it, since every line it wrote would fail verification as if
+   * tampered with.
+   */
+  get foreignKey(): string | undefined {
+    return this.#foreignKey;
+  }
+
   #genesis(): void {
+    this.#foreignKey = undefined;
     this.#chain = randomUUID();
     this.#seq = this.#writtenSeq = 0;
     this.#mac = GENESIS_PREV;
@@ -439,6 +464,12 @@ export class ChainWriter {
   }
 
   #appendLine(type: LineType, fields: (seq: number, prev: string, ts: string) => Record<string, unknown>): WrittenLine {
+    if (this.#foreignKey !== undefined && type !== 'start') {
+      throw fsError('EACCES', 'audit', undefined, {
+        reason: `the audit log in ${this.dir} is written with key ${this.#foreignKey}, and this process holds key ${this.#o.key.id}: its records would not verify`,
+        hint: 'use the key file the log was written with (copy it to this host, 0600), or give this host an audit directory of its own',
+      });
+    }
     const build = () => {
       const ts = new Date().toISOString();
       const seq = this.#seq + 1;
@@ -474,7 +505,13 @@ export class ChainWriter {
     const files = listLogFiles(this.dir);
     const keepFrom = Number.isFinite(this.#o.retainFiles) ? Math.max(files[0] ?? next, next - this.#o.retainFiles + 1) : (files[0] ?? next);
     this.#create(next);
-    this.#appendLine('rotate', () => ({ chain: this.#chain, file: fileName(next), prevFile: fileName(prevNo), oldest: fileName(keepFrom) }));
+    this.#appendLine('rotate', () => ({
+      chain: this.#chain,
+      file: fileName(next),
+      prevFile: fileName(prevNo),
+      oldest: fileName(keepFrom),
+      keyId: this.#o.key.id,
+    }));
     // The header must be in the file before anything it names as gone is deleted.
     this.#writeOut();
     if (this.#o.fsync !== 'never') fsyncDir(this.dir);

@@ -15,6 +15,7 @@
  * @module
  */
 
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fsError } from '@ctxfs/core';
@@ -39,11 +40,27 @@ function isBusy(err: unknown): boolean {
   return (typeof e.errcode === 'number' && (e.errcode & 0xff) === 5) || /database is locked|SQLITE_BUSY/i.test(String(e.message));
 }
 
+/** The identity of the file at `path` (device and inode), or undefined when there is none. */
+function fileIdentity(path: string): string | undefined {
+  const st = statSync(path, { throwIfNoEntry: false });
+  return st === undefined ? undefined : `${st.dev}:${st.ino}`;
+}
+
+function replaced(dir: string, cause?: unknown): Error {
+  return fsError('EIO', 'audit', undefined, {
+    reason: `the audit log directory ${dir} was deleted or replaced while this trail had it open: its lock no longer keeps out the processes that opened the new one, and appending would fork the chain`,
+    hint: 'open the trail again (restart the command or the MCP server); with an index, the new log names the chain that is gone in its start header, and `ctxfs audit verify` reports it',
+    cause,
+  });
+}
+
 /** One process's handle on a log directory's locks. */
 export class LogLock {
   readonly dir: string;
   readonly #write: DatabaseSync;
   readonly #open: DatabaseSync;
+  /** The lock file this handle locks; another file at its path locks nothing against this one. */
+  readonly #identity: string | undefined;
   #depth = 0;
   #closed = false;
 
@@ -51,6 +68,7 @@ export class LogLock {
     this.dir = dir;
     this.#write = write;
     this.#open = open;
+    this.#identity = fileIdentity(join(dir, LOCK_FILE));
   }
 
   /** Opens the locks of `dir` and takes the shared "open" lock. */
@@ -90,10 +108,14 @@ export class LogLock {
       this.#write.exec('BEGIN IMMEDIATE');
     } catch (err) {
       if (isBusy(err)) throw busy(this.dir, `has been held by another process for ${APPEND_WAIT_MS / 1000} s`, err);
+      if (fileIdentity(join(this.dir, LOCK_FILE)) !== this.#identity) throw replaced(this.dir, err);
       throw err;
     }
     this.#depth = 1;
     try {
+      // Deleted (`rm -rf` of the log directory) or replaced under an open trail, SQLite locks the unlinked file,
+      // which keeps out no process that opened the new one (or fails with a bare "disk I/O error", above).
+      if (fileIdentity(join(this.dir, LOCK_FILE)) !== this.#identity) throw replaced(this.dir);
       return body();
     } finally {
       this.#depth = 0;
