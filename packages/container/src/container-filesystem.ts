@@ -1188,12 +1188,14 @@ export class ContainerFilesystem extends FilesystemBase {
    */
   protected override async restoreSnapshot(id: string): Promise<void> {
     const archive = await this.#snapshots.hold(id);
-    const staging = `${TEMP_PREFIX}${randomBytes(12).toString('hex')}-restore`;
-    let staged = false;
+    // One token names the restore's registration and its two directories, so a sweep can tell whose they are.
+    const token = randomBytes(12).toString('hex');
+    const staging = `${TEMP_PREFIX}${token}-restore`;
+    let registered = false;
     try {
       const real = await this.#snapshotRoot('restore');
-      await this.#ok('restore', '', `MK ${q(staging)}`);
-      staged = true;
+      registered = true;
+      await this.#ok('restore', '', `RGS ${token} && MK ${q(staging)}`);
       const into = `${real}/${staging}`;
       try {
         await this.#snapshots.upload(this.#container, archive, into, !this.#archiveUsable);
@@ -1207,11 +1209,11 @@ export class ContainerFilesystem extends FilesystemBase {
           throw this.#transferError('restore', '')(e);
         });
       }
-      await this.#ok('restore', '', `SWP ${q(staging)} ${q(archive.base)} ${q(`${TEMP_PREFIX}${randomBytes(12).toString('hex')}-old`)}`);
-      staged = false;
+      await this.#ok('restore', '', `SWP ${token} ${q(archive.base)}`);
+      registered = false;
     } finally {
       await archive.close();
-      if (staged) await this.#run('restore', '', `RMD ${q(staging)} 1`).catch(() => undefined);
+      if (registered) await this.#run('restore', '', `RGX ${token}`).catch(() => undefined);
     }
   }
 
@@ -1230,6 +1232,8 @@ export class ContainerFilesystem extends FilesystemBase {
         hint: 'open the workspace at a directory without mounts below it to use snapshots, or keep the mounted data out of the workspace; nothing was changed',
       });
     }
+    // Leftovers of earlier restores go now: they would stay in the root for good, and a snapshot would archive them.
+    await this.#ok(op, '', 'SWE');
     return this.#probe?.realRoot ?? this.workdir;
   }
 

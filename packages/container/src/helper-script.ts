@@ -70,6 +70,9 @@ export const TEMP_PREFIX = '.ctxfs-';
 /** `stat -c` format shared by every stat-like request: raw mode, size, mtime, ctime, uid, gid. */
 export const STAT_FORMAT = '%f|%s|%y|%z|%u|%g';
 
+/** A restore's token in a shell pattern (24 hex digits, as `randomBytes(12)` spells it). */
+const HEX24 = '[0-9a-f]'.repeat(24);
+
 export const HELPER_SCRIPT = String.raw`
 umask 022
 R=$1; N=$2; i=0
@@ -306,20 +309,72 @@ CLR() {
     if [ -e "$e" ] || [ -L "$e" ]; then rm -rf -- "$e" || return 1; fi
   done
 }
-# A restore's swap: the workspace's entries are moved aside into ./$3, the ones a restore unpacked into ./$1/$2
-# moved in, then $1 and $3 removed. Nothing is deleted before everything restored is in place; a move that
-# fails puts back what was moved (SWB), so the workspace is either as it was or as the snapshot has it.
+# The restores in progress: a file per restore in $RG, named by its token and holding the pid of the helper shell
+# working on it. A restore's directories in the root (.ctxfs-<token>-restore, .ctxfs-<token>-old) are left alone while
+# that shell lives; once it is gone (the swap could not delete them, or the client or helper was killed) they are
+# leftovers, swept by the next snapshot or restore (SWE). Beside the commit lock, so every session agrees.
+RGN() {
+  [ -n "$LK" ] || LKN
+  case $LK in /tmp/*) RG=/tmp/.ctxfs-restores-${'$'}{LK##*-} ;; *) RG=$RR/.ctxfs-000000000000000000000000-restores ;; esac
+}
+# Whether the shell registered for restore $1 is alive (/proc sees another user's process, kill -0 may not).
+RGL() { p=; read -r p 2>/dev/null < "$RG/$1"; [ -n "$p" ] && { [ -d /proc/$p ] || kill -0 "$p" 2>/dev/null; }; }
+# World-writable and sticky like /tmp: sessions of every user of the container register there.
+RGS() { RGN; { [ -d "$RG" ] || mkdir -m 1777 "$RG" 2>/dev/null || [ -d "$RG" ]; } && printf '%s\n' $$ > "$RG/$1"; }
+# Ends restore $1 that did not swap: its staging directory and registration go.
+RGX() { RGN; rm -rf -- "$RR/.ctxfs-$1-restore"; rm -f "$RG/$1"; }
+# Under the commit lock, so a sweep and a restore taking back its registration (a lost session is replaced by one with
+# another pid) never both win: a swept restore's registration is gone, and its swap refuses to start.
+RGC() {
+  [ -f "$RG/$1" ] || { printf 'the restore was interrupted and its staging directory swept; nothing was changed\n' >&2; return 1; }
+  printf '%s\n' $$ > "$RG/$1"
+}
+SWL() {
+  for e in "$RR"/.ctxfs-${HEX24}-restore "$RR"/.ctxfs-${HEX24}-old; do
+    [ -d "$e" ] && [ ! -L "$e" ] || continue
+    t=${'$'}{e##*/.ctxfs-}; t=${'$'}{t%-*}
+    RGL "$t" && continue
+    rm -f "$RG/$t"
+    D="$D ${'$'}{e##*/}"
+  done
+  for f in "$RG"/*; do [ -f "$f" ] && ! RGL "${'$'}{f##*/}" && rm -f "$f"; done
+  return 0
+}
+# Sweeps the leftovers of restores that are over. The deletes run after the lock is let go (a large tree takes a while).
+SWE() {
+  D=
+  set -- "$RR"/.ctxfs-${HEX24}-restore "$RR"/.ctxfs-${HEX24}-old
+  [ -e "$1" ] || [ -e "$2" ] || [ $# -gt 2 ] || return 0
+  RGN
+  L SWL || return 0
+  for e in $D; do rm -rf -- "$RR/$e" 2>/dev/null; done
+  return 0
+}
+# A restore's swap (of restore $1, whose archive unpacked into ./.ctxfs-$1-restore/$2), under its registration, which
+# it gives up when done: whatever it could not delete is then a leftover for the next sweep.
 SWP() {
+  RGN
+  L RGC "$1" || return $?
+  SWM ".ctxfs-$1-restore" "$2" ".ctxfs-$1-old"; s=$?
+  rm -f "$RG/$1"
+  return $s
+}
+# The workspace's entries are moved aside into ./$3, the ones a restore unpacked into ./$1/$2 moved in, then $1 and $3
+# removed. Nothing is deleted before everything restored is in place; a move that fails puts back what was moved (SWB),
+# so the workspace is either as it was or as the snapshot has it. The directories of restores (this one's, another's
+# in progress, leftovers for the sweep) and the registry stay where they are (RSV), and none is taken from an archive.
+RSV() { case $1 in .|..|.ctxfs-${HEX24}-restore|.ctxfs-${HEX24}-old|"${'$'}{RG##*/}") return 0 ;; esac; return 1; }
+SWM() {
   chk '' || return $?
   indir || return $?
   [ -d "./$1/$2" ] && mkdir -- "./$3" || { cd /; return 1; }
   for e in * .*; do
-    case $e in .|..|"$1"|"$3") continue ;; esac
+    RSV "$e" && continue
     { [ -e "$e" ] || [ -L "$e" ]; } || continue
     mv -f -- "$e" "./$3/" || { SWB "$1" "$2" "$3" 1; return 1; }
   done
   for e in "./$1/$2"/* "./$1/$2"/.*; do
-    case ${'$'}{e##*/} in .|..) continue ;; esac
+    RSV "${'$'}{e##*/}" && continue
     { [ -e "$e" ] || [ -L "$e" ]; } || continue
     mv -f -- "$e" . || { SWB "$1" "$2" "$3" 2; return 1; }
   done
@@ -333,7 +388,7 @@ SWP() {
 SWB() {
   if [ "$4" = 2 ]; then
     for e in * .*; do
-      case $e in .|..|"$1"|"$3") continue ;; esac
+      RSV "$e" && continue
       { [ -e "$e" ] || [ -L "$e" ]; } && mv -f -- "$e" "./$1/$2/"
     done
   fi

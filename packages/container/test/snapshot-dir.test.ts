@@ -6,6 +6,7 @@
  * shared directory. Real engine, real busybox image.
  */
 
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,8 +21,14 @@ const text = async (fs: ContainerFilesystem, path: string) => new TextDecoder().
 describe.runIf(available)('container snapshots in a directory', () => {
   let container: Docker.Container;
   let base = '';
-  const open = (workdir: string, snapshotDir?: string | ((root: string) => string)) =>
-    ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: container.id, workdir, snapshotDir });
+  const open = (workdir: string, snapshotDir?: string | ((root: string) => string), on = container) =>
+    ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: on.id, workdir, snapshotDir });
+  /** A container of the test's own (a tmpfs, another user), `prepare` run in it as root, and a filesystem on `workdir` keeping snapshots in `base/<dir>`. */
+  const ownContainer = async (create: Partial<Docker.ContainerCreateOptions>, workdir: string, dir: string, prepare = 'true') => {
+    const c = await startTestContainer(create);
+    await sh(c, prepare, '0');
+    return { c, fs: await open(workdir, join(base, dir), c) };
+  };
 
   beforeAll(async () => {
     container = await startTestContainer();
@@ -219,24 +226,20 @@ describe.runIf(available)('container snapshots in a directory', () => {
   });
 
   it('a workspace with something mounted below its root refuses snapshots, whose restore would delete through the mount', async () => {
-    const mounted = await startTestContainer({ HostConfig: { Tmpfs: { '/work/ws/cache': '' } } });
-    await sh(mounted, 'mkdir -p /work/ws');
-    await seedWorkspace(mounted, '/work', 'ws', { 'top.txt': 'top\n' });
-    await sh(mounted, 'echo kept > /work/ws/cache/in-mount.txt');
-    const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: mounted.id, workdir: '/work/ws', snapshotDir: join(base, 'mounted') });
+    const { c, fs } = await ownContainer({ HostConfig: { Tmpfs: { '/work/ws/cache': '' } } }, '/work/ws', 'mounted', 'echo kept > /work/ws/cache/in-mount.txt');
     try {
+      await seedWorkspace(c, '/work', 'ws', { 'top.txt': 'top\n' });
       const err = await errorOf(fs.snapshot());
       expect(err.code).toBe('EUNSUPPORTED');
       expect(err.reason).toContain('/work/ws/cache');
-      expect((await sh(mounted, 'cat /work/ws/cache/in-mount.txt')).stdout).toBe('kept\n');
+      expect((await sh(c, 'cat /work/ws/cache/in-mount.txt')).stdout).toBe('kept\n');
     } finally {
       await fs.close();
     }
   });
 
   it("a tmpfs workdir (archived by the image's tar) whose name starts with a dash", async () => {
-    const tmpfs = await startTestContainer({ HostConfig: { Tmpfs: { '/work/-v': '' } } });
-    const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: tmpfs.id, workdir: '/work/-v', snapshotDir: join(base, 'dash') });
+    const { fs } = await ownContainer({ HostConfig: { Tmpfs: { '/work/-v': '' } } }, '/work/-v', 'dash');
     try {
       await fs.write('a.txt', 'one\n');
       const snap = await fs.snapshot();
@@ -245,6 +248,47 @@ describe.runIf(available)('container snapshots in a directory', () => {
       await fs.restore(snap.id);
       expect(await text(fs, 'a.txt')).toBe('one\n');
       expect(await fs.exists('b.txt')).toBe(false);
+    } finally {
+      await fs.close();
+    }
+  });
+
+  it('what a swap could not delete is swept by the next restore or snapshot, never what a restore in progress uses', async () => {
+    // Not root: a directory without write permission makes the swap's delete fail, as it really does for a user.
+    const { c, fs } = await ownContainer({ User: '1000:1000' }, '/work/ws', 'leftovers', 'mkdir -p /work/ws && chown 1000:1000 /work/ws');
+    const hidden = async () => (await sh(c, 'ls -A /work/ws')).stdout.split('\n').filter((n) => n.startsWith('.ctxfs-'));
+    try {
+      await sh(c, 'mkdir -p /work/ws/keep/ro && echo x > /work/ws/keep/ro/f.txt && echo one > /work/ws/a.txt');
+      const snap = await fs.snapshot();
+      await sh(c, 'chmod 555 /work/ws/keep/ro');
+      await fs.write('a.txt', 'two\n');
+      await fs.restore(snap.id);
+      expect(await text(fs, 'a.txt')).toBe('one\n');
+      const [left] = await hidden();
+      expect(left).toMatch(/^\.ctxfs-[0-9a-f]{24}-old$/);
+      // Once it can be deleted, the next snapshot takes it away before archiving the workspace.
+      await sh(c, `chmod -R u+w /work/ws/${left}`);
+      const clean = await fs.snapshot();
+      expect(await hidden()).toEqual([]);
+      expect(execFileSync('tar', ['-tf', (clean.ref ?? '').replace(/^tar:/, '')], { encoding: 'utf8' })).not.toContain('.ctxfs-');
+
+      // Another restore's directories, while the helper that registered it lives, stay (through a swap too);
+      // those of a restore whose helper is gone (a killed client) go.
+      const registry = (await sh(c, 'echo /tmp/.ctxfs-restores-*')).stdout.trim();
+      const [live, dead] = ['a'.repeat(24), 'b'.repeat(24)];
+      const livePid = (await sh(c, 'sleep 600 >/dev/null 2>&1 & echo $!')).stdout.trim();
+      const deadPid = (await sh(c, 'echo $$')).stdout.trim();
+      const planted = [`.ctxfs-${live}-old`, `.ctxfs-${live}-restore`];
+      await sh(
+        c,
+        `echo ${livePid} > ${registry}/${live} && echo ${deadPid} > ${registry}/${dead} && cd /work/ws && mkdir -p ${planted.join(' ')} .ctxfs-${dead}-restore/ws`,
+      );
+      await fs.restore(snap.id);
+      expect(await hidden()).toEqual(planted);
+      expect(await text(fs, 'a.txt')).toBe('one\n');
+      await sh(c, `kill ${livePid}`);
+      await fs.snapshot();
+      expect(await hidden()).toEqual([]);
     } finally {
       await fs.close();
     }
