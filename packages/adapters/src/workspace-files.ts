@@ -638,7 +638,8 @@ export class WorkspaceFiles {
    */
   async delete(path: string, options: { recursive?: boolean; force?: boolean; fileOnly?: boolean } = {}): Promise<void> {
     const p = await this.#changeTarget(path, 'delete', 'delete');
-    // The stat below and the session's edits follow a link: a link must be told apart first, or its target goes.
+    // The stat below, the session's deleteFile and the walk of a directory follow a link: a link must be told apart
+    // first, or what it leads to goes. The filesystem's own delete removes a link itself, but only that call does.
     if (await this.#isLink(p)) return await this.#removeUnversioned(p);
     const stat = await this.fs.stat(p).catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : Promise.reject(err)));
     if (stat?.kind === 'file') return await this.#deleteFile(p);

@@ -5,7 +5,7 @@
  */
 
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -15,7 +15,7 @@ import type { Filesystem } from '@ctxfs/core';
 import { HostFilesystem } from '@ctxfs/host';
 import { MemoryFilesystem } from '@ctxfs/memory';
 import type Docker from 'dockerode';
-import { dockerAvailable, removeTestContainers, startTestContainer, TEST_IMAGE, TEST_LABELS } from '../../container/test/docker-fixture.ts';
+import { dockerAvailable, removeTestContainers, sh, startTestContainer, TEST_IMAGE, TEST_LABELS } from '../../container/test/docker-fixture.ts';
 import type { CommandRunner } from '../src/command-runner.ts';
 
 export type BackendName = 'memory' | 'host' | 'container';
@@ -26,6 +26,14 @@ export interface TestWorkspace {
   readonly context: ContextLayer;
   /** The host directory holding the root (host backend only). */
   readonly hostRoot: string | undefined;
+  /**
+   * Makes a symbolic link at `path` (workspace-relative) leading to `target`
+   * (as written), behind the backend's back, as a command would: the
+   * protocol has no call that makes one. Absent where the backend has no
+   * links (memory) or the test cannot reach the directory (a container of
+   * the workspace's own).
+   */
+  readonly link: ((target: string, path: string) => Promise<void>) | undefined;
   close(): Promise<void>;
 }
 
@@ -59,17 +67,27 @@ export async function openWorkspace(
   tempDirs.push(state);
   let fs: Filesystem;
   let hostRoot: string | undefined;
+  let link: TestWorkspace['link'];
   if (backend === 'memory') fs = new MemoryFilesystem({ files });
   else if (backend === 'host') {
-    hostRoot = await mkdtemp(join(tmpdir(), 'ctxfs-adapters-root-'));
-    tempDirs.push(hostRoot);
-    fs = await HostFilesystem.open({ root: hostRoot, stateDir: join(state, 'host') });
+    const root = await mkdtemp(join(tmpdir(), 'ctxfs-adapters-root-'));
+    hostRoot = root;
+    tempDirs.push(root);
+    fs = await HostFilesystem.open({ root, stateDir: join(state, 'host') });
+    link = (target, path) => symlink(target, join(root, path));
   } else {
     usedDocker = true;
     if (ownContainer) fs = await ContainerFilesystem.open({ image: TEST_IMAGE, labels: TEST_LABELS, workdir: '/work' });
     else {
       container ??= await startTestContainer();
-      fs = await ContainerFilesystem.open({ container: container.id, workdir: `/work/a${++counter}-${process.pid}` });
+      const shared = container;
+      const workdir = `/work/a${++counter}-${process.pid}`;
+      fs = await ContainerFilesystem.open({ container: shared.id, workdir });
+      link = async (target, path) => {
+        const quote = (s: string): string => `'${s.replaceAll("'", "'\\''")}'`;
+        const r = await sh(shared, `ln -s ${quote(target)} ${quote(`${workdir}/${path}`)}`);
+        if (r.code !== 0) throw new Error(`ln -s ${target} ${path} failed in the container (${r.code})`);
+      };
     }
   }
   if (backend !== 'memory')
@@ -80,6 +98,7 @@ export async function openWorkspace(
     fs,
     context,
     hostRoot,
+    link,
     close: async () => {
       await context.close();
       await fs.close();

@@ -97,6 +97,13 @@ function operationError(err: unknown): FileOperationError {
   return 'invalid_path';
 }
 
+/** A failed delete as deepagents' backends word it (VoltAgent's backend refuses a directory without `recursive` too). */
+export function deleteError(filePath: string, err: unknown): string {
+  if (isFsError(err, 'ENOENT')) return `Error: '${filePath}' not found`;
+  if (isFsError(err, 'EISDIR')) return `Error: '${filePath}' is a directory; pass recursive to delete it`;
+  return `Error deleting '${filePath}': ${messageOf(err)}`;
+}
+
 /**
  * One file's upload result; a failure carries ctxfs's message besides
  * deepagents' code (which limit refused it, and what to do), for which the
@@ -380,14 +387,11 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
         for (const entry of await this.files.list('')) await this.files.delete(entry.path, { recursive: true });
         return { path: filePath, filesUpdate: null };
       }
-      const stat = await this.files
-        .statOrUndefined(local)
-        .catch((err: unknown) => (isFsError(err, 'EPATHESCAPE') ? ({ kind: 'symlink' } as const) : Promise.reject(err)));
-      if (stat === undefined) return { error: `Error: '${filePath}' not found` };
-      await this.files.delete(local, { recursive: stat.kind === 'directory' });
+      // No stat first: it follows a link, so a dangling one would be "not found", where the delete removes it itself.
+      await this.files.delete(local, { recursive: true });
       return { path: filePath, filesUpdate: null };
     } catch (err) {
-      return { error: `Error deleting '${filePath}': ${messageOf(err)}` };
+      return { error: deleteError(filePath, err) };
     }
   }
 

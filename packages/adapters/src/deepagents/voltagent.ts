@@ -9,7 +9,7 @@
  */
 
 import type { FileInfo } from 'deepagents';
-import type { CtxfsBackend } from './backend.ts';
+import { type CtxfsBackend, deleteError } from './backend.ts';
 import { numberLines } from './line-numbers.ts';
 
 /** A file's content as VoltAgent keeps it: lines. */
@@ -111,9 +111,14 @@ export function toVoltAgentBackend(backend: CtxfsBackend): VoltAgentFilesystemBa
     },
     edit: async (filePath, oldString, newString, replaceAll) => plain(await backend.edit(filePath, oldString, newString, replaceAll)),
     delete: async (filePath, options = {}) => {
-      const s = await statOf(filePath);
-      if (s?.kind === 'directory' && options.recursive !== true) return { error: `Error: '${filePath}' is a directory; pass recursive to delete it` };
-      return plain(await backend.delete(filePath));
+      if (options.recursive === true) return plain(await backend.delete(filePath));
+      try {
+        // fileOnly refuses a directory (EISDIR) but removes a link itself, one to a directory or dangling too.
+        await files.delete(local(filePath), { fileOnly: true });
+        return { path: filePath, filesUpdate: null };
+      } catch (err) {
+        return { error: deleteError(filePath, err) };
+      }
     },
     mkdir: async (path, recursive = true) => {
       try {

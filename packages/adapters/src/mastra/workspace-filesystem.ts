@@ -233,13 +233,9 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
 
   deleteFile(path: string, options: RemoveOptions = {}): Promise<void> {
     return this.#run(path, 'delete', async () => {
-      const current = await this.#stat(path);
-      if (current === undefined) {
-        if (options.force) return;
-        throw new FileNotFoundError(path);
-      }
-      if (current.kind === 'directory') throw new IsDirectoryError(path);
-      await this.files.delete(this.#local(path));
+      // No stat first: it follows a link, so a dangling one would be missing and one to a directory a directory,
+      // where the delete tells a link apart and removes it itself (as unlink does).
+      await this.files.delete(this.#local(path), { fileOnly: true, force: options.force === true });
     });
   }
 
