@@ -133,6 +133,28 @@ describe.each(Object.entries(BACKENDS))('just-bash over ctxfs %s', (name, make) 
     expect(await text(fs, 'b.txt')).toBe(lines.replace('line7\n', 'OTHER\n'));
   });
 
+  it("undo of a command whose write merged another agent's edit made since the script read the file reverts the script's change only", async () => {
+    const lines = `${Array.from({ length: 30 }, (_, i) => `line${i}`).join('\n')}\n`;
+    const { fs, ctx } = await open({ 'a.txt': lines });
+    const other = ctx.session({ agent: 'other' });
+    const host = AsyncLocalStorage.snapshot();
+    const rewrite = defineCommand('rewrite', async ([path], c) => {
+      const target = c.fs.resolvePath(c.cwd, path as string);
+      const read = await c.fs.readFile(target);
+      await host(() => other.replace(path as string, 'line12\n', 'OTHER\n'));
+      await c.fs.writeFile(target, read.replace('line7\n', 'SED7\n'));
+      return { stdout: '', stderr: '', exitCode: 0 };
+    });
+    const shell = ctx.session({ agent: 'shell' });
+    const bash = new CtxfsBash(shell, { customCommands: [rewrite] });
+    expect(await bash.exec('rewrite a.txt')).toMatchObject({ stderr: '', exitCode: 0 });
+    const both = lines.replace('line7\n', 'SED7\n').replace('line12\n', 'OTHER\n');
+    expect(await text(fs, 'a.txt')).toBe(both);
+    // The command's recorded before already holds the other agent's edit: its undo takes the script's change away, not theirs.
+    expect((await shell.undo('a.txt')).success).toBe(true);
+    expect(await text(fs, 'a.txt')).toBe(lines.replace('line12\n', 'OTHER\n'));
+  });
+
   it('runs under the plain Bash class too, each change a command of its own', async () => {
     const { fs, ctx } = await open({ 'a.txt': 'one\n' });
     const bash = new Bash({ fs: new CtxfsBashFs(ctx), cwd: '/' });
