@@ -86,7 +86,9 @@ export function unavailable(op: FsOperation, path: string | undefined, u: Unavai
     reason: `container '${u.container}' ${u.state}`,
     hint: u.state.startsWith('is paused')
       ? 'unpause the container (docker unpause) and retry; nothing was half-written, but a write that timed out may have been applied: read before writing again'
-      : 'start the container (or the Docker engine) again and retry; nothing was half-written',
+      : u.state.startsWith('is not running')
+        ? `start the container (docker start ${u.container}) and retry; nothing was half-written`
+        : 'start the container (or the Docker engine) again and retry; nothing was half-written',
     cause,
   });
 }

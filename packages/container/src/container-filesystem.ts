@@ -79,7 +79,12 @@ export interface ContainerFilesystemOptions extends FilesystemBaseOptions {
   labels?: Record<string, string>;
   /** Keep a container ctxfs created when the filesystem closes. */
   keepContainer?: boolean;
-  /** Start an attached container that is stopped. Default `false` (EUNAVAILABLE). */
+  /**
+   * Start an attached container that is stopped. Default `false`: it is
+   * attached stopped, and snapshots kept in {@link snapshotDir} can be
+   * listed and dropped; every other call is `EUNAVAILABLE` naming it until
+   * it is started (the image's probe then runs at the first call).
+   */
   startIfStopped?: boolean;
   /** Absolute workspace root inside the container; default `/work`. */
   workdir?: string;
@@ -401,6 +406,7 @@ export class ContainerFilesystem extends FilesystemBase {
     let container: Docker.Container | undefined;
     let ref: string;
     let created = false;
+    let stopped = false;
     if (options.container !== undefined) {
       ref = options.container;
       container = docker.getContainer(ref);
@@ -411,8 +417,10 @@ export class ContainerFilesystem extends FilesystemBase {
         throw ContainerFilesystem.#engineFailure('open', ref, docker, err);
       }
       if (!info.State.Running) {
-        if (!options.startIfStopped) throw unavailable('open', undefined, { container: ref, state: `is not running (${info.State.Status})` });
-        await container.start();
+        // Left stopped, it is attached all the same: its snapshots are on this side, and every call that needs the
+        // container says it is not running, as when it stops after the open.
+        if (options.startIfStopped) await container.start();
+        else stopped = true;
       }
     } else {
       const image = options.image as string;
@@ -435,6 +443,7 @@ export class ContainerFilesystem extends FilesystemBase {
       ref = container.id;
     }
     const fs = new ContainerFilesystem(options, docker, container, ref, created);
+    if (stopped) return fs;
     try {
       await fs.#ensureSession('open', undefined);
     } catch (err) {

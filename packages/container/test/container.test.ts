@@ -6,7 +6,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { type GrepOptions, isFsError, sha256Hex } from '@ctxfs/core';
+import { type FsError, type GrepOptions, isFsError, sha256Hex } from '@ctxfs/core';
 import { MemoryFilesystem } from '@ctxfs/memory';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -154,12 +154,18 @@ describe.runIf(available)('container backend', () => {
       }
     });
 
-    it('a stopped container is refused at open with EUNAVAILABLE unless startIfStopped', async () => {
+    it('a stopped container is attached stopped, each call EUNAVAILABLE saying to start it, unless startIfStopped starts it', async () => {
       const c = await startTestContainer();
       await c.kill();
-      const err = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: c.id }).catch((e: unknown) => e);
-      expect(isFsError(err, 'EUNAVAILABLE')).toBe(true);
-      expect(String((err as Error).message)).toMatch(/is not running/);
+      const stopped = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: c.id });
+      try {
+        const err = await stopped.stat('.').catch((e: unknown) => e);
+        expect(isFsError(err, 'EUNAVAILABLE')).toBe(true);
+        expect(String((err as Error).message)).toMatch(/is not running/);
+        expect((err as FsError).hint).toContain(`docker start ${c.id}`);
+      } finally {
+        await stopped.close();
+      }
       const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: c.id, startIfStopped: true });
       await fs.write('ok.txt', 'ok');
       expect(await fs.exists('ok.txt')).toBe(true);

@@ -294,6 +294,38 @@ describe.runIf(available)('container snapshots in a directory', () => {
     }
   });
 
+  it('a stopped container: its snapshots are listed and dropped; a snapshot or restore is EUNAVAILABLE saying to start it', async () => {
+    const { c, fs } = await ownContainer({}, '/work/ws', 'stopped');
+    await fs.write('a.txt', 'one\n');
+    const kept = await fs.snapshot('kept');
+    const dropped = await fs.snapshot('dropped');
+    await fs.write('a.txt', 'two\n');
+    await fs.close();
+    await c.kill();
+    const stopped = await open('/work/ws', join(base, 'stopped'), c);
+    try {
+      expect((await stopped.listSnapshots()).map((s) => s.id)).toEqual([kept.id, dropped.id]);
+      await stopped.dropSnapshot(dropped.id);
+      expect((await stopped.listSnapshots()).map((s) => s.id)).toEqual([kept.id]);
+      for (const [op, call] of [
+        ['snapshot', () => stopped.snapshot()],
+        ['restore', () => stopped.restore(kept.id)],
+      ] as const) {
+        const err = await errorOf(call());
+        expect(err.code, op).toBe('EUNAVAILABLE');
+        expect(err.op, op).toBe(op);
+        expect(err.reason, op).toMatch(new RegExp(`^container '${c.id}' is not running`));
+        expect(err.hint, op).toContain(`docker start ${c.id}`);
+      }
+      // Started, the same instance restores.
+      await c.start();
+      await stopped.restore(kept.id);
+      expect(await text(stopped, 'a.txt')).toBe('one\n');
+    } finally {
+      await stopped.close();
+    }
+  });
+
   it('a description with a date that is no date is no snapshot: the others are listed', async () => {
     await seedWorkspace(container, '/work', 'dated', { 'a.txt': 'x\n' });
     const dir = join(base, 'dated');

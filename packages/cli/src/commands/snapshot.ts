@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { Filesystem, Snapshot } from '@ctxfs/core';
+import { type Filesystem, isFsError, type Snapshot } from '@ctxfs/core';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { out, outJson, paint } from '../output.ts';
 import type { Action } from '../program.ts';
@@ -25,18 +25,37 @@ function line(s: Snapshot): string {
   return `${paint('bold', s.id)}  ${s.createdAt.toISOString()}${s.tag === undefined ? '' : `  ${paint('cyan', s.tag)}`}`;
 }
 
+/**
+ * Runs a snapshot command that needs the container running. A stopped
+ * container is attached all the same (its snapshots are listed from the
+ * user's state directory), so what fails is the first call into it, often
+ * the context layer's read of the workspace's policy: the error names the
+ * command instead, and says `list` still works.
+ */
+async function whileRunning<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!isFsError(err, 'EUNAVAILABLE')) throw err;
+    const stopped = err.reason?.includes(' is not running') ? '; ctxfs snapshot list works while it is stopped' : '';
+    throw new CliError('EUNAVAILABLE', `cannot ${what}: ${err.reason ?? err.message}`, `${err.hint ?? 'start the container and retry'}${stopped}`);
+  }
+}
+
 /** `ctxfs snapshot create [tag]`: recorded in the audit (it changes no file, so the policy's path rules do not apply). */
 export const create: Action = (g, [tag]) =>
-  withContext(g, async ({ ctx, fs }) => {
-    const call = { op: 'createSnapshot', opClass: 'history', paths: [], params: tag === undefined ? {} : { tag } } as const;
-    const s = await ctx.guarded(
-      call,
-      () => fs.snapshot(tag),
-      () => ({ result: 'ok' }),
-    );
-    await (g.json ? outJson(json(s)) : out(`snapshot ${line(s)}`));
-    return EXIT.ok;
-  });
+  whileRunning('take a snapshot', () =>
+    withContext(g, async ({ ctx, fs }) => {
+      const call = { op: 'createSnapshot', opClass: 'history', paths: [], params: tag === undefined ? {} : { tag } } as const;
+      const s = await ctx.guarded(
+        call,
+        () => fs.snapshot(tag),
+        () => ({ result: 'ok' }),
+      );
+      await (g.json ? outJson(json(s)) : out(`snapshot ${line(s)}`));
+      return EXIT.ok;
+    }),
+  );
 
 /** `ctxfs snapshot list`. */
 export const list: Action = (g) =>
@@ -70,46 +89,50 @@ async function configPaths(fs: Filesystem, dir: string): Promise<string[]> {
  * recorded in the audit like any other change.
  */
 export const restore: Action = (g, [name = '']) =>
-  withContext(g, async ({ ctx, fs }) => {
-    const { decideRestore, PROJECT_CONFIG_DIR } = await import('@ctxfs/context');
-    const decision = decideRestore(await effectivePolicy(g, fs));
-    const call = {
-      op: 'restoreSnapshot',
-      opClass: 'write',
-      paths: [],
-      params: { snapshot: name },
-      decision: { decision, subject: `restore snapshot ${name}` },
-    } as const;
-    const id = await ctx.guarded(
-      call,
-      async () => {
-        const id = await named(fs, name);
-        const kept = new Map<string, Uint8Array>();
-        for (const path of await configPaths(fs, PROJECT_CONFIG_DIR)) kept.set(path, await fs.readBytes(path));
-        await fs.restore(id);
-        for (const path of await configPaths(fs, PROJECT_CONFIG_DIR)) if (!kept.has(path)) await fs.delete(path);
-        for (const [path, bytes] of kept) await fs.writeBytes(path, bytes, { createParents: true });
-        return id;
-      },
-      () => ({ result: 'ok' }),
-    );
-    await (g.json ? outJson({ id, action: 'restored' }) : out(`restored ${id}`));
-    return EXIT.ok;
-  });
+  whileRunning(`restore snapshot '${name}'`, () =>
+    withContext(g, async ({ ctx, fs }) => {
+      const { decideRestore, PROJECT_CONFIG_DIR } = await import('@ctxfs/context');
+      const decision = decideRestore(await effectivePolicy(g, fs));
+      const call = {
+        op: 'restoreSnapshot',
+        opClass: 'write',
+        paths: [],
+        params: { snapshot: name },
+        decision: { decision, subject: `restore snapshot ${name}` },
+      } as const;
+      const id = await ctx.guarded(
+        call,
+        async () => {
+          const id = await named(fs, name);
+          const kept = new Map<string, Uint8Array>();
+          for (const path of await configPaths(fs, PROJECT_CONFIG_DIR)) kept.set(path, await fs.readBytes(path));
+          await fs.restore(id);
+          for (const path of await configPaths(fs, PROJECT_CONFIG_DIR)) if (!kept.has(path)) await fs.delete(path);
+          for (const [path, bytes] of kept) await fs.writeBytes(path, bytes, { createParents: true });
+          return id;
+        },
+        () => ({ result: 'ok' }),
+      );
+      await (g.json ? outJson({ id, action: 'restored' }) : out(`restored ${id}`));
+      return EXIT.ok;
+    }),
+  );
 
 /** `ctxfs snapshot drop <id|tag>`: recorded in the audit, as the end of a recovery point. */
 export const drop: Action = (g, [name = '']) =>
-  withContext(g, async ({ ctx, fs }) => {
-    const call = { op: 'dropSnapshot', opClass: 'history', paths: [], params: { snapshot: name } } as const;
-    const id = await ctx.guarded(
-      call,
-      async () => {
-        const id = await named(fs, name);
-        await fs.dropSnapshot(id);
-        return id;
-      },
-      () => ({ result: 'ok' }),
-    );
-    await (g.json ? outJson({ id, action: 'dropped' }) : out(`dropped ${id}`));
-    return EXIT.ok;
-  });
+  whileRunning(`drop snapshot '${name}'`, () =>
+    withContext(g, async ({ ctx, fs }) => {
+      const call = { op: 'dropSnapshot', opClass: 'history', paths: [], params: { snapshot: name } } as const;
+      const id = await ctx.guarded(
+        call,
+        async () => {
+          const id = await named(fs, name);
+          await fs.dropSnapshot(id);
+          return id;
+        },
+        () => ({ result: 'ok' }),
+      );
+      await (g.json ? outJson({ id, action: 'dropped' }) : out(`dropped ${id}`));
+      return EXIT.ok;
+    }),
+  );
