@@ -7,6 +7,7 @@
  */
 
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,8 +22,8 @@ const text = async (fs: ContainerFilesystem, path: string) => new TextDecoder().
 describe.runIf(available)('container snapshots in a directory', () => {
   let container: Docker.Container;
   let base = '';
-  const open = (workdir: string, snapshotDir?: string | ((root: string) => string), on = container) =>
-    ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: on.id, workdir, snapshotDir });
+  const open = (workdir: string, snapshotDir?: string | ((root: string) => string), on: Docker.Container | string = container) =>
+    ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: typeof on === 'string' ? on : on.id, workdir, snapshotDir });
   /** A container of the test's own (a tmpfs, another user), `prepare` run in it as root, and a filesystem on `workdir` keeping snapshots in `base/<dir>`. */
   const ownContainer = async (create: Partial<Docker.ContainerCreateOptions>, workdir: string, dir: string, prepare = 'true') => {
     const c = await startTestContainer(create);
@@ -323,6 +324,32 @@ describe.runIf(available)('container snapshots in a directory', () => {
       expect(await text(stopped, 'a.txt')).toBe('one\n');
     } finally {
       await stopped.close();
+    }
+  });
+
+  it("snapshots belong to the container as it is named: by name and by id are two sets, and a container made again under the name has the old one's", async () => {
+    const name = `ctxfs-test-${randomBytes(4).toString('hex')}`;
+    const dir = join(base, 'named');
+    const first = await startTestContainer({ name });
+    const byName = await open('/work', dir, name);
+    await byName.write('a.txt', 'first\n');
+    const snap = await byName.snapshot();
+    await byName.close();
+    const byId = await open('/work', dir, first);
+    try {
+      expect(await byId.listSnapshots()).toEqual([]);
+    } finally {
+      await byId.close();
+    }
+    await first.remove({ force: true });
+    await startTestContainer({ name });
+    const again = await open('/work', dir, name);
+    try {
+      expect((await again.listSnapshots()).map((s) => s.id)).toEqual([snap.id]);
+      await again.restore(snap.id);
+      expect(await text(again, 'a.txt')).toBe('first\n');
+    } finally {
+      await again.close();
     }
   });
 
