@@ -230,6 +230,14 @@ for (const backend of BACKENDS) {
       expect(stale).toMatchObject({ success: false, code: 'ECONFLICT' });
       expect((await ctx.writeFile('a.txt', 'z\n', { baseVersion: 'abcdef123' })).code).toBe('ECONFLICT');
       expect((await ctx.writeFile('a.txt', 'z\n', { baseVersion: 'v5' })).code).toBe('EINVAL');
+      // Deleted since the version named: writing would bring it back over that deletion.
+      await ws.fs.delete('a.txt');
+      const gone = await ctx.writeFile('a.txt', 'z\n', { baseVersion: sha('y\n') });
+      expect(gone).toMatchObject({ success: false, code: 'ECONFLICT' });
+      expect(gone.message).toContain(`a.txt was deleted since version ${sha('y\n').slice(0, 12)}`);
+      expect(await ws.fs.exists('a.txt')).toBe(false);
+      expect((await ctx.writeFile('a.txt', 'z\n', { baseVersion: 'v5' })).code).toBe('EINVAL');
+      expect((await ctx.writeFile('a.txt', 'z\n')).success).toBe(true);
     });
 
     it('replace: unique by default, first, all, nth, regex, and its refusals', async () => {

@@ -11,7 +11,7 @@ import { applyLineEdit, type LineEdit, type Occurrence, replaceText } from '../p
 import { errorText } from '../safety/host-paths.ts';
 import { callShape, callText } from '../search/next-call.ts';
 import { type ApplyPatchOptions, applyPatch } from './apply-patch.ts';
-import { type EditResult, refusal } from './edit-result.ts';
+import { type EditResult, refusal, shortHash } from './edit-result.ts';
 import { type EditOptions, type FileEditor, Refusal, type TransformOutcome } from './file-editor.ts';
 
 /** Options of `replace`. */
@@ -53,6 +53,20 @@ export class EditOperations {
       const p = this.editor.normalize(op, path);
       return this.editor.run(op, [p], options, async () => {
         const current = await this.editor.load(op, p);
+        if (current === undefined && options.baseVersion !== undefined) {
+          // Written over a version the caller named, a file deleted since is a change made since: brought back, it
+          // would undo that deletion unseen (the stale check of a file that still exists refuses or merges instead).
+          // A malformed or unknown version is refused as such first.
+          const base = await this.editor.baseOf(op, p, options, undefined);
+          throw new Refusal(
+            refusal(
+              op,
+              p,
+              'ECONFLICT',
+              `${p} was deleted since version ${shortHash(base)}, the one this write is based on. Nothing was written. If it should exist again, create it with ${callShape('createFile')}, giving its path and the whole content.`,
+            ),
+          );
+        }
         if (current === undefined) return [this.editor.planCreate('create', p, content)];
         return [await this.editor.planModify(op, 'write', p, current, () => ({ ok: true, text: content }), options)];
       });
