@@ -15,10 +15,11 @@ import { staleBuffer } from './conflicts/conflict-detector.ts';
 import type { ConflictOptions } from './conflicts/strategies.ts';
 import { DocumentLoader, type DocumentLoaderOptions, type DocumentSource } from './content/document.ts';
 import type { ApplyPatchOptions } from './edits/apply-patch.ts';
-import { type EditConflict, type EditResult, maskedConflict } from './edits/edit-result.ts';
+import { type EditConflict, type EditResult, maskedConflict, refusal } from './edits/edit-result.ts';
 import { type EditOptions, FileEditor, refusalAsError } from './edits/file-editor.ts';
 import { decodeFile } from './edits/file-text.ts';
 import type { CrashHook, EditJournal, RecoveryReport } from './edits/journal.ts';
+import { linkChanged, linkEntry } from './edits/link-entries.ts';
 import { EditOperations, type RenameCallOptions, type ReplaceCallOptions } from './edits/operations.ts';
 import {
   getDiff,
@@ -55,6 +56,7 @@ import { askingFirst, type CallOutcome, currentCall, type GuardedCall, type Safe
 import { type GlobCallOptions, glob, type ListedFile, type ListFilesOptions, listFiles } from './search/file-listing.ts';
 import { type FindSymbolOptions, findSymbol, type SymbolHit } from './search/find-symbol.ts';
 import { type GrepCallOptions, type GrepHit, grep } from './search/grep.ts';
+import { callText } from './search/next-call.ts';
 import type { SearchResult } from './search/search-result.ts';
 import { editOutcome, normalized, patchTargets, previews, servedOutcome } from './session/call-shapes.ts';
 import { DEFAULT_READ_RETENTION, pruneReads, type ReadPruneResult, type ReadRetentionOptions } from './session/read-retention.ts';
@@ -693,14 +695,85 @@ export class ContextSession {
     });
   }
 
-  /** Deletes a file (a version: undo brings it back). */
-  deleteFile(path: string, options?: EditOptions): Promise<EditResult> {
-    return this.#edit('deleteFile', 'delete', [path], { ...options }, () => this.#operations.deleteFile(path, options));
+  /**
+   * Deletes a file (a version: undo brings it back). A symbolic link is
+   * removed itself, as `rm` removes one, never the file it leads to; a link
+   * has no versions, so undo does not bring it back.
+   */
+  async deleteFile(path: string, options?: EditOptions): Promise<EditResult> {
+    const link = await this.#linkNamed('deleteFile', path);
+    if (link === undefined) return this.#edit('deleteFile', 'delete', [path], { ...options }, () => this.#operations.deleteFile(path, options));
+    const dryRun = options?.dryRun === true;
+    return this.#guard(
+      { op: 'deleteFile', opClass: 'delete', paths: [link], params: { ...options, link: true } },
+      askingFirst({ op: 'deleteFile', opClass: 'delete', paths: [link], params: {} }, async () => {
+        if (!dryRun) {
+          await this.#ws.fs.delete(link);
+          await this.#ws.registry.refresh(link);
+        }
+        return linkChanged(
+          'delete',
+          link,
+          `${dryRun ? 'Would delete' : 'Deleted'} the link ${link}; what it leads to is kept. A link has no versions: undo does not bring it back.`,
+          dryRun,
+        );
+      }),
+      editOutcome,
+    );
   }
 
-  /** Renames a file (a version on both paths). */
-  renameFile(from: string, to: string, options?: RenameCallOptions): Promise<EditResult> {
-    return this.#edit('renameFile', 'rename', [from, to], { from, to, ...options }, () => this.#operations.renameFile(from, to, options));
+  /**
+   * Renames a file (a version on both paths). A symbolic link is moved
+   * itself, as `mv` moves one (a relative link keeps its text, so it may
+   * lead elsewhere from its new place); no version is made.
+   */
+  async renameFile(from: string, to: string, options?: RenameCallOptions): Promise<EditResult> {
+    const link = await this.#linkNamed('renameFile', from);
+    const dest = link === undefined ? undefined : normalized('renameFile', [to]);
+    if (link === undefined || dest === undefined || dest.invalid !== undefined) {
+      return this.#edit('renameFile', 'rename', [from, to], { from, to, ...options }, () => this.#operations.renameFile(from, to, options));
+    }
+    const raw = dest.paths[0] as string;
+    const slash = raw.lastIndexOf('/');
+    const parent = slash < 0 ? '' : await this.#linkFree(raw.slice(0, slash));
+    const target = parent === '' ? raw.slice(slash + 1) : `${parent}/${raw.slice(slash + 1)}`;
+    if (target === link) return refusal('rename', link, 'EINVAL', 'The source and destination are the same path.');
+    const dryRun = options?.dryRun === true;
+    const call: GuardedCall = { op: 'renameFile', opClass: 'rename', paths: [link, target], params: { from, to, ...options, link: true } };
+    return this.#guard(
+      call,
+      askingFirst(call, async () => {
+        const name = raw.slice(slash + 1);
+        const taken = (await this.#ws.fs.list(parent).catch(() => [])).some((e) => e.name === name);
+        if (taken && options?.overwrite !== true) {
+          return refusal(
+            'rename',
+            target,
+            'EEXIST',
+            `${target} already exists. Pick another name, or replace it with ${callText('renameFile', [link, target], { overwrite: true })}.`,
+          );
+        }
+        if (!dryRun) {
+          await this.#ws.fs.rename(link, target, { overwrite: options?.overwrite === true });
+          await this.#ws.registry.refresh(link);
+          await this.#ws.registry.refresh(target);
+        }
+        return linkChanged(
+          'rename',
+          target,
+          `${dryRun ? 'Would move' : 'Moved'} the link ${link} to ${target}; what it leads to is unchanged. A link has no versions: undo does not move it back.`,
+          dryRun,
+        );
+      }),
+      editOutcome,
+    );
+  }
+
+  /** The link `path` names itself (its parent's links followed), or undefined when it names no link or does not normalize. */
+  async #linkNamed(op: string, path: string): Promise<string | undefined> {
+    const r = normalized(op, [path]);
+    if (r.invalid !== undefined) return undefined;
+    return await linkEntry(this.#ws.fs, r.paths[0] as string, (p) => this.#linkFree(p));
   }
 
   /**

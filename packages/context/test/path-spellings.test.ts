@@ -264,6 +264,55 @@ describe('links inside the root on host', () => {
     }
   });
 
+  it('deleting or renaming a link acts on the link, as rm and mv do, never on the file it leads to', async () => {
+    const ws = await withLinks();
+    const root = ws.fs.root as string;
+    symlinkSync('gone.ts', join(root, 'src/lib/dangling.ts'));
+    const ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:test' });
+    const isLink = (p: string) => lstatSync(join(root, p), { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+    try {
+      // A link to a file, through a linked directory: the link goes, the file stays.
+      const deleted = await ctx.deleteFile('link/alias.ts');
+      expect(deleted, deleted.message).toMatchObject({ success: true, path: 'src/lib/alias.ts' });
+      expect(isLink('src/lib/alias.ts')).toBe(false);
+      expect(new TextDecoder().decode(await ws.fs.readBytes(CANONICAL))).toBe(ORIGINAL);
+      // A dangling link and a link to a directory are removed too (they stat as missing and as the directory).
+      expect((await ctx.deleteFile('src/lib/dangling.ts')).success).toBe(true);
+      expect(isLink('src/lib/dangling.ts')).toBe(false);
+      const dry = await ctx.deleteFile('link', { dryRun: true });
+      expect(dry).toMatchObject({ success: true, dryRun: true });
+      expect(isLink('link')).toBe(true);
+      expect((await ctx.deleteFile('link')).success).toBe(true);
+      expect(isLink('link')).toBe(false);
+      expect(new TextDecoder().decode(await ws.fs.readBytes(CANONICAL))).toBe(ORIGINAL);
+      // Renamed: the link moves, the file stays where it is; an existing destination is refused unless overwritten.
+      symlinkSync('a.ts', join(root, 'src/lib/alias.ts'));
+      const moved = await ctx.renameFile('src/lib/alias.ts', 'src/lib/other.ts');
+      expect(moved, moved.message).toMatchObject({ success: true, path: 'src/lib/other.ts' });
+      expect(isLink('src/lib/other.ts') && !isLink('src/lib/alias.ts')).toBe(true);
+      expect(new TextDecoder().decode(await ws.fs.readBytes(CANONICAL))).toBe(ORIGINAL);
+      expect(await ctx.renameFile('src/lib/other.ts', CANONICAL)).toMatchObject({ success: false, code: 'EEXIST' });
+      expect(isLink(CANONICAL)).toBe(false);
+      // Nothing of the file's history changed: no version was made for a link.
+      expect((await ctx.history(CANONICAL)).map((v) => v.op)).toEqual(['initial']);
+      await ctx.store.flushAudit();
+      const ops = (await ctx.store.all<{ op: string; path: string }>("SELECT op, path FROM audit WHERE op IN ('deleteFile', 'renameFile') ORDER BY id")).map(
+        (r) => `${r.op} ${r.path}`,
+      );
+      expect(ops).toEqual([
+        'deleteFile src/lib/alias.ts',
+        'deleteFile src/lib/dangling.ts',
+        'deleteFile link',
+        'deleteFile link',
+        'renameFile src/lib/alias.ts',
+        'renameFile src/lib/other.ts',
+      ]);
+    } finally {
+      await ctx.close();
+      await ws.cleanup();
+    }
+  });
+
   it('the policy decides the spelling as well as the file: a rule naming the link denies the call', async () => {
     const ws = await withLinks();
     const ctx = await createContext({

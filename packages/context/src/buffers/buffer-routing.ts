@@ -21,7 +21,7 @@
 
 import { isFsError } from '@ctxfs/core';
 import type { Document, DocumentLoader, DocumentSource } from '../content/document.ts';
-import { type EditResult, maskedResult, refusal } from '../edits/edit-result.ts';
+import { type EditResult, maskedResult, plainResult, refusal } from '../edits/edit-result.ts';
 import { formatUnifiedDiff } from '../history/unified-diff.ts';
 import { sha256Hex } from '../history/version-store.ts';
 import { errorText } from '../safety/host-paths.ts';
@@ -165,24 +165,15 @@ function bufferEditResult(op: string, c: BufferChange): EditResult {
     ? `No change: ${where} already reads so.${c.buffer.dirty ? ` It holds unsaved changes; write them with ${save}.` : ''}`
     : `Changed ${where}, not the file on disk: unsaved until ${save}.`;
   return {
-    success: true,
-    message,
-    code: undefined,
-    op,
-    path,
+    ...plainResult(op, path, true, message),
     version: c.version,
     previousVersion: c.previousVersion,
-    seq: undefined,
     diff: d.text,
     linesAdded: d.linesAdded,
     linesRemoved: d.linesRemoved,
     linesChanged: Math.min(d.linesAdded, d.linesRemoved),
-    merged: false,
     unchanged,
-    conflict: undefined,
     next: c.buffer.dirty ? save : undefined,
-    files: [],
-    staleReaders: [],
   };
 }
 

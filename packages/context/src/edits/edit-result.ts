@@ -111,6 +111,30 @@ export interface EditResult {
   readonly dryRun?: boolean | undefined;
 }
 
+/** A result that changed and refused nothing yet: what results built outside the editor start from. */
+export function plainResult(op: string, path: string, success: boolean, message: string): EditResult {
+  return {
+    success,
+    message,
+    code: undefined,
+    op,
+    path,
+    version: undefined,
+    previousVersion: undefined,
+    seq: undefined,
+    diff: '',
+    linesAdded: 0,
+    linesRemoved: 0,
+    linesChanged: 0,
+    merged: false,
+    unchanged: false,
+    conflict: undefined,
+    next: undefined,
+    files: [],
+    staleReaders: [],
+  };
+}
+
 /** Builds a refusal. */
 export function refusal(
   op: string,
@@ -120,24 +144,12 @@ export function refusal(
   extra: { conflict?: EditConflict | undefined; next?: string | undefined; version?: string | undefined } = {},
 ): EditResult {
   return {
-    success: false,
-    message,
+    ...plainResult(op, path, false, message),
     code,
-    op,
-    path,
     version: extra.version,
     previousVersion: extra.version,
-    seq: undefined,
-    diff: '',
-    linesAdded: 0,
-    linesRemoved: 0,
-    linesChanged: 0,
-    merged: false,
-    unchanged: false,
     conflict: extra.conflict,
     next: extra.next,
-    files: [],
-    staleReaders: [],
   };
 }
 
