@@ -489,7 +489,8 @@ export class WorkspaceFiles {
       current === null
         ? create
           ? await this.session.createFile(p, text)
-          : await this.session.writeFile(p, text)
+          : // Over a version the caller checked, a file deleted since is refused, not written back (the editor's rule).
+            await this.session.writeFile(p, text, base === undefined ? undefined : { baseVersion: base, strategy: 'refuse' })
         : // Based on the content just checked, and refused rather than merged if it moved since.
           await this.session.writeFile(p, text, { baseVersion: current, strategy: 'refuse' });
     if (!r.success) {
@@ -615,6 +616,12 @@ export class WorkspaceFiles {
         const existing = await this.fs.stat(p).catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : Promise.reject(err)));
         if (existing?.kind === 'directory') throw fsError('EISDIR', 'writeBytes', p, { hint: 'name a file, not a directory' });
         if (create && existing !== undefined) throw fsError('EEXIST', 'writeBytes', p, { hint: 'choose another name, or overwrite it' });
+        if (!create && existing === undefined && base !== undefined) {
+          throw fsError('ECONFLICT', 'writeBytes', p, {
+            reason: 'the file was deleted since the version this write is based on',
+            hint: 'write it without a base version (or create it) if it should exist again',
+          });
+        }
         const seen = base ?? (await this.session.sessionContext.lastRead(this.session.agent, p))?.sha256;
         const cas = this.fs.capabilities.compareAndSwap;
         const ifMatch = !cas ? undefined : create ? 'absent' : existing === undefined ? undefined : seen;

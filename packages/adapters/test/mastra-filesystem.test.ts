@@ -285,6 +285,37 @@ for (const backend of await backends()) {
         }
       }));
 
+    it('expectedMtime: a file deleted between the check and the commit stays deleted, the write refused as not found', () =>
+      withFs(async (m, ws) => {
+        const base = 'line1\nline2\n';
+        const read = ws.fs.readBytes.bind(ws.fs);
+        let armed = false;
+        // Another agent deletes the file right after the freshness check's read.
+        ws.fs.readBytes = async (...args: Parameters<typeof read>) => {
+          const bytes = await read(...args);
+          if (armed) {
+            armed = false;
+            await ws.fs.delete('gone.txt');
+          }
+          return bytes;
+        };
+        try {
+          // Text (the editor), UTF-8 bytes (the editor), binary bytes (the byte path).
+          for (const content of [base.replace('line1', 'AGENT1'), Buffer.from(base.replace('line1', 'BYTES1')), Buffer.from([0, 1, 2, 255])]) {
+            await ws.fs.writeBytes('gone.txt', new TextEncoder().encode(base));
+            await m.readFile('/gone.txt');
+            const seen = (await m.stat('/gone.txt')).modifiedAt;
+            armed = true;
+            // Gone, not changed: Mastra's own "not found", which a re-read confirms.
+            const err = await m.writeFile('/gone.txt', content, { expectedMtime: seen }).catch((e: unknown) => e);
+            expect(err, String(err)).toBeInstanceOf(FileNotFoundError);
+            expect(await ws.fs.exists('gone.txt')).toBe(false);
+          }
+        } finally {
+          ws.fs.readBytes = read;
+        }
+      }));
+
     if (backend === 'host') {
       it('expectedMtime by content on the host: touched but unchanged is no conflict; changed within the same mtime is', () =>
         withFs(async (m, ws) => {
