@@ -255,65 +255,84 @@ for (const backend of await backends()) {
         await m.writeFile('/fresh.txt', 'f', { expectedMtime: new Date(0) });
       }));
 
+    /**
+     * Writes each of `contents` over `path` with the mtime just served while
+     * `other` acts on the file right after the freshness check's read (the
+     * next whole read of the backend), and hands `check` what the write threw.
+     */
+    const writeRacing = async (
+      m: CtxfsWorkspaceFilesystem,
+      ws: TestWorkspace,
+      path: string,
+      base: string,
+      contents: ReadonlyArray<string | Buffer>,
+      other: () => Promise<void>,
+      check: (err: unknown) => Promise<void>,
+    ) => {
+      const read = ws.fs.readBytes.bind(ws.fs);
+      let armed = false;
+      ws.fs.readBytes = async (...args: Parameters<typeof read>) => {
+        const bytes = await read(...args);
+        if (armed) {
+          armed = false;
+          await other();
+        }
+        return bytes;
+      };
+      try {
+        for (const content of contents) {
+          await ws.fs.writeBytes(path, new TextEncoder().encode(base));
+          await m.readFile(`/${path}`);
+          const seen = (await m.stat(`/${path}`)).modifiedAt;
+          armed = true;
+          await check(
+            await m.writeFile(`/${path}`, content, { expectedMtime: seen }).then(
+              () => undefined,
+              (e: unknown) => e,
+            ),
+          );
+        }
+      } finally {
+        ws.fs.readBytes = read;
+      }
+    };
+
     it('expectedMtime: a change landing between the check and the commit is refused too, never merged', () =>
       withFs(async (m, ws) => {
         const base = 'line1\nline2\nline3\nline4\nline5\nline6\n';
         const theirs = base.replace('line6', 'OTHER6');
-        await ws.fs.writeBytes('race.txt', new TextEncoder().encode(base));
-        // Another writer changes the file right after the next whole read of the backend: the freshness check's.
-        const read = ws.fs.readBytes.bind(ws.fs);
-        let armed = false;
-        ws.fs.readBytes = async (...args: Parameters<typeof read>) => {
-          const bytes = await read(...args);
-          if (armed) {
-            armed = false;
-            await ws.fs.writeBytes('race.txt', new TextEncoder().encode(theirs));
-          }
-          return bytes;
-        };
-        try {
-          for (const content of [base.replace('line1', 'AGENT1'), Buffer.from(base.replace('line1', 'BYTES1'))]) {
-            await ws.fs.writeBytes('race.txt', new TextEncoder().encode(base));
-            await m.readFile('/race.txt');
-            const seen = (await m.stat('/race.txt')).modifiedAt;
-            armed = true;
-            await expect(m.writeFile('/race.txt', content, { expectedMtime: seen })).rejects.toBeInstanceOf(StaleFileError);
-            expect(utf8(await read('race.txt'))).toBe(theirs);
-          }
-        } finally {
-          ws.fs.readBytes = read;
-        }
+        const contents = [base.replace('line1', 'AGENT1'), Buffer.from(base.replace('line1', 'BYTES1'))];
+        await writeRacing(
+          m,
+          ws,
+          'race.txt',
+          base,
+          contents,
+          () => ws.fs.writeBytes('race.txt', new TextEncoder().encode(theirs)),
+          async (err) => {
+            expect(err).toBeInstanceOf(StaleFileError);
+            expect(utf8(await ws.fs.readBytes('race.txt'))).toBe(theirs);
+          },
+        );
       }));
 
     it('expectedMtime: a file deleted between the check and the commit stays deleted, the write refused as not found', () =>
       withFs(async (m, ws) => {
-        const base = 'line1\nline2\n';
-        const read = ws.fs.readBytes.bind(ws.fs);
-        let armed = false;
-        // Another agent deletes the file right after the freshness check's read.
-        ws.fs.readBytes = async (...args: Parameters<typeof read>) => {
-          const bytes = await read(...args);
-          if (armed) {
-            armed = false;
-            await ws.fs.delete('gone.txt');
-          }
-          return bytes;
-        };
-        try {
-          // Text (the editor), UTF-8 bytes (the editor), binary bytes (the byte path).
-          for (const content of [base.replace('line1', 'AGENT1'), Buffer.from(base.replace('line1', 'BYTES1')), Buffer.from([0, 1, 2, 255])]) {
-            await ws.fs.writeBytes('gone.txt', new TextEncoder().encode(base));
-            await m.readFile('/gone.txt');
-            const seen = (await m.stat('/gone.txt')).modifiedAt;
-            armed = true;
+        // Text (the editor), UTF-8 bytes (the editor), binary bytes (the byte path).
+        const contents = ['AGENT1\nline2\n', Buffer.from('BYTES1\nline2\n'), Buffer.from([0, 1, 2, 255])];
+        await writeRacing(
+          m,
+          ws,
+          'gone.txt',
+          'line1\nline2\n',
+          contents,
+          () => ws.fs.delete('gone.txt'),
+          async (err) => {
             // Gone, not changed: Mastra's own "not found", which a re-read confirms.
-            const err = await m.writeFile('/gone.txt', content, { expectedMtime: seen }).catch((e: unknown) => e);
             expect(err, String(err)).toBeInstanceOf(FileNotFoundError);
             expect(await ws.fs.exists('gone.txt')).toBe(false);
-          }
-        } finally {
-          ws.fs.readBytes = read;
-        }
+          },
+        );
       }));
 
     if (backend === 'host') {
