@@ -56,7 +56,7 @@ import { askingFirst, type CallOutcome, currentCall, type GuardedCall, type Safe
 import { type GlobCallOptions, glob, type ListedFile, type ListFilesOptions, listFiles } from './search/file-listing.ts';
 import { type FindSymbolOptions, findSymbol, type SymbolHit } from './search/find-symbol.ts';
 import { type GrepCallOptions, type GrepHit, grep } from './search/grep.ts';
-import { callText } from './search/next-call.ts';
+import { callShape, callText } from './search/next-call.ts';
 import type { SearchResult } from './search/search-result.ts';
 import { editOutcome, normalized, patchTargets, previews, servedOutcome } from './session/call-shapes.ts';
 import { DEFAULT_READ_RETENTION, pruneReads, type ReadPruneResult, type ReadRetentionOptions } from './session/read-retention.ts';
@@ -769,6 +769,27 @@ export class ContextSession {
     );
   }
 
+  /**
+   * The refusal of a patch that deletes or moves a path that is itself a
+   * link: a patch edits what a link leads to, so its delete would remove
+   * that file and leave the link; the link's own calls remove or move it.
+   */
+  async #linkRemovedByPatch(targets: ReadonlyArray<{ path: string; opClass: OpClass }>): Promise<EditResult | undefined> {
+    for (const t of targets) {
+      if (t.opClass === 'write') continue;
+      const link = await this.#linkNamed('applyPatch', t.path);
+      if (link === undefined) continue;
+      const verb = t.opClass === 'delete' ? 'delete' : 'move';
+      return refusal(
+        'patch',
+        link,
+        'EUNSUPPORTED',
+        `${link} is a symbolic link: a patch edits the file a link leads to, and cannot ${verb} the link itself. Nothing was changed. ${verb === 'delete' ? `Delete the link with ${callText('deleteFile', [link])}` : `Move the link with ${callShape('renameFile')}`}, which acts on the link only, and the rest of the patch without it.`,
+      );
+    }
+    return undefined;
+  }
+
   /** The link `path` names itself (its parent's links followed), or undefined when it names no link or does not normalize. */
   async #linkNamed(op: string, path: string): Promise<string | undefined> {
     const r = normalized(op, [path]);
@@ -795,7 +816,7 @@ export class ContextSession {
       'write',
       targets.filter((t) => t.opClass === 'write').map((t) => t.path),
       { patch, ...options },
-      () => this.#operations.applyPatch(patch, options),
+      async () => (await this.#linkRemovedByPatch(targets)) ?? this.#operations.applyPatch(patch, options),
       targets.filter((t) => t.opClass !== 'write'),
       { edit: { kind: 'patch', patch }, baseVersion: options?.baseVersion },
     );

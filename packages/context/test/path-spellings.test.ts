@@ -293,6 +293,17 @@ describe('links inside the root on host', () => {
       expect(new TextDecoder().decode(await ws.fs.readBytes(CANONICAL))).toBe(ORIGINAL);
       expect(await ctx.renameFile('src/lib/other.ts', CANONICAL)).toMatchObject({ success: false, code: 'EEXIST' });
       expect(isLink(CANONICAL)).toBe(false);
+      // A patch edits what a link leads to: its delete or move of the link itself is refused, nothing changed.
+      for (const patch of [
+        '*** Begin Patch\n*** Delete File: src/lib/other.ts\n*** End Patch\n',
+        'diff --git a/src/lib/other.ts b/src/lib/other.ts\ndeleted file mode 120000\n--- a/src/lib/other.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-a.ts\n\\ No newline at end of file\n',
+        '*** Begin Patch\n*** Update File: src/lib/other.ts\n*** Move to: src/lib/moved.ts\n*** End Patch\n',
+      ]) {
+        const refused = await ctx.applyPatch(patch);
+        expect(refused, refused.message).toMatchObject({ success: false, code: 'EUNSUPPORTED', path: 'src/lib/other.ts' });
+        expect(isLink('src/lib/other.ts')).toBe(true);
+        expect(new TextDecoder().decode(await ws.fs.readBytes(CANONICAL))).toBe(ORIGINAL);
+      }
       // Nothing of the file's history changed: no version was made for a link.
       expect((await ctx.history(CANONICAL)).map((v) => v.op)).toEqual(['initial']);
       await ctx.store.flushAudit();
