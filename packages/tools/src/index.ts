@@ -33,6 +33,7 @@ export {
   type ToolDefinition,
   type ToolResult,
   type ToolRunContext,
+  type ToolSpec,
   toolSignature,
 } from './definition.ts';
 export {

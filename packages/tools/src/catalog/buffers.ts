@@ -12,34 +12,38 @@
 
 import type { BufferInfo } from '@ctxfs/context';
 import { z } from 'zod';
-import { CHANGES, defineTool, READ_ONLY } from '../definition.ts';
+import { CHANGES, defineTool, once, READ_ONLY } from '../definition.ts';
 import { callBudget, editData, editResult, withinBudget, withNext } from '../results.ts';
 
-const path = z.string().min(1).describe('File path relative to the workspace root.');
-const int = z.number().int();
-const permission = z.enum(['read-only', 'read-write', 'admin', 'human', 'partner']);
+// Shared by several tools' schemas, built with the first of them (see ToolSpec).
+const path = once(() => z.string().min(1).describe('File path relative to the workspace root.'));
+const int = once(() => z.number().int());
+const permission = once(() => z.enum(['read-only', 'read-write', 'admin', 'human', 'partner']));
 
-const bufferData = z.object({
-  path: z.string(),
-  permission,
-  status: z.enum(['clean', 'modified', 'disk_changed', 'conflict']),
-  dirty: z.boolean().describe('The buffer holds changes not on disk.'),
-  buffer_version: int.describe('Counts every change of the buffer.'),
-  disk_version: z.string().optional().describe('Content hash of the disk content the buffer is in step with.'),
-  disk_mtime: z.string().optional().describe('ISO time the disk content last changed; absent when the file is gone.'),
-  on_disk: z.boolean(),
-  auto_save: z.boolean(),
-  collisions: int.describe('Places both you and the disk changed, waiting for your decision (status conflict).'),
-  undo: int,
-  redo: int,
-  saved_seq: int.optional().describe('History position of the last save.'),
-  renamed_from: z.string().optional().describe('The file was renamed on disk; the buffer followed it from this path.'),
-  settled: int.describe('At the last change from disk: places both changed that the permission settled.'),
-  winner: z.enum(['disk', 'buffer']).optional(),
-  next: z.string().optional(),
-});
+const bufferData = once(() =>
+  z.object({
+    path: z.string(),
+    permission: permission(),
+    status: z.enum(['clean', 'modified', 'disk_changed', 'conflict']),
+    dirty: z.boolean().describe('The buffer holds changes not on disk.'),
+    buffer_version: int().describe('Counts every change of the buffer.'),
+    disk_version: z.string().optional().describe('Content hash of the disk content the buffer is in step with.'),
+    disk_mtime: z.string().optional().describe('ISO time the disk content last changed; absent when the file is gone.'),
+    on_disk: z.boolean(),
+    auto_save: z.boolean(),
+    collisions: int().describe('Places both you and the disk changed, waiting for your decision (status conflict).'),
+    undo: int(),
+    redo: int(),
+    saved_seq: int().optional().describe('History position of the last save.'),
+    renamed_from: z.string().optional().describe('The file was renamed on disk; the buffer followed it from this path.'),
+    settled: int().describe('At the last change from disk: places both changed that the permission settled.'),
+    winner: z.enum(['disk', 'buffer']).optional(),
+    next: z.string().optional(),
+  }),
+);
+type BufferData = z.infer<ReturnType<typeof bufferData>>;
 
-function bufferRow(b: BufferInfo): z.infer<typeof bufferData> {
+function bufferRow(b: BufferInfo): BufferData {
   return {
     path: b.path,
     permission: b.permission,
@@ -62,7 +66,7 @@ function bufferRow(b: BufferInfo): z.infer<typeof bufferData> {
 }
 
 /** One buffer's state as a tool result. */
-function bufferResult(b: BufferInfo): { text: string; isError: false; data: z.infer<typeof bufferData> } {
+function bufferResult(b: BufferInfo): { text: string; isError: false; data: BufferData } {
   return { text: bufferLine(b), isError: false, data: bufferRow(b) };
 }
 
@@ -84,11 +88,12 @@ export const openFile = defineTool({
   title: 'Open a file in a buffer',
   description:
     'Opens a file in a buffer of this session that stays in step with the disk: changes a person or another process makes are merged in on every buffer call. permission says who wins where both changed the same text: read-write (default; the disk), admin (you), human or partner (nobody: you are shown the conflict and decide), read-only (the buffer only follows the disk). While it is open, write_file, replace, edit_lines and apply_patch of it change the buffer, not the disk, and read_file, read_lines, get_excerpt, get_outline, get_symbol and summarize_file show the buffer; save_file writes it, close_file ends that.',
-  input: z.object({
-    path,
-    permission: permission.optional().describe('Default read-write; read-only where the policy denies you writes.'),
-    auto_save: z.boolean().optional().describe('Save after every change of the buffer. Default false.'),
-  }),
+  input: () =>
+    z.object({
+      path: path(),
+      permission: permission().optional().describe('Default read-write; read-only where the policy denies you writes.'),
+      auto_save: z.boolean().optional().describe('Save after every change of the buffer. Default false.'),
+    }),
   output: bufferData,
   annotations: READ_ONLY,
   approval: 'never',
@@ -104,8 +109,8 @@ export const fileStatus = defineTool({
   title: 'Buffer status',
   description:
     'The state of a buffer (a file not open yet is opened) or, without path, of every open buffer: clean, modified (unsaved changes), disk_changed (a change on disk was merged in, or the file is gone), conflict (you and the disk changed the same text; see buffer_diff, then save_file with resolve, or reload_file).',
-  input: z.object({ path: path.optional() }),
-  output: z.object({ buffers: z.array(bufferData) }),
+  input: () => z.object({ path: path().optional() }),
+  output: () => z.object({ buffers: z.array(bufferData()) }),
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'buffers.status', args: ['path'] },
@@ -122,17 +127,18 @@ export const bufferDiff = defineTool({
   title: 'Buffer against disk',
   description:
     'A unified diff from the file on disk to your buffer (what save_file would write), under a header with the file, its status, when the disk changed and the buffer version. With a conflict, the disk side is the new disk content.',
-  input: z.object({ path }),
-  output: z.object({
-    path: z.string(),
-    status: z.string(),
-    disk_mtime: z.string().optional(),
-    buffer_version: int,
-    diff: z.string().describe('The diff alone, without the header.'),
-    lines_added: int,
-    lines_removed: int,
-    truncated: z.boolean(),
-  }),
+  input: () => z.object({ path: path() }),
+  output: () =>
+    z.object({
+      path: z.string(),
+      status: z.string(),
+      disk_mtime: z.string().optional(),
+      buffer_version: int(),
+      diff: z.string().describe('The diff alone, without the header.'),
+      lines_added: int(),
+      lines_removed: int(),
+      truncated: z.boolean(),
+    }),
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'buffers.diff', args: ['path'] },
@@ -163,7 +169,7 @@ export const reloadFile = defineTool({
   name: 'reload_file',
   title: 'Reload a buffer',
   description: "Discards the buffer's unsaved changes (and a conflict) and takes the file as it is on disk (a file not open yet is opened).",
-  input: z.object({ path }),
+  input: () => z.object({ path: path() }),
   output: bufferData,
   annotations: READ_ONLY,
   approval: 'never',
@@ -179,12 +185,13 @@ export const saveFile = defineTool({
   title: 'Save a buffer',
   description:
     'Writes the buffer to disk as a recorded version (policy, approval and history as for any edit). A change on disk is merged first by the permission; if you and the disk changed the same text and the permission leaves it to you, the save is refused until you choose resolve "disk" or "buffer" (who wins those places; every other change of both is kept).',
-  input: z.object({
-    path,
-    resolve: z.enum(['disk', 'buffer']).optional().describe('Who wins where you and the disk changed the same text.'),
-    message: z.string().optional().describe('Why: recorded in the file history.'),
-  }),
-  output: z.object({ saved: z.boolean(), buffer: bufferData, edit: editData.optional() }),
+  input: () =>
+    z.object({
+      path: path(),
+      resolve: z.enum(['disk', 'buffer']).optional().describe('Who wins where you and the disk changed the same text.'),
+      message: z.string().optional().describe('Why: recorded in the file history.'),
+    }),
+  output: () => z.object({ saved: z.boolean(), buffer: bufferData(), edit: editData.optional() }),
   annotations: CHANGES,
   approval: 'policy',
   api: { op: 'buffers.save', args: ['path'] },
@@ -203,7 +210,7 @@ export const closeFile = defineTool({
   title: 'Close a buffer',
   description:
     'Closes a buffer; edits of the file go to the disk again. One with unsaved changes is closed only with discard true (the changes are dropped; the file on disk is untouched).',
-  input: z.object({ path, discard: z.boolean().optional().describe('Drop unsaved changes. Default false.') }),
+  input: () => z.object({ path: path(), discard: z.boolean().optional().describe('Drop unsaved changes. Default false.') }),
   output: bufferData,
   annotations: READ_ONLY,
   approval: 'never',
@@ -220,7 +227,7 @@ export const undoBufferEdit = defineTool({
   title: 'Undo an unsaved edit',
   description:
     'Reverts your newest unsaved edit of an open buffer (redo true: applies the newest undone one again), keeping changes merged in from disk since. Nothing is written to disk; save_file does that. A saved change is undone on disk with undo, not here.',
-  input: z.object({ path, redo: z.boolean().optional().describe('Redo instead of undo. Default false.') }),
+  input: () => z.object({ path: path(), redo: z.boolean().optional().describe('Redo instead of undo. Default false.') }),
   output: bufferData,
   annotations: READ_ONLY,
   approval: 'never',

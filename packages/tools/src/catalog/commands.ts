@@ -73,35 +73,37 @@ function headline(r: CommandResult): string {
   return parts.join('\n');
 }
 
-const resultData = z.object({
-  command: z.string(),
-  exit_code: z.number().int().nullable().describe('null when the command was stopped (a limit, or cancelled).'),
-  runner: z.string().describe('just-bash, bubblewrap, container or unconfined.'),
-  duration_ms: z.number().int(),
-  stdout_bytes: z.number().int(),
-  stderr_bytes: z.number().int(),
-  limits: z
-    .array(z.object({ limit: z.string(), detail: z.string() }))
-    .describe('Limits hit (time, output; on just-bash also memory and work); empty when none.'),
-  changes: z.array(z.object({ path: z.string(), seq: z.number().int() })).describe('Files the command changed, recorded in history (just-bash).'),
-  output_id: z.string().optional().describe('Set when the output was over the budget: read the rest with read_command_output.'),
-  total_lines: z.number().int(),
-  shown_lines: z.array(z.object({ start_line: z.number().int(), end_line: z.number().int() })),
-  next: z.string().optional(),
-});
+const resultData = () =>
+  z.object({
+    command: z.string(),
+    exit_code: z.number().int().nullable().describe('null when the command was stopped (a limit, or cancelled).'),
+    runner: z.string().describe('just-bash, bubblewrap, container or unconfined.'),
+    duration_ms: z.number().int(),
+    stdout_bytes: z.number().int(),
+    stderr_bytes: z.number().int(),
+    limits: z
+      .array(z.object({ limit: z.string(), detail: z.string() }))
+      .describe('Limits hit (time, output; on just-bash also memory and work); empty when none.'),
+    changes: z.array(z.object({ path: z.string(), seq: z.number().int() })).describe('Files the command changed, recorded in history (just-bash).'),
+    output_id: z.string().optional().describe('Set when the output was over the budget: read the rest with read_command_output.'),
+    total_lines: z.number().int(),
+    shown_lines: z.array(z.object({ start_line: z.number().int(), end_line: z.number().int() })),
+    next: z.string().optional(),
+  });
 
 export const runCommand = defineTool({
   name: 'run_command',
   title: 'Run a command',
   description:
     "Runs a shell command in the workspace (sh -c; in a memory workspace, a bash interpreter over the same files) and returns its exit status and output. Where it runs: a container workspace's container; a host workspace's directory, confined (the system read-only, no network); in memory, just-bash. The workspace policy's command rules decide whether it runs (or asks a person). Output over the call's budget is kept: the result shows its first and last lines and the read_command_output call for the rest. A limit that stopped the command (time, output; on just-bash memory and work) is stated in the result. Prefer the file tools to read, search and edit; use this to build, test and run programs.",
-  input: z.object({
-    command: z.string().min(1).describe('The command line, e.g. "npm test -- --run" or "ls -la src".'),
-    cwd: z.string().optional().describe('Working directory, relative to the workspace root; default the root.'),
-    timeout_seconds: z.number().min(1).max(3600).optional().describe('Time limit; default the policy’s (60 s).'),
-    stdin: z.string().optional().describe('Text for the standard input.'),
-    max_tokens: z.number().int().min(1).optional(),
-  }),
+  input: () =>
+    z.object({
+      command: z.string().min(1).describe('The command line, e.g. "npm test -- --run" or "ls -la src".'),
+      cwd: z.string().optional().describe('Working directory, relative to the workspace root; default the root.'),
+      timeout_seconds: z.number().min(1).max(3600).optional().describe('Time limit; default the policy’s (60 s).'),
+      stdin: z.string().optional().describe('Text for the standard input.'),
+      max_tokens: z.number().int().min(1).optional(),
+    }),
   output: resultData,
   annotations: DESTRUCTIVE,
   approval: 'policy',
@@ -171,16 +173,18 @@ export const readCommandOutput = defineTool({
   title: 'Read kept command output',
   description:
     'Reads lines start_line..end_line (numbered) of a command output that run_command kept because it was over the budget; as many as the budget holds, with the call for the rest.',
-  input: z.object({
-    id: z
-      .string()
-      .regex(/^[0-9a-f]{12}$/)
-      .describe('The output id run_command gave.'),
-    start_line: z.number().int().min(1),
-    end_line: z.number().int().min(1).optional().describe('Default: as far as the budget holds.'),
-    max_tokens: z.number().int().min(1).optional(),
-  }),
-  output: z.object({ id: z.string(), start_line: z.number().int(), end_line: z.number().int(), total_lines: z.number().int(), next: z.string().optional() }),
+  input: () =>
+    z.object({
+      id: z
+        .string()
+        .regex(/^[0-9a-f]{12}$/)
+        .describe('The output id run_command gave.'),
+      start_line: z.number().int().min(1),
+      end_line: z.number().int().min(1).optional().describe('Default: as far as the budget holds.'),
+      max_tokens: z.number().int().min(1).optional(),
+    }),
+  output: () =>
+    z.object({ id: z.string(), start_line: z.number().int(), end_line: z.number().int(), total_lines: z.number().int(), next: z.string().optional() }),
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'readCommandOutput', args: ['id', 'start_line', 'end_line'] },

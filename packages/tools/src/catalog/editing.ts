@@ -12,15 +12,18 @@
 
 import type { LineEdit } from '@ctxfs/context';
 import { z } from 'zod';
-import { CHANGES, DESTRUCTIVE, defineTool } from '../definition.ts';
+import { CHANGES, DESTRUCTIVE, defineTool, once } from '../definition.ts';
 import { callBudget, editData, editResult } from '../results.ts';
 
-const path = z.string().min(1).describe('File path relative to the workspace root.');
-const baseVersion = z
-  .string()
-  .optional()
-  .describe('The version (content hash) your edit is based on; default the version you last read. A file changed since is merged or refused.');
-const message = z.string().optional().describe('Why: recorded in the file history.');
+// Shared by several tools' schemas, built with the first of them (see ToolSpec).
+const path = once(() => z.string().min(1).describe('File path relative to the workspace root.'));
+const baseVersion = once(() =>
+  z
+    .string()
+    .optional()
+    .describe('The version (content hash) your edit is based on; default the version you last read. A file changed since is merged or refused.'),
+);
+const message = once(() => z.string().optional().describe('Why: recorded in the file history.'));
 
 const options = (a: { base_version?: string | undefined; message?: string | undefined }) => ({ baseVersion: a.base_version, message: a.message });
 
@@ -29,8 +32,8 @@ export const writeFile = defineTool({
   title: 'Write a whole file',
   description:
     'Replaces the whole content of a file (or creates it). Prefer replace, edit_lines or apply_patch for changes to part of a file: they send less and merge with concurrent changes line by line. Returns the diff and the new version. If the file is open in a buffer (open_file), the change goes to the buffer, not the disk, until save_file.',
-  input: z.object({ path, content: z.string(), base_version: baseVersion, message }),
-  output: editData,
+  input: () => z.object({ path: path(), content: z.string(), base_version: baseVersion(), message: message() }),
+  output: () => editData,
   annotations: DESTRUCTIVE,
   approval: 'policy',
   api: { op: 'writeFile', args: ['path', 'content'] },
@@ -42,8 +45,8 @@ export const createFile = defineTool({
   name: 'create_file',
   title: 'Create a file',
   description: 'Creates a new file; refused (EEXIST) when the path exists, so it never overwrites. Parent directories are created.',
-  input: z.object({ path, content: z.string(), message }),
-  output: editData,
+  input: () => z.object({ path: path(), content: z.string(), message: message() }),
+  output: () => editData,
   annotations: CHANGES,
   approval: 'policy',
   api: { op: 'createFile', args: ['path', 'content'] },
@@ -56,19 +59,20 @@ export const replace = defineTool({
   title: 'Replace text',
   description:
     'Replaces old_text with new_text in a file. old_text must match exactly once (include a few surrounding lines to make it unique) unless occurrence says otherwise; whitespace-only differences are tolerated and reported. When nothing matches, the refusal shows the closest lines and the read_lines call to see them. If the file is open in a buffer (open_file), the change goes to the buffer, not the disk, until save_file.',
-  input: z.object({
-    path,
-    old_text: z.string().min(1).describe('Exact text to find, with enough context to be unique.'),
-    new_text: z.string(),
-    occurrence: z
-      .union([z.enum(['unique', 'first', 'all']), z.number().int().min(1)])
-      .optional()
-      .describe('unique (default): refuse when old_text matches more than once; first; all; or the n-th match (1-based).'),
-    regex: z.boolean().optional().describe('old_text is an RE2 regular expression; new_text may use $1.'),
-    base_version: baseVersion,
-    message,
-  }),
-  output: editData,
+  input: () =>
+    z.object({
+      path: path(),
+      old_text: z.string().min(1).describe('Exact text to find, with enough context to be unique.'),
+      new_text: z.string(),
+      occurrence: z
+        .union([z.enum(['unique', 'first', 'all']), z.number().int().min(1)])
+        .optional()
+        .describe('unique (default): refuse when old_text matches more than once; first; all; or the n-th match (1-based).'),
+      regex: z.boolean().optional().describe('old_text is an RE2 regular expression; new_text may use $1.'),
+      base_version: baseVersion(),
+      message: message(),
+    }),
+  output: () => editData,
   annotations: CHANGES,
   approval: 'policy',
   api: { op: 'replace', args: ['path', 'old_text', 'new_text'] },
@@ -82,16 +86,17 @@ export const editLines = defineTool({
   title: 'Edit lines',
   description:
     'Edits by line number (1-based, inclusive, as read_lines shows them): action "replace" puts text in place of start_line..end_line, "delete" removes them, "insert_before"/"insert_after" add text at start_line. Line numbers refer to the version you read; if the file changed since, the edit is merged or refused. If the file is open in a buffer (open_file), the change goes to the buffer, not the disk, until save_file.',
-  input: z.object({
-    path,
-    action: z.enum(['replace', 'delete', 'insert_before', 'insert_after']),
-    start_line: z.number().int().min(1),
-    end_line: z.number().int().min(1).optional().describe('Last line for replace and delete; default start_line.'),
-    text: z.string().optional().describe('New lines for replace and insert (a final newline is added when missing).'),
-    base_version: baseVersion,
-    message,
-  }),
-  output: editData,
+  input: () =>
+    z.object({
+      path: path(),
+      action: z.enum(['replace', 'delete', 'insert_before', 'insert_after']),
+      start_line: z.number().int().min(1),
+      end_line: z.number().int().min(1).optional().describe('Last line for replace and delete; default start_line.'),
+      text: z.string().optional().describe('New lines for replace and insert (a final newline is added when missing).'),
+      base_version: baseVersion(),
+      message: message(),
+    }),
+  output: () => editData,
   annotations: CHANGES,
   approval: 'policy',
   api: { op: 'editLines', args: ['path'] },
@@ -117,17 +122,18 @@ export const applyPatch = defineTool({
   title: 'Apply a patch',
   description:
     'Applies a unified diff (git diff / diff -u output, several files at once) or a "*** Begin Patch" envelope (Update/Add/Delete File, optional Move to). Hunks are placed by their context even when line numbers drifted; a file changed since your read is merged line by line. A refused patch says which hunk did not apply, shows the lines that are there, and changes nothing. A patch of one file open in a buffer (open_file) changes the buffer until save_file; a patch of several files that touches an open one is refused (save_file and close_file it first).',
-  input: z.object({
-    patch: z.string().min(1).describe('The patch text (not wrapped in a code fence).'),
-    path: z.string().optional().describe('The file, for a patch whose hunks have no ---/+++ header.'),
-    base_version: baseVersion,
-    message,
-    dry_run: z
-      .boolean()
-      .optional()
-      .describe('true: answer with the diff the patch would make (or its refusal) and change nothing: no file written, no new version, no approval asked.'),
-  }),
-  output: editData,
+  input: () =>
+    z.object({
+      patch: z.string().min(1).describe('The patch text (not wrapped in a code fence).'),
+      path: z.string().optional().describe('The file, for a patch whose hunks have no ---/+++ header.'),
+      base_version: baseVersion(),
+      message: message(),
+      dry_run: z
+        .boolean()
+        .optional()
+        .describe('true: answer with the diff the patch would make (or its refusal) and change nothing: no file written, no new version, no approval asked.'),
+    }),
+  output: () => editData,
   annotations: DESTRUCTIVE,
   approval: 'policy',
   api: { op: 'applyPatch', args: ['patch'] },
@@ -142,8 +148,8 @@ export const deleteFile = defineTool({
   name: 'delete_file',
   title: 'Delete a file',
   description: 'Deletes a file. Its content stays in the history: undo or rollback brings it back.',
-  input: z.object({ path, base_version: baseVersion, message }),
-  output: editData,
+  input: () => z.object({ path: path(), base_version: baseVersion(), message: message() }),
+  output: () => editData,
   annotations: DESTRUCTIVE,
   approval: 'policy',
   api: { op: 'deleteFile', args: ['path'] },
@@ -155,13 +161,14 @@ export const renameFile = defineTool({
   name: 'rename_file',
   title: 'Rename or move a file',
   description: 'Moves a file to a new path (parents created). Refused when the target exists unless overwrite is true. History follows the file.',
-  input: z.object({
-    from: z.string().min(1),
-    to: z.string().min(1),
-    overwrite: z.boolean().optional(),
-    message,
-  }),
-  output: editData,
+  input: () =>
+    z.object({
+      from: z.string().min(1),
+      to: z.string().min(1),
+      overwrite: z.boolean().optional(),
+      message: message(),
+    }),
+  output: () => editData,
   annotations: DESTRUCTIVE,
   approval: 'policy',
   api: { op: 'renameFile', args: ['from', 'to'] },

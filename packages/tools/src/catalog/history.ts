@@ -9,34 +9,40 @@
 import type { VersionDiff } from '@ctxfs/context';
 import { fsError, isFsError } from '@ctxfs/core';
 import { z } from 'zod';
-import { CHANGES, DESTRUCTIVE, defineTool, READ_ONLY } from '../definition.ts';
+import { CHANGES, DESTRUCTIVE, defineTool, once, READ_ONLY } from '../definition.ts';
 import { callBudget, editData, editResult, withinBudget } from '../results.ts';
 
-const path = z.string().min(1).describe('File path relative to the workspace root.');
-const versionRef = z
-  .union([z.number().int().min(1), z.string().min(1)])
-  .describe('A version: its number in get_file_history, its hash (6+ hex digits), "current" (newest recorded), "previous" or "disk" (the file as it is now).');
+// Shared by several tools' schemas, built with the first of them (see ToolSpec).
+const path = once(() => z.string().min(1).describe('File path relative to the workspace root.'));
+const versionRef = once(() =>
+  z
+    .union([z.number().int().min(1), z.string().min(1)])
+    .describe(
+      'A version: its number in get_file_history, its hash (6+ hex digits), "current" (newest recorded), "previous" or "disk" (the file as it is now).',
+    ),
+);
 
-const versionData = z.object({
-  seq: z.number().int(),
-  version: z.string().optional(),
-  size: z.number().int(),
-  op: z.string(),
-  author: z.string(),
-  message: z.string().optional(),
-  change_id: z.string().optional(),
-  related_path: z.string().optional(),
-  undo_of: z.number().int().optional(),
-  at: z.string().describe('ISO time.'),
-});
+const versionData = () =>
+  z.object({
+    seq: z.number().int(),
+    version: z.string().optional(),
+    size: z.number().int(),
+    op: z.string(),
+    author: z.string(),
+    message: z.string().optional(),
+    change_id: z.string().optional(),
+    related_path: z.string().optional(),
+    undo_of: z.number().int().optional(),
+    at: z.string().describe('ISO time.'),
+  });
 
 export const getFileHistory = defineTool({
   name: 'get_file_history',
   title: 'File history',
   description:
     "Lists a file's recorded versions, newest first: number, who made it (an agent, a person, or 'external' for a change made outside ctxfs), when, and the hash. Use the numbers with get_diff, rollback and undo.",
-  input: z.object({ path, limit: z.number().int().min(1).max(1000).optional().describe('Versions to list; default 20.') }),
-  output: z.object({ path: z.string(), versions: z.array(versionData) }),
+  input: () => z.object({ path: path(), limit: z.number().int().min(1).max(1000).optional().describe('Versions to list; default 20.') }),
+  output: () => z.object({ path: z.string(), versions: z.array(versionData()) }),
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'history', args: ['path', 'limit'] },
@@ -74,16 +80,17 @@ export const getDiff = defineTool({
   title: 'Diff between versions',
   description:
     'A unified diff between two versions of a file; by default from the newest recorded version to the file on disk (what changed outside ctxfs). from/to take a version number, a hash, "current", "previous" or "disk".',
-  input: z.object({ path, from: versionRef.optional(), to: versionRef.optional() }),
-  output: z.object({
-    path: z.string(),
-    from: z.string(),
-    to: z.string(),
-    diff: z.string(),
-    lines_added: z.number().int(),
-    lines_removed: z.number().int(),
-    truncated: z.boolean(),
-  }),
+  input: () => z.object({ path: path(), from: versionRef().optional(), to: versionRef().optional() }),
+  output: () =>
+    z.object({
+      path: z.string(),
+      from: z.string(),
+      to: z.string(),
+      diff: z.string(),
+      lines_added: z.number().int(),
+      lines_removed: z.number().int(),
+      truncated: z.boolean(),
+    }),
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'getDiff', args: ['path', 'from', 'to'] },
@@ -118,12 +125,13 @@ export const undo = defineTool({
   title: 'Undo a change',
   description:
     "Reverts your newest change to a file that is not yet undone (call again to go further back), keeping changes others made since (a person's, another agent's) where they touch other lines; or any one change by its number (change), yours or not, like git revert. Refused when later changes touch the same lines; the refusal gives the rollback call instead. It acts on the versions on disk: an edit still unsaved in an open buffer is undone with undo_buffer_edit.",
-  input: z.object({
-    path,
-    change: z.number().int().min(1).optional().describe('The version number of the change to revert (see get_file_history).'),
-    message: z.string().optional(),
-  }),
-  output: editData,
+  input: () =>
+    z.object({
+      path: path(),
+      change: z.number().int().min(1).optional().describe('The version number of the change to revert (see get_file_history).'),
+      message: z.string().optional(),
+    }),
+  output: () => editData,
   annotations: CHANGES,
   approval: 'policy',
   api: { op: 'undo', args: ['path'] },
@@ -135,8 +143,8 @@ export const rollback = defineTool({
   name: 'rollback',
   title: 'Roll back to a version',
   description: 'Makes an earlier version the current content again, discarding everything after it (recorded as a new version, so it can be undone too).',
-  input: z.object({ path, to: versionRef, message: z.string().optional() }),
-  output: editData,
+  input: () => z.object({ path: path(), to: versionRef(), message: z.string().optional() }),
+  output: () => editData,
   annotations: DESTRUCTIVE,
   approval: 'policy',
   api: { op: 'rollback', args: ['path', 'to'] },
@@ -149,17 +157,18 @@ export const checkConflicts = defineTool({
   title: 'Check for conflicts',
   description:
     'Whether the file changed since the version you read (or base_version): who changed it and which lines, so you can re-read just those before editing. Reports no conflict when your read is current.',
-  input: z.object({ path, base_version: z.string().optional() }),
-  output: z.object({
-    path: z.string(),
-    conflict: z.boolean(),
-    type: z.string().optional(),
-    base_version: z.string().optional(),
-    current_version: z.string().optional(),
-    changed_by: z.array(z.string()),
-    lines: z.array(z.object({ start: z.number().int(), end: z.number().int() })),
-    their_diff: z.string().optional(),
-  }),
+  input: () => z.object({ path: path(), base_version: z.string().optional() }),
+  output: () =>
+    z.object({
+      path: z.string(),
+      conflict: z.boolean(),
+      type: z.string().optional(),
+      base_version: z.string().optional(),
+      current_version: z.string().optional(),
+      changed_by: z.array(z.string()),
+      lines: z.array(z.object({ start: z.number().int(), end: z.number().int() })),
+      their_diff: z.string().optional(),
+    }),
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'checkConflicts', args: ['path', 'base_version'] },

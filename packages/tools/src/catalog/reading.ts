@@ -10,27 +10,29 @@
 import { MIN_USEFUL_TOKENS } from '@ctxfs/context';
 import { resolvePath } from '@ctxfs/core';
 import { z } from 'zod';
-import { defineTool, READ_ONLY, toolSignature } from '../definition.ts';
+import { defineTool, once, READ_ONLY, toolSignature } from '../definition.ts';
 import { callBudget, type ServedData, servedData, servedResult, withNext } from '../results.ts';
 
-const path = z.string().min(1).describe('File path relative to the workspace root, e.g. "src/auth.ts".');
-const line = z.number().int().describe('1-based line number.');
+// Shared by several tools' schemas, built with the first of them (see ToolSpec).
+const path = once(() => z.string().min(1).describe('File path relative to the workspace root, e.g. "src/auth.ts".'));
+const line = once(() => z.number().int().describe('1-based line number.'));
 // The least a call can answer in (the API refuses less): said by the schema, so a model never sends it.
-const maxTokens = z.number().int().min(MIN_USEFUL_TOKENS).optional();
+const maxTokens = once(() => z.number().int().min(MIN_USEFUL_TOKENS).optional());
 
 export const projectOverview = defineTool({
   name: 'project_overview',
   title: 'Project overview',
   description:
     'Start here. Returns a map of the workspace within a token budget: the file tree (largest directories first), the key documents (README, AGENTS.md, manifests) and how to ask for more. Call it once at the start of a task; then use grep, find_symbol, get_outline and read_lines to read only what the task needs.',
-  input: z.object({ budget_tokens: z.number().int().min(200).optional().describe("Token budget; default the profile's overview budget.") }),
-  output: z.object({
-    tokens: z.number().int(),
-    budget_tokens: z.number().int(),
-    files: z.number().int(),
-    directories: z.number().int(),
-    documents: z.array(z.object({ path: z.string(), version: z.string(), tokens: z.number().int(), total_tokens: z.number().int(), truncated: z.boolean() })),
-  }),
+  input: () => z.object({ budget_tokens: z.number().int().min(200).optional().describe("Token budget; default the profile's overview budget.") }),
+  output: () =>
+    z.object({
+      tokens: z.number().int(),
+      budget_tokens: z.number().int(),
+      files: z.number().int(),
+      directories: z.number().int(),
+      documents: z.array(z.object({ path: z.string(), version: z.string(), tokens: z.number().int(), total_tokens: z.number().int(), truncated: z.boolean() })),
+    }),
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'overview', args: [] },
@@ -58,12 +60,13 @@ export const readFile = defineTool({
   title: 'Read a file',
   description:
     'Returns a whole file with numbered lines when it fits the per-call budget. A larger file is not dumped: you get its outline and the exact read_lines or get_symbol call for the part you need. Use strategy "end" for the last lines (logs) or "start" to cut from the top. The result names the version you read; edits made from it are checked against that version. A file open in a buffer (open_file) is served from the buffer, unsaved changes included, marked buffer="…" in the <file> tag.',
-  input: z.object({
-    path,
-    max_tokens: maxTokens.describe('Budget of this call (at most the profile allows).'),
-    strategy: z.enum(['start', 'end', 'middle']).optional().describe('Cut an over-budget file to its start, end, or both ends, instead of an outline.'),
-  }),
-  output: servedData,
+  input: () =>
+    z.object({
+      path: path(),
+      max_tokens: maxTokens().describe('Budget of this call (at most the profile allows).'),
+      strategy: z.enum(['start', 'end', 'middle']).optional().describe('Cut an over-budget file to its start, end, or both ends, instead of an outline.'),
+    }),
+  output: () => servedData,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'readFile', args: ['path'] },
@@ -76,15 +79,16 @@ export const readLines = defineTool({
   title: 'Read lines',
   description:
     'Returns lines start_line..end_line (1-based, inclusive) of a file, numbered. Use it after grep or get_outline has told you where to look. A range over the budget is cut and the result gives the call for the rest; a very long line is served in pieces (column). Works on files of any size. A file open in a buffer (open_file) is served from the buffer.',
-  input: z.object({
-    path,
-    start_line: line.min(1),
-    end_line: line.min(1).optional().describe('Last line, inclusive; default start_line plus what fits.'),
-    context: z.number().int().min(0).max(200).optional().describe('Extra lines before and after the range.'),
-    column: z.number().int().min(1).optional().describe('For a line too long for one call: the 1-based character to start at.'),
-    max_tokens: maxTokens,
-  }),
-  output: servedData,
+  input: () =>
+    z.object({
+      path: path(),
+      start_line: line().min(1),
+      end_line: line().min(1).optional().describe('Last line, inclusive; default start_line plus what fits.'),
+      context: z.number().int().min(0).max(200).optional().describe('Extra lines before and after the range.'),
+      column: z.number().int().min(1).optional().describe('For a line too long for one call: the 1-based character to start at.'),
+      max_tokens: maxTokens(),
+    }),
+  output: () => servedData,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'readLines', args: ['path', 'start_line', 'end_line'] },
@@ -104,8 +108,8 @@ export const getExcerpt = defineTool({
   title: 'First lines of a file',
   description:
     'Returns the first lines of a file (default the profile’s excerpt size) and how many symbols it defines. Cheaper than read_file to see what a file is.',
-  input: z.object({ path, max_lines: z.number().int().min(1).optional() }),
-  output: servedData,
+  input: () => z.object({ path: path(), max_lines: z.number().int().min(1).optional() }),
+  output: () => servedData,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'getExcerpt', args: ['path', 'max_lines'] },
@@ -118,14 +122,15 @@ export const getOutline = defineTool({
   title: 'Outline of a file',
   description:
     "Lists a file's definitions (classes, functions, methods, types; Markdown headings) with their line ranges, most important first when the file has more than fit. Narrow a large outline to one symbol's members (symbol) or to a line range (start_line, end_line). Then read one with get_symbol or read_lines.",
-  input: z.object({
-    path,
-    symbol: z.string().optional().describe('Outline only the members of this symbol, e.g. "AuthManager".'),
-    start_line: line.min(1).optional(),
-    end_line: line.min(1).optional(),
-    max_tokens: maxTokens,
-  }),
-  output: servedData,
+  input: () =>
+    z.object({
+      path: path(),
+      symbol: z.string().optional().describe('Outline only the members of this symbol, e.g. "AuthManager".'),
+      start_line: line().min(1).optional(),
+      end_line: line().min(1).optional(),
+      max_tokens: maxTokens(),
+    }),
+  output: () => servedData,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'getOutline', args: ['path'] },
@@ -142,12 +147,13 @@ export const getSymbol = defineTool({
   title: 'Read one definition',
   description:
     'Returns one definition (function, class, method, type, or a Markdown section) with its doc comment, by name: "login", "AuthManager.login", "Config:get" for a getter, "parse@120" for the one at line 120. A definition over the budget shows its members and the calls for each. Find names with find_symbol or get_outline.',
-  input: z.object({
-    path,
-    name: z.string().min(1).describe('Name or qualified name, e.g. "AuthManager.login".'),
-    max_tokens: maxTokens,
-  }),
-  output: servedData,
+  input: () =>
+    z.object({
+      path: path(),
+      name: z.string().min(1).describe('Name or qualified name, e.g. "AuthManager.login".'),
+      max_tokens: maxTokens(),
+    }),
+  output: () => servedData,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'getSymbol', args: ['path', 'name'] },
@@ -160,11 +166,12 @@ export const getRelatedFiles = defineTool({
   title: 'Related files',
   description:
     'Lists the files a file imports and the files that import it (depth 1 or 2), from the import graph. Use it to find callers and dependencies before changing an interface.',
-  input: z.object({ path, depth: z.number().int().min(1).max(3).optional() }),
-  output: servedData.extend({
-    related: z.array(z.object({ path: z.string(), relation: z.string(), depth: z.number().int(), via: z.string(), specifier: z.string() })),
-    external: z.array(z.string()),
-  }),
+  input: () => z.object({ path: path(), depth: z.number().int().min(1).max(3).optional() }),
+  output: () =>
+    servedData.extend({
+      related: z.array(z.object({ path: z.string(), relation: z.string(), depth: z.number().int(), via: z.string(), specifier: z.string() })),
+      external: z.array(z.string()),
+    }),
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'getRelatedFiles', args: ['path', 'depth'] },
@@ -181,8 +188,8 @@ export const summarizeFile = defineTool({
   title: 'Summarize a file',
   description:
     'A short summary of a file: its purpose (from its leading doc), its symbols, imports and size. Cheaper than reading it; use it to decide whether a file matters.',
-  input: z.object({ path, max_tokens: maxTokens }),
-  output: servedData,
+  input: () => z.object({ path: path(), max_tokens: maxTokens() }),
+  output: () => servedData,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'summarize', args: ['path'] },
@@ -195,18 +202,19 @@ export const getFileMetadata = defineTool({
   title: 'File metadata',
   description:
     "A file's size, lines, language, tags (test, generated, config, …), whether it is sensitive, and its current version and history length. Reads no content.",
-  input: z.object({ path }),
-  output: z.object({
-    path: z.string(),
-    kind: z.string(),
-    size: z.number().int().optional(),
-    lines: z.number().int().optional(),
-    language: z.string().optional(),
-    tags: z.array(z.string()),
-    sensitive: z.boolean(),
-    version: z.string().optional(),
-    versions: z.number().int().describe('Versions recorded in its history (counted up to 100).'),
-  }),
+  input: () => z.object({ path: path() }),
+  output: () =>
+    z.object({
+      path: z.string(),
+      kind: z.string(),
+      size: z.number().int().optional(),
+      lines: z.number().int().optional(),
+      language: z.string().optional(),
+      tags: z.array(z.string()),
+      sensitive: z.boolean(),
+      version: z.string().optional(),
+      versions: z.number().int().describe('Versions recorded in its history (counted up to 100).'),
+    }),
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'getFileMetadata', args: ['path'] },

@@ -8,14 +8,17 @@
 
 import { type ContextSession, type SearchResult, SYMBOL_KINDS, type SymbolKind } from '@ctxfs/context';
 import { z } from 'zod';
-import { defineTool, READ_ONLY } from '../definition.ts';
+import { defineTool, once, READ_ONLY } from '../definition.ts';
 import { callBudget, searchData, searchResult } from '../results.ts';
 
-// The maxima the session enforces (search/search-input.ts), stated in the schema a model reads.
-const limit = z.number().int().min(1).max(10_000).optional().describe('Entries to show at most.');
-const symbolLimit = z.number().int().min(1).max(1000).optional().describe('Definitions to show at most.');
-const offset = z.number().int().min(0).optional().describe('Entries to skip (paging).');
-const includeIgnored = z.boolean().optional().describe('Also list files .gitignore and the default ignores leave out (node_modules, build output).');
+// The maxima the session enforces (search/search-input.ts), stated in the schema a model reads; built with the first
+// schema that has them (see ToolSpec).
+const limit = once(() => z.number().int().min(1).max(10_000).optional().describe('Entries to show at most.'));
+const symbolLimit = once(() => z.number().int().min(1).max(1000).optional().describe('Definitions to show at most.'));
+const offset = once(() => z.number().int().min(0).optional().describe('Entries to skip (paging).'));
+const includeIgnored = once(() =>
+  z.boolean().optional().describe('Also list files .gitignore and the default ignores leave out (node_modules, build output).'),
+);
 
 /**
  * A value as the JSON it will be sent as: undefined members left out, arrays
@@ -38,7 +41,7 @@ function jsonCopy(value: unknown): unknown {
 const plain = <T extends object>(item: T): Record<string, unknown> => jsonCopy(item) as Record<string, unknown>;
 
 /** The paging arguments every listing takes, and the session options they become. */
-const paging = { limit, offset, include_ignored: includeIgnored };
+const paging = () => ({ limit: limit(), offset: offset(), include_ignored: includeIgnored() });
 const pageOptions = (a: { limit?: number | undefined; offset?: number | undefined; include_ignored?: boolean | undefined }) => ({
   limit: a.limit,
   offset: a.offset,
@@ -53,13 +56,14 @@ export const listFiles = defineTool({
   title: 'List files',
   description:
     'Lists the files and directories under a directory (default the workspace root) with size, language and tags; big directories are summarized as counts. Use glob to find files by name pattern, grep to find them by content.',
-  input: z.object({
-    path: z.string().optional().describe('Directory (or file) relative to the root; default the root.'),
-    glob: z.string().optional().describe('Only entries matching this glob, e.g. "**/*.test.ts".'),
-    depth: z.number().int().min(1).optional().describe('Directory levels to expand.'),
-    ...paging,
-  }),
-  output: searchData,
+  input: () =>
+    z.object({
+      path: z.string().optional().describe('Directory (or file) relative to the root; default the root.'),
+      glob: z.string().optional().describe('Only entries matching this glob, e.g. "**/*.test.ts".'),
+      depth: z.number().int().min(1).optional().describe('Directory levels to expand.'),
+      ...paging(),
+    }),
+  output: () => searchData,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'listFiles', args: ['path'] },
@@ -72,12 +76,13 @@ export const glob = defineTool({
   title: 'Find files by pattern',
   description:
     'Lists files whose path matches a glob ("**/*.py", "src/**/auth*.ts"), relative to cwd (default the root). Returns paths with size and language.',
-  input: z.object({
-    pattern: z.string().min(1),
-    cwd: z.string().optional().describe('Directory the pattern is relative to.'),
-    ...paging,
-  }),
-  output: searchData,
+  input: () =>
+    z.object({
+      pattern: z.string().min(1),
+      cwd: z.string().optional().describe('Directory the pattern is relative to.'),
+      ...paging(),
+    }),
+  output: () => searchData,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'glob', args: ['pattern'] },
@@ -90,17 +95,18 @@ export const grep = defineTool({
   title: 'Search file contents',
   description:
     'Searches file contents with a regular expression (linear-time RE2 syntax; no backreferences or lookaround) or a literal string, and returns matching lines with line numbers, grouped by file. output "files" lists only the files, "count" the counts per file. Narrow with path and glob. Follow up with read_lines around a hit.',
-  input: z.object({
-    pattern: z.string().min(1).describe('RE2 regular expression, or literal text when literal is true.'),
-    path: z.string().optional().describe('File or directory to search; default the whole workspace.'),
-    glob: z.string().optional().describe('Only files matching this glob, e.g. "**/*.ts".'),
-    literal: z.boolean().optional(),
-    ignore_case: z.boolean().optional(),
-    context_lines: z.number().int().min(0).max(20).optional().describe('Lines of context around each match.'),
-    output: z.enum(['content', 'files', 'count']).optional().describe('content (default): matching lines; files: file paths; count: matches per file.'),
-    ...paging,
-  }),
-  output: searchData,
+  input: () =>
+    z.object({
+      pattern: z.string().min(1).describe('RE2 regular expression, or literal text when literal is true.'),
+      path: z.string().optional().describe('File or directory to search; default the whole workspace.'),
+      glob: z.string().optional().describe('Only files matching this glob, e.g. "**/*.ts".'),
+      literal: z.boolean().optional(),
+      ignore_case: z.boolean().optional(),
+      context_lines: z.number().int().min(0).max(20).optional().describe('Lines of context around each match.'),
+      output: z.enum(['content', 'files', 'count']).optional().describe('content (default): matching lines; files: file paths; count: matches per file.'),
+      ...paging(),
+    }),
+  output: () => searchData,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'grep', args: ['pattern'] },
@@ -128,18 +134,19 @@ export const findSymbol = defineTool({
   title: 'Find a definition',
   description:
     'Finds where a function, class, method or type is defined, by name or part of a name ("login", "AuthManager.login", "parse config"), ranked best first, each with the get_symbol call that reads it. Faster and cheaper than grep for definitions.',
-  input: z.object({
-    query: z.string().min(1),
-    kind: z
-      .enum(SYMBOL_KINDS as [SymbolKind, ...SymbolKind[]])
-      .optional()
-      .describe('Only symbols of this kind.'),
-    path: z.string().optional().describe('Only under this directory or in this file.'),
-    match: z.enum(['best', 'all']).optional().describe('best (default): the best tier of matches; all: every match.'),
-    limit: symbolLimit,
-    offset,
-  }),
-  output: searchData,
+  input: () =>
+    z.object({
+      query: z.string().min(1),
+      kind: z
+        .enum(SYMBOL_KINDS as [SymbolKind, ...SymbolKind[]])
+        .optional()
+        .describe('Only symbols of this kind.'),
+      path: z.string().optional().describe('Only under this directory or in this file.'),
+      match: z.enum(['best', 'all']).optional().describe('best (default): the best tier of matches; all: every match.'),
+      limit: symbolLimit(),
+      offset: offset(),
+    }),
+  output: () => searchData,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'findSymbol', args: ['query'] },
