@@ -22,6 +22,7 @@ import { type ConflictOptions, resolveStale } from '../conflicts/strategies.ts';
 import { type FileVersion, sha256Hex, type VersionOp, type VersionStore } from '../history/version-store.ts';
 import type { HunkFailure } from '../patch/apply-hunks.ts';
 import { contextPath } from '../paths/context-path.ts';
+import { programChanging } from '../programs/in-flight.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import { errorText, withoutHostPaths } from '../safety/host-paths.ts';
 import { maskerOf, type Redactor, servedMaskRefusal } from '../safety/redaction.ts';
@@ -86,6 +87,15 @@ export type TransformOutcome =
 export interface StoredContent {
   readonly sha256: string;
   readonly size: number;
+}
+
+/** One file a program changed, as {@link FileEditor.recordMade} records it (`null`: absent). */
+export interface RecordedFile {
+  readonly path: string;
+  readonly before: StoredContent | null;
+  readonly after: StoredContent | null;
+  /** The change its version belongs to, when the program's change of the file may be recorded in parts (see {@link programChanging}). */
+  readonly changeId?: string | undefined;
 }
 
 /** The services an editor works with. */
@@ -258,6 +268,23 @@ export class FileEditor {
         latest = await this.#versions.latest(path);
         if (latest?.sha256 === sha) return latest;
       }
+    }
+    // What a program under way wrote is its own (the rest of its change follows when it ends): recorded as
+    // external, undoing the program would revert only part of it.
+    const program = programChanging(this.deps.fs, path);
+    if (program !== undefined && program.before(path)?.sha256 !== sha) {
+      return this.deps.store.transaction(async () => {
+        if (current?.bytes) await this.#versions.putBlob(current.bytes, current.sha256);
+        return this.#versions.append({
+          path,
+          sha256: sha,
+          size: current?.bytes?.byteLength ?? current?.size ?? 0,
+          op: sha === undefined ? 'delete' : latest?.sha256 === undefined ? 'create' : 'write',
+          author: program.author,
+          message: program.message,
+          changeId: program.changeId,
+        });
+      });
     }
     // A file's first content gets its version row only when it is replaced (most files never are). When
     // the disk changed behind ctxfs's back before that, the content the registry knew (and a read kept)
@@ -750,22 +777,30 @@ export class FileEditor {
    * Records, as one change, files a program (a script, a command) already
    * changed on disk: each file's content before the program touched it and
    * after it finished, given as the hash of a blob already in the version
-   * store (`null`: absent) and its size. History learns the old content
-   * first when it did not know it (so undo can bring it back), then the
-   * journal records the new versions with the current call's audit record.
-   * Files whose content did not change are left out; nothing is written.
+   * store (`null`: absent) and its size. A file whose content did not change
+   * is only noted: history learns its content when it did not know it (a
+   * program notes each file so before its first change, so undo can bring
+   * it back). A file's change is recorded over history's newest version of
+   * it: when another writer recorded one while the program ran, over theirs
+   * (`before` again would be a return to it nobody made, and undoing the
+   * program would revert their change). The journal records the new
+   * versions with the current call's audit record.
    */
-  async recordMade(
-    op: string,
-    files: ReadonlyArray<{ readonly path: string; readonly before: StoredContent | null; readonly after: StoredContent | null }>,
-    options: { author?: string | undefined; message?: string | undefined },
-  ): Promise<FileVersion[]> {
+  async recordMade(op: string, files: readonly RecordedFile[], options: { author?: string | undefined; message?: string | undefined }): Promise<FileVersion[]> {
     const author = options.author ?? this.deps.agent;
     const entries: JournalEntry[] = [];
     const changed: Array<{ path: string; after: StoredContent | null }> = [];
-    for (const { path, before, after } of files) {
-      if ((before?.sha256 ?? null) === (after?.sha256 ?? null)) continue;
-      await this.noteDisk(path, before ?? undefined);
+    const same = (a: StoredContent | null, b: StoredContent | null) => (a?.sha256 ?? null) === (b?.sha256 ?? null);
+    for (const { path, after, ...file } of files) {
+      let before = file.before;
+      if (same(before, after)) {
+        await this.noteDisk(path, before ?? undefined);
+        continue;
+      }
+      const latest = await this.#versions.latest(path);
+      if (latest === undefined) await this.noteDisk(path, before ?? undefined);
+      else if (latest.sha256 !== before?.sha256) before = latest.sha256 === undefined ? null : { sha256: latest.sha256, size: latest.size };
+      if (same(before, after)) continue;
       entries.push({
         path,
         before: before?.sha256 ?? null,
@@ -777,7 +812,8 @@ export class FileEditor {
     }
     if (entries.length === 0) return [];
     // The contents are in the store already: the intent carries no blobs of its own.
-    const recorded = await this.deps.journal.commit(await this.#begin(op, author, options.message, entries, []));
+    const changeId = files.find((f) => f.changeId !== undefined)?.changeId;
+    const recorded = await this.deps.journal.commit(await this.#begin(op, author, options.message, entries, [], changeId));
     for (const c of changed) await this.#observe(c.path, c.after, author, options.message, undefined);
     try {
       await this.deps.afterCommit?.(changed.map((c) => c.path));

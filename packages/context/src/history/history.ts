@@ -18,7 +18,7 @@ import { merge3 } from '../merge/merge3.ts';
 import { missingFile, type Workspace } from '../retrieval/shared.ts';
 import { callText } from '../search/next-call.ts';
 import { formatUnifiedDiff } from './unified-diff.ts';
-import type { FileVersion } from './version-store.ts';
+import { type FileVersion, sha256Hex } from './version-store.ts';
 
 /** A version reference: seq number, hash (prefix), `current`, `previous` or `disk`. */
 export type VersionRef = number | string;
@@ -186,8 +186,7 @@ export function undoTarget(
     const target = history[i];
     return target === undefined || target.op === 'initial' ? undefined : { target, before: history[i + 1] };
   }
-  const undone = new Set<number>();
-  for (const v of history) if (v.op === 'undo' && v.undoOf !== undefined) undone.add(v.undoOf);
+  const undone = undoneSeqs(history);
   for (let i = 0; i < history.length; i++) {
     const v = history[i] as FileVersion;
     if (v.op === 'undo' || undone.has(v.seq) || v.op === 'initial') continue;
@@ -199,9 +198,31 @@ export function undoTarget(
 
 /** The newest change of `history` by someone other than `author`, not undone: what an undo of one's own changes leaves alone. */
 function newestByOthers(history: readonly FileVersion[], author: string): FileVersion | undefined {
-  const undone = new Set<number>();
-  for (const v of history) if (v.op === 'undo' && v.undoOf !== undefined) undone.add(v.undoOf);
+  const undone = undoneSeqs(history);
   return history.find((v) => v.op !== 'undo' && v.op !== 'initial' && !undone.has(v.seq) && v.author !== author);
+}
+
+/**
+ * `target` and the earlier versions of `history` (newest first) that are
+ * parts of the same change: a program's change of a file is recorded in
+ * parts when another agent's version lands in the middle of it (see
+ * `ProgramRun`), and one undo reverts the program, not the part after it.
+ */
+function partsOf(history: readonly FileVersion[], target: FileVersion): FileVersion[] {
+  if (target.changeId === undefined) return [target];
+  return history.filter((v) => v.seq <= target.seq && v.changeId === target.changeId && v.author === target.author && v.op !== 'undo');
+}
+
+/** The `seq` of every version an undo reverted (every part of its change). */
+function undoneSeqs(history: readonly FileVersion[]): Set<number> {
+  const undone = new Set<number>();
+  for (const v of history) {
+    if (v.op !== 'undo' || v.undoOf === undefined) continue;
+    const target = history.find((t) => t.seq === v.undoOf);
+    for (const part of target === undefined ? [] : partsOf(history, target)) undone.add(part.seq);
+    undone.add(v.undoOf);
+  }
+  return undone;
 }
 
 /**
@@ -249,7 +270,7 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
         refusal('undo', p, 'ENOENT', `Nothing to undo: ${why} See ${callText('history', [p])}.`, { version: current?.sha256, next: callText('history', [p]) }),
       );
     }
-    const { target, before } = found;
+    const { target } = found;
     if (target.op === 'rename' && target.relatedPath !== undefined) {
       const [src, dst] = target.sha256 === undefined ? [p, target.relatedPath] : [target.relatedPath, p];
       const back = callText('renameFile', [dst, src]);
@@ -267,62 +288,89 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
       );
     }
     const blob = async (sha: string | undefined) => (sha === undefined ? null : ((await editor.deps.versions.getBlob(sha)) ?? null));
-    const beforeBytes = await blob(before?.sha256);
-    // A change past the first with no version before it: retention removed that version, which is
-    // not "the file did not exist" (undoing as if it were deleted the file).
-    const pruned = before === undefined && target.seq > 1;
-    if (pruned || (before?.sha256 !== undefined && beforeBytes === null)) {
-      throw new Refusal(
-        refusal('undo', p, 'ENOENT', `Cannot undo #${target.seq}: the content before it was removed by retention.`, { version: current?.sha256 }),
-      );
-    }
     opts.message ??= `undo #${target.seq} (${target.op} by ${target.author})`;
-    if (current?.sha256 === target.sha256 || (current === undefined && target.sha256 === undefined)) {
-      return [editor.planBytes('undo', p, current, beforeBytes, target.seq)];
-    }
-    // The file moved on since the change being undone: revert it by merging.
-    const targetBytes = await blob(target.sha256);
-    const binary = (bytes: Uint8Array | null) => bytes !== null && decodeFile(editor.deps.fs, p, bytes, 'undo', true).binary === true;
-    if (current?.binary === true || binary(targetBytes) || binary(beforeBytes)) {
-      throw new Refusal(
-        refusal(
-          'undo',
-          p,
-          'ECONFLICT',
-          `Cannot undo #${target.seq}: ${p} is binary and changed since, and binary content cannot be merged. Nothing was changed. To go back to the version before #${target.seq}, discarding the later changes: ${callText('rollback', [p, before?.seq ?? 1])}.`,
-          {
+    const undone = undoneSeqs(history);
+    // Each part is reverted over what reverting the newer ones left, starting from the file as it is.
+    let now: { sha256: string | undefined; bytes: Uint8Array | null; text: string | undefined } = {
+      sha256: current?.sha256,
+      bytes: current?.bytes ?? null,
+      text: current?.binary === true ? undefined : current?.text,
+    };
+    let merged = false;
+    for (const part of partsOf(history, target)) {
+      if (part !== target && undone.has(part.seq)) continue;
+      const before = history[history.indexOf(part) + 1];
+      const beforeBytes = await blob(before?.sha256);
+      // A change past the first with no version before it: retention removed that version, which is
+      // not "the file did not exist" (undoing as if it were deleted the file).
+      const pruned = before === undefined && part.seq > 1;
+      if (pruned || (before?.sha256 !== undefined && beforeBytes === null)) {
+        throw new Refusal(
+          refusal(
+            'undo',
+            p,
+            'ENOENT',
+            `Cannot undo #${target.seq}: the content before ${part === target ? 'it' : `#${part.seq}, a part of it,`} was removed by retention.`,
+            {
+              version: current?.sha256,
+            },
+          ),
+        );
+      }
+      if (now.sha256 === part.sha256) {
+        now = { sha256: before?.sha256, bytes: beforeBytes, text: undefined };
+        merged = false;
+        continue;
+      }
+      // The file moved on since the change being undone: revert it by merging.
+      const targetBytes = await blob(part.sha256);
+      const binary = (bytes: Uint8Array | null) => bytes !== null && decodeFile(editor.deps.fs, p, bytes, 'undo', true).binary === true;
+      if ((now.text === undefined && binary(now.bytes)) || binary(targetBytes) || binary(beforeBytes)) {
+        throw new Refusal(
+          refusal(
+            'undo',
+            p,
+            'ECONFLICT',
+            `Cannot undo #${target.seq}: ${p} is binary and changed since, and binary content cannot be merged. Nothing was changed. To go back to the version before #${part.seq}, discarding the later changes: ${callText('rollback', [p, before?.seq ?? 1])}.`,
+            {
+              version: current?.sha256,
+              next: callText('rollback', [p, before?.seq ?? 1]),
+            },
+          ),
+        );
+      }
+      if (now.bytes === null || part.sha256 === undefined || beforeBytes === null || targetBytes === null) {
+        throw new Refusal(
+          refusal('undo', p, 'ECONFLICT', `Cannot undo #${target.seq}: the file was created or deleted since, so the change cannot be reverted on its own.`, {
             version: current?.sha256,
             next: callText('rollback', [p, before?.seq ?? 1]),
-          },
-        ),
-      );
+          }),
+        );
+      }
+      const text = now.text ?? decodeFile(editor.deps.fs, p, now.bytes).text;
+      const merge = merge3(decodeFile(editor.deps.fs, p, targetBytes).text, decodeFile(editor.deps.fs, p, beforeBytes).text, text);
+      if (!merge.clean || merge.text === undefined) {
+        const lines = merge.conflicts.map((c) => `${c.theirs.start + 1}-${Math.max(c.theirs.start + 1, c.theirs.end)}`).join(', ');
+        const first = (merge.conflicts[0]?.theirs.start ?? 0) + 1;
+        throw new Refusal(
+          refusal(
+            'undo',
+            p,
+            'ECONFLICT',
+            `Cannot undo #${target.seq}: later changes touch the same lines (current lines ${lines}). Nothing was changed. Edit those lines by hand, or ${callText('rollback', [p, before?.seq ?? 1])} to discard the later changes too.`,
+            {
+              version: current?.sha256,
+              next: callText('readLines', [p, first, Math.max(first, merge.conflicts[0]?.theirs.end ?? 1)]),
+            },
+          ),
+        );
+      }
+      const bytes = encodeLike(merge.text, current);
+      now = { sha256: sha256Hex(bytes), bytes, text: merge.text };
+      merged = true;
     }
-    if (current === undefined || target.sha256 === undefined || beforeBytes === null || targetBytes === null) {
-      throw new Refusal(
-        refusal('undo', p, 'ECONFLICT', `Cannot undo #${target.seq}: the file was created or deleted since, so the change cannot be reverted on its own.`, {
-          version: current?.sha256,
-          next: callText('rollback', [p, before?.seq ?? 1]),
-        }),
-      );
-    }
-    const merged = merge3(decodeFile(editor.deps.fs, p, targetBytes).text, decodeFile(editor.deps.fs, p, beforeBytes).text, current.text);
-    if (!merged.clean || merged.text === undefined) {
-      const lines = merged.conflicts.map((c) => `${c.theirs.start + 1}-${Math.max(c.theirs.start + 1, c.theirs.end)}`).join(', ');
-      const first = (merged.conflicts[0]?.theirs.start ?? 0) + 1;
-      throw new Refusal(
-        refusal(
-          'undo',
-          p,
-          'ECONFLICT',
-          `Cannot undo #${target.seq}: later changes touch the same lines (current lines ${lines}). Nothing was changed. Edit those lines by hand, or ${callText('rollback', [p, before?.seq ?? 1])} to discard the later changes too.`,
-          {
-            version: current.sha256,
-            next: callText('readLines', [p, first, Math.max(first, merged.conflicts[0]?.theirs.end ?? 1)]),
-          },
-        ),
-      );
-    }
+    if (!merged) return [editor.planBytes('undo', p, current, now.bytes, target.seq)];
     const plan = editor.planBytes('undo', p, current, null, target.seq);
-    return [{ ...plan, bytes: encodeLike(merged.text, current), afterText: merged.text }];
+    return [{ ...plan, bytes: now.bytes, afterText: now.text as string }];
   });
 }

@@ -5,17 +5,28 @@
  * are visible to its own next read, as on a disk), but every path it
  * touches is first decided by the policy, and the content of every file
  * before its first change is kept in the version store (the run holds only
- * hashes, so a script over a large tree costs no memory for it); when the program ends, what changed is
- * recorded as one change of history with the command as its message, so
- * one undo per file restores what the program did to it.
+ * hashes, so a script over a large tree costs no memory for it) and noted
+ * in history then; when the program ends, what changed is recorded as one
+ * change of history with the command as its message, so one undo per file
+ * restores what the program did to it.
+ *
+ * Another agent may change a file while the program runs. Its version then
+ * sits between the program's: content the program wrote before it is
+ * recorded as the program's when that agent reads the file (see
+ * {@link programChanging}), and the program's version at the end follows
+ * theirs. Undo reverts the program's versions together and keeps what the
+ * other agent changed (or refuses, when the changes overlap).
  *
  * @module
  */
 
+import { randomUUID } from 'node:crypto';
 import { type Filesystem, fsError, isFsError } from '@ctxfs/core';
-import type { StoredContent } from '../edits/file-editor.ts';
+import type { RecordedFile, StoredContent } from '../edits/file-editor.ts';
 import type { FileVersion } from '../history/version-store.ts';
 import type { Decision, OpClass } from '../safety/policy.ts';
+import { currentCall } from '../safety/safety-layer.ts';
+import { type ProgramInFlight, programEnded, programStarted } from './in-flight.ts';
 
 /** What a program run needs from its session. */
 export interface ProgramRunDeps {
@@ -26,8 +37,8 @@ export interface ProgramRunDeps {
   decide(opClass: OpClass, path: string): Decision;
   /** Puts a content in the version store (so the run holds hashes, not contents). */
   keep(bytes: Uint8Array): Promise<StoredContent>;
-  /** Records what changed as one change (see `FileEditor.recordMade`). */
-  record(files: ReadonlyArray<{ path: string; before: StoredContent | null; after: StoredContent | null }>, message: string): Promise<FileVersion[]>;
+  /** Records what changed as one change, and notes a file's content before the change (see `FileEditor.recordMade`). */
+  record(files: readonly RecordedFile[], message: string): Promise<FileVersion[]>;
 }
 
 /** One file a program changed, as history recorded it. */
@@ -59,12 +70,18 @@ export class ProgramRun {
   readonly #deps: ProgramRunDeps;
   /** Each touched file's content before the program's first change, kept in the version store (`null`: it did not exist). */
   readonly #before = new Map<string, StoredContent | null>();
+  /** What a reader of a file the program is changing learns of it; absent outside a session's call (no author to record). */
+  readonly #inFlight: ProgramInFlight | undefined;
+  readonly #changeId = randomUUID();
   #finished = false;
 
   constructor(deps: ProgramRunDeps) {
     this.#deps = deps;
     this.fs = deps.fs;
     this.command = deps.command;
+    const author = currentCall()?.agent;
+    this.#inFlight =
+      author === undefined ? undefined : { author, message: `$ ${deps.command}`, changeId: this.#changeId, before: (path) => this.#before.get(path) };
   }
 
   /**
@@ -85,7 +102,13 @@ export class ProgramRun {
   async willChange(path: string): Promise<void> {
     if (this.#finished) throw new Error('ProgramRun: the program has ended');
     if (this.#before.has(path)) return;
-    this.#before.set(path, await this.#current(path));
+    const before = await this.#current(path);
+    // Noted now, not when the program ends: a version another agent records meanwhile then comes after it,
+    // and the program's change is recorded after theirs, not over a return to this content nobody made.
+    await this.#deps.record([{ path, before, after: before }], `$ ${this.command}`);
+    if (this.#before.has(path)) return;
+    this.#before.set(path, before);
+    if (this.#inFlight !== undefined && this.#before.size === 1) programStarted(this.fs, this.#inFlight);
   }
 
   /** {@link willChange} for every file below `path` (a recursive delete, a directory moved away). */
@@ -106,11 +129,15 @@ export class ProgramRun {
   async finish(): Promise<ProgramChange[]> {
     if (this.#finished) return [];
     this.#finished = true;
-    const files: Array<{ path: string; before: StoredContent | null; after: StoredContent | null }> = [];
-    for (const [path, before] of this.#before) files.push({ path, before, after: await this.#current(path) });
-    if (files.length === 0) return [];
-    const versions = await this.#deps.record(files, `$ ${this.command}`);
-    return versions.map((v) => ({ path: v.path, op: v.op, seq: v.seq, version: v.sha256 }));
+    try {
+      const files: RecordedFile[] = [];
+      for (const [path, before] of this.#before) files.push({ path, before, after: await this.#current(path), changeId: this.#changeId });
+      if (files.length === 0) return [];
+      const versions = await this.#deps.record(files, `$ ${this.command}`);
+      return versions.map((v) => ({ path: v.path, op: v.op, seq: v.seq, version: v.sha256 }));
+    } finally {
+      if (this.#inFlight !== undefined) programEnded(this.fs, this.#inFlight);
+    }
   }
 
   /** The file's content now, put in the version store; `null` where there is no file. */
