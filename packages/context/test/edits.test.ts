@@ -240,6 +240,16 @@ for (const backend of BACKENDS) {
       expect((await ctx.writeFile('a.txt', 'z\n')).success).toBe(true);
     });
 
+    it("a refusal the filesystem gives names the path in the text a model reads, not only in the result's path", async () => {
+      await open({ 'd/x.txt': 'x\n', f: 'f\n' });
+      const dir = await ctx.deleteFile('d');
+      expect(dir).toMatchObject({ success: false, code: 'EISDIR', path: 'd' });
+      expect(dir.message).toMatch(/^d: is a directory/);
+      const patch = await ctx.applyPatch('--- /dev/null\n+++ b/d\n@@ -0,0 +1 @@\n+x\n');
+      expect(patch).toMatchObject({ success: false, code: 'EISDIR' });
+      expect(patch.message).toMatch(/^d: is a directory/);
+    });
+
     it('replace: unique by default, first, all, nth, regex, and its refusals', async () => {
       await open({ 'r.txt': 'foo bar foo\nfoo\n' });
       const dup = await ctx.replace('r.txt', 'foo', 'X');

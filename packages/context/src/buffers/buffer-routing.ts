@@ -124,7 +124,7 @@ export class BufferRouting {
     } catch (err) {
       if (!isFsError(err)) throw err;
       const next = err.code === 'ECONFLICT' ? callText('readFile', [path]) : undefined;
-      return refusal(op, path, err.code, errorText(err), { next });
+      return refusal(op, path, err.code, errorText(err, path), { next });
     }
   }
 

@@ -327,7 +327,7 @@ export class FileEditor {
           ),
         );
       }
-      if (isFsError(err)) throw new Refusal(refusal(op, path, err.code, errorText(err)));
+      if (isFsError(err)) throw new Refusal(refusal(op, path, err.code, errorText(err, path)));
       throw err;
     }
     quoted(current?.text);
@@ -992,7 +992,7 @@ export class FileEditor {
       );
     } catch (err) {
       if (err instanceof Refusal) return err.result;
-      if (isFsError(err)) return refusal(op, paths[0] ?? '', err.code, errorText(err));
+      if (isFsError(err)) return refusal(op, paths[0] ?? '', err.code, errorText(err, paths[0]));
       throw err;
     }
   }

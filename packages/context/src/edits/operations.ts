@@ -33,7 +33,7 @@ export interface RenameCallOptions extends EditOptions {
 function guard(op: string, path: string, fn: () => Promise<EditResult>): Promise<EditResult> {
   return fn().catch((err) => {
     if (err instanceof Refusal) return err.result;
-    if (isFsError(err)) return refusal(op, path, err.code, errorText(err));
+    if (isFsError(err)) return refusal(op, path, err.code, errorText(err, path));
     throw err;
   });
 }

@@ -38,10 +38,24 @@ export function withoutHostPaths(err: FsError): FsError {
 }
 
 /**
- * The text of an error a refusal result gives a model: its reason and hint,
- * host paths and addresses taken out.
+ * The text of an error a refusal result gives a model: the path it names
+ * (else `path`, the call's; unless its reason says it already), its reason and hint, host paths and
+ * addresses taken out. The model reads the text, not the result's `path`:
+ * "is a directory" alone does not say which of a patch's files is.
  */
-export function errorText(err: FsError): string {
+export function errorText(err: FsError, path?: string): string {
   const safe = withoutHostPaths(err);
-  return `${safe.reason}; ${safe.hint}`;
+  const named = safe.path || path;
+  const where = named !== undefined && named !== '' && !names(safe.reason ?? '', named) ? `${named}: ` : '';
+  return `${where}${safe.reason}; ${safe.hint}`;
+}
+
+/** Whether `text` names `path` as a word of its own (the path `d` is not named by "directory"). */
+function names(text: string, path: string): boolean {
+  for (let at = text.indexOf(path); at !== -1; at = text.indexOf(path, at + 1)) {
+    const before = text[at - 1];
+    const after = text[at + path.length];
+    if ((before === undefined || /[\s"'`(]/.test(before)) && (after === undefined || /[\s"'`),:;.]/.test(after))) return true;
+  }
+  return false;
 }
