@@ -84,24 +84,43 @@ describe.each(BACKENDS)('undo keeps what others made, on $name', (backend) => {
     expect(await text(ws, 'a.txt')).toBe('made again by a person\n');
   });
 
-  it("a patch's move is a rename in history: undo names the way back and leaves the moved file where it is", async () => {
-    const { ws, ctxs } = await setup({ 'b.txt': LINES, 'a.txt': 'x\n' });
-    const [a] = ctxs as [ContextLayer];
-    const patch = '*** Begin Patch\n*** Update File: b.txt\n*** Move to: c.txt\n@@\n-l1\n+L1\n*** Update File: a.txt\n@@\n-x\n+y\n*** End Patch\n';
-    const p = await a.applyPatch(patch);
-    expect(p.success, p.message).toBe(true);
-    const moved = LINES.replace('l1\n', 'L1\n');
-    expect(await text(ws, 'c.txt')).toBe(moved);
-    const [dst, src] = [await a.history('c.txt'), await a.history('b.txt')];
-    expect(dst[0]).toMatchObject({ op: 'rename', relatedPath: 'b.txt' });
-    expect(src[0]).toMatchObject({ op: 'rename', relatedPath: 'c.txt' });
+  it("a patch's move is a rename in history: undo brings the name and the content back, from either path", async () => {
     for (const path of ['c.txt', 'b.txt']) {
+      const { ws, ctxs } = await setup({ 'b.txt': LINES, 'a.txt': 'x\n' });
+      const [a] = ctxs as [ContextLayer];
+      const patch = '*** Begin Patch\n*** Update File: b.txt\n*** Move to: c.txt\n@@\n-l1\n+L1\n*** Update File: a.txt\n@@\n-x\n+y\n*** End Patch\n';
+      const p = await a.applyPatch(patch);
+      expect(p.success, p.message).toBe(true);
+      expect(await text(ws, 'c.txt')).toBe(LINES.replace('l1\n', 'L1\n'));
+      const [dst, src] = [await a.history('c.txt'), await a.history('b.txt')];
+      expect(dst[0]).toMatchObject({ op: 'rename', relatedPath: 'b.txt' });
+      expect(src[0]).toMatchObject({ op: 'rename', relatedPath: 'c.txt' });
       const r = await a.undo(path);
-      expect(r.success).toBe(false);
-      expect(r.next).toBe('renameFile("c.txt", "b.txt")');
+      expect(r.success, r.message).toBe(true);
+      expect(await text(ws, 'b.txt')).toBe(LINES);
+      expect(await ws.fs.exists('c.txt')).toBe(false);
+      // The patch's other file is its own undo: this one reverted the move alone.
+      expect(await text(ws, 'a.txt')).toBe('y\n');
+      // Undone on both paths: nothing of the move is left to undo.
+      for (const again of ['b.txt', 'c.txt']) expect((await a.undo(again)).code).toBe('ENOENT');
     }
-    expect(await text(ws, 'c.txt')).toBe(moved);
-    expect(await ws.fs.exists('b.txt')).toBe(false);
+  });
+
+  it('undo of a rename over an existing file brings both back; one that moved on since is refused with the way back', async () => {
+    const { ws, ctxs } = await setup({ 'a.txt': 'A\n', 'b.txt': 'precious\n' });
+    const [a] = ctxs as [ContextLayer];
+    expect((await a.renameFile('a.txt', 'b.txt', { overwrite: true })).success).toBe(true);
+    const r = await a.undo('b.txt');
+    expect(r.success, r.message).toBe(true);
+    expect([await text(ws, 'a.txt'), await text(ws, 'b.txt')]).toEqual(['A\n', 'precious\n']);
+    // Moved on since: a person edited the destination after the rename.
+    expect((await a.renameFile('a.txt', 'c.txt')).success).toBe(true);
+    await ws.external('c.txt', 'changed by a person\n');
+    const refused = await a.undo('c.txt');
+    expect(refused).toMatchObject({ success: false, code: 'ECONFLICT', next: 'renameFile("c.txt", "a.txt")' });
+    expect(refused.message).toContain('c.txt changed since');
+    expect(await text(ws, 'c.txt')).toBe('changed by a person\n');
+    expect(await ws.fs.exists('a.txt')).toBe(false);
   });
 
   it('refuses to undo past what retention kept, and keeps the file', async () => {

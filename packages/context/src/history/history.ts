@@ -13,7 +13,8 @@
 import { fsError, isFsError } from '@ctxfs/core';
 import { type EditResult, q, refusal, shortHash } from '../edits/edit-result.ts';
 import { type EditOptions, type FileEditor, Refusal, refusalAsError } from '../edits/file-editor.ts';
-import { decodeFile, encodeLike, loadFileText } from '../edits/file-text.ts';
+import { decodeFile, encodeLike, type FileText, loadFileText } from '../edits/file-text.ts';
+import type { PlannedFile } from '../edits/planned-change.ts';
 import { merge3 } from '../merge/merge3.ts';
 import { missingFile, type Workspace } from '../retrieval/shared.ts';
 import { callText } from '../search/next-call.ts';
@@ -239,7 +240,10 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
     throw err;
   }
   const opts: EditOptions = { ...options };
-  return editor.run('undo', [p], opts, async () => {
+  // A rename's undo changes both of its paths: both are locked (checked again under the locks).
+  const peek = undoTarget(await editor.deps.versions.list(p, 10_000), options.change, options.change === undefined ? editor.deps.agent : undefined);
+  const other = peek?.target.op === 'rename' ? peek.target.relatedPath : undefined;
+  return editor.run('undo', other === undefined ? [p] : [p, other], opts, async () => {
     const current = await editor.load('undo', p);
     const history = await editor.deps.versions.list(p, 10_000);
     // Without a change number, undo reverts the caller's own newest change: a change made since by a person
@@ -271,23 +275,19 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
       );
     }
     const { target } = found;
-    if (target.op === 'rename' && target.relatedPath !== undefined) {
-      const [src, dst] = target.sha256 === undefined ? [p, target.relatedPath] : [target.relatedPath, p];
-      const back = callText('renameFile', [dst, src]);
-      throw new Refusal(
-        refusal(
-          'undo',
-          p,
-          'EINVAL',
-          `${options.change === undefined ? 'The last change' : `Change #${target.seq}`} of ${p} is a rename (${src} → ${dst}); undo it by renaming back: ${back}.`,
-          {
-            version: current?.sha256,
-            next: back,
-          },
-        ),
-      );
-    }
     const blob = async (sha: string | undefined) => (sha === undefined ? null : ((await editor.deps.versions.getBlob(sha)) ?? null));
+    if (target.op === 'rename' && target.relatedPath !== undefined) {
+      if (target.relatedPath !== other) {
+        throw new Refusal(
+          refusal('undo', p, 'EBUSY', `The history of ${p} changed while the undo began. Nothing was changed; undo again: ${callText('undo', [p])}.`, {
+            version: current?.sha256,
+            next: callText('undo', [p]),
+          }),
+        );
+      }
+      opts.message ??= `undo #${target.seq} (rename by ${target.author})`;
+      return await undoRename(editor, p, current, history, target, blob);
+    }
     opts.message ??= `undo #${target.seq} (${target.op} by ${target.author})`;
     const undone = undoneSeqs(history);
     // Each part is reverted over what reverting the newer ones left, starting from the file as it is.
@@ -373,4 +373,60 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
     const plan = editor.planBytes('undo', p, current, null, target.seq);
     return [{ ...plan, bytes: now.bytes, afterText: now.text as string }];
   });
+}
+
+/**
+ * The undo of a rename (with what the same change did to the content, and
+ * the file it overwrote): the source back with its content before the
+ * change, the destination back to what it held (absent, or the file it
+ * replaced). Only while neither path moved on since; otherwise refused, with
+ * the way back in two calls.
+ */
+async function undoRename(
+  editor: FileEditor,
+  p: string,
+  current: FileText | undefined,
+  history: readonly FileVersion[],
+  target: FileVersion,
+  blob: (sha: string | undefined) => Promise<Uint8Array | null>,
+): Promise<PlannedFile[]> {
+  const related = target.relatedPath as string;
+  const [src, dst] = target.sha256 === undefined ? [p, related] : [related, p];
+  const historyOf = async (path: string) => (path === p ? history : await editor.deps.versions.list(path, 10_000));
+  const side = async (path: string, moved: boolean) => {
+    const h = await historyOf(path);
+    const at = h.findIndex((v) => v.op === 'rename' && v.changeId === target.changeId && (v.sha256 === undefined) === moved);
+    const now = path === p ? current : await editor.load('undo', path);
+    return { version: h[at], before: at < 0 ? undefined : h[at + 1], now };
+  };
+  const from = await side(src, true);
+  const to = await side(dst, false);
+  const back = callText('renameFile', [dst, src]);
+  const refuse = (why: string): never => {
+    const rollback = from.before === undefined ? '' : ` and its content with ${callText('rollback', [src, from.before.seq])}`;
+    throw new Refusal(
+      refusal(
+        'undo',
+        p,
+        'ECONFLICT',
+        `Cannot undo #${target.seq}, a rename (${src} → ${dst}): ${why}. Nothing was changed. Bring the name back with ${back}${rollback}.`,
+        {
+          version: current?.sha256,
+          next: back,
+        },
+      ),
+    );
+  };
+  if (from.version === undefined || to.version === undefined || from.before?.sha256 === undefined)
+    return refuse(`its record on ${from.version === undefined ? src : dst} is gone`);
+  if (from.now !== undefined) return refuse(`${src} exists again`);
+  if (to.now?.sha256 !== to.version.sha256) return refuse(`${dst} changed since`);
+  const srcBytes = await blob(from.before.sha256);
+  const dstBytes = await blob(to.before?.sha256);
+  if (srcBytes === null || (to.before?.sha256 !== undefined && dstBytes === null)) {
+    throw new Refusal(
+      refusal('undo', p, 'ENOENT', `Cannot undo #${target.seq}: the content before it was removed by retention.`, { version: current?.sha256 }),
+    );
+  }
+  return [editor.planBytes('undo', src, undefined, srcBytes, from.version.seq), editor.planBytes('undo', dst, to.now, dstBytes, to.version.seq)];
 }
