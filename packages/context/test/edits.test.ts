@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ContextLayer, createContext, type EditSettings } from '../src/index.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
@@ -291,6 +295,20 @@ for (const backend of BACKENDS) {
       expect(await text(ws, 'crlf.txt')).toBe('a\r\nnew\r\nB\r\nc');
       expect((await ctx.replace('bom.txt', 'y', 'Y')).success).toBe(true);
       expect(Array.from((await ws.fs.readBytes('bom.txt')).subarray(0, 3))).toEqual([0xef, 0xbb, 0xbf]);
+      // The BOM is part of line 1's bytes in the diff, as git has it: git apply takes the diff onto the old bytes.
+      const before = await ws.fs.readBytes('bom.txt');
+      const first = await ctx.replace('bom.txt', 'x', 'X');
+      expect(first.diff).toContain('\n-\ufeffx\n+\ufeffX\n');
+      const dir = mkdtempSync(join(tmpdir(), 'ctxfs-bom-diff-'));
+      try {
+        execFileSync('git', ['init', '-q', dir]);
+        writeFileSync(join(dir, 'bom.txt'), before);
+        writeFileSync(join(dir, 'p.diff'), first.diff);
+        execFileSync('git', ['apply', 'p.diff'], { cwd: dir });
+        expect(readFileSync(join(dir, 'bom.txt'))).toEqual(Buffer.from(await ws.fs.readBytes('bom.txt')));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
       // windows-1252 bytes stay windows-1252.
       await ws.fs.writeBytes('latin.txt', Uint8Array.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
       expect((await ctx.replace('latin.txt', 'café', 'cafés')).success).toBe(true);

@@ -62,6 +62,12 @@ export function noChange(op: string, first: PlannedFile | undefined): EditResult
   };
 }
 
+/** `text` with the UTF-8 byte-order mark in front when `bytes` (its file's) begin with one and the decoded text does not. */
+function withBom(text: string, bytes: Uint8Array | null | undefined): string {
+  const bom = bytes != null && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return bom && !text.startsWith('\uFEFF') ? `\uFEFF${text}` : text;
+}
+
 /** The unified diff of `effective` plans, git's labels, with each file's counts and (once recorded) its new version. */
 export function changeDiff(
   effective: readonly PlannedFile[],
@@ -74,7 +80,8 @@ export function changeDiff(
   for (const p of effective) {
     const beforeLabel = p.renameFrom !== undefined ? `a/${p.renameFrom}` : p.current ? `a/${p.path}` : '/dev/null';
     const afterLabel = p.bytes === null && p.renameFrom === undefined ? '/dev/null' : `b/${p.path}`;
-    const d = formatUnifiedDiff(p.beforeText, p.afterText, { oldLabel: beforeLabel, newLabel: afterLabel });
+    // A UTF-8 BOM is part of line 1's bytes, as git diffs them: without it `git apply` of the diff fails on line 1.
+    const d = formatUnifiedDiff(withBom(p.beforeText, p.current?.bytes), withBom(p.afterText, p.bytes), { oldLabel: beforeLabel, newLabel: afterLabel });
     if (p.renameFrom !== undefined) diff += `rename from ${p.renameFrom}\nrename to ${p.path}\n`;
     diff += d.text;
     added += d.linesAdded;
