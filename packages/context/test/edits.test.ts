@@ -338,7 +338,10 @@ for (const backend of BACKENDS) {
       expect(del).toMatchObject({ success: true, version: undefined, linesRemoved: 1 });
       expect(await ws.fs.exists('a.txt')).toBe(false);
       expect(ctx.registry.get('a.txt')).toBeUndefined();
-      expect((await ctx.deleteFile('a.txt')).code).toBe('ENOENT');
+      const missing = await ctx.deleteFile('a.txt');
+      expect(missing.code).toBe('ENOENT');
+      // No advice to create what is being deleted.
+      expect(missing.message).toBe('a.txt does not exist. Check the path (glob("**/a.txt") finds it by name).');
       const un = await ctx.undo('a.txt');
       expect(un.success).toBe(true);
       expect(await text(ws, 'a.txt')).toBe('A\n');

@@ -214,7 +214,8 @@ export class EditOperations {
           op,
           path,
           'ENOENT',
-          `${path} does not exist. Check the path (${callText('glob', [`**/${path.split('/').pop()}`])} finds it by name), or create it with ${callShape('writeFile')}, giving its path and the whole content.`,
+          // Creating it is advice for an edit, not for a delete or a rename of a file that is not there.
+          `${path} does not exist. Check the path (${callText('glob', [`**/${path.split('/').pop()}`])} finds it by name)${op === 'delete' || op === 'rename' ? '.' : `, or create it with ${callShape('writeFile')}, giving its path and the whole content.`}`,
         ),
       );
     }
