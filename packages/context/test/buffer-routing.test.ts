@@ -36,6 +36,8 @@ for (const backend of BACKENDS) {
       expect(r).toMatchObject({ success: true, op: 'replace', unchanged: false, seq: undefined, next: 'buffers.save("a.txt")' });
       expect(r.message).toContain('not the file on disk: unsaved until buffers.save("a.txt")');
       expect(r.diff).toContain('-two\n+TWO\n');
+      // Counted as a disk edit's result counts them: added plus removed.
+      expect(r).toMatchObject({ linesAdded: 1, linesRemoved: 1, linesChanged: 2 });
       expect(r.previousVersion).toBe(read0.version);
       expect(await disk('a.txt')).toBe(A);
 

@@ -171,7 +171,7 @@ function bufferEditResult(op: string, c: BufferChange): EditResult {
     diff: d.text,
     linesAdded: d.linesAdded,
     linesRemoved: d.linesRemoved,
-    linesChanged: Math.min(d.linesAdded, d.linesRemoved),
+    linesChanged: d.linesAdded + d.linesRemoved,
     unchanged,
     next: c.buffer.dirty ? save : undefined,
   };
