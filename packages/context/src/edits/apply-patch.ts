@@ -206,6 +206,34 @@ async function planFile(editor: FileEditor, fp: FilePatch, path: string, from: s
     }
     return [await editor.planDelete(op, path, current, options)];
   }
+  if (from !== undefined && fp.isCopy) {
+    const target = await editor.load(op, path);
+    if (target !== undefined) {
+      const read = callText('readFile', [path]);
+      throw new Refusal(
+        refusal(
+          op,
+          path,
+          'EEXIST',
+          `The patch copies ${from} to ${path}, but ${path} already exists (git apply refuses this too). Read it with ${read} and send a patch against its content.`,
+          { version: target.sha256, next: read },
+        ),
+      );
+    }
+    // Planned as a change of the source, so a stale read merges as for any edit; only the copy is written.
+    const modified = fp.hunks.length > 0 ? await editor.planModify(op, 'patch', from, current, hunkTransform(fp), options, 'by-content') : undefined;
+    return [
+      {
+        path,
+        op: 'create',
+        current: undefined,
+        bytes: modified?.bytes ?? current.bytes,
+        beforeText: '',
+        afterText: modified?.afterText ?? current.text,
+        merged: modified?.merged ?? false,
+      },
+    ];
+  }
   if (from !== undefined) {
     const target = await editor.load(op, path);
     if (target !== undefined) throw new Refusal(refusal(op, path, 'EEXIST', `The patch renames ${from} to ${path}, but ${path} already exists.`));

@@ -26,6 +26,11 @@ export interface FilePatch {
   readonly isNew: boolean;
   readonly isDelete: boolean;
   /**
+   * A git `copy from`/`copy to` section: `newPath` is made from `oldPath`'s
+   * content with the hunks applied, and `oldPath` stays (git apply keeps it).
+   */
+  readonly isCopy?: boolean;
+  /**
    * `'envelope'` for `*** Begin Patch`: its hunks are in file order (the
    * format says so), which may choose among several places a hunk matches.
    */
@@ -49,6 +54,7 @@ interface Builder {
   newPath: string | undefined;
   isNew: boolean;
   isDelete: boolean;
+  isCopy: boolean;
   sawHeader: boolean;
   /** A `---`/`+++` pair was seen for this file. */
   sawDashes: boolean;
@@ -56,7 +62,7 @@ interface Builder {
 }
 
 function newBuilder(): Builder {
-  return { oldPath: undefined, newPath: undefined, isNew: false, isDelete: false, sawHeader: false, sawDashes: false, hunks: [] };
+  return { oldPath: undefined, newPath: undefined, isNew: false, isDelete: false, isCopy: false, sawHeader: false, sawDashes: false, hunks: [] };
 }
 
 // Unindented: a unified diff's lines about such text carry a prefix (` *** Begin Patch`).
@@ -89,7 +95,15 @@ export function parsePatch(patch: string): FilePatch[] {
     if (c === undefined) return;
     const renamed = c.oldPath !== undefined && c.newPath !== undefined && c.oldPath !== c.newPath;
     if (c.hunks.length > 0 || (c.sawHeader && (c.isNew || c.isDelete || renamed))) {
-      files.push({ oldPath: c.oldPath, newPath: c.newPath, isNew: c.isNew, isDelete: c.isDelete, format: 'unified', hunks: c.hunks });
+      files.push({
+        oldPath: c.oldPath,
+        newPath: c.newPath,
+        isNew: c.isNew,
+        isDelete: c.isDelete,
+        ...(c.isCopy ? { isCopy: true } : {}),
+        format: 'unified',
+        hunks: c.hunks,
+      });
     }
   };
   const isDashes = (k: number) => (lines[k] ?? '').startsWith('--- ') && (lines[k + 1] ?? '').startsWith('+++ ');
@@ -129,12 +143,13 @@ export function parsePatch(patch: string): FilePatch[] {
       continue;
     }
     if (current !== undefined && current.hunks.length === 0) {
-      const meta = /^(new file mode|deleted file mode|rename from|rename to) (.+)$/.exec(line);
+      const meta = /^(new file mode|deleted file mode|rename from|rename to|copy from|copy to) (.+)$/.exec(line);
       if (meta) {
         if (meta[1] === 'new file mode') current.isNew = true;
         else if (meta[1] === 'deleted file mode') current.isDelete = true;
-        else if (meta[1] === 'rename from') current.oldPath = meta[2];
+        else if (meta[1] === 'rename from' || meta[1] === 'copy from') current.oldPath = meta[2];
         else current.newPath = meta[2];
+        if (meta[1].startsWith('copy')) current.isCopy = true;
         i++;
         continue;
       }

@@ -1,0 +1,86 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ContextLayer, createContext } from '../src/index.ts';
+import { BACKENDS, type Workspace } from './backends.ts';
+import { testState } from './support/test-state.ts';
+
+/** The tree `git apply` makes of `files` with `patch`: the oracle for what a patch means. */
+function gitApplied(files: Record<string, string>, patch: string): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), 'ctxfs-git-apply-'));
+  try {
+    execFileSync('git', ['init', '-q', dir]);
+    for (const [p, c] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, p)), { recursive: true });
+      writeFileSync(join(dir, p), c);
+    }
+    execFileSync('git', ['apply', '-'], { cwd: dir, input: patch, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Record<string, string> = {};
+    const walk = (d: string, rel: string) => {
+      for (const n of readdirSync(d)) {
+        if (n === '.git') continue;
+        const r = rel ? `${rel}/${n}` : n;
+        if (statSync(join(d, n)).isDirectory()) walk(join(d, n), r);
+        else out[r] = readFileSync(join(d, n), 'utf8');
+      }
+    };
+    walk(dir, '');
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+for (const backend of BACKENDS) {
+  describe(`applyPatch on git's own forms over ${backend.name}`, () => {
+    let ws: Workspace;
+    let ctx: ContextLayer;
+    let given: Record<string, string>;
+    const open = async (files: Record<string, string>) => {
+      given = files;
+      ws = await backend.create(files);
+      ctx = await createContext({ fs: ws.fs, store: testState(), agent: 'llm:a' });
+    };
+    afterEach(async () => {
+      ctx?.close();
+      await ws?.cleanup();
+    });
+    /** The workspace's files among `paths` (those the test and git know of). */
+    const tree = async (paths: Iterable<string>) => {
+      const out: Record<string, string> = {};
+      for (const p of new Set(paths)) {
+        try {
+          out[p] = new TextDecoder().decode(await ws.fs.readBytes(p));
+        } catch {
+          // absent
+        }
+      }
+      return out;
+    };
+    const expectAsGit = async (patch: string) => {
+      const want = gitApplied(given, patch);
+      expect(await tree([...Object.keys(given), ...Object.keys(want)])).toEqual(want);
+    };
+
+    it('applies a git copy as a new file and keeps the source, as git apply does', async () => {
+      await open({ 'a.txt': 'one\ntwo\n' });
+      const patch =
+        'diff --git a/a.txt b/c.txt\nsimilarity index 50%\ncopy from a.txt\ncopy to c.txt\n--- a/a.txt\n+++ b/c.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n';
+      const r = await ctx.applyPatch(patch);
+      expect(r.success, r.message).toBe(true);
+      await expectAsGit(patch);
+      const pure = 'diff --git a/a.txt b/d.txt\nsimilarity index 100%\ncopy from a.txt\ncopy to d.txt\n';
+      expect((await ctx.applyPatch(pure)).success).toBe(true);
+      expect(await tree(['a.txt', 'c.txt', 'd.txt'])).toEqual({ 'a.txt': 'one\ntwo\n', 'c.txt': 'one\nTWO\n', 'd.txt': 'one\ntwo\n' });
+    });
+
+    it('refuses a copy onto an existing file and changes nothing', async () => {
+      await open({ 'a.txt': 'one\n', 'c.txt': 'other\n' });
+      const r = await ctx.applyPatch('diff --git a/a.txt b/c.txt\nsimilarity index 100%\ncopy from a.txt\ncopy to c.txt\n');
+      expect(r).toMatchObject({ success: false, code: 'EEXIST', path: 'c.txt', next: 'readFile("c.txt")' });
+      expect(await tree(['a.txt', 'c.txt'])).toEqual({ 'a.txt': 'one\n', 'c.txt': 'other\n' });
+    });
+  });
+}
