@@ -4,8 +4,30 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ContextLayer, createContext } from '../src/index.ts';
+import { parsePatch } from '../src/patch/parse-patch.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
 import { testState } from './support/test-state.ts';
+
+describe("git's quoted paths", () => {
+  it('unquotes every escape git writes, octal escapes as UTF-8 bytes', () => {
+    const [f] = parsePatch(
+      'diff --git "a/x\\ty" "b/x\\ty"\n--- "a/q\\"\\\\\\a\\b\\f\\n\\r\\v\\t\\303\\251"\t2024-01-01\n+++ "b/q\\"\\\\\\a\\b\\f\\n\\r\\v\\t\\303\\251"\n@@ @@\n-a\n+b\n',
+    );
+    expect(f?.newPath).toBe('q"\\\x07\b\f\n\r\v\té');
+    expect(f?.oldPath).toBe(f?.newPath);
+  });
+
+  it('unquotes the paths of rename and copy lines, and of a header with one side quoted', () => {
+    const [r] = parsePatch(
+      'diff --git a/a.txt "b/\\303\\274/\\303\\244.txt"\nsimilarity index 100%\nrename from a.txt\nrename to "\\303\\274/\\303\\244.txt"\n',
+    );
+    expect(r).toMatchObject({ oldPath: 'a.txt', newPath: 'ü/ä.txt' });
+    const [h] = parsePatch('diff --git "a/\\303\\274.txt" b/u.txt\nsimilarity index 100%\n');
+    expect(h).toMatchObject({ oldPath: 'ü.txt', newPath: 'u.txt' });
+    const [c] = parsePatch('diff --git "a/\\303\\274.txt" b/u.txt\nsimilarity index 100%\ncopy from "\\303\\274.txt"\ncopy to u.txt\n');
+    expect(c).toMatchObject({ oldPath: 'ü.txt', newPath: 'u.txt', isCopy: true });
+  });
+});
 
 /** The tree `git apply` makes of `files` with `patch`: the oracle for what a patch means. */
 function gitApplied(files: Record<string, string>, patch: string): Record<string, string> {
@@ -74,6 +96,26 @@ for (const backend of BACKENDS) {
       const pure = 'diff --git a/a.txt b/d.txt\nsimilarity index 100%\ncopy from a.txt\ncopy to d.txt\n';
       expect((await ctx.applyPatch(pure)).success).toBe(true);
       expect(await tree(['a.txt', 'c.txt', 'd.txt'])).toEqual({ 'a.txt': 'one\ntwo\n', 'c.txt': 'one\nTWO\n', 'd.txt': 'one\ntwo\n' });
+    });
+
+    it.each([
+      [
+        { 'k.txt': 'k\n' },
+        'diff --git "a/donn\\303\\251es/\\303\\251.txt" "b/donn\\303\\251es/\\303\\251.txt"\nnew file mode 100644\nindex 0000000..587be6b\n--- /dev/null\n+++ "b/donn\\303\\251es/\\303\\251.txt"\n@@ -0,0 +1 @@\n+x\n',
+      ],
+      [
+        { 'a.txt': 'a\nb\n' },
+        'diff --git a/a.txt "b/\\303\\274/\\303\\244.txt"\nsimilarity index 100%\nrename from a.txt\nrename to "\\303\\274/\\303\\244.txt"\n',
+      ],
+      [
+        { 'café.md': 'a\nb\n' },
+        'diff --git "a/caf\\303\\251.md" "b/caf\\303\\251.md"\nindex 422c2b7..55dce13 100644\n--- "a/caf\\303\\251.md"\n+++ "b/caf\\303\\251.md"\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n',
+      ],
+    ])('takes git-quoted paths as git apply does (%o)', async (files, patch) => {
+      await open(files);
+      const r = await ctx.applyPatch(patch);
+      expect(r.success, r.message).toBe(true);
+      await expectAsGit(patch);
     });
 
     it('refuses a copy onto an existing file and changes nothing', async () => {

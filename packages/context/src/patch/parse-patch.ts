@@ -12,6 +12,7 @@
  */
 
 import { parseEnvelope } from './envelope.ts';
+import { gitHeaderPaths, gitName, unquoteAt } from './git-path.ts';
 import { type Hunk, parseHunkHeader, readHunkBody } from './hunk-syntax.ts';
 import { patchText } from './patch-text.ts';
 
@@ -40,10 +41,13 @@ export interface FilePatch {
 
 function cleanPath(raw: string): string | undefined {
   let p = raw.trim();
-  // `--- a/file\t2024-01-01 ...` carries a timestamp after a tab.
-  const tab = p.indexOf('\t');
-  if (tab >= 0) p = p.slice(0, tab);
-  if (p.startsWith('"') && p.endsWith('"')) p = p.slice(1, -1);
+  const quoted = p.startsWith('"') ? unquoteAt(p) : undefined;
+  if (quoted !== undefined) p = quoted.name;
+  else {
+    // `--- a/file\t2024-01-01 ...` carries a timestamp after a tab.
+    const tab = p.indexOf('\t');
+    if (tab >= 0) p = p.slice(0, tab);
+  }
   if (p === '/dev/null') return undefined;
   if (p.startsWith('a/') || p.startsWith('b/')) p = p.slice(2);
   return p;
@@ -118,11 +122,8 @@ export function parsePatch(patch: string): FilePatch[] {
       flush();
       current = newBuilder();
       current.sawHeader = true;
-      const m = /^diff --git (?:"?a\/(.+?)"?) (?:"?b\/(.+?)"?)$/.exec(line);
-      if (m) {
-        current.oldPath = m[1];
-        current.newPath = m[2];
-      }
+      const names = gitHeaderPaths(line.slice('diff --git '.length));
+      if (names) [current.oldPath, current.newPath] = names;
       i++;
       continue;
     }
@@ -147,8 +148,8 @@ export function parsePatch(patch: string): FilePatch[] {
       if (meta) {
         if (meta[1] === 'new file mode') current.isNew = true;
         else if (meta[1] === 'deleted file mode') current.isDelete = true;
-        else if (meta[1] === 'rename from' || meta[1] === 'copy from') current.oldPath = meta[2];
-        else current.newPath = meta[2];
+        else if (meta[1] === 'rename from' || meta[1] === 'copy from') current.oldPath = gitName(meta[2] as string);
+        else current.newPath = gitName(meta[2] as string);
         if (meta[1].startsWith('copy')) current.isCopy = true;
         i++;
         continue;
