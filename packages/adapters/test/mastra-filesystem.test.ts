@@ -266,7 +266,7 @@ for (const backend of await backends()) {
       path: string,
       base: string,
       contents: ReadonlyArray<string | Buffer>,
-      other: () => Promise<void>,
+      other: () => Promise<unknown>,
       check: (err: unknown) => Promise<void>,
     ) => {
       const read = ws.fs.readBytes.bind(ws.fs);
