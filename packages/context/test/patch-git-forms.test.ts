@@ -118,6 +118,34 @@ for (const backend of BACKENDS) {
       await expectAsGit(patch);
     });
 
+    it('takes diff -ruN output (old/ and new/ trees, absent files dated the epoch) as patch -p1 does', async () => {
+      await open({ 'src/a.txt': 'a\nb\nc\n', 'src/gone.txt': 'g\n' });
+      const at = '\t2026-12-06 04:08:32.215027243 +0000';
+      const epoch = '\t1970-01-01 00:00:00.000000000 +0000';
+      const r = await ctx.applyPatch(
+        `--- old/src/a.txt${at}\n+++ new/src/a.txt${at}\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n` +
+          `--- old/src/gone.txt${at}\n+++ new/src/gone.txt${epoch}\n@@ -1 +0,0 @@\n-g\n` +
+          `--- old/src/new.txt${epoch.replace('1970-01-01 00', '1969-12-31 16').replace('+0000', '-0800')}\n+++ new/src/new.txt${at}\n@@ -0,0 +1 @@\n+n\n`,
+      );
+      expect(r.success, r.message).toBe(true);
+      expect(await tree(['src/a.txt', 'src/gone.txt', 'src/new.txt', 'old/src/a.txt', 'new/src/a.txt'])).toEqual({
+        'src/a.txt': 'a\nB\nc\n',
+        'src/new.txt': 'n\n',
+      });
+    });
+
+    it('takes diff -u f.orig f as a change of the file that exists, as patch -p0 does, not as a rename', async () => {
+      await open({ 'conf.ini': 'x=1\ny=2\n', 'keep.ini': 'k=1\n' });
+      const r = await ctx.applyPatch(
+        '--- conf.ini.orig\t2024-01-01 00:00:00 +0000\n+++ conf.ini\t2024-01-01 00:00:01 +0000\n@@ -1,2 +1,2 @@\n x=1\n-y=2\n+y=3\n',
+      );
+      expect(r.success, r.message).toBe(true);
+      // Only the old name exists: it is the file.
+      const back = await ctx.applyPatch('--- keep.ini\n+++ keep.ini.new\n@@ -1 +1 @@\n-k=1\n+k=2\n');
+      expect(back.success, back.message).toBe(true);
+      expect(await tree(['conf.ini', 'conf.ini.orig', 'keep.ini', 'keep.ini.new'])).toEqual({ 'conf.ini': 'x=1\ny=3\n', 'keep.ini': 'k=2\n' });
+    });
+
     it('refuses a copy onto an existing file and changes nothing', async () => {
       await open({ 'a.txt': 'one\n', 'c.txt': 'other\n' });
       const r = await ctx.applyPatch('diff --git a/a.txt b/c.txt\nsimilarity index 100%\ncopy from a.txt\ncopy to c.txt\n');

@@ -116,7 +116,11 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
           'The patch has no file headers, so it is not known which file it changes. Add `--- a/<path>` and `+++ b/<path>` lines, or pass { path }.',
         );
       }
-      const path = editor.normalize(op, raw);
+      let path = editor.normalize(op, raw);
+      if (fp.orPath !== undefined && !(await exists(editor, path))) {
+        const other = editor.normalize(op, fp.orPath);
+        if (await exists(editor, other)) path = other;
+      }
       const from = fp.oldPath !== undefined && fp.newPath !== undefined && fp.oldPath !== fp.newPath ? editor.normalize(op, fp.oldPath) : undefined;
       targets.push({ fp, path, from });
     }
@@ -159,6 +163,15 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
     }
     return plans;
   });
+}
+
+/** Whether `path` is there, for choosing a file by name before its lock is taken (the plan loads it again, locked). */
+async function exists(editor: FileEditor, path: string): Promise<boolean> {
+  try {
+    return await editor.deps.fs.exists(path);
+  } catch {
+    return false;
+  }
 }
 
 async function planFile(editor: FileEditor, fp: FilePatch, path: string, from: string | undefined, options: EditOptions): Promise<PlannedFile[]> {

@@ -32,6 +32,12 @@ export interface FilePatch {
    */
   readonly isCopy?: boolean;
   /**
+   * Without a `diff --git` header, differing `---`/`+++` names are not a
+   * rename (`diff -u f.orig f`, meant for `patch -p0`): the file is
+   * `newPath` when it exists, else this name, the way `patch` picks.
+   */
+  readonly orPath?: string;
+  /**
    * `'envelope'` for `*** Begin Patch`: its hunks are in file order (the
    * format says so), which may choose among several places a hunk matches.
    */
@@ -59,14 +65,44 @@ interface Builder {
   isNew: boolean;
   isDelete: boolean;
   isCopy: boolean;
+  /** A `diff --git` line opened the section: its names are git's, whose differing names mean a rename. */
+  git: boolean;
   sawHeader: boolean;
   /** A `---`/`+++` pair was seen for this file. */
   sawDashes: boolean;
   hunks: Hunk[];
+  orPath?: string;
+}
+
+/** A `---`/`+++` line dated the Unix epoch (in any time zone): the side `diff -N` shows as absent. */
+function atEpoch(line: string): boolean {
+  return /\t\s*(?:1970-01-01|1969-12-31)[ T]/.test(line);
+}
+
+/**
+ * Reads a section without a git header as `patch` does: `old/src/a.txt` and
+ * `new/src/a.txt` (from `diff -ruN old new`, meant for `patch -p1`) are
+ * `src/a.txt`; names that still differ (`diff -u f.orig f`) name one file,
+ * the new name, or the old one when only it exists (`orPath`).
+ */
+function plainNames(c: Builder): void {
+  const { oldPath, newPath } = c;
+  if (oldPath !== undefined && newPath !== undefined && oldPath !== newPath) {
+    const rest = (p: string) => (p.includes('/') ? p.slice(p.indexOf('/') + 1) : undefined);
+    const common = rest(oldPath);
+    if (common !== undefined && common === rest(newPath)) c.oldPath = c.newPath = common;
+    else if (c.isDelete) c.newPath = oldPath;
+    else {
+      if (!c.isNew) c.orPath = oldPath;
+      c.oldPath = newPath;
+    }
+  }
+  if (c.isNew) c.oldPath = undefined;
+  if (c.isDelete) c.newPath = undefined;
 }
 
 function newBuilder(): Builder {
-  return { oldPath: undefined, newPath: undefined, isNew: false, isDelete: false, isCopy: false, sawHeader: false, sawDashes: false, hunks: [] };
+  return { oldPath: undefined, newPath: undefined, isNew: false, isDelete: false, isCopy: false, git: false, sawHeader: false, sawDashes: false, hunks: [] };
 }
 
 // Unindented: a unified diff's lines about such text carry a prefix (` *** Begin Patch`).
@@ -97,6 +133,7 @@ export function parsePatch(patch: string): FilePatch[] {
     const c = current;
     current = undefined;
     if (c === undefined) return;
+    if (!c.git) plainNames(c);
     const renamed = c.oldPath !== undefined && c.newPath !== undefined && c.oldPath !== c.newPath;
     if (c.hunks.length > 0 || (c.sawHeader && (c.isNew || c.isDelete || renamed))) {
       files.push({
@@ -105,6 +142,7 @@ export function parsePatch(patch: string): FilePatch[] {
         isNew: c.isNew,
         isDelete: c.isDelete,
         ...(c.isCopy ? { isCopy: true } : {}),
+        ...(c.orPath !== undefined ? { orPath: c.orPath } : {}),
         format: 'unified',
         hunks: c.hunks,
       });
@@ -122,6 +160,7 @@ export function parsePatch(patch: string): FilePatch[] {
       flush();
       current = newBuilder();
       current.sawHeader = true;
+      current.git = true;
       const names = gitHeaderPaths(line.slice('diff --git '.length));
       if (names) [current.oldPath, current.newPath] = names;
       i++;
@@ -138,8 +177,9 @@ export function parsePatch(patch: string): FilePatch[] {
       const newPath = cleanPath((lines[i + 1] as string).slice(4));
       current.oldPath = oldPath;
       current.newPath = newPath;
-      current.isNew = oldPath === undefined;
-      current.isDelete = newPath === undefined;
+      // `diff -N` writes an absent side as an empty file dated the epoch, not /dev/null.
+      current.isNew = oldPath === undefined || (!current.git && atEpoch(line));
+      current.isDelete = newPath === undefined || (!current.git && atEpoch(lines[i + 1] as string));
       i += 2;
       continue;
     }
