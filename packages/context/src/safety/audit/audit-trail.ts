@@ -445,23 +445,26 @@ export class AuditTrail {
         const name = fileName(files[k] as number);
         const path = join(this.dir, name);
         const size = statSync(path).size;
-        for (let window = Math.min(size, TAIL_BYTES); ; window = Math.min(size, window * 4)) {
+        // About a kilobyte a record to start with, four times more while short.
+        for (let window = Math.min(size, Math.max(TAIL_BYTES, (limit - out.length) * 1024)); ; window = Math.min(size, window * 4)) {
           const from = size - window;
           const bytes = readRange(path, from, size);
-          const found: AuditRecord[] = [];
           // Whole lines only: after the first newline, unless the window starts the file.
-          const first = from === 0 ? -1 : bytes.indexOf(10);
-          for (let p = from === 0 ? 0 : first === -1 ? bytes.length : first + 1; p < bytes.length; ) {
-            const nl = bytes.indexOf(10, p);
-            const end = nl === -1 ? bytes.length : nl;
-            let rec = this.#record(bytes, p, end, name, 0);
+          const nl = from === 0 ? -1 : bytes.indexOf(10);
+          const first = from === 0 ? 0 : nl === -1 ? bytes.length : nl + 1;
+          const found: AuditRecord[] = [];
+          // Backwards from the last line, parsing (and checking the MAC of) only the records asked for.
+          for (let end = bytes[bytes.length - 1] === 10 ? bytes.length - 1 : bytes.length; end >= first && found.length < limit - out.length; ) {
+            const start = end === 0 ? 0 : Math.max(first, bytes.lastIndexOf(10, end - 1) + 1);
+            let rec = start < end ? this.#record(bytes, start, end, name, 0) : undefined;
             // A line that does not verify is named by its line number, counted from the start only then.
-            if (rec !== undefined && !rec.verified) rec = { ...rec, location: { file: name, line: countLines(readRange(path, 0, from + p), from + p) + 1 } };
+            if (rec !== undefined && !rec.verified)
+              rec = { ...rec, location: { file: name, line: countLines(readRange(path, 0, from + start), from + start) + 1 } };
             if (rec !== undefined) found.push(rec);
-            p = end + 1;
+            end = start - 1;
           }
           if (found.length >= limit - out.length || from === 0) {
-            for (let i = found.length - 1; i >= 0 && out.length < limit; i--) out.push(found[i] as AuditRecord);
+            for (const rec of found) if (out.length < limit) out.push(rec);
             break;
           }
         }
@@ -598,8 +601,8 @@ export class AuditTrail {
 
 /** How a replayed record's line spells its mark (JSON escapes a quote inside a string, so only the key matches). */
 const REPLAYED_MARK = '"replayed":true';
-/** Bytes {@link AuditTrail.newest} first reads from the end of a file (about 250 records); four times more while short. */
-const TAIL_BYTES = 256 * 1024;
+/** Bytes {@link AuditTrail.newest} reads from the end of a file at least; four times more while short. */
+const TAIL_BYTES = 16 * 1024;
 /** Replayed records noted at most; a process appends its own within milliseconds of the replay. */
 const MAX_REPLAYS_NOTED = 4096;
 
