@@ -190,7 +190,7 @@ export function parsePatch(patch: string): FilePatch[] {
         else if (meta[1] === 'deleted file mode') current.isDelete = true;
         else if (meta[1] === 'rename from' || meta[1] === 'copy from') current.oldPath = gitName(meta[2] as string);
         else current.newPath = gitName(meta[2] as string);
-        if (meta[1].startsWith('copy')) current.isCopy = true;
+        if (meta[1]?.startsWith('copy')) current.isCopy = true;
         i++;
         continue;
       }
