@@ -146,6 +146,14 @@ for (const backend of BACKENDS) {
       expect(await tree(['conf.ini', 'conf.ini.orig', 'keep.ini', 'keep.ini.new'])).toEqual({ 'conf.ini': 'x=1\ny=3\n', 'keep.ini': 'k=2\n' });
     });
 
+    it.each(['a.txt', './a.txt', 'x/../a.txt'])('applies an envelope moving a file onto itself (Move to: %s) as an update', async (to) => {
+      await open({ 'a.txt': 'A\n' });
+      const r = await ctx.applyPatch(`*** Begin Patch\n*** Update File: a.txt\n*** Move to: ${to}\n@@\n-A\n+B\n*** End Patch\n`);
+      expect(r.success, r.message).toBe(true);
+      expect(r.files.map((f) => [f.path, f.op])).toEqual([['a.txt', 'patch']]);
+      expect(await tree(['a.txt'])).toEqual({ 'a.txt': 'B\n' });
+    });
+
     it('refuses a copy onto an existing file and changes nothing', async () => {
       await open({ 'a.txt': 'one\n', 'c.txt': 'other\n' });
       const r = await ctx.applyPatch('diff --git a/a.txt b/c.txt\nsimilarity index 100%\ncopy from a.txt\ncopy to c.txt\n');

@@ -121,8 +121,9 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
         const other = editor.normalize(op, fp.orPath);
         if (await exists(editor, other)) path = other;
       }
-      const from = fp.oldPath !== undefined && fp.newPath !== undefined && fp.oldPath !== fp.newPath ? editor.normalize(op, fp.oldPath) : undefined;
-      targets.push({ fp, path, from });
+      // Compared normalized: `*** Move to: ./a.txt` names the file it moves.
+      const old = fp.oldPath !== undefined && fp.newPath !== undefined && fp.orPath === undefined ? editor.normalize(op, fp.oldPath) : undefined;
+      targets.push({ fp, path, from: old === path ? undefined : old });
     }
   } catch (err) {
     if (err instanceof Refusal) return err.result;
