@@ -162,7 +162,8 @@ function sessionOf(options: GlobalOptions): { profile: NonNullable<GlobalOptions
  */
 export function withContext<T>(options: GlobalOptions, body: (ws: CliWorkspace) => Promise<T>): Promise<T> {
   return withState(options, async ({ spec, fs, store, trail, trailMissing }) => {
-    const [{ createContext }, { Toolset }] = await Promise.all([import('@ctxfs/context'), import('@ctxfs/tools')]);
+    // The tool set's own entry: the package's index would also build the shared result shapes, which a command never reads.
+    const [{ createContext }, { Toolset }] = await Promise.all([import('@ctxfs/context'), import('@ctxfs/tools/toolset')]);
     const ctx = await createContext({ fs, store, ...sessionOf(options), safety: await safetyOf(options, trail) });
     try {
       return await body({ spec, fs, ctx, tools: new Toolset(ctx, { writer: CLI_TOOL_CALLS }), trail, trailMissing });

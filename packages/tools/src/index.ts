@@ -64,13 +64,10 @@ export { toolTable } from './docs/tool-table.ts';
 export { inputJsonSchema, type JsonSchema, outputJsonSchema } from './json-schema.ts';
 export {
   type EditData,
-  editData,
   editResult,
   type SearchData,
   type ServedData,
-  searchData,
   searchResult,
-  servedData,
   servedResult,
   withinBudget,
   withNext,
@@ -78,3 +75,4 @@ export {
 export { type AnthropicInputSchema, type AnthropicTool, anthropicTools } from './sdk/anthropic.ts';
 export { type OpenAIChatTool, type OpenAIResponsesTool, type OpenAIToolOptions, openAIChatTools, openAIResponsesTools } from './sdk/openai.ts';
 export { strictJsonSchema } from './sdk/strict-json-schema.ts';
+export { editData, searchData, servedData } from './shapes.ts';

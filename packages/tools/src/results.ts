@@ -9,28 +9,33 @@
 
 import { type ContextSession, type EditResult, o200kTokenizer, type SearchResult, type Served, truncateTokens } from '@ctxfs/context';
 import { z } from 'zod';
-import type { ToolResult } from './definition.ts';
+import { once, type ToolResult } from './definition.ts';
 
-const int = z.number().int();
+// Each shape is built when first asked for: by a tool's output schema (`output: servedDataSchema`), or when the
+// package's index loads (`shapes.ts`: its exports `servedData`, `searchData`, `editData`). A process that runs one
+// tool through `@ctxfs/tools/toolset` (the CLI) builds none of them.
+const int = once(() => z.number().int());
 
 /** Lines left out of a served view. */
-const omission = z.object({ start_line: int, end_line: int, tokens: int });
+const omission = once(() => z.object({ start_line: int(), end_line: int(), tokens: int() }));
 
 /** Something served from a file: a whole file, lines, an outline, a symbol, a summary. */
-export const servedData = z.object({
-  path: z.string(),
-  version: z.string().describe('Content hash of the file as served; an edit based on this read names it as base_version.'),
-  view: z.string().describe('full, truncated, lines, excerpt, symbol, outline, summary, related, narrow or over-budget'),
-  tokens: int,
-  total_lines: int,
-  total_tokens: int,
-  start_line: int.optional(),
-  end_line: int.optional(),
-  omitted: z.array(omission),
-  next: z.string().optional().describe('A call that serves what is missing.'),
-  redactions: int,
-});
-export type ServedData = z.infer<typeof servedData>;
+export const servedDataSchema = once(() =>
+  z.object({
+    path: z.string(),
+    version: z.string().describe('Content hash of the file as served; an edit based on this read names it as base_version.'),
+    view: z.string().describe('full, truncated, lines, excerpt, symbol, outline, summary, related, narrow or over-budget'),
+    tokens: int(),
+    total_lines: int(),
+    total_tokens: int(),
+    start_line: int().optional(),
+    end_line: int().optional(),
+    omitted: z.array(omission()),
+    next: z.string().optional().describe('A call that serves what is missing.'),
+    redactions: int(),
+  }),
+);
+export type ServedData = z.infer<ReturnType<typeof servedDataSchema>>;
 
 /**
  * A result's text: what the model reads, with the way on when the text does
@@ -67,21 +72,23 @@ export function servedResult(r: Served, budget?: number): ToolResult<ServedData>
 }
 
 /** A listing or a search: what was found, how much of it is shown, the way to the rest. */
-export const searchData = z.object({
-  view: z.string().describe('files, matches, count, symbols or over-budget'),
-  tokens: int,
-  shown: int,
-  total: int.describe('Entries found in all (a lower bound when exact is false).'),
-  exact: z.boolean(),
-  files: int,
-  skipped: int.describe('Files not searched (binary, over the size limit, unreadable).'),
-  sensitive_left_out: int,
-  truncated: z.boolean(),
-  next: z.string().optional(),
-  redactions: int,
-  items: z.array(z.record(z.string(), z.unknown())).describe('The entries shown, as data.'),
-});
-export type SearchData = z.infer<typeof searchData>;
+export const searchDataSchema = once(() =>
+  z.object({
+    view: z.string().describe('files, matches, count, symbols or over-budget'),
+    tokens: int(),
+    shown: int(),
+    total: int().describe('Entries found in all (a lower bound when exact is false).'),
+    exact: z.boolean(),
+    files: int(),
+    skipped: int().describe('Files not searched (binary, over the size limit, unreadable).'),
+    sensitive_left_out: int(),
+    truncated: z.boolean(),
+    next: z.string().optional(),
+    redactions: int(),
+    items: z.array(z.record(z.string(), z.unknown())).describe('The entries shown, as data.'),
+  }),
+);
+export type SearchData = z.infer<ReturnType<typeof searchDataSchema>>;
 
 /** A context-layer search as a tool result; `item` turns each entry into plain data. */
 export function searchResult<Item>(r: SearchResult<Item>, item: (i: Item) => Record<string, unknown>, budget?: number): ToolResult<SearchData> {
@@ -105,51 +112,53 @@ export function searchResult<Item>(r: SearchResult<Item>, item: (i: Item) => Rec
   };
 }
 
-const lineRange = z.object({ start: int, end: int });
+const lineRange = once(() => z.object({ start: int(), end: int() }));
 
 /** A change, applied or refused. */
-export const editData = z.object({
-  success: z.boolean(),
-  message: z.string(),
-  code: z.string().optional().describe('Stable code of a refusal: ECONFLICT, ENOENT, EEXIST, EINVAL, EBINARY, EDENIED, ...'),
-  op: z.string(),
-  path: z.string(),
-  version: z.string().optional().describe('Content hash of the file now: the base_version of the next edit.'),
-  previous_version: z.string().optional(),
-  seq: int.optional().describe('History position of the new version.'),
-  diff: z.string(),
-  lines_added: int,
-  lines_removed: int,
-  merged: z.boolean().describe('Applied by merging with changes made since your read.'),
-  unchanged: z.boolean(),
-  next: z.string().optional(),
-  files: z.array(
-    z.object({
-      path: z.string(),
-      op: z.string(),
-      version: z.string().optional(),
-      previous_version: z.string().optional(),
-      seq: int.optional(),
-      lines_added: int,
-      lines_removed: int,
-      merged: z.boolean(),
-    }),
-  ),
-  conflict: z
-    .object({
-      type: z.string(),
-      base_version: z.string().optional(),
-      current_version: z.string().optional(),
-      changed_by: z.array(z.string()),
-      lines: z.array(lineRange),
-      their_diff: z.string().optional(),
-      marked_text: z.string().optional(),
-    })
-    .optional(),
-  stale_readers: z.array(z.object({ agent: z.string(), version: z.string() })),
-  dry_run: z.boolean().optional().describe('A dry run: diff is what the change would be; nothing was written.'),
-});
-export type EditData = z.infer<typeof editData>;
+export const editDataSchema = once(() =>
+  z.object({
+    success: z.boolean(),
+    message: z.string(),
+    code: z.string().optional().describe('Stable code of a refusal: ECONFLICT, ENOENT, EEXIST, EINVAL, EBINARY, EDENIED, ...'),
+    op: z.string(),
+    path: z.string(),
+    version: z.string().optional().describe('Content hash of the file now: the base_version of the next edit.'),
+    previous_version: z.string().optional(),
+    seq: int().optional().describe('History position of the new version.'),
+    diff: z.string(),
+    lines_added: int(),
+    lines_removed: int(),
+    merged: z.boolean().describe('Applied by merging with changes made since your read.'),
+    unchanged: z.boolean(),
+    next: z.string().optional(),
+    files: z.array(
+      z.object({
+        path: z.string(),
+        op: z.string(),
+        version: z.string().optional(),
+        previous_version: z.string().optional(),
+        seq: int().optional(),
+        lines_added: int(),
+        lines_removed: int(),
+        merged: z.boolean(),
+      }),
+    ),
+    conflict: z
+      .object({
+        type: z.string(),
+        base_version: z.string().optional(),
+        current_version: z.string().optional(),
+        changed_by: z.array(z.string()),
+        lines: z.array(lineRange()),
+        their_diff: z.string().optional(),
+        marked_text: z.string().optional(),
+      })
+      .optional(),
+    stale_readers: z.array(z.object({ agent: z.string(), version: z.string() })),
+    dry_run: z.boolean().optional().describe('A dry run: diff is what the change would be; nothing was written.'),
+  }),
+);
+export type EditData = z.infer<ReturnType<typeof editDataSchema>>;
 
 /** A context-layer change as a tool result; a refusal is an error result whose text says what to do. */
 export function editResult(r: EditResult, maxTokens?: number): ToolResult<EditData> {

@@ -3,12 +3,15 @@
  * once: a process that runs one tool (a CLI command) builds that tool's
  * schemas only. Every surface reads `input` and `output` as schemas, so
  * each must be the same object on every read, and a spread or a schema
- * given as it is must work as before.
+ * given as it is must work as before. The shared result shapes the index
+ * exports are those tools' output schemas, and `@ctxfs/tools/toolset`
+ * (which does not build them as it loads) offers the same tools.
  */
 
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { defineTool, READ_ONLY, TOOLS, Toolset } from '../src/index.ts';
+import { applyPatch, defineTool, editData, grep, READ_ONLY, readFile, searchData, servedData, TOOLS, Toolset } from '../src/index.ts';
+import * as toolsetEntry from '../src/toolset.ts';
 
 function counted<T>(build: () => T): { build: () => T; calls: () => number } {
   let n = 0;
@@ -77,6 +80,18 @@ describe('defineTool', () => {
       expect(tool.input, tool.name).toBe(tool.input);
       expect(tool.output, tool.name).toBe(tool.output);
     }
+  });
+
+  test("the shared result shapes the package exports are the tools' output schemas", () => {
+    expect(readFile.output).toBe(servedData);
+    expect(grep.output).toBe(searchData);
+    expect(applyPatch.output).toBe(editData);
+  });
+
+  test('@ctxfs/tools/toolset offers the same tool set and tools as the index', () => {
+    expect(toolsetEntry.Toolset).toBe(Toolset);
+    expect(toolsetEntry.TOOLS).toBe(TOOLS);
+    expect(toolsetEntry.readFile).toBe(readFile);
   });
 
   test('a tool set built from lazily defined tools checks and runs a call', async () => {

@@ -13,7 +13,7 @@
 import type { BufferInfo } from '@ctxfs/context';
 import { z } from 'zod';
 import { CHANGES, defineTool, once, READ_ONLY } from '../definition.ts';
-import { callBudget, editData, editResult, withinBudget, withNext } from '../results.ts';
+import { callBudget, editDataSchema, editResult, withinBudget, withNext } from '../results.ts';
 
 // Shared by several tools' schemas, built with the first of them (see ToolSpec).
 const path = once(() => z.string().min(1).describe('File path relative to the workspace root.'));
@@ -191,7 +191,7 @@ export const saveFile = defineTool({
       resolve: z.enum(['disk', 'buffer']).optional().describe('Who wins where you and the disk changed the same text.'),
       message: z.string().optional().describe('Why: recorded in the file history.'),
     }),
-  output: () => z.object({ saved: z.boolean(), buffer: bufferData(), edit: editData.optional() }),
+  output: () => z.object({ saved: z.boolean(), buffer: bufferData(), edit: editDataSchema().optional() }),
   annotations: CHANGES,
   approval: 'policy',
   api: { op: 'buffers.save', args: ['path'] },

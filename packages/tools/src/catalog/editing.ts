@@ -13,7 +13,7 @@
 import type { LineEdit } from '@ctxfs/context';
 import { z } from 'zod';
 import { CHANGES, DESTRUCTIVE, defineTool, once } from '../definition.ts';
-import { callBudget, editData, editResult } from '../results.ts';
+import { callBudget, editDataSchema, editResult } from '../results.ts';
 
 // Shared by several tools' schemas, built with the first of them (see ToolSpec).
 const path = once(() => z.string().min(1).describe('File path relative to the workspace root.'));
@@ -33,7 +33,7 @@ export const writeFile = defineTool({
   description:
     'Replaces the whole content of a file (or creates it). Prefer replace, edit_lines or apply_patch for changes to part of a file: they send less and merge with concurrent changes line by line. Returns the diff and the new version. If the file is open in a buffer (open_file), the change goes to the buffer, not the disk, until save_file.',
   input: () => z.object({ path: path(), content: z.string(), base_version: baseVersion(), message: message() }),
-  output: () => editData,
+  output: editDataSchema,
   annotations: DESTRUCTIVE,
   approval: 'policy',
   api: { op: 'writeFile', args: ['path', 'content'] },
@@ -46,7 +46,7 @@ export const createFile = defineTool({
   title: 'Create a file',
   description: 'Creates a new file; refused (EEXIST) when the path exists, so it never overwrites. Parent directories are created.',
   input: () => z.object({ path: path(), content: z.string(), message: message() }),
-  output: () => editData,
+  output: editDataSchema,
   annotations: CHANGES,
   approval: 'policy',
   api: { op: 'createFile', args: ['path', 'content'] },
@@ -72,7 +72,7 @@ export const replace = defineTool({
       base_version: baseVersion(),
       message: message(),
     }),
-  output: () => editData,
+  output: editDataSchema,
   annotations: CHANGES,
   approval: 'policy',
   api: { op: 'replace', args: ['path', 'old_text', 'new_text'] },
@@ -96,7 +96,7 @@ export const editLines = defineTool({
       base_version: baseVersion(),
       message: message(),
     }),
-  output: () => editData,
+  output: editDataSchema,
   annotations: CHANGES,
   approval: 'policy',
   api: { op: 'editLines', args: ['path'] },
@@ -133,7 +133,7 @@ export const applyPatch = defineTool({
         .optional()
         .describe('true: answer with the diff the patch would make (or its refusal) and change nothing: no file written, no new version, no approval asked.'),
     }),
-  output: () => editData,
+  output: editDataSchema,
   annotations: DESTRUCTIVE,
   approval: 'policy',
   api: { op: 'applyPatch', args: ['patch'] },
@@ -149,7 +149,7 @@ export const deleteFile = defineTool({
   title: 'Delete a file',
   description: 'Deletes a file. Its content stays in the history: undo or rollback brings it back.',
   input: () => z.object({ path: path(), base_version: baseVersion(), message: message() }),
-  output: () => editData,
+  output: editDataSchema,
   annotations: DESTRUCTIVE,
   approval: 'policy',
   api: { op: 'deleteFile', args: ['path'] },
@@ -168,7 +168,7 @@ export const renameFile = defineTool({
       overwrite: z.boolean().optional(),
       message: message(),
     }),
-  output: () => editData,
+  output: editDataSchema,
   annotations: DESTRUCTIVE,
   approval: 'policy',
   api: { op: 'renameFile', args: ['from', 'to'] },

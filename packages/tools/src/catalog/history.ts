@@ -10,7 +10,7 @@ import type { VersionDiff } from '@ctxfs/context';
 import { fsError, isFsError } from '@ctxfs/core';
 import { z } from 'zod';
 import { CHANGES, DESTRUCTIVE, defineTool, once, READ_ONLY } from '../definition.ts';
-import { callBudget, editData, editResult, withinBudget } from '../results.ts';
+import { callBudget, editDataSchema, editResult, withinBudget } from '../results.ts';
 
 // Shared by several tools' schemas, built with the first of them (see ToolSpec).
 const path = once(() => z.string().min(1).describe('File path relative to the workspace root.'));
@@ -131,7 +131,7 @@ export const undo = defineTool({
       change: z.number().int().min(1).optional().describe('The version number of the change to revert (see get_file_history).'),
       message: z.string().optional(),
     }),
-  output: () => editData,
+  output: editDataSchema,
   annotations: CHANGES,
   approval: 'policy',
   api: { op: 'undo', args: ['path'] },
@@ -144,7 +144,7 @@ export const rollback = defineTool({
   title: 'Roll back to a version',
   description: 'Makes an earlier version the current content again, discarding everything after it (recorded as a new version, so it can be undone too).',
   input: () => z.object({ path: path(), to: versionRef(), message: z.string().optional() }),
-  output: () => editData,
+  output: editDataSchema,
   annotations: DESTRUCTIVE,
   approval: 'policy',
   api: { op: 'rollback', args: ['path', 'to'] },

@@ -11,7 +11,7 @@ import { MIN_USEFUL_TOKENS } from '@ctxfs/context';
 import { resolvePath } from '@ctxfs/core';
 import { z } from 'zod';
 import { defineTool, once, READ_ONLY, toolSignature } from '../definition.ts';
-import { callBudget, type ServedData, servedData, servedResult, withNext } from '../results.ts';
+import { callBudget, type ServedData, servedDataSchema, servedResult, withNext } from '../results.ts';
 
 // Shared by several tools' schemas, built with the first of them (see ToolSpec).
 const path = once(() => z.string().min(1).describe('File path relative to the workspace root, e.g. "src/auth.ts".'));
@@ -66,7 +66,7 @@ export const readFile = defineTool({
       max_tokens: maxTokens().describe('Budget of this call (at most the profile allows).'),
       strategy: z.enum(['start', 'end', 'middle']).optional().describe('Cut an over-budget file to its start, end, or both ends, instead of an outline.'),
     }),
-  output: () => servedData,
+  output: servedDataSchema,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'readFile', args: ['path'] },
@@ -88,7 +88,7 @@ export const readLines = defineTool({
       column: z.number().int().min(1).optional().describe('For a line too long for one call: the 1-based character to start at.'),
       max_tokens: maxTokens(),
     }),
-  output: () => servedData,
+  output: servedDataSchema,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'readLines', args: ['path', 'start_line', 'end_line'] },
@@ -109,7 +109,7 @@ export const getExcerpt = defineTool({
   description:
     'Returns the first lines of a file (default the profile’s excerpt size) and how many symbols it defines. Cheaper than read_file to see what a file is.',
   input: () => z.object({ path: path(), max_lines: z.number().int().min(1).optional() }),
-  output: () => servedData,
+  output: servedDataSchema,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'getExcerpt', args: ['path', 'max_lines'] },
@@ -130,7 +130,7 @@ export const getOutline = defineTool({
       end_line: line().min(1).optional(),
       max_tokens: maxTokens(),
     }),
-  output: () => servedData,
+  output: servedDataSchema,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'getOutline', args: ['path'] },
@@ -153,7 +153,7 @@ export const getSymbol = defineTool({
       name: z.string().min(1).describe('Name or qualified name, e.g. "AuthManager.login".'),
       max_tokens: maxTokens(),
     }),
-  output: () => servedData,
+  output: servedDataSchema,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'getSymbol', args: ['path', 'name'] },
@@ -168,7 +168,7 @@ export const getRelatedFiles = defineTool({
     'Lists the files a file imports and the files that import it (depth 1 or 2), from the import graph. Use it to find callers and dependencies before changing an interface.',
   input: () => z.object({ path: path(), depth: z.number().int().min(1).max(3).optional() }),
   output: () =>
-    servedData.extend({
+    servedDataSchema().extend({
       related: z.array(z.object({ path: z.string(), relation: z.string(), depth: z.number().int(), via: z.string(), specifier: z.string() })),
       external: z.array(z.string()),
     }),
@@ -189,7 +189,7 @@ export const summarizeFile = defineTool({
   description:
     'A short summary of a file: its purpose (from its leading doc), its symbols, imports and size. Cheaper than reading it; use it to decide whether a file matters.',
   input: () => z.object({ path: path(), max_tokens: maxTokens() }),
-  output: () => servedData,
+  output: servedDataSchema,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'summarize', args: ['path'] },

@@ -9,7 +9,7 @@
 import { type ContextSession, type SearchResult, SYMBOL_KINDS, type SymbolKind } from '@ctxfs/context';
 import { z } from 'zod';
 import { defineTool, once, READ_ONLY } from '../definition.ts';
-import { callBudget, searchData, searchResult } from '../results.ts';
+import { callBudget, searchDataSchema, searchResult } from '../results.ts';
 
 // The maxima the session enforces (search/search-input.ts), stated in the schema a model reads; built with the first
 // schema that has them (see ToolSpec).
@@ -63,7 +63,7 @@ export const listFiles = defineTool({
       depth: z.number().int().min(1).optional().describe('Directory levels to expand.'),
       ...paging(),
     }),
-  output: () => searchData,
+  output: searchDataSchema,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'listFiles', args: ['path'] },
@@ -82,7 +82,7 @@ export const glob = defineTool({
       cwd: z.string().optional().describe('Directory the pattern is relative to.'),
       ...paging(),
     }),
-  output: () => searchData,
+  output: searchDataSchema,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'glob', args: ['pattern'] },
@@ -106,7 +106,7 @@ export const grep = defineTool({
       output: z.enum(['content', 'files', 'count']).optional().describe('content (default): matching lines; files: file paths; count: matches per file.'),
       ...paging(),
     }),
-  output: () => searchData,
+  output: searchDataSchema,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'grep', args: ['pattern'] },
@@ -146,7 +146,7 @@ export const findSymbol = defineTool({
       limit: symbolLimit(),
       offset: offset(),
     }),
-  output: () => searchData,
+  output: searchDataSchema,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'findSymbol', args: ['query'] },

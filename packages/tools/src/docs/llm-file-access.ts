@@ -35,7 +35,7 @@ import {
 import { TOOLS } from '../catalog/index.ts';
 import type { AnyToolDefinition } from '../definition.ts';
 import { inputJsonSchema, type JsonSchema, outputJsonSchema } from '../json-schema.ts';
-import { editData, searchData, servedData } from '../results.ts';
+import { editData, searchData, servedData } from '../shapes.ts';
 import { auditExample, conflictScene, runToolExamples, type Scene, type ShownCall, safetyScene, type ToolExamples } from './example-runs.ts';
 import { tableCell } from './tool-table.ts';
 
