@@ -154,6 +154,37 @@ for (const backend of BACKENDS) {
       expect(await tree(['a.txt'])).toEqual({ 'a.txt': 'B\n' });
     });
 
+    it('refuses a mode-only git diff as EUNSUPPORTED saying the mode was not changed, not as a patch without hunks', async () => {
+      await open({ 'run.sh': 'echo hi\n' });
+      const r = await ctx.applyPatch('diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n');
+      expect(r).toMatchObject({ success: false, code: 'EUNSUPPORTED', path: 'run.sh' });
+      expect(r.message).toContain('mode change of run.sh (100644 → 100755) was not made');
+      expect(r.message).not.toMatch(/no hunks/);
+    });
+
+    it('applies the content of a patch that also changes a mode, and says the mode was not changed', async () => {
+      await open({ 'run.sh': 'echo hi\n', 'b.txt': 'b\n' });
+      const r = await ctx.applyPatch(
+        'diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\ndiff --git a/b.txt b/b.txt\nindex 1..2 100644\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n',
+      );
+      expect(r.success, r.message).toBe(true);
+      expect(r.message).toContain('mode change of run.sh (100644 → 100755) was not made');
+      expect(await tree(['b.txt', 'run.sh'])).toEqual({ 'b.txt': 'B\n', 'run.sh': 'echo hi\n' });
+    });
+
+    it.each([
+      'diff --git a/img.png b/img.png\nindex 1..2 100644\nBinary files a/img.png and b/img.png differ\n',
+      'diff --git a/img.png b/img.png\nindex 1..2 100644\nGIT binary patch\nliteral 3\nKcmZQzU|;|M00aO5\n\nliteral 0\nHcmV?d00001\n\n',
+      'Binary files old/img.png and new/img.png differ\n',
+    ])('refuses a binary section as EUNSUPPORTED, saying to write the file whole (%#)', async (binary) => {
+      await open({ 'img.png': 'x', 'b.txt': 'b\n' });
+      const r = await ctx.applyPatch(`--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n${binary}`);
+      expect(r).toMatchObject({ success: false, code: 'EUNSUPPORTED' });
+      expect(r.path).toMatch(/img\.png$/);
+      expect(r.message).toContain('writeFile(');
+      expect(await tree(['b.txt'])).toEqual({ 'b.txt': 'b\n' });
+    });
+
     it('refuses a copy onto an existing file and changes nothing', async () => {
       await open({ 'a.txt': 'one\n', 'c.txt': 'other\n' });
       const r = await ctx.applyPatch('diff --git a/a.txt b/c.txt\nsimilarity index 100%\ncopy from a.txt\ncopy to c.txt\n');

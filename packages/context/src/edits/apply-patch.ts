@@ -96,6 +96,27 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
       return refusal(op, options.path ?? '', 'EINVAL', `The patch could not be parsed, so nothing was applied: ${err.message}.`);
     throw err;
   }
+  const binary = files.find((f) => f.binary);
+  if (binary !== undefined) {
+    const path = binary.newPath ?? binary.oldPath ?? options.path ?? '';
+    return refusal(
+      op,
+      path,
+      'EUNSUPPORTED',
+      `The patch has a binary section for ${path} (\`Binary files … differ\` or \`GIT binary patch\`), whose content is not in the patch as text, so nothing was applied. Write the file whole with writeFile("${path}", content) instead, and send the rest of the patch without that section.`,
+    );
+  }
+  // ctxfs keeps contents, not modes: a mode change is reported as not made, never silently dropped.
+  const modes = files.flatMap((f) => (f.mode ? [`${f.newPath ?? f.oldPath} (${f.mode.from} → ${f.mode.to})`] : []));
+  const modeNote =
+    modes.length > 0
+      ? `The mode change of ${modes.join(', ')} was not made: ctxfs changes file contents, not modes; change it outside ctxfs (chmod).`
+      : undefined;
+  const modeOnly = (f: FilePatch) => f.mode !== undefined && f.hunks.length === 0 && !f.isNew && !f.isDelete && !f.isCopy && f.oldPath === f.newPath;
+  if (files.length > 0 && files.every(modeOnly)) {
+    return refusal(op, files[0]?.newPath ?? '', 'EUNSUPPORTED', `The patch only changes file modes, so nothing was changed. ${modeNote}`);
+  }
+  files = files.filter((f) => !modeOnly(f));
   if (files.length === 0) {
     return refusal(
       op,
@@ -135,7 +156,7 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
     seen.add(t.path);
   }
   const paths = targets.flatMap((t) => (t.from ? [t.from, t.path] : [t.path]));
-  return editor.run(op, paths, options, async () => {
+  const result = await editor.run(op, paths, options, async () => {
     const plans: PlannedFile[] = [];
     const refusals: Refusal[] = [];
     for (const t of targets) {
@@ -164,6 +185,7 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
     }
     return plans;
   });
+  return result.success && modeNote !== undefined ? { ...result, message: `${result.message} ${modeNote}` } : result;
 }
 
 /** Whether `path` is there, for choosing a file by name before its lock is taken (the plan loads it again, locked). */

@@ -37,6 +37,10 @@ export interface FilePatch {
    * `newPath` when it exists, else this name, the way `patch` picks.
    */
   readonly orPath?: string;
+  /** A git binary section (`Binary files … differ`, `GIT binary patch`): its content is not in the patch as text. */
+  readonly binary?: boolean;
+  /** A git `old mode`/`new mode` pair: a mode change, which ctxfs does not make (it keeps no modes of its own). */
+  readonly mode?: { readonly from: string; readonly to: string };
   /**
    * `'envelope'` for `*** Begin Patch`: its hunks are in file order (the
    * format says so), which may choose among several places a hunk matches.
@@ -72,6 +76,9 @@ interface Builder {
   sawDashes: boolean;
   hunks: Hunk[];
   orPath?: string;
+  binary: boolean;
+  oldMode?: string;
+  newMode?: string;
 }
 
 /** A `---`/`+++` line dated the Unix epoch (in any time zone): the side `diff -N` shows as absent. */
@@ -102,7 +109,18 @@ function plainNames(c: Builder): void {
 }
 
 function newBuilder(): Builder {
-  return { oldPath: undefined, newPath: undefined, isNew: false, isDelete: false, isCopy: false, git: false, sawHeader: false, sawDashes: false, hunks: [] };
+  return {
+    oldPath: undefined,
+    newPath: undefined,
+    isNew: false,
+    isDelete: false,
+    isCopy: false,
+    git: false,
+    binary: false,
+    sawHeader: false,
+    sawDashes: false,
+    hunks: [],
+  };
 }
 
 // Unindented: a unified diff's lines about such text carry a prefix (` *** Begin Patch`).
@@ -135,7 +153,8 @@ export function parsePatch(patch: string): FilePatch[] {
     if (c === undefined) return;
     if (!c.git) plainNames(c);
     const renamed = c.oldPath !== undefined && c.newPath !== undefined && c.oldPath !== c.newPath;
-    if (c.hunks.length > 0 || (c.sawHeader && (c.isNew || c.isDelete || renamed))) {
+    const mode = c.oldMode !== undefined && c.newMode !== undefined && c.oldMode !== c.newMode ? { from: c.oldMode, to: c.newMode } : undefined;
+    if (c.hunks.length > 0 || c.binary || mode !== undefined || (c.sawHeader && (c.isNew || c.isDelete || renamed))) {
       files.push({
         oldPath: c.oldPath,
         newPath: c.newPath,
@@ -143,6 +162,8 @@ export function parsePatch(patch: string): FilePatch[] {
         isDelete: c.isDelete,
         ...(c.isCopy ? { isCopy: true } : {}),
         ...(c.orPath !== undefined ? { orPath: c.orPath } : {}),
+        ...(c.binary ? { binary: true } : {}),
+        ...(mode !== undefined ? { mode } : {}),
         format: 'unified',
         hunks: c.hunks,
       });
@@ -183,8 +204,27 @@ export function parsePatch(patch: string): FilePatch[] {
       i += 2;
       continue;
     }
+    const binary = line === 'GIT binary patch' ? [] : /^Binary files (.+) and (.+) differ$/.exec(line)?.slice(1);
+    if (binary !== undefined) {
+      // Plain `diff -r` names a binary file in this line alone.
+      if (current === undefined || current.hunks.length > 0) {
+        flush();
+        current = newBuilder();
+        current.oldPath = cleanPath(binary[0] ?? '');
+        current.newPath = cleanPath(binary[1] ?? '');
+      }
+      current.binary = true;
+      i++;
+      continue;
+    }
     if (current !== undefined && current.hunks.length === 0) {
-      const meta = /^(new file mode|deleted file mode|rename from|rename to|copy from|copy to) (.+)$/.exec(line);
+      const meta = /^(new file mode|deleted file mode|rename from|rename to|copy from|copy to|old mode|new mode) (.+)$/.exec(line);
+      if (meta?.[1] === 'old mode' || meta?.[1] === 'new mode') {
+        if (meta[1] === 'old mode') current.oldMode = meta[2];
+        else current.newMode = meta[2];
+        i++;
+        continue;
+      }
       if (meta) {
         if (meta[1] === 'new file mode') current.isNew = true;
         else if (meta[1] === 'deleted file mode') current.isDelete = true;
