@@ -86,6 +86,14 @@ for (const backend of BACKENDS) {
       expect(await tree([...Object.keys(given), ...Object.keys(want)])).toEqual(want);
     };
 
+    /** Applies `patch` to `files` and expects the tree git apply makes. */
+    const appliesAsGit = async (files: Record<string, string>, patch: string) => {
+      await open(files);
+      const r = await ctx.applyPatch(patch);
+      expect(r.success, r.message).toBe(true);
+      await expectAsGit(patch);
+    };
+
     it('applies a git copy as a new file and keeps the source, as git apply does', async () => {
       await open({ 'a.txt': 'one\ntwo\n' });
       const patch =
@@ -111,12 +119,7 @@ for (const backend of BACKENDS) {
         { 'café.md': 'a\nb\n' },
         'diff --git "a/caf\\303\\251.md" "b/caf\\303\\251.md"\nindex 422c2b7..55dce13 100644\n--- "a/caf\\303\\251.md"\n+++ "b/caf\\303\\251.md"\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n',
       ],
-    ])('takes git-quoted paths as git apply does (%o)', async (files, patch) => {
-      await open(files);
-      const r = await ctx.applyPatch(patch);
-      expect(r.success, r.message).toBe(true);
-      await expectAsGit(patch);
-    });
+    ])('takes git-quoted paths as git apply does (%o)', appliesAsGit);
 
     it('takes diff -ruN output (old/ and new/ trees, absent files dated the epoch) as patch -p1 does', async () => {
       await open({ 'src/a.txt': 'a\nb\nc\n', 'src/gone.txt': 'g\n' });
@@ -183,6 +186,37 @@ for (const backend of BACKENDS) {
       expect(r.path).toMatch(/img\.png$/);
       expect(r.message).toContain('writeFile(');
       expect(await tree(['b.txt'])).toEqual({ 'b.txt': 'b\n' });
+    });
+
+    it.each([
+      [{ 'a.txt': 'a\nb\nc\nd\ne\nf\n' }, '--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n--- a/a.txt\n+++ b/a.txt\n@@ -5,2 +5,2 @@\n e\n-f\n+F\n'],
+      [{ 'a.txt': 'a\nb\n' }, '--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-A\n+AA\n b\n'],
+      [
+        { 'a.txt': 'old\n' },
+        'diff --git a/a.txt b/a.txt\ndeleted file mode 100644\n--- a/a.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-old\ndiff --git a/a.txt b/a.txt\nnew file mode 100644\n--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+new\n',
+      ],
+      [{ 'k.txt': 'k\n' }, '--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n--- a/n.txt\n+++ b/n.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n'],
+    ])('applies several sections of one file in order, as git apply does (%#)', appliesAsGit);
+
+    it('refuses several sections of one file all or nothing when a later one does not apply', async () => {
+      await open({ 'a.txt': 'a\nb\n', 'b.txt': 'b\n' });
+      const r = await ctx.applyPatch(
+        '--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-a\n+AA\n b\n',
+      );
+      expect(r).toMatchObject({ success: false, code: 'ECONFLICT' });
+      expect(r.message).toContain('Section 2 of 2 for a.txt');
+      expect(await tree(['a.txt', 'b.txt'])).toEqual({ 'a.txt': 'a\nb\n', 'b.txt': 'b\n' });
+      const gone = await ctx.applyPatch('--- a/a.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n');
+      expect(gone).toMatchObject({ success: false, code: 'ENOENT', path: 'a.txt' });
+    });
+
+    it('refuses a file changed in several sections when one renames onto it, saying to send it apart', async () => {
+      await open({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+      const r = await ctx.applyPatch(
+        'diff --git a/a.txt b/c.txt\nsimilarity index 100%\nrename from a.txt\nrename to c.txt\ndiff --git a/c.txt b/c.txt\n--- a/c.txt\n+++ b/c.txt\n@@ -1 +1 @@\n-a\n+C\n',
+      );
+      expect(r).toMatchObject({ success: false, code: 'EINVAL', path: 'c.txt' });
+      expect(r.message).toContain('as a patch of its own');
     });
 
     it('refuses a copy onto an existing file and changes nothing', async () => {

@@ -15,7 +15,7 @@ import { type FilePatch, PatchParseError, parsePatch } from '../patch/parse-patc
 import { maskInOldText } from '../safety/redaction.ts';
 import { callText } from '../search/next-call.ts';
 import { type EditResult, refusal } from './edit-result.ts';
-import { type EditOptions, type FileEditor, type PlannedFile, Refusal, type Transform } from './file-editor.ts';
+import { type EditOptions, type FileEditor, type PlannedFile, Refusal, type Transform, type TransformOutcome } from './file-editor.ts';
 
 /** Options of `applyPatch`. */
 export interface ApplyPatchOptions extends EditOptions {
@@ -150,25 +150,48 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
     if (err instanceof Refusal) return err.result;
     throw err;
   }
-  const seen = new Set<string>();
+  // Sections of one file (concatenated commits' diffs, a delete then an add) apply in order, as git apply takes them.
+  const groups = new Map<string, typeof targets>();
   for (const t of targets) {
-    if (seen.has(t.path)) return refusal(op, t.path, 'EINVAL', `The patch changes ${t.path} in two separate sections; merge them into one.`);
-    seen.add(t.path);
+    const group = groups.get(t.path);
+    if (group === undefined) groups.set(t.path, [t]);
+    else group.push(t);
   }
+  for (const [path, group] of groups) {
+    if (group.length > 1 && group.some((t) => t.from !== undefined)) {
+      return refusal(
+        op,
+        path,
+        'EINVAL',
+        `The patch changes ${path} in ${group.length} sections and one of them renames or copies a file onto it; sections of one file are applied in order only when none moves a file. Nothing was applied. Send the section that renames or copies as a patch of its own, then the rest as another.`,
+      );
+    }
+  }
+  const units = [...groups.values()];
   const paths = targets.flatMap((t) => (t.from ? [t.from, t.path] : [t.path]));
   const result = await editor.run(op, paths, options, async () => {
     const plans: PlannedFile[] = [];
     const refusals: Refusal[] = [];
-    for (const t of targets) {
-      const fileOptions: EditOptions = { ...options, baseVersion: options.baseVersions?.[t.path] ?? (targets.length === 1 ? options.baseVersion : undefined) };
+    for (const unit of units) {
+      const t = unit[0] as (typeof unit)[number];
+      const fileOptions: EditOptions = { ...options, baseVersion: options.baseVersions?.[t.path] ?? (units.length === 1 ? options.baseVersion : undefined) };
       try {
-        plans.push(...(await planFile(editor, t.fp, t.path, t.from, fileOptions)));
+        if (unit.length === 1) plans.push(...(await planFile(editor, t.fp, t.path, t.from, fileOptions)));
+        else
+          plans.push(
+            ...(await planSections(
+              editor,
+              unit.map((u) => u.fp),
+              t.path,
+              fileOptions,
+            )),
+          );
       } catch (err) {
         if (err instanceof Refusal) refusals.push(err);
         else throw err;
       }
     }
-    if (refusals.length === 1 && targets.length === 1) throw refusals[0];
+    if (refusals.length === 1 && units.length === 1) throw refusals[0];
     if (refusals.length > 0) {
       const first = refusals[0] as Refusal;
       const items = upTo(
@@ -180,12 +203,69 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
       const list = items.join('\n\n');
       throw new Refusal({
         ...first.result,
-        message: `The patch was not applied: ${refusals.length} of ${targets.length} file(s) refused, and a patch applies to all its files or to none. No file was changed.\n\n${list}`,
+        message: `The patch was not applied: ${refusals.length} of ${units.length} file(s) refused, and a patch applies to all its files or to none. No file was changed.\n\n${list}`,
       });
     }
     return plans;
   });
   return result.success && modeNote !== undefined ? { ...result, message: `${result.message} ${modeNote}` } : result;
+}
+
+/** The sections in order on `text` (`undefined`: the file is absent), each seeing the file as the ones before left it. */
+function inOrder(fps: readonly FilePatch[], path: string, text: string | undefined): TransformOutcome | { ok: true; text: undefined } {
+  let state = text;
+  for (const [i, fp] of fps.entries()) {
+    const section = `Section ${i + 1} of ${fps.length} for ${path}`;
+    if (fp.isNew) {
+      if (state !== undefined && state !== '')
+        return { ok: false, code: 'EEXIST', message: `${section} creates ${path}, but it exists at that point of the patch.` };
+      state = '';
+    } else if (state === undefined) {
+      return {
+        ok: false,
+        code: 'ENOENT',
+        message: `${section} changes ${path}, which does not exist at that point of the patch. Check the path, or create the file with a \`--- /dev/null\` section before it.`,
+      };
+    }
+    const r = fp.hunks.length > 0 ? hunkTransform(fp)(state) : { ok: true as const, text: state };
+    if (!r.ok) return { ...r, message: `${section}: ${r.message}` };
+    if (fp.isDelete && r.text !== '') {
+      return {
+        ok: false,
+        code: 'ECONFLICT',
+        message: `${section} deletes ${path}, but its hunks do not remove every line of it. Re-read the file with ${callText('readFile', [path])}.`,
+      };
+    }
+    state = fp.isDelete ? undefined : r.text;
+  }
+  return { ok: true, text: state };
+}
+
+/** Several sections of one file, planned as one change of it from the file as it is to what the last leaves. */
+async function planSections(editor: FileEditor, fps: readonly FilePatch[], path: string, options: EditOptions): Promise<PlannedFile[]> {
+  const op = 'patch';
+  const current = await editor.load(op, path);
+  const kept = !(fps[fps.length - 1] as FilePatch).isDelete;
+  if (current !== undefined && kept) {
+    return [
+      await editor.planModify(
+        op,
+        'patch',
+        path,
+        current,
+        (text) => {
+          const r = inOrder(fps, path, text);
+          return r.ok ? { ok: true, text: r.text ?? '' } : r;
+        },
+        options,
+        'by-content',
+      ),
+    ];
+  }
+  const r = inOrder(fps, path, current?.text);
+  if (!r.ok) throw new Refusal(refusal(op, path, r.code, r.message, { version: current?.sha256 }));
+  if (current === undefined) return r.text === undefined ? [] : [editor.planCreate('create', path, r.text)];
+  return [await editor.planDelete(op, path, current, options)];
 }
 
 /** Whether `path` is there, for choosing a file by name before its lock is taken (the plan loads it again, locked). */
