@@ -74,7 +74,8 @@ for (const backend of BACKENDS) {
       const out: Record<string, string> = {};
       for (const p of new Set(paths)) {
         try {
-          out[p] = new TextDecoder().decode(await ws.fs.readBytes(p));
+          // A BOM is kept: it is part of what git writes.
+          out[p] = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await ws.fs.readBytes(p));
         } catch {
           // absent
         }
@@ -218,6 +219,14 @@ for (const backend of BACKENDS) {
       expect(r).toMatchObject({ success: false, code: 'EINVAL', path: 'c.txt' });
       expect(r.message).toContain('as a patch of its own');
     });
+
+    it.each([
+      '--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n-\ufeffa\n+\ufeffA\n b\n c\n',
+      '--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n \ufeffa\n-b\n+B\n c\n',
+      'diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,4 @@\n \ufeffa\n b\n c\n+d\n',
+    ])("applies a git-made hunk whose line 1 carries the file's BOM with one BOM, as git apply does (%#)", (patch) =>
+      appliesAsGit({ 'a.txt': '\ufeffa\nb\nc\n' }, patch),
+    );
 
     it('refuses a copy onto an existing file and changes nothing', async () => {
       await open({ 'a.txt': 'one\n', 'c.txt': 'other\n' });

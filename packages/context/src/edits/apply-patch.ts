@@ -11,7 +11,7 @@
  */
 
 import { applyHunks } from '../patch/apply-hunks.ts';
-import { type FilePatch, PatchParseError, parsePatch } from '../patch/parse-patch.ts';
+import { type FilePatch, PatchParseError, parsePatch, withoutBom } from '../patch/parse-patch.ts';
 import { maskInOldText } from '../safety/redaction.ts';
 import { callText } from '../search/next-call.ts';
 import { type EditResult, refusal } from './edit-result.ts';
@@ -242,9 +242,10 @@ function inOrder(fps: readonly FilePatch[], path: string, text: string | undefin
 }
 
 /** Several sections of one file, planned as one change of it from the file as it is to what the last leaves. */
-async function planSections(editor: FileEditor, fps: readonly FilePatch[], path: string, options: EditOptions): Promise<PlannedFile[]> {
+async function planSections(editor: FileEditor, given: readonly FilePatch[], path: string, options: EditOptions): Promise<PlannedFile[]> {
   const op = 'patch';
   const current = await editor.load(op, path);
+  const fps = current !== undefined && current.bom.byteLength > 0 ? given.map(withoutBom) : given;
   const kept = !(fps[fps.length - 1] as FilePatch).isDelete;
   if (current !== undefined && kept) {
     return [
@@ -277,7 +278,8 @@ async function exists(editor: FileEditor, path: string): Promise<boolean> {
   }
 }
 
-async function planFile(editor: FileEditor, fp: FilePatch, path: string, from: string | undefined, options: EditOptions): Promise<PlannedFile[]> {
+async function planFile(editor: FileEditor, given: FilePatch, path: string, from: string | undefined, options: EditOptions): Promise<PlannedFile[]> {
+  let fp = given;
   const op = 'patch';
   if (fp.isNew) {
     const current = await editor.load(op, path);
@@ -296,6 +298,7 @@ async function planFile(editor: FileEditor, fp: FilePatch, path: string, from: s
   }
   const source = from ?? path;
   const current = await editor.load(op, source);
+  if (current !== undefined && current.bom.byteLength > 0) fp = withoutBom(fp);
   if (current === undefined) {
     throw new Refusal(
       refusal(

@@ -260,3 +260,27 @@ export function parsePatch(patch: string): FilePatch[] {
   flush();
   return files;
 }
+
+/**
+ * `fp` for a file stored with a BOM, whose text is read with the BOM taken
+ * off: `git diff` writes the BOM as part of line 1, so a hunk at line 1 (or
+ * without numbers) has it taken off its first line of each side too, or it
+ * would not match, and written it would be a second BOM.
+ *
+ * @example
+ * ```ts
+ * const [fp] = parsePatch('@@ -1 +1 @@\n-\uFEFFa\n+\uFEFFA\n');
+ * withoutBom(fp).hunks[0].lines; // [{ op: '-', text: 'a' }, { op: '+', text: 'A' }]
+ * ```
+ */
+export function withoutBom(fp: FilePatch): FilePatch {
+  const hunks = fp.hunks.map((h) => {
+    if (h.oldStart !== undefined && h.oldStart > 1) return h;
+    const oldFirst = h.lines.findIndex((l) => l.op !== '+');
+    const newFirst = h.lines.findIndex((l) => l.op !== '-');
+    if (![oldFirst, newFirst].some((i) => h.lines[i]?.text.startsWith('\uFEFF'))) return h;
+    const lines = h.lines.map((l, i) => ((i === oldFirst || i === newFirst) && l.text.startsWith('\uFEFF') ? { ...l, text: l.text.slice(1) } : l));
+    return { ...h, lines };
+  });
+  return { ...fp, hunks };
+}
