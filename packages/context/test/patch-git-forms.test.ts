@@ -228,6 +228,13 @@ for (const backend of BACKENDS) {
       appliesAsGit({ 'a.txt': '\ufeffa\nb\nc\n' }, patch),
     );
 
+    it('refuses a binary deletion with deleteFile as the next call, which works', async () => {
+      await open({ 'img.png': 'x' });
+      const r = await ctx.applyPatch('diff --git a/img.png b/img.png\ndeleted file mode 100644\nindex 1..0\nBinary files a/img.png and /dev/null differ\n');
+      expect(r).toMatchObject({ success: false, code: 'EUNSUPPORTED', path: 'img.png', next: 'deleteFile("img.png")' });
+      expect((await ctx.deleteFile('img.png')).success).toBe(true);
+    });
+
     it('refuses a copy onto an existing file and changes nothing', async () => {
       await open({ 'a.txt': 'one\n', 'c.txt': 'other\n' });
       const r = await ctx.applyPatch('diff --git a/a.txt b/c.txt\nsimilarity index 100%\ncopy from a.txt\ncopy to c.txt\n');

@@ -99,11 +99,19 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
   const binary = files.find((f) => f.binary);
   if (binary !== undefined) {
     const path = binary.newPath ?? binary.oldPath ?? options.path ?? '';
+    const what = `The patch has a binary section for ${path} (\`Binary files … differ\` or \`GIT binary patch\`), whose content is not in the patch as text, so nothing was applied.`;
+    if (binary.isDelete || (binary.newPath === undefined && binary.oldPath !== undefined)) {
+      // A deletion needs no content: the call that does it works as given.
+      const del = callText('deleteFile', [path]);
+      return refusal(op, path, 'EUNSUPPORTED', `${what} The section deletes it: delete it with ${del}, and send the rest of the patch without that section.`, {
+        next: del,
+      });
+    }
     return refusal(
       op,
       path,
       'EUNSUPPORTED',
-      `The patch has a binary section for ${path} (\`Binary files … differ\` or \`GIT binary patch\`), whose content is not in the patch as text, so nothing was applied. Write the file whole with writeFile("${path}", content) instead, and send the rest of the patch without that section.`,
+      `${what} Write the file whole with writeFile("${path}", content) instead, and send the rest of the patch without that section.`,
     );
   }
   // ctxfs keeps contents, not modes: a mode change is reported as not made, never silently dropped.
