@@ -164,10 +164,12 @@ async function runOnce(ws: Workspace, ctx: ContextLayer, run: number, permission
         expect(await read(agentPath())).toBe(diskBefore);
         const held = tokens((await b.text(agentPath())).text);
         saved = await b.save(agentPath(), { resolve: op.at % 2 === 0 ? 'disk' : 'buffer' });
-        const final = tokens(await read(agentPath()));
+        const final = tokens(await read(saved.buffer.path));
         if (op.at % 2 === 0 && missing(tokens(diskBefore), final).length > 0) fail('resolve disk lost disk tokens');
         if (op.at % 2 === 1 && missing(held, final).length > 0) fail('resolve buffer lost buffer tokens');
       }
+      // A save that found the file renamed since its look followed it: the buffer's path is where it wrote.
+      info = saved.buffer;
       const bufferText = (await b.text(agentPath())).text;
       const onDisk = await read(agentPath());
       if (saved.saved || saved.buffer.dirty === false) {
@@ -198,7 +200,8 @@ async function runOnce(ws: Workspace, ctx: ContextLayer, run: number, permission
     const held = tokens((await b.text(agentPath())).text);
     const disk = await read(agentPath());
     const saved = await b.save(agentPath(), { resolve: 'buffer' });
-    const final = await read(agentPath());
+    // Where the save wrote: a file renamed since the last look is followed.
+    const final = await read(saved.buffer.path);
     if (missing(held, tokens(final)).length > 0 && (disk !== undefined || info.dirty)) fail(`final save lost ${missing(held, tokens(final)).join(',')}`);
     if (permission !== 'admin' && info.status !== 'conflict' && missing(tokens(disk), tokens(final)).length > 0) fail(`final save lost disk tokens`);
     void saved;
