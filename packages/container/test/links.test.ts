@@ -150,7 +150,8 @@ describe.runIf(available)('links inside the workspace', () => {
     expect(secretRead).toEqual([]);
     expect(outside.stdout).toBe('x\nSECRET');
     // The swap did race the calls: some were refused or found nothing, some went through.
-    expect(outcomes.get('write ok') ?? 0).toBeGreaterThan(0);
+    // What each call met, should the race go all one way (one CI run under heavy load saw no write go through).
+    expect(outcomes.get('write ok') ?? 0, JSON.stringify([...outcomes])).toBeGreaterThan(0);
     const refused = [...outcomes].filter(([k]) => / E[A-Z]+$/.test(k) && !k.endsWith('EIO') && !k.endsWith('EUNAVAILABLE'));
     expect(refused.length, JSON.stringify([...outcomes])).toBeGreaterThan(0);
   }, 120_000);
