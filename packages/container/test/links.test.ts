@@ -150,8 +150,10 @@ describe.runIf(available)('links inside the workspace', () => {
     expect(secretRead).toEqual([]);
     expect(outside.stdout).toBe('x\nSECRET');
     // The swap did race the calls: some were refused or found nothing, some went through.
-    // What each call met, should the race go all one way (one CI run under heavy load saw no write go through).
-    expect(outcomes.get('write ok') ?? 0, JSON.stringify([...outcomes])).toBeGreaterThan(0);
+    // Which kind of call goes through is the race's to decide: a write takes several helper requests,
+    // and under load every one of them met a swap (two CI runs saw reads through and no write).
+    const through = (outcomes.get('write ok') ?? 0) + (outcomes.get('read ok') ?? 0);
+    expect(through, JSON.stringify([...outcomes])).toBeGreaterThan(0);
     const refused = [...outcomes].filter(([k]) => / E[A-Z]+$/.test(k) && !k.endsWith('EIO') && !k.endsWith('EUNAVAILABLE'));
     expect(refused.length, JSON.stringify([...outcomes])).toBeGreaterThan(0);
   }, 120_000);
