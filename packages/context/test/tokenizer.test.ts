@@ -1,10 +1,14 @@
 import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { get_encoding } from 'tiktoken';
 import { describe, expect, test } from 'vitest';
 import { o200kTokenizer, truncateTokens } from '../src/index.ts';
+import { BpeEncoder } from '../src/tokens/bpe-encoder.ts';
 import { BpeVocabulary } from '../src/tokens/bpe-vocabulary.ts';
+import { O200K_SPLIT_ASCII, o200kUnicodeSplit } from '../src/tokens/tokenizer.ts';
+import { loadVocabulary } from '../src/tokens/vocabulary-cache.ts';
 import { npmPackage } from './support/npm-package.ts';
 
 /**
@@ -199,6 +203,71 @@ describe('the encoder equals tiktoken token for token', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  describe('ASCII text, split with the pattern of ASCII classes', () => {
+    const vocabulary = loadVocabulary(createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken'), null).vocabulary;
+    /** An encoder that splits every text with o200k's Unicode pattern, never the ASCII one. */
+    const unicodeOnly = new BpeEncoder(vocabulary, o200kUnicodeSplit);
+    const ascii = (text: string): boolean => !/[\u0080-\uffff]/.test(text);
+
+    test("real ASCII sources (TypeScript's lib and Node's type declarations) split and encode as tiktoken and the Unicode pattern do", () => {
+      const lib = join(npmPackage('typescript', '5.9.3'), 'lib');
+      const types = realpathSync(join(import.meta.dirname, '../../../node_modules/@types/node'));
+      const sources = [
+        ...readdirSync(lib)
+          .filter((f) => /^lib\..*\.d\.ts$/.test(f))
+          .map((f) => join(lib, f)),
+        ...readdirSync(types)
+          .filter((f) => f.endsWith('.d.ts'))
+          .map((f) => join(types, f)),
+      ]
+        .map((f) => [f, readFileSync(f, 'utf8')] as const)
+        .filter(([, text]) => ascii(text));
+      expect(sources.length).toBeGreaterThan(80);
+      let tokens = 0;
+      for (const [name, text] of sources) {
+        const theirs = reference.encode(text);
+        const ours = o200kTokenizer.encode(text);
+        if (ours.length !== theirs.length || ours.some((t, i) => t !== theirs[i])) expect.fail(`${name}: tokens differ from tiktoken's`);
+        expect(unicodeOnly.count(text), name).toBe(theirs.length);
+        tokens += theirs.length;
+      }
+      expect(tokens).toBeGreaterThan(400_000);
+    });
+
+    test('generated ASCII, every code point 0 to 127, splits as the Unicode pattern splits it, and as tiktoken does', () => {
+      const piece = fc.oneof(
+        fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)), maxLength: 40 }),
+        fc.constantFrom("'S", "'s", "don'T", "'LL", "'re", 'ABCdef', 'abcDEF', '12345', '\r\n', '\v\f', ' \t\n', '  x', '/*/', '\n/'),
+      );
+      fc.assert(
+        fc.property(fc.array(piece, { maxLength: 16 }), (parts) => {
+          const text = parts.join('');
+          const theirs = reference.encode(text);
+          expect(new BpeEncoder(vocabulary, o200kUnicodeSplit, O200K_SPLIT_ASCII).encode(text)).toEqual(theirs);
+          expect(unicodeOnly.encode(text)).toEqual(theirs);
+        }),
+        { numRuns: 3000 },
+      );
+    });
+
+    test('the Unicode pattern is made only when a text that is not ASCII alone is met', () => {
+      let made = 0;
+      const encoder = new BpeEncoder(
+        vocabulary,
+        () => {
+          made++;
+          return o200kUnicodeSplit();
+        },
+        O200K_SPLIT_ASCII,
+      );
+      expect(encoder.count('export const x = 1;\n')).toBe(reference.encode('export const x = 1;\n').length);
+      expect(made).toBe(0);
+      expect(encoder.count('const café = 1;')).toBe(reference.encode('const café = 1;').length);
+      expect(encoder.count('naïve')).toBe(reference.encode('naïve').length);
+      expect(made).toBe(1);
+    });
   });
 
   test('decoding a cut inside a character gives U+FFFD for it, never bytes of another call', () => {

@@ -13,25 +13,50 @@ import type { BpeVocabulary } from './bpe-vocabulary.ts';
 /** Pre-tokens remembered with their tokens; cleared whole when full (a generation, not an LRU: cheaper, and a text's pieces repeat within it). */
 const PIECE_CACHE_LIMIT = 50_000;
 
+/** Any UTF-16 code unit past U+007F, surrogates included. */
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/** A private copy of `pattern`, global: matchAll needs the flag, and the caller's pattern may be shared. */
+function globalCopy(pattern: RegExp): RegExp {
+  return new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
+}
+
 /** Encodes, counts and decodes text with one vocabulary and split pattern. */
 export class BpeEncoder {
   readonly #vocabulary: BpeVocabulary;
-  readonly #split: RegExp;
+  readonly #splitSource: RegExp | (() => RegExp);
+  #split: RegExp | undefined;
+  readonly #asciiSplit: RegExp | undefined;
   readonly #encoder = new TextEncoder();
   readonly #decoder = new TextDecoder();
   #scratch = new Uint8Array(1024);
   #pieces = new Map<string, number | readonly number[]>();
 
-  constructor(vocabulary: BpeVocabulary, split: RegExp) {
+  /**
+   * @param split - The pre-token pattern, or a function that makes it when
+   *   it is first needed (a pattern of Unicode property classes costs
+   *   milliseconds to parse, and as much again to compile).
+   * @param asciiSplit - Optionally, a pattern that splits every text of ASCII
+   *   alone exactly as `split` does and is cheaper to make; such texts are
+   *   split with it, so a process that meets no other never makes `split`.
+   */
+  constructor(vocabulary: BpeVocabulary, split: RegExp | (() => RegExp), asciiSplit?: RegExp) {
     this.#vocabulary = vocabulary;
-    // A private copy: the pattern is global (matchAll needs it) and shared by its module.
-    this.#split = new RegExp(split.source, split.flags.includes('g') ? split.flags : `${split.flags}g`);
+    this.#splitSource = split;
+    this.#asciiSplit = asciiSplit === undefined ? undefined : globalCopy(asciiSplit);
+  }
+
+  /** The pattern that splits `text`. */
+  #splitOf(text: string): RegExp {
+    if (this.#asciiSplit !== undefined && !NON_ASCII.test(text)) return this.#asciiSplit;
+    this.#split ??= globalCopy(typeof this.#splitSource === 'function' ? this.#splitSource() : this.#splitSource);
+    return this.#split;
   }
 
   /** How many tokens `text` is. */
   count(text: string): number {
     let n = 0;
-    for (const [piece] of text.matchAll(this.#split)) {
+    for (const [piece] of text.matchAll(this.#splitOf(text))) {
       const tokens = this.#piece(piece);
       n += typeof tokens === 'number' ? 1 : tokens.length;
     }
@@ -41,7 +66,7 @@ export class BpeEncoder {
   /** The tokens of `text`. */
   encode(text: string): number[] {
     const out: number[] = [];
-    for (const [piece] of text.matchAll(this.#split)) {
+    for (const [piece] of text.matchAll(this.#splitOf(text))) {
       const tokens = this.#piece(piece);
       if (typeof tokens === 'number') out.push(tokens);
       else for (const t of tokens) out.push(t);
