@@ -9,7 +9,7 @@
  * @module
  */
 
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { SymlinkPolicy } from './root-guard.ts';
 
 /** One request to a worker: hash these normalized paths. */
@@ -113,7 +113,8 @@ export class DigestPool {
   }
 
   #start(): Worker {
-    const worker = new Worker(WORKER_URL, {
+    // Loaded on first use, as the pool's first worker is made: a process that digests nothing big never pays for it.
+    const worker = new (process.getBuiltinModule('node:worker_threads').Worker)(WORKER_URL, {
       workerData: this.#data satisfies DigestWorkerData,
       execArgv: WORKER_ARGV,
       // A worker keeps one buffer and allocates little else: a small young

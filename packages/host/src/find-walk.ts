@@ -12,7 +12,6 @@
  * @module
  */
 
-import { execFileSync } from 'node:child_process';
 import { findPruneWords } from '@ctxfs/core';
 import type { RootGuard } from './root-guard.ts';
 import { findExecutable, spawnInDirectory } from './spawn-in-directory.ts';
@@ -49,7 +48,14 @@ export function findGnuFind(): string | undefined {
   const path = findExecutable('find');
   if (path !== undefined) {
     try {
-      if (/GNU findutils/.test(execFileSync(path, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }))) gnuFind = path;
+      if (
+        /GNU findutils/.test(
+          process
+            .getBuiltinModule('node:child_process')
+            .execFileSync(path, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }),
+        )
+      )
+        gnuFind = path;
     } catch {
       // not runnable: the JavaScript walk serves
     }

@@ -30,11 +30,13 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import nodePath from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import zlib from 'node:zlib';
 import type { Snapshot } from '@ctxfs/core';
 import { tempName } from './atomic-write.ts';
 import { lockFileWithin, tryLockFile } from './locks.ts';
 import { closeQuietly, hostError, O_PATH, type RootGuard } from './root-guard.ts';
+
+/** zlib, loaded when a snapshot is first made or read: the host backend is opened by every command, few snapshot. */
+const zlib = (): typeof import('node:zlib') => process.getBuiltinModule('node:zlib');
 
 const { O_DIRECTORY, O_NOFOLLOW, O_WRONLY, O_CREAT, O_EXCL } = fs.constants;
 
@@ -102,7 +104,7 @@ function blobSize(path: string): number {
   try {
     const head = Buffer.alloc(512);
     const n = fs.readSync(fd, head, 0, head.length, 0);
-    const out = zlib.inflateSync(head.subarray(0, n), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    const out = zlib().inflateSync(head.subarray(0, n), { finishFlush: zlib().constants.Z_SYNC_FLUSH });
     const m = /^blob (\d+)\0/.exec(out.subarray(0, 32).toString('latin1'));
     return m === null ? Number.POSITIVE_INFINITY : Number(m[1]);
   } finally {
@@ -199,7 +201,7 @@ export class GitSnapshotStore {
     // deflating natively is what makes hashing a thousand files cheap.
     fs.mkdirSync(dir, { recursive: true });
     const tmp = nodePath.join(dir, `tmp_${process.pid}_${randomBytes(6).toString('hex')}`);
-    fs.writeFileSync(tmp, zlib.deflateSync(wrapped, { level: 1 }), { mode: 0o444 });
+    fs.writeFileSync(tmp, zlib().deflateSync(wrapped, { level: 1 }), { mode: 0o444 });
     fs.renameSync(tmp, path);
     return oid;
   }
@@ -216,7 +218,7 @@ export class GitSnapshotStore {
     try {
       const size = fs.fstatSync(fd).size;
       const hash = createHash('sha1').update(`blob ${size}\0`);
-      const deflate = zlib.createDeflate({ level: 1 });
+      const deflate = zlib().createDeflate({ level: 1 });
       const written = pipeline(deflate, fs.createWriteStream(tmp, { mode: 0o444 }));
       // A failure of the writer ends the reading loop at its next chunk.
       let failed: unknown;
@@ -273,7 +275,7 @@ export class GitSnapshotStore {
       return;
     }
     let header = true;
-    const inflate = fs.createReadStream(path).pipe(zlib.createInflate());
+    const inflate = fs.createReadStream(path).pipe(zlib().createInflate());
     for await (const piece of inflate as AsyncIterable<Buffer>) {
       let body = piece;
       if (header) {
@@ -289,7 +291,7 @@ export class GitSnapshotStore {
   async #readObject(oid: string): Promise<{ type: string; body: Buffer }> {
     const path = nodePath.join(this.#gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
     try {
-      const raw = zlib.inflateSync(fs.readFileSync(path));
+      const raw = zlib().inflateSync(fs.readFileSync(path));
       const sp = raw.indexOf(0x20);
       const nul = raw.indexOf(0);
       return { type: raw.subarray(0, sp).toString(), body: raw.subarray(nul + 1) };

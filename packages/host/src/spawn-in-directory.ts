@@ -11,7 +11,7 @@
  * @module
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import nodePath from 'node:path';
 import type { Readable } from 'node:stream';
@@ -37,7 +37,8 @@ export async function spawnInDirectory(guard: RootGuard, dir: string, command: s
   const dirFd = guard.openPath(dir, true);
   let child: ChildProcess;
   try {
-    child = spawn(command, args, { cwd: '/proc/self/fd/3', stdio: ['ignore', 'pipe', 'pipe', dirFd] });
+    // Loaded on first use: child_process (with net and dgram) is a few ms of a command's start that most never spawn.
+    child = process.getBuiltinModule('node:child_process').spawn(command, args, { cwd: '/proc/self/fd/3', stdio: ['ignore', 'pipe', 'pipe', dirFd] });
     // spawn has resolved the cwd once the child exists; wait for that before closing the descriptor.
     await new Promise<void>((resolve) => {
       child.once('spawn', resolve);

@@ -25,8 +25,6 @@
  * @module
  */
 
-import { constants, inflateRawSync, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
-
 /** How a stored blob's bytes are to be read. */
 export type BlobCodec = 'raw' | 'deflate' | 'zstd' | 'delta' | 'delta-zstd';
 
@@ -37,12 +35,18 @@ export function isDeltaCodec(codec: string): codec is 'delta' | 'delta-zstd' {
 
 // Below this a compressor's header costs more than it saves.
 const COMPRESS_MIN = 512;
-const ZSTD_LEVEL = { params: { [constants.ZSTD_c_compressionLevel]: 3, [constants.ZSTD_c_checksumFlag]: 0 } };
+/** zlib, loaded when history first packs or unpacks content: a read-only command never does. */
+const zlib = (): typeof import('node:zlib') => process.getBuiltinModule('node:zlib');
+/** zstd at level 3, without the frame checksum (the stored digest already checks the content). */
+const zstdLevel = () => {
+  const { constants } = zlib();
+  return { params: { [constants.ZSTD_c_compressionLevel]: 3, [constants.ZSTD_c_checksumFlag]: 0 } };
+};
 
 /** Packs a whole version: zstd when that saves a tenth, else the bytes as they are. */
 export function encodeWhole(bytes: Uint8Array): { codec: 'raw' | 'zstd'; content: Uint8Array } {
   if (bytes.byteLength >= COMPRESS_MIN) {
-    const packed = zstdCompressSync(bytes, ZSTD_LEVEL);
+    const packed = zlib().zstdCompressSync(bytes, zstdLevel());
     if (packed.byteLength < bytes.byteLength * 0.9) return { codec: 'zstd', content: packed };
   }
   return { codec: 'raw', content: bytes };
@@ -51,8 +55,8 @@ export function encodeWhole(bytes: Uint8Array): { codec: 'raw' | 'zstd'; content
 /** Unpacks a whole version (`raw`, `deflate` from stores before deltas, `zstd`). */
 export function decodeWhole(codec: string, content: Uint8Array): Uint8Array {
   if (codec === 'raw') return content;
-  if (codec === 'zstd') return new Uint8Array(zstdDecompressSync(content));
-  if (codec === 'deflate') return new Uint8Array(inflateRawSync(content));
+  if (codec === 'zstd') return new Uint8Array(zlib().zstdDecompressSync(content));
+  if (codec === 'deflate') return new Uint8Array(zlib().inflateRawSync(content));
   throw new Error(`unknown blob codec ${codec}`);
 }
 
@@ -64,7 +68,7 @@ export function decodeWhole(codec: string, content: Uint8Array): Uint8Array {
 export function encodeDelta(base: Uint8Array, target: Uint8Array): { codec: 'delta' | 'delta-zstd'; content: Uint8Array } {
   const delta = makeDelta(base, target);
   if (delta.byteLength >= COMPRESS_MIN) {
-    const packed = zstdCompressSync(delta, ZSTD_LEVEL);
+    const packed = zlib().zstdCompressSync(delta, zstdLevel());
     if (packed.byteLength < delta.byteLength * 0.9) return { codec: 'delta-zstd', content: packed };
   }
   return { codec: 'delta', content: delta };
@@ -251,7 +255,7 @@ function encodeRange(src: Buffer, tgt: Buffer, shift: number, out: DeltaWriter):
 
 /** The plain Fossil delta inside a packed one. */
 export function unpackDelta(codec: 'delta' | 'delta-zstd', content: Uint8Array): Uint8Array {
-  return codec === 'delta-zstd' ? new Uint8Array(zstdDecompressSync(content)) : content;
+  return codec === 'delta-zstd' ? new Uint8Array(zlib().zstdDecompressSync(content)) : content;
 }
 
 /** The version a packed delta makes of `base`. */

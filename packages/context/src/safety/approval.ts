@@ -13,7 +13,6 @@
  * @module
  */
 
-import { createInterface } from 'node:readline/promises';
 import type { OpClass } from './policy.ts';
 
 /** One file a change would make. */
@@ -364,7 +363,7 @@ export class TerminalApprover implements Approver {
   async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     if (this.#input.isTTY !== true) return { approved: false, note: 'approval needs a person at a terminal, and input is not a terminal' };
     this.#output.write(`${describeRequest(request)}\n`);
-    const rl = createInterface({ input: this.#input, output: this.#output, terminal: true });
+    const rl = process.getBuiltinModule('node:readline/promises').createInterface({ input: this.#input, output: this.#output, terminal: true });
     try {
       const answer = await rl.question('Approve? [y/N] ', { signal });
       return { approved: /^\s*y(es)?\s*$/i.test(answer), approver: process.env.USER ?? 'terminal' };

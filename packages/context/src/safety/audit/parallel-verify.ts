@@ -16,7 +16,7 @@
 
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
 import type { ChainKey } from './chain-key.ts';
 import { parseLine, readLineHead, storedMac, storedPrev } from './chain-line.ts';
 import { type ChainAnchor, retentionDamage, type VerifyReport } from './verify-chain.ts';
@@ -89,6 +89,8 @@ export function verifyInRuns(
 
 /** Verifies each group of files on its own worker thread; the calling thread waits. */
 function onWorkers(dir: string, groups: ReadonlyArray<readonly string[]>, keyBytes: Uint8Array): Array<VerifyReport | undefined> {
+  // Loaded here, not at start: every command opens the audit trail, few verify it.
+  const { MessageChannel, receiveMessageOnPort, Worker } = process.getBuiltinModule('node:worker_threads');
   const done = new SharedArrayBuffer(4);
   const started: Array<{ worker: Worker; port: MessagePort }> = [];
   try {
