@@ -28,6 +28,13 @@
  * - The entry imports nothing but `node:module`, so the bin's Node version
  *   check runs before anything an old Node cannot link.
  *
+ * What makes a bundle start faster than its sources would: comments are
+ * dropped (but licences and the annotations that mark pure calls) and
+ * characters past ASCII are written as escapes. Node decodes each module's
+ * source before compiling it, and with its compile cache that decoding is
+ * most of what loading costs: a fifth less source, all of it one-byte text,
+ * took about 10 ms off a budgeted `ctxfs cat`.
+ *
  * `node scripts/bundle-bins.ts` builds both; `--if-stale` builds a bin only
  * when a file its last bundle was made from has changed (what `pnpm build`
  * and the CLI's tests run, so a current bundle costs a few stats). Names of
@@ -204,7 +211,14 @@ async function bundle(bin: Bin): Promise<void> {
     external: isExternal,
     plugins: [locations(inputs, foreign)],
     logLevel: 'warn',
-    output: { dir: staging, format: 'esm', entryFileNames: bin.name, chunkFileNames: '[name]-[hash].js' },
+    output: {
+      dir: staging,
+      format: 'esm',
+      entryFileNames: bin.name,
+      chunkFileNames: '[name]-[hash].js',
+      comments: { legal: true, annotation: true, jsdoc: false },
+      charset: 'ascii',
+    },
   });
   const fail = (message: string): never => {
     rmSync(staging, { recursive: true, force: true });
