@@ -171,7 +171,8 @@ export function applyHunks(original: string, hunks: readonly Hunk[], options: Ap
       if (doc.lines.length === 0) located.push({ hunk, start: 0, length: 0, level: 'exact', offset: 0 });
       else if (hunk.atEnd) located.push({ hunk, start: doc.lines.length, length: 0, level: 'exact', offset: undefined });
       else if (hunk.oldStart !== undefined) {
-        // `@@ -5,0 +6,2 @@` inserts after line 5.
+        // `@@ -5,0 +6,2 @@` inserts after line 5. A line past the end means the end: git apply
+        // clamps the position to the file's length (apply.c, find_pos), and GNU patch agrees.
         const at = Math.min(hunk.oldStart, doc.lines.length);
         located.push({ hunk, start: at, length: 0, level: 'exact', offset: 0 });
       } else {
