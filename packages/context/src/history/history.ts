@@ -182,12 +182,15 @@ export function undoTarget(
   change?: number,
   author?: string,
 ): { target: FileVersion; before: FileVersion | undefined } | undefined {
+  return targetIn(new UndoIndex(history), change, author);
+}
+
+function targetIn(index: UndoIndex, change?: number, author?: string): { target: FileVersion; before: FileVersion | undefined } | undefined {
+  const { history, undone } = index;
   if (change !== undefined) {
-    const i = history.findIndex((v) => v.seq === change);
-    const target = history[i];
-    return target === undefined || target.op === 'initial' ? undefined : { target, before: history[i + 1] };
+    const target = index.bySeq(change);
+    return target === undefined || target.op === 'initial' ? undefined : { target, before: index.before(target) };
   }
-  const undone = undoneSeqs(history);
   for (let i = 0; i < history.length; i++) {
     const v = history[i] as FileVersion;
     if (v.op === 'undo' || undone.has(v.seq) || v.op === 'initial') continue;
@@ -197,33 +200,85 @@ export function undoTarget(
   return undefined;
 }
 
-/** The newest change of `history` by someone other than `author`, not undone: what an undo of one's own changes leaves alone. */
-function newestByOthers(history: readonly FileVersion[], author: string): FileVersion | undefined {
-  const undone = undoneSeqs(history);
+/** The newest change of the history by someone other than `author`, not undone: what an undo of one's own changes leaves alone. */
+function newestByOthers({ history, undone }: UndoIndex, author: string): FileVersion | undefined {
   return history.find((v) => v.op !== 'undo' && v.op !== 'initial' && !undone.has(v.seq) && v.author !== author);
 }
 
 /**
- * `target` and the earlier versions of `history` (newest first) that are
- * parts of the same change: a program's change of a file is recorded in
- * parts when another agent's version lands in the middle of it (see
- * `ProgramRun`), and one undo reverts the program, not the part after it.
+ * A file's history (newest first) as undo asks it: a version by its `seq`,
+ * the one before it, the parts of its change, and what undos reverted — each
+ * found in one pass over the history, never by scanning it again per
+ * version (a history of undos and redos asked that per undo: its square).
  */
-function partsOf(history: readonly FileVersion[], target: FileVersion): FileVersion[] {
-  if (target.changeId === undefined) return [target];
-  return history.filter((v) => v.seq <= target.seq && v.changeId === target.changeId && v.author === target.author && v.op !== 'undo');
+class UndoIndex {
+  /** Where each `seq` stands in the history. */
+  readonly #at = new Map<number, number>();
+  /** The versions of each change but its undos, newest first. */
+  readonly #changes = new Map<string, FileVersion[]>();
+  /** The `seq` of every version an undo reverted (every part of its change). */
+  readonly undone = new Set<number>();
+  readonly history: readonly FileVersion[];
+
+  constructor(history: readonly FileVersion[]) {
+    this.history = history;
+    for (let i = 0; i < history.length; i++) {
+      const v = history[i] as FileVersion;
+      if (!this.#at.has(v.seq)) this.#at.set(v.seq, i);
+      if (v.changeId === undefined || v.op === 'undo') continue;
+      const parts = this.#changes.get(v.changeId);
+      if (parts === undefined) this.#changes.set(v.changeId, [v]);
+      else parts.push(v);
+    }
+    // An undo of one part reverts the parts of its change up to that one by the same author: per change and
+    // author, everything up to the newest part undone.
+    const reach = new Map<string, Map<string, number>>();
+    for (const v of history) {
+      if (v.op !== 'undo' || v.undoOf === undefined) continue;
+      this.undone.add(v.undoOf);
+      const target = this.bySeq(v.undoOf);
+      if (target?.changeId === undefined) continue;
+      const authors = reach.get(target.changeId) ?? new Map<string, number>();
+      reach.set(target.changeId, authors);
+      authors.set(target.author, Math.max(authors.get(target.author) ?? 0, target.seq));
+    }
+    for (const [changeId, authors] of reach) {
+      for (const part of this.#changes.get(changeId) ?? []) {
+        if (part.seq <= (authors.get(part.author) ?? 0)) this.undone.add(part.seq);
+      }
+    }
+  }
+
+  /** Version `seq`, if the history holds it. */
+  bySeq(seq: number): FileVersion | undefined {
+    const i = this.#at.get(seq);
+    return i === undefined ? undefined : this.history[i];
+  }
+
+  /** The version before `v`; `undefined` when retention removed it or there is none. */
+  before(v: FileVersion): FileVersion | undefined {
+    const i = this.#at.get(v.seq);
+    return i === undefined ? undefined : this.history[i + 1];
+  }
+
+  /**
+   * `target` and the earlier versions (newest first) that are parts of the
+   * same change: a program's change of a file is recorded in parts when
+   * another agent's version lands in the middle of it (see `ProgramRun`),
+   * and one undo reverts the program, not the part after it.
+   */
+  partsOf(target: FileVersion): FileVersion[] {
+    if (target.changeId === undefined) return [target];
+    return (this.#changes.get(target.changeId) ?? []).filter((v) => v.seq <= target.seq && v.author === target.author);
+  }
 }
 
-/** The `seq` of every version an undo reverted (every part of its change). */
-function undoneSeqs(history: readonly FileVersion[]): Set<number> {
-  const undone = new Set<number>();
-  for (const v of history) {
-    if (v.op !== 'undo' || v.undoOf === undefined) continue;
-    const target = history.find((t) => t.seq === v.undoOf);
-    for (const part of target === undefined ? [] : partsOf(history, target)) undone.add(part.seq);
-    undone.add(v.undoOf);
+/** Thrown by an undo's plan whose target is a rename while only its own path is locked: the undo starts over holding both. */
+class RenameLocks {
+  readonly other: string;
+  constructor(other: string) {
+    this.other = other;
   }
-  return undone;
 }
 
 /**
@@ -239,19 +294,30 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
     if (err instanceof Refusal) return err.result;
     throw err;
   }
+  // The target is found under the lock of `p`, from its history read there once. A rename's undo changes its
+  // other path too, and a call's locks are taken together, in order (withLocks), never one more while some are
+  // held: a target that is a rename starts the undo over holding both, where the target is found again.
+  try {
+    return await undoHolding(editor, p, undefined, options);
+  } catch (err) {
+    if (!(err instanceof RenameLocks)) throw err;
+    return await undoHolding(editor, p, err.other, options);
+  }
+}
+
+/** {@link undo} of `p`, holding its lock and, for a rename's undo, that of the rename's `other` path. */
+async function undoHolding(editor: FileEditor, p: string, other: string | undefined, options: UndoOptions): Promise<EditResult> {
   const opts: EditOptions = { ...options };
-  // A rename's undo changes both of its paths: both are locked (checked again under the locks).
-  const peek = undoTarget(await editor.deps.versions.list(p, 10_000), options.change, options.change === undefined ? editor.deps.agent : undefined);
-  const other = peek?.target.op === 'rename' ? peek.target.relatedPath : undefined;
   return editor.run('undo', other === undefined ? [p] : [p, other], opts, async () => {
     const current = await editor.load('undo', p);
-    const history = await editor.deps.versions.list(p, 10_000);
+    const index = new UndoIndex(await editor.deps.versions.list(p, 10_000));
+    const { history } = index;
     // Without a change number, undo reverts the caller's own newest change: a change made since by a person
     // (recorded as external) or another agent is theirs to keep, and survives where it touches other lines.
     const agent = editor.deps.agent;
-    const found = undoTarget(history, options.change, options.change === undefined ? agent : undefined);
+    const found = targetIn(index, options.change, options.change === undefined ? agent : undefined);
     if (!found) {
-      const others = options.change === undefined ? newestByOthers(history, agent) : undefined;
+      const others = options.change === undefined ? newestByOthers(index, agent) : undefined;
       if (others !== undefined) {
         const theirs = callText('undo', [p], { change: others.seq });
         throw new Refusal(
@@ -278,6 +344,8 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
     const blob = async (sha: string | undefined) => (sha === undefined ? null : ((await editor.deps.versions.getBlob(sha)) ?? null));
     if (target.op === 'rename' && target.relatedPath !== undefined) {
       if (target.relatedPath !== other) {
+        if (other === undefined) throw new RenameLocks(target.relatedPath);
+        // Holding both, the target is another rename than the one this hold was taken for.
         throw new Refusal(
           refusal('undo', p, 'EBUSY', `The history of ${p} changed while the undo began. Nothing was changed; undo again: ${callText('undo', [p])}.`, {
             version: current?.sha256,
@@ -289,7 +357,7 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
       return await undoRename(editor, p, current, history, target, blob);
     }
     opts.message ??= `undo #${target.seq} (${target.op} by ${target.author})`;
-    const undone = undoneSeqs(history);
+    const { undone } = index;
     // Each part is reverted over what reverting the newer ones left, starting from the file as it is.
     let now: { sha256: string | undefined; bytes: Uint8Array | null; text: string | undefined } = {
       sha256: current?.sha256,
@@ -297,9 +365,9 @@ export async function undo(editor: FileEditor, path: string, options: UndoOption
       text: current?.binary === true ? undefined : current?.text,
     };
     let merged = false;
-    for (const part of partsOf(history, target)) {
+    for (const part of index.partsOf(target)) {
       if (part !== target && undone.has(part.seq)) continue;
-      const before = history[history.indexOf(part) + 1];
+      const before = index.before(part);
       const beforeBytes = await blob(before?.sha256);
       // A change past the first with no version before it: retention removed that version, which is
       // not "the file did not exist" (undoing as if it were deleted the file).
