@@ -46,18 +46,8 @@ export {
 } from './conflicts/strategies.ts';
 export { type Document, DocumentLoader, type DocumentLoaderOptions } from './content/document.ts';
 export { LruCache } from './content/lru.ts';
-export {
-  type ChangeFilter,
-  type CommandCallOptions,
-  type CommandOutcome,
-  ContextLayer,
-  type ContextOptions,
-  ContextSession,
-  createContext,
-  type EditSettings,
-  type OverviewCallOptions,
-  type RecordedChange,
-} from './context-layer.ts';
+export { type ChangeFilter, ContextLayer, type ContextOptions, createContext, type RecordedChange } from './context-layer.ts';
+export { type CommandCallOptions, type CommandOutcome, ContextSession, type EditSettings, type OverviewCallOptions } from './context-session.ts';
 export { type ApplyPatchOptions, applyPatch } from './edits/apply-patch.ts';
 export type { ConflictRegion, ConflictType, EditConflict, EditResult, FileChange, LineRange, StaleReader } from './edits/edit-result.ts';
 export { type EditOptions, FileEditor, type PlannedFile, type StoredContent, type Transform, type TransformOutcome, withLocks } from './edits/file-editor.ts';

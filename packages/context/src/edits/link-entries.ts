@@ -9,7 +9,9 @@
  */
 
 import type { Filesystem } from '@ctxfs/core';
-import { type EditResult, plainResult } from './edit-result.ts';
+import type { OpClass } from '../safety/policy.ts';
+import { callShape, callText } from '../search/next-call.ts';
+import { type EditResult, plainResult, refusal } from './edit-result.ts';
 
 /**
  * The workspace path of the entry `path` names, with the links in its parent
@@ -35,4 +37,85 @@ export async function linkEntry(fs: Filesystem, path: string, linkFree: (path: s
 /** The result of a link removed or moved: a change with no version and no lines. */
 export function linkChanged(op: string, path: string, message: string, dryRun: boolean): EditResult {
   return { ...plainResult(op, path, true, message), ...(dryRun ? { dryRun: true } : {}) };
+}
+
+/** What a link's own calls change: the backend, and the registry that must learn of it. */
+export interface LinkWorkspace {
+  readonly fs: Filesystem;
+  readonly registry: { refresh(path: string): Promise<unknown> };
+}
+
+/** Removes the link `link` itself (nothing when `dryRun`); what it leads to is kept. */
+export async function deleteLink(ws: LinkWorkspace, link: string, dryRun: boolean): Promise<EditResult> {
+  if (!dryRun) {
+    await ws.fs.delete(link);
+    await ws.registry.refresh(link);
+  }
+  return linkChanged(
+    'delete',
+    link,
+    `${dryRun ? 'Would delete' : 'Deleted'} the link ${link}; what it leads to is kept. A link has no versions: undo does not bring it back.`,
+    dryRun,
+  );
+}
+
+/**
+ * Moves the link `link` itself to `target` (the destination with the links
+ * in its parent followed); an existing destination is refused unless
+ * `overwrite`. Nothing changes when `dryRun`.
+ */
+export async function renameLink(
+  ws: LinkWorkspace,
+  link: string,
+  target: string,
+  options: { readonly overwrite?: boolean | undefined; readonly dryRun?: boolean | undefined },
+): Promise<EditResult> {
+  const slash = target.lastIndexOf('/');
+  const name = target.slice(slash + 1);
+  const taken = (await ws.fs.list(slash < 0 ? '' : target.slice(0, slash)).catch(() => [])).some((e) => e.name === name);
+  if (taken && options.overwrite !== true) {
+    return refusal(
+      'rename',
+      target,
+      'EEXIST',
+      `${target} already exists. Pick another name, or replace it with ${callText('renameFile', [link, target], { overwrite: true })}.`,
+    );
+  }
+  const dryRun = options.dryRun === true;
+  if (!dryRun) {
+    await ws.fs.rename(link, target, { overwrite: options.overwrite === true });
+    await ws.registry.refresh(link);
+    await ws.registry.refresh(target);
+  }
+  return linkChanged(
+    'rename',
+    target,
+    `${dryRun ? 'Would move' : 'Moved'} the link ${link} to ${target}; what it leads to is unchanged. A link has no versions: undo does not move it back.`,
+    dryRun,
+  );
+}
+
+/**
+ * The refusal of a patch that deletes or moves a path that is itself a
+ * link: a patch edits what a link leads to, so its delete would remove
+ * that file and leave the link; the link's own calls remove or move it.
+ * `linkNamed` tells a link (see `PathBoundary.linkNamed`).
+ */
+export async function linkRemovedByPatch(
+  targets: ReadonlyArray<{ path: string; opClass: OpClass }>,
+  linkNamed: (op: string, path: string) => Promise<string | undefined>,
+): Promise<EditResult | undefined> {
+  for (const t of targets) {
+    if (t.opClass === 'write') continue;
+    const link = await linkNamed('applyPatch', t.path);
+    if (link === undefined) continue;
+    const verb = t.opClass === 'delete' ? 'delete' : 'move';
+    return refusal(
+      'patch',
+      link,
+      'EUNSUPPORTED',
+      `${link} is a symbolic link: a patch edits the file a link leads to, and cannot ${verb} the link itself. Nothing was changed. ${verb === 'delete' ? `Delete the link with ${callText('deleteFile', [link])}` : `Move the link with ${callShape('renameFile')}`}, which acts on the link only, and the rest of the patch without it.`,
+    );
+  }
+  return undefined;
 }
