@@ -164,6 +164,26 @@ describe('definitions inside function bodies', () => {
     });
   });
 
+  test('a path and a name given the other way round are told as such, with the call that works; a sensitive file is never named', async () => {
+    await withContext({ 'retryer.ts': RETRYER, '.env': 'TOKEN=1\n' }, async (ctx) => {
+      const swapped = await ctx.getSymbol('createRetryer.continueRetry', 'retryer.ts').then(
+        () => undefined,
+        (e: { code?: string; message?: string; hint?: string }) => e,
+      );
+      expect(swapped).toMatchObject({ code: 'ENOENT' });
+      expect(swapped?.message).toContain("the path and the symbol's name are the other way round");
+      expect(swapped?.hint).toBe('getSymbol("retryer.ts", "createRetryer.continueRetry")');
+      // The call named works.
+      expect((await ctx.getSymbol('retryer.ts', 'createRetryer.continueRetry')).startLine).toBe(10);
+      // ./ spelled name too; a file the registry counts sensitive, or no file, keeps the plain refusal.
+      await expect(ctx.getSymbol('createRetryer', './retryer.ts')).rejects.toMatchObject({ hint: 'getSymbol("retryer.ts", "createRetryer")' });
+      const secret = await ctx.getSymbol('TOKEN', '.env').catch((e: { message?: string; hint?: string }) => e);
+      expect(`${(secret as { message?: string }).message} ${(secret as { hint?: string }).hint}`).not.toContain('other way round');
+      const none = await ctx.getSymbol('nothing.ts', 'noSuchFile.ts').catch((e: { message?: string }) => e);
+      expect((none as { message?: string }).message).not.toContain('other way round');
+    });
+  });
+
   test('the outline lists definitions at every depth when the budget holds them', async () => {
     await withContext({ 'pytester.py': PYTESTER }, async (ctx) => {
       // Scoped, so the outline is served even where the small file itself would be the cheaper answer.

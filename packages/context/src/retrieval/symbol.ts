@@ -9,7 +9,7 @@
  * @module
  */
 
-import { fsError } from '@ctxfs/core';
+import { type FsError, fsError, isFsError } from '@ctxfs/core';
 import type { Document } from '../content/document.ts';
 import { callShape, callText } from '../search/next-call.ts';
 import { findSymbol, otherDefinitionsNote, renderOutline, type SymbolLookup, symbolSelector, symbolTable } from '../symbols/outline.ts';
@@ -233,9 +233,29 @@ export function serveWhole(ws: Workspace, caller: Caller, op: string, doc: Docum
   });
 }
 
+/**
+ * A missing file whose call named a known file as the symbol: the path and
+ * the name given the other way round (`ctxfs symbol src/a.ts login` for
+ * `ctxfs symbol login src/a.ts`), told as such with the call that works
+ * instead of a search for a file named like a symbol. Only a file the
+ * registry holds and does not count sensitive is named.
+ */
+function swappedArguments(ws: Workspace, path: string, name: string, err: unknown): FsError | undefined {
+  if (!isFsError(err, 'ENOENT')) return undefined;
+  const file = ws.registry.get(name.replace(/^\.\//, ''));
+  if (file === undefined || file.sensitive) return undefined;
+  return fsError('ENOENT', 'getSymbol', path, {
+    reason: `no file at ${path}; the name given, ${file.path}, is a file: the path and the symbol's name are the other way round`,
+    hint: callText('getSymbol', [file.path, path]),
+    cause: err,
+  });
+}
+
 /** Serves the definition named `name` in `path`. */
 export async function getSymbol(ws: Workspace, caller: Caller, path: string, name: string, options: { maxTokens?: number } = {}): Promise<Served> {
-  const doc = await loadDocument(ws, path, 'getSymbol');
+  const doc = await loadDocument(ws, path, 'getSymbol').catch((err: unknown) => {
+    throw swappedArguments(ws, path, name, err) ?? err;
+  });
   const budget = callBudget(caller, options.maxTokens, 'getSymbol', path);
   if (budget < MIN_USEFUL_TOKENS) return overBudget(ws, caller, doc, budget);
   const table = await symbolTable(doc);
