@@ -233,8 +233,8 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
       : context.before === context.after
         ? context.before
         : { before: context.before, after: context.after };
-  const same = (extra: Record<string, CallValue>) =>
-    callText('grep', [pattern], {
+  const same = (extra: Record<string, CallValue>, searched = pattern) =>
+    callText('grep', [searched], {
       literal: literal || undefined,
       ignoreCase: ignoreCase || undefined,
       path: scopePath === '' ? undefined : scopePath,
@@ -345,6 +345,12 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
       notes.push(`[sensitive files not searched: ${names}; ${same({ includeSensitive: true })} searches them, redacted]`);
     }
   }
+  const extended = total === 0 && !literal ? fromBasicSyntax(pattern) : undefined;
+  if (extended !== undefined) {
+    notes.push(
+      `[patterns are RE2 syntax (as grep -E), where \\| \\+ \\? match the characters | + ? themselves; meant as grep's basic syntax means them (a|b, x+, x?): ${same({}, extended)}]`,
+    );
+  }
   // A search of one file left nothing out: the note would send a model looking where nothing is.
   if (total === 0 && !includeIgnored && scope.kind === 'directory' && scope.exclude.length > 0) {
     notes.push(
@@ -398,4 +404,36 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
       return { note: `[… ${exact ? '' : 'at least '}${what}; narrow with ${calls.join(', or page on with ')} …]`, next };
     },
   });
+}
+
+/**
+ * `pattern` read as grep's basic syntax (BRE) and written in RE2's, when it
+ * uses one of the operators only BRE spells with a backslash (`\|`, `\+`,
+ * `\?`): `\(`, `\)`, `\{`, `\}` become groups and counts, and the bare
+ * characters those stand for become literals. `undefined` when nothing in it
+ * says BRE was meant (a pattern with `\(` alone is as likely a literal
+ * parenthesis). A bracket expression is copied as it is: both read it alike.
+ */
+export function fromBasicSyntax(pattern: string): string | undefined {
+  let out = '';
+  let basic = false;
+  // Where the open bracket expression's members start, or -1 outside one.
+  let members = -1;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i] as string;
+    if (members >= 0) {
+      // A ] first among the members (after a ^) is one of them, not the end.
+      const first = out.length === members || (out.length === members + 1 && out[members] === '^');
+      if (c === ']' && !first) members = -1;
+      out += c;
+    } else if (c === '[') {
+      out += c;
+      members = out.length;
+    } else if (c === '\\' && i + 1 < pattern.length) {
+      const next = pattern[++i] as string;
+      if ('|+?'.includes(next)) basic = true;
+      out += '|+?(){}'.includes(next) ? next : `\\${next}`;
+    } else out += '|+?(){}'.includes(c) ? `\\${c}` : c;
+  }
+  return basic ? out : undefined;
 }
