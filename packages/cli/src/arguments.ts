@@ -14,16 +14,19 @@ export interface LineRange {
 }
 
 /**
- * Reads `--lines`: `start:end`, `start:` or a single line `n`.
+ * Reads `--lines`: `start:end`, `start:` or a single line `n`. A range
+ * written as people write one elsewhere (`10-40`, sed's `10,40`) means the
+ * same and is taken too: nothing else could be meant by it.
  *
  * @example
  * ```ts
  * parseLines('10:40'); // { start: 10, end: 40 }
+ * parseLines('10-40'); // { start: 10, end: 40 }
  * parseLines('10:');   // { start: 10, end: undefined }
  * ```
  */
 export function parseLines(value: string, option = '--lines'): LineRange {
-  const m = /^(\d+)(?:(:)(\d*))?$/.exec(value.trim());
+  const m = /^(\d+)(?:([:,-])(\d*))?$/.exec(value.trim());
   const bad = (why: string): never => {
     throw new CliError('EINVAL', `${option} ${value}: ${why}`, `write ${option} 10:40, ${option} 10: or ${option} 10`);
   };

@@ -47,6 +47,8 @@ describe('ctxfs from a script', () => {
     expect(lines.stdout).toContain('2\texport function add');
     expect(lines.stdout).toContain('3\t  return a + b;');
     expect(lines.stdout).not.toContain('retries');
+    // A range as people write it elsewhere is the same range.
+    for (const range of ['2-3', '2,3']) expect(run(['cat', 'src/math.ts', '--lines', range]).stdout, range).toBe(lines.stdout);
     const raw = run(['cat', '--raw', 'src/math.ts']);
     expect(raw.stdout).toBe(readFileSync(join(project.root, 'src/math.ts'), 'utf8'));
     expect(run(['grep', 'retries']).stdout).toContain('6:\texport const retries = 3;');
