@@ -9,12 +9,13 @@
  * @module
  */
 
-import { type Filesystem, isFsError, type Snapshot } from '@ctxfs/core';
+import { type Filesystem, type FsError, isFsError, type Snapshot } from '@ctxfs/core';
 import { CliError, EXIT } from '../exit-codes.ts';
+import type { GlobalOptions } from '../options.ts';
 import { out, outJson, paint } from '../output.ts';
 import type { Action } from '../program.ts';
 import type { SnapshotJson } from '../schemas.ts';
-import { withContext, withFilesystem } from '../workspace.ts';
+import { backendOf, withContext, withFilesystem } from '../workspace.ts';
 import { effectivePolicy } from './policy.ts';
 
 function json(s: Snapshot): SnapshotJson {
@@ -37,8 +38,36 @@ async function whileRunning<T>(what: string, run: () => Promise<T>): Promise<T> 
     return await run();
   } catch (err) {
     if (!isFsError(err, 'EUNAVAILABLE')) throw err;
-    const stopped = err.reason?.includes(' is not running') ? '; ctxfs snapshot list works while it is stopped' : '';
-    throw new CliError('EUNAVAILABLE', `cannot ${what}: ${err.reason ?? err.message}`, `${err.hint ?? 'start the container and retry'}${stopped}`);
+    throw new CliError('EUNAVAILABLE', `cannot ${what}: ${err.reason ?? err.message}`, `${err.hint ?? 'start the container and retry'}${listWorks(err)}`);
+  }
+}
+
+function listWorks(err: FsError): string {
+  return err.reason?.includes(' is not running') ? '; ctxfs snapshot list works while it is stopped' : '';
+}
+
+/**
+ * Runs a drop, which, unlike a snapshot or a restore, needs nothing of a
+ * stopped container but the policy that decides it: the workspace's own is
+ * a file inside it. Deciding without that file would let a drop the project
+ * forbids go through, so it is refused; the refusal says so, and gives both
+ * ways on: start the container, or decide by the built-in policy knowingly.
+ */
+async function policyReadable<T>(g: GlobalOptions, name: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!isFsError(err, 'EUNAVAILABLE') || !g.policyFiles) throw err;
+    const { PROJECT_CONFIG_PATH } = await import('@ctxfs/context');
+    if (err.path !== PROJECT_CONFIG_PATH) throw err;
+    const spec = backendOf(g);
+    const start =
+      spec.kind === 'container' && err.reason?.includes(' is not running') ? `start the container (docker start ${spec.container}) and retry` : err.hint;
+    throw new CliError(
+      'EUNAVAILABLE',
+      `cannot drop snapshot '${name}': the workspace's policy (${PROJECT_CONFIG_PATH}) cannot be read, because ${err.reason ?? err.message}`,
+      `${start ?? 'start the container and retry'}, or pass --no-policy-files to decide by the built-in policy alone (neither your config.toml nor the project's is read)${listWorks(err)}`,
+    );
   }
 }
 
@@ -121,18 +150,20 @@ export const restore: Action = (g, [name = '']) =>
 /** `ctxfs snapshot drop <id|tag>`: recorded in the audit, as the end of a recovery point. */
 export const drop: Action = (g, [name = '']) =>
   whileRunning(`drop snapshot '${name}'`, () =>
-    withContext(g, async ({ ctx, fs }) => {
-      const call = { op: 'dropSnapshot', opClass: 'history', paths: [], params: { snapshot: name } } as const;
-      const id = await ctx.guarded(
-        call,
-        async () => {
-          const id = await named(fs, name);
-          await fs.dropSnapshot(id);
-          return id;
-        },
-        () => ({ result: 'ok' }),
-      );
-      await (g.json ? outJson({ id, action: 'dropped' }) : out(`dropped ${id}`));
-      return EXIT.ok;
-    }),
+    policyReadable(g, name, () =>
+      withContext(g, async ({ ctx, fs }) => {
+        const call = { op: 'dropSnapshot', opClass: 'history', paths: [], params: { snapshot: name } } as const;
+        const id = await ctx.guarded(
+          call,
+          async () => {
+            const id = await named(fs, name);
+            await fs.dropSnapshot(id);
+            return id;
+          },
+          () => ({ result: 'ok' }),
+        );
+        await (g.json ? outJson({ id, action: 'dropped' }) : out(`dropped ${id}`));
+        return EXIT.ok;
+      }),
+    ),
   );
