@@ -93,6 +93,21 @@ export class AuditIndex {
     this.store.statement("INSERT OR REPLACE INTO audit_index_meta (key, value) VALUES ('chain', ?)").run(chain);
   }
 
+  /**
+   * The seq through which every entry of the kept log is indexed (0 when
+   * none is known to be): what a trail opening need not read again. Set
+   * under the log's lock, after the entries up to the log's tip were
+   * indexed; lowered when rows after it are dropped.
+   */
+  get complete(): number {
+    const row = this.store.statement("SELECT value FROM audit_index_meta WHERE key = 'complete'").get() as { value: string } | undefined;
+    return row === undefined ? 0 : Number(row.value);
+  }
+
+  set complete(seq: number) {
+    this.store.statement("INSERT OR REPLACE INTO audit_index_meta (key, value) VALUES ('complete', ?)").run(String(seq));
+  }
+
   /** The newest indexed entry. */
   newest(): { seq: number; mac: string } | undefined {
     this.flush();
@@ -183,6 +198,7 @@ export class AuditIndex {
     this.store.transaction(() => {
       this.store.statement('DELETE FROM audit_index WHERE seq > ?').run(seq);
       this.store.statement('DELETE FROM audit_index_paths WHERE seq > ?').run(seq);
+      if (this.complete > seq) this.complete = seq;
     });
   }
 
