@@ -342,35 +342,41 @@ describe('reopening', () => {
     await store.close();
   });
 
-  test('an open reads only what was appended since the last open that indexed the whole log, and still catches a lost queue there', async () => {
-    const { dir, keyFile } = place();
-    const store = await SqliteStateStore.open({ path: join(dir, '..', 'state.db') });
-    const open = () => AuditTrail.open({ dir, key: { keyFile }, index: store, maxFileBytes: 4096 });
-    let trail = open();
-    for (let i = 0; i < 40; i++) trail.append(entry());
-    trail.close();
-    // This open indexes the whole log (nothing was known complete yet) and marks it so.
-    trail = open();
-    const mark = trail.tip.seq;
-    for (let i = 0; i < 5; i++) trail.append(entry());
-    trail.close();
-    // A process that died with its last rows queued: the index lacks entries past the mark, and the next open adds them.
-    store.database.db.exec(`DELETE FROM audit_index WHERE seq > ${mark}; DELETE FROM audit_index_paths WHERE seq > ${mark}`);
-    trail = open();
-    expect(trail.query({ limit: 1000 })).toHaveLength(45);
-    trail.close();
-    // Rows below the mark are never read again from the log (the first files are not reopened): a row removed
-    // there by hand stays removed until the index is rebuilt.
-    const first = (store.database.db.prepare('SELECT seq FROM audit_index ORDER BY seq LIMIT 1 OFFSET 9').get() as { seq: number }).seq;
-    store.database.db.exec(`DELETE FROM audit_index WHERE seq <= ${first}; DELETE FROM audit_index_paths WHERE seq <= ${first}`);
-    trail = open();
-    expect(trail.query({ limit: 1000 })).toHaveLength(35);
-    expect(trail.rebuildIndex()).toBe(45);
-    expect(trail.query({ limit: 1000 })).toHaveLength(45);
-    expect(trail.verify()).toMatchObject({ ok: true, entries: 45 });
-    trail.close();
-    await store.close();
-  });
+  test.each([
+    ['in files of 4 KB', 4096],
+    ['in one file', undefined],
+  ])(
+    'an open reads only what was appended since the last open that indexed the whole log, and still catches a lost queue there (%s)',
+    async (_, maxFileBytes) => {
+      const { dir, keyFile } = place();
+      const store = await SqliteStateStore.open({ path: join(dir, '..', 'state.db') });
+      const open = () => AuditTrail.open({ dir, key: { keyFile }, index: store, ...(maxFileBytes === undefined ? {} : { maxFileBytes }) });
+      let trail = open();
+      for (let i = 0; i < 40; i++) trail.append(entry());
+      trail.close();
+      // This open indexes the whole log (nothing was known complete yet) and marks it so.
+      trail = open();
+      const mark = trail.tip.seq;
+      for (let i = 0; i < 5; i++) trail.append(entry());
+      trail.close();
+      // A process that died with its last rows queued: the index lacks entries past the mark, and the next open adds them.
+      store.database.db.exec(`DELETE FROM audit_index WHERE seq > ${mark}; DELETE FROM audit_index_paths WHERE seq > ${mark}`);
+      trail = open();
+      expect(trail.query({ limit: 1000 })).toHaveLength(45);
+      trail.close();
+      // Rows below the mark are never read again from the log (neither the files before it nor the lines before it
+      // in its own file): a row removed there by hand stays removed until the index is rebuilt.
+      const first = (store.database.db.prepare('SELECT seq FROM audit_index ORDER BY seq LIMIT 1 OFFSET 9').get() as { seq: number }).seq;
+      store.database.db.exec(`DELETE FROM audit_index WHERE seq <= ${first}; DELETE FROM audit_index_paths WHERE seq <= ${first}`);
+      trail = open();
+      expect(trail.query({ limit: 1000 })).toHaveLength(35);
+      expect(trail.rebuildIndex()).toBe(45);
+      expect(trail.query({ limit: 1000 })).toHaveLength(45);
+      expect(trail.verify()).toMatchObject({ ok: true, entries: 45 });
+      trail.close();
+      await store.close();
+    },
+  );
 
   test('a log directory deleted under an open trail: it refuses to append, with the reason, and never forks the new chain', async () => {
     const { dir, keyFile } = place();

@@ -108,6 +108,15 @@ export class AuditIndex {
     this.store.statement("INSERT OR REPLACE INTO audit_index_meta (key, value) VALUES ('complete', ?)").run(String(seq));
   }
 
+  /** Where the indexed entry `seq` is in the log, if it is indexed. */
+  position(seq: number): { fileNo: number; line: number; offset: number } | undefined {
+    this.flush();
+    const row = this.store.statement('SELECT file_no, line, offset FROM audit_index WHERE seq = ?').get(seq) as
+      | { file_no: number; line: number; offset: number }
+      | undefined;
+    return row === undefined ? undefined : { fileNo: Number(row.file_no), line: Number(row.line), offset: Number(row.offset) };
+  }
+
   /** The newest indexed entry. */
   newest(): { seq: number; mac: string } | undefined {
     this.flush();

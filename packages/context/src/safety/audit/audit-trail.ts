@@ -550,8 +550,10 @@ export class AuditTrail {
   }
 
   /**
-   * Indexes the entries after seq `after`, reading only the files that hold
-   * them; with `missingOnly`, only those the index does not hold yet.
+   * Indexes the entries after seq `after`, reading only what holds them: from
+   * the line of entry `after` when the index knows where it is (and it is
+   * there), else from the start of the file that holds it; with
+   * `missingOnly`, only the entries the index does not hold yet.
    */
   #indexLog(after: number, missingOnly = false): number {
     const ix = this.#index;
@@ -566,10 +568,14 @@ export class AuditTrail {
         break;
       }
     }
+    const at = after > 0 ? this.#lineOf(ix, after, files[from]) : undefined;
     let n = 0;
     for (const no of files.slice(from)) {
-      const bytes = readFileSync(join(this.dir, fileName(no)));
-      let line = 0;
+      const path = join(this.dir, fileName(no));
+      // Offsets below are the file's: `base` is where the bytes read begin.
+      const base = no === at?.fileNo ? at.offset : 0;
+      const bytes = base === 0 ? readFileSync(path) : readRange(path, base, statSync(path).size);
+      let line = base === 0 ? 0 : (at?.line ?? 1) - 1;
       for (let p = 0; p < bytes.length; ) {
         const nl = bytes.indexOf(10, p);
         if (nl === -1) break;
@@ -578,7 +584,7 @@ export class AuditTrail {
         if (head !== undefined && head.seq > after && !known?.has(head.seq) && isEntryType(bytes, head)) {
           const rec = parseLine(bytes, p, nl);
           if (rec !== undefined) {
-            ix.add(indexRow(head.seq, Date.parse(String(rec.ts)), no, line, p, nl - p, storedMac(bytes, head), rec as unknown as AuditEntry));
+            ix.add(indexRow(head.seq, Date.parse(String(rec.ts)), no, line, base + p, nl - p, storedMac(bytes, head), rec as unknown as AuditEntry));
             n++;
           }
         }
@@ -587,6 +593,20 @@ export class AuditTrail {
     }
     ix.flush();
     return n;
+  }
+
+  /**
+   * Where entry `seq` is, as the index says, when it is in `fileNo` (the file
+   * reading starts in) and the log holds that entry's line there; else
+   * `undefined`, and the file is read from its start.
+   */
+  #lineOf(ix: AuditIndex, seq: number, fileNo: number | undefined): { fileNo: number; line: number; offset: number } | undefined {
+    const at = ix.position(seq);
+    if (at === undefined || at.fileNo !== fileNo) return undefined;
+    const path = join(this.dir, fileName(at.fileNo));
+    const head = readRange(path, at.offset, Math.min(statSync(path).size, at.offset + 256));
+    const nl = head.indexOf(10);
+    return readLineHead(head, 0, nl === -1 ? head.length : nl)?.seq === seq ? at : undefined;
   }
 
   /** Writes queued index rows, flushes the log and releases its lock. The state store stays open (the caller owns it). Idempotent. */
