@@ -311,6 +311,13 @@ function replayRow(row: AuditRow): ReplayRow {
 }
 
 /**
+ * How many of the table's rows a new trail takes at a time: it takes the
+ * table's history, which may be millions of rows, a page at a time (each
+ * in one hold of the trail's lock), never all of it in memory at once.
+ */
+const HISTORY_PAGE = 1024;
+
+/**
  * Appends to the trail the table's records it missed (a process died between
  * committing a record and appending it): among the table's newest rows bound
  * for this trail (other hosts sharing a PostgreSQL store keep trails of
@@ -319,6 +326,8 @@ function replayRow(row: AuditRow): ReplayRow {
  * the trail lacks. The trail is read back until it reaches a record the
  * table holds, {@link REPLAY_REACH} records at most.
  * Under the trail's lock, so another process's appends cannot interleave.
+ * A trail with no records yet takes the table's history instead
+ * ({@link takeHistory}).
  *
  * The trail's newest records are read from the log itself, never through
  * the index: other processes write their index rows a tick after their
@@ -346,13 +355,13 @@ async function replayMissed(store: StateStore, trail: AuditTrail, context: Audit
     .reverse()
     .map(replayRow)
     .filter((r) => r.chain === chain);
-  // A new trail takes the table's history (the rows bound for no other trail).
-  const everything = trail.newest(1).length === 0 ? (await store.all<AuditRow>('SELECT * FROM audit ORDER BY id')).map(replayRow) : undefined;
   let unverified: AuditRecord | undefined;
-  const replayed = trail.batch(() => {
+  // Under the trail's lock: the records of `mine` it lacks, appended; `undefined` for a trail with no records.
+  const catchUp = (): number | undefined => {
     // From the log itself: the index lacks the lines other processes appended a moment ago.
     let reach = REPLAY_WINDOW;
     let recent = trail.newest(reach);
+    if (recent.length === 0) return undefined;
     const tableKeys = new Set(mine.map((r) => r.key));
     // Records the library appended (no row) may hide where the table's rows stand in the trail: read further back.
     while (tableKeys.size > 0 && recent.length === reach && reach < REPLAY_REACH && !recent.some((r) => tableKeys.has(keyOf(r)))) {
@@ -360,21 +369,14 @@ async function replayMissed(store: StateStore, trail: AuditTrail, context: Audit
       recent = trail.newest(reach);
     }
     unverified = recent.find((r) => !r.verified);
-    let rows: ReplayRow[];
-    if (recent.length === 0) {
-      // A new trail takes the table's history, but for the rows bound for other hosts' trails (its own
-      // chain's too: a process killed between its commit and its append on the trail's first record).
-      const now = trail.tip.chain;
-      rows = (everything ?? mine).filter((r) => r.chain === undefined || r.chain === now);
-    } else {
-      const held = new Set(recent.map(keyOf));
-      const first = mine.findIndex((r) => held.has(r.key));
-      // None of the table's rows in reach: the trail was started over elsewhere, or is older than the table's window.
-      rows = first === -1 ? [] : mine.slice(first).filter((r) => !held.has(r.key));
-    }
+    const held = new Set(recent.map(keyOf));
+    const first = mine.findIndex((r) => held.has(r.key));
+    // None of the table's rows in reach: the trail was started over elsewhere, or is older than the table's window.
+    const rows = first === -1 ? [] : mine.slice(first).filter((r) => !held.has(r.key));
     for (const r of rows) trail.append(trailEntry(r.draft, context, true));
     return rows.length;
-  });
+  };
+  const replayed = trail.batch(catchUp) ?? (await takeHistory(store, trail, context, catchUp));
   const found =
     unverified &&
     `the audit trail was changed: ${unverified.location.file} line ${unverified.location.line} (seq ${unverified.seq}) does not match its MAC; ${trail.dir}`;
@@ -388,6 +390,62 @@ async function replayMissed(store: StateStore, trail: AuditTrail, context: Audit
     await new Promise((resolve) => setImmediate(resolve));
   }
   return replayed;
+}
+
+/**
+ * A new trail takes the table's history: its rows up to the newest one now
+ * (those committed later are their processes' to append), in order, but for
+ * the rows bound for other hosts' trails (its own chain's are taken: a
+ * process killed between its commit and its append on the trail's first
+ * record). A page of {@link HISTORY_PAGE} rows at a time, each appended in
+ * one hold of the trail's lock: the pages are read between holds (the lock
+ * is held synchronously), when other processes may append. Each hold checks
+ * what they did: before this replay's first line, a record appended by
+ * another means the trail is no longer new — it started without this
+ * history (as when another process appended first), and this replay catches
+ * up as on any trail; after it, the records others appended since this
+ * replay's last line (a live process's own record, or a replay of another
+ * process that opened meanwhile) are not appended again. A process killed
+ * midway leaves the history taken so far: the next open finds a trail with
+ * records and does not take the rest.
+ */
+async function takeHistory(store: StateStore, trail: AuditTrail, context: AuditContext, catchUp: () => number | undefined): Promise<number> {
+  const top = Number((await store.get<{ top: number | string | null }>('SELECT MAX(id) AS top FROM audit'))?.top ?? 0);
+  let taken = 0;
+  // The seq of this replay's newest line in the trail.
+  let last: number | undefined;
+  // The records others appended since this replay's first line, not yet met in its pages: their rows may be in any later page.
+  const theirs = new Set<string>();
+  for (let after = 0; after < top; ) {
+    const page = await store.all<AuditRow>('SELECT * FROM audit WHERE id > ? AND id <= ? ORDER BY id LIMIT ?', [after, top, HISTORY_PAGE]);
+    if (page.length === 0) break;
+    after = Number((page.at(-1) as AuditRow).id);
+    const taking = trail.batch(() => {
+      if (last !== undefined) for (const key of appendedSince(trail, last)) theirs.add(key);
+      // The lock was let go while the page was read: another process may have started the trail meanwhile.
+      else if (trail.newest(1).length > 0) return false;
+      const now = trail.tip.chain;
+      for (const row of page) {
+        const r = replayRow(row);
+        if ((r.chain !== undefined && r.chain !== now) || theirs.delete(r.key)) continue;
+        last = trail.append(trailEntry(r.draft, context, true)).seq;
+        taken++;
+      }
+      return true;
+    });
+    if (!taking) return trail.batch(catchUp) ?? 0;
+  }
+  return taken;
+}
+
+/** Under the trail's lock: the records appended after seq `since` (by others: it is this process's last line), by replay key. */
+function appendedSince(trail: AuditTrail, since: number): Set<string> {
+  // Most often nobody did: a few records, this replay's last among them, tell.
+  for (let reach = 8; ; reach *= 8) {
+    const recent = trail.newest(reach);
+    const after = recent.filter((r) => r.seq > since);
+    if (after.length < recent.length || recent.length < reach) return new Set(after.map(keyOf));
+  }
 }
 
 function keyOf(r: AuditRecord): string {
