@@ -88,10 +88,10 @@ function utf16Heuristic(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | undefined 
   }
   const pairs = n / 2;
   // Latin-script text in UTF-16 has a zero high byte in most code units and
-  // almost never a zero low byte.
-  if (oddZero / pairs > 0.4 && evenZero / pairs < 0.05) return 'utf-16le';
-  if (evenZero / pairs > 0.4 && oddZero / pairs < 0.05) return 'utf-16be';
-  return undefined;
+  // almost never a zero low byte; so do arrays of small 16-bit integers,
+  // which only the characters they decode to tell apart.
+  const order = oddZero / pairs > 0.4 && evenZero / pairs < 0.05 ? 'utf-16le' : evenZero / pairs > 0.4 && oddZero / pairs < 0.05 ? 'utf-16be' : undefined;
+  return order !== undefined && readsAsWriting(bytes.subarray(0, n), order) ? order : undefined;
 }
 
 /**
@@ -194,23 +194,151 @@ export function looksIso2022Jp(sample: Uint8Array): boolean {
   return escaped;
 }
 
-function utf16Weirdness(sample: Uint8Array, enc: 'utf-16le' | 'utf-16be'): number {
-  let text: string;
+/**
+ * `sample` decoded as UTF-16, or undefined when it is not well-formed: a
+ * high surrogate cut off by the sample's end is dropped, any other lone
+ * surrogate fails.
+ */
+function decodeUtf16(sample: Uint8Array, enc: 'utf-16le' | 'utf-16be'): string | undefined {
+  const n = sample.length - (sample.length % 2);
+  const last = enc === 'utf-16le' ? sample[n - 1] : sample[n - 2];
+  const end = last !== undefined && last >= 0xd8 && last <= 0xdb ? n - 2 : n;
   try {
-    text = new TextDecoder(enc, { fatal: true }).decode(sample);
+    return new TextDecoder(enc, { fatal: true, ignoreBOM: true }).decode(sample.subarray(0, end));
   } catch {
-    return Number.POSITIVE_INFINITY;
+    return undefined;
   }
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters mean "not text"
-  if (/[\u0000-\u0008\u000e-\u001f\ufffe\uffff]/.test(text)) return Number.POSITIVE_INFINITY;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters mean "not text"
+const NOT_TEXT = /[\u0000-\u0008\u000e-\u001a\u001c-\u001f\ufffe\uffff]/;
+
+function utf16Weirdness(sample: Uint8Array, enc: 'utf-16le' | 'utf-16be'): number {
+  const text = decodeUtf16(sample, enc);
+  if (text === undefined || NOT_TEXT.test(text)) return Number.POSITIVE_INFINITY;
   // The wrong byte order scatters text over unassigned and private code points.
   return (text.match(/[\p{Cn}\p{Co}]/gu) ?? []).length / Math.max(1, text.length);
 }
 
 /**
+ * Whether `sample` read as UTF-16 in `enc` is writing and not numbers: a
+ * control character (U+0001 from the integer 1), unassigned or private
+ * code points, or CJK Extension A (what two ASCII bytes of a binary read
+ * as: `GIF89a` is `䥇㡆愹`; writing hardly uses those rare Han characters)
+ * rule it out, and so does text that reads as no language does.
+ */
+function readsAsWriting(sample: Uint8Array, enc: 'utf-16le' | 'utf-16be'): boolean {
+  const text = decodeUtf16(sample, enc);
+  if (text === undefined || NOT_TEXT.test(text) || !/[\p{L}\p{N}]/u.test(text)) return false;
+  const rare = (text.match(/[\p{Cn}\p{Co}\u3400-\u4dbf]/gu) ?? []).length;
+  // A few odd characters in a long text are damage; in a short one, the
+  // only evidence there is.
+  if (rare > text.length * 0.02) return false;
+  if (text.length < SHORT_UTF16_UNITS && scriptsOfShortText(text) > 1) return false;
+  // A thousand code units show how text reads as well as the whole sample,
+  // in a fraction of the time. One oddity is allowed however short the text
+  // (`TypeDef` flips case inside a word), then a point in ten units.
+  const judged = text.slice(0, PLAUSIBILITY_UNITS).replace(/[\ud800-\udbff]$/, '');
+  return implausibility(letterShapes(judged)) <= 2 + judged.length * 0.1;
+}
+
+const PLAUSIBILITY_UNITS = 1024;
+
+/** A letter standing for each script whose legacy alphabets text-plausibility knows, upper and lower case. */
+const SCRIPT_LETTERS: ReadonlyArray<readonly [RegExp, string, string]> = [
+  [/\p{Script=Latin}/u, 'A', 'a'],
+  [/\p{Script=Cyrillic}/u, 'Б', 'б'],
+  [/\p{Script=Greek}/u, 'Β', 'β'],
+  [/\p{Script=Hebrew}/u, 'א', 'א'],
+  [/\p{Script=Arabic}/u, 'ب', 'ب'],
+  [/\p{Script=Thai}/u, 'ก', 'ก'],
+];
+
+/**
+ * `text` with each letter replaced by one of its script and case, CJK
+ * letters kept: the plausibility of its shape (scripts mixed in a word,
+ * case flipped inside one, symbols between letters) without the judgement
+ * of which accented letters belong together, made for legacy code pages,
+ * where UTF-16 writes every language (Vietnamese `ộ` and `ư` fit none of
+ * their alphabets). Letters of other scripts stand as a Han character
+ * does, a script apart that may touch Latin.
+ */
+function letterShapes(text: string): string {
+  return text.replace(/\p{L}/gu, (ch) => {
+    let shape = letterShape.get(ch);
+    if (shape === undefined) {
+      shape = shapeOf(ch);
+      letterShape.set(ch, shape);
+    }
+    return shape;
+  });
+}
+
+const letterShape = new Map<string, string>();
+
+function shapeOf(letter: string): string {
+  if (/[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]/u.test(letter)) return letter;
+  const upper = letter !== letter.toLowerCase();
+  for (const [script, capital, small] of SCRIPT_LETTERS) if (script.test(letter)) return upper ? capital : small;
+  return '中';
+}
+
+/** Below this many code units a UTF-16 reading is held to the characters of a language or two. */
+const SHORT_UTF16_UNITS = 32;
+
+/** Latin letters, digits, punctuation, currency signs, marks, ordinary spaces, emoji: what text in any script may hold. */
+const ANY_WRITING = /[\t\n\v\f\r \u00a0\u202f\u3000\p{P}\p{Sc}\p{Nd}\p{M}\p{Emoji_Presentation}\p{scx=Latin}]/u;
+
+/** The scripts of living languages besides Latin; those of Chinese, Japanese and Korean count as one, which they mix. */
+const WRITING_SCRIPTS: readonly RegExp[] = [
+  /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Bopomofo}]/u,
+  ...[
+    'Greek',
+    'Cyrillic',
+    'Armenian',
+    'Georgian',
+    'Hebrew',
+    'Arabic',
+    'Devanagari',
+    'Bengali',
+    'Gurmukhi',
+    'Gujarati',
+    'Tamil',
+    'Telugu',
+    'Kannada',
+    'Malayalam',
+    'Sinhala',
+    'Thai',
+    'Lao',
+    'Tibetan',
+    'Myanmar',
+    'Khmer',
+    'Ethiopic',
+  ].map((script) => new RegExp(`\\p{scx=${script}}`, 'u')),
+];
+
+/**
+ * How many scripts besides Latin a short text writes in; infinite when it
+ * holds a character no writing needs (symbols, spaces U+2000 to U+200A,
+ * letterlike signs). A few code units of one language use one script at
+ * most, while the bytes of a binary read as UTF-16 land anywhere (`р ⠂屁`:
+ * Cyrillic, braille and Han; `ȼℋ 欢Ɂ`, with em and en quads).
+ */
+function scriptsOfShortText(text: string): number {
+  const seen = new Set<number>();
+  for (const ch of text) {
+    if (ANY_WRITING.test(ch)) continue;
+    const script = WRITING_SCRIPTS.findIndex((re) => re.test(ch));
+    if (script < 0) return Number.POSITIVE_INFINITY;
+    seen.add(script);
+  }
+  return seen.size;
+}
+
+/**
  * UTF-16 without BOM for text the core heuristic misses (CJK, where zero
  * bytes are rare and fall at both parities): both byte orders are decoded,
- * and the one that reads as assigned, control-free text wins.
+ * and the one that reads as assigned, control-free writing wins.
  */
 export function utf16WithoutBom(sample: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
   const n = sample.length - (sample.length % 2);
@@ -221,15 +349,12 @@ export function utf16WithoutBom(sample: Uint8Array): 'utf-16le' | 'utf-16be' | u
   // however short the text (one NUL in 19 code units is over 1%).
   if (zeros < 2 || zeros < (n / 2) * 0.01) return undefined;
   const body = sample.subarray(0, n);
-  const le = utf16Weirdness(body, 'utf-16le');
-  const be = utf16Weirdness(body, 'utf-16be');
-  const best = Math.min(le, be);
-  if (best > 0.02) return undefined;
-  const wide = le <= be ? 'utf-16le' : 'utf-16be';
-  // Any byte pairs read as CJK; real text also breaks lines or words. ASCII
-  // with NULs in it, read as UTF-16, has a space or a line break only where a
-  // NUL happens to follow one.
-  return /[\t\n\r \u3000]/.test(new TextDecoder(wide).decode(body)) ? wide : undefined;
+  const weirdness = { 'utf-16le': utf16Weirdness(body, 'utf-16le'), 'utf-16be': utf16Weirdness(body, 'utf-16be') };
+  const orders = (['utf-16le', 'utf-16be'] as const).filter((o) => weirdness[o] <= 0.02).sort((a, b) => weirdness[a] - weirdness[b]);
+  // Any byte pairs read as CJK, in either order; real text also breaks lines
+  // or words, and reads as writing. ASCII with NULs in it, read as UTF-16,
+  // has a space or a line break only where a NUL happens to follow one.
+  return orders.find((o) => /[\t\n\r \u3000]/.test(decodeUtf16(body, o) ?? '') && readsAsWriting(body, o));
 }
 
 /**
@@ -331,10 +456,13 @@ export function detectEncoding(bytes: Uint8Array, options: DetectOptions = {}): 
   const head = bytes.subarray(0, DETECTION_SAMPLE_BYTES);
   const bom = detectBom(head);
   if (bom) return { encoding: bom.encoding, bomLength: bom.length, binary: false, source: 'bom', confidence: 1 };
-  const utf16 = utf16Heuristic(head);
+  // A whole file of UTF-16 is whole code units: an odd length leaves BOM-less
+  // UTF-16 nothing to stand on.
+  const halfUnit = head.length % 2 === 1 && !(options.partial ?? bytes.length >= DETECTION_SAMPLE_BYTES);
+  const utf16 = halfUnit ? undefined : utf16Heuristic(head);
   if (utf16) return { encoding: utf16, bomLength: 0, binary: false, source: 'utf16-heuristic', confidence: 0.8 };
   if (looksBinary(head)) {
-    const wide = utf16WithoutBom(head);
+    const wide = halfUnit ? undefined : utf16WithoutBom(head);
     if (wide) return { encoding: wide, bomLength: 0, binary: false, source: 'utf16-heuristic', confidence: 0.7 };
     return { encoding: 'binary', bomLength: 0, binary: true, source: 'binary', confidence: 0.9 };
   }

@@ -144,6 +144,57 @@ describe('detectEncoding', () => {
     expect(detectEncoding(utf16(text, 'be'))).toMatchObject({ encoding: 'utf-16be', binary: false });
   });
 
+  it('16-bit integers counting up are binary, though their zero bytes fall like UTF-16 text', () => {
+    // 01 00 02 00 … and 00 01 00 02 …: U+0001 to U+0007 read as UTF-16.
+    const le = b(1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0);
+    expect(detectEncoding(le)).toMatchObject({ encoding: 'binary', binary: true });
+    expect(detectEncoding(b(0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7))).toMatchObject({ encoding: 'binary', binary: true });
+    expect(detectEncoding(b(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1))).toMatchObject({ binary: true });
+    // Whitespace alone is no text to serve.
+    expect(detectEncoding(b(9, 0, 10, 0, 11, 0, 12, 0))).toMatchObject({ binary: true });
+  });
+
+  it('the 14-byte run 00 01 … 0D is binary', () => {
+    expect(detectEncoding(Uint8Array.from({ length: 14 }, (_, i) => i))).toMatchObject({ encoding: 'binary', binary: true });
+  });
+
+  it('short binary records whose bytes read as scattered characters are binary', () => {
+    // A GIF's first 12 bytes (`䥇㡆愹¯1Õ` as UTF-16LE), WebAssembly (`Ġ -䄅`, `AG∌煅`, `р ⠂屁 `).
+    expect(detectEncoding(b(0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0xaf, 0x00, 0x31, 0x00, 0xd5, 0x00))).toMatchObject({ binary: true });
+    expect(detectEncoding(b(0x20, 0x01, 0x20, 0x00, 0x2d, 0x00, 0x05, 0x41))).toMatchObject({ binary: true });
+    expect(detectEncoding(b(0x00, 0x41, 0x00, 0x47, 0x22, 0x0c, 0x71, 0x45))).toMatchObject({ binary: true });
+    expect(detectEncoding(b(0x04, 0x40, 0x20, 0x00, 0x28, 0x02, 0x5c, 0x41, 0x00, 0x20))).toMatchObject({ binary: true });
+  });
+
+  it('short UTF-16 text is still UTF-16: a word or two of Latin, Cyrillic or Japanese', () => {
+    expect(detectEncoding(utf16('In TypeDef e', 'le')).encoding).toBe('utf-16le');
+    expect(detectEncoding(utf16('Hi!\n', 'be')).encoding).toBe('utf-16be');
+    expect(detectEncoding(utf16('Требуется идентификатор\n', 'le')).encoding).toBe('utf-16le');
+    expect(detectEncoding(utf16('switch ステートメント\n', 'be')).encoding).toBe('utf-16be');
+    expect(detectEncoding(utf16('Բարեւ աշխարհ\n', 'le')).encoding).toBe('utf-16le');
+    expect(detectEncoding(utf16('Xin chào thế giới\n', 'le')).encoding).toBe('utf-16le');
+  });
+
+  it('BOM-less CJK UTF-16 is never read in the wrong byte order', () => {
+    // Both orders decode to assigned characters; little-endian's are not writing.
+    expect(detectEncoding(utf16('“{0}”选项的参', 'be')).encoding).not.toBe('utf-16le');
+    expect(detectEncoding(utf16("需要識別碼。'{0}' 是", 'be')).encoding).toBe('utf-16be');
+  });
+
+  it('a whole file of odd length is not BOM-less UTF-16; a prefix of one may be', () => {
+    const text = utf16('hello world, plain text\n', 'le');
+    const odd = new Uint8Array([...text, 0x21]);
+    expect(detectEncoding(odd)).toMatchObject({ binary: true });
+    expect(detectEncoding(odd, { partial: true }).encoding).toBe('utf-16le');
+  });
+
+  it('UTF-16 text whose sample ends inside a surrogate pair is still UTF-16', () => {
+    const lines = '日本語の文です。\n'.repeat(1000);
+    const text = utf16(`${lines.slice(0, DETECTION_SAMPLE_BYTES / 2 - 1)}😀\n${lines}`, 'le');
+    expect(text[DETECTION_SAMPLE_BYTES - 1]).toBe(0xd8);
+    expect(detectEncoding(text).encoding).toBe('utf-16le');
+  });
+
   it('UTF-8 text', () => {
     expect(detectEncoding(enc('héllo 日本 😀'))).toMatchObject({ encoding: 'utf-8', bomLength: 0, binary: false, source: 'utf-8', confidence: 1 });
   });
