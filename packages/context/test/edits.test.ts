@@ -518,6 +518,21 @@ for (const backend of BACKENDS) {
       expect((await ctx.undo('u.txt', { change: 1 })).code).toBe('ENOENT');
     });
 
+    it('undo of an undo (by its change number) brings the change back: a redo, never a silent no-op', async () => {
+      await open({ 'u.txt': LINES });
+      await ctx.replace('u.txt', 'line 2\n', 'TWO\n'); // #2
+      await ctx.replace('u.txt', 'line 19\n', 'NINETEEN\n'); // #3
+      const undone = await ctx.undo('u.txt'); // #4 reverts #3
+      expect(undone).toMatchObject({ success: true, seq: 4 });
+      expect(await text(ws, 'u.txt')).toBe(LINES.replace('line 2\n', 'TWO\n'));
+      const redo = await ctx.undo('u.txt', { change: 4 });
+      expect(redo, redo.message).toMatchObject({ success: true, linesAdded: 1, linesRemoved: 1 });
+      expect(await text(ws, 'u.txt')).toBe(LINES.replace('line 2\n', 'TWO\n').replace('line 19\n', 'NINETEEN\n'));
+      // The plain undo after it takes back the redo, the newest change of this agent's.
+      expect((await ctx.undo('u.txt')).success).toBe(true);
+      expect(await text(ws, 'u.txt')).toBe(LINES.replace('line 2\n', 'TWO\n'));
+    });
+
     it('retention keeps the newest versions by count and by bytes', async () => {
       await open({ 'r.txt': 'start\n' });
       for (let i = 0; i < 12; i++) await ctx.writeFile('r.txt', `${'x'.repeat(2000)}${i}\n`.repeat(5 + i));

@@ -216,7 +216,7 @@ class UndoIndex {
   readonly #at = new Map<number, number>();
   /** The versions of each change but its undos, newest first. */
   readonly #changes = new Map<string, FileVersion[]>();
-  /** The `seq` of every version an undo reverted (every part of its change). */
+  /** The `seq` of every version an undo in effect reverted (every part of its change); a redone one is not. */
   readonly undone = new Set<number>();
   readonly history: readonly FileVersion[];
 
@@ -233,10 +233,14 @@ class UndoIndex {
     // An undo of one part reverts the parts of its change up to that one by the same author: per change and
     // author, everything up to the newest part undone.
     const reach = new Map<string, Map<string, number>>();
+    // An undo that a later undo reverted (a redo) no longer reverts its target: newest first, so a redo is met
+    // before the undo it cancels.
+    const cancelled = new Set<number>();
     for (const v of history) {
-      if (v.op !== 'undo' || v.undoOf === undefined) continue;
+      if (v.op !== 'undo' || v.undoOf === undefined || cancelled.has(v.seq)) continue;
       this.undone.add(v.undoOf);
       const target = this.bySeq(v.undoOf);
+      if (target?.op === 'undo') cancelled.add(target.seq);
       if (target?.changeId === undefined) continue;
       const authors = reach.get(target.changeId) ?? new Map<string, number>();
       reach.set(target.changeId, authors);
@@ -268,7 +272,8 @@ class UndoIndex {
    * and one undo reverts the program, not the part after it.
    */
   partsOf(target: FileVersion): FileVersion[] {
-    if (target.changeId === undefined) return [target];
+    // An undo is a change of its own (its reverse is a redo), never a part of what it reverted.
+    if (target.changeId === undefined || target.op === 'undo') return [target];
     return (this.#changes.get(target.changeId) ?? []).filter((v) => v.seq <= target.seq && v.author === target.author);
   }
 }

@@ -128,7 +128,12 @@ export const undo = defineTool({
   input: () =>
     z.object({
       path: path(),
-      change: z.number().int().min(1).optional().describe('The version number of the change to revert (see get_file_history).'),
+      change: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe('The version number of the change to revert (see get_file_history); the number of an undo brings back what it reverted (a redo).'),
       message: z.string().optional(),
     }),
   output: editDataSchema,
