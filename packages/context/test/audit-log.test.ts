@@ -10,6 +10,8 @@ import { createHash, createHmac } from 'node:crypto';
 import {
   appendFileSync,
   chmodSync,
+  chownSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -515,6 +517,79 @@ describe('reopening', () => {
   });
 });
 
+describe('opening a long log', () => {
+  /** Bytes this process has read through read(2) and its kin so far (page cache included). */
+  const bytesRead = () => Number(/rchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))?.[1]);
+  /** A trail over a newest file of about 4 MB, closed, with its index. */
+  async function longLog() {
+    const { dir, keyFile } = place();
+    const store = await SqliteStateStore.open({ path: join(dir, '..', 'state.db') });
+    const trail = AuditTrail.open({ dir, key: { keyFile }, index: store });
+    trail.batch(() => {
+      for (let i = 0; i < 8000; i++) trail.append(entry({ paths: [`src/file-${i}.ts`] }));
+    });
+    trail.close();
+    // The first open after it looks through what that one long-lived writer appended for rows its index lacks;
+    // each later open looks only at what was appended since the one before.
+    AuditTrail.open({ dir, key: { keyFile }, index: store }).close();
+    const file = join(dir, 'audit-000001.jsonl');
+    expect(statSync(file).size).toBeGreaterThan(3_500_000);
+    return { dir, keyFile, store, file };
+  }
+  /** The line number and offset the index holds for `seq`, and the line number that offset has in the file. */
+  function placeOf(store: SqliteStateStore, file: string, seq: number) {
+    const row = store.database.db.prepare('SELECT line, offset FROM audit_index WHERE seq = ?').get(seq) as { line: number; offset: number };
+    const bytes = readFileSync(file);
+    let line = 1;
+    for (let p = bytes.indexOf(10); p !== -1 && p < row.offset; p = bytes.indexOf(10, p + 1)) line++;
+    return { indexed: row.line, actual: line };
+  }
+
+  test.runIf(existsSync('/proc/self/io'))(
+    "reads the newest file from its index's newest line, not whole; appends go on at the right line numbers",
+    async () => {
+      const { dir, keyFile, store, file } = await longLog();
+      const before = bytesRead();
+      const trail = AuditTrail.open({ dir, key: { keyFile }, index: store });
+      // The header, the last line and the index's pages: a few KB, where it read the file whole (twice) before.
+      expect(bytesRead() - before).toBeLessThan(256 * 1024);
+      expect(trail.tip.seq).toBe(8001);
+      const next = trail.append(entry());
+      trail.close();
+      expect(next.seq).toBe(8002);
+      expect(placeOf(store, file, 8002)).toEqual({ indexed: 8002, actual: 8002 });
+      const again = AuditTrail.open({ dir, key: { keyFile }, index: store });
+      expect(again.verify()).toMatchObject({ ok: true, entries: 8001 });
+      again.close();
+      await store.close();
+    },
+  );
+
+  test('a torn last line after the indexed one is cut and recorded, and the chain goes on', async () => {
+    const { dir, keyFile, store, file } = await longLog();
+    appendFileSync(file, '{"seq":8002,"prev":"ab');
+    const trail = AuditTrail.open({ dir, key: { keyFile }, index: store });
+    expect(trail.repaired).toMatchObject({ cut: { file: 'audit-000001.jsonl', bytes: 22 } });
+    const next = trail.append(entry());
+    expect(trail.verify()).toMatchObject({ ok: true, repairs: 1, entries: 8001 });
+    trail.close();
+    expect(placeOf(store, file, next.seq)).toEqual({ indexed: 8003, actual: 8003 });
+    await store.close();
+  });
+
+  test('an index whose newest row does not match the file is not trusted: the file is read whole', async () => {
+    const { dir, keyFile, store, file } = await longLog();
+    // Line and offset off by one line: the line there is another seq's.
+    store.database.db.exec('UPDATE audit_index SET line = line - 1, offset = offset - 400 WHERE seq = 8001');
+    const trail = AuditTrail.open({ dir, key: { keyFile }, index: store });
+    const next = trail.append(entry());
+    trail.close();
+    expect(next.seq).toBe(8002);
+    expect(placeOf(store, file, 8002)).toEqual({ indexed: 8002, actual: 8002 });
+    await store.close();
+  });
+});
+
 describe('a write that fails', () => {
   test('a batch that does not fit under the file-size limit leaves none of its lines, the log verifies, and appends go on', async () => {
     const { dir, keyFile } = place();
@@ -579,6 +654,28 @@ describe('the chain key', () => {
     expect(new Set(keys.map((k) => k.key)).size).toBe(1);
     expect(readFileSync(keyFile, 'utf8').trim()).toBe(keys[0]?.key);
     expect(readdirSync(join(keyFile, '..'))).toEqual(['audit.key']);
+  });
+
+  test.runIf(process.getuid?.() === 0)('a key provisioned in a directory the process cannot write is read, not re-created', () => {
+    // A secret mounted read-only, or a key an administrator placed: loading it must not need to write beside it.
+    const base = mkdtempSync(join(tmpdir(), 'ctxfs-audit-key-ro-'));
+    try {
+      chmodSync(base, 0o755);
+      const secrets = join(base, 'secrets');
+      mkdirSync(secrets);
+      const keyFile = join(secrets, 'audit.key');
+      const hex = 'ab'.repeat(32);
+      writeFileSync(keyFile, `${hex}\n`, { mode: 0o600 });
+      chownSync(keyFile, 65534, 65534);
+      chownSync(secrets, 65534, 65534);
+      chmodSync(secrets, 0o500);
+      const r = spawnSync(process.execPath, ['--conditions=ctxfs-source', join(here, 'support', 'key-worker.ts'), keyFile, '0', '65534'], { encoding: 'utf8' });
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout)).toEqual({ key: hex });
+      expect(readdirSync(secrets)).toEqual(['audit.key']);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 
   test('a key inside the log directory, a key others can read and a damaged key file are refused', () => {

@@ -108,13 +108,15 @@ export class AuditIndex {
     this.store.statement("INSERT OR REPLACE INTO audit_index_meta (key, value) VALUES ('complete', ?)").run(String(seq));
   }
 
-  /** Where the indexed entry `seq` is in the log, if it is indexed. */
-  position(seq: number): { fileNo: number; line: number; offset: number } | undefined {
+  /** Where the newest indexed entry at or before `seq` is in the log (its line number, byte offset and length). */
+  lineAtOrBefore(seq: number): { seq: number; fileNo: number; line: number; offset: number; length: number } | undefined {
     this.flush();
-    const row = this.store.statement('SELECT file_no, line, offset FROM audit_index WHERE seq = ?').get(seq) as
-      | { file_no: number; line: number; offset: number }
+    const row = this.store.statement('SELECT seq, file_no, line, offset, length FROM audit_index WHERE seq <= ? ORDER BY seq DESC LIMIT 1').get(seq) as
+      | { seq: number; file_no: number; line: number; offset: number; length: number }
       | undefined;
-    return row === undefined ? undefined : { fileNo: Number(row.file_no), line: Number(row.line), offset: Number(row.offset) };
+    return row === undefined
+      ? undefined
+      : { seq: Number(row.seq), fileNo: Number(row.file_no), line: Number(row.line), offset: Number(row.offset), length: Number(row.length) };
   }
 
   /** The newest indexed entry. */

@@ -174,6 +174,7 @@ export class AuditTrail {
           return chain === undefined || newest === undefined ? undefined : { chain, ...newest };
         },
         onPrune: (oldestSeq) => index?.dropBefore(oldestSeq),
+        knownLine: () => index?.lineAtOrBefore(Number.MAX_SAFE_INTEGER),
         onForeignLines: (lines) => {
           if (trail !== undefined) trail.#noteReplays(lines);
         },
@@ -224,9 +225,11 @@ export class AuditTrail {
       const chain = ix.chain;
       const newest = ix.newest();
       if (w.fresh) {
-        // The start header already names what the index knew.
+        // The start header already names what the index knew. The new log holds no entry yet, so the index holds
+        // all it has: without the mark, the next open would read the whole log to look for missing ones.
         ix.clear();
         ix.chain = w.tip.chain;
+        ix.complete = w.tip.seq;
       } else if (chain === undefined) {
         rebuild = true;
       } else if (chain !== w.tip.chain) {
@@ -596,17 +599,18 @@ export class AuditTrail {
   }
 
   /**
-   * Where entry `seq` is, as the index says, when it is in `fileNo` (the file
-   * reading starts in) and the log holds that entry's line there; else
-   * `undefined`, and the file is read from its start.
+   * Where the newest indexed entry at or before `seq` is, as the index says,
+   * when it is in `fileNo` (the file reading starts in) and the log holds
+   * that entry's line there; else `undefined`, and the file is read from its
+   * start. (Entry `seq` itself may be a header or repair line, never indexed.)
    */
   #lineOf(ix: AuditIndex, seq: number, fileNo: number | undefined): { fileNo: number; line: number; offset: number } | undefined {
-    const at = ix.position(seq);
+    const at = ix.lineAtOrBefore(seq);
     if (at === undefined || at.fileNo !== fileNo) return undefined;
-    const path = join(this.dir, fileName(at.fileNo));
-    const head = readRange(path, at.offset, Math.min(statSync(path).size, at.offset + 256));
-    const nl = head.indexOf(10);
-    return readLineHead(head, 0, nl === -1 ? head.length : nl)?.seq === seq ? at : undefined;
+    // The whole line and its newline: a line's head is only read whole (its MAC closes it), and entry lines run
+    // 500 bytes and more, so a fixed short read never recognized one and every open read the file from its start.
+    const line = readRange(join(this.dir, fileName(at.fileNo)), at.offset, at.offset + at.length + 1);
+    return line.length === at.length + 1 && line[at.length] === 10 && readLineHead(line, 0, at.length)?.seq === at.seq ? at : undefined;
   }
 
   /** Writes queued index rows, flushes the log and releases its lock. The state store stays open (the caller owns it). Idempotent. */

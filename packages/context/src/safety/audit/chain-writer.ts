@@ -88,7 +88,26 @@ export interface ChainWriterOptions {
    * when they rotated it meanwhile.
    */
   readonly onForeignLines?: ((lines: Buffer) => void) | undefined;
+  /**
+   * The newest line whose place the caller knows (the index's newest entry):
+   * open reads the newest file from there instead of whole, so its cost does
+   * not grow with the file. Checked against the file; ignored when it does
+   * not match.
+   */
+  readonly knownLine?: (() => KnownLine | undefined) | undefined;
 }
+
+/** A line's place in the log, as recorded when it was written. */
+export interface KnownLine {
+  readonly seq: number;
+  readonly fileNo: number;
+  /** Its line number in the file, from 1. */
+  readonly line: number;
+  readonly offset: number;
+}
+
+/** Bytes of a file's start read for its header line; a longer header is read with the whole file. */
+const HEADER_BYTES = 4096;
 
 /** What a `repair` line says when it records a torn line that was cut. */
 export const TORN_DETAIL = 'a line cut short by a crash was removed from the end of the log';
@@ -360,13 +379,20 @@ export class ChainWriter {
     while (files.length > 0) {
       const last = files[files.length - 1] as number;
       const path = join(this.dir, fileName(last));
-      const bytes = readFileSync(path);
+      // Catching up after a rotation needs every line (they go to onLines); an open needs only the header and the end.
+      const part = (onLines === undefined ? this.#fromKnownLine(last, path) : undefined) ?? {
+        head: undefined,
+        at: 0,
+        linesBefore: 0,
+        bytes: readFileSync(path),
+      };
+      const { bytes, at } = part;
       const cut = bytes.lastIndexOf(10) + 1;
       if (cut < bytes.length) {
         torn = tornTail(fileName(last), bytes.subarray(cut));
         const fd = openSync(path, 'r+');
         try {
-          ftruncateSync(fd, cut);
+          ftruncateSync(fd, at + cut);
           fsyncSync(fd);
         } finally {
           closeSync(fd);
@@ -378,19 +404,40 @@ export class ChainWriter {
         continue;
       }
       onLines?.(bytes.subarray(0, cut));
-      this.#adopt(last, bytes.subarray(0, cut));
+      const lines = bytes.subarray(0, cut);
+      this.#adopt(last, part.head ?? lines, lines, at, part.linesBefore);
       return { torn, fresh: false };
     }
     this.#genesis();
     return { torn, fresh: true };
   }
 
-  /** Continues the chain from the end of file `n`, whose complete lines are `bytes`. */
-  #adopt(n: number, bytes: Buffer): void {
-    const firstEnd = bytes.indexOf(10);
-    const header = parseLine(bytes, 0, firstEnd);
+  /**
+   * File `n` from the line {@link ChainWriterOptions.knownLine} names to its
+   * end, with its header line; `undefined` (read it whole) when that line is
+   * not in this file or not where it was written.
+   */
+  #fromKnownLine(n: number, path: string): { head: Buffer; at: number; linesBefore: number; bytes: Buffer } | undefined {
+    const known = this.#o.knownLine?.();
+    if (known === undefined || known.fileNo !== n || known.offset <= 0 || known.line < 2) return undefined;
+    const start = readRange(path, 0, HEADER_BYTES);
+    const headEnd = start.indexOf(10);
+    if (headEnd === -1 || headEnd >= known.offset) return undefined;
+    const bytes = readRange(path, known.offset, statSync(path).size);
+    const nl = bytes.indexOf(10);
+    if (nl === -1 || readLineHead(bytes, 0, nl)?.seq !== known.seq) return undefined;
+    return { head: start.subarray(0, headEnd + 1), at: known.offset, linesBefore: known.line - 1, bytes };
+  }
+
+  /**
+   * Continues the chain from the end of file `n`: `head` holds its header
+   * line, `bytes` its complete lines from byte `at` (line `linesBefore + 1`)
+   * to its end.
+   */
+  #adopt(n: number, head: Buffer, bytes: Buffer, at: number, linesBefore: number): void {
+    const header = parseLine(head, 0, head.indexOf(10));
     this.#chain = typeof header?.chain === 'string' ? header.chain : 'unknown';
-    const lines = countLines(bytes, bytes.length);
+    const lines = linesBefore + countLines(bytes, bytes.length);
     // The last line that parses gives the tip; a damaged one is verify()'s to report, not a reason to stop auditing.
     const last = lastChainLine(bytes, bytes.length - 1);
     if (last === undefined) {
@@ -406,7 +453,7 @@ export class ChainWriter {
     const keyId = header?.keyId;
     this.#foreignKey = typeof keyId === 'string' && keyId !== this.#o.key.id && !this.#lastLineVerifies(bytes) ? keyId : undefined;
     this.#fileNo = n;
-    this.#fileBytes = bytes.length;
+    this.#fileBytes = at + bytes.length;
     this.#fileLines = lines;
     this.#fd = openSync(join(this.dir, fileName(n)), 'a');
     this.#ino = fstatSync(this.#fd).ino;
