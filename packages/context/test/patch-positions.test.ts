@@ -1,36 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ContextLayer, createContext } from '../src/index.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
+import { gitApplied, unified } from './support/git-apply-patch.ts';
 import { testState } from './support/test-state.ts';
 
-/**
- * What `git apply` makes of `text` (as a.txt) with `patch`, or `undefined`
- * when it refuses. `--unidiff-zero` because hunks without context are placed
- * by their numbers alone, as ctxfs places them; without it git also refuses
- * an insertion before line 2 that is not at the file's start.
- */
-function gitApplied(text: string, patch: string, zero: boolean): string | undefined {
-  const dir = mkdtempSync(join(tmpdir(), 'ctxfs-git-positions-'));
-  try {
-    execFileSync('git', ['init', '-q', dir]);
-    writeFileSync(join(dir, 'a.txt'), text);
-    try {
-      execFileSync('git', ['apply', ...(zero ? ['--unidiff-zero'] : []), '-'], { cwd: dir, input: patch, stdio: ['pipe', 'pipe', 'pipe'] });
-    } catch {
-      return undefined;
-    }
-    return readFileSync(join(dir, 'a.txt'), 'utf8');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 const TWO_LINES = 'a\nb\n';
-const unified = (hunks: string) => `--- a/a.txt\n+++ b/a.txt\n${hunks}`;
 
 for (const backend of BACKENDS) {
   describe(`hunk positions at and past the end of the file over ${backend.name}`, () => {

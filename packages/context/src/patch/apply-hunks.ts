@@ -20,6 +20,11 @@
  * converts). Otherwise added lines get the file's most common ending, so an
  * LF patch keeps a CRLF file CRLF.
  *
+ * The end of the file, as git apply has it: insertions at or past the last
+ * line all go at the end, in the patch's order; a hunk that would put a line
+ * after one without a newline, which git joins onto it, is refused with the
+ * form that says the line gains one.
+ *
  * @module
  */
 
@@ -46,7 +51,8 @@ export interface LocatedHunk {
 /** Why a hunk was refused, with what the caller needs to fix it in one step. */
 export interface HunkFailure {
   readonly hunk: Hunk;
-  readonly reason: 'not-found' | 'ambiguous' | 'overlap' | 'no-anchor';
+  /** `joins-lines`: git apply would glue lines together at a line without a newline (see {@link joinFailures}). */
+  readonly reason: 'not-found' | 'ambiguous' | 'overlap' | 'no-anchor' | 'joins-lines';
   /** For `ambiguous`: every 1-based line where the hunk's old text matches. */
   readonly matches: readonly number[];
   /** The region of the file closest to the hunk's old text. */
@@ -204,7 +210,7 @@ export function applyHunks(original: string, hunks: readonly Hunk[], options: Ap
         reason: 'not-found',
         matches: [],
         closest,
-        message: `${hunkLabel(hunk)} does not match the file: its context and removed lines were not found.\n${closest ? describeClosest(closest) : describeNearestLine(doc.lines, block)}\nRe-read that region and regenerate the hunk from the current text.`,
+        message: `${hunkLabel(hunk)} does not match the file: its context and removed lines were not found.${pastEnd(doc, hunk, block)}\n${closest ? describeClosest(closest) : describeNearestLine(doc.lines, block)}\nRe-read that region and regenerate the hunk from the current text.`,
       });
     }
   }
@@ -241,7 +247,10 @@ export function applyHunks(original: string, hunks: readonly Hunk[], options: Ap
   for (let k = 1; k < located.length; k++) {
     const prev = located[k - 1] as LocatedHunk;
     const cur = located[k] as LocatedHunk;
-    if (cur.start < prev.start + prev.length || (cur.start === prev.start && cur.length === 0 && prev.length === 0)) {
+    // Insertions at the end go there in the patch's order, as git apply, which applies hunks one
+    // after another and clamps each past-end line to the file as the ones before left it, puts them.
+    const bothAppend = cur.start === doc.lines.length && cur.length === 0 && prev.length === 0;
+    if (cur.start < prev.start + prev.length || (cur.start === prev.start && cur.length === 0 && prev.length === 0 && !bothAppend)) {
       failures.push({
         hunk: cur.hunk,
         reason: 'overlap',
@@ -252,11 +261,87 @@ export function applyHunks(original: string, hunks: readonly Hunk[], options: Ap
     }
   }
 
+  if (failures.length === 0) failures.push(...joinFailures(doc, located));
   if (failures.length > 0) {
     failures.sort((a, b) => a.hunk.index - b.hunk.index);
     return { ok: false, failures, located };
   }
   return { ...splice(doc, located), ok: true, located };
+}
+
+/** For a hunk whose header points past the end: the file's real length, which a model counting lines got wrong. */
+function pastEnd(doc: TextDocument, hunk: Hunk, block: readonly string[]): string {
+  if (hunk.oldStart === undefined || hunk.oldStart <= doc.lines.length) return '';
+  // The usual miscount: the newline ending the last line taken for an empty line after it.
+  const blank = block[block.length - 1] === '' && hasFinalNewline(doc) ? ' (the newline ending the last line is not an empty line after it)' : '';
+  return ` Its header puts it at line ${hunk.oldStart}, past the end of the file, which has ${doc.lines.length} line(s)${blank}.`;
+}
+
+const MARKER = '`\\ No newline at end of file`';
+
+/**
+ * The hunks that would put a line after one without a newline. git apply
+ * works on bytes and joins the two (`b` + `X` → `bX`); no diff means that,
+ * and giving the line a newline instead would be a result git never gives,
+ * so such a hunk is refused with the form that says what is meant. It
+ * happens after a file's last line without a newline (kept as it is or as
+ * context), and after a line a marker says ends without one while more
+ * follows it.
+ */
+function joinFailures(doc: TextDocument, located: readonly LocatedHunk[]): HunkFailure[] {
+  const last = doc.lines.length - 1;
+  const lastOpen = last >= 0 && doc.eols[last] === '';
+  const out = new Map<Hunk, HunkFailure>();
+  const refuse = (hunk: Hunk, message: string) => {
+    if (!out.has(hunk)) out.set(hunk, { hunk, reason: 'joins-lines', matches: [], closest: undefined, message });
+  };
+  const afterLast = (hunk: Hunk, first: string) => {
+    const line = doc.lines[last] as string;
+    refuse(
+      hunk,
+      `${hunkLabel(hunk)} adds lines after line ${last + 1}, the file's last line, which has no newline at its end: git apply would join ${JSON.stringify(first)} onto it, so nothing was applied. To say the line gains a newline, remove it and add it back in the hunk, before the added lines:\n-${line}\n\\ No newline at end of file\n+${line}`,
+    );
+  };
+  const markedThenMore = (hunk: Hunk, marked: string, what: string) =>
+    refuse(
+      hunk,
+      `${hunkLabel(hunk)} marks ${JSON.stringify(marked)} with ${MARKER}, but ${what} follows it: git apply would join that onto it, so nothing was applied. The marker belongs only after the file's last line: remove it, or move it after the last line of the last hunk.`,
+    );
+  // What the last line written so far is when it has no newline: the file's last line, or a marked hunk's.
+  let open: { hunk: Hunk; text: string } | 'file' | undefined;
+  let at = 0;
+  const follow = (hunk: Hunk | undefined, first: string) => {
+    if (open === 'file' && hunk !== undefined) afterLast(hunk, first);
+    else if (open !== undefined && open !== 'file')
+      markedThenMore(open.hunk, open.text, hunk === undefined ? `line ${at + 1} of the file` : `${hunkLabel(hunk)}'s ${JSON.stringify(first)}`);
+    open = undefined;
+  };
+  for (const l of located) {
+    if (l.start > at) {
+      follow(undefined, doc.lines[at] as string);
+      open = l.start - 1 === last && lastOpen ? 'file' : undefined;
+    }
+    let cursor = l.start;
+    let text: string | undefined;
+    for (const pl of l.hunk.lines) {
+      if (pl.op === '-') {
+        cursor++;
+        continue;
+      }
+      if (open !== undefined) follow(l.hunk, pl.text);
+      text = pl.text;
+      if (pl.op === ' ') {
+        if (cursor === last && lastOpen) open = 'file';
+        cursor++;
+      }
+    }
+    if (l.hunk.newNoNewline && text !== undefined) open = { hunk: l.hunk, text };
+    at = l.start + l.length;
+  }
+  if (at <= last) follow(undefined, doc.lines[at] as string);
+  // After the walk: at the file's last line, its message says all there is to change.
+  for (const l of located) if (l.hunk.markedInside !== undefined) markedThenMore(l.hunk, l.hunk.markedInside, 'another line of the hunk');
+  return [...out.values()];
 }
 
 /**
@@ -359,7 +444,8 @@ function splice(doc: TextDocument, located: readonly LocatedHunk[]): { text: str
     eols.push(doc.eols[at] as string);
   }
   // Every line but the last ends with a terminator; the last one as decided.
-  // (A line that lost its place as last gets the file's ending, as the patch cannot state one.)
+  // (joinFailures refuses what would follow a line without a newline; should one get through, it
+  // gets the file's ending rather than being glued to the next line.)
   for (let i = 0; i < eols.length - 1; i++) if (eols[i] === '') eols[i] = doc.eol;
   if (eols.length > 0) {
     const lastIndex = eols.length - 1;

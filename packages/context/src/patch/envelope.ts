@@ -145,6 +145,7 @@ export function parseEnvelope(lines: readonly string[], lineNo: (i: number) => n
         lines: body.lines,
         oldNoNewline: body.oldNoNewline,
         newNoNewline: body.newNoNewline,
+        ...(body.markedInside === undefined ? {} : { markedInside: body.markedInside }),
       });
       if (i < end && !isBoundary(i) && text(i) !== '') throw new PatchParseError(`${JSON.stringify(text(i))}: ${EXPECTED}, or a "@@" hunk`, lineNo(i));
     }

@@ -42,6 +42,12 @@ export interface Hunk {
   readonly oldNoNewline: boolean;
   /** The new side's last line has no final newline. */
   readonly newNoNewline: boolean;
+  /**
+   * The text of a line a `\ No newline at end of file` marker follows while
+   * more lines of the side it marks come after it in the hunk: git apply
+   * joins the next of them onto that line, which no diff means.
+   */
+  readonly markedInside?: string;
 }
 
 /** A patch that could not be parsed; `line` is 1-based in the patch as given. */
@@ -104,6 +110,8 @@ export interface HunkBody {
   readonly lines: PatchLine[];
   readonly oldNoNewline: boolean;
   readonly newNoNewline: boolean;
+  /** See {@link Hunk.markedInside}. */
+  readonly markedInside?: string;
   /** Index of the first line after the body. */
   readonly next: number;
 }
@@ -124,6 +132,8 @@ export function readHunkBody(lines: readonly string[], start: number, isBoundary
   const unprefixed: boolean[] = [];
   let oldNoNewline = false;
   let newNoNewline = false;
+  // Where each marker stood (the body's length then) and the sides it marks.
+  const markers: Array<{ at: number; old: boolean; new: boolean }> = [];
   let i = start;
   for (; i < lines.length && !isBoundary(i); i++) {
     const l = lines[i] as string;
@@ -139,6 +149,7 @@ export function readHunkBody(lines: readonly string[], start: number, isBoundary
         oldNoNewline = true;
         newNoNewline = true;
       }
+      if (prev) markers.push({ at: body.length, old: prev.op !== '+', new: prev.op !== '-' });
     } else if (l === '' || l === '\r') {
       body.push(l === '' ? { op: ' ', text: '' } : { op: ' ', text: '', cr: true });
       unprefixed.push(true);
@@ -157,5 +168,7 @@ export function readHunkBody(lines: readonly string[], start: number, isBoundary
     unprefixed.pop();
     body.pop();
   }
-  return { lines: body, oldNoNewline, newNoNewline, next: i };
+  const inside = markers.find((m) => body.slice(m.at).some((l) => (l.op !== '+' && m.old) || (l.op !== '-' && m.new)));
+  const markedInside = inside === undefined ? undefined : (body[inside.at - 1] as PatchLine).text;
+  return { lines: body, oldNoNewline, newNoNewline, ...(markedInside === undefined ? {} : { markedInside }), next: i };
 }

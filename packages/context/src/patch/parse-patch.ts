@@ -250,6 +250,7 @@ export function parsePatch(patch: string): FilePatch[] {
           lines: body.lines,
           oldNoNewline: body.oldNoNewline,
           newNoNewline: body.newNoNewline,
+          ...(body.markedInside === undefined ? {} : { markedInside: body.markedInside }),
         });
       }
       i = body.next;
