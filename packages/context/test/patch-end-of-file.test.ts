@@ -83,6 +83,19 @@ for (const backend of BACKENDS) {
       await agrees(SYMBOL, patch, plain);
     });
 
+    // A second hunk whose new line (47) contradicts its place after the first's lines: plain git
+    // apply, which wants an insertion without context at the end, keeps the patch's order, and so
+    // does ctxfs, placing by the old line as GNU patch does; --unidiff-zero goes by the new line.
+    it('keeps the patch order of insertions at the end whose new line numbers contradict it, as plain git apply does', async () => {
+      const patch = unified('@@ -46,0 +47,2 @@\n+X1\n+X2\n@@ -46,0 +47,1 @@\n+Y\n');
+      expect(gitApplied(SYMBOL, patch, true)).toBe(`${SYMBOL}Y\nX1\nX2\n`);
+      const want = `${SYMBOL}X1\nX2\nY\n`;
+      expect(gitApplied(SYMBOL, patch, false)).toBe(want);
+      const { r, after } = await apply(SYMBOL, patch);
+      expect(r.success, r.message).toBe(true);
+      expect(after).toBe(want);
+    });
+
     it('applies insertions past the end of a CRLF file with the endings the patch states, as git apply does', async () => {
       const crlf = SYMBOL.replaceAll('\n', '\r\n');
       await agrees(crlf, unified('@@ -50,0 +51,2 @@\r\n+X1\r\n+X2\r\n@@ -60,0 +62,1 @@\r\n+Y\r\n'));
