@@ -176,7 +176,9 @@ describe('definitions inside function bodies', () => {
       // The call named works.
       expect((await ctx.getSymbol('retryer.ts', 'createRetryer.continueRetry')).startLine).toBe(10);
       // ./ spelled name too; a file the registry counts sensitive, or no file, keeps the plain refusal.
-      await expect(ctx.getSymbol('createRetryer', './retryer.ts')).rejects.toMatchObject({ hint: 'getSymbol("retryer.ts", "createRetryer")' });
+      for (const spelled of ['./retryer.ts', 'x/../retryer.ts', '.\\retryer.ts', './/retryer.ts']) {
+        await expect(ctx.getSymbol('createRetryer', spelled)).rejects.toMatchObject({ hint: 'getSymbol("retryer.ts", "createRetryer")' });
+      }
       const secret = await ctx.getSymbol('TOKEN', '.env').catch((e: { message?: string; hint?: string }) => e);
       expect(`${(secret as { message?: string }).message} ${(secret as { hint?: string }).hint}`).not.toContain('other way round');
       const none = await ctx.getSymbol('nothing.ts', 'noSuchFile.ts').catch((e: { message?: string }) => e);

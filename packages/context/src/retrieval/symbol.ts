@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type FsError, fsError, isFsError } from '@ctxfs/core';
+import { type FsError, fsError, isFsError, resolvePath } from '@ctxfs/core';
 import type { Document } from '../content/document.ts';
 import { callShape, callText } from '../search/next-call.ts';
 import { findSymbol, otherDefinitionsNote, renderOutline, type SymbolLookup, symbolSelector, symbolTable } from '../symbols/outline.ts';
@@ -242,7 +242,14 @@ export function serveWhole(ws: Workspace, caller: Caller, op: string, doc: Docum
  */
 function swappedArguments(ws: Workspace, path: string, name: string, err: unknown): FsError | undefined {
   if (!isFsError(err, 'ENOENT')) return undefined;
-  const file = ws.registry.get(name.replace(/^\.\//, ''));
+  let named: string;
+  try {
+    // Spelled as any path may be (`./a.ts`, `src/../a.ts`, `src\\a.ts`): core's normalization, as every path gets.
+    named = resolvePath(name, 'getSymbol').path;
+  } catch {
+    return undefined;
+  }
+  const file = ws.registry.get(named);
   if (file === undefined || file.sensitive) return undefined;
   return fsError('ENOENT', 'getSymbol', path, {
     reason: `no file at ${path}; the name given, ${file.path}, is a file: the path and the symbol's name are the other way round`,
