@@ -7,6 +7,7 @@
  */
 
 import { errno, FsError, type FsErrorCode, type FsOperation } from '@ctxfs/core';
+import type { EngineName } from './engine.ts';
 import { STATUS_CODES } from './helper-script.ts';
 import { SshEngineError, type SshFailure } from './ssh-transport.ts';
 
@@ -75,19 +76,39 @@ export interface Unavailability {
   container: string;
   /** Short description: "is not running", "does not exist", "engine unreachable at ...". */
   state: string;
+  /** The engine the container is on, where the hint names its command; Docker when not given. */
+  engine?: EngineName;
+}
+
+/**
+ * The command that brings back a container in `state` (see
+ * {@link Unavailability}), in its engine's own CLI: a Podman user has no
+ * `docker` to type. `undefined` for a state no command of the engine mends.
+ *
+ * @example
+ * ```ts
+ * resumeCommand({ container: 'dev', state: 'is not running (exited, exit code 0)', engine: 'podman' }); // 'podman start dev'
+ * ```
+ */
+export function resumeCommand(u: Unavailability): string | undefined {
+  const cli = u.engine ?? 'docker';
+  if (u.state.startsWith('is paused')) return `${cli} unpause ${u.container}`;
+  if (u.state.startsWith('is not running')) return `${cli} start ${u.container}`;
+  return undefined;
 }
 
 /** The `EUNAVAILABLE` error for `op`, naming the container and what happened to it. */
 export function unavailable(op: FsOperation, path: string | undefined, u: Unavailability, cause?: unknown): FsError {
+  const resume = resumeCommand(u);
   return new FsError({
     code: 'EUNAVAILABLE',
     op,
     path,
     reason: `container '${u.container}' ${u.state}`,
     hint: u.state.startsWith('is paused')
-      ? 'unpause the container (docker unpause) and retry; nothing was half-written, but a write that timed out may have been applied: read before writing again'
-      : u.state.startsWith('is not running')
-        ? `start the container (docker start ${u.container}) and retry; nothing was half-written`
+      ? `unpause the container (${resume}) and retry; nothing was half-written, but a write that timed out may have been applied: read before writing again`
+      : resume !== undefined
+        ? `start the container (${resume}) and retry; nothing was half-written`
         : 'start the container (or the Docker engine) again and retry; nothing was half-written',
     cause,
   });

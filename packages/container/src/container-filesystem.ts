@@ -59,7 +59,7 @@ import { untarFiles } from './batch-read.ts';
 import { type ImageProbe, parseProbe, probeCommand } from './capabilities-probe.ts';
 import { codeFromMessage, describeEngineError, engineRefusal, FULL_DISK_BYTES, freeKibibytes, helperFailure, unavailable } from './container-errors.ts';
 import { SilenceError, within } from './deadline.ts';
-import { closeEngine, connectEngine, describeEngine, type EngineOptions } from './engine.ts';
+import { closeEngine, connectEngine, describeEngine, type EngineName, type EngineOptions, engineName } from './engine.ts';
 import { type ExecStream, openExecFile, startExecStream, streamedWriteCommand } from './exec-stream.ts';
 import { FALLBACK_LOCK_NAME, TEMP_PREFIX } from './helper-script.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type HelperResponse, HelperSession, SessionTimeoutError } from './helper-session.ts';
@@ -563,6 +563,7 @@ export class ContainerFilesystem extends FilesystemBase {
   async #unavailable(op: FsOperation, path: string | undefined, cause: unknown): Promise<FsError> {
     const d = describeEngineError(cause);
     let state: string;
+    let engine: EngineName | undefined;
     try {
       const info = await Promise.race([
         this.#container.inspect(),
@@ -574,6 +575,8 @@ export class ContainerFilesystem extends FilesystemBase {
       else if (waited !== '')
         state = `does not answer: the helper session gave no answer within ${this.#requestTimeoutMs} ms and was ended; the call may or may not have taken effect, and the next call starts a new session`;
       else state = `lost the helper session (${d.message})`;
+      // The way out is a command of the engine's, and Podman's is named differently from Docker's.
+      if (info.State.Paused || !info.State.Running) engine = await engineName(this.docker);
     } catch (err) {
       const refused = engineRefusal(op, describeEngine(this.docker), err);
       if (refused !== undefined) return refused;
@@ -582,7 +585,7 @@ export class ContainerFilesystem extends FilesystemBase {
       else if (e.unreachable) state = `is unreachable: the Docker engine at ${describeEngine(this.docker)} does not answer (${e.message})`;
       else state = `cannot be inspected: ${e.message}`;
     }
-    return unavailable(op, path, { container: this.containerRef, state }, cause);
+    return unavailable(op, path, { container: this.containerRef, state, engine }, cause);
   }
 
   /** Runs one helper request; transport failures become EUNAVAILABLE naming the container and `op`. */

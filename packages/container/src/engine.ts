@@ -386,6 +386,39 @@ export function closeEngine(docker: Docker): void {
   sshTransports.get(docker)?.close();
 }
 
+/** Which engine answers the Docker Engine API: what a person types to act on its containers. */
+export type EngineName = 'docker' | 'podman';
+
+/** Each client's engine, asked once: the engine at an address stays the same while the client lives. */
+const engineNames = new WeakMap<Docker, Promise<EngineName>>();
+
+/**
+ * Which engine `docker` talks to. Podman's Docker-compatible service is
+ * reached as any Docker engine (`DOCKER_HOST`, a socket path), so only its
+ * `/version` answer tells it apart: it lists a "Podman Engine" component.
+ * An engine that does not answer is taken for Docker, whose API this is.
+ *
+ * @example
+ * ```ts
+ * await engineName(connectEngine({ podman: true })); // 'podman'
+ * ```
+ */
+export function engineName(docker: Docker): Promise<EngineName> {
+  let name = engineNames.get(docker);
+  if (name === undefined) {
+    name = docker.version().then(
+      (v) => ((v.Components ?? []).some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker'),
+      () => {
+        // Asked again next time: an engine that is down now may answer later.
+        engineNames.delete(docker);
+        return 'docker';
+      },
+    );
+    engineNames.set(docker, name);
+  }
+  return name;
+}
+
 /** A human-readable description of where the engine is, for error messages. */
 export function describeEngine(docker: Docker): string {
   const ssh = sshTransports.get(docker);

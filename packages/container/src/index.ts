@@ -12,13 +12,16 @@
  * @module
  */
 
+export { resumeCommand, type Unavailability } from './container-errors.ts';
 export { ContainerFilesystem, type ContainerFilesystemOptions, containerCapabilities, DEFAULT_WATCH_POLL_INTERVAL_MS } from './container-filesystem.ts';
 export {
   closeEngine,
   connectEngine,
   defaultSocketPath,
   type EngineAddress,
+  type EngineName,
   type EngineOptions,
+  engineName,
   resolveEngine,
   type SshOptions,
   type TlsMaterial,

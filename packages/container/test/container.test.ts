@@ -162,7 +162,7 @@ describe.runIf(available)('container backend', () => {
         const err = await stopped.stat('.').catch((e: unknown) => e);
         expect(isFsError(err, 'EUNAVAILABLE')).toBe(true);
         expect(String((err as Error).message)).toMatch(/is not running/);
-        expect((err as FsError).hint).toContain(`docker start ${c.id}`);
+        expect((err as FsError).hint).toContain(`${TEST_ENGINE.name} start ${c.id}`);
       } finally {
         await stopped.close();
       }

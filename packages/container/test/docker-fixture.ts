@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { type FsError, isFsError } from '@ctxfs/core';
 import type Docker from 'dockerode';
 import * as tar from 'tar-stream';
-import { connectEngine, type EngineOptions } from '../src/engine.ts';
+import { connectEngine, type EngineOptions, engineName } from '../src/engine.ts';
 
 /** A container engine the suites run against. */
 export interface TestEngine {
@@ -70,8 +70,7 @@ export async function dockerAvailable(): Promise<boolean> {
   const docker = testDocker();
   try {
     await docker.ping();
-    const version = await docker.version();
-    const isPodman = (version.Components ?? []).some((c) => /podman/i.test(c.Name));
+    const isPodman = (await engineName(docker)) === 'podman';
     if (isPodman !== (TEST_ENGINE.name === 'podman')) {
       throw new Error(`the engine at ${TEST_ENGINE.socketPath} is ${isPodman ? 'Podman' : 'not Podman'}, expected ${TEST_ENGINE.name}`);
     }

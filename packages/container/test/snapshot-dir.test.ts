@@ -316,7 +316,7 @@ describe.runIf(available)('container snapshots in a directory', () => {
         expect(err.code, op).toBe('EUNAVAILABLE');
         expect(err.op, op).toBe(op);
         expect(err.reason, op).toMatch(new RegExp(`^container '${c.id}' is not running`));
-        expect(err.hint, op).toContain(`docker start ${c.id}`);
+        expect(err.hint, op).toContain(`${TEST_ENGINE.name} start ${c.id}`);
       }
       // Started, the same instance restores.
       await c.start();
