@@ -17,8 +17,9 @@ const conditions = ['ctxfs-source', 'import', 'module', 'node', 'default'];
 const ssrConditions = conditions.filter((c) => c !== 'import' && c !== 'module');
 
 /**
- * The container backend's suites that prove an engine, and the CLI's test of
- * a stopped container (what each engine reports of one differs): they run once per
+ * The container backend's suites that prove an engine, and the CLI's tests of
+ * a stopped or paused container (what each engine reports of one differs, and the
+ * way out names the engine's own command): they run once per
  * engine, Docker in the `default` project and Podman in `podman` (the
  * fixture picks the engine from CTXFS_TEST_ENGINE and fails in CI when it is
  * missing, so neither run can skip silently).
@@ -32,6 +33,7 @@ const engineSuites = [
   'packages/container/test/snapshot-dir.test.ts',
   'packages/container/test/walk.test.ts',
   'packages/cli/test/snapshot-stopped.test.ts',
+  'packages/cli/test/stopped-workspace.test.ts',
 ];
 
 /**

@@ -9,7 +9,7 @@
  */
 
 import { isAbsolute, resolve } from 'node:path';
-import type { Filesystem } from '@ctxfs/core';
+import { type Filesystem, isFsError } from '@ctxfs/core';
 import type { BackendSpec } from '@ctxfs/mcp';
 import { CliError, EXIT } from './exit-codes.ts';
 
@@ -72,8 +72,10 @@ export async function openFilesystem(spec: CliBackend): Promise<Filesystem> {
     return await openBackend(spec);
   } catch (err) {
     const e = err as Error & { code?: string; hint?: string };
+    // A backend's FsError message already holds its code, operation and hint, which the CLI's error shows again.
+    const why = isFsError(err) ? err.reason : e.message;
     // A bad option (a relative --workdir) is the caller's to fix, not the backend's.
-    if (e.code === 'EINVAL') throw new CliError('EINVAL', `cannot open ${describe(spec)}: ${e.message}`, e.hint);
-    throw new CliError('EUNAVAILABLE', `cannot open ${describe(spec)}: ${e.message}`, e.hint ?? 'check --backend and --root', EXIT.unavailable);
+    if (e.code === 'EINVAL') throw new CliError('EINVAL', `cannot open ${describe(spec)}: ${why}`, e.hint);
+    throw new CliError('EUNAVAILABLE', `cannot open ${describe(spec)}: ${why}`, e.hint ?? 'check --backend and --root', EXIT.unavailable);
   }
 }

@@ -23,6 +23,7 @@ import { type Filesystem, type FsError, isFsError, resolvePath } from '@ctxfs/co
 import type { Toolset } from '@ctxfs/tools';
 import { type CliBackend, openFilesystem, parseBackendOption } from './backend.ts';
 import { CLI_TOOL_CALLS } from './call-text.ts';
+import { CliError } from './exit-codes.ts';
 import { agentOf, type GlobalOptions, stateOf } from './options.ts';
 import { note } from './output.ts';
 
@@ -31,15 +32,58 @@ export function backendOf(options: GlobalOptions): CliBackend {
   return parseBackendOption(options.backend, options.root, options.workdir);
 }
 
-/** Runs `body` on the filesystem `options` name, closing it after. */
-export async function withFilesystem<T>(options: GlobalOptions, body: (fs: Filesystem, spec: CliBackend) => Promise<T>): Promise<T> {
+/**
+ * What a command needs of a container: its files (the default: reads,
+ * edits, snapshots), or only the workspace's policy inside it, because what
+ * it works on is kept outside (the audit, the snapshots' store) — then the
+ * built-in policy alone (`--no-policy-files`) is a way on while it is down.
+ */
+export type ContainerNeed = 'files' | 'policy';
+
+/**
+ * The refusal for a container that is stopped or paused, in place of the
+ * backend's error for whichever call met it first (often the read of the
+ * workspace's policy, whose path would send a person looking for a
+ * missing file): it names the container and the engine's command that
+ * brings it back, and `--no-policy-files` where that is enough. The policy
+ * is never taken as empty because its file cannot be read: that would let
+ * through what the project's policy forbids, so the built-in policy alone
+ * is only for a person who asks for it. `undefined` for any other error.
+ */
+async function containerDown(options: GlobalOptions, spec: CliBackend, fs: Filesystem, err: unknown, need: ContainerNeed): Promise<CliError | undefined> {
+  if (spec.kind !== 'container' || !isFsError(err, 'EUNAVAILABLE')) return undefined;
+  const { ContainerFilesystem, engineName, resumeCommand } = await import('@ctxfs/container');
+  const named = `container '${spec.container}' `;
+  if (!(fs instanceof ContainerFilesystem) || !err.reason.startsWith(named)) return undefined;
+  const down = { container: spec.container, state: err.reason.slice(named.length), engine: await engineName(fs.docker) };
+  const resume = resumeCommand(down);
+  if (resume === undefined) return undefined;
+  const { PROJECT_CONFIG_PATH } = await import('@ctxfs/context');
+  if (need === 'files' || !options.policyFiles || err.path !== PROJECT_CONFIG_PATH) return new CliError('EUNAVAILABLE', err.reason, err.hint);
+  const back = down.state.startsWith('is paused') ? 'unpause' : 'start';
+  return new CliError(
+    'EUNAVAILABLE',
+    `the workspace's policy (${PROJECT_CONFIG_PATH}) cannot be read, because ${err.reason}`,
+    `${back} the container (${resume}) and retry, or pass --no-policy-files to use the built-in policy alone (neither your config.toml nor the project's is read)`,
+  );
+}
+
+/** Opens the filesystem `options` names, runs `body` on it and closes it; a stopped or paused container is refused as {@link containerDown} says. */
+async function withOpened<T>(options: GlobalOptions, need: ContainerNeed, body: (fs: Filesystem, spec: CliBackend) => Promise<T>): Promise<T> {
   const spec = backendOf(options);
   const fs = await openFilesystem(spec);
   try {
     return await body(fs, spec);
+  } catch (err) {
+    throw (await containerDown(options, spec, fs, err, need)) ?? err;
   } finally {
     await fs.close();
   }
+}
+
+/** Runs `body` on the filesystem `options` name, closing it after. */
+export function withFilesystem<T>(options: GlobalOptions, body: (fs: Filesystem, spec: CliBackend) => Promise<T>, need: ContainerNeed = 'files'): Promise<T> {
+  return withOpened(options, need, body);
 }
 
 /** An open workspace: the filesystem, the context layer as this command's session, its tools. */
@@ -122,22 +166,21 @@ interface OpenedState {
  * runs `body`, and closes all three after (`body` closes what it opens on
  * them first).
  */
-async function withState<T>(options: GlobalOptions, body: (state: OpenedState) => Promise<T>): Promise<T> {
-  const spec = backendOf(options);
-  const fs = await openFilesystem(spec);
-  let store: StateStore | undefined;
-  let trail: AuditTrail | undefined;
-  try {
-    const opened = await openStore(spec, fs, stateOf(options));
-    store = opened.store;
-    const t = await openTrail(spec, fs, opened.path, store);
-    trail = t.trail;
-    return await body({ spec, fs, store, trail, trailMissing: t.missing });
-  } finally {
-    trail?.close();
-    if (store !== undefined && !store.closed) await store.close();
-    await fs.close();
-  }
+async function withState<T>(options: GlobalOptions, need: ContainerNeed, body: (state: OpenedState) => Promise<T>): Promise<T> {
+  return withOpened(options, need, async (fs, spec) => {
+    let store: StateStore | undefined;
+    let trail: AuditTrail | undefined;
+    try {
+      const opened = await openStore(spec, fs, stateOf(options));
+      store = opened.store;
+      const t = await openTrail(spec, fs, opened.path, store);
+      trail = t.trail;
+      return await body({ spec, fs, store, trail, trailMissing: t.missing });
+    } finally {
+      trail?.close();
+      if (store !== undefined && !store.closed) await store.close();
+    }
+  });
 }
 
 /** The safety options of a command's session: the terminal approver, the trail, the policy files unless `--no-policy-files`. */
@@ -160,8 +203,8 @@ function sessionOf(options: GlobalOptions): { profile: NonNullable<GlobalOptions
  * session `--session` names (or a new one), with the terminal approver for
  * what the policy asks about; closes everything after.
  */
-export function withContext<T>(options: GlobalOptions, body: (ws: CliWorkspace) => Promise<T>): Promise<T> {
-  return withState(options, async ({ spec, fs, store, trail, trailMissing }) => {
+export function withContext<T>(options: GlobalOptions, body: (ws: CliWorkspace) => Promise<T>, need: ContainerNeed = 'files'): Promise<T> {
+  return withState(options, need, async ({ spec, fs, store, trail, trailMissing }) => {
     // The tool set's own entry: the package's index would also build the shared result shapes, which a command never reads.
     const [{ createContext }, { Toolset }] = await Promise.all([import('@ctxfs/context'), import('@ctxfs/tools/toolset')]);
     const ctx = await createContext({ fs, store, ...sessionOf(options), safety: await safetyOf(options, trail) });
@@ -186,7 +229,7 @@ export interface GuardedCommand extends Omit<GuardedCall, 'paths' | 'invalid'> {
  * same decision and record without loading retrieval or the tokenizer.
  */
 export function withGuard<T>(options: GlobalOptions, command: GuardedCommand, body: (fs: Filesystem, path: string) => Promise<T>): Promise<T> {
-  return withState(options, async ({ fs, store, trail }) => {
+  return withState(options, 'files', async ({ fs, store, trail }) => {
     const { openGuardedSession } = await import('@ctxfs/context/guard');
     const session = await openGuardedSession({ fs, store, ...sessionOf(options), safety: await safetyOf(options, trail) });
     try {

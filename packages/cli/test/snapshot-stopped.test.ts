@@ -54,7 +54,7 @@ describe.runIf(available)(`ctxfs snapshot on a stopped container (${TEST_ENGINE.
     expect(error.code).toBe('EUNAVAILABLE');
     expect(error.message).toContain(`container '${name}' is not running`);
     expect(error.message).toContain("the workspace's policy (.ctxfs/config.toml) cannot be read");
-    expect(error.hint).toContain(`docker start ${name}`);
+    expect(error.hint).toContain(`${TEST_ENGINE.name} start ${name}`);
     expect(error.hint).toContain('--no-policy-files');
     expect(error.hint).toContain('ctxfs snapshot list');
     // A person reads it as two lines: what happened, then what to do; no stack, no engine's own words.
@@ -87,7 +87,7 @@ describe.runIf(available)(`ctxfs snapshot on a stopped container (${TEST_ENGINE.
       const { error } = r.json<Failed>();
       expect(error.code, args.join(' ')).toBe('EUNAVAILABLE');
       expect(error.message, args.join(' ')).toContain(`container '${name}' is not running`);
-      expect(error.hint, args.join(' ')).toContain(`docker start ${name}`);
+      expect(error.hint, args.join(' ')).toContain(`${TEST_ENGINE.name} start ${name}`);
       // The policy is not what stops them, so bypassing it is no advice.
       expect(error.hint, args.join(' ')).not.toContain('--no-policy-files');
     }

@@ -23,6 +23,15 @@ function asAuditor(g: GlobalOptions): GlobalOptions {
   return { ...g, agent: undefined, session: undefined };
 }
 
+/**
+ * Runs an audit command that reads the trail and the state store, both kept
+ * outside a container: of the container it needs only the policy, so a
+ * stopped one can be audited with `--no-policy-files`.
+ */
+function onTrail<T>(g: GlobalOptions, body: (ws: CliWorkspace) => Promise<T>): Promise<T> {
+  return withContext(asAuditor(g), body, 'policy');
+}
+
 /** `30m`, `2h`, `7d` before now, or an ISO time. */
 export function parseSince(value: string, now = Date.now()): Date {
   const age = /^(\d+)([smhd])$/.exec(value);
@@ -56,7 +65,7 @@ export const query: Action = async (g, _args, o) => {
   const { resolvePath } = await import('@ctxfs/core');
   // Records name paths as every call normalizes them: ./a.txt is a.txt.
   const path = typeof o.path === 'string' ? resolvePath(o.path, 'audit').path : undefined;
-  return withContext(asAuditor(g), async (ws) => {
+  return onTrail(g, async (ws) => {
     const trail = trailOf(ws);
     const records = trail.query({
       path,
@@ -79,7 +88,7 @@ export const query: Action = async (g, _args, o) => {
  * 1 when either does not.
  */
 export const verify: Action = (g) =>
-  withContext(asAuditor(g), async (ws) => {
+  onTrail(g, async (ws) => {
     const store = { location: ws.ctx.store.location, ...(await ws.ctx.store.verifyAudit()) };
     const trail = ws.trail && { dir: ws.trail.dir, ...ws.trail.verify() };
     const ok = store.ok && (trail?.ok ?? true);
@@ -116,7 +125,7 @@ export const verify: Action = (g) =>
  * Exit 0 when the log verifies, 1 when it does not.
  */
 export const reindex: Action = (g) =>
-  withContext(asAuditor(g), async (ws) => {
+  onTrail(g, async (ws) => {
     const trail = trailOf(ws);
     const indexed = trail.rebuildIndex();
     const { ok, firstBad } = trail.verify();

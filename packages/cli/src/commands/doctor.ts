@@ -7,7 +7,7 @@
  * @module
  */
 
-import { EXIT } from '../exit-codes.ts';
+import { CliError, EXIT } from '../exit-codes.ts';
 import { out, outJson, paint } from '../output.ts';
 import type { Action } from '../program.ts';
 import type { DoctorJson } from '../schemas.ts';
@@ -65,8 +65,9 @@ export const doctor: Action = async (g) => {
       checks.push({ name: 'audit trail', ok: trail !== undefined, required: false, detail: trail?.dir ?? trailMissing ?? 'none' });
     });
   } catch (err) {
-    const e = err as Error;
-    checks.push({ name: backendOk ? 'state store' : 'backend', ok: false, required: true, detail: e.message });
+    // The CLI's own refusals (a stopped container) keep the way out apart from what happened: a finding says both.
+    const detail = err instanceof CliError && err.hint !== undefined ? `${err.message}; ${err.hint}` : (err as Error).message;
+    checks.push({ name: backendOk ? 'state store' : 'backend', ok: false, required: true, detail });
   }
   const ok = checks.every((c) => c.ok || !c.required);
   if (g.json) await outJson({ ok, checks } satisfies DoctorJson);

@@ -75,11 +75,15 @@ function policyText(j: PolicyJson): string {
 
 /** `ctxfs policy show`. */
 export const show: Action = (g) =>
-  withFilesystem(g, async (fs) => {
-    const j = policyJson(await effectivePolicy(g, fs));
-    await (g.json ? outJson(j) : out(policyText(j)));
-    return EXIT.ok;
-  });
+  withFilesystem(
+    g,
+    async (fs) => {
+      const j = policyJson(await effectivePolicy(g, fs));
+      await (g.json ? outJson(j) : out(policyText(j)));
+      return EXIT.ok;
+    },
+    'policy',
+  );
 
 /** The stricter of two decisions; the first on a tie, as the safety layer takes the first it meets. */
 function stricter(a: Decision, b: Decision): Decision {

@@ -9,13 +9,12 @@
  * @module
  */
 
-import { type Filesystem, type FsError, isFsError, type Snapshot } from '@ctxfs/core';
+import { type Filesystem, isFsError, type Snapshot } from '@ctxfs/core';
 import { CliError, EXIT } from '../exit-codes.ts';
-import type { GlobalOptions } from '../options.ts';
 import { out, outJson, paint } from '../output.ts';
 import type { Action } from '../program.ts';
 import type { SnapshotJson } from '../schemas.ts';
-import { backendOf, withContext, withFilesystem } from '../workspace.ts';
+import { withContext, withFilesystem } from '../workspace.ts';
 import { effectivePolicy } from './policy.ts';
 
 function json(s: Snapshot): SnapshotJson {
@@ -27,47 +26,20 @@ function line(s: Snapshot): string {
 }
 
 /**
- * Runs a snapshot command that needs the container running. A stopped
+ * Runs a snapshot command on a container that may be stopped. A stopped
  * container is attached all the same (its snapshots are listed from the
- * user's state directory), so what fails is the first call into it, often
- * the context layer's read of the workspace's policy: the error names the
- * command instead, and says `list` still works.
+ * user's state directory), so what fails is the first call into it: the
+ * workspace's refusal (see `withContext`) is prefixed with the command, and
+ * says `list` still works.
  */
 async function whileRunning<T>(what: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    if (!isFsError(err, 'EUNAVAILABLE')) throw err;
-    throw new CliError('EUNAVAILABLE', `cannot ${what}: ${err.reason ?? err.message}`, `${err.hint ?? 'start the container and retry'}${listWorks(err)}`);
-  }
-}
-
-function listWorks(err: FsError): string {
-  return err.reason?.includes(' is not running') ? '; ctxfs snapshot list works while it is stopped' : '';
-}
-
-/**
- * Runs a drop, which, unlike a snapshot or a restore, needs nothing of a
- * stopped container but the policy that decides it: the workspace's own is
- * a file inside it. Deciding without that file would let a drop the project
- * forbids go through, so it is refused; the refusal says so, and gives both
- * ways on: start the container, or decide by the built-in policy knowingly.
- */
-async function policyReadable<T>(g: GlobalOptions, name: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (!isFsError(err, 'EUNAVAILABLE') || !g.policyFiles) throw err;
-    const { PROJECT_CONFIG_PATH } = await import('@ctxfs/context');
-    if (err.path !== PROJECT_CONFIG_PATH) throw err;
-    const spec = backendOf(g);
-    const start =
-      spec.kind === 'container' && err.reason?.includes(' is not running') ? `start the container (docker start ${spec.container}) and retry` : err.hint;
-    throw new CliError(
-      'EUNAVAILABLE',
-      `cannot drop snapshot '${name}': the workspace's policy (${PROJECT_CONFIG_PATH}) cannot be read, because ${err.reason ?? err.message}`,
-      `${start ?? 'start the container and retry'}, or pass --no-policy-files to decide by the built-in policy alone (neither your config.toml nor the project's is read)${listWorks(err)}`,
-    );
+    const down = err instanceof CliError ? err : isFsError(err) ? { code: err.code, message: err.reason, hint: err.hint } : undefined;
+    if (down?.code !== 'EUNAVAILABLE') throw err;
+    const listWorks = down.message.includes(' is not running') ? '; ctxfs snapshot list works while it is stopped' : '';
+    throw new CliError('EUNAVAILABLE', `cannot ${what}: ${down.message}`, `${down.hint ?? 'start the container and retry'}${listWorks}`);
   }
 }
 
@@ -150,8 +122,10 @@ export const restore: Action = (g, [name = '']) =>
 /** `ctxfs snapshot drop <id|tag>`: recorded in the audit, as the end of a recovery point. */
 export const drop: Action = (g, [name = '']) =>
   whileRunning(`drop snapshot '${name}'`, () =>
-    policyReadable(g, name, () =>
-      withContext(g, async ({ ctx, fs }) => {
+    // A drop needs nothing of a stopped container but the policy that decides it.
+    withContext(
+      g,
+      async ({ ctx, fs }) => {
         const call = { op: 'dropSnapshot', opClass: 'history', paths: [], params: { snapshot: name } } as const;
         const id = await ctx.guarded(
           call,
@@ -164,6 +138,7 @@ export const drop: Action = (g, [name = '']) =>
         );
         await (g.json ? outJson({ id, action: 'dropped' }) : out(`dropped ${id}`));
         return EXIT.ok;
-      }),
+      },
+      'policy',
     ),
   );
