@@ -35,6 +35,14 @@
  * most of what loading costs: a fifth less source, all of it one-byte text,
  * took about 10 ms off a budgeted `ctxfs cat`.
  *
+ * And Node's own modules are taken with `process.getBuiltinModule` instead
+ * of `import` in every chunk but the entry ({@link builtinsByCall}): an
+ * `import` of a built-in builds its ES module face, which reads every export
+ * and so runs the lazy ones — `node:fs` loads its promises API and readline
+ * with it, `node:crypto` the Web Crypto API, `node:util` worker_threads,
+ * `node:child_process` net and dgram — about 15 ms of a budgeted `ctxfs cat`
+ * for modules it never calls.
+ *
  * `node scripts/bundle-bins.ts` builds both; `--if-stale` builds a bin only
  * when a file its last bundle was made from has changed (what `pnpm build`
  * and the CLI's tests run, so a current bundle costs a few stats). Names of
@@ -45,6 +53,7 @@
 
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { join, relative, sep } from 'node:path';
 import { build, type Plugin } from 'rolldown';
 import { parseAst } from 'rolldown/parseAst';
@@ -145,6 +154,70 @@ function locations(inputs: Set<string>, foreign: string[]): Plugin {
   };
 }
 
+interface AstNode {
+  readonly type: string;
+  readonly start: number;
+  readonly end: number;
+}
+interface ImportNode extends AstNode {
+  readonly source: { readonly value: string };
+  readonly specifiers: ReadonlyArray<{
+    readonly type: 'ImportSpecifier' | 'ImportDefaultSpecifier' | 'ImportNamespaceSpecifier';
+    readonly local: { readonly name: string };
+    readonly imported?: { readonly name?: string; readonly value?: string };
+  }>;
+}
+
+/**
+ * A chunk's static imports of Node's built-in modules as calls of
+ * `process.getBuiltinModule`, which returns the module's own object and
+ * builds no ES module face for it (see the module comment). The entry keeps
+ * its import: the bin's version check must speak on a Node without
+ * `getBuiltinModule`. The bindings differ in one way only, a hoisted
+ * function of the chunk called before its body runs would find them unset,
+ * and the CLI's and MCP server's tests run the bundles.
+ */
+/** Built-ins taken whole that load other modules and that a command seldom calls: loaded at their first use. */
+const LAZY_WHOLE = new Set(['child_process']);
+
+function builtinsByCall(): Plugin {
+  return {
+    name: 'ctxfs-builtins-by-call',
+    renderChunk(code, chunk) {
+      if (chunk.isEntry) return null;
+      const body = (parseAst(code, { sourceType: 'module' }, chunk.fileName) as unknown as { body: AstNode[] }).body;
+      const edits: Array<{ start: number; end: number; text: string }> = [];
+      for (const node of body) {
+        const source = (node as Partial<ImportNode>).source?.value;
+        if (source === undefined || !isBuiltin(source)) continue;
+        if (node.type !== 'ImportDeclaration') throw new Error(`bundle: ${chunk.fileName} re-exports ${source}; take it by getBuiltinModule by hand`);
+        const imp = node as ImportNode;
+        const call = `process.getBuiltinModule(${JSON.stringify(source.startsWith('node:') ? source : `node:${source}`)})`;
+        const whole = imp.specifiers.find((x) => x.type !== 'ImportSpecifier')?.local.name;
+        const named = imp.specifiers
+          .filter((x) => x.type === 'ImportSpecifier')
+          .map((x) => {
+            const from = x.imported?.name ?? x.imported?.value ?? x.local.name;
+            return from === x.local.name ? from : `${JSON.stringify(from)}: ${x.local.name}`;
+          });
+        const lines = [];
+        // commander takes child_process whole for subcommands run as programs, which ctxfs has none of: loading it
+        // (with net and dgram) waits for a first use that never comes.
+        if (whole !== undefined && named.length === 0 && LAZY_WHOLE.has(source.replace(/^node:/, ''))) {
+          lines.push(`const ${whole} = new Proxy({}, { get: (_, key) => Reflect.get(${call}, key) });`);
+        } else if (whole !== undefined) lines.push(`const ${whole} = ${call};`);
+        if (named.length > 0) lines.push(`const { ${named.join(', ')} } = ${whole ?? call};`);
+        if (lines.length === 0) lines.push(`${call};`);
+        edits.push({ start: imp.start, end: imp.end, text: lines.join(' ') });
+      }
+      if (edits.length === 0) return null;
+      let out = code;
+      for (const e of edits.reverse()) out = out.slice(0, e.start) + e.text + out.slice(e.end);
+      return { code: out, map: null };
+    },
+  };
+}
+
 /** The realpath of `name` as a dependency of the package at `dir`, or undefined. */
 function dependencyDir(dir: string, name: string): string | undefined {
   const at = join(dir, 'node_modules', ...name.split('/'));
@@ -209,7 +282,7 @@ async function bundle(bin: Bin): Promise<void> {
     input: entryFile,
     platform: 'node',
     external: isExternal,
-    plugins: [locations(inputs, foreign)],
+    plugins: [locations(inputs, foreign), builtinsByCall()],
     logLevel: 'warn',
     output: {
       dir: staging,
