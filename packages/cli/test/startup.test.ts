@@ -82,5 +82,22 @@ describe('what ctxfs loads to start', () => {
       expect(heavy(modules(['--version'], BIN)).filter((u) => !u.includes('/packages/cli/dist/bundle/'))).toEqual([]);
       expect(cat.filter((u) => /tree-sitter/.test(u))).toEqual([]);
     });
+
+    it("takes Node's own modules without their ES module faces, which would load what no command here calls", () => {
+      // An import of node:util loaded worker_threads, of node:crypto Web Crypto, and commander's of child_process dgram
+      // (net comes all the same when stdout is a pipe, which is a socket).
+      const uncalled = ['worker_threads', 'dgram', 'child_process', 'internal/crypto/webcrypto'];
+      for (const args of [
+        ['cat', '--raw', 'src/math.ts'],
+        ['cat', 'src/math.ts'],
+      ]) {
+        const loaded = modules(args, BIN);
+        expect(loaded.some((u) => u === 'builtin:sqlite')).toBe(true);
+        expect(
+          loaded.filter((u) => uncalled.some((m) => u === `builtin:${m}`)),
+          args.join(' '),
+        ).toEqual([]);
+      }
+    });
   });
 });
