@@ -84,6 +84,8 @@ describe.runIf(available)(`what ctxfs says of a stopped or paused container (${T
       expect(backend?.detail).toContain(`container '${name}' is not running`);
       expect(backend?.detail).toContain(`${TEST_ENGINE.name} start ${name}`);
       expect(backend?.detail).not.toMatch(/EUNAVAILABLE|readBytes|list '/);
+      // The engine check names the engine it reached, Podman's Docker-compatible service as Podman.
+      expect(report.checks.find((c) => c.name === 'docker')?.detail).toMatch(new RegExp(`^${TEST_ENGINE.name === 'podman' ? 'Podman' : 'Docker'} engine `));
       expect(r.stderr).toBe('');
     }
   });

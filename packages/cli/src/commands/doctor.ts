@@ -26,10 +26,12 @@ function nodeCheck(): Check {
 
 async function dockerCheck(required: boolean): Promise<Check> {
   try {
-    const { connectEngine } = await import('@ctxfs/container');
+    const { connectEngine, engineName } = await import('@ctxfs/container');
     const engine = connectEngine();
     const v = (await engine.version()) as { Version?: string; ApiVersion?: string };
-    return { name: 'docker', ok: true, required, detail: `engine ${v.Version ?? '?'} (API ${v.ApiVersion ?? '?'})` };
+    // The check keeps its name (the Docker Engine API, which Podman serves too); its detail names the engine.
+    const kind = (await engineName(engine)) === 'podman' ? 'Podman' : 'Docker';
+    return { name: 'docker', ok: true, required, detail: `${kind} engine ${v.Version ?? '?'} (Docker API ${v.ApiVersion ?? '?'})` };
   } catch (err) {
     return { name: 'docker', ok: false, required, detail: `no engine: ${(err as Error).message}` };
   }
