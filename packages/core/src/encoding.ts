@@ -16,7 +16,7 @@ import { isUtf8 } from 'node:buffer';
 import { hash } from 'node:crypto';
 import { type FsOperation, fsError } from './errors.ts';
 import { iconvLite } from './lazy-dependencies.ts';
-import { implausibility } from './text-plausibility.ts';
+import { commonCjk, implausibility } from './text-plausibility.ts';
 
 /** Bytes of a file's head inspected for BOM, UTF-16 and binary data; git and ripgrep look at a similar prefix. */
 export const DETECTION_SAMPLE_BYTES = 8192;
@@ -106,6 +106,44 @@ export function looksBinary(bytes: Uint8Array): boolean {
     if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x0c && b !== 0x1b && b !== 0x0b) control++;
   }
   return bytes.length > 0 && control / bytes.length > 0.1;
+}
+
+/**
+ * Below this many bytes, a whole file is too short for a NUL or a tenth of
+ * control bytes to turn up in binary data by chance (about one
+ * in eight random bytes is either): a window of machine code, a digest or
+ * deflated data reads as ASCII or a legacy code page unless its bytes
+ * themselves say otherwise.
+ */
+const FEW_BYTES = 64;
+
+/**
+ * Implausibility points the bytes above 0x7F of a short file may add to its
+ * legacy reading; real text adds 2 at most in the corpus (binary-corpus.ts),
+ * where machine code, digests and gzip add 5 to 40.
+ */
+const FEW_BYTES_ODDITIES = 4;
+
+/**
+ * A control byte other than tab, line breaks, form feed and escape, or DEL;
+ * DOS's end-of-file mark (0x1A) is allowed as the last byte.
+ */
+function holdsControl(bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i] as number;
+    if ((b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0b && b !== 0x0c && b !== 0x0d && b !== 0x1b && (b !== 0x1a || i < bytes.length - 1)) || b === 0x7f)
+      return true;
+  }
+  return false;
+}
+
+/**
+ * What the non-ASCII characters of `text` add to its implausibility: ASCII
+ * reads the same in every legacy encoding, so its own oddities (`--outFile`
+ * flips case) say nothing of the encoding or of the bytes above 0x7F.
+ */
+function oddities(text: string, encoding: string): number {
+  return implausibility(text, encoding) - implausibility(text.replace(/[\u0080-\u{10ffff}]/gu, ' '), encoding);
 }
 
 /**
@@ -213,6 +251,10 @@ function decodeUtf16(sample: Uint8Array, enc: 'utf-16le' | 'utf-16be'): string |
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters mean "not text"
 const NOT_TEXT = /[\u0000-\u0008\u000e-\u001a\u001c-\u001f\ufffe\uffff]/;
 
+const NOT_TEXT_ALL = new RegExp(NOT_TEXT.source, 'g');
+
+const NO_WORDS = /^[\t\n\v\f\r \u00a0\u3000\p{P}\p{Nd}]*$/u;
+
 function utf16Weirdness(sample: Uint8Array, enc: 'utf-16le' | 'utf-16be'): number {
   const text = decodeUtf16(sample, enc);
   if (text === undefined || NOT_TEXT.test(text)) return Number.POSITIVE_INFINITY;
@@ -227,9 +269,19 @@ function utf16Weirdness(sample: Uint8Array, enc: 'utf-16le' | 'utf-16be'): numbe
  * as: `GIF89a` is `䥇㡆愹`; writing hardly uses those rare Han characters)
  * rule it out, and so does text that reads as no language does.
  */
-function readsAsWriting(sample: Uint8Array, enc: 'utf-16le' | 'utf-16be'): boolean {
+function readsAsWriting(sample: Uint8Array, enc: 'utf-16le' | 'utf-16be', bom = false): boolean {
   const text = decodeUtf16(sample, enc);
-  if (text === undefined || NOT_TEXT.test(text) || !/[\p{L}\p{N}]/u.test(text)) return false;
+  if (text === undefined) return false;
+  if (bom) {
+    // A byte-order mark is evidence of its own: a file that says it is
+    // UTF-16 may hold a stray control character in a hundred code units,
+    // or no word at all (`[`, `“{`, a BOM alone), where a guess may not.
+    if ((text.match(NOT_TEXT_ALL) ?? []).length > text.length * 0.01) return false;
+    if (NO_WORDS.test(text)) return true;
+  } else if (NOT_TEXT.test(text)) return false;
+  // Writing starts with a character, never with a mark to put on one (a
+  // binary's `3B 03` reads as U+033B).
+  if (!/[\p{L}\p{N}]/u.test(text) || /^\p{M}/u.test(text)) return false;
   const rare = (text.match(/[\p{Cn}\p{Co}\u3400-\u4dbf]/gu) ?? []).length;
   // A few odd characters in a long text are damage; in a short one, the
   // only evidence there is.
@@ -289,6 +341,13 @@ const SHORT_UTF16_UNITS = 32;
 /** Latin letters, digits, punctuation, currency signs, marks, ordinary spaces, emoji: what text in any script may hold. */
 const ANY_WRITING = /[\t\n\v\f\r \u00a0\u202f\u3000\p{P}\p{Sc}\p{Nd}\p{M}\p{Emoji_Presentation}\p{scx=Latin}]/u;
 
+/**
+ * Half-width katakana and Hangul, Arabic presentation forms: letters that
+ * only conversion from a legacy code page writes, and what the bytes `FF xx`
+ * or `FB xx` of machine code read as.
+ */
+const LEGACY_FORMS = /[\uff66-\uffdc\ufb50-\ufdff\ufe70-\ufefe]/;
+
 /** The scripts of living languages besides Latin; those of Chinese, Japanese and Korean count as one, which they mix. */
 const WRITING_SCRIPTS: readonly RegExp[] = [
   /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Bopomofo}]/u,
@@ -328,6 +387,7 @@ function scriptsOfShortText(text: string): number {
   const seen = new Set<number>();
   for (const ch of text) {
     if (ANY_WRITING.test(ch)) continue;
+    if (LEGACY_FORMS.test(ch)) return Number.POSITIVE_INFINITY;
     const script = WRITING_SCRIPTS.findIndex((re) => re.test(ch));
     if (script < 0) return Number.POSITIVE_INFINITY;
     seen.add(script);
@@ -355,6 +415,34 @@ export function utf16WithoutBom(sample: Uint8Array): 'utf-16le' | 'utf-16be' | u
   // or words, and reads as writing. ASCII with NULs in it, read as UTF-16,
   // has a space or a line break only where a NUL happens to follow one.
   return orders.find((o) => /[\t\n\r \u3000]/.test(decodeUtf16(body, o) ?? '') && readsAsWriting(body, o));
+}
+
+/**
+ * UTF-16 without BOM for a file of a few bytes with a zero byte at most (a
+ * few CJK characters, a Cyrillic word, a space), which the zero-byte
+ * heuristics cannot see and which is no text in any other reading: it must
+ * read as writing in one byte order only, with no Latin letter (those are
+ * ASCII, with a zero byte each) and only Han characters, kana and Hangul
+ * that are commonly written. Printable ASCII read as UTF-16 is Han
+ * (`declare` is `摥捬慲`), so a byte above 0x7F or a control byte must stand
+ * somewhere.
+ */
+function utf16WithoutZeros(sample: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  if (sample.length < 8 || sample.length % 2 === 1 || sample.indexOf(0) !== sample.lastIndexOf(0)) return undefined;
+  if (!sample.some((b) => b >= 0x80) && !holdsControl(sample)) return undefined;
+  const orders = (['utf-16le', 'utf-16be'] as const).filter((o) => readsAsWriting(sample, o));
+  const text = orders.length === 1 ? (decodeUtf16(sample, orders[0] as 'utf-16le' | 'utf-16be') ?? '') : '';
+  const cjk = text.match(/[\p{Script=Han}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}]/gu) ?? [];
+  return orders.length === 1 && cjk.every(commonCjk) && !/\p{Script=Latin}/u.test(text) && !counts(text) ? orders[0] : undefined;
+}
+
+/** Three code units in a row, each one above the last: an array of indices (`ကခဂ` is 0x1000, 0x1001, 0x1002), not a word. */
+function counts(text: string): boolean {
+  for (let i = 2; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (text.charCodeAt(i - 1) === c - 1 && text.charCodeAt(i - 2) === c - 2) return true;
+  }
+  return false;
 }
 
 /**
@@ -455,16 +543,27 @@ export function detectionWindow(bytes: Uint8Array): { start: number; end: number
 export function detectEncoding(bytes: Uint8Array, options: DetectOptions = {}): EncodingInfo {
   const head = bytes.subarray(0, DETECTION_SAMPLE_BYTES);
   const bom = detectBom(head);
-  if (bom) return { encoding: bom.encoding, bomLength: bom.length, binary: false, source: 'bom', confidence: 1 };
   // A whole file of UTF-16 is whole code units: an odd length leaves BOM-less
-  // UTF-16 nothing to stand on.
-  const halfUnit = head.length % 2 === 1 && !(options.partial ?? bytes.length >= DETECTION_SAMPLE_BYTES);
+  // UTF-16 nothing to stand on, and a BOM no text to stand on when the code
+  // units are too few to outweigh the odd byte.
+  const whole = !(options.partial ?? bytes.length >= DETECTION_SAMPLE_BYTES);
+  const halfUnit = head.length % 2 === 1 && whole;
+  const few = whole && bytes.length < FEW_BYTES;
+  if (bom) {
+    // A BOM is two bytes that binary data holds as often as any other two:
+    // what follows must read as text too.
+    if (bom.encoding === 'utf-16le' || bom.encoding === 'utf-16be') {
+      const body = head.subarray(bom.length);
+      if ((halfUnit && body.length < SHORT_UTF16_UNITS * 2) || !readsAsWriting(body, bom.encoding, true)) return BINARY;
+    }
+    return { encoding: bom.encoding, bomLength: bom.length, binary: false, source: 'bom', confidence: 1 };
+  }
   const utf16 = halfUnit ? undefined : utf16Heuristic(head);
   if (utf16) return { encoding: utf16, bomLength: 0, binary: false, source: 'utf16-heuristic', confidence: 0.8 };
-  if (looksBinary(head)) {
-    const wide = halfUnit ? undefined : utf16WithoutBom(head);
+  if (looksBinary(head) || (few && holdsControl(head))) {
+    const wide = halfUnit ? undefined : (utf16WithoutBom(head) ?? (few ? utf16WithoutZeros(head) : undefined));
     if (wide) return { encoding: wide, bomLength: 0, binary: false, source: 'utf16-heuristic', confidence: 0.7 };
-    return { encoding: 'binary', bomLength: 0, binary: true, source: 'binary', confidence: 0.9 };
+    return BINARY;
   }
   const at = detectionWindow(bytes);
   if (at === undefined) return { encoding: 'utf-8', bomLength: 0, binary: false, source: 'ascii', confidence: 1 };
@@ -483,10 +582,10 @@ export function detectEncoding(bytes: Uint8Array, options: DetectOptions = {}): 
     if (lines.valid >= lines.invalid) return damagedUtf8;
   }
   const legacy = options.legacyDetector === undefined ? undefined : askLegacyDetector(options.legacyDetector, window);
-  const found: EncodingInfo =
-    legacy && isSupportedEncoding(legacy.encoding)
-      ? { encoding: normalizeEncoding(legacy.encoding), bomLength: 0, binary: false, source: 'legacy', confidence: legacy.confidence }
-      : { encoding: options.legacyFallback ?? 'windows-1252', bomLength: 0, binary: false, source: 'legacy', confidence: 0.3 };
+  const answered = legacy !== undefined && isSupportedEncoding(legacy.encoding);
+  const found: EncodingInfo = answered
+    ? { encoding: normalizeEncoding(legacy.encoding), bomLength: 0, binary: false, source: 'legacy', confidence: legacy.confidence }
+    : { encoding: options.legacyFallback ?? 'windows-1252', bomLength: 0, binary: false, source: 'legacy', confidence: 0.3 };
   // A whole file whose only non-ASCII byte is a UTF-8 lead byte at its very
   // end was cut inside its last character, unless that byte reads as
   // plausible text in the legacy answer (`Insă` is Romanian, `InsĂ` is not).
@@ -495,8 +594,16 @@ export function detectEncoding(bytes: Uint8Array, options: DetectOptions = {}): 
     const tail = window.subarray(window.lastIndexOf(0x0a) + 1);
     if (implausibility(createDecoder(found.encoding).decode(tail), found.encoding) > 0) return damagedUtf8;
   }
+  // The detector's answer is the most plausible reading there is: when even
+  // that reads as no writing, the bytes were never text.
+  if (few && answered && oddities(createDecoder(found.encoding).decode(window), found.encoding) > FEW_BYTES_ODDITIES) {
+    const wide = utf16WithoutZeros(bytes);
+    return wide ? { encoding: wide, bomLength: 0, binary: false, source: 'utf16-heuristic', confidence: 0.5 } : BINARY;
+  }
   return found;
 }
+
+const BINARY: EncodingInfo = { encoding: 'binary', bomLength: 0, binary: true, source: 'binary', confidence: 0.9 };
 
 /** Windows whose legacy detection is remembered, per detector. */
 const LEGACY_ANSWERS_KEPT = 1024;

@@ -148,6 +148,20 @@ function rarity(ch: string, encoding: string): number {
 }
 
 /**
+ * Whether a Han character, kana or a Hangul syllable is one the national
+ * standards count among the commonly written (the first level of GB2312,
+ * Big5's frequent block, JIS X 0208's level 1, KS X 1001's Hangul): writing
+ * keeps to those, where code units drawn from binary data land anywhere in
+ * the twenty thousand of Unicode's blocks.
+ */
+export function commonCjk(ch: string): boolean {
+  const script = scriptOf(ch.codePointAt(0) as number);
+  if (script === Script.Kana) return !/[\uff61-\uff9f]/.test(ch);
+  if (script === Script.Hangul) return rarity(ch, 'euc-kr') === 0;
+  return script === Script.Han && (rarity(ch, 'gb18030') === 0 || rarity(ch, 'big5') === 0 || rarity(ch, 'shift_jis') === 0);
+}
+
+/**
  * Cost of a CJK character in a text read as `language`: kana are Japanese,
  * Hangul syllables Korean; Chinese uses neither; Korean prose rarely uses
  * Han characters; half-width katakana and lone Hangul jamo are legacy

@@ -111,6 +111,30 @@ describe('detectEncoding', () => {
     expect(detectEncoding(b(0xff, 0xfe, 0x00, 0x00, 0x61, 0x00, 0x00, 0x00))).toMatchObject({ encoding: 'utf-32le', bomLength: 4, source: 'bom' });
   });
 
+  it('a UTF-16 BOM followed by what reads as no text is binary; a BOM alone or before punctuation is text', () => {
+    // x86 code of Node's executable after FF FE: U+C085, U+0874 …, then a lone surrogate.
+    expect(detectEncoding(b(0xff, 0xfe, 0x85, 0xc0, 0x74, 0x08, 0x01, 0xd8, 0x41, 0x00, 0x41, 0x00))).toMatchObject({ binary: true });
+    expect(detectEncoding(b(0xfe, 0xff, 0x03, 0x3b, 0x01, 0x84))).toMatchObject({ binary: true });
+    expect(detectEncoding(b(0xff, 0xfe))).toMatchObject({ encoding: 'utf-16le', bomLength: 2, binary: false });
+    expect(detectEncoding(b(0xfe, 0xff, 0x20, 0x1c, 0x00, 0x7b))).toMatchObject({ encoding: 'utf-16be', binary: false });
+    expect(detectEncoding(utf16('\ufeff[section]\r\n"key"=dword:00000001\r\n\f\r\n', 'le'))).toMatchObject({ encoding: 'utf-16le', binary: false });
+  });
+
+  it('a file of a few bytes is binary when a control byte or its best legacy reading says so, text otherwise', () => {
+    const detect = (bytes: Uint8Array) => detectEncoding(bytes, { legacyDetector: () => ({ encoding: 'windows-1252', confidence: 0.5 }) });
+    expect(detect(b(0x7f, 0x45, 0x4c, 0x46))).toMatchObject({ binary: true });
+    expect(detect(b(0x53, 0x31, 0x88, 0x8b, 0x87, 0xde, 0x85, 0x91, 0x83, 0x98, 0x92, 0xb8))).toMatchObject({ binary: true });
+    expect(detect(b(0x63, 0x61, 0x66, 0xe9, 0x0d, 0x0a))).toMatchObject({ encoding: 'windows-1252', binary: false });
+    expect(detect(enc('one line of text\r\n\x1a'))).toMatchObject({ binary: false });
+  });
+
+  it('a few CJK characters in UTF-16 without BOM or zero byte are UTF-16 when no other reading is text', () => {
+    expect(detectEncoding(utf16('识别码。', 'le'))).toMatchObject({ encoding: 'utf-16le', binary: false });
+    expect(detectEncoding(utf16('Требуется', 'be'))).toMatchObject({ encoding: 'utf-16be', binary: false });
+    // 16-bit integers counting from 0x1000 read as Myanmar letters in a row.
+    expect(detectEncoding(b(0x00, 0x10, 0x01, 0x10, 0x02, 0x10, 0x03, 0x10))).toMatchObject({ binary: true });
+  });
+
   it('BOM-less UTF-16LE text is recognized by its zero high bytes', () => {
     expect(detectEncoding(utf16('hello world, plain text\n', 'le'))).toMatchObject({
       encoding: 'utf-16le',

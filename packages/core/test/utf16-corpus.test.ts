@@ -10,6 +10,8 @@
  * order; after it, no binary and 358 texts, all Cyrillic, CJK or Hangul
  * fragments of 4 to 40 code units without a line end (too few zero bytes
  * to tell from binary data; most were binary or legacy text before too).
+ * The zero-free UTF-16 rule for files of a few bytes (binary-corpus.test.ts)
+ * took 272 of those: 86 are left (79 with chardet's legacy detector).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { detectEncoding } from '../src/encoding.ts';
@@ -49,6 +51,6 @@ describe('BOM-less UTF-16 or binary, on real material', () => {
     const missed = results.filter(({ c, got }) => got !== c.expected);
     console.log(`UTF-16 text: ${texts.length} cases, ${missed.length} missed`);
     expect(missed.filter(({ got }) => got.startsWith('utf-16')).map(({ c, got }) => show(c, got))).toEqual([]);
-    expect(missed.length).toBeLessThanOrEqual(358);
+    expect(missed.length).toBeLessThanOrEqual(86);
   });
 });

@@ -31,19 +31,19 @@ export interface CorpusCase {
   readonly expected: Expected;
 }
 
-const TYPESCRIPT = 'typescript@5.9.3';
+export const TYPESCRIPT = 'typescript@5.9.3';
 const LANGUAGES = ['cs', 'de', 'es', 'fr', 'it', 'ja', 'ko', 'pl', 'pt-br', 'ru', 'tr', 'zh-cn', 'zh-tw'];
-const SAMPLE = 8192;
+export const SAMPLE = 8192;
 /** Window lengths for short binary files: every length from 2 to 17, odd ones included. */
 const SHORT_LENGTHS = Array.from({ length: 16 }, (_, i) => i + 2);
 
-function utf16(text: string, order: 'le' | 'be'): Uint8Array {
+export function utf16(text: string, order: 'le' | 'be'): Uint8Array {
   const le = Buffer.from(text, 'utf16le');
   return new Uint8Array(order === 'le' ? le : Buffer.from(le).swap16());
 }
 
 /** The text of each translation file, and its messages. */
-function translations(): Array<{ language: string; file: string; messages: string[] }> {
+export function translations(): Array<{ language: string; file: string; messages: string[] }> {
   const root = npmPackage(TYPESCRIPT);
   return LANGUAGES.map((language) => {
     const file = readFileSync(join(root, 'lib', language, 'diagnosticMessages.generated.json'), 'utf8');
@@ -85,7 +85,7 @@ function windows(name: string, data: Uint8Array, offsets = 24): CorpusCase[] {
 }
 
 /** A slice of Node's executable: machine code, tables and data of a real build. */
-function executable(): Uint8Array {
+export function executable(): Uint8Array {
   const fd = openSync(process.execPath, 'r');
   try {
     const out = new Uint8Array(4 * 1024 * 1024);
@@ -96,7 +96,7 @@ function executable(): Uint8Array {
   }
 }
 
-async function sqliteFile(texts: string[]): Promise<Uint8Array> {
+export async function sqliteFile(texts: string[]): Promise<Uint8Array> {
   const { DatabaseSync } = await import('node:sqlite');
   const file = join(tmpdir(), `ctxfs-utf16-corpus-${process.pid}.db`);
   rmSync(file, { force: true });
