@@ -233,6 +233,22 @@ export function looksIso2022Jp(sample: Uint8Array): boolean {
 }
 
 /**
+ * `sample` decoded as UTF-32, or undefined when a unit is no Unicode scalar
+ * value (above U+10FFFF, or a surrogate: what most four bytes of binary
+ * data are). A unit cut off by the sample's end is dropped.
+ */
+function decodeUtf32(sample: Uint8Array, enc: 'utf-32le' | 'utf-32be'): string | undefined {
+  const view = new DataView(sample.buffer, sample.byteOffset, sample.byteLength);
+  const points: number[] = [];
+  for (let at = 0; at + 4 <= sample.length; at += 4) {
+    const cp = view.getUint32(at, enc === 'utf-32le');
+    if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return undefined;
+    points.push(cp);
+  }
+  return String.fromCodePoint(...points);
+}
+
+/**
  * `sample` decoded as UTF-16, or undefined when it is not well-formed: a
  * high surrogate cut off by the sample's end is dropped, any other lone
  * surrogate fails.
@@ -270,7 +286,11 @@ function utf16Weirdness(sample: Uint8Array, enc: 'utf-16le' | 'utf-16be'): numbe
  * rule it out, and so does text that reads as no language does.
  */
 function readsAsWriting(sample: Uint8Array, enc: 'utf-16le' | 'utf-16be', bom = false): boolean {
-  const text = decodeUtf16(sample, enc);
+  return isWriting(decodeUtf16(sample, enc), bom);
+}
+
+/** What {@link readsAsWriting} asks of text decoded from a wide encoding (`undefined`: not well-formed). */
+function isWriting(text: string | undefined, bom: boolean): boolean {
   if (text === undefined) return false;
   if (bom) {
     // A byte-order mark is evidence of its own: a file that says it is
@@ -552,9 +572,12 @@ export function detectEncoding(bytes: Uint8Array, options: DetectOptions = {}): 
   if (bom) {
     // A BOM is two bytes that binary data holds as often as any other two:
     // what follows must read as text too.
+    const body = head.subarray(bom.length);
     if (bom.encoding === 'utf-16le' || bom.encoding === 'utf-16be') {
-      const body = head.subarray(bom.length);
       if ((halfUnit && body.length < SHORT_UTF16_UNITS * 2) || !readsAsWriting(body, bom.encoding, true)) return BINARY;
+    } else if (bom.encoding === 'utf-32le' || bom.encoding === 'utf-32be') {
+      // `FF FE 00 00` is also the 32-bit integer 0xFEFF, as code that handles byte-order marks stores it.
+      if ((whole && body.length % 4 !== 0) || !isWriting(decodeUtf32(body.subarray(0, 4096), bom.encoding), true)) return BINARY;
     }
     return { encoding: bom.encoding, bomLength: bom.length, binary: false, source: 'bom', confidence: 1 };
   }

@@ -24,11 +24,13 @@
  *   3,824 binaries, 3,912 short binary windows or 4,111 short texts called
  *   UTF-16, before or after.
  */
+import { readFileSync } from 'node:fs';
+import iconv from 'iconv-lite';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { detectEncoding, type EncodingInfo } from '../src/encoding.ts';
 import { chardetDetector } from '../src/legacy-detector.ts';
 import { bomBinaries, bomTexts, type Case, shortBinaries, shortTexts } from './support/binary-corpus.ts';
-import { binaries, utf16Texts } from './support/utf16-corpus.ts';
+import { binaries, translations, utf16Texts } from './support/utf16-corpus.ts';
 
 const detect = (bytes: Uint8Array): EncodingInfo => detectEncoding(bytes, { legacyDetector: chardetDetector });
 const show = (id: string, bytes: Uint8Array, got: EncodingInfo) => `${id} [${Buffer.from(bytes.subarray(0, 24)).toString('hex')}] → ${got.encoding}`;
@@ -97,4 +99,44 @@ describe('short UTF-16 without BOM and without zero bytes', () => {
     const wide = binary.filter((c) => detect(c.bytes).encoding.startsWith('utf-16'));
     expect(wide.map((c) => show(c.id, c.bytes, detect(c.bytes)))).toEqual([]);
   }, 120_000);
+});
+
+describe('a UTF-32 byte-order mark does not override what follows it either', () => {
+  // `FF FE 00 00` is also the integer 0xFEFF as code that handles byte-order marks stores it: Node's executable holds
+  // it, and `00 00 FE FF`, in hundreds of places.
+  it("windows of Node's executable starting at those bytes are binary, but for a mark alone or with one unit", () => {
+    const exe = readFileSync(process.execPath);
+    const cases: Case[] = [];
+    for (let i = 0; i + 3 < exe.length; i++) {
+      const le = exe[i] === 0xff && exe[i + 1] === 0xfe && exe[i + 2] === 0 && exe[i + 3] === 0;
+      const be = exe[i] === 0 && exe[i + 1] === 0 && exe[i + 2] === 0xfe && exe[i + 3] === 0xff;
+      if (!le && !be) continue;
+      for (const n of [4, 8, 12, 16, 64, 256, 4096]) {
+        if (i + n <= exe.length) cases.push({ id: `node executable @${i} ${n}B`, bytes: exe.subarray(i, i + n), kind: 'binary' });
+      }
+    }
+    const wrong = served(cases, (_c, got) => !got.binary);
+    console.log(`UTF-32 BOM'd binary: ${cases.length} cases, ${wrong.length} served as text`);
+    expect(cases.length).toBeGreaterThan(1000);
+    expect(wrong.filter((w) => !/ (4|8|12)B \[/.test(w))).toEqual([]);
+    expect(wrong.length).toBeLessThanOrEqual(363);
+  });
+
+  it('UTF-32 text with a BOM is UTF-32, in both byte orders: whole translations and single messages', () => {
+    const texts = translations().flatMap((t) => [t.file, ...t.messages.slice(0, 20)]);
+    const wrong: string[] = [];
+    for (const [i, text] of texts.entries()) {
+      for (const [encoding, label] of [
+        ['utf-32le', 'utf32le'],
+        ['utf-32be', 'utf32be'],
+      ] as const) {
+        const bytes = new Uint8Array(iconv.encode(text, label, { addBOM: true }));
+        const got = detect(bytes);
+        if (got.encoding !== encoding || iconv.decode(Buffer.from(bytes.subarray(got.bomLength)), label) !== text)
+          wrong.push(`${i} ${label} → ${got.encoding}`);
+      }
+    }
+    expect(texts.length).toBeGreaterThan(200);
+    expect(wrong).toEqual([]);
+  });
 });
