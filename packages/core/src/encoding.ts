@@ -307,10 +307,17 @@ function isWriting(text: string | undefined, bom: boolean): boolean {
   // only evidence there is.
   if (rare > text.length * 0.02) return false;
   if (text.length < SHORT_UTF16_UNITS && scriptsOfShortText(text) > 1) return false;
+  // Past those, a mark is enough for a text of any length: what binary data reads as (controls, unassigned and
+  // rare code points, lone surrogates) is ruled out above, and mixed writing (`中文a中文b`, emoji between words)
+  // need not read as one language does, which the guess without a mark must ask. A few units drawn from binary
+  // data still read as Han characters nobody writes or as odd Latin (`üĀøĀx`): a short text keeps to common CJK,
+  // and its other letters are judged without the CJK between them.
+  if (bom && text.length >= SHORT_UTF16_UNITS) return true;
+  if (bom && !(text.match(CJK_ALL) ?? []).every(commonCjk)) return false;
   // A thousand code units show how text reads as well as the whole sample,
   // in a fraction of the time. One oddity is allowed however short the text
   // (`TypeDef` flips case inside a word), then a point in ten units.
-  const judged = text.slice(0, PLAUSIBILITY_UNITS).replace(/[\ud800-\udbff]$/, '');
+  const judged = (bom ? text.replace(CJK_ALL, ' ') : text).slice(0, PLAUSIBILITY_UNITS).replace(/[\ud800-\udbff]$/, '');
   return implausibility(letterShapes(judged)) <= 2 + judged.length * 0.1;
 }
 
@@ -447,12 +454,14 @@ export function utf16WithoutBom(sample: Uint8Array): 'utf-16le' | 'utf-16be' | u
  * (`declare` is `摥捬慲`), so a byte above 0x7F or a control byte must stand
  * somewhere.
  */
+const CJK_ALL = /[\p{Script=Han}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
+
 function utf16WithoutZeros(sample: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
   if (sample.length < 8 || sample.length % 2 === 1 || sample.indexOf(0) !== sample.lastIndexOf(0)) return undefined;
   if (!sample.some((b) => b >= 0x80) && !holdsControl(sample)) return undefined;
   const orders = (['utf-16le', 'utf-16be'] as const).filter((o) => readsAsWriting(sample, o));
   const text = orders.length === 1 ? (decodeUtf16(sample, orders[0] as 'utf-16le' | 'utf-16be') ?? '') : '';
-  const cjk = text.match(/[\p{Script=Han}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}]/gu) ?? [];
+  const cjk = text.match(CJK_ALL) ?? [];
   return orders.length === 1 && cjk.every(commonCjk) && !/\p{Script=Latin}/u.test(text) && !counts(text) ? orders[0] : undefined;
 }
 
