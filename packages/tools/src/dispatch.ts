@@ -153,11 +153,26 @@ export function parseCall(call: unknown): ParsedCall {
   throw new TypeError('Not a tool call: expected a name (name, function.name or toolName) and its arguments.');
 }
 
-/** An error result. */
-export function errorResult(code: string, message: string, extra: { path?: string | undefined; hint?: string | undefined } = {}): CallResult {
+/**
+ * An error result: `data.error` holds the code, the message, the path and
+ * the hint apart; the model's text is `CODE: message` and the hint (or
+ * `extra.text`, when the caller words it itself).
+ *
+ * @example
+ * ```ts
+ * errorResult('ENOTOOL', 'There is no tool "read".', { hint: 'The tools: read_file, read_lines.' }).text;
+ * // 'ENOTOOL: There is no tool "read".\nThe tools: read_file, read_lines.'
+ * ```
+ */
+export function errorResult(
+  code: string,
+  message: string,
+  extra: { path?: string | undefined; hint?: string | undefined; text?: string | undefined } = {},
+): CallResult {
   const data: ErrorData = { error: { code, message, path: extra.path, hint: extra.hint } };
   const head = message.startsWith(`${code}:`) ? message : `${code}: ${message}`;
-  return { text: extra.hint && !head.includes(extra.hint) ? `${head}\n${extra.hint}` : head, isError: true, data: data as unknown as Record<string, unknown> };
+  const text = extra.text ?? (extra.hint && !head.includes(extra.hint) ? `${head}\n${extra.hint}` : head);
+  return { text, isError: true, data: data as unknown as Record<string, unknown> };
 }
 
 /** Hints for codes whose protocol default names Filesystem calls, in this tool set's words. */
@@ -172,7 +187,10 @@ const TOOL_HINTS: Readonly<Record<string, string>> = {
 function toolError(tool: string, err: FsError): CallResult {
   const hint = hasDefaultHint(err) ? (TOOL_HINTS[err.code] ?? err.hint) : err.hint;
   const where = err.path === undefined ? '' : err.dest === undefined ? ` '${err.path}'` : ` '${err.path}' -> '${err.dest}'`;
-  return errorResult(err.code, `${err.code}: ${err.reason}, ${tool}${where} (${hint})`, { path: err.path, hint });
+  // The model reads it all on one line; the data says each part once (`--json`, structured content): the message
+  // without the code or the hint, which have fields of their own, as the CLI's own errors are.
+  const said = `${err.reason}, ${tool}${where}`;
+  return errorResult(err.code, said, { path: err.path, hint, text: `${err.code}: ${said} (${hint})` });
 }
 
 /** The reply to a call, in the shape the call came in. */

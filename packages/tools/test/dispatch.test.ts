@@ -43,6 +43,11 @@ describe('dispatch in every shape, against a real session', () => {
     expect(missing.result).toMatchObject({ isError: true, data: { error: { code: 'ENOENT', path: 'src/missing.ts' } } });
     expect(missing.reply).toEqual({ type: 'tool_result', tool_use_id: 'toolu_2', content: missing.result.text, is_error: true });
     expect(missing.reply.content).toMatch(/^ENOENT: /);
+    // The model's one line holds it all; the data says each part once, as the CLI's own errors do.
+    const error = (missing.result.data as { error: { code: string; message: string; hint: string } }).error;
+    expect(error.message).toBe("no file at src/missing.ts, read_file 'src/missing.ts'");
+    expect(error.hint.length).toBeGreaterThan(0);
+    expect(missing.result.text).toBe(`ENOENT: ${error.message} (${error.hint})`);
   });
 
   it('runs an AI SDK tool call and replies with a tool-result part, text or error-text', async () => {
