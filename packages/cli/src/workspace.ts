@@ -50,17 +50,15 @@ export type ContainerNeed = 'files' | 'policy';
  * through what the project's policy forbids, so the built-in policy alone
  * is only for a person who asks for it. `undefined` for any other error.
  */
-async function containerDown(options: GlobalOptions, spec: CliBackend, fs: Filesystem, err: unknown, need: ContainerNeed): Promise<CliError | undefined> {
+async function containerDown(options: GlobalOptions, spec: CliBackend, err: unknown, need: ContainerNeed): Promise<CliError | undefined> {
   if (spec.kind !== 'container' || !isFsError(err, 'EUNAVAILABLE')) return undefined;
-  const { ContainerFilesystem, engineName, resumeCommand } = await import('@ctxfs/container');
-  const named = `container '${spec.container}' `;
-  if (!(fs instanceof ContainerFilesystem) || !err.reason.startsWith(named)) return undefined;
-  const down = { container: spec.container, state: err.reason.slice(named.length), engine: await engineName(fs.docker) };
-  const resume = resumeCommand(down);
-  if (resume === undefined) return undefined;
+  const { containerUnavailability, resumeCommand } = await import('@ctxfs/container');
+  const down = containerUnavailability(err);
+  const resume = down === undefined ? undefined : resumeCommand(down);
+  if (down === undefined || resume === undefined) return undefined;
   const { PROJECT_CONFIG_PATH } = await import('@ctxfs/context');
   if (need === 'files' || !options.policyFiles || err.path !== PROJECT_CONFIG_PATH) return new CliError('EUNAVAILABLE', err.reason, err.hint);
-  const back = down.state.startsWith('is paused') ? 'unpause' : 'start';
+  const back = down.condition === 'paused' ? 'unpause' : 'start';
   return new CliError(
     'EUNAVAILABLE',
     `the workspace's policy (${PROJECT_CONFIG_PATH}) cannot be read, because ${err.reason}`,
@@ -75,7 +73,7 @@ async function withOpened<T>(options: GlobalOptions, need: ContainerNeed, body: 
   try {
     return await body(fs, spec);
   } catch (err) {
-    throw (await containerDown(options, spec, fs, err, need)) ?? err;
+    throw (await containerDown(options, spec, err, need)) ?? err;
   } finally {
     await fs.close();
   }

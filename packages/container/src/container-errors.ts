@@ -70,30 +70,81 @@ export function helperFailure(status: number, stderr: string, op: FsOperation, p
   return new FsError({ code: 'EIO', op, path, reason: `the container reported status ${status}: ${stderr.trim() || 'no message'}` });
 }
 
+/**
+ * What has become of a container that cannot serve a call. Only `paused`
+ * and `stopped` have an engine command that brings the container back
+ * (`unpause`, `start`); a `removed` one never answers again, and the others
+ * (an engine that does not answer, a helper session lost or silent) are
+ * worth a retry but name nothing to type.
+ */
+export type ContainerCondition = 'paused' | 'stopped' | 'removed' | 'unreachable' | 'unanswered' | 'lost';
+
 /** What went wrong with the engine or the container, for an `EUNAVAILABLE` message. */
 export interface Unavailability {
   /** Container name or id as the caller gave it. */
   container: string;
-  /** Short description: "is not running", "does not exist", "engine unreachable at ...". */
+  /** What has become of it, for code to act on; {@link Unavailability.state} says it in words. */
+  condition: ContainerCondition;
+  /** Short description: "is not running (exited, exit code 0)", "does not exist", "is unreachable: ...". */
   state: string;
   /** The engine the container is on, where the hint names its command; Docker when not given. */
-  engine?: EngineName;
+  engine?: EngineName | undefined;
 }
 
 /**
- * The command that brings back a container in `state` (see
- * {@link Unavailability}), in its engine's own CLI: a Podman user has no
- * `docker` to type. `undefined` for a state no command of the engine mends.
+ * The cause an `EUNAVAILABLE` error of this backend carries: the
+ * {@link Unavailability} as fields, so a caller can tell a stopped container
+ * from a dead engine without reading the message, and the engine's own
+ * failure as its cause in turn.
+ */
+export class ContainerUnavailableError extends Error {
+  readonly unavailability: Readonly<Unavailability>;
+
+  constructor(u: Unavailability, cause: unknown) {
+    super(`container '${u.container}' ${u.state}`, cause === undefined ? undefined : { cause });
+    this.name = 'ContainerUnavailableError';
+    this.unavailability = { ...u };
+  }
+}
+
+/**
+ * The {@link Unavailability} behind `err`, an error this backend raised for a
+ * container it could not reach (found along `err`'s chain of causes, so an
+ * error a layer above re-raised with the same cause is recognized too);
+ * `undefined` for any other error.
  *
  * @example
  * ```ts
- * resumeCommand({ container: 'dev', state: 'is not running (exited, exit code 0)', engine: 'podman' }); // 'podman start dev'
+ * try {
+ *   await fs.read('a.txt');
+ * } catch (err) {
+ *   const u = containerUnavailability(err);
+ *   if (u?.condition === 'stopped') console.log(`start it: ${resumeCommand(u)}`);
+ * }
+ * ```
+ */
+export function containerUnavailability(err: unknown): Readonly<Unavailability> | undefined {
+  // A chain is a few links; the bound only guards against a cycle someone built.
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof ContainerUnavailableError) return e.unavailability;
+  }
+  return undefined;
+}
+
+/**
+ * The command that brings back a container in the condition `u` names, in
+ * its engine's own CLI: a Podman user has no `docker` to type. `undefined`
+ * for a condition no command of the engine mends.
+ *
+ * @example
+ * ```ts
+ * resumeCommand({ container: 'dev', condition: 'stopped', state: 'is not running (exited, exit code 0)', engine: 'podman' }); // 'podman start dev'
  * ```
  */
 export function resumeCommand(u: Unavailability): string | undefined {
   const cli = u.engine ?? 'docker';
-  if (u.state.startsWith('is paused')) return `${cli} unpause ${u.container}`;
-  if (u.state.startsWith('is not running')) return `${cli} start ${u.container}`;
+  if (u.condition === 'paused') return `${cli} unpause ${u.container}`;
+  if (u.condition === 'stopped') return `${cli} start ${u.container}`;
   return undefined;
 }
 
@@ -105,12 +156,13 @@ export function unavailable(op: FsOperation, path: string | undefined, u: Unavai
     op,
     path,
     reason: `container '${u.container}' ${u.state}`,
-    hint: u.state.startsWith('is paused')
-      ? `unpause the container (${resume}) and retry; nothing was half-written, but a write that timed out may have been applied: read before writing again`
-      : resume !== undefined
-        ? `start the container (${resume}) and retry; nothing was half-written`
-        : 'start the container (or the Docker engine) again and retry; nothing was half-written',
-    cause,
+    hint:
+      u.condition === 'paused'
+        ? `unpause the container (${resume}) and retry; nothing was half-written, but a write that timed out may have been applied: read before writing again`
+        : resume !== undefined
+          ? `start the container (${resume}) and retry; nothing was half-written`
+          : 'start the container (or the Docker engine) again and retry; nothing was half-written',
+    cause: new ContainerUnavailableError(u, cause),
   });
 }
 

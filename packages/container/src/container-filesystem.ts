@@ -57,7 +57,16 @@ import {
 import type Docker from 'dockerode';
 import { untarFiles } from './batch-read.ts';
 import { type ImageProbe, parseProbe, probeCommand } from './capabilities-probe.ts';
-import { codeFromMessage, describeEngineError, engineRefusal, FULL_DISK_BYTES, freeKibibytes, helperFailure, unavailable } from './container-errors.ts';
+import {
+  type ContainerCondition,
+  codeFromMessage,
+  describeEngineError,
+  engineRefusal,
+  FULL_DISK_BYTES,
+  freeKibibytes,
+  helperFailure,
+  unavailable,
+} from './container-errors.ts';
 import { SilenceError, within } from './deadline.ts';
 import { closeEngine, connectEngine, describeEngine, type EngineName, type EngineOptions, engineName } from './engine.ts';
 import { type ExecStream, openExecFile, startExecStream, streamedWriteCommand } from './exec-stream.ts';
@@ -457,15 +466,15 @@ export class ContainerFilesystem extends FilesystemBase {
     const refused = engineRefusal(op, describeEngine(docker), err);
     if (refused !== undefined) return refused;
     const d = describeEngineError(err);
-    if (d.notFound) return unavailable(op, undefined, { container: ref, state: 'does not exist' }, err);
+    if (d.notFound) return unavailable(op, undefined, { container: ref, condition: 'removed', state: 'does not exist' }, err);
     if (d.unreachable)
       return unavailable(
         op,
         undefined,
-        { container: ref, state: `is unreachable: the Docker engine at ${describeEngine(docker)} does not answer (${d.message})` },
+        { container: ref, condition: 'unreachable', state: `is unreachable: the Docker engine at ${describeEngine(docker)} does not answer (${d.message})` },
         err,
       );
-    return unavailable(op, undefined, { container: ref, state: `cannot be reached: ${d.message}` }, err);
+    return unavailable(op, undefined, { container: ref, condition: 'unreachable', state: `cannot be reached: ${d.message}` }, err);
   }
 
   /** The container object (dockerode), e.g. for tests and tooling. */
@@ -563,6 +572,7 @@ export class ContainerFilesystem extends FilesystemBase {
   async #unavailable(op: FsOperation, path: string | undefined, cause: unknown): Promise<FsError> {
     const d = describeEngineError(cause);
     let state: string;
+    let condition: ContainerCondition;
     let engine: EngineName | undefined;
     try {
       const info = await Promise.race([
@@ -570,22 +580,37 @@ export class ContainerFilesystem extends FilesystemBase {
         new Promise<never>((_, reject) => setTimeout(() => reject(Object.assign(new Error('inspect timed out'), { code: 'ETIMEDOUT' })), 3000).unref()),
       ]);
       const waited = cause instanceof SessionTimeoutError || cause instanceof SilenceError ? ` (no answer within ${this.#requestTimeoutMs} ms)` : '';
-      if (info.State.Paused) state = `is paused${waited}`;
-      else if (!info.State.Running) state = `is not running (${info.State.Status}, exit code ${info.State.ExitCode})`;
-      else if (waited !== '')
+      if (info.State.Paused) {
+        condition = 'paused';
+        state = `is paused${waited}`;
+      } else if (!info.State.Running) {
+        condition = 'stopped';
+        state = `is not running (${info.State.Status}, exit code ${info.State.ExitCode})`;
+      } else if (waited !== '') {
+        condition = 'unanswered';
         state = `does not answer: the helper session gave no answer within ${this.#requestTimeoutMs} ms and was ended; the call may or may not have taken effect, and the next call starts a new session`;
-      else state = `lost the helper session (${d.message})`;
+      } else {
+        condition = 'lost';
+        state = `lost the helper session (${d.message})`;
+      }
       // The way out is a command of the engine's, and Podman's is named differently from Docker's.
-      if (info.State.Paused || !info.State.Running) engine = await engineName(this.docker);
+      if (condition === 'paused' || condition === 'stopped') engine = await engineName(this.docker);
     } catch (err) {
       const refused = engineRefusal(op, describeEngine(this.docker), err);
       if (refused !== undefined) return refused;
       const e = describeEngineError(err);
-      if (e.notFound) state = 'does not exist (it was removed)';
-      else if (e.unreachable) state = `is unreachable: the Docker engine at ${describeEngine(this.docker)} does not answer (${e.message})`;
-      else state = `cannot be inspected: ${e.message}`;
+      if (e.notFound) {
+        condition = 'removed';
+        state = 'does not exist (it was removed)';
+      } else if (e.unreachable) {
+        condition = 'unreachable';
+        state = `is unreachable: the Docker engine at ${describeEngine(this.docker)} does not answer (${e.message})`;
+      } else {
+        condition = 'unreachable';
+        state = `cannot be inspected: ${e.message}`;
+      }
     }
-    return unavailable(op, path, { container: this.containerRef, state, engine }, cause);
+    return unavailable(op, path, { container: this.containerRef, condition, state, engine }, cause);
   }
 
   /** Runs one helper request; transport failures become EUNAVAILABLE naming the container and `op`. */
@@ -615,7 +640,7 @@ export class ContainerFilesystem extends FilesystemBase {
         if (code !== 'ENOENT' || !d.notFound) return err as Error;
       }
       if (code === 'ESTREAMEND' || d.notFound || d.unreachable || d.notRunning || /aborted|socket|ECONNRESET|EPIPE|premature|terminated/i.test(d.message)) {
-        return unavailable(op, path, { container: this.containerRef, state: `stopped answering during the transfer (${d.message})` }, err);
+        return unavailable(op, path, { container: this.containerRef, condition: 'lost', state: `stopped answering during the transfer (${d.message})` }, err);
       }
       const named = codeFromMessage(d.message);
       if (named !== undefined) return errno(named, d.message);

@@ -407,7 +407,7 @@ export function engineName(docker: Docker): Promise<EngineName> {
   let name = engineNames.get(docker);
   if (name === undefined) {
     name = docker.version().then(
-      (v) => ((v.Components ?? []).some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker'),
+      (v) => engineNameOf(v),
       () => {
         // Asked again next time: an engine that is down now may answer later.
         engineNames.delete(docker);
@@ -417,6 +417,21 @@ export function engineName(docker: Docker): Promise<EngineName> {
     engineNames.set(docker, name);
   }
   return name;
+}
+
+/**
+ * Which engine gave the `/version` answer `version`: Podman lists a "Podman
+ * Engine" component; anything else is Docker's API. For a caller that has
+ * the answer already (it wants the version too) and need not ask twice.
+ *
+ * @example
+ * ```ts
+ * const v = await docker.version();
+ * engineNameOf(v); // 'podman' or 'docker'
+ * ```
+ */
+export function engineNameOf(version: { readonly Components?: ReadonlyArray<{ readonly Name: string }> | undefined }): EngineName {
+  return (version.Components ?? []).some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker';
 }
 
 /** A human-readable description of where the engine is, for error messages. */

@@ -12,7 +12,7 @@
  * @module
  */
 
-export { resumeCommand, type Unavailability } from './container-errors.ts';
+export { type ContainerCondition, ContainerUnavailableError, containerUnavailability, resumeCommand, type Unavailability } from './container-errors.ts';
 export { ContainerFilesystem, type ContainerFilesystemOptions, containerCapabilities, DEFAULT_WATCH_POLL_INTERVAL_MS } from './container-filesystem.ts';
 export {
   closeEngine,
@@ -22,6 +22,7 @@ export {
   type EngineName,
   type EngineOptions,
   engineName,
+  engineNameOf,
   resolveEngine,
   type SshOptions,
   type TlsMaterial,

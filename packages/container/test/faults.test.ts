@@ -14,7 +14,7 @@ import { type FsError, isFsError } from '@ctxfs/core';
 import type Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FULL_DISK_BYTES, freeKibibytes } from '../src/container-errors.ts';
-import { ContainerFilesystem } from '../src/index.ts';
+import { ContainerFilesystem, containerUnavailability, resumeCommand } from '../src/index.ts';
 import { dockerAvailable, removeTestContainers, seedWorkspace, sh, startTestContainer, TEST_ENGINE } from './docker-fixture.ts';
 
 const available = await dockerAvailable();
@@ -102,6 +102,12 @@ describe.runIf(available)('container faults', () => {
       const down = await errorOf(fs.stat('keep.txt'));
       expect(down?.code).toBe('EUNAVAILABLE');
       expect(down?.message).toMatch(new RegExp(`container '${name}' is not running`));
+      // What became of it is a field, not only words: a caller acts on it without parsing the message.
+      const u = containerUnavailability(down);
+      expect(u).toMatchObject({ container: name, condition: 'stopped', engine: TEST_ENGINE.name });
+      expect(u && resumeCommand(u)).toBe(`${TEST_ENGINE.name} start ${name}`);
+      // A layer above that re-raises it under its own operation keeps the cause, so still recognized.
+      expect(containerUnavailability(down?.withOperation('read'))?.condition).toBe('stopped');
       await container.start();
       expect(new TextDecoder().decode(await fs.readBytes('keep.txt'))).toBe('original');
       expect((await fs.list()).map((e) => e.name)).toEqual(['big.bin', 'keep.txt']);
@@ -181,6 +187,10 @@ describe.runIf(available)('container faults', () => {
       expect(err?.code).toBe('EUNAVAILABLE');
       expect(err?.message).toContain(`container '${name}'`);
       expect(err?.message).toMatch(/Docker engine at unix:\/\/.*does not answer/);
+      // No engine command brings back an engine that does not answer.
+      const u = containerUnavailability(err);
+      expect(u?.condition).toBe('unreachable');
+      expect(u && resumeCommand(u)).toBeUndefined();
       await proxy.start();
       expect(new TextDecoder().decode(await fs.readBytes('a.txt'))).toBe('before');
       await fs.write('a.txt', 'after');

@@ -26,11 +26,10 @@ function nodeCheck(): Check {
 
 async function dockerCheck(required: boolean): Promise<Check> {
   try {
-    const { connectEngine, engineName } = await import('@ctxfs/container');
-    const engine = connectEngine();
-    const v = (await engine.version()) as { Version?: string; ApiVersion?: string };
+    const { connectEngine, engineNameOf } = await import('@ctxfs/container');
+    const v = await connectEngine().version();
     // The check keeps its name (the Docker Engine API, which Podman serves too); its detail names the engine.
-    const kind = (await engineName(engine)) === 'podman' ? 'Podman' : 'Docker';
+    const kind = engineNameOf(v) === 'podman' ? 'Podman' : 'Docker';
     return { name: 'docker', ok: true, required, detail: `${kind} engine ${v.Version ?? '?'} (Docker API ${v.ApiVersion ?? '?'})` };
   } catch (err) {
     return { name: 'docker', ok: false, required, detail: `no engine: ${(err as Error).message}` };
