@@ -20,7 +20,7 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import type { ContextLayer, ContextSession, EditResult, OpClass } from '@ctxfs/context';
-import { currentCall, sha256Hex } from '@ctxfs/context';
+import { currentCall, sha256Hex, withoutHostPaths } from '@ctxfs/context';
 import {
   type ByteReader,
   encodeText,
@@ -117,6 +117,13 @@ export interface FileStream extends AsyncIterable<Uint8Array> {
   close(): Promise<void>;
 }
 
+/** What a write on the byte path stored: its size, its hash, and the bytes when it had them whole. */
+interface RawWritten {
+  readonly size: number;
+  readonly sha256: string;
+  readonly bytes: Uint8Array | undefined;
+}
+
 /** Options of {@link WorkspaceFiles.list}. */
 export interface ListOptions {
   /** Each entry with its metadata (symlinks followed). Default `true`; without, entries carry their own kind only (a link is `symlink`). */
@@ -166,6 +173,15 @@ export function mountedPath(path: string, mount: string): string {
   const resolved = posix.normalize(path);
   if (resolved === mount || resolved === `${mount}/`) return '';
   return resolved.startsWith(`${mount}/`) ? resolved.slice(mount.length + 1) : path;
+}
+
+/**
+ * A backend call made before any guarded call (to decide which to make),
+ * its error without host paths as a guarded call's is: a link's target out
+ * of the root would otherwise reach the caller in the message.
+ */
+export function scrubbed<T>(call: Promise<T>): Promise<T> {
+  return call.catch((err: unknown) => Promise.reject(isFsError(err) ? withoutHostPaths(err) : err));
 }
 
 /** An edit's refusal as the error it stands for. */
@@ -577,16 +593,21 @@ export class WorkspaceFiles {
     }
     await this.#writeRawWith('openWrite', p, false, async (ifMatch) => {
       const writer = await this.fs.openWrite(p, { createParents: true, ...(ifMatch === undefined ? {} : { ifMatch }) });
+      const hash = createHash('sha256');
+      const put = async (chunk: Uint8Array): Promise<void> => {
+        hash.update(chunk);
+        await writer.write(chunk);
+      };
       try {
-        for (const chunk of held.splice(0)) await writer.write(chunk);
+        for (const chunk of held.splice(0)) await put(chunk);
         for (;;) {
           signal?.throwIfAborted();
           const next = await iterator.next();
           if (next.done) break;
-          await writer.write(next.value);
+          await put(next.value);
         }
         await writer.close();
-        return writer.bytesWritten;
+        return { size: writer.bytesWritten, sha256: hash.digest('hex'), bytes: undefined };
       } catch (err) {
         await writer.abort();
         throw err;
@@ -602,14 +623,20 @@ export class WorkspaceFiles {
       create,
       async (ifMatch) => {
         await this.fs.writeBytes(p, bytes, { createParents: true, ...(ifMatch === undefined ? {} : { ifMatch }) });
-        return bytes.byteLength;
+        return { size: bytes.byteLength, sha256: sha256Hex(bytes), bytes };
       },
       base,
     );
   }
 
-  /** A write the editor does not take, guarded, checked against `base` (default the agent's last read), then recorded in the registry. */
-  async #writeRawWith(op: string, p: string, create: boolean, write: (ifMatch: string | undefined) => Promise<number>, base?: string): Promise<void> {
+  /**
+   * A write the editor does not take, guarded, checked against `base`
+   * (default the agent's last read), then recorded in the registry and as
+   * this agent's read of what it wrote: the agent knows that version, so
+   * its next change of the file is based on it (not refused as another's
+   * change), and a change someone makes after it is caught.
+   */
+  async #writeRawWith(op: string, p: string, create: boolean, write: (ifMatch: string | undefined) => Promise<RawWritten>, base?: string): Promise<void> {
     await this.session.guarded(
       { op, opClass: 'write', paths: [p], params: {} },
       async () => {
@@ -627,9 +654,10 @@ export class WorkspaceFiles {
         const ifMatch = !cas ? undefined : create ? 'absent' : existing === undefined ? undefined : seen;
         const written = await write(ifMatch);
         await this.context.afterWrite(p, { author: this.session.agent });
+        await this.#remember(p, written.sha256, written.bytes);
         return written;
       },
-      (bytes) => ({ result: 'ok', bytes }),
+      (written) => ({ result: 'ok', bytes: written.size }),
     );
   }
 
@@ -648,7 +676,7 @@ export class WorkspaceFiles {
     // The stat below, the session's deleteFile and the walk of a directory follow a link: a link must be told apart
     // first, or what it leads to goes. The filesystem's own delete removes a link itself, but only that call does.
     if (await this.#isLink(p)) return await this.#removeUnversioned(p);
-    const stat = await this.fs.stat(p).catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : Promise.reject(err)));
+    const stat = await scrubbed(this.fs.stat(p)).catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : Promise.reject(err)));
     if (stat?.kind === 'file') return await this.#deleteFile(p);
     if (stat?.kind === 'directory' && options.fileOnly === true) throw fsError('EISDIR', 'delete', p, { hint: 'this call removes files only' });
     const files = stat?.kind === 'directory' && options.recursive === true ? await this.#filesBelow(p) : [];
@@ -750,7 +778,7 @@ export class WorkspaceFiles {
   async rename(from: string, to: string, overwrite: boolean): Promise<void> {
     const a = await this.#changeTarget(from, 'rename', 'rename');
     const b = await this.#changeTarget(to, 'rename', 'rename');
-    const stat = await this.fs.stat(a);
+    const stat = await scrubbed(this.fs.stat(a));
     if (stat.kind === 'file') {
       const r = await this.session.renameFile(a, b, { overwrite });
       if (!r.success) editError('rename', a, r);

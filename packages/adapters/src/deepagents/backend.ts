@@ -9,6 +9,7 @@
  * @module
  */
 
+import { withoutHostPaths } from '@ctxfs/context';
 import { type DecodedText, type FileStat, fsError, isFsError, sha256Hex } from '@ctxfs/core';
 import type {
   DeleteResult,
@@ -84,7 +85,8 @@ const mediaType = (path: string): string | undefined => {
   return dot < 0 || dot < path.lastIndexOf('/') ? undefined : MEDIA_TYPES[path.slice(dot + 1).toLowerCase()];
 };
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+/** An error's message as a model reads it, without host paths (a link's target, a state directory). */
+export const messageOf = (err: unknown): string => (isFsError(err) ? withoutHostPaths(err).message : err instanceof Error ? err.message : String(err));
 
 /** deepagents' upload/download error code for a ctxfs error. */
 function operationError(err: unknown): FileOperationError {

@@ -9,7 +9,7 @@
  */
 
 import type { FileInfo } from 'deepagents';
-import { type CtxfsBackend, deleteError } from './backend.ts';
+import { type CtxfsBackend, deleteError, messageOf } from './backend.ts';
 import { numberLines } from './line-numbers.ts';
 
 /** A file's content as VoltAgent keeps it: lines. */
@@ -45,8 +45,6 @@ export interface VoltAgentFilesystemBackend {
   mkdir(path: string, recursive?: boolean): Promise<VoltAgentResult>;
   rmdir(path: string, recursive?: boolean): Promise<VoltAgentResult>;
 }
-
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /**
  * VoltAgent's backend over a ctxfs deepagents backend.

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { withoutHostPaths } from '@ctxfs/context';
 import { baseName, type FileStat as CtxfsStat, fsError, type GrepMatch, isFsError, sha256Hex } from '@ctxfs/core';
 import type {
   CopyOptions,
@@ -139,7 +140,8 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
       case 'EPATHESCAPE':
         return new PermissionError(path, operation);
       default:
-        return new FilesystemError(err.message, err.code, path);
+        // The message reaches the model: a link's target or a state directory named in it would disclose the host.
+        return new FilesystemError(withoutHostPaths(err).message, err.code, path);
     }
   }
 

@@ -1,0 +1,82 @@
+/**
+ * deepagents' backend (and VoltAgent's over it) given what a model may
+ * send: paths through links out of the root or in a loop, whose answers
+ * are deepagents' values and name no host path; and a careful agent's own
+ * uploads and writes in turn, none of which is taken for another's change.
+ */
+
+import { afterAll, describe, expect, it } from 'vitest';
+import { CtxfsBackend, toVoltAgentBackend } from '../src/deepagents/index.ts';
+import { answerOf, expectNoHostPath, makeHostileLinks, THROUGH_LINKS } from './hostile-links.ts';
+import { backends, cleanUp, hex, openWorkspace } from './workspaces.ts';
+
+afterAll(cleanUp);
+
+for (const backend of await backends()) {
+  describe(`deepagents backend, hostile input on ${backend}`, { timeout: 60_000 }, () => {
+    it.skipIf(backend === 'memory')('no answer about a path through a link names a host path', async () => {
+      const ws = await openWorkspace(backend, { 'a.txt': 'a\n' });
+      try {
+        expect(await makeHostileLinks(ws)).toBe(true);
+        const b = new CtxfsBackend({ context: ws.context });
+        const volt = toVoltAgentBackend(b);
+        for (const name of THROUGH_LINKS) {
+          const path = `/${name}`;
+          const calls: Record<string, () => unknown> = {
+            ls: () => b.ls(path),
+            read: () => b.read(path),
+            readRaw: () => b.readRaw(path),
+            edit: () => b.edit(path, 'a', 'b'),
+            write: () => b.write(path, 'x\n'),
+            glob: () => b.glob('*', path),
+            grep: () => b.grep('root', path),
+            download: () => b.downloadFiles([path]),
+            upload: () => b.uploadFiles([[path, new Uint8Array([0, 1])]]),
+            'VoltAgent read': () => volt.read(path),
+            'VoltAgent mkdir': () => volt.mkdir(`${path}/d`),
+            'VoltAgent rmdir': () => volt.rmdir(path),
+            'VoltAgent delete': () => volt.delete(path),
+            delete: () => b.delete(path),
+          };
+          for (const [member, call] of Object.entries(calls)) expectNoHostPath(ws, `${member} ${path}`, await answerOf(call));
+        }
+      } finally {
+        await ws.close();
+      }
+    });
+
+    it("the agent's own upload is its version: its next write, edit and delete are not refused as another's change", async () => {
+      const ws = await openWorkspace(backend, { 'a.txt': 'one\n' });
+      try {
+        const b = new CtxfsBackend({ context: ws.context });
+        expect((await b.read('/a.txt')).error).toBeUndefined();
+        expect(await b.uploadFiles([['/a.txt', new Uint8Array([0, 1, 2])]])).toEqual([{ path: '/a.txt', error: null }]);
+        expect(await b.write('/a.txt', 'two\n')).toEqual({ path: '/a.txt', filesUpdate: null });
+        // A BOM keeps an upload on the byte path; the edit after it is based on what the agent uploaded.
+        expect(await b.uploadFiles([['/a.txt', new TextEncoder().encode('\ufeffthree\n')]])).toEqual([{ path: '/a.txt', error: null }]);
+        expect(await b.edit('/a.txt', 'three', 'four')).toMatchObject({ occurrences: 1 });
+        expect(hex(await ws.fs.readBytes('a.txt'))).toBe(hex(new TextEncoder().encode('\ufefffour\n')));
+        expect(await b.uploadFiles([['/a.txt', new Uint8Array([0, 9])]])).toEqual([{ path: '/a.txt', error: null }]);
+        expect(await b.delete('/a.txt')).toEqual({ path: '/a.txt', filesUpdate: null });
+        expect(await ws.fs.exists('a.txt')).toBe(false);
+      } finally {
+        await ws.close();
+      }
+    });
+
+    it('an upload over a file changed on disk since the agent uploaded it is refused, not written over it', async () => {
+      const ws = await openWorkspace(backend, { 'a.bin': new Uint8Array([0, 1]) });
+      try {
+        const b = new CtxfsBackend({ context: ws.context });
+        expect(await b.uploadFiles([['/a.bin', new Uint8Array([0, 2])]])).toEqual([{ path: '/a.bin', error: null }]);
+        await ws.fs.writeBytes('a.bin', new Uint8Array([0, 9]));
+        const [r] = await b.uploadFiles([['/a.bin', new Uint8Array([0, 3])]]);
+        expect(r?.error).not.toBeNull();
+        expect(r?.message).toMatch(/ECONFLICT/);
+        expect([...(await ws.fs.readBytes('a.bin'))]).toEqual([0, 9]);
+      } finally {
+        await ws.close();
+      }
+    });
+  });
+}
