@@ -154,6 +154,36 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
     }
   }
 
+  /**
+   * {@link #run} of a call with two paths (copy, move): an error about the
+   * destination, or a directory above it, names the destination, since the
+   * model must be told which path is wrong ("/a.txt is a directory" of a
+   * copy of the file a.txt onto the directory d would send it astray). A
+   * file where a directory above the destination must be is
+   * `NotDirectoryError`, as the write of a file below a file is.
+   */
+  async #runFromTo<T>(src: string, dest: string, operation: string, body: () => Promise<T>): Promise<T> {
+    try {
+      return await body();
+    } catch (err) {
+      if (err instanceof FilesystemError || !isFsError(err)) throw this.#mastraError(err, src, operation);
+      const to = this.#normalizedOrUndefined(dest);
+      const named = [err.path, err.dest].filter((p): p is string => p !== undefined);
+      const above = to !== undefined && named.some((p) => p !== to && (p === '' || to.startsWith(`${p}/`)));
+      if (above && (err.code === 'EEXIST' || err.code === 'ENOTDIR')) throw new NotDirectoryError(dest);
+      const onDest = to !== undefined && (above || named.includes(to) || (err.dest !== undefined && err.dest === to));
+      throw this.#mastraError(err, onDest ? dest : src, operation);
+    }
+  }
+
+  #normalizedOrUndefined(path: string): string | undefined {
+    try {
+      return this.files.normalize(this.#local(path), 'copy');
+    } catch {
+      return undefined;
+    }
+  }
+
   async #stat(path: string): Promise<CtxfsStat | undefined> {
     return await this.files.statOrUndefined(this.#local(path));
   }
@@ -242,7 +272,7 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
   }
 
   copyFile(src: string, dest: string, options: CopyOptions = {}): Promise<void> {
-    return this.#run(src, 'copy', async () => {
+    return this.#runFromTo(src, dest, 'copy', async () => {
       const from = await this.#stat(src);
       if (from === undefined) throw new FileNotFoundError(src);
       if (from.kind === 'directory') {
@@ -265,9 +295,13 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
   }
 
   moveFile(src: string, dest: string, options: CopyOptions = {}): Promise<void> {
-    return this.#run(src, 'move', async () => {
-      if ((await this.#stat(src)) === undefined) throw new FileNotFoundError(src);
-      if (options.overwrite === false && (await this.#stat(dest)) !== undefined) throw new FileExistsError(dest);
+    return this.#runFromTo(src, dest, 'move', async () => {
+      const from = await this.#stat(src);
+      if (from === undefined) throw new FileNotFoundError(src);
+      const to = await this.#stat(dest).catch(() => undefined);
+      if (options.overwrite === false && to !== undefined) throw new FileExistsError(dest);
+      // A file renamed onto a directory is refused by the directory (rename(2)'s EISDIR), which the editor reports of the file.
+      if (to?.kind === 'directory' && from.kind !== 'directory') throw new IsDirectoryError(dest);
       const parent = parentOf(this.files.normalize(this.#local(dest), 'rename'));
       if (parent !== '') await this.files.mkdir(parent, true, true);
       await this.files.rename(this.#local(src), this.#local(dest), options.overwrite !== false);
