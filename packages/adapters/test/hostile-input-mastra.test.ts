@@ -2,11 +2,12 @@
  * Mastra's WorkspaceFilesystem given what a model may send: paths through
  * links out of the root or in a loop (answers in Mastra's error classes,
  * naming no host path), a copy or move onto a directory or below a file
- * (the error names the path that is wrong), and a careful agent's own
+ * (the error names the path that is wrong), `exists` of a name no file
+ * can have (false, not an error), and a careful agent's own
  * Buffer writes in turn, none of which is taken for another's change.
  */
 
-import { FileNotFoundError, IsDirectoryError, NotDirectoryError } from '@mastra/core/workspace';
+import { FileNotFoundError, IsDirectoryError, NotDirectoryError, PermissionError } from '@mastra/core/workspace';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CtxfsWorkspaceFilesystem } from '../src/mastra/index.ts';
 import { answerOf, expectNoHostPath, makeHostileLinks, THROUGH_LINKS } from './hostile-links.ts';
@@ -49,6 +50,15 @@ for (const backend of await backends()) {
         }
       }),
     );
+
+    it('exists of a name no file can have is false, as LocalFilesystem answers; of a path out of the root a PermissionError', () =>
+      withFs({ 'a.txt': 'a\n' }, async (m) => {
+        expect(await m.exists('/a\0.txt')).toBe(false);
+        expect(await m.exists(`/${'x'.repeat(300)}.txt`)).toBe(false);
+        expect(await m.exists('/a.txt/x')).toBe(false);
+        expect(await m.exists('/a.txt')).toBe(true);
+        await expect(m.exists('/../a.txt')).rejects.toThrow(PermissionError);
+      }));
 
     it('a copy or move onto a directory is an IsDirectoryError naming the destination, not the file copied', () =>
       withFs({ 'a.txt': 'a\n', 'd/kept.txt': 'k\n' }, async (m) => {

@@ -461,8 +461,21 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
     });
   }
 
+  /**
+   * Whether something is at `path`. A name no file can have (a NUL, a
+   * segment past 255 bytes) or a path that cannot be followed (a loop) has
+   * nothing there, as the `access()` of Mastra's `LocalFilesystem` answers;
+   * a path out of the root is its `PermissionError`.
+   */
   exists(path: string): Promise<boolean> {
-    return this.#run(path, 'exists', async () => (await this.#stat(path)) !== undefined);
+    return this.#run(path, 'exists', async () => {
+      try {
+        return (await this.#stat(path)) !== undefined;
+      } catch (err) {
+        if (isFsError(err, 'EINVAL') || isFsError(err, 'ENAMETOOLONG') || isFsError(err, 'ENOTDIR') || isFsError(err, 'ELOOP')) return false;
+        throw err;
+      }
+    });
   }
 
   stat(path: string): Promise<FileStat> {
