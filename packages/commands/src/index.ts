@@ -35,4 +35,4 @@ export { BASE_ENV, type ExecutionEnd, type ExecutionRequest, type Executor, type
 export { type FrameworkCommand, type FrameworkRunner, type FrameworkRunOptions, frameworkRunner } from './framework-runner.ts';
 export { BubblewrapExecutor, bubblewrapAvailable, UnconfinedExecutor } from './host-executor.ts';
 export { JustBashExecutor, type JustBashExecutorOptions, type JustBashLimits } from './just-bash-executor.ts';
-export { KEPT_OUTPUTS, keepOutput, readOutputLines } from './output-scratch.ts';
+export { HELD_OUTPUT_CHARS, KEPT_OUTPUTS, keepOutput, readOutputLines } from './output-scratch.ts';

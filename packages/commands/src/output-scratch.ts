@@ -1,34 +1,49 @@
 /**
- * Command output too large to hand a model at once, kept in a scratch file
- * inside the workspace's state (`command-output/` beside the state store's
- * database; a private temporary directory of this process when the store
- * is in memory), so the rest can be read by line range later. Only the
- * newest {@link KEPT_OUTPUTS} are kept.
+ * Command output too large to hand a model at once, kept so the rest can be
+ * read by line range later: in a scratch file inside the workspace's state
+ * (`command-output/` beside the state store's database), or, for a state
+ * with no directory of its own (in memory, or a PostgreSQL URL), in this
+ * process's memory. Only the newest {@link KEPT_OUTPUTS} are kept.
+ *
+ * Why memory and not a temporary directory for those: a directory made for
+ * the process was removed at its exit, and a process ended by a signal (an
+ * MCP client stopping its server with SIGTERM, a test runner's worker) runs
+ * no exit handler, so each one left a directory of command output in the
+ * system's temporary directory. Such a state is the process's own (or not on
+ * this host's disk at all), so its outputs are held as long as it is.
  *
  * @module
  */
 
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fsError } from '@ctxfs/core';
 
 /** How many outputs a workspace keeps. */
 export const KEPT_OUTPUTS = 50;
 
-let processDir: string | undefined;
+/** How many characters of output this process holds in memory at most, for states with no directory; the newest output is held whatever its size. */
+export const HELD_OUTPUT_CHARS = 64 * 1024 * 1024;
 
-/** The directory for outputs of a workspace whose state is at `statePath`. */
-function outputDir(statePath: string): string {
+/** Outputs held in memory, oldest first (a Map keeps insertion order). */
+const held = new Map<string, string>();
+let heldChars = 0;
+
+/** The directory for outputs of a workspace whose state is at `statePath`, or `undefined` when they are held in memory. */
+function outputDir(statePath: string): string | undefined {
   // Beside a state file; a store in memory or in PostgreSQL (a URL) has no directory of its own.
-  if (isAbsolute(statePath)) return join(dirname(statePath), 'command-output');
-  if (processDir === undefined) {
-    processDir = mkdtempSync(join(tmpdir(), 'ctxfs-command-output-'));
-    const dir = processDir;
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return isAbsolute(statePath) ? join(dirname(statePath), 'command-output') : undefined;
+}
+
+function hold(id: string, text: string): void {
+  held.set(id, text);
+  heldChars += text.length;
+  for (const [old, kept] of held) {
+    if (old === id || (held.size <= KEPT_OUTPUTS && heldChars <= HELD_OUTPUT_CHARS)) break;
+    held.delete(old);
+    heldChars -= kept.length;
   }
-  return processDir;
 }
 
 const ID = /^[0-9a-f]{12}$/;
@@ -44,8 +59,12 @@ const ID = /^[0-9a-f]{12}$/;
  */
 export function keepOutput(statePath: string, text: string): string {
   const dir = outputDir(statePath);
-  mkdirSync(dir, { recursive: true });
   const id = randomBytes(6).toString('hex');
+  if (dir === undefined) {
+    hold(id, text);
+    return id;
+  }
+  mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${id}.txt`), text, { mode: 0o600 });
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.txt'))
@@ -58,11 +77,19 @@ export function keepOutput(statePath: string, text: string): string {
 /** Lines `start`..`end` (1-based, inclusive, clamped) of a kept output, and how many it has. */
 export function readOutputLines(statePath: string, id: string, start: number, end: number): { lines: string[]; start: number; end: number; total: number } {
   if (!ID.test(id)) throw fsError('EINVAL', 'read', id, { reason: 'not an output id', hint: 'use the id a run_command result gave' });
-  let text: string;
+  const dir = outputDir(statePath);
+  let text: string | undefined;
   try {
-    text = readFileSync(join(outputDir(statePath), `${id}.txt`), 'utf8');
+    text = dir === undefined ? held.get(id) : readFileSync(join(dir, `${id}.txt`), 'utf8');
   } catch {
-    throw fsError('ENOENT', 'read', id, { reason: 'no kept output has this id (only the newest 50 are kept)', hint: 'run the command again' });
+    text = undefined;
+  }
+  if (text === undefined) {
+    const kept =
+      dir === undefined
+        ? `only the newest ${KEPT_OUTPUTS} are kept, ${HELD_OUTPUT_CHARS / 1024 / 1024} Mi characters at most, while this process runs`
+        : `only the newest ${KEPT_OUTPUTS} are kept`;
+    throw fsError('ENOENT', 'read', id, { reason: `no kept output has this id (${kept})`, hint: 'run the command again' });
   }
   const all = text.split('\n');
   if (all.at(-1) === '') all.pop();
