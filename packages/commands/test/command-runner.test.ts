@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContainerFilesystem } from '@ctxfs/container';
@@ -24,8 +24,10 @@ async function withContext(fs: Filesystem, kind: string, policy?: PolicyConfig, 
   return { fs, kind, dir, ctx: await createContext({ fs, store: ':memory:', safety: { policyFiles: false, policy } }) };
 }
 
+const made: string[] = [];
 function hostDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'ctxfs-commands-'));
+  made.push(dir);
   writeFileSync(join(dir, 'a.txt'), FILES['a.txt']);
   mkdtempSync(join(dir, 'src-'));
   return dir;
@@ -51,6 +53,7 @@ beforeAll(async () => {
   docker = await dockerAvailable();
 });
 afterAll(async () => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
   if (docker) await removeTestContainers();
 });
 

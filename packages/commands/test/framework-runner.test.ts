@@ -5,7 +5,7 @@
  * written while the command runs, kill, and the policy's refusal.
  */
 
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandRunner as AdapterRunner } from '@ctxfs/adapters';
@@ -24,13 +24,19 @@ let docker = false;
 beforeAll(async () => {
   docker = await dockerAvailable();
 }, 60_000);
+const made: string[] = [];
 afterAll(async () => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
   if (docker) await removeTestContainers();
 });
 
 const OPEN: Record<string, () => Promise<Filesystem>> = {
   memory: async () => new MemoryFilesystem(),
-  host: async () => new HostFilesystem({ root: mkdtempSync(join(tmpdir(), 'ctxfs-framework-runner-')) }),
+  host: async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ctxfs-framework-runner-'));
+    made.push(root);
+    return new HostFilesystem({ root });
+  },
   container: async () => ContainerFilesystem.open({ image: TEST_IMAGE, labels: TEST_LABELS, workdir: '/work' }),
 };
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createContext, o200kTokenizer } from '@ctxfs/context';
 import { HostFilesystem } from '@ctxfs/host';
 import { MemoryFilesystem } from '@ctxfs/memory';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { type CallResult, TOOLS, Toolset } from '../src/index.ts';
 import { callNames, findToolCalls } from './support/tool-call-text.ts';
 
@@ -19,10 +19,19 @@ const NAMES = callNames(TOOLS);
 const LINES = 400;
 const SCRIPT = `i=1; while [ $i -le ${LINES} ]; do echo "row $i of the report: $(printf '%s' "$i" | wc -c) digits"; i=$((i+1)); done; echo "done" >&2`;
 
+// Each host root and the state file beside it, removed after the file's tests.
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 const BACKENDS = {
   memory: () => new MemoryFilesystem({ files: { 'a.txt': 'alpha\n' } }),
   host: () => {
-    const root = mkdtempSync(join(tmpdir(), 'ctxfs-run-command-'));
+    const base = mkdtempSync(join(tmpdir(), 'ctxfs-run-command-'));
+    made.push(base);
+    const root = join(base, 'ws');
+    mkdirSync(root);
     const fs = new HostFilesystem({ root });
     return fs;
   },
