@@ -542,7 +542,7 @@ export class WorkspaceFiles {
    */
   async writeText(path: string, text: string, options: WriteBytesOptions = {}): Promise<void> {
     const p = await this.#changeTarget(path, 'write', 'write');
-    const bytes = new TextEncoder().encode(text);
+    const bytes = await this.utf8(p, text);
     if (asUtf8Text(bytes) !== undefined) {
       // Over a version the caller checked, the editor's compare-and-swap refuses a change made since the check instead of merging it.
       const edit = options.base === undefined ? undefined : { baseVersion: options.base, strategy: 'refuse' as const };
@@ -551,6 +551,28 @@ export class WorkspaceFiles {
       if (r.code !== 'EBINARY') editError('write', p, r);
     }
     await this.#writeRaw('write', p, options.create === true, bytes, options.base);
+  }
+
+  /**
+   * `text` as UTF-8, refused (`EINVAL`, in the audit) when it holds a lone
+   * surrogate, half of a UTF-16 pair: no Unicode encoding holds one, so it
+   * would be stored as U+FFFD while the write reported success, as
+   * {@link writeEncodedText} refuses a character its encoding lacks.
+   */
+  async utf8(path: string, text: string): Promise<Uint8Array> {
+    const lone = /\p{Cs}/u.exec(text);
+    if (lone !== null) {
+      const line = text.slice(0, lone.index).split('\n').length;
+      const unit = `U+${(lone[0].codePointAt(0) ?? 0).toString(16).toUpperCase()}`;
+      const reason = `the new text holds ${unit} on line ${line}, half of a character's UTF-16 pair: written, it would turn into U+FFFD. Nothing was written`;
+      await this.#refuse(
+        'write',
+        'write',
+        [path],
+        fsError('EINVAL', 'write', path, { reason, hint: 'send the whole character (both halves of the pair), or leave it out' }),
+      );
+    }
+    return new TextEncoder().encode(text);
   }
 
   /**
@@ -755,6 +777,7 @@ export class WorkspaceFiles {
    */
   async replace(path: string, search: string, replacement: string, all: boolean, baseVersion?: string): Promise<number> {
     const p = await this.#changeTarget(path, 'write', 'write');
+    await this.utf8(p, replacement);
     let base = baseVersion;
     let count = 1;
     if (base === undefined) {

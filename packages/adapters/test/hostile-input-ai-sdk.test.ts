@@ -1,9 +1,9 @@
 /**
  * The AI SDK sandbox session given what a model may send: paths through
  * links out of the root or in a loop (on every backend with links), whose
- * answers name no host path; and a careful agent's own writes in turn
- * (text, bytes, text in another encoding), none of which is taken for
- * another's change.
+ * answers name no host path; text with a lone surrogate; and a careful
+ * agent's own writes in turn (text, bytes, text in another encoding), none
+ * of which is taken for another's change.
  */
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,6 +59,21 @@ for (const backend of await backends()) {
         await sandbox.writeBinaryFile({ path: 'c.bin', content: new Uint8Array([0, 2]) });
         expect(await sandbox.deleteFile({ path: 'c.bin' })).toBe(true);
         expect(await ws.fs.exists('b.txt')).toBe(false);
+      } finally {
+        await ws.close();
+      }
+    });
+
+    it('text with a lone surrogate is refused (EINVAL), not stored as U+FFFD', async () => {
+      const ws = await openWorkspace(backend, { 'a.txt': 'one\n' });
+      try {
+        const sandbox = createSandboxSession({ context: ws.context });
+        await expect(sandbox.writeTextFile({ path: 'a.txt', content: 'smile \ud83d\n' })).rejects.toMatchObject({ code: 'EINVAL' });
+        await expect(sandbox.writeTextFile({ path: 'new.txt', content: '\udc00' })).rejects.toMatchObject({ code: 'EINVAL' });
+        expect(utf8(await ws.fs.readBytes('a.txt'))).toBe('one\n');
+        expect(await ws.fs.exists('new.txt')).toBe(false);
+        await sandbox.writeTextFile({ path: 'a.txt', content: 'smile \ud83d\ude00\n' });
+        expect(utf8(await ws.fs.readBytes('a.txt'))).toBe('smile 😀\n');
       } finally {
         await ws.close();
       }

@@ -1,8 +1,9 @@
 /**
  * deepagents' backend (and VoltAgent's over it) given what a model may
  * send: paths through links out of the root or in a loop, whose answers
- * are deepagents' values and name no host path; and a careful agent's own
- * uploads and writes in turn, none of which is taken for another's change.
+ * are deepagents' values and name no host path; text with a lone
+ * surrogate; and a careful agent's own uploads and writes in turn, none of
+ * which is taken for another's change.
  */
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,6 +60,20 @@ for (const backend of await backends()) {
         expect(await b.uploadFiles([['/a.txt', new Uint8Array([0, 9])]])).toEqual([{ path: '/a.txt', error: null }]);
         expect(await b.delete('/a.txt')).toEqual({ path: '/a.txt', filesUpdate: null });
         expect(await ws.fs.exists('a.txt')).toBe(false);
+      } finally {
+        await ws.close();
+      }
+    });
+
+    it('a write or edit with a lone surrogate is an error value, and the file keeps its text', async () => {
+      const ws = await openWorkspace(backend, { 'a.txt': 'one\n' });
+      try {
+        const b = new CtxfsBackend({ context: ws.context });
+        expect((await b.write('/a.txt', 'x \ud83d\n')).error).toMatch(/EINVAL.*U\+D83D/);
+        expect((await b.edit('/a.txt', 'one', '\ude00')).error).toMatch(/EINVAL.*U\+DE00/);
+        expect((await toVoltAgentBackend(b).write('/b.txt', '\ud800')).error).toMatch(/EINVAL/);
+        expect(hex(await ws.fs.readBytes('a.txt'))).toBe(hex(new TextEncoder().encode('one\n')));
+        expect(await ws.fs.exists('b.txt')).toBe(false);
       } finally {
         await ws.close();
       }

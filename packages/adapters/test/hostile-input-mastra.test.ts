@@ -3,11 +3,12 @@
  * links out of the root or in a loop (answers in Mastra's error classes,
  * naming no host path), a copy or move onto a directory or below a file
  * (the error names the path that is wrong), `exists` of a name no file
- * can have (false, not an error), and a careful agent's own
+ * can have (false, not an error), text with a lone surrogate (refused,
+ * never stored as U+FFFD), and a careful agent's own
  * Buffer writes in turn, none of which is taken for another's change.
  */
 
-import { FileNotFoundError, IsDirectoryError, NotDirectoryError, PermissionError } from '@mastra/core/workspace';
+import { FileNotFoundError, FilesystemError, IsDirectoryError, NotDirectoryError, PermissionError } from '@mastra/core/workspace';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CtxfsWorkspaceFilesystem } from '../src/mastra/index.ts';
 import { answerOf, expectNoHostPath, makeHostileLinks, THROUGH_LINKS } from './hostile-links.ts';
@@ -58,6 +59,15 @@ for (const backend of await backends()) {
         expect(await m.exists('/a.txt/x')).toBe(false);
         expect(await m.exists('/a.txt')).toBe(true);
         await expect(m.exists('/../a.txt')).rejects.toThrow(PermissionError);
+      }));
+
+    it('a write or append of text with a lone surrogate is a FilesystemError EINVAL, and nothing is written', () =>
+      withFs({ 'a.txt': 'a\n' }, async (m, ws) => {
+        await expect(m.writeFile('/a.txt', 'x\ud83d')).rejects.toMatchObject({ code: 'EINVAL' });
+        await expect(m.appendFile('/a.txt', '\udc00\n')).rejects.toMatchObject({ code: 'EINVAL' });
+        await expect(m.appendFile('/a.txt', '\udc00\n')).rejects.toThrow(FilesystemError);
+        expect(await m.readFile('/a.txt', { encoding: 'utf8' })).toBe('a\n');
+        expect(await ws.fs.exists('a.txt')).toBe(true);
       }));
 
     it('a copy or move onto a directory is an IsDirectoryError naming the destination, not the file copied', () =>

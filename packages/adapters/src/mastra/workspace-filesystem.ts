@@ -55,7 +55,6 @@ interface Served {
   readonly mtimeMs: number;
 }
 
-const toBytes = (content: FileContent): Uint8Array => (typeof content === 'string' ? new TextEncoder().encode(content) : content);
 const parentOf = (path: string): string => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
 
 /**
@@ -258,8 +257,9 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
       const local = this.#local(path);
       const current = await this.#stat(path);
       if (current?.kind === 'directory') throw new IsDirectoryError(path);
+      const added = typeof content === 'string' ? await this.files.utf8(local, content) : content;
       const before = current === undefined ? new Uint8Array() : await this.files.readBytes(local);
-      await this.files.writeBytes(local, Buffer.concat([before, toBytes(content)]));
+      await this.files.writeBytes(local, Buffer.concat([before, added]));
     });
   }
 
