@@ -67,6 +67,22 @@ for (const backend of BACKENDS) {
       expect(now.split('\n')).toHaveLength(21);
     });
 
+    it("names other agents a change made stale, not the editing agent's own other sessions (which stay in staleReaders)", async () => {
+      await open({ 'a.txt': LINES });
+      // As at a terminal: each command its own session of one agent.
+      const earlier = ctx.session({ agent: 'cli' });
+      const now = ctx.session({ agent: 'cli' });
+      await earlier.readFile('a.txt');
+      const own = await now.replace('a.txt', 'line 2\n', 'line two\n');
+      expect(own.success).toBe(true);
+      expect(own.staleReaders.map((r) => r.sessionId)).toEqual([earlier.sessionContext.id]);
+      expect(own.message).not.toMatch(/stale/);
+      await ctx.readFile('a.txt');
+      const both = await now.replace('a.txt', 'line 3\n', 'line three\n');
+      expect(both.staleReaders.map((r) => r.agent).sort()).toEqual(['cli', 'llm:a']);
+      expect(both.message).toMatch(/Now stale for: llm:a\.$/m);
+    });
+
     it('after a merged edit, the next edit from the same stale view is merged again, not misplaced', async () => {
       await open({ 'a.txt': LINES });
       const b = ctx.session({ agent: 'llm:b' });

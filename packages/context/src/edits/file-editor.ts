@@ -28,7 +28,7 @@ import { errorText, withoutHostPaths } from '../safety/host-paths.ts';
 import { maskerOf, type Redactor, servedMaskRefusal } from '../safety/redaction.ts';
 import { currentCall } from '../safety/safety-layer.ts';
 import { callText } from '../search/next-call.ts';
-import type { SessionContext } from '../session/session-context.ts';
+import type { ReadRecord, SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { type EditConflict, type EditResult, type FileChange, maskedResult, q, refusal, type StaleReader, shortHash } from './edit-result.ts';
 import { decodeFile, diskHash, encodeLike, type FileText, loadFileText } from './file-text.ts';
@@ -134,6 +134,13 @@ const callSources = new AsyncLocalStorage<string[]>();
 
 /** The paths whose edit locks the operation under way holds (see {@link FileEditor.run}). */
 const lockedPaths = new AsyncLocalStorage<ReadonlySet<string>>();
+
+/**
+ * The agent's last read of each file the operation under way loaded, asked
+ * for as it loaded it (see {@link FileEditor.load}): taken by the file's
+ * {@link FileEditor.baseOf}, once.
+ */
+const baseReads = new AsyncLocalStorage<Map<string, Promise<ReadRecord | undefined>>>();
 
 /** `text`, noted as content the running call may quote. */
 function quoted<T extends string | undefined>(text: T): T {
@@ -331,6 +338,14 @@ export class FileEditor {
       throw err;
     }
     quoted(current?.text);
+    // Asked now, beside noteDisk's look at history: on PostgreSQL both reads share a round trip. Under the
+    // file's lock the agent's own reads of it (this call's) come after baseOf, so nothing it takes is newer.
+    const reads = baseReads.getStore();
+    if (reads !== undefined && !reads.has(path)) {
+      const read = this.deps.session.lastRead(this.deps.agent, path);
+      read.catch(() => undefined);
+      reads.set(path, read);
+    }
     // After this the content is history's latest version of the file, so its blob is stored (a prune
     // keeps every file's latest, and the file's lock keeps it latest): a possible merge base for
     // other agents' stale edits without a store round trip of its own.
@@ -341,7 +356,12 @@ export class FileEditor {
   /** The base version of an edit: explicit, or this agent's last read. */
   async baseOf(op: string, path: string, options: EditOptions, current: FileText | undefined): Promise<string | undefined> {
     const given = options.baseVersion;
-    if (given === undefined) return (await this.deps.session.lastRead(this.deps.agent, path))?.sha256;
+    if (given === undefined) {
+      const reads = baseReads.getStore();
+      const read = reads?.get(path);
+      reads?.delete(path);
+      return (await (read ?? this.deps.session.lastRead(this.deps.agent, path)))?.sha256;
+    }
     if (!/^[0-9a-f]{6,64}$/i.test(given)) {
       throw new Refusal(
         refusal(
@@ -690,12 +710,15 @@ export class FileEditor {
       await this.#afterWrite(p, author, options.message);
       if (p.renameFrom !== undefined) await this.#afterWrite({ ...p, path: p.renameFrom, bytes: null, renameFrom: undefined }, author, options.message);
     }
-    try {
-      await this.deps.afterCommit?.(effective.flatMap((p) => (p.renameFrom !== undefined ? [p.renameFrom, p.path] : [p.path])));
-    } catch {
-      // Derived data only; it is rebuilt when next asked for.
-    }
-    const staleReaders = await this.staleReaders(effective.map((p) => p.path));
+    const derived = async () => {
+      try {
+        await this.deps.afterCommit?.(effective.flatMap((p) => (p.renameFrom !== undefined ? [p.renameFrom, p.path] : [p.path])));
+      } catch {
+        // Derived data only; it is rebuilt when next asked for.
+      }
+    };
+    // Independent reads first: on PostgreSQL they share a round trip.
+    const [, staleReaders] = await Promise.all([derived(), this.staleReaders(effective.map((p) => p.path))]);
     const merged = effective.some((p) => p.merged);
     const head = files[0] as FileChange;
     // A rename over an existing file is two plans (a write and a delete): it is still one rename to the reader.
@@ -707,7 +730,10 @@ export class FileEditor {
           ? `Renamed ${replaced.path} to ${replaced.relatedPath}, replacing the file that was there (its content stays in history)`
           : `${describeOp(op)} ${files.length} files: +${added} -${removed} lines`;
     const mergeNote = merged ? ' The file had changed since you read it; your edit was merged with those changes (see diff).' : '';
-    const staleNote = staleReaders.length > 0 ? ` Now stale for: ${[...new Set(staleReaders.map((r) => r.agent))].join(', ')}.` : '';
+    // Other agents by name. The editing agent's own other sessions stay in `staleReaders` but not in the sentence:
+    // "now stale for: cli" told a person at a terminal (every command its own session) that their edit made them stale.
+    const others = [...new Set(staleReaders.map((r) => r.agent))].filter((agent) => agent !== this.deps.agent);
+    const staleNote = others.length > 0 ? ` Now stale for: ${others.join(', ')}.` : '';
     return this.#applied(op, `${summary}.${mergeNote}${staleNote}`, described, merged, {
       version: head.version,
       previousVersion: head.previousVersion,
@@ -983,7 +1009,7 @@ export class FileEditor {
       return await withLocks(
         this.deps.fs,
         paths,
-        () => lockedPaths.run(new Set(paths), () => this.#locked(op, paths, options, plan)),
+        () => lockedPaths.run(new Set(paths), () => baseReads.run(new Map(), () => this.#locked(op, paths, options, plan))),
         (sorted, fn) =>
           store.withLock(
             sorted.map((path) => `file:${path}`),
