@@ -79,6 +79,19 @@ for (const backend of await backends()) {
       }
     });
 
+    it("VoltAgent's read numbers a page from the line it starts at, whatever offset a model sends", async () => {
+      const ws = await openWorkspace(backend, { 'a.txt': 'one\ntwo\nthree\n' });
+      try {
+        const volt = toVoltAgentBackend(new CtxfsBackend({ context: ws.context }));
+        expect(await volt.read('/a.txt', -1, 1)).toBe('     1\tone');
+        expect(await volt.read('/a.txt', 1.5, 1)).toBe('     2\ttwo');
+        expect(await volt.read('/a.txt', Number.NaN, 1)).toBe('     1\tone');
+        expect(await volt.read('/a.txt', 2, 1)).toBe('     3\tthree');
+      } finally {
+        await ws.close();
+      }
+    });
+
     it('an upload over a file changed on disk since the agent uploaded it is refused, not written over it', async () => {
       const ws = await openWorkspace(backend, { 'a.bin': new Uint8Array([0, 1]) });
       try {

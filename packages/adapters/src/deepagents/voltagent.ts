@@ -80,7 +80,8 @@ export function toVoltAgentBackend(backend: CtxfsBackend): VoltAgentFilesystemBa
       if (r.error !== undefined) return r.error.startsWith('Error') ? r.error : `Error: ${r.error}`;
       if (typeof r.content !== 'string') return `Error: '${filePath}' is binary; read it with readRaw`;
       if (r.totalLines === undefined) return r.content;
-      return numberLines(r.content.split('\n'), offset + 1);
+      // Numbered from the line the page starts at: the backend floors a fractional offset and takes a negative one as 0.
+      return numberLines(r.content.split('\n'), r.startLine ?? 1);
     },
     readRaw: async (filePath) => {
       const r = await backend.readRaw(filePath);
