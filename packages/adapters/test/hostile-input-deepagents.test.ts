@@ -79,6 +79,24 @@ for (const backend of await backends()) {
       }
     });
 
+    it.skipIf(backend === 'memory')(
+      "VoltAgent's stat and exists of a link that cannot be followed: nothing there, never a file sized by the name the link holds",
+      async () => {
+        const ws = await openWorkspace(backend, { 'a.txt': 'a\n' });
+        try {
+          expect(await makeHostileLinks(ws)).toBe(true);
+          const volt = toVoltAgentBackend(new CtxfsBackend({ context: ws.context }));
+          for (const name of ['loop.lnk', 'host.lnk']) {
+            expect(await volt.stat(`/${name}`), name).toBeNull();
+            expect(await volt.exists(`/${name}`), name).toBe(false);
+          }
+          expect(await volt.stat('/a.txt')).toMatchObject({ is_dir: false, size: 2 });
+        } finally {
+          await ws.close();
+        }
+      },
+    );
+
     it("VoltAgent's read numbers a page from the line it starts at, whatever offset a model sends", async () => {
       const ws = await openWorkspace(backend, { 'a.txt': 'one\ntwo\nthree\n' });
       try {

@@ -64,6 +64,8 @@ export function toVoltAgentBackend(backend: CtxfsBackend): VoltAgentFilesystemBa
   const statOf = (path: string) =>
     Promise.resolve()
       .then(() => files.statOrUndefined(local(path)))
+      // A link the backend could not follow (in a loop, out of the root) is no file: its size would be the length of the name it holds.
+      .then((s) => (s?.kind === 'symlink' ? undefined : s))
       .catch(() => undefined);
   /** A result without deepagents' state update (an external backend has none). */
   const plain = (r: { error?: string | undefined; path?: string | undefined; occurrences?: number | undefined }): VoltAgentResult =>
