@@ -462,20 +462,21 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
   }
 
   /**
-   * Whether something is at `path`. A name no file can have (a NUL, a
-   * segment past 255 bytes) or a path that cannot be followed (a loop) has
-   * nothing there, as the `access()` of Mastra's `LocalFilesystem` answers;
-   * a path out of the root is its `PermissionError`.
+   * Whether something is at `path`, as the `access()` of Mastra's
+   * `LocalFilesystem` answers: a name no file can have (a NUL, a segment
+   * past 255 bytes), a path below a file and a link that cannot be followed
+   * (in a loop) have nothing there; a path out of the root, a link out of it
+   * too, is the `PermissionError` {@link stat} throws.
    */
-  exists(path: string): Promise<boolean> {
-    return this.#run(path, 'exists', async () => {
-      try {
-        return (await this.#stat(path)) !== undefined;
-      } catch (err) {
-        if (isFsError(err, 'EINVAL') || isFsError(err, 'ENAMETOOLONG') || isFsError(err, 'ENOTDIR') || isFsError(err, 'ELOOP')) return false;
-        throw err;
-      }
-    });
+  async exists(path: string): Promise<boolean> {
+    try {
+      await this.stat(path);
+      return true;
+    } catch (err) {
+      if (err instanceof FileNotFoundError) return false;
+      if (err instanceof FilesystemError && ['EINVAL', 'ENAMETOOLONG', 'ENOTDIR', 'ELOOP'].includes(err.code)) return false;
+      throw err;
+    }
   }
 
   stat(path: string): Promise<FileStat> {
