@@ -111,6 +111,9 @@ async function pickLines(chunks: AsyncIterable<string> | Iterable<string>, start
   return done();
 }
 
+/** Calls that make a file where none is: a name ending in `/` names a directory, which they cannot make. */
+const CREATING: ReadonlySet<string> = new Set(['write', 'writeBytes', 'openWrite']);
+
 /** A byte stream of one file that can be left early. */
 export interface FileStream extends AsyncIterable<Uint8Array> {
   /** Releases the stream (idempotent). */
@@ -222,9 +225,36 @@ export class WorkspaceFiles {
    * refused through the safety layer, so the attempt is in the audit.
    */
   async #changeTarget(path: string, op: FsOperation, opClass: OpClass): Promise<string> {
-    const { paths, invalid } = this.#target(path, op);
-    if (invalid === undefined) return paths[0] as string;
-    return await this.#refuse(op, opClass, [], invalid);
+    const { paths, invalid, dirOnly } = this.#target(path, op);
+    if (invalid !== undefined) return await this.#refuse(op, opClass, [], invalid);
+    const p = paths[0] as string;
+    const wrong = dirOnly ? await this.#notADirectory(p, op, CREATING.has(op)) : undefined;
+    return wrong === undefined ? p : await this.#refuse(op, opClass, [p], wrong);
+  }
+
+  /**
+   * What a name ending in `/` is wrong for, as POSIX and the backends say:
+   * one naming a file is `ENOTDIR`; one naming nothing, for a call that
+   * would make a file there, `EISDIR`. Normalizing drops the slash, so the
+   * backend never sees it: without this, `writeTextFile('notes/')` made a
+   * file called notes and `deleteFile('a.txt/')` removed the file.
+   */
+  async #notADirectory(p: string, op: FsOperation, creating: boolean): Promise<FsError | undefined> {
+    if (p === '') return undefined;
+    const stat = await scrubbed(this.fs.stat(p)).catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : Promise.reject(err)));
+    const named = `${p}/`;
+    if (stat === undefined)
+      return creating
+        ? fsError('EISDIR', op, named, {
+            reason: 'a name ending in "/" names a directory, so no file is written there',
+            hint: 'drop the trailing "/" to name a file',
+          })
+        : undefined;
+    if (stat.kind === 'directory') return undefined;
+    return fsError('ENOTDIR', op, named, {
+      reason: 'a name ending in "/" names a directory, and this is a file',
+      hint: 'drop the trailing "/" to name the file',
+    });
   }
 
   /** Refuses a change through the safety layer, so the attempt is in the audit, then throws `invalid`. */
@@ -237,12 +267,13 @@ export class WorkspaceFiles {
   }
 
   /** The call's path normalized, or the error normalizing gave: the safety layer records a refused path like any call, then throws it. */
-  #target(path: string, op: FsOperation): { paths: string[]; invalid: FsError | undefined } {
+  #target(path: string, op: FsOperation): { paths: string[]; invalid: FsError | undefined; dirOnly: boolean } {
     try {
-      return { paths: [this.normalize(path, op)], invalid: undefined };
+      const resolved = resolvePath(path, op);
+      return { paths: [resolved.path], invalid: undefined, dirOnly: resolved.dirOnly };
     } catch (err) {
       if (!isFsError(err)) throw err;
-      return { paths: [], invalid: err };
+      return { paths: [], invalid: err, dirOnly: false };
     }
   }
 
@@ -254,10 +285,15 @@ export class WorkspaceFiles {
     body: (p: string) => Promise<T>,
     bytes: (r: T) => number,
   ): Promise<T> {
-    const { paths, invalid } = this.#target(path, op as FsOperation);
+    const { paths, invalid, dirOnly } = this.#target(path, op as FsOperation);
+    const p = paths[0] as string;
     return this.session.guarded(
       { op, opClass, paths, params, invalid },
-      () => body(paths[0] as string),
+      async () => {
+        const wrong = dirOnly ? await this.#notADirectory(p, op as FsOperation, false) : undefined;
+        if (wrong !== undefined) throw wrong;
+        return await body(p);
+      },
       (r) => ({ result: 'ok', bytes: bytes(r) }),
     );
   }

@@ -1,7 +1,8 @@
 /**
  * The AI SDK sandbox session given what a model may send: paths through
  * links out of the root or in a loop (on every backend with links), whose
- * answers name no host path; text with a lone surrogate; and a careful
+ * answers name no host path; a trailing slash on a file or on a name to
+ * write; text with a lone surrogate; and a careful
  * agent's own writes in turn (text, bytes, text in another encoding), none
  * of which is taken for another's change.
  */
@@ -59,6 +60,33 @@ for (const backend of await backends()) {
         await sandbox.writeBinaryFile({ path: 'c.bin', content: new Uint8Array([0, 2]) });
         expect(await sandbox.deleteFile({ path: 'c.bin' })).toBe(true);
         expect(await ws.fs.exists('b.txt')).toBe(false);
+      } finally {
+        await ws.close();
+      }
+    });
+
+    it('a trailing slash names a directory: on a file ENOTDIR, a file written there EISDIR, and nothing changes', async () => {
+      const ws = await openWorkspace(backend, { 'a.txt': 'one\n', 'd/x.txt': 'x\n' });
+      try {
+        const sandbox = createSandboxSession({ context: ws.context });
+        const code = async (p: PromiseLike<unknown>): Promise<unknown> =>
+          await Promise.resolve(p).then(
+            () => 'resolved',
+            (err: { code?: string }) => err.code,
+          );
+        expect(await code(sandbox.readTextFile({ path: 'a.txt/' }))).toBe('ENOTDIR');
+        expect(await code(sandbox.readBinaryFile({ path: '/workspace/a.txt/' }))).toBe('ENOTDIR');
+        expect(await code(sandbox.stat({ path: 'a.txt/' }))).toBe('ENOTDIR');
+        expect(await code(sandbox.writeTextFile({ path: 'a.txt/', content: 'two\n' }))).toBe('ENOTDIR');
+        expect(await code(sandbox.deleteFile({ path: 'a.txt/' }))).toBe('ENOTDIR');
+        expect(await code(sandbox.writeTextFile({ path: 'notes/', content: '# notes\n' }))).toBe('EISDIR');
+        expect(await code(sandbox.writeBinaryFile({ path: 'notes/', content: new Uint8Array([1]) }))).toBe('EISDIR');
+        expect(utf8(await ws.fs.readBytes('a.txt'))).toBe('one\n');
+        expect(await ws.fs.exists('notes')).toBe(false);
+        // A directory named with its slash is the directory.
+        expect(await sandbox.listDirectory({ path: 'd/' })).toEqual([{ name: 'x.txt', type: 'file' }]);
+        expect(await sandbox.stat({ path: '/workspace/d/' })).toMatchObject({ type: 'directory' });
+        expect(await sandbox.readTextFile({ path: 'nope/' })).toBeNull();
       } finally {
         await ws.close();
       }

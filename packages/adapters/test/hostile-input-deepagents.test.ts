@@ -1,7 +1,8 @@
 /**
  * deepagents' backend (and VoltAgent's over it) given what a model may
  * send: paths through links out of the root or in a loop, whose answers
- * are deepagents' values and name no host path; text with a lone
+ * are deepagents' values and name no host path; a trailing slash on a
+ * file or on a name to write; text with a lone
  * surrogate; and a careful agent's own uploads and writes in turn, none of
  * which is taken for another's change.
  */
@@ -60,6 +61,24 @@ for (const backend of await backends()) {
         expect(await b.uploadFiles([['/a.txt', new Uint8Array([0, 9])]])).toEqual([{ path: '/a.txt', error: null }]);
         expect(await b.delete('/a.txt')).toEqual({ path: '/a.txt', filesUpdate: null });
         expect(await ws.fs.exists('a.txt')).toBe(false);
+      } finally {
+        await ws.close();
+      }
+    });
+
+    it('a trailing slash names a directory: no file is read, written, edited or deleted through it', async () => {
+      const ws = await openWorkspace(backend, { 'a.txt': 'one\n', 'd/x.txt': 'x\n' });
+      try {
+        const b = new CtxfsBackend({ context: ws.context });
+        expect((await b.write('/a.txt/', 'two\n')).error).toMatch(/ENOTDIR/);
+        expect((await b.write('/notes/', '# notes\n')).error).toMatch(/EISDIR/);
+        expect((await b.edit('/a.txt/', 'one', 'two')).error).toBeDefined();
+        expect((await b.delete('/a.txt/')).error).toBeDefined();
+        expect(await b.uploadFiles([['/notes/', new Uint8Array([1])]])).toMatchObject([{ error: 'is_directory' }]);
+        expect(hex(await ws.fs.readBytes('a.txt'))).toBe(hex(new TextEncoder().encode('one\n')));
+        expect(await ws.fs.exists('notes')).toBe(false);
+        expect((await b.ls('/d/')).files?.map((f) => f.path)).toEqual(['/d/x.txt']);
+        expect(await toVoltAgentBackend(b).write('/v/', 'x')).toMatchObject({ error: expect.stringMatching(/EISDIR/) });
       } finally {
         await ws.close();
       }

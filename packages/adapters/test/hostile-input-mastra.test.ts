@@ -2,7 +2,8 @@
  * Mastra's WorkspaceFilesystem given what a model may send: paths through
  * links out of the root or in a loop (answers in Mastra's error classes,
  * naming no host path), a copy or move onto a directory or below a file
- * (the error names the path that is wrong), `exists` of a name no file
+ * (the error names the path that is wrong), a trailing slash on a file or
+ * on a name to write, `exists` of a name no file
  * can have (false, not an error), text with a lone surrogate (refused,
  * never stored as U+FFFD), and a careful agent's own
  * Buffer writes in turn, none of which is taken for another's change.
@@ -79,6 +80,17 @@ for (const backend of await backends()) {
         expect(await m.exists('/a.txt')).toBe(true);
       }),
     );
+
+    it('a trailing slash names a directory: on a file NotDirectoryError, a file written there IsDirectoryError', () =>
+      withFs({ 'a.txt': 'a\n', 'd/x.txt': 'x\n' }, async (m, ws) => {
+        await expect(m.readFile('/a.txt/')).rejects.toThrow(NotDirectoryError);
+        await expect(m.writeFile('/a.txt/', 'b\n')).rejects.toThrow(NotDirectoryError);
+        await expect(m.deleteFile('/a.txt/')).rejects.toThrow(NotDirectoryError);
+        await expect(m.writeFile('/notes/', '# notes\n')).rejects.toThrow(IsDirectoryError);
+        expect(await m.readFile('/a.txt', { encoding: 'utf8' })).toBe('a\n');
+        expect(await ws.fs.exists('notes')).toBe(false);
+        expect((await m.readdir('/d/')).map((e) => e.name)).toEqual(['x.txt']);
+      }));
 
     it('a copy or move onto a directory is an IsDirectoryError naming the destination, not the file copied', () =>
       withFs({ 'a.txt': 'a\n', 'd/kept.txt': 'k\n' }, async (m) => {
