@@ -288,12 +288,30 @@ export class CtxfsBashFs implements IFileSystem {
       // The link itself, as a listing shows it: what it leads to is the concern of a read.
       await this.#visible(run, 'lstat', p, false);
       if (p === '') return statOf(await this.#fs.stat(p));
-      // The protocol's stat follows a link; the parent's listing tells a link from what it leads to.
-      const slash = p.lastIndexOf('/');
-      const entry = (await this.#fs.list(slash < 0 ? '' : p.slice(0, slash))).find((e) => e.path === p);
+      const entry = await this.#entry(p);
       if (entry?.kind !== 'symlink') return statOf(await this.#fs.stat(p));
       return { isFile: false, isDirectory: false, isSymbolicLink: true, mode: 0o777, size: 0, mtime: new Date(0) };
     });
+  }
+
+  /** The entry of `p` in its parent's listing, which names its own kind: the protocol's stat follows a link. */
+  async #entry(p: string): Promise<FileEntry | undefined> {
+    const slash = p.lastIndexOf('/');
+    return (await this.#fs.list(slash < 0 ? '' : p.slice(0, slash))).find((e) => e.path === p);
+  }
+
+  /**
+   * Whether `p` is itself a symbolic link. A link the backend does not
+   * follow (out of the root, a loop) stats as one; a file that resolves to
+   * its own path has no link in it and costs no listing; anything else (a
+   * link inside the root, one leading nowhere) is told by the listing.
+   */
+  async #isLink(p: string): Promise<boolean> {
+    if (p === '') return false;
+    const st = await this.#fs.stat(p).catch(() => undefined);
+    if (st?.kind === 'symlink') return true;
+    if (st !== undefined && (await this.#fs.realpath(p).catch(() => undefined)) === p) return false;
+    return (await this.#entry(p).catch(() => undefined))?.kind === 'symlink';
   }
 
   mkdir(path: string, options?: MkdirOptions): Promise<void> {
@@ -358,6 +376,12 @@ export class CtxfsBashFs implements IFileSystem {
       this.#change(scope, `rm /${p}`, async (run) => {
         bases.forget(p);
         this.#writable('rm', p);
+        // A link is removed itself, as rm(1) and fs.rm do, never followed: what it leads to (out of the root, a loop,
+        // nothing) is neither read for history nor removed, and the link has no content of its own to keep.
+        if (await this.#isLink(p)) {
+          this.#checkName(run, 'delete', p);
+          return await this.#fs.delete(p);
+        }
         await this.#check(run, 'delete', p);
         if (options?.recursive) await this.#willChangeTree(run, 'delete', p);
         else await run.willChange(p);
