@@ -368,7 +368,9 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
       }
       const link = entry.kind === 'symlink';
       out.push({ name: entry.name, type, ...(link ? { isSymlink: true } : {}), ...(type === 'file' && !link ? { size: entry.stat?.size ?? 0 } : {}) });
-      if (options.recursive && type === 'directory' && depth > 0) {
+      // A link to a directory is listed, not entered (as walk and Mastra's own file collection skip links): a link to
+      // a parent would otherwise be entered again at every level, each adding its siblings, 2^depth entries.
+      if (options.recursive && type === 'directory' && !link && depth > 0) {
         for (const child of await this.#entries(entry.path, options, depth - 1)) out.push({ ...child, name: `${entry.name}/${child.name}` });
       }
     }
