@@ -211,6 +211,73 @@ describe.each(subjects)('state store conformance: $name', (subject) => {
     expect(keys(await store.all(`SELECT k FROM ${t} ORDER BY k`))).toEqual(['a', 'next', 'outside']);
   });
 
+  test('writeReturning: its rows once the transaction commits, applied in order with it; one that fails rolls it back', async () => {
+    const store = await opened(subject);
+    const t = await scratch(store);
+    const outside = await store.writeReturning<{ k: string }>(`INSERT INTO ${t} (k, i) VALUES (?, ?) RETURNING k`, ['outside', 1]);
+    expect(await outside.rows).toEqual([{ k: 'outside' }]);
+    const sent = await store.transaction(async () => {
+      const inserted = await store.writeReturning<{ i: number }>(`INSERT INTO ${t} (k, i) VALUES (?, ?) RETURNING i`, ['a', 7]);
+      await store.write(`UPDATE ${t} SET i = i + ? WHERE k = ?`, [1, 'a']);
+      return inserted;
+    });
+    expect(await sent.rows).toEqual([{ i: 7 }]);
+    expect(await store.get(`SELECT i FROM ${t} WHERE k = ?`, ['a'])).toEqual({ i: 8 });
+    let lost: Promise<unknown> | undefined;
+    await expect(
+      store.transaction(async () => {
+        await store.write(`INSERT INTO ${t} (k, i) VALUES (?, ?)`, ['gone', 1]);
+        lost = (await store.writeReturning(`INSERT INTO ${t} (k, i) VALUES (?, ?) RETURNING k`, ['a', 2])).rows;
+        lost.catch(() => undefined);
+      }),
+    ).rejects.toThrow(/duplicate|unique/i);
+    // Where it is answered later (PostgreSQL), its rows report the error too; elsewhere the call threw it.
+    if (lost !== undefined) await expect(lost).rejects.toThrow(/duplicate|unique/i);
+    expect(lost === undefined).toBe(store.dialect === 'sqlite');
+    expect(keys(await store.all(`SELECT k FROM ${t} ORDER BY k`))).toEqual(['a', 'outside']);
+  });
+
+  test('a transaction that audits (its chain head read with its first statement) keeps one chain beside another host appending', async () => {
+    const own = { own: `ahead${++files}` };
+    const a = await opened(subject, own);
+    const b = await subject.peer(a, own);
+    if (b !== a) onTestFinished(() => b.close());
+    const t = await scratch(a);
+    const writes: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 40; i++) {
+      writes.push(
+        a.transaction(
+          async () => {
+            await a.run(`INSERT INTO ${t} (k, i) VALUES (?, ?)`, [`a${i}`, i]);
+            await a.audit({ op: 'edit', path: `a${i}.ts`, result: 'ok' });
+            await a.audit({ op: 'edit-more', path: `a${i}.ts`, result: 'ok' });
+          },
+          { audits: true },
+        ),
+      );
+      writes.push(b.audit({ op: 'read', path: `b${i}.ts`, result: 'ok' }));
+      // Told it audits and then does not: nothing is appended, and the chain is whole.
+      writes.push(a.transaction(() => a.run(`UPDATE ${t} SET i = i + 1 WHERE k = ?`, [`a${i}`]), { audits: true }));
+    }
+    await Promise.all(writes);
+    expect(await a.verifyAudit()).toMatchObject({ ok: true, records: 120 });
+  });
+
+  test('reads made together outside a transaction each get their own answer, a failing one only its own error', async () => {
+    const store = await opened(subject);
+    const t = await scratch(store);
+    for (let i = 0; i < 20; i++) await store.run(`INSERT INTO ${t} (k, i) VALUES (?, ?)`, [`k${i}`, i]);
+    const answers = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        i === 5 ? store.get(`SELECT nothing FROM ${t} WHERE k = ?`, [`k${i}`]) : store.get<{ i: number }>(`SELECT i FROM ${t} WHERE k = ?`, [`k${i}`]),
+      ),
+    );
+    expect(answers.map((a) => (a.status === 'fulfilled' ? (a.value as { i: number }).i : 'failed'))).toEqual(
+      Array.from({ length: 20 }, (_, i) => (i === 5 ? 'failed' : i)),
+    );
+    expect(await store.get(`SELECT COUNT(*) AS n FROM ${t}`)).toEqual({ n: 20 });
+  });
+
   test('close closes the store even when the audit rows it flushes cannot be written, and reports why', async () => {
     const store = await subject.open();
     store.beforeAuditRead(() => Promise.reject(new Error('the audit rows could not be written')));

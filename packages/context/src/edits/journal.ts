@@ -149,7 +149,7 @@ export class EditJournal {
    * keep a file's new bytes and lose the intent that explains them); returns
    * the intent.
    */
-  begin(change: {
+  async begin(change: {
     op: string;
     author: string;
     message?: string | undefined;
@@ -161,10 +161,11 @@ export class EditJournal {
     changeId?: string | undefined;
   }): Promise<PendingChange> {
     const changeId = change.changeId ?? randomUUID();
-    return this.store.transaction(
+    const inserted = await this.store.transaction(
       async () => {
         for (const b of change.blobs) await this.versions.putBlob(b);
-        const r = (await this.store.get(
+        // Its id is taken after the commit: on PostgreSQL the insert and the COMMIT share a round trip.
+        return await this.store.writeReturning<{ id: number }>(
           'INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms, session_id, audit, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
           [
             changeId,
@@ -177,21 +178,22 @@ export class EditJournal {
             change.audit === undefined ? null : JSON.stringify(change.audit),
             this.owner,
           ],
-        )) as { id: number };
-        return {
-          id: Number(r.id),
-          changeId,
-          op: change.op,
-          author: change.author,
-          message: change.message,
-          entries: change.entries,
-          sessionId: change.sessionId,
-          audit: change.audit,
-          owner: this.owner,
-        };
+        );
       },
       { durable: true },
     );
+    const row = (await inserted.rows)[0] as { id: number };
+    return {
+      id: Number(row.id),
+      changeId,
+      op: change.op,
+      author: change.author,
+      message: change.message,
+      entries: change.entries,
+      sessionId: change.sessionId,
+      audit: change.audit,
+      owner: this.owner,
+    };
   }
 
   /** Appends the versions of a written change and clears its intent, atomically (with its audit record, if it carries one). */
@@ -212,32 +214,35 @@ export class EditJournal {
   }
 
   #record(pending: PendingChange, recovered: boolean): Promise<FileVersion[]> {
-    return this.store.transaction(async () => {
-      // An intent settled after the fact may have been settled already (by its writer's next call, by
-      // recovery, by another process that found its content on disk): its row gone, it is not recorded twice.
-      // Writers serialize, so the row seen here is the row at commit. Not asked on an edit's own record.
-      if (recovered && (await this.store.get('SELECT 1 AS x FROM edit_journal WHERE id = ?', [pending.id])) === undefined) return [];
-      const out: FileVersion[] = [];
-      for (const e of pending.entries) {
-        out.push(
-          await this.versions.append({
-            path: e.path,
-            sha256: e.after ?? undefined,
-            size: e.size,
-            op: e.op,
-            author: pending.author,
-            message: pending.message,
-            changeId: pending.changeId,
-            relatedPath: e.relatedPath,
-            undoOf: e.undoOf,
-            sessionId: pending.sessionId,
-          }),
-        );
-      }
-      if (pending.audit !== undefined) await this.#onRecorded?.(pending.audit, pending, recovered);
-      await this.store.write('DELETE FROM edit_journal WHERE id = ?', [pending.id]);
-      return out;
-    });
+    return this.store.transaction(
+      async () => {
+        // An intent settled after the fact may have been settled already (by its writer's next call, by
+        // recovery, by another process that found its content on disk): its row gone, it is not recorded twice.
+        // Writers serialize, so the row seen here is the row at commit. Not asked on an edit's own record.
+        if (recovered && (await this.store.get('SELECT 1 AS x FROM edit_journal WHERE id = ?', [pending.id])) === undefined) return [];
+        const out: FileVersion[] = [];
+        for (const e of pending.entries) {
+          out.push(
+            await this.versions.append({
+              path: e.path,
+              sha256: e.after ?? undefined,
+              size: e.size,
+              op: e.op,
+              author: pending.author,
+              message: pending.message,
+              changeId: pending.changeId,
+              relatedPath: e.relatedPath,
+              undoOf: e.undoOf,
+              sessionId: pending.sessionId,
+            }),
+          );
+        }
+        if (pending.audit !== undefined) await this.#onRecorded?.(pending.audit, pending, recovered);
+        await this.store.write('DELETE FROM edit_journal WHERE id = ?', [pending.id]);
+        return out;
+      },
+      { audits: pending.audit !== undefined && this.#onRecorded !== undefined },
+    );
   }
 
   /**

@@ -61,6 +61,15 @@ const TYPES = {
   },
 };
 
+/** Reads outside a transaction that share one connection at most: a long one holds back those queued behind it. */
+const READ_LANE_DEPTH = 8;
+
+/** A pooled connection and the statements in flight on it. */
+interface ReadLane {
+  readonly client: Promise<pg.PoolClient>;
+  users: number;
+}
+
 /** A statement as sent: `$n` placeholders and the name it is prepared under. */
 interface Prepared {
   readonly text: string;
@@ -111,6 +120,8 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   // The answer to a transaction's BEGIN, sent ahead of its first statement.
   readonly #opening = new WeakMap<pg.PoolClient, Promise<void>>();
   protected override readonly pipelined = true;
+  // The connection reads outside a transaction share while one is in flight (#readLane).
+  #reader: ReadLane | undefined;
 
   // File locks (withLock) live on connections of their own, outside the
   // query pool, so a waiter never holds a connection its holder needs: each
@@ -338,10 +349,15 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
         throw err;
       }
     }
-    // Outside a transaction: a connection of the pool, for this one statement.
+    // Outside a transaction: a connection of the pool, for this one statement, or
+    // for a read, the one reads in flight share.
+    const read = /^\s*select\b/i.test(sql);
+    const shared = read && !/\b(for\s+(update|share|no\s+key\s+update|key\s+share)|pg_advisory)/i.test(sql);
     for (let attempt = 0; ; attempt++) {
-      const own = await this.#connect('query');
+      const lane = shared ? this.#readLane() : { client: this.#connect('query'), users: 1 };
+      let own: pg.PoolClient | undefined;
       try {
+        own = await lane.client;
         return shape(await this.#send(own, this.#statement(sql), values, sql), want);
       } catch (err) {
         // A plan the server refused ran nothing: prepared again under a new name, it is safe to send again.
@@ -350,12 +366,35 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
           if (attempt === 0) continue;
         }
         // A read is safe to send again on a fresh connection; a write may have been applied.
-        if (this.#broken.has(own) && attempt === 0 && /^\s*select\b/i.test(sql)) continue;
+        if (own !== undefined && this.#broken.has(own) && attempt === 0 && read) continue;
         throw err;
       } finally {
-        this.#release(own);
+        // A lane that broke, or never connected, takes no more reads.
+        if (this.#reader === lane && (own === undefined || this.#broken.has(own))) this.#reader = undefined;
+        if (--lane.users === 0) {
+          if (this.#reader === lane) this.#reader = undefined;
+          if (own !== undefined) this.#release(own);
+        }
       }
     }
+  }
+
+  /**
+   * The connection of the reads in flight outside a transaction, joined by
+   * this one: pipelined, reads made together (\`Promise.all\`) wait for one
+   * round trip on one server process, where a connection each would wake
+   * one process each. Reads only: a plain \`SELECT\` waits for no row lock,
+   * so none waits here behind a statement that waits for one of this
+   * process's transactions. Given back when its last read is answered.
+   */
+  #readLane(): ReadLane {
+    let lane = this.#reader;
+    if (lane === undefined || lane.users >= READ_LANE_DEPTH) {
+      lane = { client: this.#connect('query'), users: 0 };
+      this.#reader = lane;
+    }
+    lane.users++;
+    return lane;
   }
 
   protected async shutdown(): Promise<void> {

@@ -62,6 +62,17 @@ export interface AuditRowInput {
 export interface TransactionOptions {
   /** The commit is on stable storage when the transaction resolves (see {@link StateStore.transaction}). */
   readonly durable?: boolean;
+  /**
+   * The transaction appends audit rows ({@link StateStore.audit}): on
+   * PostgreSQL the chain's head is read with its first statement, in the
+   * same round trip, instead of when the first row is appended.
+   */
+  readonly audits?: boolean;
+}
+
+/** The rows of a statement sent by {@link StateStore.writeReturning}, answered later. */
+export interface Returning<R> {
+  readonly rows: Promise<R[]>;
 }
 
 /**
@@ -111,6 +122,21 @@ export interface StateStore {
    * ```
    */
   write(sql: string, params?: readonly SqlValue[]): Promise<void>;
+  /**
+   * Runs a write whose rows (`RETURNING`) the caller takes once its
+   * transaction has committed: inside a transaction on PostgreSQL it is
+   * sent as {@link write} sends, and answered with the `COMMIT`, where
+   * waiting for its rows first would cost a round trip of its own.
+   * Elsewhere it runs as {@link all} does. `rows` rejects with the
+   * statement's error, and the transaction with it.
+   *
+   * @example
+   * ```ts
+   * const sent = await store.transaction(() => store.writeReturning<{ id: number }>('INSERT INTO edit_journal (change_id, op, author, entries, created_ms) VALUES (?, ?, ?, ?, ?) RETURNING id', ['c1', 'replace', 'me', '[]', Date.now()]));
+   * (await sent.rows)[0]?.id; // the new row's id
+   * ```
+   */
+  writeReturning<R = SqlRow>(sql: string, params?: readonly SqlValue[]): Promise<Returning<R>>;
   /**
    * Runs `fn` in one transaction: committed when it resolves, rolled back
    * when it rejects. Nested calls join the outer transaction. Writers

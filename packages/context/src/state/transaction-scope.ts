@@ -11,7 +11,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AUDIT_GENESIS, AUDIT_HEAD, type AuditChainReport, auditHash, verifyAuditChain } from './audit-chain.ts';
 import { multiRowStatements } from './multi-row.ts';
-import type { AuditRecord, AuditRowInput, RunResult, SqlRow, SqlValue, StateStore, TransactionOptions } from './state-store.ts';
+import type { AuditRecord, AuditRowInput, Returning, RunResult, SqlRow, SqlValue, StateStore, TransactionOptions } from './state-store.ts';
 import { auditInsert, auditLogQuery, auditRecordOf, auditValues } from './state-store.ts';
 
 /** One open transaction: the connection it runs on, while it is open. */
@@ -24,6 +24,8 @@ interface Frame<C> {
   failure?: { readonly error: unknown };
   /** The hash of the last audit row this transaction appended: the next one's link, without reading it back. */
   auditHead?: string;
+  /** The chain's head as read with the transaction's first statement ({@link TransactionOptions.audits}), until a row is appended. */
+  headRead?: Promise<SqlRow[]>;
 }
 
 /** A store's connection-level operations; `C` is its connection type. */
@@ -87,12 +89,24 @@ export abstract class TransactionScope<C> implements StateStore {
       await this.run(sql, params);
       return;
     }
+    this.#pipe(frame, sql, params, 'changes');
+  }
+
+  async writeReturning<R = SqlRow>(sql: string, params: readonly SqlValue[] = []): Promise<Returning<R>> {
+    const frame = this.#frames.getStore();
+    if (frame?.open !== true || !this.pipelined) return { rows: Promise.resolve(await this.all<R>(sql, params)) };
+    return { rows: this.#pipe(frame, sql, params, 'rows') as Promise<R[]> };
+  }
+
+  /** Sends a statement of `frame`'s transaction without waiting for it; its end waits, and a failure loses the transaction. */
+  #pipe(frame: Frame<C>, sql: string, params: readonly SqlValue[], want: 'rows' | 'changes'): Promise<SqlRow[] | RunResult> {
     if (frame.failure !== undefined) throw frame.failure.error;
-    const sent = this.query(frame.connection, sql, params, 'changes');
+    const sent = this.query(frame.connection, sql, params, want);
     frame.pending.push(sent);
     sent.catch((error: unknown) => {
       frame.failure ??= { error };
     });
+    return sent;
   }
 
   /**
@@ -121,6 +135,8 @@ export abstract class TransactionScope<C> implements StateStore {
     const frame: Frame<C> = { connection: await this.begin(options), open: true, pending: [] };
     let committed = false;
     try {
+      // Sent now, it goes out with the transaction's first statement of its own: no round trip of its own.
+      if (options.audits === true && this.pipelined) frame.headRead = this.#pipe(frame, AUDIT_HEAD, [], 'rows') as Promise<SqlRow[]>;
       const result = await this.#frames.run(frame, fn);
       if (frame.pending.length > 0) {
         // A write that failed before reaching the server (a value that could not be sent) aborted
@@ -159,7 +175,9 @@ export abstract class TransactionScope<C> implements StateStore {
     // In a write transaction: writers serialize, so the head read here is still the head at commit.
     await this.transaction(async () => {
       const frame = this.#frames.getStore() as Frame<C>;
-      let prev = frame.auditHead ?? (await this.get<{ hash: string | null }>(AUDIT_HEAD))?.hash ?? AUDIT_GENESIS;
+      // Writers serialize from the transaction's first statement, so a head read with it is still the head here.
+      const read = frame.auditHead === undefined ? ((await (frame.headRead ?? this.all(AUDIT_HEAD)))[0] as { hash: string | null } | undefined) : undefined;
+      let prev = frame.auditHead ?? read?.hash ?? AUDIT_GENESIS;
       const statements = multiRowStatements(auditInsert, rows, (entry) => {
         const values = auditValues(entry);
         const link = prev;
