@@ -296,6 +296,27 @@ describe('reading a tiktoken rank file', () => {
     expect(v.bytesOf(4)).toBeUndefined();
   });
 
+  test('tokens crowded onto one home slot are all found, the index growing where they would sit too far from it', () => {
+    // Two-byte tokens whose FNV-1a hashes share their low 6 bits: 40 ranks take 64 slots, one home for all.
+    const fnv = (a: number, b: number) => Math.imul(Math.imul(0x811c9dc5 ^ a, 0x01000193) ^ b, 0x01000193) >>> 0;
+    const crowd: number[][] = [];
+    for (let a = 0; a < 256 && crowd.length < 41; a++) for (let b = 0; b < 256 && crowd.length < 41; b++) if ((fnv(a, b) & 63) === 17) crowd.push([a, b]);
+    // The 41st is no token: its lookup walks the same crowd to a miss.
+    const absent = crowd.pop() ?? [];
+    const v = BpeVocabulary.fromTiktoken(file(crowd.map((t, rank) => `${Buffer.from(t).toString('base64')} ${rank}\n`).join('')));
+    expect(v.toArrays().index.length).toBeGreaterThan(64);
+    expect(crowd.map((t) => v.rankOf(new Uint8Array(t), 0, 2))).toEqual(crowd.map((_, rank) => rank));
+    expect(v.rankOf(new Uint8Array(absent), 0, 2)).toBe(-1);
+  });
+
+  test('a lookup in an index with no empty slot ends (a miss), as a damaged one must not spin', () => {
+    const { blob, offsets, index } = BpeVocabulary.fromTiktoken(file('IQ== 0\nSGk= 1\nSGV5 2\n/w== 3\n')).toArrays();
+    for (const junk of [-1, 0x7fffffff, 1, 1 << 20]) {
+      const full = BpeVocabulary.fromArrays({ blob, offsets, index: new Int32Array(index.length).fill(junk) });
+      expect(full.rankOf(new Uint8Array([0x48, 0x65]), 0, 2)).toBe(-1);
+    }
+  });
+
   test.each([
     ['a rank out of order', 'IQ== 1\n', /rank 1 where 0 was due/],
     ['a digit outside base64', 'I*== 0\n', /not base64/],

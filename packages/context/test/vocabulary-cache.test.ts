@@ -8,6 +8,8 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { BpeVocabulary } from '../src/tokens/bpe-vocabulary.ts';
 import { loadVocabulary } from '../src/tokens/vocabulary-cache.ts';
 
+/** The cache file's header: magic, format, digest, then the counts the tests below read (see vocabulary-cache.ts). */
+const HEADER = 72;
 const RANK_FILE = createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken');
 const tiktoken = get_encoding('o200k_base');
 
@@ -54,7 +56,7 @@ describe('the vocabulary cache', () => {
     if (cacheFile === undefined) throw new Error('no cache file');
     const good = readFileSync(cacheFile);
 
-    // One byte of the index changed: the digest catches it.
+    // One byte of the offsets changed: the digest catches it.
     const altered = Buffer.from(good);
     altered[200_000] = (altered[200_000] as number) ^ 1;
     writeFileSync(cacheFile, altered);
@@ -66,6 +68,70 @@ describe('the vocabulary cache', () => {
     writeFileSync(cacheFile, 'not a vocabulary');
     expect(loadVocabulary(rankFile, cache).source).toBe('rank-file');
     expect(loadVocabulary(rankFile, cache).source).toBe('cache');
+  });
+
+  test('a byte changed in any part of the file, the file cut anywhere or grown, or its counts changed together, is a miss', () => {
+    const cache = join(dir, 'cache');
+    const { cacheFile } = loadVocabulary(rankFile, cache);
+    if (cacheFile === undefined) throw new Error('no cache file');
+    const good = readFileSync(cacheFile);
+    const head = new DataView(good.buffer, good.byteOffset, HEADER);
+    const ranks = head.getUint32(44, true);
+    const slots = head.getUint32(52, true);
+    const indexAt = HEADER + (ranks + 1) * 4;
+    const blobAt = indexAt + slots * 4;
+    expect(blobAt + head.getUint32(48, true)).toBe(good.length);
+    // A slot that holds a token: were it unchecked, flipping it would hide that token (a wrong count).
+    let slot = 0;
+    while (good.readInt32LE(indexAt + slot * 4) === 0) slot++;
+    const places: [string, number][] = [
+      ['the magic', 3],
+      ['the format', 8],
+      ['the digest', 20],
+      ['the rank count', 44],
+      ['the blob size', 48],
+      ['the slot count', 52],
+      ["the rank file's size", 60],
+      ["the rank file's mtime", 66],
+      ['the offsets', HEADER + 4 * 1234 + 1],
+      ['the index', indexAt + slot * 4],
+      ['the blob', blobAt + 4321],
+      ['the last byte', good.length - 1],
+    ];
+    const missesThenHeals = (what: string, bytes: Uint8Array) => {
+      writeFileSync(cacheFile, bytes);
+      expect(loadVocabulary(rankFile, cache).source, what).toBe('rank-file');
+      expect(readFileSync(cacheFile).equals(good), what).toBe(true);
+    };
+    for (const [what, at] of places) {
+      const altered = Buffer.from(good);
+      altered[at] = (altered[at] as number) ^ 0x10;
+      missesThenHeals(`a byte of ${what}`, altered);
+    }
+    for (const length of [0, 8, HEADER - 1, HEADER, indexAt + 7, blobAt, good.length - 1]) missesThenHeals(`cut to ${length} bytes`, good.subarray(0, length));
+    missesThenHeals('a byte more', Buffer.concat([good, Buffer.from([0])]));
+    // One more rank and four bytes less blob: the sizes still add up to the file's, and the arrays would be read askew.
+    const askew = Buffer.from(good);
+    askew.writeUInt32LE(ranks + 1, 44);
+    askew.writeUInt32LE(head.getUint32(48, true) - 4, 48);
+    missesThenHeals('the counts changed together', askew);
+    expect(loadVocabulary(rankFile, cache).source).toBe('cache');
+  });
+
+  test("writing the cache removes the same rank file's cache in an older format, and leaves other files alone", () => {
+    const cache = join(dir, 'cache');
+    const { cacheFile } = loadVocabulary(rankFile, cache);
+    if (cacheFile === undefined) throw new Error('no cache file');
+    const name = cacheFile.replace(/^.*\//, '');
+    const format = Number(/\.v(\d+)\.bpe$/.exec(name)?.[1]);
+    expect(format).toBeGreaterThan(1);
+    const older = name.replace(/\.v\d+\.bpe$/, '.v1.bpe');
+    const another = name.replace(/^o200k_base-\d+/, 'o200k_base-1');
+    writeFileSync(join(cache, older), 'a format-1 cache');
+    writeFileSync(join(cache, another), 'the cache of another rank file');
+    rmSync(cacheFile);
+    expect(loadVocabulary(rankFile, cache).source).toBe('rank-file');
+    expect(readdirSync(cache).sort()).toEqual([another, name].sort());
   });
 
   test.runIf(process.getuid?.() === 0)('a cache file another user owns is not read', () => {

@@ -21,14 +21,17 @@ export class BpeVocabulary {
   readonly #blob: Uint8Array;
   /** `#offsets[r]` to `#offsets[r + 1]` is rank `r`'s bytes in {@link #blob}. */
   readonly #offsets: Uint32Array;
-  /** Open addressing on the FNV-1a hash of a token's bytes; a slot holds rank + 1, or 0 when empty. */
+  /** Open addressing on a token's hash; see {@link VocabularyArrays.index} for a slot's contents. */
   readonly #index: Int32Array;
   readonly #mask: number;
+  /** How many low bits of a slot hold rank + 1 (see {@link VocabularyArrays.index}). */
+  readonly #rankBits: number;
 
   private constructor(blob: Uint8Array, offsets: Uint32Array, index?: Int32Array) {
     this.#blob = blob;
     this.#offsets = offsets;
-    this.#index = index ?? buildIndex(blob, offsets);
+    this.#rankBits = rankBits(offsets.length - 1);
+    this.#index = index ?? buildIndex(blob, offsets, this.#rankBits);
     this.#mask = this.#index.length - 1;
   }
 
@@ -43,18 +46,18 @@ export class BpeVocabulary {
 
   /**
    * A vocabulary from arrays {@link toArrays} gave. Only their shape is
-   * checked (offsets spanning the blob, an index a power of two with room
-   * to spare); checking every slot would cost what storing them saves, so a
-   * caller reading them from storage checks their integrity first (the
-   * cache's digest).
+   * checked (offsets spanning the blob, the index's slot count); checking
+   * every slot would cost what storing them saves, so a caller reading them
+   * from storage checks their integrity first (the cache's digest: a wrong
+   * slot can hide a token, see vocabulary-cache.ts).
    *
    * @throws {Error} when the arrays cannot form a vocabulary.
    */
   static fromArrays({ blob, offsets, index }: VocabularyArrays): BpeVocabulary {
     const count = offsets.length - 1;
     if (count < 1 || offsets[0] !== 0 || offsets[count] !== blob.length) throw new Error('vocabulary arrays: the offsets do not span the blob');
-    if (index.length < count * 2 || (index.length & (index.length - 1)) !== 0) {
-      throw new Error('vocabulary arrays: the index is not a power of two above twice the ranks');
+    if (index.length < indexSlots(count) || (index.length & (index.length - 1)) !== 0) {
+      throw new Error(`vocabulary arrays: the index's ${index.length} slots are not a power of two of at least ${indexSlots(count)}`);
     }
     return new BpeVocabulary(blob, offsets, index);
   }
@@ -114,16 +117,26 @@ export class BpeVocabulary {
     const blob = this.#blob;
     const offsets = this.#offsets;
     const length = to - from;
-    let slot = hashBytes(bytes, from, to) & this.#mask;
-    for (;;) {
+    const shift = this.#rankBits;
+    const h = hashBytes(bytes, from, to);
+    // What a slot above the rank holds if it is this token's: its tag, then its distance from home.
+    const tag = (h >>> (shift + DISTANCE_BITS)) << DISTANCE_BITS;
+    let slot = h & this.#mask;
+    for (let distance = 0; ; distance++) {
       const entry = this.#index[slot] as number;
       if (entry === EMPTY) return -1;
-      const rank = entry - 1;
-      const start = offsets[rank] as number;
-      if ((offsets[rank + 1] as number) - start === length) {
-        let i = 0;
-        while (i < length && blob[start + i] === bytes[from + i]) i++;
-        if (i === length) return rank;
+      const above = entry >>> shift;
+      // Robin Hood order: a token nearer its home than this one is to its own means this one is absent.
+      // Past MAX_DISTANCE every slot is, so a lookup ends even in a damaged index.
+      if ((above & MAX_DISTANCE) < distance) return -1;
+      if (above === (tag | distance)) {
+        const rank = (entry & ((1 << shift) - 1)) - 1;
+        const start = offsets[rank] as number;
+        if ((offsets[rank + 1] as number) - start === length) {
+          let i = 0;
+          while (i < length && blob[start + i] === bytes[from + i]) i++;
+          if (i === length) return rank;
+        }
       }
       slot = (slot + 1) & this.#mask;
     }
@@ -142,20 +155,80 @@ export interface VocabularyArrays {
   readonly blob: Uint8Array;
   /** Rank `r`'s bytes are `blob[offsets[r]..offsets[r + 1])`. */
   readonly offsets: Uint32Array;
-  /** Open addressing on the FNV-1a hash of a token's bytes; rank + 1 a slot, 0 when empty. */
+  /**
+   * Robin Hood hashing (linear probing, a token kept nearer its home slot
+   * than any it passed) on the FNV-1a hash of a token's bytes, a power of
+   * two of slots. A slot is 0 when empty; else, from its low bits: rank + 1
+   * (as many bits as the rank count takes), the slot's distance from the
+   * token's home ({@link DISTANCE_BITS}), and the hash's top bits as a tag.
+   */
   readonly index: Int32Array;
 }
 
-function buildIndex(blob: Uint8Array, offsets: Uint32Array): Int32Array {
-  const count = offsets.length - 1;
+/** Bits of a slot that hold its token's distance from home; an index that needs more is built with twice the slots. */
+const DISTANCE_BITS = 5;
+const MAX_DISTANCE = (1 << DISTANCE_BITS) - 1;
+
+/**
+ * The index's least slot count: the least power of two above 1.25 times
+ * the ranks (o200k: 262,144 slots, 76% full, 19 the farthest distance).
+ * Twice the ranks, the index of format 1, doubled the 1 MB every process
+ * reads from the cache (vocabulary-cache.ts). Robin Hood order keeps a
+ * miss, most of a merge's lookups, at about three slots where plain linear
+ * probing at this fill read about ten; the tag and the distance rule out
+ * other tokens without reading their bytes.
+ */
+function indexSlots(count: number): number {
   let slots = 1;
-  while (slots < count * 2) slots *= 2;
+  while (slots < count + (count >>> 2)) slots *= 2;
+  return slots;
+}
+
+/** The bits that hold `count`, the largest rank + 1 a slot holds. */
+function rankBits(count: number): number {
+  const bits = 32 - Math.clz32(count);
+  // A slot keeps at least one bit of tag, and JavaScript's shifts count modulo 32.
+  if (bits + DISTANCE_BITS > 31) throw new Error(`vocabulary of ${count} ranks: more than a 32-bit index slot holds`);
+  return bits;
+}
+
+function buildIndex(blob: Uint8Array, offsets: Uint32Array, bits: number): Int32Array {
+  const count = offsets.length - 1;
+  for (let slots = indexSlots(count); ; slots *= 2) {
+    const index = fillIndex(blob, offsets, bits, slots);
+    if (index !== undefined) return index;
+  }
+}
+
+/** The index in `slots` slots, or `undefined` when a token would sit past {@link MAX_DISTANCE}. */
+function fillIndex(blob: Uint8Array, offsets: Uint32Array, bits: number, slots: number): Int32Array | undefined {
+  const count = offsets.length - 1;
   const index = new Int32Array(slots);
   const mask = slots - 1;
   for (let rank = 0; rank < count; rank++) {
-    let slot = hashBytes(blob, offsets[rank] as number, offsets[rank + 1] as number) & mask;
-    while (index[slot] !== EMPTY) slot = (slot + 1) & mask;
-    index[slot] = rank + 1;
+    const h = hashBytes(blob, offsets[rank] as number, offsets[rank + 1] as number);
+    // The token being placed, as its slot will hold it at distance 0.
+    let moving = ((h >>> (bits + DISTANCE_BITS)) << (DISTANCE_BITS + bits)) | (rank + 1);
+    let distance = 0;
+    let slot = h & mask;
+    for (;;) {
+      if (distance > MAX_DISTANCE) return undefined;
+      const entry = index[slot] as number;
+      const placed = moving | (distance << bits);
+      if (entry === EMPTY) {
+        index[slot] = placed;
+        break;
+      }
+      const theirs = (entry >>> bits) & MAX_DISTANCE;
+      if (theirs < distance) {
+        // The richer token gives up its slot and moves on in the placed one's stead.
+        index[slot] = placed;
+        moving = entry & ~(MAX_DISTANCE << bits);
+        distance = theirs;
+      }
+      slot = (slot + 1) & mask;
+      distance++;
+    }
   }
   return index;
 }

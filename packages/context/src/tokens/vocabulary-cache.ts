@@ -10,11 +10,44 @@
  * cache needs no step: the first process writes it, the next ones read it.
  *
  * Why it can be trusted: the file is written whole (a temporary file, then a
- * rename) and carries a SHA-256 of its arrays and the rank file's size and
- * modification time; it is read only when its owner is the reading user.
- * Anything else (absent, another rank file, truncated, altered, another
- * owner, an unreadable directory) is a miss, and a miss is rebuilt from the
- * rank file. A cache never fails a count: writing it is best effort.
+ * rename) and carries a SHA-256 of everything after it (the counts, the rank
+ * file's size and modification time, the arrays); it is read only when its
+ * owner is the reading user. Anything else (absent, another rank file,
+ * truncated, altered, another owner, an unreadable directory) is a miss, and
+ * a miss is rebuilt from the rank file. A cache never fails a count: writing
+ * it is best effort.
+ *
+ * Why the digest covers every array, and no part could go unchecked:
+ * - the blob and the offsets are what a rank's bytes are; a wrong one is a
+ *   wrong token, so a wrong count or a wrong cut.
+ * - a damaged index slot cannot give a wrong rank (a hit is a rank whose
+ *   bytes were compared equal to the text's), but it can miss a token that
+ *   is there: the pre-token is then merged from smaller parts (more tokens
+ *   than tiktoken counts), and a lost single byte throws out of the count.
+ *   (It cannot hang one: a lookup ends within 32 slots whatever they hold.)
+ *   Checking the slots instead means hashing every token again, the build
+ *   the cache exists to skip.
+ * - the header's counts say where each array starts; read askew, all three
+ *   are wrong together, so they are digested with the arrays.
+ *
+ * The digest is a checksum, not a seal: it is stored beside what it covers,
+ * so whoever can write the file can write a matching one. What keeps other
+ * users out is the owner check; the digest catches damage (a short write a
+ * crash left, a changed block). Any checksum that reads every byte does
+ * that, and SHA-256 stays because nothing Node has at hand is cheaper here
+ * (3.2 MB, fresh processes): SHA-256 2.1 ms and SHA-1 2.0 ms (both run on
+ * the CPU's SHA instructions), MD5 4.8 ms, zlib's crc32 1.0 ms but 1.3 ms
+ * more to load `node:zlib`, which a budgeted read otherwise never loads; a
+ * checksum written in JavaScript runs cold, about 9 ms for 4.3 MB.
+ *
+ * What a load costs is mostly reading the file (about 1 ms a megabyte on
+ * this project's machines, much of it the kernel faulting in fresh pages)
+ * and digesting it (about 0.7 ms a megabyte), so the format is kept small:
+ * 3.2 MB, where format 1 was 4.3 MB, by an index of 1 MB where it was 2 MB
+ * (see `indexSlots` in bpe-vocabulary.ts). Token lengths stored in place of
+ * the offsets (0.6 MB less) were measured and dropped: the prefix sum that
+ * rebuilds the offsets runs cold, once a process, and took 4–6 ms where
+ * reading and digesting the 0.6 MB takes about 1 ms.
  *
  * @module
  */
@@ -70,10 +103,14 @@ export function loadVocabulary(rankFile: string, cacheDir: string | null): Loade
 }
 
 const MAGIC = 'ctxfsBPE';
-const FORMAT = 1;
-// magic 8, format 4, ranks 4, blob bytes 4, index slots 4, rank file size 8, its mtime 8, SHA-256 32.
+// 3: the index halved, in Robin Hood order with tags in its slots; the digest moved to cover the header's counts
+// too. (2, the same index in plain linear probing, was only ever written by a working tree: skipped so that no
+// such file is read as this one.)
+const FORMAT = 3;
+// magic 8, format 4, SHA-256 32 of all that follows, ranks 4, blob bytes 4, index slots 4, rank file size 8, its mtime 8.
 const HEADER = 72;
-const DIGEST_AT = 40;
+const DIGEST_AT = 12;
+const DIGESTED_FROM = DIGEST_AT + 32;
 
 function readCache(file: string, sourceSize: number, sourceMtimeMs: number): BpeVocabulary | undefined {
   let fd: number;
@@ -96,15 +133,15 @@ function readCache(file: string, sourceSize: number, sourceMtimeMs: number): Bpe
       at += n;
     }
     const head = new DataView(bytes.buffer, 0, HEADER);
-    if (new TextDecoder().decode(bytes.subarray(0, 8)) !== MAGIC || head.getUint32(8, true) !== FORMAT) return undefined;
-    const ranks = head.getUint32(12, true);
-    const blobBytes = head.getUint32(16, true);
-    const slots = head.getUint32(20, true);
-    if (head.getFloat64(24, true) !== sourceSize || head.getFloat64(32, true) !== Math.trunc(sourceMtimeMs)) return undefined;
+    for (let i = 0; i < MAGIC.length; i++) if (bytes[i] !== MAGIC.charCodeAt(i)) return undefined;
+    if (head.getUint32(8, true) !== FORMAT) return undefined;
+    const ranks = head.getUint32(44, true);
+    const blobBytes = head.getUint32(48, true);
+    const slots = head.getUint32(52, true);
+    if (head.getFloat64(56, true) !== sourceSize || head.getFloat64(64, true) !== Math.trunc(sourceMtimeMs)) return undefined;
     if (st.size !== HEADER + (ranks + 1) * 4 + slots * 4 + blobBytes) return undefined;
-    const payload = bytes.subarray(HEADER);
-    const digest = hash('sha256', payload, 'buffer');
-    if (!digest.equals(bytes.subarray(DIGEST_AT, DIGEST_AT + 32))) return undefined;
+    const digest = hash('sha256', bytes.subarray(DIGESTED_FROM), 'buffer');
+    if (!digest.equals(bytes.subarray(DIGEST_AT, DIGESTED_FROM))) return undefined;
     const offsets = new Uint32Array(bytes.buffer, HEADER, ranks + 1);
     const index = new Int32Array(bytes.buffer, HEADER + (ranks + 1) * 4, slots);
     const blob = bytes.subarray(HEADER + (ranks + 1) * 4 + slots * 4);
@@ -123,15 +160,15 @@ function writeCache(dir: string, file: string, vocabulary: BpeVocabulary, source
   bytes.set(new TextEncoder().encode(MAGIC), 0);
   const head = new DataView(bytes.buffer, 0, HEADER);
   head.setUint32(8, FORMAT, true);
-  head.setUint32(12, offsets.length - 1, true);
-  head.setUint32(16, blob.byteLength, true);
-  head.setUint32(20, index.length, true);
-  head.setFloat64(24, sourceSize, true);
-  head.setFloat64(32, Math.trunc(sourceMtimeMs), true);
+  head.setUint32(44, offsets.length - 1, true);
+  head.setUint32(48, blob.byteLength, true);
+  head.setUint32(52, index.length, true);
+  head.setFloat64(56, sourceSize, true);
+  head.setFloat64(64, Math.trunc(sourceMtimeMs), true);
   bytes.set(new Uint8Array(offsets.buffer, offsets.byteOffset, offsets.byteLength), HEADER);
   bytes.set(new Uint8Array(index.buffer, index.byteOffset, index.byteLength), HEADER + offsets.byteLength);
   bytes.set(blob, HEADER + offsets.byteLength + index.byteLength);
-  bytes.set(hash('sha256', bytes.subarray(HEADER), 'buffer'), DIGEST_AT);
+  bytes.set(hash('sha256', bytes.subarray(DIGESTED_FROM), 'buffer'), DIGEST_AT);
   const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     makeDirectory(dir, 0);
@@ -141,6 +178,13 @@ function writeCache(dir: string, file: string, vocabulary: BpeVocabulary, source
     // Best effort: a read-only home, a full disk or a sandbox costs the next process the build, nothing more.
     try {
       rmSync(temporary, { force: true });
+    } catch {}
+    return;
+  }
+  // The same rank file's cache in an older format, which this version never reads again.
+  for (let older = 1; older < FORMAT; older++) {
+    try {
+      rmSync(file.replace(/\.v\d+\.bpe$/, `.v${older}.bpe`), { force: true });
     } catch {}
   }
 }
