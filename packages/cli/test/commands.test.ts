@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { BIN, ctxfs, ESC, FILES, useProject } from './support/cli.ts';
+import { BIN, ctxfs, ESC, FILES, pasted, useProject } from './support/cli.ts';
 
 // The built binary, piped as a script would run it: what each command prints and the exit code it means.
 describe('ctxfs from a script', () => {
@@ -54,7 +54,7 @@ describe('ctxfs from a script', () => {
     expect(run(['grep', 'retries']).stdout).toContain('6:\texport const retries = 3;');
     expect(run(['ls']).stdout).toMatch(/src\/math\.ts\s+\d+ B\s+typescript/);
     expect(run(['symbol', 'add', 'src/math.ts']).stdout).toContain('/** Adds two numbers. */');
-    expect(run(['symbol', 'add']).stdout).toContain(`ctxfs call get_symbol '{"path":"src/math.ts","name":"add"}'`);
+    expect(run(['symbol', 'add']).stdout).toContain('ctxfs symbol add src/math.ts');
     expect(run(['related', 'src/math.ts']).stdout).toContain('src/main.ts');
     expect(run(['overview']).stdout).toContain('README.md');
   });
@@ -117,9 +117,10 @@ describe('ctxfs from a script', () => {
     expect(run(['cat', '--raw', 'src/new.ts']).status).toBe(3);
   });
 
-  it('every hint is a command to paste: ctxfs call with the JSON arguments, and it runs', () => {
+  it('every hint is a command to paste (the CLI command for the tool, else ctxfs call with the JSON arguments), and it runs', () => {
     project.write('long.txt', Array.from({ length: 4000 }, (_, i) => `line ${i + 1} of the long file`).join('\n'));
-    const hints = new Set<string>();
+    const calls = new Set<string>();
+    const nexts = new Set<string>();
     for (const args of [
       ['-p', 'small', 'cat', 'long.txt'],
       ['symbol', 'add'],
@@ -127,15 +128,26 @@ describe('ctxfs from a script', () => {
       ['grep', 'line', '--limit', '3'],
     ]) {
       const r = run(args);
-      for (const m of `${r.stdout}\n${r.stderr}`.matchAll(/ctxfs call ([a-z_]+) '((?:[^']|'\\'')*)'/g)) hints.add(`${m[1]}\0${m[2]}`);
+      const said = `${r.stdout}\n${r.stderr}`;
+      for (const m of said.matchAll(/ctxfs call ([a-z_]+) '((?:[^']|'\\'')*)'/g)) calls.add(`${m[1]}\0${m[2]}`);
       // No hint is written as a model's tool call.
-      expect(`${r.stdout}${r.stderr}`, args.join(' ')).not.toMatch(/\b[a-z]+_[a-z_]+\(\{/);
+      expect(said, args.join(' ')).not.toMatch(/\b[a-z]+_[a-z_]+\(\{/);
+      // The same command's JSON names its next call alone, with no prose around it to tell from the command.
+      const next = (run(['--json', ...args]).json() as { next?: string }).next;
+      if (next !== undefined) nexts.add(next);
     }
-    expect(hints.size).toBeGreaterThanOrEqual(3);
-    for (const hint of hints) {
+    expect([...nexts].sort()).toEqual([
+      expect.stringMatching(/^ctxfs cat long\.txt --lines 1:\d+$/),
+      expect.stringMatching(/^ctxfs grep line --limit \d+ --offset 3$/),
+    ]);
+    for (const hint of calls) {
       const [tool = '', json = ''] = hint.split('\0');
       const followed = run(['call', tool, json.replaceAll(`'\\''`, "'")]);
       expect(followed.status, `${tool} ${json}: ${followed.stderr}`).toBe(0);
+    }
+    for (const next of nexts) {
+      const followed = pasted(project, next);
+      expect(followed.status, `${next}: ${followed.stderr}`).toBe(0);
     }
     expect(run(['call', 'nope']).stderr).toMatch(/ENOTOOL.*\n.*read_lines/);
     expect(run(['call', 'read_lines', '{bad']).status).toBe(2);

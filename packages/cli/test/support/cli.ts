@@ -124,6 +124,21 @@ export interface Run {
   json<T = Record<string, unknown>>(): T;
 }
 
+/**
+ * Runs `command` in the project as a shell runs a line a person pasted,
+ * `ctxfs` being the built binary: how the tests follow a hint as written.
+ */
+export function pasted(project: Project, command: string): Omit<Run, 'json'> {
+  const r = spawnSync('bash', ['-c', `ctxfs() { "${process.execPath}" "${BIN}" "$@"; }\n${command}`], {
+    cwd: project.root,
+    env: project.env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (r.error) throw r.error;
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
 const TRACER = join(import.meta.dirname, 'trace-modules.ts');
 
 /**
