@@ -596,10 +596,11 @@ export class WorkspaceFiles {
    * {@link writeEncodedText} refuses a character its encoding lacks.
    */
   async utf8(path: string, text: string): Promise<Uint8Array> {
-    const lone = /\p{Cs}/u.exec(text);
-    if (lone !== null) {
+    // In UTF-8 the only character that cannot be held is a lone surrogate.
+    const lone = firstUnencodable(text, 'utf-8');
+    if (lone !== undefined) {
       const line = text.slice(0, lone.index).split('\n').length;
-      const unit = `U+${(lone[0].codePointAt(0) ?? 0).toString(16).toUpperCase()}`;
+      const unit = `U+${(lone.char.codePointAt(0) ?? 0).toString(16).toUpperCase()}`;
       const reason = `the new text holds ${unit} on line ${line}, half of a character's UTF-16 pair: written, it would turn into U+FFFD. Nothing was written`;
       await this.#refuse(
         'write',

@@ -67,6 +67,24 @@ for (const backend of BACKENDS) {
       expect(now.split('\n')).toHaveLength(21);
     });
 
+    it('refuses new text holding half of a UTF-16 pair (a new file, a replace, a line edit), writing nothing', async () => {
+      await open({ 'a.txt': 'one\ntwo\n' });
+      const created = await ctx.writeFile('b.txt', 'x \ud83d\n');
+      expect(created).toMatchObject({ success: false, code: 'EINVAL' });
+      expect(created.message).toMatch(/U\+D83D \(line 1\), half of a character's UTF-16 pair/);
+      expect(await ws.fs.exists('b.txt')).toBe(false);
+      await ctx.readFile('a.txt');
+      const replaced = await ctx.replace('a.txt', 'two', 'tw\udc00o');
+      expect(replaced).toMatchObject({ success: false, code: 'EINVAL' });
+      const edited = await ctx.editLines('a.txt', { kind: 'insert-before', line: 2, text: '\ud83d' });
+      expect(edited).toMatchObject({ success: false, code: 'EINVAL' });
+      expect(edited.message).toMatch(/line 2/);
+      expect(await text(ws, 'a.txt')).toBe('one\ntwo\n');
+      // A whole pair is a character like any other.
+      expect(await ctx.replace('a.txt', 'two', 'two \ud83d\ude00')).toMatchObject({ success: true });
+      expect(await text(ws, 'a.txt')).toBe('one\ntwo 😀\n');
+    });
+
     it("names other agents a change made stale, not the editing agent's own other sessions (which stay in staleReaders)", async () => {
       await open({ 'a.txt': LINES });
       // As at a terminal: each command its own session of one agent.

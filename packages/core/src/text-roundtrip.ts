@@ -157,21 +157,33 @@ const WHOLE_UNICODE = new Set(['utf-8', 'utf-16le', 'utf-16be', 'utf-32le', 'utf
 /** Per encoding, whether each character checked so far survives an encode and decode. */
 const representable = new Map<string, Map<string, boolean>>();
 
+/** Half of a UTF-16 pair with no other half: a string can hold one, no encoding can. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Whether `char` (one code point of a string) is half of a UTF-16 pair standing alone. */
+export function isLoneSurrogate(char: string): boolean {
+  return char.length === 1 && LONE_SURROGATE.test(char);
+}
+
 /**
  * The first character of `text` that `encoding` cannot hold — encoding it
- * would write a `?` or another character in its place — or `undefined`
- * when every one round-trips. U+FFFD is left alone: in a decoded text it
- * stands for bytes that were invalid, which an exact encode writes back.
+ * would write a `?`, U+FFFD or another character in its place — or
+ * `undefined` when every one round-trips. A lone surrogate (half of a UTF-16
+ * pair, see {@link isLoneSurrogate}) is one in every encoding, UTF-8 too.
+ * U+FFFD is left alone: in a decoded text it stands for bytes that were
+ * invalid, which an exact encode writes back.
  *
  * @example
  * ```ts
  * firstUnencodable('привет ✅', 'koi8-r'); // { index: 7, char: '✅' }
  * firstUnencodable('привет', 'koi8-r');    // undefined
+ * firstUnencodable('a \ud83d', 'utf-8');  // { index: 2, char: '\ud83d' }
  * ```
  */
 export function firstUnencodable(text: string, encoding: string): { index: number; char: string } | undefined {
   const label = normalizeEncoding(encoding);
-  if (WHOLE_UNICODE.has(label)) return undefined;
+  const lone = LONE_SURROGATE.exec(text);
+  if (WHOLE_UNICODE.has(label)) return lone === null ? undefined : { index: lone.index, char: lone[0] };
   let known = representable.get(label);
   if (known === undefined) {
     known = new Map();

@@ -10,7 +10,7 @@ import { concatBytes } from '../src/bytes.ts';
 import { detectEncoding, encodeText } from '../src/encoding.ts';
 import { chardetDetector, detectTextFormat } from '../src/legacy-detector.ts';
 import { createTextReader } from '../src/text-reader.ts';
-import { decodeLikeReader, encodeIso2022Jp, encodeTextExact } from '../src/text-roundtrip.ts';
+import { decodeLikeReader, encodeIso2022Jp, encodeTextExact, firstUnencodable, isLoneSurrogate } from '../src/text-roundtrip.ts';
 
 const JA = '朝早く、小さな港町の市場はもう人でいっぱいだった。漁師たちは夜のうちに取れた魚を並べていた。\n';
 const RU = 'Псевдоним для %s не найден. Проверьте имя и попробуйте ещё раз.\n';
@@ -109,5 +109,19 @@ describe('detection of short and damaged text', () => {
     expect(detectTextFormat(whole.slice(0, whole.indexOf(0xc3) + 1)).encoding).toBe('utf-8');
     const legacy = encodeText('msgstr "Wstaw tabelę', 'windows-1250');
     expect(detectTextFormat(legacy).encoding).toBe('windows-1250');
+  });
+});
+
+describe('what an encoding cannot hold', () => {
+  it('half of a UTF-16 pair, in every encoding; a whole pair only where the encoding lacks the character', () => {
+    for (const encoding of ['utf-8', 'utf-16le', 'gb18030', 'windows-1252', 'koi8-r', 'shift_jis']) {
+      expect(firstUnencodable('ab \ud83d cd', encoding), encoding).toEqual({ index: 3, char: '\ud83d' });
+      expect(firstUnencodable('a\udc00', encoding), encoding).toEqual({ index: 1, char: '\udc00' });
+    }
+    expect(isLoneSurrogate('\ud83d')).toBe(true);
+    expect(isLoneSurrogate('😀')).toBe(false);
+    expect(firstUnencodable('ok 😀', 'utf-8')).toBeUndefined();
+    expect(firstUnencodable('ok 😀', 'windows-1252')).toEqual({ index: 3, char: '😀' });
+    expect(firstUnencodable('привет ✅', 'koi8-r')).toEqual({ index: 7, char: '✅' });
   });
 });
