@@ -179,12 +179,18 @@ export class ContextSession {
   }
 
   /** Runs one public call through the safety layer: the only way into retrieval, search and edits. */
-  #guard<T>(call: GuardedCall, body: () => Promise<T>, outcome: (result: T) => CallOutcome): Promise<T> {
+  #guard<T>(call: GuardedCall, body: () => Promise<T>, outcome: (result: T) => CallOutcome, rerunnable = false): Promise<T> {
     // The call's budget is the session's as the call begins, whoever else spent from it.
     return this.#edits.safety.run(
       call,
       { agent: this.agent, session: this.sessionContext },
       async () => {
+        // A call that only reads may start from the spend last seen, its charge confirming it (no round trip of
+        // its own); run again after a refresh when another handle charged meanwhile. Not with a change to settle.
+        if (rerunnable && !this.#edits.journal.unsettled) {
+          const ran = await this.sessionContext.speculate(body);
+          if (ran !== undefined) return ran.value;
+        }
         await this.sessionContext.refresh();
         await this.#settleOwnChanges();
         return body();
@@ -350,6 +356,7 @@ export class ContextSession {
         return remember ? await this.#remember(served) : served;
       },
       servedOutcome,
+      true,
     );
   }
 

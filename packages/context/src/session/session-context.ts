@@ -7,6 +7,7 @@
  * @module
  */
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { contextPath } from '../paths/context-path.ts';
 import type { ModelProfile } from '../profiles/model-profiles.ts';
@@ -40,6 +41,43 @@ const upsertHeads = multiRow(
   '(?, ?, ?, ?, ?)',
   'ON CONFLICT (path, session_id, agent) DO UPDATE SET sha256 = excluded.sha256, read_ms = excluded.read_ms',
 );
+
+/**
+ * {@link insertReads} and {@link upsertHeads} written only when the statement's
+ * `s` (the session's charge, made only while the spend is the one a call
+ * started from) changed a row: PostgreSQL only. Typed, since values in a
+ * `VALUES` list read as text where an `INSERT … VALUES` would take the
+ * columns' types.
+ */
+const gatedReads = multiRow(
+  'INSERT INTO session_reads (session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms) SELECT v.* FROM (VALUES',
+  '(CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION))',
+  ') AS v WHERE EXISTS (SELECT 1 FROM s)',
+);
+const gatedHeads = multiRow(
+  'INSERT INTO read_heads (path, session_id, agent, sha256, read_ms) SELECT v.* FROM (VALUES',
+  '(CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS DOUBLE PRECISION))',
+  ') AS v WHERE EXISTS (SELECT 1 FROM s) ON CONFLICT (path, session_id, agent) DO UPDATE SET sha256 = excluded.sha256, read_ms = excluded.read_ms',
+);
+
+/** A call run on the spend the handle last had from the store (see {@link SessionContext.speculate}). */
+interface Speculation {
+  /** The spend the call's budget is reckoned from. */
+  expected: number;
+  /** The call read its budget: its answer stands once the spend is known to have been `expected`. */
+  used: boolean;
+  /** A charge of the call was made on `expected` (the store checked it), or a read found it. */
+  confirmed: boolean;
+  /** A charge found the spend moved: the call runs again. */
+  moved: boolean;
+}
+
+/** A charge refused because the session's spend is not the one the call began from; nothing was written. */
+class SpendMoved extends Error {
+  constructor() {
+    super('the session was charged by another handle since this call began: it runs again on the spend as it is now');
+  }
+}
 
 /** A read to record: who read which version of a file, how much of it, at what cost. */
 export interface ReadInput {
@@ -86,6 +124,9 @@ export class SessionContext {
   /** Reads whose record the store failed, by agent and path, in the order they were made (see {@link recordRead}). */
   readonly #unrecorded = new Map<string, ReadRecord>();
   #served = 0;
+  /** The spend as a statement of this handle last returned it (PostgreSQL): a call may start from it (see {@link speculate}). */
+  #seen: number | undefined;
+  readonly #speculation = new AsyncLocalStorage<Speculation>();
 
   private constructor(store: StateStore, id: string, profile: ModelProfile) {
     this.store = store;
@@ -126,18 +167,26 @@ export class SessionContext {
 
   /**
    * Tokens served so far in this session, as of the last {@link refresh} plus
-   * what this handle served since. Other handles on the session (another
-   * process, another layer) add to the store's count; every call of the
-   * context layer refreshes first, so a call's budget is the session's as it
-   * began.
+   * what this handle served since (on PostgreSQL, as its last charge found
+   * the store's count). Other handles on the session (another process,
+   * another layer) add to the store's count; every call of the context layer
+   * refreshes first, or confirms the count it started from
+   * ({@link speculate}), so a call's budget is the session's as it began.
    */
   get tokensServed(): number {
+    this.#budgetRead();
     return this.#served;
   }
 
   /** Tokens left in the session budget (see {@link tokensServed}). */
   get remainingTokens(): number {
+    this.#budgetRead();
     return Math.max(0, this.profile.sessionTokens - this.#served);
+  }
+
+  #budgetRead(): void {
+    const speculation = this.#speculation.getStore();
+    if (speculation !== undefined) speculation.used = true;
   }
 
   /** Reads the session's spend from the store (every handle's). */
@@ -145,7 +194,68 @@ export class SessionContext {
     await this.#rowWritten();
     const row = await this.store.get<{ tokens_served: number }>('SELECT tokens_served FROM sessions WHERE id = ?', [this.id]);
     this.#served = row ? Number(row.tokens_served) : 0;
+    if (this.store.dialect === 'postgres') this.#seen = this.#served;
     return this.#served;
+  }
+
+  /**
+   * Runs `fn`, a call that writes nothing but its reads' records and
+   * charges and may be run again, on the spend this handle last had from
+   * the store, without reading it first ({@link refresh}: a round trip on
+   * PostgreSQL, where the rest of a small read is one more). The call's
+   * first charge after it read its budget is made only if the spend is
+   * still that one, in the same statement; one that finds it moved (another
+   * handle, process or host charged the session meanwhile) writes nothing
+   * and the call is answered `undefined`: its caller refreshes and runs it
+   * again, as it runs every call. A call that read its budget and charged
+   * nothing reads the spend at its end instead. So an answer given is the
+   * one the call would have given after a refresh at its start: the spend
+   * only grows, and it was the same at the call's start and at the check.
+   * SQLite, where a refresh costs microseconds, and a handle that has not
+   * read the spend yet answer `undefined` at once.
+   */
+  async speculate<T>(fn: () => Promise<T>): Promise<{ readonly value: T } | undefined> {
+    if (this.#seen === undefined || this.#seen !== this.#served || this.#speculation.getStore() !== undefined) return undefined;
+    const frame: Speculation = { expected: this.#seen, used: false, confirmed: false, moved: false };
+    let value: T;
+    try {
+      value = await this.#speculation.run(frame, fn);
+    } catch (err) {
+      if (frame.moved) return undefined;
+      // An error may tell of the budget too (a refusal naming what is left): it stands on the same terms.
+      if (frame.used && !frame.confirmed && (await this.refresh()) !== frame.expected) return undefined;
+      throw err;
+    }
+    if (frame.moved) return undefined;
+    if (frame.used && !frame.confirmed && (await this.refresh()) !== frame.expected) return undefined;
+    return { value };
+  }
+
+  /** The call under way, when its next charge must find the spend it started from. */
+  #gate(): Speculation | undefined {
+    const frame = this.#speculation.getStore();
+    return frame?.used === true && !frame.confirmed ? frame : undefined;
+  }
+
+  /** Takes the spend a charge of this handle returned (`undefined`: the gate found it moved). */
+  #charged(returned: unknown, gate: Speculation | undefined, tokens: number): void {
+    if (returned === undefined || returned === null) {
+      if (gate === undefined) {
+        this.#served += tokens;
+        return;
+      }
+      gate.moved = true;
+      throw new SpendMoved();
+    }
+    const now = Number(returned);
+    // Answers of one handle's calls may come back out of order; the spend only grows.
+    this.#served = Math.max(this.#served + tokens, now);
+    this.#seen = Math.max(this.#seen ?? now, now);
+    const frame = this.#speculation.getStore();
+    if (frame !== undefined) {
+      frame.expected = now;
+      if (gate !== undefined) frame.confirmed = true;
+    }
   }
 
   /**
@@ -198,23 +308,41 @@ export class SessionContext {
     const heads = [...new Map(batch.map((r) => [keyOf(r), r])).values()];
     inserts.push(...multiRowStatements(upsertHeads, heads, (r) => [r.path, this.id, r.agent, r.sha256, r.at.getTime()]));
     const [readRows, readHeads] = inserts;
+    const gate = this.#gate();
     try {
       await this.#rowWritten();
+      let returned: unknown;
       if (this.store.dialect === 'postgres' && readRows !== undefined && readHeads !== undefined && inserts.length === 2) {
         // One statement, atomic on its own: a round trip where a transaction takes five (begin and lock, two inserts, update, commit).
-        await this.store.run(`WITH r AS (${readRows.sql}), h AS (${readHeads.sql}) UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?`, [
-          ...readRows.params,
-          ...readHeads.params,
-          tokens,
-          this.id,
-        ]);
+        if (gate === undefined) {
+          const row = await this.store.get<{ tokens_served: number }>(
+            `WITH r AS (${readRows.sql}), h AS (${readHeads.sql}) UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ? RETURNING tokens_served`,
+            [...readRows.params, ...readHeads.params, tokens, this.id],
+          );
+          returned = row?.tokens_served;
+        } else {
+          // The charge only on the spend the call began from, and the records only with it.
+          const row = await this.store.get<{ tokens_served: number }>(
+            `WITH s AS (UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ? AND tokens_served = ? RETURNING tokens_served), r AS (${gatedReads(readRows.rows.length)}), h AS (${gatedHeads(readHeads.rows.length)}) SELECT tokens_served FROM s`,
+            [tokens, this.id, gate.expected, ...readRows.params, ...readHeads.params],
+          );
+          returned = row?.tokens_served;
+        }
       } else {
-        await this.store.transaction(async () => {
+        returned = await this.store.transaction(async () => {
+          // First, so that a spend that moved is found before anything is written.
+          const charged = await this.#chargeStatement(tokens, gate);
+          if (gate !== undefined && (charged === undefined || charged === null)) {
+            gate.moved = true;
+            throw new SpendMoved();
+          }
           for (const st of inserts) await this.store.run(st.sql, st.params);
-          await this.store.run('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?', [tokens, this.id]);
+          return charged;
         });
       }
+      this.#charged(returned, gate, tokens);
     } catch (err) {
+      if (err instanceof SpendMoved) throw err;
       for (const r of records) {
         this.#unrecorded.delete(keyOf(r));
         this.#unrecorded.set(keyOf(r), r);
@@ -222,14 +350,30 @@ export class SessionContext {
       throw err;
     }
     this.#unrecorded.clear();
-    this.#served += tokens;
   }
 
   /** Charges tokens that were not a file read (overview, refusals). */
   async charge(tokens: number): Promise<void> {
     await this.#rowWritten();
-    await this.store.run('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?', [tokens, this.id]);
-    this.#served += tokens;
+    const gate = this.#gate();
+    this.#charged(await this.#chargeStatement(tokens, gate), gate, tokens);
+  }
+
+  /**
+   * Adds `tokens` to the session's spend: the spend after it, on PostgreSQL
+   * (on SQLite `undefined`: its statements stay as they were); with `gate`,
+   * only when the spend is `gate.expected` (else nothing, and `undefined`).
+   */
+  async #chargeStatement(tokens: number, gate: Speculation | undefined): Promise<unknown> {
+    if (this.store.dialect !== 'postgres') {
+      await this.store.run('UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?', [tokens, this.id]);
+      return undefined;
+    }
+    const row = await this.store.get<{ tokens_served: number }>(
+      `UPDATE sessions SET tokens_served = tokens_served + ? WHERE id = ?${gate === undefined ? '' : ' AND tokens_served = ?'} RETURNING tokens_served`,
+      gate === undefined ? [tokens, this.id] : [tokens, this.id, gate.expected],
+    );
+    return row?.tokens_served;
   }
 
   /** The last read of `path` by `agent` in this session. */
