@@ -28,6 +28,10 @@ function examplesText(examples: readonly string[]): string {
 /** A command of `parent`: its usage line, what it does, examples for --help, and its action (loaded when run). */
 function command(parent: Command, usage: string, summary: string, examples: readonly string[], load: () => Promise<Action>, isDefault = false): Command {
   const cmd = parent.command(usage, { isDefault }).description(summary);
+  // A mistake in one command's arguments is answered with that command's help, not the whole program's list.
+  const path = [cmd.name()];
+  for (let up = parent; up.parent !== null; up = up.parent) path.unshift(up.name());
+  cmd.showHelpAfterError(`(ctxfs ${path.join(' ')} --help shows its arguments, options and examples)`);
   if (examples.length > 0) cmd.addHelpText('after', examplesText(examples));
   cmd.action(async (...params: unknown[]) => {
     const self = params.at(-1) as Command;

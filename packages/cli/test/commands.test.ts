@@ -38,6 +38,19 @@ describe('ctxfs from a script', () => {
     }
   });
 
+  it("a mistake in a command's arguments is exit 2 and names that command's help", () => {
+    for (const [args, help] of [
+      [['cat'], 'ctxfs cat --help'],
+      [['grep', 'x', '--bogus'], 'ctxfs grep --help'],
+      [['audit', 'query', '--limit', 'many'], 'ctxfs audit query --help'],
+      [['cta', 'x'], 'ctxfs --help'],
+    ] as const) {
+      const r = run(args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toContain(help);
+    }
+  });
+
   it('reads: the budgeted view, a line range, the raw bytes', () => {
     const cat = run(['cat', 'src/math.ts']);
     expect(cat.status).toBe(0);
