@@ -22,4 +22,4 @@ export type { CallOutcome, GuardedCall } from './safety/safety-layer.ts';
 export { GuardedSession, type GuardedSessionOptions, openGuardedSession } from './session/guarded-session.ts';
 export type { SafetyOptions } from './session/workspace-guard.ts';
 export type { StateStore } from './state/state-store.ts';
-export { defaultStatePath, isPostgresUrl, openStateStore, userStateDir, userStatePath } from './state/store.ts';
+export { defaultStatePath, isPostgresUrl, openStateStore, userStateDir, userStatePath, withoutPassword } from './state/store.ts';

@@ -27,6 +27,7 @@ import { Permits } from '../concurrency/permits.ts';
 import { MIGRATIONS, type Migration } from './migrations.ts';
 import { POSTGRES_BASELINE, POSTGRES_BASELINE_VERSION, POSTGRES_VERSION_TABLE } from './postgres-schema.ts';
 import type { RunResult, SqlRow, SqlValue } from './state-store.ts';
+import { withoutPassword } from './store.ts';
 import { TransactionScope } from './transaction-scope.ts';
 
 /** Options of {@link PostgresStateStore.open}. */
@@ -670,22 +671,6 @@ function int32Of(text: string): number {
 /** The advisory lock key of a schema: 64 bits of its hash, as the signed decimal PostgreSQL takes. */
 function advisoryKey(schema: string): string {
   return createHash('sha256').update(`ctxfs:${schema}`).digest().readBigInt64BE(0).toString();
-}
-
-/**
- * The URL with its password removed (from the user part and from a `password` parameter).
- *
- * @example
- * ```ts
- * withoutPassword('postgres://app:secret@db/ctxfs?sslmode=require'); // 'postgres://app@db/ctxfs?sslmode=require'
- * ```
- */
-export function withoutPassword(url: string): string {
-  // Taken out as text, so the rest of the URL reads as it was written.
-  return url
-    .replace(/^([a-z]+:\/\/[^:@/?#]*):[^@/?#]*@/i, '$1@')
-    .replace(/([?&])password=[^&#]*&?/gi, '$1')
-    .replace(/[?&]$/, '');
 }
 
 /**

@@ -32,6 +32,22 @@ export function isPostgresUrl(location: string): boolean {
 }
 
 /**
+ * The URL with its password removed (from the user part and from a `password` parameter).
+ *
+ * @example
+ * ```ts
+ * withoutPassword('postgres://app:secret@db/ctxfs?sslmode=require'); // 'postgres://app@db/ctxfs?sslmode=require'
+ * ```
+ */
+export function withoutPassword(url: string): string {
+  // Taken out as text, so the rest of the URL reads as it was written.
+  return url
+    .replace(/^([a-z]+:\/\/[^:@/?#]*):[^@/?#]*@/i, '$1@')
+    .replace(/([?&])password=[^&#]*&?/gi, '$1')
+    .replace(/[?&]$/, '');
+}
+
+/**
  * Opens the state store `location` names: a SQLite file path, `':memory:'`,
  * or a `postgres://` / `postgresql://` URL.
  *
