@@ -78,7 +78,7 @@ class Taken {
 }
 
 /** `--name value` when there is a value (`--name=value` for one that starts with `-`, which would read as an option). */
-function option(name: string, value: string | number | undefined): string[] {
+export function option(name: string, value: string | number | undefined): string[] {
   if (value === undefined) return [];
   const text = String(value);
   return text.startsWith('-') ? [`${name}=${text}`] : [name, text];
@@ -178,6 +178,7 @@ const REQUIRED: Readonly<Record<string, readonly string[]>> = {
  * `tool` called with `args`, as the CLI command that makes the same call
  * (`ctxfs cat a.ts --lines 3:9`), shell-quoted; `undefined` when the tool
  * has no command of its own or the command has no place for an argument.
+ * `program` stands before the command as it is (`ctxfs --profile small`).
  *
  * @example
  * ```ts
@@ -185,11 +186,11 @@ const REQUIRED: Readonly<Record<string, readonly string[]>> = {
  * nativeCall('read_lines', { path: 'src/a.ts', start_line: 3, column: 40 }); // undefined: cat has no column
  * ```
  */
-export function nativeCall(tool: string, args: Args): string | undefined {
+export function nativeCall(tool: string, args: Args, program = 'ctxfs'): string | undefined {
   const form = Object.hasOwn(FORMS, tool) ? FORMS[tool] : undefined;
   if (form === undefined || (REQUIRED[tool] ?? []).some((k) => args[k] === undefined)) return undefined;
   const taken = new Taken(args);
   const words = form(taken);
   if (!taken.complete) return undefined;
-  return ['ctxfs', ...words.filter((w): w is string => w !== undefined).map((w, i) => (i === 0 ? w : shellArgument(w)))].join(' ');
+  return [program, ...words.filter((w): w is string => w !== undefined).map((w, i) => (i === 0 ? w : shellArgument(w)))].join(' ');
 }

@@ -34,6 +34,12 @@ export interface GlobalOptions {
   readonly json?: boolean | undefined;
   /** `false` with `--no-color`. */
   readonly color: boolean;
+  /**
+   * The global options typed on this command line (not those a variable or
+   * a config file set, which the next command reads again): the ones a hint
+   * repeats, so the command it names runs where this one ran.
+   */
+  readonly typed?: ReadonlySet<string> | undefined;
 }
 
 /** Profiles `--profile` accepts. */

@@ -36,7 +36,10 @@ function command(parent: Command, usage: string, summary: string, examples: read
   cmd.action(async (...params: unknown[]) => {
     const self = params.at(-1) as Command;
     const action = await load();
-    process.exitCode = await action(self.optsWithGlobals() as GlobalOptions, self.args, self.opts());
+    let program = self;
+    while (program.parent !== null) program = program.parent;
+    const typed = new Set(Object.keys(program.opts()).filter((key) => program.getOptionValueSource(key) === 'cli'));
+    process.exitCode = await action({ ...(self.optsWithGlobals() as GlobalOptions), typed }, self.args, self.opts());
   });
   return cmd;
 }

@@ -22,7 +22,7 @@ import type { AuditTrail, GuardedCall, SafetyOptions, StateStore } from '@ctxfs/
 import { type Filesystem, type FsError, isFsError, resolvePath } from '@ctxfs/core';
 import type { Toolset } from '@ctxfs/tools';
 import { type CliBackend, openFilesystem, parseBackendOption } from './backend.ts';
-import { CLI_TOOL_CALLS } from './call-text.ts';
+import { cliToolCalls, commandPrefix } from './call-text.ts';
 import { CliError } from './exit-codes.ts';
 import { agentOf, type GlobalOptions, stateOf } from './options.ts';
 import { note } from './output.ts';
@@ -207,7 +207,7 @@ export function withContext<T>(options: GlobalOptions, body: (ws: CliWorkspace) 
     const [{ createContext }, { Toolset }] = await Promise.all([import('@ctxfs/context'), import('@ctxfs/tools/toolset')]);
     const ctx = await createContext({ fs, store, ...sessionOf(options), safety: await safetyOf(options, trail) });
     try {
-      return await body({ spec, fs, ctx, tools: new Toolset(ctx, { writer: CLI_TOOL_CALLS }), trail, trailMissing });
+      return await body({ spec, fs, ctx, tools: new Toolset(ctx, { writer: cliToolCalls(await commandPrefix(options)) }), trail, trailMissing });
     } finally {
       await ctx.close();
     }

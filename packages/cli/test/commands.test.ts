@@ -99,6 +99,8 @@ describe('ctxfs from a script', () => {
     expect(run(['snapshot', 'restore', 'never-made']).stderr).toBe(
       "ctxfs: ENOSNAPSHOT: no snapshot has the id or tag 'never-made'\nlist them with ctxfs snapshot list\n",
     );
+    // The command it names lists the snapshots of the same backend.
+    expect(run(['-b', 'host', 'snapshot', 'drop', 'never-made']).stderr).toMatch(/\nlist them with ctxfs --backend host snapshot list\n$/);
     const missing = run(['replace', 'src/math.ts', 'no such text', 'x']);
     expect(missing.status).toBe(3);
     expect(missing.stderr).toMatch(/^ctxfs: /);
@@ -139,10 +141,13 @@ describe('ctxfs from a script', () => {
       ['symbol', 'add'],
       ['cat', 'long.txt', '--lines', '5000:5001'],
       ['grep', 'line', '--limit', '3'],
+      // A file not found: the hint is a glob, which has no command of its own.
+      ['-p', 'small', 'cat', 'docs/long.txt'],
     ]) {
       const r = run(args);
       const said = `${r.stdout}\n${r.stderr}`;
-      for (const m of said.matchAll(/ctxfs call ([a-z_]+) '((?:[^']|'\\'')*)'/g)) calls.add(`${m[1]}\0${m[2]}`);
+      // With the global options typed before the command, which the hint repeats.
+      for (const m of said.matchAll(/ctxfs(?: --[a-z-]+(?: [^\s-]\S*)?)* call [a-z_]+ '(?:[^']|'\\'')*'/g)) calls.add(m[0]);
       // No hint is written as a model's tool call.
       expect(said, args.join(' ')).not.toMatch(/\b[a-z]+_[a-z_]+\(\{/);
       // The same command's JSON names its next call alone, with no prose around it to tell from the command.
@@ -150,13 +155,13 @@ describe('ctxfs from a script', () => {
       if (next !== undefined) nexts.add(next);
     }
     expect([...nexts].sort()).toEqual([
-      expect.stringMatching(/^ctxfs cat long\.txt --lines 1:\d+$/),
+      expect.stringMatching(/^ctxfs --profile small cat long\.txt --lines 1:\d+$/),
       expect.stringMatching(/^ctxfs grep line --limit \d+ --offset 3$/),
     ]);
+    expect([...calls]).toContain(`ctxfs --profile small call glob '{"pattern":"**/long.txt"}'`);
     for (const hint of calls) {
-      const [tool = '', json = ''] = hint.split('\0');
-      const followed = run(['call', tool, json.replaceAll(`'\\''`, "'")]);
-      expect(followed.status, `${tool} ${json}: ${followed.stderr}`).toBe(0);
+      const followed = pasted(project, hint);
+      expect(followed.status, `${hint}: ${followed.stderr}`).toBe(0);
     }
     for (const next of nexts) {
       const followed = pasted(project, next);

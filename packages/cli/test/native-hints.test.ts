@@ -5,9 +5,12 @@
  * has no place for keeps the `ctxfs call` form.
  */
 
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { genericCall } from '../src/call-text.ts';
+import { commandPrefix, genericCall } from '../src/call-text.ts';
 import { nativeCall } from '../src/native-call.ts';
+import type { GlobalOptions } from '../src/options.ts';
 import { ctxfs, pasted, useProject } from './support/cli.ts';
 
 const LONG = Array.from({ length: 300 }, (_, i) => `line ${i + 1}: ${i % 7 === 0 ? 'TODO check' : 'fine'}`).join('\n');
@@ -103,12 +106,57 @@ describe('hints as the CLI’s own commands', () => {
       const hint = body.error?.hint?.match(/ctxfs (?:cat|ls|grep) [^\s)]+(?: --[^\s)]+ [^\s)]+)*/)?.[0];
       if (hint !== undefined) hints.add(hint);
     }
-    expect([...hints].every((h) => h.startsWith('ctxfs cat '))).toBe(true);
+    // `-p small` was typed, so each hint repeats it.
+    expect([...hints].filter((h) => h.startsWith('ctxfs --profile small cat ')).length).toBe(1);
+    expect([...hints].filter((h) => h.startsWith('ctxfs cat ')).length).toBe(1);
     expect(hints.size).toBe(2);
     for (const hint of hints) {
       const r = pasted(project, hint);
       expect(r.status, `${hint}: ${r.stderr}`).toBe(0);
       expect(r.stdout).toMatch(/^<file path="long\.txt"/);
     }
+  });
+
+  it('a hint repeats the global options typed on its command line, and runs where that command ran', () => {
+    // From a directory beside the project: a hint without --root would look for long.txt there.
+    const cwd = join(project.base, 'elsewhere');
+    mkdirSync(cwd, { recursive: true });
+    const args = ['--root', '../proj', '-p', 'small', '--agent', 'llm:probe', '--no-policy-files', '--request-id', 'r-1', '--json', 'cat', 'long.txt'];
+    const r = ctxfs(project, args, { cwd });
+    expect(r.status, r.stderr).toBe(0);
+    const next = (JSON.parse(r.stdout) as { next?: string }).next ?? '';
+    // Not --json (how this command answers) nor --request-id (the next command with it would be taken for this one's retry).
+    expect(next).toMatch(/^ctxfs --root \.\.\/proj --profile small --agent llm:probe --no-policy-files cat long\.txt --lines 1:\d+$/);
+    const run = pasted(project, next, { cwd });
+    expect(run.status, `${next}: ${run.stderr}`).toBe(0);
+    expect(run.stdout).toMatch(/^<file path="long\.txt"/);
+    const bare = pasted(project, next.replace('--root ../proj ', ''), { cwd });
+    expect(bare.status, bare.stderr).toBe(3);
+  });
+
+  it('an option a variable set is not repeated: the next command reads the variable again', () => {
+    const r = ctxfs(project, ['--json', 'cat', 'long.txt'], { env: { CTXFS_PROFILE: 'small' } });
+    const next = (JSON.parse(r.stdout) as { next?: string }).next ?? '';
+    expect(next).toMatch(/^ctxfs cat long\.txt --lines 1:\d+$/);
+    const run = pasted(project, next, { env: { CTXFS_PROFILE: 'small' } });
+    expect(run.status, run.stderr).toBe(0);
+  });
+
+  it('writes the typed options shell-quoted, under their current names, without a password', async () => {
+    const given = (typed: string[], extra: Partial<GlobalOptions>): Promise<string> =>
+      commandPrefix({ root: '/srv/my repo', policyFiles: true, color: true, ...extra, typed: new Set(typed) });
+    expect(await given([], { backend: 'docker:dev', profile: 'small' })).toBe('ctxfs');
+    expect(await given(['root', 'backend', 'workdir'], { backend: 'docker:dev', workdir: '/work' })).toBe(
+      "ctxfs --root '/srv/my repo' --backend docker:dev --workdir /work",
+    );
+    expect(await given(['state'], { state: 'postgres://app:s3cret@db/ctxfs?password=x&sslmode=require' })).toBe(
+      "ctxfs --state 'postgres://app@db/ctxfs?sslmode=require'",
+    );
+    // --store is the former name of --state; a file path is not a URL, whatever it contains.
+    expect(await given(['store'], { store: '/tmp/a:b@c.db' })).toBe('ctxfs --state /tmp/a:b@c.db');
+    expect(await given(['session', 'agent'], { session: '-s1', agent: 'llm:claude' })).toBe("ctxfs --agent llm:claude '--session=-s1'");
+    expect(await given(['policyFiles', 'json', 'color', 'requestId'], { policyFiles: false, json: true, color: false, requestId: 'r' })).toBe(
+      'ctxfs --no-policy-files',
+    );
   });
 });

@@ -7,6 +7,7 @@
  */
 
 import type { AuditRecord } from '@ctxfs/context';
+import { commandPrefix } from '../call-text.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import type { GlobalOptions } from '../options.ts';
 import { out, outJson, paint, paintDiff } from '../output.ts';
@@ -135,7 +136,7 @@ export const reindex: Action = (g) =>
     else {
       const where = bad ? `${bad.file} line ${bad.line} (seq ${bad.seq}): ${bad.damage}, ${bad.detail}` : 'a line';
       await out(
-        `${paint('yellow', 'indexed')} ${indexed} records; the log does not verify from ${where}. It keeps the change as evidence; \`ctxfs audit\` marks the records that do not verify; ${trail.dir}`,
+        `${paint('yellow', 'indexed')} ${indexed} records; the log does not verify from ${where}. It keeps the change as evidence; \`${await commandPrefix(g)} audit\` marks the records that do not verify; ${trail.dir}`,
       );
     }
     return ok ? EXIT.ok : EXIT.refused;

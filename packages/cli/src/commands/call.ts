@@ -2,8 +2,8 @@
  * `ctxfs call <tool> [arguments]`: any tool by its name, with its JSON
  * arguments, exactly as a model calls it. The named commands cover the
  * common calls with flags; this one reaches every tool, and it is the form
- * every hint the CLI prints is written in (`CLI_TOOL_CALLS`), so a hint is
- * a command to copy.
+ * a hint the CLI prints takes when no named command makes its call
+ * (`cliToolCalls` in call-text.ts), so a hint is a command to copy.
  *
  * @module
  */

@@ -10,7 +10,9 @@
  */
 
 import { type Filesystem, isFsError, type Snapshot } from '@ctxfs/core';
+import { commandPrefix } from '../call-text.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
+import type { GlobalOptions } from '../options.ts';
 import { out, outJson, paint } from '../output.ts';
 import type { Action } from '../program.ts';
 import type { SnapshotJson } from '../schemas.ts';
@@ -32,20 +34,20 @@ function line(s: Snapshot): string {
  * workspace's refusal (see `withContext`) is prefixed with the command, and
  * says `list` still works.
  */
-async function whileRunning<T>(what: string, run: () => Promise<T>): Promise<T> {
+async function whileRunning<T>(g: GlobalOptions, what: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
     const down = err instanceof CliError ? err : isFsError(err) ? { code: err.code, message: err.reason, hint: err.hint } : undefined;
     if (down?.code !== 'EUNAVAILABLE') throw err;
-    const listWorks = down.message.includes(' is not running') ? '; ctxfs snapshot list works while it is stopped' : '';
+    const listWorks = down.message.includes(' is not running') ? `; ${await commandPrefix(g)} snapshot list works while it is stopped` : '';
     throw new CliError('EUNAVAILABLE', `cannot ${what}: ${down.message}`, `${down.hint ?? 'start the container and retry'}${listWorks}`);
   }
 }
 
 /** `ctxfs snapshot create [tag]`: recorded in the audit (it changes no file, so the policy's path rules do not apply). */
 export const create: Action = (g, [tag]) =>
-  whileRunning('take a snapshot', () =>
+  whileRunning(g, 'take a snapshot', () =>
     withContext(g, async ({ ctx, fs }) => {
       const call = { op: 'createSnapshot', opClass: 'history', paths: [], params: tag === undefined ? {} : { tag } } as const;
       const s = await ctx.guarded(
@@ -68,10 +70,10 @@ export const list: Action = (g) =>
   });
 
 /** The snapshot `name` names: its id, else the newest with that tag. */
-async function named(fs: Filesystem, name: string): Promise<string> {
+async function named(g: GlobalOptions, fs: Filesystem, name: string): Promise<string> {
   const all = await fs.listSnapshots();
   const id = (all.find((s) => s.id === name) ?? all.findLast((s) => s.tag === name))?.id;
-  if (id === undefined) throw new CliError('ENOSNAPSHOT', `no snapshot has the id or tag '${name}'`, 'list them with ctxfs snapshot list');
+  if (id === undefined) throw new CliError('ENOSNAPSHOT', `no snapshot has the id or tag '${name}'`, `list them with ${await commandPrefix(g)} snapshot list`);
   return id;
 }
 
@@ -90,7 +92,7 @@ async function configPaths(fs: Filesystem, dir: string): Promise<string[]> {
  * recorded in the audit like any other change.
  */
 export const restore: Action = (g, [name = '']) =>
-  whileRunning(`restore snapshot '${name}'`, () =>
+  whileRunning(g, `restore snapshot '${name}'`, () =>
     withContext(g, async ({ ctx, fs }) => {
       const { decideRestore, PROJECT_CONFIG_DIR } = await import('@ctxfs/context');
       const decision = decideRestore(await effectivePolicy(g, fs));
@@ -104,7 +106,7 @@ export const restore: Action = (g, [name = '']) =>
       const id = await ctx.guarded(
         call,
         async () => {
-          const id = await named(fs, name);
+          const id = await named(g, fs, name);
           const kept = new Map<string, Uint8Array>();
           for (const path of await configPaths(fs, PROJECT_CONFIG_DIR)) kept.set(path, await fs.readBytes(path));
           await fs.restore(id);
@@ -121,7 +123,7 @@ export const restore: Action = (g, [name = '']) =>
 
 /** `ctxfs snapshot drop <id|tag>`: recorded in the audit, as the end of a recovery point. */
 export const drop: Action = (g, [name = '']) =>
-  whileRunning(`drop snapshot '${name}'`, () =>
+  whileRunning(g, `drop snapshot '${name}'`, () =>
     // A drop needs nothing of a stopped container but the policy that decides it.
     withContext(
       g,
@@ -130,7 +132,7 @@ export const drop: Action = (g, [name = '']) =>
         const id = await ctx.guarded(
           call,
           async () => {
-            const id = await named(fs, name);
+            const id = await named(g, fs, name);
             await fs.dropSnapshot(id);
             return id;
           },

@@ -126,12 +126,13 @@ export interface Run {
 
 /**
  * Runs `command` in the project as a shell runs a line a person pasted,
- * `ctxfs` being the built binary: how the tests follow a hint as written.
+ * `ctxfs` being the built binary: how the tests follow a hint as written
+ * (in `cwd`, default the project's root, with `env` added to its variables).
  */
-export function pasted(project: Project, command: string): Omit<Run, 'json'> {
+export function pasted(project: Project, command: string, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Omit<Run, 'json'> {
   const r = spawnSync('bash', ['-c', `ctxfs() { "${process.execPath}" "${BIN}" "$@"; }\n${command}`], {
-    cwd: project.root,
-    env: project.env,
+    cwd: options.cwd ?? project.root,
+    env: { ...project.env, ...options.env },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -161,9 +162,9 @@ export function traced(project: Project, args: readonly string[], bin = BIN): { 
 }
 
 /** Runs `ctxfs args…` in the project, piped. */
-export function ctxfs(project: Project, args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Run {
+export function ctxfs(project: Project, args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Run {
   const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd: project.root,
+    cwd: options.cwd ?? project.root,
     env: { ...project.env, ...options.env },
     input: options.input ?? '',
     encoding: 'utf8',
