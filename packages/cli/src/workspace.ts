@@ -110,12 +110,13 @@ async function openStore(spec: CliBackend, fs: Filesystem, store: string | undef
   const { openStateStore, userStatePath } = await import('@ctxfs/context/guard');
   const path = await statePath(spec, fs, store);
   try {
-    return { store: await openStateStore(path, { workspace: fs.root }), path };
+    // A command is a process: its exit drops the connection, and the next command reads the log it leaves.
+    return { store: await openStateStore(path, { workspace: fs.root, checkpointOnClose: false }), path };
   } catch (err) {
     // A read-only parent beside the workspace: keep the state per user, as the context layer does.
     if (store !== undefined || spec.kind !== 'host') throw err;
     const fallback = userStatePath(fs.root);
-    return { store: await openStateStore(fallback), path: fallback };
+    return { store: await openStateStore(fallback, { checkpointOnClose: false }), path: fallback };
   }
 }
 

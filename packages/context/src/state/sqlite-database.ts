@@ -98,6 +98,18 @@ export class SqliteDatabase {
     this.#closed = true;
     this.db.close();
   }
+
+  /**
+   * Stops using the connection without closing it, for a process about to
+   * exit: the exit drops it, and SQLite's close (which folds the
+   * write-ahead log into the database file and deletes it, the last
+   * connection's checkpoint) does not run. The log stays for the next
+   * connection, which reads it as it reads any log a crash left. A process
+   * that lives on instead has the connection closed when it is collected.
+   */
+  release(): void {
+    this.#closed = true;
+  }
 }
 
 /**

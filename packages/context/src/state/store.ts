@@ -10,13 +10,15 @@ import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { fsError, isHostPathInside, realpathOfNearest } from '@ctxfs/core';
-import { SqliteStateStore } from './sqlite-store.ts';
+import { SqliteStateStore, type SqliteStoreOptions } from './sqlite-store.ts';
 import type { StateStore } from './state-store.ts';
 
 /** Options of {@link openStateStore}. */
 export interface OpenStateOptions {
   /** How long a SQLite writer waits for another process's lock; default 5,000 ms. */
   busyTimeoutMs?: number;
+  /** A SQLite store's {@link SqliteStoreOptions.checkpointOnClose}: `false` for a process that exits right after closing it. */
+  checkpointOnClose?: boolean;
   /**
    * The workspace the store belongs to. A PostgreSQL database holds many
    * workspaces, one schema each, named from this unless the URL names one
@@ -79,7 +81,11 @@ export async function openStateStore(location: string, options: OpenStateOptions
       });
     }
   }
-  return SqliteStateStore.open({ path: location, ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
+  return SqliteStateStore.open({
+    path: location,
+    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+    ...(options.checkpointOnClose === undefined ? {} : { checkpointOnClose: options.checkpointOnClose }),
+  });
 }
 
 /**
