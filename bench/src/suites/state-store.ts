@@ -6,7 +6,8 @@
  *   host workspace: a 1 KB `readFile`, a `replace` and an `applyPatch` of one
  *   line in a 1 KB file, and one audit append (`store.audit`: one chained
  *   row in a transaction of its own). Goal ≤ 2.00x each. The note under each
- *   row counts the statements PostgreSQL was sent per call (its round trips);
+ *   row counts the statements PostgreSQL was sent per call and the round
+ *   trips the call waited for;
  * - 1, 2, 4 and 8 processes (state-store-edit-process.mjs), each its own
  *   context and pool on one shared host workspace, replacing lines of 8
  *   shared files for a fixed time: edits/s of all processes together and each
@@ -197,25 +198,42 @@ async function workspace(dir: string, files: Record<string, string>): Promise<{ 
   return { root, stateDir, fs: await HostFilesystem.open({ root, stateDir }) };
 }
 
-/** Statements (round trips) and transactions the context's `pg` sends per call of `fn`, over `calls` calls, counted until each call returns. */
-async function countStatements(fn: () => Promise<unknown>, calls: number): Promise<{ statements: number; transactions: number }> {
+/**
+ * Statements and transactions the context's `pg` sends per call of `fn`, over
+ * `calls` calls, counted until each call returns, and the round trips the
+ * call waits for: a statement sent while another is unanswered shares its
+ * round trip (the pool's connections pipeline), one sent when every statement
+ * before it is answered starts one.
+ */
+async function countStatements(fn: () => Promise<unknown>, calls: number): Promise<{ statements: number; waited: number; transactions: number }> {
   const proto = contextPg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const original = proto.query;
   let statements = 0;
+  let waited = 0;
+  let unanswered = 0;
   let transactions = 0;
   proto.query = function (this: unknown, ...args: unknown[]) {
     const q = args[0];
     const text = typeof q === 'string' ? q : (q as { text?: string } | null)?.text;
     statements++;
+    if (unanswered === 0) waited++;
+    unanswered++;
     if (text !== undefined && /^\s*BEGIN\b/i.test(text)) transactions++;
-    return original.apply(this, args);
+    const sent = original.apply(this, args);
+    // Attached before the caller's await, so the count drops before the caller sends its next statement.
+    const answered = () => {
+      unanswered--;
+    };
+    if (sent instanceof Promise) sent.then(answered, answered);
+    else answered();
+    return sent;
   };
   try {
     for (let i = 0; i < calls; i++) await fn();
   } finally {
     proto.query = original;
   }
-  return { statements: statements / calls, transactions: transactions / calls };
+  return { statements: statements / calls, waited: waited / calls, transactions: transactions / calls };
 }
 
 const round1 = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
@@ -304,7 +322,7 @@ function opsSuite(base: string, schemas: Schemas, server: string): Suite {
       // Round trips per call, counted outside the timed runs (the calls also warm both sides up).
       const count = async (fn: () => Promise<unknown>) => {
         const c = await countStatements(fn, 10);
-        return `PostgreSQL: ${round1(c.statements)} statements a call (round trips, counted until it returns), ${round1(c.transactions)} transactions`;
+        return `PostgreSQL: ${round1(c.statements)} statements a call, ${round1(c.waited)} round trips waited for (counted until it returns), ${round1(c.transactions)} transactions`;
       };
       const trips = { read: await count(p.read), replace: await count(p.replace), patch: await count(p.patch), audit: await count(p.audit) };
       for (const fn of Object.values(s)) for (let i = 0; i < 10; i++) await fn();

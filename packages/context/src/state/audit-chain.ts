@@ -18,6 +18,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import { multiRow } from './multi-row.ts';
 import type { SqlRow, SqlValue, StateStore } from './state-store.ts';
 
 /** The `prev` of a workspace's first row. */
@@ -30,9 +31,23 @@ export const CHAINED_COLUMNS = ['at_ms', 'op', 'path', 'agent', 'session_id', 'p
 export const AUDIT_HEAD = 'SELECT hash FROM audit ORDER BY id DESC LIMIT 1';
 
 /**
+ * The text a row's hash covers after its link: its values (in
+ * {@link CHAINED_COLUMNS} order) as JSON, bigints written as numbers. Both
+ * ways of appending hash exactly this text, {@link auditHash} in the process
+ * and {@link auditAppendInServer} in PostgreSQL, so the format is written
+ * here once. A lone surrogate is written as U+FFFD: both databases store it
+ * so (text is UTF-8 there), and the hash covers the row as it is read back.
+ * Well-formed text is unchanged by that, so rows hashed before still verify.
+ */
+export function auditJson(values: readonly SqlValue[]): string {
+  return JSON.stringify(values, (_key, v: unknown) => (typeof v === 'bigint' ? Number(v) : typeof v === 'string' ? v.toWellFormed() : v));
+}
+
+/**
  * The hash of a row whose values are `values` (in {@link CHAINED_COLUMNS}
- * order) after a row whose hash is `prev`. Numbers are written as JSON writes
- * them, so a value that went through either database hashes alike.
+ * order) after a row whose hash is `prev`: SHA-256 over `prev`, a newline and
+ * {@link auditJson}. Numbers are written as JSON writes them, so a value that
+ * went through either database hashes alike.
  *
  * @example
  * ```ts
@@ -40,11 +55,47 @@ export const AUDIT_HEAD = 'SELECT hash FROM audit ORDER BY id DESC LIMIT 1';
  * ```
  */
 export function auditHash(prev: string, values: readonly SqlValue[]): string {
-  return createHash('sha256')
-    .update(prev)
-    .update('\n')
-    .update(JSON.stringify(values, (_key, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)))
-    .digest('hex');
+  return createHash('sha256').update(prev).update('\n').update(auditJson(values)).digest('hex');
+}
+
+/** The PostgreSQL types of {@link CHAINED_COLUMNS}, cast in {@link auditAppendInServer}: its `VALUES` list is not the insert's, so no column gives a parameter its type. */
+const CHAINED_TYPES = ['double precision', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint', 'text'] as const;
+
+/**
+ * Rows appended with their links and hashes made by PostgreSQL, for a
+ * writer that need not know the head: the statement reads it (under the
+ * writers' lock its transaction took, so no other writer comes between) and
+ * chains the rows from it in order, each hashed as {@link auditHash} does.
+ * Parameters, a row at a time: its values in {@link CHAINED_COLUMNS} order,
+ * {@link auditJson} of them as UTF-8 bytes (bytes, so the hash does not
+ * depend on the database's encoding), and its place from 1. The rows reach
+ * the insert sorted by place and take their ids in that order, so ids
+ * follow the chain; a later statement of the same transaction reads the
+ * last as the head. One statement for many rows, not one a row: 64 rows
+ * took 4.0–4.5 ms as 64 statements, 1.8–2.1 ms as one.
+ *
+ * @example
+ * ```ts
+ * await store.write(auditAppendInServer(2), [...auditAppendParams(first, 1), ...auditAppendParams(second, 2)]);
+ * ```
+ */
+export const auditAppendInServer: (rows: number) => string = multiRow(
+  `WITH RECURSIVE v (${CHAINED_COLUMNS.join(', ')}, json, n) AS (VALUES`,
+  `(${CHAINED_TYPES.map((t) => `?::${t}`).join(', ')}, ?::bytea, ?::integer)`,
+  // The link column is the head's own type at the start (COLLATE "C" where migration 10 made it) and
+  // encode()'s after: the recursion needs one collation, so the start is given the default one.
+  `), c (n, prev, hash) AS (
+    SELECT 0, NULL::text, COALESCE((${AUDIT_HEAD}), '${AUDIT_GENESIS}') COLLATE "default"
+    UNION ALL
+    SELECT v.n, c.hash, encode(sha256(convert_to(c.hash || chr(10), 'UTF8') || v.json), 'hex') FROM c JOIN v ON v.n = c.n + 1
+  )
+  INSERT INTO audit (${CHAINED_COLUMNS.join(', ')}, prev, hash)
+  SELECT ${CHAINED_COLUMNS.map((c) => `v.${c}`).join(', ')}, c.prev, c.hash FROM v JOIN c USING (n) ORDER BY n`,
+);
+
+/** One row's parameters of {@link auditAppendInServer}: `values`, their JSON's bytes, and the row's place in the statement from 1. */
+export function auditAppendParams(values: readonly SqlValue[], place: number): SqlValue[] {
+  return [...values, Buffer.from(auditJson(values), 'utf8'), place];
 }
 
 /** How a row fails to verify. */

@@ -9,8 +9,8 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { AUDIT_GENESIS, AUDIT_HEAD, type AuditChainReport, auditHash, verifyAuditChain } from './audit-chain.ts';
-import { multiRowStatements } from './multi-row.ts';
+import { AUDIT_GENESIS, AUDIT_HEAD, type AuditChainReport, auditAppendInServer, auditAppendParams, auditHash, verifyAuditChain } from './audit-chain.ts';
+import { multiRowStatements, ROWS_PER_STATEMENT } from './multi-row.ts';
 import type { AuditRecord, AuditRowInput, Returning, RunResult, SqlRow, SqlValue, StateStore, TransactionOptions } from './state-store.ts';
 import { auditInsert, auditLogQuery, auditRecordOf, auditValues } from './state-store.ts';
 
@@ -22,10 +22,8 @@ interface Frame<C> {
   readonly pending: Array<Promise<unknown>>;
   /** The first of them that failed: the transaction is lost, and this is why. */
   failure?: { readonly error: unknown };
-  /** The hash of the last audit row this transaction appended: the next one's link, without reading it back. */
+  /** The hash of the last audit row this transaction appended: the next one's link, without reading it back (where the process hashes). */
   auditHead?: string;
-  /** The chain's head as read with the transaction's first statement ({@link TransactionOptions.audits}), until a row is appended. */
-  headRead?: Promise<SqlRow[]>;
 }
 
 /** A store's connection-level operations; `C` is its connection type. */
@@ -51,6 +49,13 @@ export abstract class TransactionScope<C> implements StateStore {
    * once), {@link write} waits as {@link run} does.
    */
   protected readonly pipelined: boolean = false;
+  /**
+   * Whether the database links and hashes audit rows itself
+   * ({@link auditAppendInServer}): an append then sends its rows without
+   * reading the head first, and waits for nothing before its commit. Where
+   * not (SQLite has no SHA-256), the process reads the head and hashes.
+   */
+  protected readonly chainsAuditInServer: boolean = false;
   /** Runs one statement, on `connection` inside a transaction or on any connection outside one. */
   protected abstract query(connection: C | undefined, sql: string, params: readonly SqlValue[], want: 'rows' | 'changes'): Promise<SqlRow[] | RunResult>;
   /** Closes the connections. */
@@ -135,8 +140,6 @@ export abstract class TransactionScope<C> implements StateStore {
     const frame: Frame<C> = { connection: await this.begin(options), open: true, pending: [] };
     let committed = false;
     try {
-      // Sent now, it goes out with the transaction's first statement of its own: no round trip of its own.
-      if (options.audits === true && this.pipelined) frame.headRead = this.#pipe(frame, AUDIT_HEAD, [], 'rows') as Promise<SqlRow[]>;
       const result = await this.#frames.run(frame, fn);
       if (frame.pending.length > 0) {
         // A write that failed before reaching the server (a value that could not be sent) aborted
@@ -172,11 +175,20 @@ export abstract class TransactionScope<C> implements StateStore {
   async audit(entries: AuditRowInput | readonly AuditRowInput[]): Promise<void> {
     const rows: readonly AuditRowInput[] = Array.isArray(entries) ? entries : [entries as AuditRowInput];
     if (rows.length === 0) return;
-    // In a write transaction: writers serialize, so the head read here is still the head at commit.
+    // In a write transaction: writers serialize, so the head read here (or by the insert) is still the head at commit.
     await this.transaction(async () => {
+      if (this.chainsAuditInServer) {
+        // Rows chained a statement's worth at a time; the next statement reads the last as the head.
+        // None is waited for: they travel with the transaction's other statements and its COMMIT.
+        const per = ROWS_PER_STATEMENT;
+        const statements = multiRowStatements(auditAppendInServer, rows, (entry, i) => auditAppendParams(auditValues(entry), (i % per) + 1), {
+          perStatement: per,
+        });
+        for (const st of statements) await this.write(st.sql, st.params);
+        return;
+      }
       const frame = this.#frames.getStore() as Frame<C>;
-      // Writers serialize from the transaction's first statement, so a head read with it is still the head here.
-      const read = frame.auditHead === undefined ? ((await (frame.headRead ?? this.all(AUDIT_HEAD)))[0] as { hash: string | null } | undefined) : undefined;
+      const read = frame.auditHead === undefined ? await this.get<{ hash: string | null }>(AUDIT_HEAD) : undefined;
       let prev = frame.auditHead ?? read?.hash ?? AUDIT_GENESIS;
       const statements = multiRowStatements(auditInsert, rows, (entry) => {
         const values = auditValues(entry);
