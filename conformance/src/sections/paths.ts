@@ -251,6 +251,34 @@ export function pathsSection(ctx: SuiteContext): void {
     expect(await fs.exists(p)).toBe(false);
   });
 
+  it('a trailing slash on a file, for reading, writing, stat or delete: ENOTDIR naming the name with its slash and the fix; nothing changes', async () => {
+    const fs = await ctx.make({ files: SEED });
+    const calls: ReadonlyArray<readonly [string, () => Promise<unknown>]> = [
+      ['stat', () => fs.stat('_seed.txt/')],
+      ['readBytes', () => fs.readBytes('_seed.txt/')],
+      ['openWrite', () => fs.openWrite('_seed.txt/')],
+      ['delete', () => fs.delete('_seed.txt/')],
+    ];
+    for (const [op, call] of calls) {
+      const err = await call().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isFsError(err, 'ENOTDIR'), op).toBe(true);
+      if (!isFsError(err)) continue;
+      expect(err.path, op).toBe('_seed.txt/');
+      expect(err.hint, op).toContain('drop the trailing "/"');
+    }
+    // A file written at a slashed name that does not exist would be a file named as a directory.
+    const made = await fs.writeBytes('fresh/', utf8('x')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isFsError(made, 'EISDIR')).toBe(true);
+    expect(await fs.exists('fresh')).toBe(false);
+    await expectSeedIntact(fs);
+  });
+
   it('refusals happen before I/O: a refused write creates no parent directories', async () => {
     const fs = await ctx.make({ files: SEED });
     expect(await codeOf(fs.writeBytes('newparent/../../x', utf8('x'), { createParents: true }))).toBe('EPATHESCAPE');

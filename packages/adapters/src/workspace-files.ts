@@ -35,6 +35,7 @@ import {
   type GrepMatch,
   isFsError,
   resolvePath,
+  trailingSlashError,
 } from '@ctxfs/core';
 
 /** Options of {@link WorkspaceFiles}. */
@@ -233,28 +234,15 @@ export class WorkspaceFiles {
   }
 
   /**
-   * What a name ending in `/` is wrong for, as POSIX and the backends say:
-   * one naming a file is `ENOTDIR`; one naming nothing, for a call that
-   * would make a file there, `EISDIR`. Normalizing drops the slash, so the
-   * backend never sees it: without this, `writeTextFile('notes/')` made a
-   * file called notes and `deleteFile('a.txt/')` removed the file.
+   * What a name ending in `/` is wrong for, by core's rule (the backends'):
+   * normalizing drops the slash, so the backend never sees it; without this,
+   * `writeTextFile('notes/')` made a file called notes and
+   * `deleteFile('a.txt/')` removed the file.
    */
   async #notADirectory(p: string, op: FsOperation, creating: boolean): Promise<FsError | undefined> {
     if (p === '') return undefined;
     const stat = await scrubbed(this.fs.stat(p)).catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : Promise.reject(err)));
-    const named = `${p}/`;
-    if (stat === undefined)
-      return creating
-        ? fsError('EISDIR', op, named, {
-            reason: 'a name ending in "/" names a directory, so no file is written there',
-            hint: 'drop the trailing "/" to name a file',
-          })
-        : undefined;
-    if (stat.kind === 'directory') return undefined;
-    return fsError('ENOTDIR', op, named, {
-      reason: 'a name ending in "/" names a directory, and this is a file',
-      hint: 'drop the trailing "/" to name the file',
-    });
+    return trailingSlashError(op, p, stat?.kind, creating);
   }
 
   /** Refuses a change through the safety layer, so the attempt is in the audit, then throws `invalid`. */

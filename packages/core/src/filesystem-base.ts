@@ -17,7 +17,7 @@ import { compileGrep, type GrepMatcher, scanChunks } from './grep.ts';
 import { validateIfMatch } from './if-match.ts';
 import { chardetDetector, detectLineEnding, detectTextFormat } from './legacy-detector.ts';
 import { DEFAULT_READ_LINES, resolveLimits } from './limits.ts';
-import { displayPath, isSameOrInside, joinPath, parentPath, resolvePath } from './path.ts';
+import { displayPath, isSameOrInside, joinPath, parentPath, resolvePath, trailingSlashError } from './path.ts';
 import { createTextReader, type TextReaderOptions } from './text-reader.ts';
 import type {
   ByteReader,
@@ -317,7 +317,7 @@ export abstract class FilesystemBase implements Filesystem {
 
   async #assertDirOnlyTarget(path: string, op: FsOperation): Promise<never> {
     const st = await this.statPath(path);
-    throw fsError(st.kind === 'directory' ? 'EISDIR' : 'ENOTDIR', op, path);
+    throw trailingSlashError(op, path, st.kind, false) ?? fsError('EISDIR', op, path);
   }
 
   openWrite(path: string, options: OpenWriteOptions = {}): Promise<ByteWriter> {
@@ -336,7 +336,7 @@ export abstract class FilesystemBase implements Filesystem {
       if (r.path === '') throw fsError('EISDIR', 'openWrite', '.', { reason: 'the workspace root is a directory' });
       if (r.dirOnly) {
         const st = await this.tryStat(r.path);
-        throw fsError(st?.kind === 'directory' || st === undefined ? 'EISDIR' : 'ENOTDIR', 'openWrite', path);
+        throw trailingSlashError('openWrite', r.path, st?.kind, true) ?? fsError('EISDIR', 'openWrite', path);
       }
       if (options.createParents) await this.#ensureDirs(parentPath(r.path), 'openWrite');
       else if (this.writerChecksParent) {
@@ -511,7 +511,7 @@ export abstract class FilesystemBase implements Filesystem {
     return this.#guard('stat', path, async () => {
       const r = this.resolve(path, 'stat');
       const st = await this.statPath(r.path);
-      if (r.dirOnly && st.kind !== 'directory') throw fsError('ENOTDIR', 'stat', path);
+      if (r.dirOnly && st.kind !== 'directory') throw trailingSlashError('stat', r.path, st.kind, false);
       return st;
     });
   }
@@ -840,7 +840,7 @@ export abstract class FilesystemBase implements Filesystem {
         }
         return;
       }
-      if (r.dirOnly && st.kind !== 'directory') throw fsError('ENOTDIR', 'delete', path);
+      if (r.dirOnly && st.kind !== 'directory') throw trailingSlashError('delete', r.path, st.kind, false);
       if (st.kind === 'directory') await this.removeDirectory(r.path, options.recursive ?? false);
       else await this.removeFile(r.path);
     });

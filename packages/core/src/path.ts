@@ -9,6 +9,7 @@
  */
 
 import { FsError, type FsOperation } from './errors.ts';
+import type { FileKind } from './types.ts';
 
 /** Bounds on path shape. Defaults follow Linux (`PATH_MAX`, `NAME_MAX`). */
 export interface PathLimits {
@@ -170,6 +171,43 @@ export function resolvePath(input: unknown, op: FsOperation, limits: PathLimits 
     throw refuse('ENAMETOOLONG', op, input, `path exceeds ${limits.maxPathBytes} bytes`, 'use a shorter path');
   }
   return { path, dirOnly };
+}
+
+/**
+ * What a path written with a trailing slash (`notes/`, which names a
+ * directory, as `open("notes/")` takes it) is wrong for, given the kind of
+ * what is there (`undefined`: nothing): `ENOTDIR` where a file is;
+ * `EISDIR` where nothing is and the call would make a file (`creating`);
+ * `undefined` where a directory is, or where nothing is for a call that
+ * makes no file (the caller's own answer follows: a read of a directory,
+ * a missing path). `path` is the normalized path, without its slash.
+ *
+ * @example
+ * ```ts
+ * trailingSlashError('readBytes', 'a.txt', 'file', false); // ENOTDIR: "a.txt/"
+ * trailingSlashError('openWrite', 'notes', undefined, true); // EISDIR: no file is written at "notes/"
+ * trailingSlashError('stat', 'src', 'directory', false);     // undefined
+ * ```
+ */
+export function trailingSlashError(op: FsOperation, path: string, kind: FileKind | undefined, creating: boolean): FsError | undefined {
+  if (kind === 'directory' || (kind === undefined && !creating)) return undefined;
+  const named = `${path}/`;
+  if (kind === undefined) {
+    return new FsError({
+      code: 'EISDIR',
+      op,
+      path: named,
+      reason: 'a name ending in "/" names a directory, so no file is written there',
+      hint: `drop the trailing "/" to name a file: ${path}`,
+    });
+  }
+  return new FsError({
+    code: 'ENOTDIR',
+    op,
+    path: named,
+    reason: `a name ending in "/" names a directory, and this is ${kind === 'file' ? 'a file' : kind === 'symlink' ? 'a link' : 'not a directory'}`,
+    hint: `drop the trailing "/" to name it: ${path}`,
+  });
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   parentPath,
   pathSegments,
   resolvePath,
+  trailingSlashError,
 } from '../src/path.ts';
 
 function refusal(input: unknown, limits = DEFAULT_PATH_LIMITS): FsError | undefined {
@@ -446,5 +447,23 @@ describe('isAddressableName', () => {
     // Both sides are exercised, not one.
     expect(accepted).toBeGreaterThan(2_000);
     expect(names.length - accepted).toBeGreaterThan(2_000);
+  });
+});
+
+describe('trailingSlashError', () => {
+  it('a file behind a slash is ENOTDIR; nothing there is EISDIR only for a call that makes a file; a directory is no error', () => {
+    const onFile = trailingSlashError('readBytes', 'a.txt', 'file', false);
+    expect(onFile?.code).toBe('ENOTDIR');
+    expect(onFile?.path).toBe('a.txt/');
+    expect(onFile?.hint).toBe('drop the trailing "/" to name it: a.txt');
+    expect(trailingSlashError('openWrite', 'a.txt', 'file', true)?.code).toBe('ENOTDIR');
+    expect(onFile?.reason).toBe('a name ending in "/" names a directory, and this is a file');
+    expect(trailingSlashError('stat', 'dev', 'other', false)?.reason).toBe('a name ending in "/" names a directory, and this is not a directory');
+    const fresh = trailingSlashError('openWrite', 'notes', undefined, true);
+    expect(fresh?.code).toBe('EISDIR');
+    expect(fresh?.hint).toBe('drop the trailing "/" to name a file: notes');
+    expect(trailingSlashError('readBytes', 'notes', undefined, false)).toBeUndefined();
+    expect(trailingSlashError('openWrite', 'src', 'directory', true)).toBeUndefined();
+    expect(trailingSlashError('stat', 'src', 'directory', false)).toBeUndefined();
   });
 });
