@@ -366,6 +366,28 @@ export class WorkspaceFiles {
     );
   }
 
+  /**
+   * A path's metadata and, when `wanted(stat)`, its bytes (recorded as
+   * {@link readBytes} records them), in one call of the session: one policy
+   * decision, link check, budget charge and audit record where `stat` then
+   * `readBytes` made two. `bytes` is `undefined` when not wanted.
+   */
+  readWithStat(path: string, wanted: (stat: FileStat) => boolean): Promise<{ stat: FileStat; bytes: Uint8Array | undefined }> {
+    return this.#read(
+      'readBytes',
+      path,
+      {},
+      async (p) => {
+        const stat = await this.fs.stat(p);
+        if (!wanted(stat)) return { stat, bytes: undefined };
+        const bytes = await this.fs.readBytes(p);
+        await this.#remember(p, sha256Hex(bytes), bytes);
+        return { stat, bytes };
+      },
+      (r) => r.bytes?.byteLength ?? 0,
+    );
+  }
+
   /** Records a served version as read by this agent, and keeps its content (when given and small) for a later merge. */
   async #remember(path: string, sha256: string, bytes: Uint8Array | undefined): Promise<void> {
     // A read of the version this agent last read changes nothing the stale check uses: skip the write to the store.

@@ -390,7 +390,7 @@ for (const backend of await backends()) {
       }));
 
     it('the policy’s budgets apply to its calls: one past them is refused', async () => {
-      const ws = await openWorkspace(backend, tree, { safety: { policy: { budgets: { operations: 3 } } } });
+      const ws = await openWorkspace(backend, tree, { safety: { policy: { budgets: { operations: 1 } } } }); // a readFile is one operation
       try {
         const m = new CtxfsWorkspaceFilesystem({ context: ws.context });
         await m.readFile('/docs/r.md');

@@ -242,9 +242,11 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
   /** A whole file as read would serve it (recorded as this agent's read), or `undefined` when no file is there. */
   async #load(filePath: string): Promise<{ stat: FileStat; bytes: Uint8Array; decoded: DecodedText; binary: boolean; mimeType: string } | undefined> {
     const local = this.#local(filePath);
-    const stat = await this.files.statOrUndefined(local);
-    if (stat?.kind !== 'file') return undefined;
-    const bytes = await this.files.readBytes(local);
+    const read = await this.files
+      .readWithStat(local, (s) => s.kind === 'file')
+      .catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : Promise.reject(err)));
+    if (read?.bytes === undefined) return undefined;
+    const { stat, bytes } = read;
     const media = mediaType(local);
     const decoded = this.files.fs.decodeText(bytes, { path: local });
     const binary = media !== undefined || decoded.binary;

@@ -190,9 +190,8 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
   readFile(path: string, options?: ReadOptions): Promise<string | Buffer> {
     return this.#run(path, 'read', async () => {
       const local = this.#local(path);
-      const stat = await this.files.stat(local);
-      if (stat.kind === 'directory') throw new IsDirectoryError(path);
-      const bytes = await this.files.readBytes(local);
+      const { stat, bytes } = await this.files.readWithStat(local, (s) => s.kind !== 'directory');
+      if (bytes === undefined) throw new IsDirectoryError(path);
       this.#served.set(this.files.normalize(local, 'read'), { sha256: sha256Hex(bytes), mtimeMs: stat.mtime.getTime() });
       const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       return options?.encoding === undefined ? buffer : buffer.toString(options.encoding);
