@@ -200,17 +200,14 @@ describe.skipIf(PG_URL === undefined)('audit append on PostgreSQL', () => {
     const store = await open();
     await store.run('CREATE TABLE things (k TEXT PRIMARY KEY, n BIGINT)');
     const edit = (k: string, audits: boolean) =>
-      store.transaction(
-        async () => {
-          const row = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM things');
-          await store.write('INSERT INTO things (k, n) VALUES (?, ?)', [k, Number(row?.n)]);
-          if (audits) {
-            await store.audit({ op: 'edit', path: `${k}.ts`, result: 'ok', changeId: k });
-            await store.audit({ op: 'edit-more', path: `${k}.ts`, result: 'ok' });
-          }
-        },
-        { audits },
-      );
+      store.transaction(async () => {
+        const row = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM things');
+        await store.write('INSERT INTO things (k, n) VALUES (?, ?)', [k, Number(row?.n)]);
+        if (audits) {
+          await store.audit({ op: 'edit', path: `${k}.ts`, result: 'ok', changeId: k });
+          await store.audit({ op: 'edit-more', path: `${k}.ts`, result: 'ok' });
+        }
+      });
     await edit('warm-plain', false);
     await edit('warm-audited', true);
     const plain = await roundTrips(() => edit('plain', false));

@@ -214,35 +214,32 @@ export class EditJournal {
   }
 
   #record(pending: PendingChange, recovered: boolean): Promise<FileVersion[]> {
-    return this.store.transaction(
-      async () => {
-        // An intent settled after the fact may have been settled already (by its writer's next call, by
-        // recovery, by another process that found its content on disk): its row gone, it is not recorded twice.
-        // Writers serialize, so the row seen here is the row at commit. Not asked on an edit's own record.
-        if (recovered && (await this.store.get('SELECT 1 AS x FROM edit_journal WHERE id = ?', [pending.id])) === undefined) return [];
-        const out: FileVersion[] = [];
-        for (const e of pending.entries) {
-          out.push(
-            await this.versions.append({
-              path: e.path,
-              sha256: e.after ?? undefined,
-              size: e.size,
-              op: e.op,
-              author: pending.author,
-              message: pending.message,
-              changeId: pending.changeId,
-              relatedPath: e.relatedPath,
-              undoOf: e.undoOf,
-              sessionId: pending.sessionId,
-            }),
-          );
-        }
-        if (pending.audit !== undefined) await this.#onRecorded?.(pending.audit, pending, recovered);
-        await this.store.write('DELETE FROM edit_journal WHERE id = ?', [pending.id]);
-        return out;
-      },
-      { audits: pending.audit !== undefined && this.#onRecorded !== undefined },
-    );
+    return this.store.transaction(async () => {
+      // An intent settled after the fact may have been settled already (by its writer's next call, by
+      // recovery, by another process that found its content on disk): its row gone, it is not recorded twice.
+      // Writers serialize, so the row seen here is the row at commit. Not asked on an edit's own record.
+      if (recovered && (await this.store.get('SELECT 1 AS x FROM edit_journal WHERE id = ?', [pending.id])) === undefined) return [];
+      const out: FileVersion[] = [];
+      for (const e of pending.entries) {
+        out.push(
+          await this.versions.append({
+            path: e.path,
+            sha256: e.after ?? undefined,
+            size: e.size,
+            op: e.op,
+            author: pending.author,
+            message: pending.message,
+            changeId: pending.changeId,
+            relatedPath: e.relatedPath,
+            undoOf: e.undoOf,
+            sessionId: pending.sessionId,
+          }),
+        );
+      }
+      if (pending.audit !== undefined) await this.#onRecorded?.(pending.audit, pending, recovered);
+      await this.store.write('DELETE FROM edit_journal WHERE id = ?', [pending.id]);
+      return out;
+    });
   }
 
   /**

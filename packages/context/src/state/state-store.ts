@@ -62,12 +62,6 @@ export interface AuditRowInput {
 export interface TransactionOptions {
   /** The commit is on stable storage when the transaction resolves (see {@link StateStore.transaction}). */
   readonly durable?: boolean;
-  /**
-   * The transaction appends audit rows ({@link StateStore.audit}): on
-   * PostgreSQL the chain's head is read with its first statement, in the
-   * same round trip, instead of when the first row is appended.
-   */
-  readonly audits?: boolean;
 }
 
 /** The rows of a statement sent by {@link StateStore.writeReturning}, answered later. */
