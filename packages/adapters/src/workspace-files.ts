@@ -30,12 +30,12 @@ import {
   type FsError,
   type FsErrorCode,
   type FsOperation,
-  firstUnencodable,
   fsError,
   type GrepMatch,
   isFsError,
   resolvePath,
   trailingSlashError,
+  unencodableText,
 } from '@ctxfs/core';
 
 /** Options of {@link WorkspaceFiles}. */
@@ -607,18 +607,8 @@ export class WorkspaceFiles {
    */
   async utf8(path: string, text: string): Promise<Uint8Array> {
     // In UTF-8 the only character that cannot be held is a lone surrogate.
-    const lone = firstUnencodable(text, 'utf-8');
-    if (lone !== undefined) {
-      const line = text.slice(0, lone.index).split('\n').length;
-      const unit = `U+${(lone.char.codePointAt(0) ?? 0).toString(16).toUpperCase()}`;
-      const reason = `the new text holds ${unit} on line ${line}, half of a character's UTF-16 pair: written, it would turn into U+FFFD. Nothing was written`;
-      await this.#refuse(
-        'write',
-        'write',
-        [path],
-        fsError('EINVAL', 'write', path, { reason, hint: 'send the whole character (both halves of the pair), or leave it out' }),
-      );
-    }
+    const reason = unencodableText(path, text, 'utf-8', 'chose');
+    if (reason !== undefined) await this.#refuse('write', 'write', [path], fsError('EINVAL', 'write', path, { reason }));
     return new TextEncoder().encode(text);
   }
 
@@ -632,13 +622,8 @@ export class WorkspaceFiles {
   async writeEncodedText(path: string, text: string, encoding: string): Promise<void> {
     const p = await this.#changeTarget(path, 'write', 'write');
     const bytes = encodeText(text, encoding);
-    const bad = firstUnencodable(text, encoding);
-    if (bad !== undefined) {
-      const line = text.slice(0, bad.index).split('\n').length;
-      const code = `U+${(bad.char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
-      const reason = `${p} is to be written as ${encoding}, which has no ${JSON.stringify(bad.char)} (${code}, line ${line} of the new text): written, it would turn into another character. Nothing was written. Use characters ${encoding} has (an ASCII spelling, or the word in the file's own script), or write it as UTF-8.`;
-      await this.#refuse('write', 'write', [p], fsError('EINVAL', 'write', p, { reason }));
-    }
+    const reason = unencodableText(p, text, encoding, 'chose');
+    if (reason !== undefined) await this.#refuse('write', 'write', [p], fsError('EINVAL', 'write', p, { reason }));
     await this.writeBytes(p, bytes);
   }
 

@@ -204,6 +204,37 @@ export function firstUnencodable(text: string, encoding: string): { index: numbe
   return undefined;
 }
 
+/**
+ * The refusal of `text` for `encoding`, as a sentence a model or a person
+ * can act on, or `undefined` when the encoding holds every character. It
+ * names the first character the encoding lacks, its code point and its
+ * line in the text, says nothing was written, and what to send instead. A
+ * lone surrogate is named as half of a character, which no encoding holds;
+ * for another character, `target` says where the text was going: into a
+ * file `stored` in that encoding (convert the file first) or written in an
+ * encoding the caller `chose` (write UTF-8 instead).
+ *
+ * @example
+ * ```ts
+ * unencodableText('a.txt', 'Привет\n日本', 'koi8-r', 'stored');
+ * // 'a.txt is stored as koi8-r, which has no "日" (U+65E5, line 2 of the new text): …'
+ * unencodableText('a.txt', 'x \ud83d', 'utf-8', 'chose');
+ * // 'The new text holds U+D83D (line 1), half of a character\'s UTF-16 pair …'
+ * ```
+ */
+export function unencodableText(path: string, text: string, encoding: string, target: 'stored' | 'chose'): string | undefined {
+  const bad = firstUnencodable(text, encoding);
+  if (bad === undefined) return undefined;
+  const line = text.slice(0, bad.index).split('\n').length;
+  const code = `U+${(bad.char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+  if (isLoneSurrogate(bad.char)) {
+    return `The new text holds ${code} (line ${line}), half of a character's UTF-16 pair without the other half: no encoding holds one, and written it would turn into U+FFFD. Nothing was written. Send the whole character (both halves of the pair), or leave it out.`;
+  }
+  const where = target === 'stored' ? `${path} is stored as ${encoding}` : `${path} is to be written as ${encoding}`;
+  const instead = target === 'stored' ? 'or ask the user to convert the file to UTF-8 first' : 'or write it as UTF-8';
+  return `${where}, which has no ${JSON.stringify(bad.char)} (${code}, line ${line} of the new text): written, it would turn into another character. Nothing was written. Use characters ${encoding} has (an ASCII spelling, or the word in the file's own script), ${instead}.`;
+}
+
 // ------------------------------------------------------------------ invalid sequences
 
 /** One U+FFFD of a decoded text that stands for invalid bytes. */

@@ -10,7 +10,7 @@ import { concatBytes } from '../src/bytes.ts';
 import { detectEncoding, encodeText } from '../src/encoding.ts';
 import { chardetDetector, detectTextFormat } from '../src/legacy-detector.ts';
 import { createTextReader } from '../src/text-reader.ts';
-import { decodeLikeReader, encodeIso2022Jp, encodeTextExact, firstUnencodable, isLoneSurrogate } from '../src/text-roundtrip.ts';
+import { decodeLikeReader, encodeIso2022Jp, encodeTextExact, firstUnencodable, isLoneSurrogate, unencodableText } from '../src/text-roundtrip.ts';
 
 const JA = '朝早く、小さな港町の市場はもう人でいっぱいだった。漁師たちは夜のうちに取れた魚を並べていた。\n';
 const RU = 'Псевдоним для %s не найден. Проверьте имя и попробуйте ещё раз.\n';
@@ -123,5 +123,21 @@ describe('what an encoding cannot hold', () => {
     expect(firstUnencodable('ok 😀', 'utf-8')).toBeUndefined();
     expect(firstUnencodable('ok 😀', 'windows-1252')).toEqual({ index: 3, char: '😀' });
     expect(firstUnencodable('привет ✅', 'koi8-r')).toEqual({ index: 7, char: '✅' });
+  });
+
+  it('the refusal names the character, its code point and line, says nothing was written, and what to send instead', () => {
+    expect(unencodableText('a.txt', 'Привет\n', 'koi8-r', 'stored')).toBeUndefined();
+    expect(unencodableText('a.txt', 'Привет\nмир 日本', 'koi8-r', 'stored')).toBe(
+      'a.txt is stored as koi8-r, which has no "日" (U+65E5, line 2 of the new text): written, it would turn into another character. Nothing was written. Use characters koi8-r has (an ASCII spelling, or the word in the file\'s own script), or ask the user to convert the file to UTF-8 first.',
+    );
+    expect(unencodableText('b.txt', 'café Привет', 'latin1', 'chose')).toMatch(
+      /^b\.txt is to be written as latin1, which has no "П" \(U\+041F, line 1 .* or write it as UTF-8\.$/,
+    );
+    // Half of a pair is no character at all: the same sentence whatever the encoding or where the text goes.
+    const lone = unencodableText('c.txt', 'ok\nx \ud83d\n', 'utf-8', 'chose');
+    expect(lone).toBe(
+      "The new text holds U+D83D (line 2), half of a character's UTF-16 pair without the other half: no encoding holds one, and written it would turn into U+FFFD. Nothing was written. Send the whole character (both halves of the pair), or leave it out.",
+    );
+    expect(unencodableText('c.txt', 'ok\nx \ud83d\n', 'koi8-r', 'stored')).toBe(lone);
   });
 });

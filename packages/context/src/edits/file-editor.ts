@@ -15,7 +15,7 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type Filesystem, type FsErrorCode, firstUnencodable, fsError, IF_ABSENT, isFsError, isLoneSurrogate, parentPath } from '@ctxfs/core';
+import { type Filesystem, type FsErrorCode, fsError, IF_ABSENT, isFsError, parentPath, unencodableText } from '@ctxfs/core';
 import { KeyedTurns } from '../concurrency/keyed-turns.ts';
 import { overlappingEdits, patchMismatch, staleBuffer } from '../conflicts/conflict-detector.ts';
 import { type ConflictOptions, resolveStale } from '../conflicts/strategies.ts';
@@ -1035,20 +1035,14 @@ export class FileEditor {
 }
 
 /**
- * Refuses text the file's encoding cannot hold: written, each such
- * character would become a `?` (or another character) on disk while the
- * edit reported success, and the text would be lost.
+ * Refuses `text` that `current`'s encoding (UTF-8 for a new file) cannot
+ * hold, before anything is written: written, each such character would
+ * become a `?` (or another character) on disk while the edit reported
+ * success, and the text would be lost.
  */
-/** Refuses `text` that `current`'s encoding (UTF-8 for a new file) cannot hold, before anything is written. */
 function unencodable(op: string, path: string, text: string, current: FileText | undefined): void {
-  const encoding = current?.encoding ?? 'utf-8';
-  const bad = firstUnencodable(text, encoding);
-  if (bad === undefined) return;
-  const line = text.slice(0, bad.index).split('\n').length;
-  const code = `U+${(bad.char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
-  const message = isLoneSurrogate(bad.char)
-    ? `The new text holds ${code} (line ${line}), half of a character's UTF-16 pair without the other half: no encoding holds one, and written it would turn into U+FFFD. Nothing was written. Send the whole character (both halves of the pair), or leave it out.`
-    : `${path} is stored as ${encoding}, which has no ${JSON.stringify(bad.char)} (${code}, line ${line} of the new text): written, it would turn into another character. Nothing was written. Use characters ${encoding} has (an ASCII spelling, or the word in the file's own script), or ask the user to convert the file to UTF-8 first.`;
+  const message = unencodableText(path, text, current?.encoding ?? 'utf-8', 'stored');
+  if (message === undefined) return;
   throw new Refusal(refusal(op, path, 'EINVAL', message, current === undefined ? {} : { version: current.sha256 }));
 }
 
