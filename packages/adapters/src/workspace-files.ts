@@ -372,20 +372,33 @@ export class WorkspaceFiles {
    * decision, link check, budget charge and audit record where `stat` then
    * `readBytes` made two. `bytes` is `undefined` when not wanted.
    */
-  readWithStat(path: string, wanted: (stat: FileStat) => boolean): Promise<{ stat: FileStat; bytes: Uint8Array | undefined }> {
-    return this.#read(
-      'readBytes',
-      path,
-      {},
-      async (p) => {
-        const stat = await this.fs.stat(p);
-        if (!wanted(stat)) return { stat, bytes: undefined };
-        const bytes = await this.fs.readBytes(p);
-        await this.#remember(p, sha256Hex(bytes), bytes);
-        return { stat, bytes };
-      },
-      (r) => r.bytes?.byteLength ?? 0,
-    );
+  async readWithStat(path: string, wanted: (stat: FileStat) => boolean): Promise<{ stat: FileStat; bytes: Uint8Array | undefined }> {
+    // What was there when it was not read: the call fails inside, so the audit records a read that served
+    // nothing as the error it is (EISDIR for a directory), not as a read that succeeded.
+    let passed: FileStat | undefined;
+    try {
+      return await this.#read(
+        'readBytes',
+        path,
+        {},
+        async (p) => {
+          const stat = await this.fs.stat(p);
+          if (!wanted(stat)) {
+            passed = stat;
+            throw stat.kind === 'directory'
+              ? fsError('EISDIR', 'readBytes', p)
+              : fsError('EINVAL', 'readBytes', p, { reason: `not a file the caller reads (${stat.kind})` });
+          }
+          const bytes = await this.fs.readBytes(p);
+          await this.#remember(p, sha256Hex(bytes), bytes);
+          return { stat, bytes };
+        },
+        (r) => r.bytes.byteLength,
+      );
+    } catch (err) {
+      if (passed !== undefined) return { stat: passed, bytes: undefined };
+      throw err;
+    }
   }
 
   /** Records a served version as read by this agent, and keeps its content (when given and small) for a later merge. */

@@ -389,6 +389,14 @@ for (const backend of await backends()) {
         expect(utf8(await ws.fs.readBytes('notes.md'))).toBe('a\nb\nc\nD\n');
       }));
 
+    it('a readFile is one audited readBytes: a file’s succeeds with its bytes, a directory’s fails EISDIR (the caller gets IsDirectoryError)', () =>
+      withFs(async (m, ws) => {
+        await m.readFile('/docs/r.md');
+        await expect(m.readFile('/docs')).rejects.toBeInstanceOf(IsDirectoryError);
+        const records = (await ws.context.store.auditLog()).filter((r) => r.path === 'docs/r.md' || r.path === 'docs');
+        expect(records.map((r) => `${r.op} ${r.path} ${r.result}`).sort()).toEqual(['readBytes docs error', 'readBytes docs/r.md ok']);
+      }));
+
     it('the policy’s budgets apply to its calls: one past them is refused', async () => {
       const ws = await openWorkspace(backend, tree, { safety: { policy: { budgets: { operations: 1 } } } }); // a readFile is one operation
       try {
