@@ -147,4 +147,30 @@ describe('a read through the adapters is one guarded call (host)', { timeout: 60
       await ws.close();
     }
   });
+
+  // Found in this campaign after 3020b58 (fixed by c0838a1): a read that served nothing was audited as a successful readBytes.
+  it('Mastra readFile of a directory throws IsDirectoryError, and the audit does not record a successful readBytes', async () => {
+    const ws = await openWorkspace('host', { 'd/x.txt': 'x\n' });
+    try {
+      const m = new CtxfsWorkspaceFilesystem({ context: ws.context });
+      await expect(m.readFile('/d')).rejects.toBeInstanceOf(IsDirectoryError);
+      const log = await ws.context.store.auditLog({ path: 'd' });
+      expect(log.map((r) => `${r.op} ${r.result}`)).not.toContain('readBytes ok');
+    } finally {
+      await ws.close();
+    }
+  });
+
+  it('deepagents read of a link out of the root answers "not found", and the audit does not record a successful readBytes of it', async () => {
+    const ws = await openWorkspace('host', { 'a.txt': 'a\n' });
+    try {
+      await ws.link?.('/etc/hostname', 'out.lnk');
+      const b = new CtxfsBackend({ context: ws.context });
+      expect(await b.read('/out.lnk')).toEqual({ error: "File '/out.lnk' not found" });
+      const log = await ws.context.store.auditLog({ path: 'out.lnk' });
+      expect(log.map((r) => `${r.op} ${r.result}`)).not.toContain('readBytes ok');
+    } finally {
+      await ws.close();
+    }
+  });
 });
