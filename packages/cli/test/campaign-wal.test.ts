@@ -73,6 +73,15 @@ describe('the CLI leaves the WAL for the next process', { timeout: 120_000 }, ()
     verified();
   });
 
+  it('16 replaces of one file at once, each its own line: all 16 land, each a version in the history, and the chain verifies', async () => {
+    project.write('same.txt', Array.from({ length: 16 }, (_, i) => `k${i}=0\n`).join(''));
+    const runs = await Promise.all(Array.from({ length: 16 }, (_, i) => start(project, ['replace', 'same.txt', `k${i}=0`, `k${i}=1`])));
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(project.root, 'same.txt'), 'utf8')).toBe(Array.from({ length: 16 }, (_, i) => `k${i}=1\n`).join(''));
+    expect(json<{ versions: unknown[] }>(['history', 'same.txt', '--limit', '50']).versions).toHaveLength(17);
+    verified();
+  });
+
   it('commands killed with SIGKILL part-way: the next command runs, its change is recorded, and the chain verifies', async () => {
     const killed = await Promise.all(
       Array.from({ length: 8 }, (_, i) => start(project, ['replace', `f${i}.txt`, 'filler line', `filler ${i}`, '--first'], 80 + i * 40)),
