@@ -96,6 +96,15 @@ describe('a hint repeats the typed global options, and runs where its command ra
     }
   });
 
+  it('a --state URL with a password that cannot be reached: the error names the URL without the password', () => {
+    for (const json of [[], ['--json']]) {
+      const r = ctxfs(project, [...json, '--state', 'postgres://app:s3cr3t@127.0.0.1:1/ctxfs?password=hunter2', 'cat', 'long.txt']);
+      expect(r.status).toBe(5);
+      expect(r.stdout + r.stderr).toContain('postgres://app@127.0.0.1:1/ctxfs');
+      expect(r.stdout + r.stderr).not.toMatch(/s3cr3t|hunter2/);
+    }
+  });
+
   it('an error hint repeats the typed options too: a missing file names a glob on the same root', () => {
     const cwd = join(project.base, 'elsewhere2');
     mkdirSync(cwd, { recursive: true });
