@@ -12,7 +12,7 @@
 import { shellArgument } from '@ctxfs/core';
 import type { ToolCallWriter } from '@ctxfs/tools';
 import { nativeCall, option } from './native-call.ts';
-import type { GlobalOptions } from './options.ts';
+import { type GlobalOptions, stateOf } from './options.ts';
 
 /**
  * The global options a hint repeats, each under its current name, in the
@@ -27,8 +27,6 @@ const REPEATED: ReadonlyArray<readonly [key: keyof GlobalOptions, flag: string]>
   ['profile', '--profile'],
   ['agent', '--agent'],
   ['session', '--session'],
-  ['state', '--state'],
-  ['store', '--state'],
 ];
 
 /**
@@ -50,10 +48,13 @@ export async function commandPrefix(options: GlobalOptions): Promise<string> {
   const words: string[] = [];
   for (const [key, flag] of REPEATED) {
     const value = options[key];
-    if (!typed.has(key) || typeof value !== 'string') continue;
+    if (typed.has(key) && typeof value === 'string') words.push(...option(flag, value));
+  }
+  // The state the command used (--state over --store, and a variable for either over the other's flag), when a flag named it.
+  const state = stateOf(options);
+  if (state !== undefined && typed.has(options.state !== undefined ? 'state' : 'store')) {
     // Only a state URL can carry a password; the guard entry is loaded already whenever a state is opened.
-    const shown = flag === '--state' && /^[a-z]+:\/\//i.test(value) ? (await import('@ctxfs/context/guard')).withoutPassword(value) : value;
-    words.push(...option(flag, shown));
+    words.push(...option('--state', /^[a-z]+:\/\//i.test(state) ? (await import('@ctxfs/context/guard')).withoutPassword(state) : state));
   }
   if (typed.has('policyFiles') && !options.policyFiles) words.push('--no-policy-files');
   return ['ctxfs', ...words.map(shellArgument)].join(' ');

@@ -233,9 +233,10 @@ export function withGuard<T>(options: GlobalOptions, command: GuardedCommand, bo
     const session = await openGuardedSession({ fs, store, ...sessionOf(options), safety: await safetyOf(options, trail) });
     try {
       let path = '';
+      let dirOnly = false;
       let invalid: FsError | undefined;
       try {
-        path = resolvePath(command.path, command.op).path;
+        ({ path, dirOnly } = resolvePath(command.path, command.op));
       } catch (err) {
         if (!isFsError(err)) throw err;
         invalid = err;
@@ -243,7 +244,8 @@ export function withGuard<T>(options: GlobalOptions, command: GuardedCommand, bo
       const { path: _given, ...call } = command;
       return await session.guarded(
         { ...call, paths: invalid ? [] : [path], invalid },
-        () => body(fs, path),
+        // With its slash: the backend refuses a file named as a directory (`cat --raw a.txt/`), as the tools do.
+        () => body(fs, dirOnly ? `${path}/` : path),
         () => ({ result: 'ok' }),
       );
     } finally {

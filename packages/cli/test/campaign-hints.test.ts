@@ -120,6 +120,9 @@ describe('a hint repeats the typed global options, and runs where its command ra
 });
 
 const POSTGRES = process.env.CTXFS_TEST_POSTGRES_URL;
+// In CI the PostgreSQL cases must run: a missing server fails the run, never a silent skip (./run-tests sets the URL).
+if (POSTGRES === undefined && process.env.CI)
+  throw new Error('CTXFS_TEST_POSTGRES_URL is not set: bash .ci/system-deps.sh starts PostgreSQL and ./run-tests passes its URL');
 
 describe.runIf(POSTGRES !== undefined)('a hint of a command on a PostgreSQL state', { timeout: 60_000 }, () => {
   const project = useProject({ 'long.txt': `${LONG}\n` });

@@ -19,6 +19,9 @@ import type { AuditRowInput, SqlRow, SqlValue, StateStore } from '../src/state/s
 import { auditInsert, auditValues } from '../src/state/state-store.ts';
 
 const PG_URL = process.env.CTXFS_TEST_POSTGRES_URL;
+// In CI the PostgreSQL cases must run: a missing server fails the run, never a silent skip (./run-tests sets the URL).
+if (PG_URL === undefined && process.env.CI)
+  throw new Error('CTXFS_TEST_POSTGRES_URL is not set: bash .ci/system-deps.sh starts PostgreSQL and ./run-tests passes its URL');
 const dir = mkdtempSync(join(tmpdir(), 'ctxfs-audit-append-'));
 const PREFIX = `ctxfs_audit_append_${process.pid}_${Date.now().toString(36)}`;
 const schemas: string[] = [];

@@ -97,7 +97,10 @@ export class SqliteStateStore extends TransactionScope<Owner> {
     const path = options.path ?? ':memory:';
     const checkpointOnClose = options.checkpointOnClose !== false || path === ':memory:';
     const store = new SqliteStateStore(SqliteDatabase.open(path, options.busyTimeoutMs ?? 5000), checkpointOnClose);
-    if (!checkpointOnClose) store.database.db.exec(`PRAGMA wal_autocheckpoint = ${SHORT_LIVED_WAL_PAGES}`);
+    // A fold reuses the log from its start but keeps the file's size: one large edit would leave a log of megabytes
+    // for every later process to open; the limit truncates it back at the next fold.
+    if (!checkpointOnClose)
+      store.database.db.exec(`PRAGMA wal_autocheckpoint = ${SHORT_LIVED_WAL_PAGES}; PRAGMA journal_size_limit = ${SHORT_LIVED_WAL_PAGES * 4096}`);
     try {
       await store.#migrate(options.migrations ?? MIGRATIONS);
     } catch (err) {
