@@ -31,7 +31,7 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CommandCallOptions, ContextSession, ProgramRun } from '@ctxfs/context';
-import { type FileEntry, type FileStat, type Filesystem, isFsError } from '@ctxfs/core';
+import { type FileEntry, type FileStat, type Filesystem, isFsError, trailingSlashError } from '@ctxfs/core';
 import type { BufferEncoding, CpOptions, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from 'just-bash';
 import { type ByteString, unsafeBytesFromLatin1 } from 'just-bash';
 import { BashFsError, toBashError } from './bash-errors.ts';
@@ -102,6 +102,9 @@ function statOf(s: FileStat, real?: string): FsStat {
     ...(real === undefined ? {} : { identity: `ctxfs:/${real}` }),
   };
 }
+
+/** The calls that make a file where nothing is (`>`, `>>`, `touch`): at a name written as a directory's they would make a file named as one. */
+const FILE_MAKERS: ReadonlySet<string> = new Set(['write', 'append', 'utime']);
 
 /**
  * just-bash's filesystem over a context session.
@@ -194,10 +197,33 @@ export class CtxfsBashFs implements IFileSystem {
     const scope = scopes.getStore();
     const host = scope?.host ?? this.#host;
     try {
-      return await host(() => body(v.slice(1), scope?.run, scope?.bases ?? this.#bases));
+      return await host(async () => {
+        // Normalizing drops a trailing slash (`a.txt/`, `new/.`): the name still asks for a directory.
+        if (v !== '/' && /\/\.?$/.test(vpath)) await this.#directoryNamed(syscall, v.slice(1), scope?.run);
+        return await body(v.slice(1), scope?.run, scope?.bases ?? this.#bases);
+      });
     } catch (err) {
       throw toBashError(err, syscall, v);
     }
+  }
+
+  /**
+   * Refuses a name written as a directory's for what is not one, by core's
+   * rule: a file there is `ENOTDIR` (`cat a.txt/`, `rm a.txt/`), a file
+   * made where nothing is `EISDIR` (`echo x > new/`). What the policy hides
+   * from this agent's listings is nothing here, so the answer tells no more
+   * than a listing would; the call's own check decides it after.
+   */
+  async #directoryNamed(syscall: string, p: string, run: ProgramRun | undefined): Promise<void> {
+    let kind: FileStat['kind'] | undefined;
+    try {
+      await this.#check(run, 'search', p);
+      kind = (await this.#fs.stat(p)).kind;
+    } catch {
+      kind = undefined;
+    }
+    const wrong = trailingSlashError('open', p, kind, FILE_MAKERS.has(syscall));
+    if (wrong !== undefined) throw wrong;
   }
 
   readFile(path: string, options?: ReadOptions): Promise<string> {

@@ -39,7 +39,17 @@ export function workspacePath(path: string, syscall: string): string {
   return virtualPath(path, syscall).slice(1);
 }
 
-/** `path` resolved against `base` in the virtual tree, as just-bash's `resolvePath` does. */
+/**
+ * `path` resolved against `base` in the virtual tree, as just-bash's
+ * `resolvePath` does, keeping a trailing slash (`a.txt/`, `new/.`): the
+ * name still asks for a directory, which the call that takes it checks.
+ *
+ * @example
+ * ```ts
+ * resolveVirtual('/src', '../a.txt/'); // '/a.txt/'
+ * ```
+ */
 export function resolveVirtual(base: string, path: string): string {
-  return virtualPath(path.startsWith('/') ? path : `${base}/${path}`, 'resolve');
+  const v = virtualPath(path.startsWith('/') ? path : `${base}/${path}`, 'resolve');
+  return v !== '/' && /\/\.?$/.test(path) ? `${v}/` : v;
 }
