@@ -1,4 +1,5 @@
 /** A hint runs on the state its command used, whichever of --state, --store and CTXFS_STATE named it (helper 66's campaign). */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ctxfs, pasted, useProject } from './support/cli.ts';
@@ -32,5 +33,26 @@ describe('--state and --store together', { timeout: 60_000 }, () => {
     const next = (JSON.parse(r.stdout) as { next: string }).next;
     expect(pasted(project, next, { env }).status).toBe(0);
     expect(reads(a)).toBe(2);
+  });
+});
+
+describe('the audit hints the context layer writes', { timeout: 60_000 }, () => {
+  const project = useProject({ 'long.txt': `${LONG}\n` });
+
+  it('after `ctxfs --state S audit` meets a changed trail, the `ctxfs audit verify` its hint names verifies the trail of S', () => {
+    const state = join(project.base, 'custom', 'state.db');
+    for (const lines of ['1:2', '2:3']) expect(ctxfs(project, ['--state', state, 'cat', 'long.txt', '--lines', lines]).status).toBe(0);
+    const log = join(project.base, 'custom', 'audit', 'audit-000001.jsonl');
+    const rows = readFileSync(log, 'utf8').split('\n');
+    rows[1] = (rows[1] ?? '').replace(/"op":"[A-Za-z]+"/, '"op":"nothing"');
+    writeFileSync(log, rows.join('\n'));
+    const r = ctxfs(project, ['--json', '--state', state, 'audit']);
+    expect(r.status).not.toBe(0);
+    const hint = (JSON.parse(r.stdout) as { error: { hint: string } }).error.hint;
+    const verify = /`(ctxfs [^`]*audit verify)`/.exec(hint)?.[1];
+    expect(verify, hint).toBeDefined();
+    // Pasted from the same directory, it must find the change (exit 1), not verify the default state's trail.
+    const followed = pasted(project, verify ?? '');
+    expect(followed.status, followed.stdout).toBe(1);
   });
 });
