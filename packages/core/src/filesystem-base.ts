@@ -519,6 +519,10 @@ export abstract class FilesystemBase implements Filesystem {
   realpath(path: string): Promise<string> {
     return this.#guard('realpath', path, async () => {
       const r = this.resolve(path, 'realpath');
+      if (r.dirOnly) {
+        const wrong = trailingSlashError('realpath', r.path, (await this.tryStat(r.path))?.kind, false);
+        if (wrong !== undefined) throw wrong;
+      }
       return this.capabilities.symlinks ? await this.followLinks(r.path) : r.path;
     });
   }
@@ -704,7 +708,11 @@ export abstract class FilesystemBase implements Filesystem {
   }
 
   async *#grep(pattern: string, options: GrepOptions): AsyncGenerator<GrepMatch> {
-    const scope = this.resolve(options.path ?? '', 'grep').path;
+    const { path: scope, dirOnly } = this.resolve(options.path ?? '', 'grep');
+    if (dirOnly) {
+      const wrong = trailingSlashError('grep', scope, (await this.tryStat(scope))?.kind, false);
+      if (wrong !== undefined) throw wrong;
+    }
     const matcher = compileGrep(pattern, options);
     const max = options.maxMatches ?? this.limits.maxGrepMatches;
     if (!Number.isSafeInteger(max) || max < 0) throw fsError('EINVAL', 'grep', options.path, { reason: 'maxMatches must be a non-negative integer' });
@@ -893,7 +901,7 @@ export abstract class FilesystemBase implements Filesystem {
           throw err;
         }
         if (src.path !== dst.path) await this.#requireParentDir(dst.path, 'rename');
-        if ((src.dirOnly || dst.dirOnly) && s.kind !== 'directory') throw fsError('ENOTDIR', 'rename', from, { dest: to });
+        if ((src.dirOnly || dst.dirOnly) && s.kind !== 'directory') throw slashedName('rename', from, to, src.dirOnly ? 'source' : 'destination');
         if (src.path === dst.path) return;
         if (s.kind === 'directory' && isSameOrInside(src.path, dst.path)) {
           throw fsError('EINVAL', 'rename', from, { dest: to, reason: 'cannot move a directory into itself' });
@@ -925,7 +933,7 @@ export abstract class FilesystemBase implements Filesystem {
         // Like node:fs, the error names the source as path and the destination as dest.
         if (this.readOnly) throw fsError('EROFS', 'copy', from, { dest: to });
         const s = await this.statPath(src.path);
-        if (src.dirOnly && s.kind !== 'directory') throw fsError('ENOTDIR', 'copy', from, { dest: to });
+        if (src.dirOnly && s.kind !== 'directory') throw slashedName('copy', from, to, 'source');
         if (src.path === dst.path) throw fsError('EINVAL', 'copy', from, { dest: to, reason: 'source and destination are the same' });
         if (s.kind === 'directory') {
           if (!options.recursive)
@@ -943,7 +951,7 @@ export abstract class FilesystemBase implements Filesystem {
             throw fsError('EEXIST', 'copy', from, { dest: to, reason: 'destination exists', hint: 'pass { overwrite: true } or choose another name' });
         }
         // As open(2) with O_CREAT: `new/` cannot be created as a file (EISDIR), `file/` is not a directory.
-        if (dst.dirOnly && s.kind !== 'directory') throw fsError(d === undefined ? 'EISDIR' : 'ENOTDIR', 'copy', from, { dest: to });
+        if (dst.dirOnly && s.kind !== 'directory') throw slashedName('copy', from, to, 'destination', d === undefined ? 'EISDIR' : 'ENOTDIR');
         await this.#ensureDirs(parentPath(dst.path), 'copy');
         if (s.kind !== 'directory') {
           await this.copyFile(src.path, dst.path);
@@ -1141,3 +1149,18 @@ export const NO_CAPABILITIES: Capabilities = Object.freeze({
   compareAndSwap: false,
   watchRenames: false,
 });
+
+/**
+ * A rename or copy whose source or destination ends in `/` (a directory's
+ * name) where a file is moved: which of the two, and the fix. `code` is
+ * `ENOTDIR`, or `EISDIR` for a file copied to a slashed name where nothing
+ * is (as `open(2)` with `O_CREAT` answers).
+ */
+function slashedName(op: 'rename' | 'copy', from: string, to: string, which: 'source' | 'destination', code: 'ENOTDIR' | 'EISDIR' = 'ENOTDIR'): FsError {
+  const named = which === 'source' ? from : to;
+  return fsError(code, op, from, {
+    dest: to,
+    reason: `the ${which} "${named}" ends in "/", which names a directory, and ${which === 'source' ? 'it is a file' : `a file is not ${op === 'copy' ? 'copied' : 'moved'} to one`}`,
+    hint: `drop the trailing "/" from the ${which}${which === 'destination' ? ' to name the file' : ''}`,
+  });
+}
