@@ -32,6 +32,18 @@ for (const backend of await backends()) {
       }
     });
 
+    it('the context layer: listFiles and grep of "a.txt/" are ENOTDIR, as core list is; of "d/" they list and search the directory', async () => {
+      const ws = await openWorkspace(backend, { 'a.txt': 'a\n', 'd/x.txt': 'a\n' });
+      try {
+        expect(await errorOf(() => ws.context.listFiles('a.txt/'))).toMatchObject({ code: 'ENOTDIR', path: 'a.txt/' });
+        expect(await errorOf(() => ws.context.grep('a', { path: 'a.txt/' }))).toMatchObject({ code: 'ENOTDIR' });
+        expect((await ws.context.listFiles('d/')).items.map((f) => f.path)).toEqual(['d/x.txt']);
+        expect((await ws.context.grep('a', { path: 'd/' })).items.map((m) => m.path)).toEqual(['d/x.txt']);
+      } finally {
+        await ws.close();
+      }
+    });
+
     it('realpath and grep of "a.txt/" are ENOTDIR, as stat and list are', async () => {
       const ws = await openWorkspace(backend, { 'a.txt': 'a\n' });
       try {

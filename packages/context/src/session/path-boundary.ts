@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Filesystem, FsError } from '@ctxfs/core';
+import { type Filesystem, type FsError, type FsOperation, resolvePath, trailingSlashError } from '@ctxfs/core';
 import { linkEntry } from '../edits/link-entries.ts';
 import type { PathTarget } from '../paths/context-path.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
@@ -55,10 +55,15 @@ export class PathBoundary {
     if (r.invalid !== undefined) return { ...r, spellings: undefined };
     const spellings = new Map<string, string>();
     const paths: string[] = [];
-    for (const p of r.paths) {
+    for (const [i, p] of r.paths.entries()) {
       const real = await this.#storedSpelling(this.#registry.spelledAs(await this.linkFree(p)));
       if (real !== p) spellings.set(p, real);
       paths.push(real);
+      // A call on a directory or a file keeps a name written as a directory's (`a.txt/`) to a directory, as core does.
+      if (target === 'any' && real !== '' && resolvePath(inputs[i], op).dirOnly) {
+        const wrong = trailingSlashError(op as FsOperation, real, (await this.#fs.stat(real).catch(() => undefined))?.kind, false);
+        if (wrong !== undefined) return { paths: inputs.map(String), spellings: undefined, invalid: wrong };
+      }
     }
     return { paths, spellings, invalid: undefined };
   }
