@@ -46,6 +46,7 @@ import { join } from 'node:path';
 import { type ContextLayer, createContext, FileRegistry, openStateStore, type StateStore } from '@ctxfs/context';
 import { HostFilesystem } from '@ctxfs/host';
 import type pg from 'pg';
+import { countRoundTrips } from '../../../packages/context/test/support/pg-round-trips.ts';
 import { nodeModulesCorpus } from '../corpus.ts';
 import {
   type Case,
@@ -206,34 +207,11 @@ async function workspace(dir: string, files: Record<string, string>): Promise<{ 
  * before it is answered starts one.
  */
 async function countStatements(fn: () => Promise<unknown>, calls: number): Promise<{ statements: number; waited: number; transactions: number }> {
-  const proto = contextPg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-  const original = proto.query;
-  let statements = 0;
-  let waited = 0;
-  let unanswered = 0;
-  let transactions = 0;
-  proto.query = function (this: unknown, ...args: unknown[]) {
-    const q = args[0];
-    const text = typeof q === 'string' ? q : (q as { text?: string } | null)?.text;
-    statements++;
-    if (unanswered === 0) waited++;
-    unanswered++;
-    if (text !== undefined && /^\s*BEGIN\b/i.test(text)) transactions++;
-    const sent = original.apply(this, args);
-    // Attached before the caller's await, so the count drops before the caller sends its next statement.
-    const answered = () => {
-      unanswered--;
-    };
-    if (sent instanceof Promise) sent.then(answered, answered);
-    else answered();
-    return sent;
-  };
-  try {
+  const { statements, waited } = await countRoundTrips(contextPg, async () => {
     for (let i = 0; i < calls; i++) await fn();
-  } finally {
-    proto.query = original;
-  }
-  return { statements: statements / calls, waited: waited / calls, transactions: transactions / calls };
+  });
+  const transactions = statements.filter((text) => /^\s*BEGIN\b/i.test(text)).length;
+  return { statements: statements.length / calls, waited: waited / calls, transactions: transactions / calls };
 }
 
 const round1 = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));

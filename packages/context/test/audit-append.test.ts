@@ -17,6 +17,7 @@ import { PostgresStateStore } from '../src/state/postgres-store.ts';
 import { SqliteStateStore } from '../src/state/sqlite-store.ts';
 import type { AuditRowInput, SqlRow, SqlValue, StateStore } from '../src/state/state-store.ts';
 import { auditInsert, auditValues } from '../src/state/state-store.ts';
+import { countRoundTrips } from './support/pg-round-trips.ts';
 
 const PG_URL = process.env.CTXFS_TEST_POSTGRES_URL;
 // In CI the PostgreSQL cases must run: a missing server fails the run, never a silent skip (./run-tests sets the URL).
@@ -151,39 +152,7 @@ describe.skipIf(PG_URL === undefined)('audit append on PostgreSQL', () => {
     return store;
   };
 
-  /**
-   * The statements `pg` sends while `fn` runs, and the round trips the caller
-   * waits for: a statement sent while another is unanswered shares that one's
-   * round trip (the connection pipelines); one sent when all are answered
-   * starts a new one.
-   */
-  async function roundTrips(fn: () => Promise<unknown>): Promise<{ statements: string[]; waited: number }> {
-    const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-    const original = proto.query;
-    const statements: string[] = [];
-    let waited = 0;
-    let unanswered = 0;
-    proto.query = function (this: unknown, ...args: unknown[]) {
-      const q = args[0];
-      statements.push(String(typeof q === 'string' ? q : (q as { text?: string } | null)?.text));
-      if (unanswered === 0) waited++;
-      unanswered++;
-      const sent = original.apply(this, args);
-      // Settled before the caller's own continuation runs: it was attached first.
-      const answered = () => {
-        unanswered--;
-      };
-      if (sent instanceof Promise) sent.then(answered, answered);
-      else answered();
-      return sent;
-    };
-    try {
-      await fn();
-    } finally {
-      proto.query = original;
-    }
-    return { statements, waited };
-  }
+  const roundTrips = (fn: () => Promise<unknown>) => countRoundTrips(pg, fn);
 
   test('an append waits for one round trip: BEGIN and the lock, its rows and COMMIT go out together', async () => {
     const store = await open();
