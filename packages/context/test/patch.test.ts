@@ -140,6 +140,17 @@ describe('replaceText', () => {
     expect(replaceText('a b', 'a', 'c')).toMatchObject({ ok: true, text: 'c b', replaced: 1 });
   });
 
+  it('names the first ten positions of a text that occurs thousands of times, and how many more', () => {
+    const text = 'x = 1;\n'.repeat(1111);
+    const r = replaceText(text, 'x', 'y');
+    if (r.ok) throw new Error('replaced a text that is not unique');
+    expect(r.matches).toBe(1111);
+    expect(r.locations).toHaveLength(1111);
+    expect(r.message).toContain('(at 1:1, 2:1, 3:1, 4:1, 5:1, 6:1, 7:1, 8:1, 9:1, 10:1 and 1101 more)');
+    expect(r.message.length).toBeLessThan(250);
+    expect(replaceText('a a', 'a', 'b')).toMatchObject({ message: expect.stringContaining('(at 1:1, 1:3)') });
+  });
+
   it('replaces first, all and the n-th occurrence', () => {
     expect(replaceText('a a a', 'a', 'b', { occurrence: 'first' })).toMatchObject({ text: 'b a a' });
     expect(replaceText('a a a', 'a', 'b', { occurrence: 'all' })).toMatchObject({ text: 'b b b', replaced: 3 });

@@ -101,6 +101,9 @@ function escapeRegExp(s: string): string {
   return s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
 }
 
+/** How many match positions a not-unique refusal names (line:column each). */
+const POSITIONS_SHOWN = 10;
+
 /**
  * Replaces `search` with `replacement` in `text`.
  *
@@ -134,7 +137,9 @@ export function replaceText(text: string, search: string, replacement: string, o
   let chosen: typeof matches;
   if (occurrence === 'unique') {
     if (matches.length > 1) {
-      const where = locations.map((l) => `${l.line}:${l.column + 1}`).join(', ');
+      // A short text can occur thousands of times: the first few positions say where, the count says how many more.
+      const shown = locations.slice(0, POSITIONS_SHOWN).map((l) => `${l.line}:${l.column + 1}`);
+      const where = shown.join(', ') + (locations.length > shown.length ? ` and ${locations.length - shown.length} more` : '');
       return {
         ok: false,
         reason: 'not-unique',
