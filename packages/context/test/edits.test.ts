@@ -552,6 +552,17 @@ for (const backend of BACKENDS) {
       expect((await ctx.undo('u.txt', { change: 1 })).code).toBe('ENOENT');
     });
 
+    it('an undo that meets many overlapping later changes names the first ten places and how many more', async () => {
+      const rows = Array.from({ length: 160 }, (_, i) => `row ${i + 1}`);
+      await open({ 'm.txt': `${rows.join('\n')}\n` });
+      // #2 changes every eighth row; #3 changes the same rows again, so undoing #2 conflicts at 20 separate places.
+      await ctx.writeFile('m.txt', `${rows.map((r, i) => (i % 8 === 0 ? `${r} a` : r)).join('\n')}\n`);
+      await ctx.writeFile('m.txt', `${rows.map((r, i) => (i % 8 === 0 ? `${r} b` : r)).join('\n')}\n`);
+      const clash = await ctx.undo('m.txt', { change: 2 });
+      expect(clash).toMatchObject({ success: false, code: 'ECONFLICT' });
+      expect(clash.message).toContain('(current lines 1-1, 9-9, 17-17, 25-25, 33-33, 41-41, 49-49, 57-57, 65-65, 73-73 and 10 more)');
+    });
+
     it('undo of an undo (by its change number) brings the change back: a redo, never a silent no-op', async () => {
       await open({ 'u.txt': LINES });
       await ctx.replace('u.txt', 'line 2\n', 'TWO\n'); // #2

@@ -146,7 +146,7 @@ describe('replaceText', () => {
     if (r.ok) throw new Error('replaced a text that is not unique');
     expect(r.matches).toBe(1111);
     expect(r.locations).toHaveLength(1111);
-    expect(r.message).toContain('(at 1:1, 2:1, 3:1, 4:1, 5:1, 6:1, 7:1, 8:1, 9:1, 10:1 and 1101 more)');
+    expect(r.message).toContain('(at 1:1, 2:1, 3:1, 4:1, 5:1, 6:1, 7:1, 8:1, 9:1, 10:1 and 1,101 more)');
     expect(r.message.length).toBeLessThan(250);
     expect(replaceText('a a', 'a', 'b')).toMatchObject({ message: expect.stringContaining('(at 1:1, 1:3)') });
   });

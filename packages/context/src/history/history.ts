@@ -16,6 +16,7 @@ import { type EditOptions, type FileEditor, Refusal, refusalAsError } from '../e
 import { decodeFile, encodeLike, type FileText, loadFileText } from '../edits/file-text.ts';
 import type { PlannedFile } from '../edits/planned-change.ts';
 import { merge3 } from '../merge/merge3.ts';
+import { listFirst } from '../patch/mismatch-report.ts';
 import { missingFile, type Workspace } from '../retrieval/shared.ts';
 import { callText } from '../search/next-call.ts';
 import { formatUnifiedDiff } from './unified-diff.ts';
@@ -423,7 +424,7 @@ async function undoHolding(editor: FileEditor, p: string, other: string | undefi
       const text = now.text ?? decodeFile(editor.deps.fs, p, now.bytes).text;
       const merge = merge3(decodeFile(editor.deps.fs, p, targetBytes).text, decodeFile(editor.deps.fs, p, beforeBytes).text, text);
       if (!merge.clean || merge.text === undefined) {
-        const lines = merge.conflicts.map((c) => `${c.theirs.start + 1}-${Math.max(c.theirs.start + 1, c.theirs.end)}`).join(', ');
+        const lines = listFirst(merge.conflicts.map((c) => `${c.theirs.start + 1}-${Math.max(c.theirs.start + 1, c.theirs.end)}`));
         const first = (merge.conflicts[0]?.theirs.start ?? 0) + 1;
         throw new Refusal(
           refusal(

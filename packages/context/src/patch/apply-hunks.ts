@@ -30,7 +30,7 @@
 
 import { underAnchors } from './anchors.ts';
 import type { Hunk } from './hunk-syntax.ts';
-import { type CandidateLine, type ClosestRegion, describeClosest, describeNearestLine, lineList } from './mismatch-report.ts';
+import { type CandidateLine, type ClosestRegion, describeClosest, describeNearestLine, listFirst } from './mismatch-report.ts';
 import { fromDocument, hasFinalNewline, type TextDocument, toDocument } from './text-document.ts';
 
 /** How strictly a hunk's lines were matched. */
@@ -239,7 +239,7 @@ export function applyHunks(original: string, hunks: readonly Hunk[], options: Ap
       reason: 'ambiguous',
       matches: where,
       closest: undefined,
-      message: `${hunkLabel(p.hunk)} matches the file in ${where.length} places${under} (lines ${lineList(where)}) and nothing tells which one is meant. Add more unchanged context lines that make it unique, or give the correct line number in the @@ header.`,
+      message: `${hunkLabel(p.hunk)} matches the file in ${where.length} places${under} (lines ${listFirst(where)}) and nothing tells which one is meant. Add more unchanged context lines that make it unique, or give the correct line number in the @@ header.`,
     });
   }
 

@@ -118,8 +118,18 @@ export function describeNearestLine(fileLines: readonly string[], block: readonl
   ].join('\n');
 }
 
-/** A list of line numbers, the first few and a count of the rest. */
-export function lineList(lines: readonly number[], most = 10): string {
-  if (lines.length <= most) return lines.join(', ');
-  return `${lines.slice(0, most).join(', ')} and ${(lines.length - most).toLocaleString('en-US')} more`;
+/**
+ * A list for a message: the first `most` items and a count of the rest, so
+ * that a refusal naming line numbers, positions or files stays short
+ * whatever their number.
+ *
+ * @example
+ * ```ts
+ * listFirst([3, 9, 20]);         // '3, 9, 20'
+ * listFirst(['a', 'b', 'c'], 2); // 'a, b and 1 more'
+ * ```
+ */
+export function listFirst(items: readonly (number | string)[], most = 10): string {
+  if (items.length <= most) return items.join(', ');
+  return `${items.slice(0, most).join(', ')} and ${(items.length - most).toLocaleString('en-US')} more`;
 }

@@ -9,6 +9,7 @@
 
 import { compileLinearRegex, isFsError, type LinearMatch, type LinearRegex } from '@ctxfs/core';
 import { maskInOldText } from '../safety/redaction.ts';
+import { listFirst } from './mismatch-report.ts';
 import { fromDocument, type TextDocument, toDocument } from './text-document.ts';
 
 /** Which matches a replace touches. */
@@ -101,9 +102,6 @@ function escapeRegExp(s: string): string {
   return s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
 }
 
-/** How many match positions a not-unique refusal names (line:column each). */
-const POSITIONS_SHOWN = 10;
-
 /**
  * Replaces `search` with `replacement` in `text`.
  *
@@ -138,8 +136,7 @@ export function replaceText(text: string, search: string, replacement: string, o
   if (occurrence === 'unique') {
     if (matches.length > 1) {
       // A short text can occur thousands of times: the first few positions say where, the count says how many more.
-      const shown = locations.slice(0, POSITIONS_SHOWN).map((l) => `${l.line}:${l.column + 1}`);
-      const where = shown.join(', ') + (locations.length > shown.length ? ` and ${locations.length - shown.length} more` : '');
+      const where = listFirst(locations.map((l) => `${l.line}:${l.column + 1}`));
       return {
         ok: false,
         reason: 'not-unique',

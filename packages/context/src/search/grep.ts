@@ -13,6 +13,7 @@
 
 import { fsError, type GrepMatch, type GrepMatcher, isFsError } from '@ctxfs/core';
 import type { Document } from '../content/document.ts';
+import { listFirst } from '../patch/mismatch-report.ts';
 import { type Caller, callBudget, redactedLines, type Workspace } from '../retrieval/shared.ts';
 import { type CallValue, callText, narrowTo, plural, type Tally } from './next-call.ts';
 import { count, fileFilter, grepMatcher, searchPath } from './search-input.ts';
@@ -341,7 +342,7 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
   if (!includeSensitive) {
     const sensitive = sensitiveIn(ws, scope);
     if (sensitive.length > 0) {
-      const names = sensitive.slice(0, 3).join(', ') + (sensitive.length > 3 ? ` and ${sensitive.length - 3} more` : '');
+      const names = listFirst(sensitive, 3);
       notes.push(`[sensitive files not searched: ${names}; ${same({ includeSensitive: true })} searches them, redacted]`);
     }
   }
