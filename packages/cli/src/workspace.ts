@@ -128,17 +128,30 @@ async function openStore(spec: CliBackend, fs: Filesystem, store: string | undef
  */
 const TRAIL_WAIT_MS = 30_000;
 
-async function openTrail(spec: CliBackend, fs: Filesystem, storePath: string, store: StateStore): Promise<{ trail?: AuditTrail; missing?: string }> {
+async function openTrail(
+  options: GlobalOptions,
+  spec: CliBackend,
+  fs: Filesystem,
+  storePath: string,
+  store: StateStore,
+): Promise<{ trail?: AuditTrail; missing?: string }> {
   if (storePath === ':memory:') return { missing: 'a workspace whose state is in memory keeps no audit trail' };
   const { AuditTrail, defaultAuditKeyFile, isPostgresUrl } = await import('@ctxfs/context/guard');
   // The trail is a file of this host: beside the state file, or, when the state is in PostgreSQL, where a local state file would be.
   const local = isPostgresUrl(storePath) ? await statePath(spec, fs, undefined) : storePath;
   if (local === ':memory:') return { missing: 'a workspace that is not a host directory keeps its audit trail only beside a local state file' };
-  const options = { dir: join(dirname(local), 'audit'), key: { keyFile: defaultAuditKeyFile() }, index: store };
+  // The trail's hints name this command line's own audit commands, with the options that reach this trail.
+  const program = await commandPrefix(options);
+  const trailOptions = {
+    dir: join(dirname(local), 'audit'),
+    key: { keyFile: defaultAuditKeyFile() },
+    index: store,
+    remedies: { verify: `\`${program} audit verify\``, reindex: `\`${program} audit reindex\`` },
+  };
   const until = Date.now() + TRAIL_WAIT_MS;
   for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
     try {
-      return { trail: AuditTrail.open(options) };
+      return { trail: AuditTrail.open(trailOptions) };
     } catch (err) {
       // The log is being reset, or another process is stopped holding its lock: wait a while.
       if ((err as { code?: string }).code !== 'EBUSY') return { missing: (err as Error).message };
@@ -172,7 +185,7 @@ async function withState<T>(options: GlobalOptions, need: ContainerNeed, body: (
     try {
       const opened = await openStore(spec, fs, stateOf(options));
       store = opened.store;
-      const t = await openTrail(spec, fs, opened.path, store);
+      const t = await openTrail(options, spec, fs, opened.path, store);
       trail = t.trail;
       return await body({ spec, fs, store, trail, trailMissing: t.missing });
     } finally {

@@ -55,4 +55,20 @@ describe('the audit hints the context layer writes', { timeout: 60_000 }, () => 
     const followed = pasted(project, verify ?? '');
     expect(followed.status, followed.stdout).toBe(1);
   });
+
+  it("the warning another command prints on S's changed trail names the verify of S's trail", () => {
+    const state = join(project.base, 'warned', 'state.db');
+    for (const lines of ['1:2', '2:3']) expect(ctxfs(project, ['--state', state, 'cat', 'long.txt', '--lines', lines]).status).toBe(0);
+    const log = join(project.base, 'warned', 'audit', 'audit-000001.jsonl');
+    const rows = readFileSync(log, 'utf8').split('\n');
+    rows[1] = (rows[1] ?? '').replace(/"op":"[A-Za-z]+"/, '"op":"nothing"');
+    writeFileSync(log, rows.join('\n'));
+    const r = ctxfs(project, ['--state', state, 'cat', 'long.txt', '--lines', '1:1']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain('CTXFS_AUDIT_DAMAGED');
+    const verify = /`(ctxfs [^`]*audit verify)`/.exec(r.stderr)?.[1];
+    expect(verify, r.stderr).toContain('--state');
+    const followed = pasted(project, verify ?? '');
+    expect(followed.status, followed.stdout).toBe(1);
+  });
 });

@@ -18,6 +18,7 @@
 
 export { type Approver, TerminalApprover } from './safety/approval.ts';
 export { AuditTrail, type AuditTrailOptions, defaultAuditKeyFile } from './safety/audit/audit-trail.ts';
+export type { AuditRemedies } from './safety/audit/remedies.ts';
 export type { CallOutcome, GuardedCall } from './safety/safety-layer.ts';
 export { GuardedSession, type GuardedSessionOptions, openGuardedSession } from './session/guarded-session.ts';
 export type { SafetyOptions } from './session/workspace-guard.ts';

@@ -142,6 +142,7 @@ export {
 export { ChainKey, MIN_KEY_BYTES } from './safety/audit/chain-key.ts';
 export type { ChainTip, FsyncPolicy } from './safety/audit/chain-writer.ts';
 export { KEY_BYTES, loadOrCreateKey } from './safety/audit/key-file.ts';
+export { API_REMEDIES, type AuditRemedies } from './safety/audit/remedies.ts';
 export {
   type ChainAnchor,
   type ChainFileSource,

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HostFilesystem } from '@ctxfs/host';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AuditTrail, createContext, openStateStore } from '../src/index.ts';
+import { type AuditRemedies, AuditTrail, createContext, openStateStore } from '../src/index.ts';
 
 let base: string;
 afterEach(() => rmSync(base, { recursive: true, force: true }));
@@ -24,7 +24,7 @@ interface Opened {
 }
 
 /** A workspace whose trail holds three reads; returns how to open it again. */
-async function workspaceWithTrail(): Promise<{ open: () => Promise<Opened>; log: string }> {
+async function workspaceWithTrail(remedies?: AuditRemedies): Promise<{ open: () => Promise<Opened>; log: string }> {
   base = mkdtempSync(join(tmpdir(), 'ctxfs-audit-changed-'));
   const root = join(base, 'ws');
   const dir = join(base, 'audit');
@@ -35,7 +35,7 @@ async function workspaceWithTrail(): Promise<{ open: () => Promise<Opened>; log:
   const open = async () => {
     const fs = await HostFilesystem.open({ root });
     const store = await openStateStore(statePath);
-    const trail = AuditTrail.open({ dir, key: { keyFile }, index: store });
+    const trail = AuditTrail.open({ dir, key: { keyFile }, index: store, remedies });
     const ctx = await createContext({ fs, store, agent: 'cli', safety: { policyFiles: false, auditTrail: trail } });
     return {
       trail,
@@ -110,8 +110,29 @@ describe('a trail edited by hand', () => {
       try {
         w.trail.query({ limit: 10 });
       } catch (err) {
-        expect(err).toMatchObject({ code: 'EIO', hint: expect.stringContaining('ctxfs audit verify') });
+        expect(err).toMatchObject({ code: 'EIO', hint: expect.stringContaining('run AuditTrail.verify() for the report') });
       }
+    } finally {
+      await w.close();
+    }
+  });
+
+  it("the warning and the errors name the remedies the trail's opener gave (a command line's own commands)", async () => {
+    const { open, log } = await workspaceWithTrail({ verify: '`tool --state S audit verify`', reindex: '`tool --state S audit reindex`' });
+    editLine(log, 3, 'llm:evil');
+    const { value: w, warnings } = await warningsOf(open);
+    try {
+      const damaged = warnings.filter((x) => x.code === 'CTXFS_AUDIT_DAMAGED') as Array<Error & { detail?: string }>;
+      expect(damaged[0]?.detail).toMatch(/^run `tool --state S audit verify` for the first line that does not verify/);
+      let hint: string | undefined;
+      try {
+        w.trail.query({ limit: 10 });
+      } catch (err) {
+        hint = (err as { hint?: string }).hint;
+      }
+      expect(hint).toContain('run `tool --state S audit verify` for the report');
+      expect(hint).toContain('`tool --state S audit reindex` makes queries read the log as it is now');
+      expect(hint).not.toContain('AuditTrail');
     } finally {
       await w.close();
     }

@@ -7,7 +7,6 @@
  */
 
 import type { AuditRecord } from '@ctxfs/context';
-import { isFsError } from '@ctxfs/core';
 import { commandPrefix } from '../call-text.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import type { GlobalOptions } from '../options.ts';
@@ -31,12 +30,7 @@ function asAuditor(g: GlobalOptions): GlobalOptions {
  * stopped one can be audited with `--no-policy-files`.
  */
 function onTrail<T>(g: GlobalOptions, body: (ws: CliWorkspace) => Promise<T>): Promise<T> {
-  return withContext(asAuditor(g), body, 'policy').catch(async (err: unknown) => {
-    // The trail's own hints name `ctxfs audit verify` and `ctxfs audit reindex`: here they must run on this trail.
-    const program = await commandPrefix(g);
-    if (program === 'ctxfs' || !isFsError(err) || err.hint?.includes('`ctxfs audit ') !== true) throw err;
-    throw new CliError(err.code, err.reason ?? err.message, err.hint.replaceAll('`ctxfs audit ', `\`${program} audit `));
-  });
+  return withContext(asAuditor(g), body, 'policy');
 }
 
 /** `30m`, `2h`, `7d` before now, or an ISO time. */

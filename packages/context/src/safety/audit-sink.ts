@@ -333,7 +333,7 @@ const HISTORY_PAGE = 1024;
  * the index: other processes write their index rows a tick after their
  * lines, and a replay that asked the index appended lines they had just
  * written again. A trail changed by someone (a line that no longer matches
- * its MAC) still opens — `ctxfs audit verify` must be able to run and name
+ * its MAC) still opens — `verify()` must be able to run and name
  * the line — but never silently: a process warning (`CTXFS_AUDIT_DAMAGED`)
  * names the line.
  */
@@ -383,8 +383,7 @@ async function replayMissed(store: StateStore, trail: AuditTrail, context: Audit
   if (found !== undefined) {
     process.emitWarning(found, {
       code: 'CTXFS_AUDIT_DAMAGED',
-      detail:
-        'run `ctxfs audit verify` (AuditTrail.verify()) for the first line that does not verify; the log keeps the change as evidence, and new records are still appended to it',
+      detail: `run ${trail.remedies.verify} for the first line that does not verify; the log keeps the change as evidence, and new records are still appended to it`,
     });
     // A warning is printed on a later tick: a command whose work is all synchronous would exit before it.
     await new Promise((resolve) => setImmediate(resolve));

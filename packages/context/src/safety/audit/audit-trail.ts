@@ -24,6 +24,7 @@ import { type ChainTip, ChainWriter, countLines, type FsyncPolicy, firstSeqOf, l
 import { loadOrCreateKey } from './key-file.ts';
 import { LogLock } from './log-lock.ts';
 import { verifyParallel } from './parallel-verify.ts';
+import { API_REMEDIES, type AuditRemedies } from './remedies.ts';
 import { type ChainAnchor, fileName, type VerifyReport, verifyChain } from './verify-chain.ts';
 
 /** Default size at which a log file is completed and the next one begun. */
@@ -50,6 +51,12 @@ export interface AuditTrailOptions {
    * SQLite database. Without one, or with a PostgreSQL store, `query` reads the log.
    */
   readonly index?: StateStore | SqliteDatabase | undefined;
+  /**
+   * How this trail's errors and warnings name checking the log and rebuilding
+   * its index: the API's calls by default ({@link API_REMEDIES}); a command
+   * line passes its own commands, with the options that reach this trail.
+   */
+  readonly remedies?: AuditRemedies | undefined;
 }
 
 /** What {@link AuditTrail.open} recorded when the end of the log was not as the trail left it. */
@@ -108,6 +115,8 @@ function inside(parent: string, child: string): boolean {
  */
 export class AuditTrail {
   readonly dir: string;
+  /** How this trail's messages name its remedies (see {@link AuditTrailOptions.remedies}). */
+  readonly remedies: AuditRemedies;
   readonly #key: ChainKey;
   readonly #keyBytes: Uint8Array;
   readonly #writer: ChainWriter;
@@ -119,8 +128,9 @@ export class AuditTrail {
   /** Records other processes replayed into the log (see {@link AuditTrail.appendCommitted}), by {@link replayKey}. */
   readonly #replayedElsewhere = new Set<string>();
 
-  private constructor(dir: string, keyBytes: Uint8Array, key: ChainKey, writer: ChainWriter, index: AuditIndex | undefined) {
+  private constructor(dir: string, keyBytes: Uint8Array, key: ChainKey, writer: ChainWriter, index: AuditIndex | undefined, remedies: AuditRemedies) {
     this.dir = dir;
+    this.remedies = remedies;
     this.#keyBytes = keyBytes;
     this.#key = key;
     this.#writer = writer;
@@ -161,10 +171,12 @@ export class AuditTrail {
       throw fsError('EINVAL', 'audit', undefined, { reason: 'maxFileBytes must be positive and retainFiles at least 1' });
     }
     let trail: AuditTrail | undefined;
+    const remedies = options.remedies ?? API_REMEDIES;
     ChainWriter.open(
       {
         dir,
         key,
+        remedies,
         maxFileBytes,
         retainFiles,
         fsync: options.fsync ?? 'rotate',
@@ -181,7 +193,7 @@ export class AuditTrail {
       },
       // Before any other process appends: the index and the log are compared at one moment.
       (writer) => {
-        trail = new AuditTrail(dir, keyBytes, key, writer, index);
+        trail = new AuditTrail(dir, keyBytes, key, writer, index, remedies);
         trail.#reconcile();
       },
     );
@@ -416,10 +428,10 @@ export class AuditTrail {
    */
   #mismatch(what: string, cause?: unknown): Error {
     const bad = this.verify().firstBad;
-    if (bad === undefined) return staleIndex(what, cause);
+    if (bad === undefined) return staleIndex(what, this.remedies, cause);
     return fsError('EIO', 'audit', undefined, {
       reason: `the audit trail was changed: ${bad.file} line ${bad.line} (seq ${bad.seq}): ${bad.damage}, ${bad.detail}; ${this.dir}`,
-      hint: 'run `ctxfs audit verify` (AuditTrail.verify()) for the report; the log keeps the change as evidence. scan() reads the log as it is now; `ctxfs audit reindex` (rebuildIndex()) lets queries do so again, marking what does not verify',
+      hint: `run ${this.remedies.verify} for the report; the log keeps the change as evidence. ${this.remedies.reindex} makes queries read the log as it is now, marking what does not verify`,
       cause,
     });
   }
@@ -669,10 +681,10 @@ function matches(r: AuditRecord, f: AuditQuery): boolean {
   return true;
 }
 
-function staleIndex(what: string, cause?: unknown): Error {
+function staleIndex(what: string, remedies: AuditRemedies, cause?: unknown): Error {
   return fsError('EIO', 'audit', undefined, {
     reason: `the audit index does not match the log: ${what}`,
-    hint: 'run `ctxfs audit verify` (verify()) to see whether the log was changed, then `ctxfs audit reindex` (rebuildIndex())',
+    hint: `run ${remedies.verify} to see whether the log was changed, then ${remedies.reindex}`,
     cause,
   });
 }

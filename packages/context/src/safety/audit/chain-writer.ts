@@ -41,6 +41,7 @@ import { fsError } from '@ctxfs/core';
 import type { ChainKey } from './chain-key.ts';
 import { GENESIS_PREV, type LineType, parseLine, readLineHead, sealLine, storedMac } from './chain-line.ts';
 import { LogLock } from './log-lock.ts';
+import type { AuditRemedies } from './remedies.ts';
 import { fileName, fileNumber } from './verify-chain.ts';
 
 /** When the log is flushed to the disk. */
@@ -78,6 +79,8 @@ export interface ChainWriterOptions {
   /** Files kept; older ones are deleted at rotation. `Infinity` keeps all. */
   readonly retainFiles: number;
   readonly fsync: FsyncPolicy;
+  /** How errors name checking the log (the trail's {@link AuditRemedies}). */
+  readonly remedies: AuditRemedies;
   /** When a fresh chain starts while the index still knew an older one: named in the start header. */
   readonly previousChain?: (() => ChainTip | undefined) | undefined;
   /** After retention deleted files: the seq of the oldest line kept. */
@@ -207,7 +210,7 @@ export class ChainWriter {
     this.dir = o.dir;
     this.#o = o;
     mkdirSync(o.dir, { recursive: true, mode: 0o700 });
-    this.#lock = LogLock.open(o.dir);
+    this.#lock = LogLock.open(o.dir, o.remedies);
     try {
       this.#lock.hold(() => {
         this.#holding = true;

@@ -19,6 +19,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fsError } from '@ctxfs/core';
+import { API_REMEDIES, type AuditRemedies } from './remedies.ts';
 
 /** The lock file's name in the log directory. */
 export const LOCK_FILE = 'audit-lock.db';
@@ -46,10 +47,10 @@ function fileIdentity(path: string): string | undefined {
   return st === undefined ? undefined : `${st.dev}:${st.ino}`;
 }
 
-function replaced(dir: string, cause?: unknown): Error {
+function replaced(dir: string, remedies: AuditRemedies, cause?: unknown): Error {
   return fsError('EIO', 'audit', undefined, {
     reason: `the audit log directory ${dir} was deleted or replaced while this trail had it open: its lock no longer keeps out the processes that opened the new one, and appending would fork the chain`,
-    hint: 'open the trail again (restart the command or the MCP server); with an index, the new log names the chain that is gone in its start header, and `ctxfs audit verify` reports it',
+    hint: `open the trail again (restart the command or the MCP server); with an index, the new log names the chain that is gone in its start header, and ${remedies.verify} reports it`,
     cause,
   });
 }
@@ -58,21 +59,23 @@ function replaced(dir: string, cause?: unknown): Error {
 export class LogLock {
   readonly dir: string;
   readonly #write: DatabaseSync;
+  readonly #remedies: AuditRemedies;
   readonly #open: DatabaseSync;
   /** The lock file this handle locks; another file at its path locks nothing against this one. */
   readonly #identity: string | undefined;
   #depth = 0;
   #closed = false;
 
-  private constructor(dir: string, write: DatabaseSync, open: DatabaseSync) {
+  private constructor(dir: string, write: DatabaseSync, open: DatabaseSync, remedies: AuditRemedies) {
     this.dir = dir;
+    this.#remedies = remedies;
     this.#write = write;
     this.#open = open;
     this.#identity = fileIdentity(join(dir, LOCK_FILE));
   }
 
   /** Opens the locks of `dir` and takes the shared "open" lock. */
-  static open(dir: string): LogLock {
+  static open(dir: string, remedies: AuditRemedies = API_REMEDIES): LogLock {
     const path = join(dir, LOCK_FILE);
     const write = new DatabaseSync(path, { timeout: APPEND_WAIT_MS });
     let open: DatabaseSync | undefined;
@@ -87,7 +90,7 @@ export class LogLock {
       if (isBusy(err)) throw busy(dir, 'is being reset', err);
       throw err;
     }
-    return new LogLock(dir, write, open);
+    return new LogLock(dir, write, open, remedies);
   }
 
   /**
@@ -108,14 +111,14 @@ export class LogLock {
       this.#write.exec('BEGIN IMMEDIATE');
     } catch (err) {
       if (isBusy(err)) throw busy(this.dir, `has been held by another process for ${APPEND_WAIT_MS / 1000} s`, err);
-      if (fileIdentity(join(this.dir, LOCK_FILE)) !== this.#identity) throw replaced(this.dir, err);
+      if (fileIdentity(join(this.dir, LOCK_FILE)) !== this.#identity) throw replaced(this.dir, this.#remedies, err);
       throw err;
     }
     this.#depth = 1;
     try {
       // Deleted (`rm -rf` of the log directory) or replaced under an open trail, SQLite locks the unlinked file,
       // which keeps out no process that opened the new one (or fails with a bare "disk I/O error", above).
-      if (fileIdentity(join(this.dir, LOCK_FILE)) !== this.#identity) throw replaced(this.dir);
+      if (fileIdentity(join(this.dir, LOCK_FILE)) !== this.#identity) throw replaced(this.dir, this.#remedies);
       return body();
     } finally {
       this.#depth = 0;
