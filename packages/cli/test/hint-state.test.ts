@@ -38,14 +38,19 @@ describe('--state and --store together', { timeout: 60_000 }, () => {
 
 describe('the audit hints the context layer writes', { timeout: 60_000 }, () => {
   const project = useProject({ 'long.txt': `${LONG}\n` });
-
-  it('after `ctxfs --state S audit` meets a changed trail, the `ctxfs audit verify` its hint names verifies the trail of S', () => {
-    const state = join(project.base, 'custom', 'state.db');
+  /** A state in `dir` whose trail has two reads, the second line then edited; its path. */
+  const changedTrail = (dir: string): string => {
+    const state = join(project.base, dir, 'state.db');
     for (const lines of ['1:2', '2:3']) expect(ctxfs(project, ['--state', state, 'cat', 'long.txt', '--lines', lines]).status).toBe(0);
-    const log = join(project.base, 'custom', 'audit', 'audit-000001.jsonl');
+    const log = join(project.base, dir, 'audit', 'audit-000001.jsonl');
     const rows = readFileSync(log, 'utf8').split('\n');
     rows[1] = (rows[1] ?? '').replace(/"op":"[A-Za-z]+"/, '"op":"nothing"');
     writeFileSync(log, rows.join('\n'));
+    return state;
+  };
+
+  it('after `ctxfs --state S audit` meets a changed trail, the `ctxfs audit verify` its hint names verifies the trail of S', () => {
+    const state = changedTrail('custom');
     const r = ctxfs(project, ['--json', '--state', state, 'audit']);
     expect(r.status).not.toBe(0);
     const hint = (JSON.parse(r.stdout) as { error: { hint: string } }).error.hint;
@@ -57,12 +62,7 @@ describe('the audit hints the context layer writes', { timeout: 60_000 }, () => 
   });
 
   it("the warning another command prints on S's changed trail names the verify of S's trail", () => {
-    const state = join(project.base, 'warned', 'state.db');
-    for (const lines of ['1:2', '2:3']) expect(ctxfs(project, ['--state', state, 'cat', 'long.txt', '--lines', lines]).status).toBe(0);
-    const log = join(project.base, 'warned', 'audit', 'audit-000001.jsonl');
-    const rows = readFileSync(log, 'utf8').split('\n');
-    rows[1] = (rows[1] ?? '').replace(/"op":"[A-Za-z]+"/, '"op":"nothing"');
-    writeFileSync(log, rows.join('\n'));
+    const state = changedTrail('warned');
     const r = ctxfs(project, ['--state', state, 'cat', 'long.txt', '--lines', '1:1']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain('CTXFS_AUDIT_DAMAGED');
