@@ -149,7 +149,7 @@ function render(path: string, top: readonly Row[], chosen: ReadonlySet<Row>, sco
     const flush = (): void => {
       if (gap.length === 0) return;
       const from = (gap[0] as Row).symbol.startLine;
-      const to = Math.max(...gap.map((r) => r.symbol.endLine));
+      const to = gap.reduce((end, r) => Math.max(end, r.symbol.endLine), 0);
       const n = countAll(gap);
       let call: string;
       let what: string;

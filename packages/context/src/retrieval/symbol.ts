@@ -103,7 +103,7 @@ function symbolView(ws: Workspace, doc: Document, table: SymbolTable, found: Sym
     cut: (last) => `[… the definition continues to line ${s.endLine}; ${callText('readLines', [path, last + 1, s.endLine])} shows the rest …]`,
   });
   if ((whole !== undefined && whole.last >= s.endLine) || s.children.length === 0) return whole;
-  const firstMember = Math.min(...s.children.map((c) => c.docStartLine));
+  const firstMember = s.children.reduce((first, c) => Math.min(first, c.docStartLine), Number.POSITIVE_INFINITY);
   const size = rangeTokens(lineTokens(ws, doc), s.docStartLine, s.endLine);
   // The list starts with the first member: a concrete call for it, the others likewise.
   const firstCall = callText('getSymbol', [path, symbolSelector(table, s.children[0] as CodeSymbol)]);
