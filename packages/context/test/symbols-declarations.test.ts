@@ -133,3 +133,31 @@ describe('declarations without a body', () => {
     }
   });
 });
+
+/** The files of findSymbol's hits, in order (each hit is the getSymbol call that serves it). */
+const hitPaths = (text: string): string[] => [...text.matchAll(/getSymbol\("([^"]+)"/g)].map((m) => m[1] as string);
+
+describe('declarations beside the code they declare', () => {
+  test("findSymbol puts a JavaScript package's code before its types.d.ts (webpack 5.91.0), and still finds what only the declarations have", { timeout: 120_000 }, async () => {
+    const files = packageFiles(npmPackage('webpack', '5.91.0'), (p) => ['types.d.ts', 'lib/Compilation.js', 'lib/EnvironmentPlugin.js'].includes(p), 8 * 1024 * 1024);
+    expect(Object.keys(files).sort()).toEqual(['lib/Compilation.js', 'lib/EnvironmentPlugin.js', 'types.d.ts']);
+    const fs = new MemoryFilesystem({ files });
+    const ctx = await createContext({ fs, store: testState(), profile: 'small' });
+    try {
+      await ctx.registry.scan();
+      // Each name is defined in lib/ and declared in types.d.ts, one directory higher: the code is the first hit.
+      for (const [query, path] of [
+        ['Compilation.addModuleTree', 'lib/Compilation.js'],
+        ['EnvironmentPlugin', 'lib/EnvironmentPlugin.js'],
+      ] as const) {
+        const found = (await ctx.findSymbol(query)).text;
+        expect(hitPaths(found), found).toEqual([path, 'types.d.ts']);
+      }
+      // A type only the declarations have is still found there.
+      expect(hitPaths((await ctx.findSymbol('WebpackOptionsNormalized')).text)).toEqual(['types.d.ts']);
+    } finally {
+      await ctx.close();
+      await fs.close();
+    }
+  });
+});

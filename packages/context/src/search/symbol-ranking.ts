@@ -169,9 +169,15 @@ export function rankSymbol(query: SymbolQuery, symbol: IndexedSymbol, byName: Na
   return { ...symbol, tier: MATCH_TIERS[tier] as MatchTier, score: byName.score };
 }
 
+/** A TypeScript declaration file (`.d.ts`, `.d.mts`, `.d.cts`): signatures of code that lives elsewhere. */
+const DECLARATION_FILE = /\.d\.[cm]?ts$/;
+
 /**
  * The order of ranked definitions: tier, score, kind, code before tests
- * (`isTest`, the registry's tag), shallower paths, then path and line.
+ * (`isTest`, the registry's tag), code before its declaration files (a
+ * JavaScript package's `types.d.ts` declares every class its `lib/`
+ * defines, and "show me X" means the code), shallower paths, then path and
+ * line.
  */
 export function rankOrder(isTest: (path: string) => boolean): (a: RankedSymbol, b: RankedSymbol) => number {
   return (a, b) =>
@@ -179,6 +185,7 @@ export function rankOrder(isTest: (path: string) => boolean): (a: RankedSymbol, 
     a.score - b.score ||
     (KIND_RANK[a.kind] ?? 2) - (KIND_RANK[b.kind] ?? 2) ||
     Number(isTest(a.path)) - Number(isTest(b.path)) ||
+    Number(DECLARATION_FILE.test(a.path)) - Number(DECLARATION_FILE.test(b.path)) ||
     a.path.split('/').length - b.path.split('/').length ||
     (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) ||
     a.startLine - b.startLine;
