@@ -322,9 +322,11 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
       skip = 0;
     }
   } else {
+    // Counting stopped inside the last file: its count is a lower bound.
+    const partial = exact ? undefined : files.at(-1);
     for (const f of files.slice(offset, offset + limit)) {
       const hit: GrepHit = { path: f.path, version: f.doc?.sha256 ?? '', matches: f.lines.length, line: 0, text: '', before: [], after: [] };
-      rows.push({ text: output === 'files' ? f.path : `${f.path}: ${f.lines.length}`, item: hit });
+      rows.push({ text: output === 'files' ? f.path : `${f.path}: ${f === partial ? 'at least ' : ''}${f.lines.length}`, item: hit });
     }
   }
 
@@ -381,9 +383,11 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
         same({ offset: lastPageOffset(entries, limit), limit: options.limit }),
       );
       if (past !== undefined) return past;
-      // Past the cap there is more than was counted: a page that showed something always has a next one.
+      // Past the cap there is more than was counted: a page that showed something always has a next one
+      // (of lines; of files only in a directory: a search of one file has no other to page on to).
       const left = entries - offset - shown;
-      if (left <= 0 && (exact || shown === 0)) return undefined;
+      const uncounted = !exact && (output === 'content' || scope.kind === 'directory');
+      if (left <= 0 && (!uncounted || shown === 0)) return undefined;
       const room = Math.max(1, Math.floor((budget - 200) / Math.max(1, perEntry())));
       const shownFrom = offset;
       const shownTo = offset + shown;
