@@ -204,7 +204,9 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
       : // The query is the call's own argument, just above in the model's transcript; the hits name what matched.
         `${plural(total, one, many)}${shownRange(offset, shown, total)}.`;
   const notes: string[] = [];
-  if (weaker.length > 0) {
+  // After an exact match the weaker ones are other names (getTextOf for getText): about 20 tokens in every such lookup for
+  // what match 'all' (in the tool's description) lists anyway. Below exact, they may hold the one meant, so they are counted.
+  if (weaker.length > 0 && best !== 'exact') {
     const n = weaker.reduce((a, t) => a + (tiers.get(t) ?? 0), 0);
     // The same call with one more option; spelling the whole call out again would echo a long query for nothing.
     notes.push(`[+${plural(n, 'weaker match', 'weaker matches')}; ${callShape('findSymbol', { match: 'all' })} and the same query lists them]`);
