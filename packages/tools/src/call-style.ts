@@ -104,5 +104,11 @@ export function toolCallStyle(tools: readonly AnyToolDefinition[], writer: ToolC
         return `${writer.named(tool.name)} with ${missing.map((k) => `your ${k}`).join(' and ')}${Object.keys(out).length > 0 ? ` and ${JSON.stringify(out)}` : ''}`;
       return writer.call(tool.name, out);
     },
+    optionName(op: string, key: string): string | undefined {
+      const tool = byOp.get(op);
+      if (tool === undefined) return key;
+      const name = RENAMED[op]?.[key] ?? snakeCase(key);
+      return name in tool.input.shape ? name : undefined;
+    },
   };
 }

@@ -199,3 +199,25 @@ describe('an operation no tool runs', () => {
     }
   });
 });
+
+describe('a budget too small for one line', () => {
+  it('names the budget option as the tool names it (max_tokens), and offers none where the tool has none (grep)', async () => {
+    const { MemoryFilesystem } = await import('@ctxfs/memory');
+    const { createContext } = await import('@ctxfs/context');
+    const { Toolset, TOOLS, toolCallStyle } = await import('../src/index.ts');
+    // One line of about 400 tokens: a call with max_tokens 50 cannot hold it.
+    const line = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
+    const ctx = await createContext({ fs: new MemoryFilesystem({ files: { 'n.txt': `${line}\n` } }), safety: { policyFiles: false } });
+    try {
+      const tools = new Toolset(ctx.session({ agent: 'llm:test' }));
+      const r = await tools.run('read_lines', { path: 'n.txt', start_line: 1, end_line: 1, max_tokens: 50 });
+      expect(r.text).toContain('raise max_tokens (the profile allows up to');
+      expect(r.text).not.toContain('maxTokens');
+      const style = toolCallStyle(TOOLS);
+      expect(style.optionName?.('readLines', 'maxTokens')).toBe('max_tokens');
+      expect(style.optionName?.('grep', 'maxTokens')).toBeUndefined();
+    } finally {
+      await ctx.close();
+    }
+  });
+});

@@ -14,7 +14,7 @@ import type { FileRegistry } from '../registry/file-registry.ts';
 import { type BlockInfo, wrapContent } from '../safety/delimiters.ts';
 import type { Redactor } from '../safety/redaction.ts';
 import { currentCall } from '../safety/safety-layer.ts';
-import { callText } from '../search/next-call.ts';
+import { callText, optionName } from '../search/next-call.ts';
 import { editDistance } from '../search/symbol-ranking.ts';
 import type { SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/state-store.ts';
@@ -301,12 +301,23 @@ export function q(path: string): string {
   return JSON.stringify(path);
 }
 
+/**
+ * `, or raise max_tokens (the profile allows up to 1500)`, with the budget
+ * option named as the caller's surface names it for the call under way;
+ * nothing where that surface gives the call no budget option.
+ */
+export function raiseBudget(caller: Caller): string {
+  const op = currentCall()?.call.op;
+  const name = op === undefined ? 'maxTokens' : optionName(op, 'maxTokens');
+  return name === undefined ? '' : `, or raise ${name} (the profile allows up to ${caller.profile.perCallTokens})`;
+}
+
 /** The result when the call's budget cannot hold even the smallest useful answer. */
 export function overBudget(ws: Workspace, caller: Caller, doc: Source, budget?: number): Served {
   const perCall = budget !== undefined && sessionTokensLeft(caller) > budget;
   const body = perCall
     ? // The call names the file: the notice does not, so that it fits the smallest budget whatever the path.
-      `The budget of this call (${budget} tokens) cannot hold even one line here. Ask for a smaller range, or raise maxTokens (the profile allows up to ${caller.profile.perCallTokens}).`
+      `The budget of this call (${budget} tokens) cannot hold even one line here. Ask for a smaller range${raiseBudget(caller)}.`
     : sessionSpentNotice(caller);
   return {
     path: doc.path,

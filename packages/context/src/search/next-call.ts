@@ -38,6 +38,12 @@ export type CallOptions = { readonly [key: string]: CallValue | undefined };
 export interface CallStyle {
   readonly name: string;
   format(op: string, args: readonly CallValue[], options: CallOptions): string;
+  /**
+   * An option of `op` as this style names it (`max_tokens` for `maxTokens`),
+   * or `undefined` when the surface gives `op` no such option, so that a
+   * text offers none. Without it, the API's own name.
+   */
+  optionName?(op: string, key: string): string | undefined;
 }
 
 /** The API's own style: `readLines("a.ts", 10, 20)`. */
@@ -53,6 +59,21 @@ export const API_CALL_STYLE: CallStyle = {
 // One style per async call chain: a session serving the MCP server and one
 // serving a script can run in the same process at once.
 const activeStyle = new AsyncLocalStorage<CallStyle>();
+
+/**
+ * An option of `op` as the active style names it, for a text that tells a
+ * caller to change it; `undefined` when the caller's surface has no such
+ * option for `op`.
+ *
+ * @example
+ * ```ts
+ * optionName('readFile', 'maxTokens'); // 'maxTokens'; in the tools' style 'max_tokens'; for grep, whose tool has no budget, undefined
+ * ```
+ */
+export function optionName(op: string, key: string): string | undefined {
+  const style = activeStyle.getStore() ?? API_CALL_STYLE;
+  return style.optionName === undefined ? key : style.optionName(op, key);
+}
 
 /**
  * Runs `body` with suggested calls written in `style` (the tools package

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type Caller, MIN_USEFUL_TOKENS, sessionSpentNotice, sessionTokensLeft, type Workspace } from '../retrieval/shared.ts';
+import { type Caller, MIN_USEFUL_TOKENS, raiseBudget, sessionSpentNotice, sessionTokensLeft, type Workspace } from '../retrieval/shared.ts';
 import { wrapContent } from '../safety/delimiters.ts';
 import { plural } from './next-call.ts';
 
@@ -226,7 +226,7 @@ async function record<Item>(
 export function overBudgetSearch<Item>(ws: Workspace, caller: Caller, op: SearchOp, budget: number, retry: string): SearchResult<Item> {
   const perCall = sessionTokensLeft(caller) > budget;
   const text = perCall
-    ? `The budget of this call (${budget} tokens) cannot hold even one entry of ${op}. Raise maxTokens (the profile allows up to ${caller.profile.perCallTokens}) or narrow the search.`
+    ? `The budget of this call (${budget} tokens) cannot hold even one entry of ${op}. Narrow the search${raiseBudget(caller)}.`
     : sessionSpentNotice(caller);
   return {
     op,
