@@ -10,7 +10,7 @@
  */
 
 import { type ContextSession, withCallStyle, withoutHostPaths, withRequestId } from '@ctxfs/context';
-import { type FsError, hasDefaultHint, isFsError } from '@ctxfs/core';
+import { FsError, hasDefaultHint, isFsError } from '@ctxfs/core';
 import { prepareArguments } from './arguments.ts';
 import { MODEL_TOOL_CALLS, type ToolCallWriter, toolCallStyle, withToolCallWriter } from './call-style.ts';
 import { TOOLS } from './catalog/index.ts';
@@ -193,6 +193,26 @@ function toolError(tool: string, err: FsError): CallResult {
   return errorResult(err.code, said, { path: err.path, hint, text: `${err.code}: ${said} (${hint})` });
 }
 
+/**
+ * A failure that is no refusal: a defect of ctxfs or of a library under it
+ * (a stack overflow on an input nobody foresaw, a TypeError). The model
+ * still gets a result it can act on, never a transport error that its
+ * client may show as the server failing; host paths stay out of it, as
+ * from a refusal.
+ */
+function internalError(tool: string, err: unknown): CallResult {
+  const said = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  const safe = withoutHostPaths(
+    new FsError({
+      code: 'EIO',
+      op: tool,
+      reason: `ctxfs failed inside ${tool} (${said.length > 300 ? `${said.slice(0, 300)}…` : said})`,
+      hint: 'this is a defect of ctxfs, not of the call; a change may or may not have been made, so look at the file before trying again, or go on without this call',
+    }),
+  );
+  return errorResult('EINTERNAL', safe.reason ?? said, { hint: safe.hint, text: `EINTERNAL: ${safe.reason} (${safe.hint})` });
+}
+
 /** The reply to a call, in the shape the call came in. */
 export function replyTo(call: ParsedCall, result: CallResult): ToolReply {
   switch (call.shape) {
@@ -293,7 +313,7 @@ export class Toolset {
     } catch (err) {
       // Whatever a backend or runner said, where a link leads and the host's paths stay out of what a model reads.
       if (isFsError(err)) return toolError(tool.name, withoutHostPaths(err));
-      throw err;
+      return internalError(tool.name, err);
     }
   }
 

@@ -221,3 +221,28 @@ describe('a budget too small for one line', () => {
     }
   });
 });
+
+describe('a failure that is no refusal', () => {
+  it('is an EINTERNAL error result the model can act on, without host paths, never thrown through the transport', async () => {
+    const { MemoryFilesystem } = await import('@ctxfs/memory');
+    const { createContext } = await import('@ctxfs/context');
+    const { Toolset } = await import('../src/index.ts');
+    // A backend with a defect: its byte read fails with a plain TypeError naming a host path.
+    class Broken extends MemoryFilesystem {
+      override readBytes(): never {
+        throw new TypeError("Cannot read properties of undefined (reading 'chunk') at /home/someone/secret/reader.js:12");
+      }
+    }
+    const ctx = await createContext({ fs: new Broken({ files: { 'a.txt': 'alpha\n' } }), safety: { policyFiles: false } });
+    try {
+      const r = await new Toolset(ctx.session({ agent: 'llm:test' })).run('read_file', { path: 'a.txt' });
+      expect(r.isError).toBe(true);
+      expect(r.data).toMatchObject({ error: { code: 'EINTERNAL' } });
+      expect(r.text).toMatch(/^EINTERNAL: ctxfs failed inside read_file \(TypeError: Cannot read properties of undefined/);
+      expect(r.text).toContain('look at the file before trying again');
+      expect(r.text).not.toContain('/home/someone');
+    } finally {
+      await ctx.close();
+    }
+  });
+});
