@@ -32,7 +32,7 @@ import type { ReadRecord, SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { type EditConflict, type EditResult, type FileChange, maskedResult, q, refusal, type StaleReader, shortHash } from './edit-result.ts';
 import { decodeFile, diskHash, encodeLike, type FileText, loadFileText } from './file-text.ts';
-import type { CrashHook, EditJournal, JournalEntry, PendingChange } from './journal.ts';
+import type { CrashHook, EditJournal, JournalBlob, JournalEntry, PendingChange } from './journal.ts';
 import { changeDiff, changing, noChange, type PlannedFile } from './planned-change.ts';
 import { nextChangeId } from './request-scope.ts';
 
@@ -141,6 +141,13 @@ const lockedPaths = new AsyncLocalStorage<ReadonlySet<string>>();
  * {@link FileEditor.baseOf}, once.
  */
 const baseReads = new AsyncLocalStorage<Map<string, Promise<ReadRecord | undefined>>>();
+
+/**
+ * History's newest version of each file the operation under way is about to
+ * load, asked for as its lock was (see {@link FileEditor.run}): taken by the
+ * file's first {@link FileEditor.noteDisk} under that lock, once.
+ */
+const lockedHeads = new AsyncLocalStorage<Map<string, Promise<FileVersion | undefined>>>();
 
 /** `text`, noted as content the running call may quote. */
 function quoted<T extends string | undefined>(text: T): T {
@@ -261,7 +268,7 @@ export class FileEditor {
     current: (Pick<FileText, 'sha256'> & { readonly bytes?: Uint8Array; readonly size?: number }) | undefined,
     locked = false,
   ): Promise<FileVersion | undefined> {
-    let latest = await this.#versions.latest(path);
+    let latest = await (this.#headAskedAhead(path, locked) ?? this.#versions.latest(path));
     const sha = current?.sha256;
     if (latest === undefined && current === undefined) return undefined;
     if (latest !== undefined && latest.sha256 === sha) return latest;
@@ -272,6 +279,8 @@ export class FileEditor {
     if (intent !== undefined) {
       if (!locked) return latest;
       if (await this.deps.journal.settleStranded(this.deps.fs, intent)) {
+        // It may have recorded versions of this call's other files too: the heads asked with their locks are history.
+        lockedHeads.getStore()?.clear();
         latest = await this.#versions.latest(path);
         if (latest?.sha256 === sha) return latest;
       }
@@ -314,6 +323,14 @@ export class FileEditor {
         message: current === undefined ? 'deleted outside ctxfs' : undefined,
       });
     });
+  }
+
+  /** The head of `path` asked with its lock, when this is its first look under it (see {@link lockedHeads}). */
+  #headAskedAhead(path: string, locked: boolean): Promise<FileVersion | undefined> | undefined {
+    const heads = locked ? lockedHeads.getStore() : undefined;
+    const head = heads?.get(path);
+    heads?.delete(path);
+    return head;
   }
 
   /** Loads a file, recording its content in history if unknown. */
@@ -578,7 +595,7 @@ export class FileEditor {
     const effective = changing(plans);
     if (effective.length === 0) return noChange(op, first);
     const entries: JournalEntry[] = [];
-    const blobs: Uint8Array[] = [];
+    const blobs: Array<Uint8Array | JournalBlob> = [];
     for (const p of effective) {
       if (p.renameFrom !== undefined) {
         const src = p.current as FileText;
@@ -586,11 +603,12 @@ export class FileEditor {
         entries.push({ path: p.renameFrom, before: src.sha256, after: null, op: 'rename', size: 0, relatedPath: p.path });
         entries.push({ path: p.path, before: null, after: sha256Hex(bytes), op: 'rename', size: bytes.byteLength, relatedPath: p.renameFrom });
         blobs.push(src.bytes);
-        if (bytes !== src.bytes) blobs.push(bytes);
+        if (bytes !== src.bytes) blobs.push({ bytes, near: src });
         continue;
       }
       // The content replaced is stored already: loading it stored it, and history's latest version refers to it.
-      if (p.bytes) blobs.push(p.bytes);
+      // The new content is best stored as a delta against it.
+      if (p.bytes) blobs.push(p.current === undefined ? p.bytes : { bytes: p.bytes, near: p.current });
       entries.push({
         path: p.path,
         before: p.current?.sha256 ?? null,
@@ -704,10 +722,12 @@ export class FileEditor {
     }
     const described = changeDiff(effective, recorded);
     const { files, added, removed } = described;
-    for (const p of effective) {
-      await this.#afterWrite(p, author, options.message);
-      if (p.renameFrom !== undefined) await this.#afterWrite({ ...p, path: p.renameFrom, bytes: null, renameFrom: undefined }, author, options.message);
-    }
+    const observed = async () => {
+      for (const p of effective) {
+        await this.#afterWrite(p, author, options.message);
+        if (p.renameFrom !== undefined) await this.#afterWrite({ ...p, path: p.renameFrom, bytes: null, renameFrom: undefined }, author, options.message);
+      }
+    };
     const derived = async () => {
       try {
         await this.deps.afterCommit?.(effective.flatMap((p) => (p.renameFrom !== undefined ? [p.renameFrom, p.path] : [p.path])));
@@ -715,8 +735,9 @@ export class FileEditor {
         // Derived data only; it is rebuilt when next asked for.
       }
     };
-    // Independent reads first: on PostgreSQL they share a round trip.
-    const [, staleReaders] = await Promise.all([derived(), this.staleReaders(effective.map((p) => p.path))]);
+    // Independent of each other (the stale readers leave out this agent's own read, which `observed` records; the
+    // derived data is rebuilt from the disk): sent together, on PostgreSQL they share a round trip.
+    const [, , staleReaders] = await Promise.all([observed(), derived(), this.staleReaders(effective.map((p) => p.path))]);
     const merged = effective.some((p) => p.merged);
     const head = files[0] as FileChange;
     // A rename over an existing file is two plans (a write and a delete): it is still one rename to the reader.
@@ -853,7 +874,7 @@ export class FileEditor {
     author: string,
     message: string | undefined,
     entries: readonly JournalEntry[],
-    blobs: readonly Uint8Array[],
+    blobs: ReadonlyArray<Uint8Array | JournalBlob>,
     changeId?: string,
   ): Promise<PendingChange> {
     return this.deps.journal.begin({ op, author, message, entries, blobs, changeId, sessionId: this.deps.session.id, audit: currentCall()?.auditDraft() });
@@ -865,23 +886,40 @@ export class FileEditor {
 
   /** The registry and the editor's read record after `path` became `content` (`null`: deleted). */
   async #observe(path: string, content: StoredContent | null, author: string, message: string | undefined, editorView: Uint8Array | undefined): Promise<void> {
-    const { registry, fs, session, agent } = this.deps;
-    try {
-      if (content === null) {
+    const { registry, fs } = this.deps;
+    if (content === null) {
+      try {
         await registry.refresh(path);
-        return;
+      } catch {
+        // The change is on disk and in history; the registry catches up on its next check.
       }
-      const st = await fs.stat(path);
-      await registry.observe(path, { sha256: content.sha256, size: content.size, mtimeMs: st.mtime.getTime() }, author, message);
-      if (editorView) await this.deps.versions.putBlob(editorView);
-    } catch {
-      // The change is on disk and in history; the registry catches up on its next check.
+      return;
     }
-    if (content === null) return;
+    const registered = (async () => {
+      try {
+        const st = await fs.stat(path);
+        await registry.observe(path, { sha256: content.sha256, size: content.size, mtimeMs: st.mtime.getTime() }, author, message);
+      } catch {
+        // The change is on disk and in history; the registry catches up on its next check.
+      }
+    })();
+    // The editor's read record goes out beside the registry's (on PostgreSQL they share a round trip); a
+    // merged view's content is stored before the read of it is recorded.
+    const read = (async () => {
+      if (editorView) await this.deps.versions.putBlob(editorView).catch(() => undefined);
+      await this.#recordEdited(path, editorView, content);
+    })();
+    await Promise.all([registered, read]);
+  }
+
+  /**
+   * The editor has now seen what it wrote: its next edit is based on it —
+   * or, after a merge, on what it believes the file is (it has not seen the merge).
+   * Apart from the registry's update: when the store fails, the session keeps it in memory.
+   */
+  async #recordEdited(path: string, editorView: Uint8Array | undefined, content: StoredContent): Promise<void> {
+    const { session, agent } = this.deps;
     try {
-      // The editor has now seen what it wrote: its next edit is based on it —
-      // or, after a merge, on what it believes the file is (it has not seen the merge).
-      // Apart from the registry's update: when the store fails, the session keeps it in memory.
       await session.recordRead({
         agent,
         path,
@@ -897,12 +935,17 @@ export class FileEditor {
   /** Agents (any session) whose last read of one of `paths` is not what is there now. */
   async staleReaders(paths: readonly string[]): Promise<StaleReader[]> {
     const out: StaleReader[] = [];
-    for (const path of paths) {
-      // Each reader's last read of it that is not the file's latest version (none when deleted).
-      const rows = (await this.deps.store.all(
-        'SELECT session_id, agent, sha256 FROM read_heads WHERE path = ? AND sha256 IS DISTINCT FROM (SELECT sha256 FROM history WHERE path = ? ORDER BY seq DESC LIMIT 1)',
-        [path, path],
-      )) as Array<{ session_id: string; agent: string; sha256: string }>;
+    // Each reader's last read of it that is not the file's latest version (none when deleted); asked together.
+    const found = await Promise.all(
+      paths.map(
+        (path) =>
+          this.deps.store.all(
+            'SELECT session_id, agent, sha256 FROM read_heads WHERE path = ? AND sha256 IS DISTINCT FROM (SELECT sha256 FROM history WHERE path = ? ORDER BY seq DESC LIMIT 1)',
+            [path, path],
+          ) as Promise<Array<{ session_id: string; agent: string; sha256: string }>>,
+      ),
+    );
+    for (const rows of found) {
       for (const r of rows) {
         if (!(r.session_id === this.deps.session.id && r.agent === this.deps.agent)) {
           out.push({ agent: r.agent, sessionId: r.session_id, version: r.sha256 });
@@ -938,6 +981,8 @@ export class FileEditor {
     let rows = await recorded();
     if (rows.length === 0) {
       if (!(await journal.pending()).some((p) => p.changeId === requestId)) return undefined;
+      // Recovery may record versions of these files: the heads asked with their locks are history now.
+      lockedHeads.getStore()?.clear();
       await journal.recover(fs);
       rows = await recorded();
       if (rows.length === 0 && (await journal.pending()).some((p) => p.changeId === requestId)) {
@@ -1004,14 +1049,30 @@ export class FileEditor {
     const options = requestId === given.requestId ? given : { ...given, requestId };
     try {
       const store = this.deps.store;
+      const reads = new Map<string, Promise<ReadRecord | undefined>>();
+      const heads = new Map<string, Promise<FileVersion | undefined>>();
+      // What loading each file asks first — history's head of it, the agent's last read of it — is asked with
+      // its lock: on PostgreSQL the answers come in the lock's round trip (StateStore.withLock).
+      const ahead = () => {
+        for (const path of paths) {
+          const head = this.#versions.latest(path);
+          head.catch(() => undefined);
+          heads.set(path, head);
+          if (options.baseVersion !== undefined || options.dryRun) continue;
+          const read = this.deps.session.lastRead(this.deps.agent, path);
+          read.catch(() => undefined);
+          reads.set(path, read);
+        }
+      };
       return await withLocks(
         this.deps.fs,
         paths,
-        () => lockedPaths.run(new Set(paths), () => baseReads.run(new Map(), () => this.#locked(op, paths, options, plan))),
+        () => lockedPaths.run(new Set(paths), () => baseReads.run(reads, () => lockedHeads.run(heads, () => this.#locked(op, paths, options, plan)))),
         (sorted, fn) =>
           store.withLock(
             sorted.map((path) => `file:${path}`),
             fn,
+            ahead,
           ),
       );
     } catch (err) {

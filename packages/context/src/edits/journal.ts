@@ -39,6 +39,12 @@ export interface JournalEntry {
   readonly undoOf?: number | undefined;
 }
 
+/** A content a change writes, and the content it replaces (what it is best stored as a delta against), with its bytes. */
+export interface JournalBlob {
+  readonly bytes: Uint8Array;
+  readonly near?: { readonly sha256: string; readonly bytes: Uint8Array } | undefined;
+}
+
 /** A change announced but not yet recorded. */
 export interface PendingChange {
   readonly id: number;
@@ -154,18 +160,22 @@ export class EditJournal {
     author: string;
     message?: string | undefined;
     entries: readonly JournalEntry[];
-    blobs: ReadonlyArray<Uint8Array>;
+    /** The contents to store: bytes, or bytes with the content they replace (their delta's base; see {@link JournalBlob}). */
+    blobs: ReadonlyArray<Uint8Array | JournalBlob>;
     sessionId?: string | undefined;
     audit?: unknown;
     /** The change's id; default a new UUID (a caller's request id, so a retry finds it). */
     changeId?: string | undefined;
   }): Promise<PendingChange> {
     const changeId = change.changeId ?? randomUUID();
-    const inserted = await this.store.transaction(
+    const blobs = change.blobs.map((b) => (b instanceof Uint8Array ? { bytes: b } : b));
+    const { inserted, stored } = await this.store.transaction(
       async () => {
-        for (const b of change.blobs) await this.versions.putBlob(b);
+        // On PostgreSQL the contents, the intent and the COMMIT go out together: one round trip.
+        const stored: Array<Promise<boolean>> = [];
+        for (const b of blobs) stored.push((await this.versions.putBlobPiped(b.bytes, b.near)).stored);
         // Its id is taken after the commit: on PostgreSQL the insert and the COMMIT share a round trip.
-        return await this.store.writeReturning<{ id: number }>(
+        const inserted = await this.store.writeReturning<{ id: number }>(
           'INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms, session_id, audit, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
           [
             changeId,
@@ -179,10 +189,16 @@ export class EditJournal {
             this.owner,
           ],
         );
+        return { inserted, stored };
       },
       { durable: true },
     );
     const row = (await inserted.rows)[0] as { id: number };
+    // A content the server did not take as a delta (its base gone, or its chain full) is stored now, still
+    // before any file is written: an intent whose files were never written needs none of its contents.
+    for (const [i, ok] of (await Promise.all(stored)).entries()) {
+      if (!ok) await this.versions.putBlob((blobs[i] as JournalBlob).bytes, undefined, { near: blobs[i]?.near?.sha256 });
+    }
     return {
       id: Number(row.id),
       changeId,
@@ -213,16 +229,18 @@ export class EditJournal {
     }
   }
 
-  #record(pending: PendingChange, recovered: boolean): Promise<FileVersion[]> {
-    return this.store.transaction(async () => {
+  async #record(pending: PendingChange, recovered: boolean): Promise<FileVersion[]> {
+    const versions = await this.store.transaction(async () => {
       // An intent settled after the fact may have been settled already (by its writer's next call, by
       // recovery, by another process that found its content on disk): its row gone, it is not recorded twice.
       // Writers serialize, so the row seen here is the row at commit. Not asked on an edit's own record.
       if (recovered && (await this.store.get('SELECT 1 AS x FROM edit_journal WHERE id = ?', [pending.id])) === undefined) return [];
-      const out: FileVersion[] = [];
+      // On PostgreSQL the versions (each file's next seq counted by the server), the audit record, the intent's
+      // removal and the COMMIT go out together: one round trip. Each version is taken after the commit.
+      const out: Array<() => Promise<FileVersion>> = [];
       for (const e of pending.entries) {
         out.push(
-          await this.versions.append({
+          await this.versions.appendPiped({
             path: e.path,
             sha256: e.after ?? undefined,
             size: e.size,
@@ -240,6 +258,9 @@ export class EditJournal {
       await this.store.write('DELETE FROM edit_journal WHERE id = ?', [pending.id]);
       return out;
     });
+    const out: FileVersion[] = [];
+    for (const version of versions) out.push(await version());
+    return out;
   }
 
   /**

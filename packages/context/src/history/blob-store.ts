@@ -70,6 +70,11 @@ interface Encoded {
   depth: number;
 }
 
+/** Whether a base of `size` bytes may hold a delta of `target` bytes: one of very different size shares little. */
+function similarSizes(size: number, target: number): boolean {
+  return size <= DELTA_MAX_BYTES && size <= target * 4 + 1024 && target <= size * 4 + 1024;
+}
+
 function same(a: Uint8Array, b: Uint8Array): boolean {
   return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
@@ -133,6 +138,54 @@ export class BlobStore {
       this.#remember(sha256, bytes);
       return sha256;
     });
+  }
+
+  /**
+   * Stores `bytes` inside the caller's transaction without waiting for an
+   * answer (PostgreSQL, where a transaction's statements pipeline): as a
+   * delta against `near`, the content it replaces, whose bytes the caller
+   * has in hand, with the base's depth checked by the server in the same
+   * statement; whole when no delta is worth keeping. Where the blob is
+   * stored already nothing is written. Answers, once the transaction has
+   * committed (`stored`), whether the blob is stored: `false` when the base was
+   * missing or its chain had no room, and the caller stores it with
+   * {@link put}. On a store that answers at once (SQLite) use {@link put}.
+   */
+  async putPiped(
+    bytes: Uint8Array,
+    sha256: string,
+    near: { readonly sha256: string; readonly bytes: Uint8Array } | undefined,
+  ): Promise<{ readonly stored: Promise<boolean> }> {
+    const delta = near === undefined || near.sha256 === sha256 ? undefined : this.#encodeAgainst(near.sha256, near.bytes, bytes, sha256);
+    if (near === undefined || delta === undefined) {
+      const whole = encodeWhole(bytes);
+      await this.#db.write('INSERT INTO blobs (sha256, size, codec, content, stored_ms, base, depth) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
+        sha256,
+        bytes.byteLength,
+        whole.codec,
+        whole.content,
+        Date.now(),
+        null,
+        0,
+      ]);
+      this.#remember(sha256, bytes);
+      return { stored: Promise.resolve(true) };
+    }
+    // Inserted when the base is stored with room in its chain; `stored` counts it, or the blob already there.
+    const sent = await this.#db.writeReturning<{ stored: number }>(
+      `WITH ins AS (INSERT INTO blobs (sha256, size, codec, content, stored_ms, base, depth)
+         SELECT ?::text, ?::bigint, ?::text, ?::bytea, ?::double precision, sha256, depth + 1 FROM blobs WHERE sha256 = ? AND depth < ?
+         ON CONFLICT DO NOTHING RETURNING 1 AS x)
+       SELECT (SELECT COUNT(*) FROM ins) + (SELECT COUNT(*) FROM blobs WHERE sha256 = ?) AS stored`,
+      [sha256, bytes.byteLength, delta.codec, delta.content, Date.now(), near.sha256, maxDepth(bytes.byteLength), sha256],
+    );
+    this.#remember(sha256, bytes);
+    return {
+      stored: sent.rows.then(
+        (rows) => Number(rows[0]?.stored) > 0,
+        () => false,
+      ),
+    };
   }
 
   async has(sha256: string): Promise<boolean> {
@@ -232,18 +285,24 @@ export class BlobStore {
   async #deltaAgainst(base: string, bytes: Uint8Array, sha256: string): Promise<Encoded | undefined> {
     if (bytes.byteLength > DELTA_MAX_BYTES || this.#tried.has(`${sha256}>${base}`)) return undefined;
     const info = (await this.#db.get('SELECT depth, size FROM blobs WHERE sha256 = ?', [base])) as { depth: number; size: number } | undefined;
-    // A base of very different size shares little; and its chain must have room for one more.
+    // Its chain must have room for one more.
     if (info === undefined || Number(info.depth) + 1 > maxDepth(bytes.byteLength)) return undefined;
-    const size = Number(info.size);
-    if (size > DELTA_MAX_BYTES || size > bytes.byteLength * 4 + 1024 || bytes.byteLength > size * 4 + 1024) return undefined;
+    if (!similarSizes(Number(info.size), bytes.byteLength)) return undefined;
     const baseBytes = await this.get(base);
     if (baseBytes === undefined) return undefined;
+    const enc = this.#encodeAgainst(base, baseBytes, bytes, sha256);
+    return enc && { ...enc, base, depth: Number(info.depth) + 1 };
+  }
+
+  /** `bytes` as a delta against `baseBytes` (the content of `base`), checked; `undefined` when not worth keeping. */
+  #encodeAgainst(base: string, baseBytes: Uint8Array, bytes: Uint8Array, sha256: string): { codec: BlobCodec; content: Uint8Array } | undefined {
+    if (bytes.byteLength > DELTA_MAX_BYTES || this.#tried.has(`${sha256}>${base}`) || !similarSizes(baseBytes.byteLength, bytes.byteLength)) return undefined;
     const enc = encodeDelta(baseBytes, bytes);
     if (enc.content.byteLength > bytes.byteLength / 4 || !same(decodeDelta(enc.codec, enc.content, baseBytes), bytes)) {
       this.#tried.add(`${sha256}>${base}`);
       return undefined;
     }
-    return { ...enc, base, depth: Number(info.depth) + 1 };
+    return enc;
   }
 
   async #rebuild(sha256: string): Promise<Uint8Array> {

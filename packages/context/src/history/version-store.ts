@@ -103,6 +103,60 @@ function fromRow(r: HistoryRow): FileVersion {
   };
 }
 
+/** What {@link VersionStore.append} records. */
+export interface AppendEntry {
+  path: string;
+  sha256: string | undefined;
+  size: number;
+  op: VersionOp;
+  author: string;
+  message?: string | undefined;
+  changeId?: string | undefined;
+  relatedPath?: string | undefined;
+  undoOf?: number | undefined;
+  /** The session that made the change. */
+  sessionId?: string | undefined;
+}
+
+/** A `history` row's values in column order, its seq `null` (the caller's to fill). */
+function historyValues(entry: AppendEntry, now: number): SqlValue[] {
+  return [
+    entry.path,
+    null,
+    entry.sha256 ?? null,
+    entry.size,
+    entry.op,
+    entry.author,
+    entry.message ?? null,
+    entry.changeId ?? null,
+    entry.relatedPath ?? null,
+    entry.undoOf ?? null,
+    now,
+    entry.sessionId ?? null,
+  ];
+}
+
+function versionOf(entry: AppendEntry, seq: number, now: number): FileVersion {
+  return fromRow({
+    path: entry.path,
+    seq,
+    sha256: entry.sha256 ?? null,
+    size: entry.size,
+    op: entry.op,
+    author: entry.author,
+    message: entry.message ?? null,
+    change_id: entry.changeId ?? null,
+    related_path: entry.relatedPath ?? null,
+    undo_of: entry.undoOf ?? null,
+    created_ms: now,
+  });
+}
+
+/** Whether a new version's blob, stored whole with nothing based on it, is to become a delta against the file's previous content. */
+function deltaWanted(sha256: string | undefined, last: { prev: string | null; whole: number | null; dependent: number | null }): boolean {
+  return sha256 !== undefined && last.prev !== null && last.prev !== sha256 && Number(last.whole) === 1 && last.dependent === null;
+}
+
 /**
  * The content-addressed store and the version table.
  *
@@ -160,6 +214,23 @@ export class VersionStore {
     return stored;
   }
 
+  /**
+   * {@link putBlob} inside a transaction without waiting for it where the
+   * store pipelines (PostgreSQL; see {@link BlobStore.putPiped}): `near` is
+   * the content the bytes replace, with its bytes, the delta's base. The
+   * answer, once the transaction has committed (`stored`), is whether the blob is
+   * stored; `false` asks the caller to {@link putBlob} it (a base the server
+   * found without room). Elsewhere it is {@link putBlob}, answered `true`.
+   */
+  async putBlobPiped(bytes: Uint8Array, near?: { readonly sha256: string; readonly bytes: Uint8Array }): Promise<{ readonly stored: Promise<boolean> }> {
+    const sha256 = sha256Hex(bytes);
+    if (this.store.dialect !== 'postgres' || !this.store.inTransaction) {
+      await this.putBlob(bytes, sha256);
+      return { stored: Promise.resolve(true) };
+    }
+    return this.blobs.putPiped(bytes, sha256, near);
+  }
+
   hasBlob(sha256: string): Promise<boolean> {
     return this.blobs.has(sha256);
   }
@@ -170,19 +241,7 @@ export class VersionStore {
   }
 
   /** Appends a version of `entry.path` and returns it. */
-  async append(entry: {
-    path: string;
-    sha256: string | undefined;
-    size: number;
-    op: VersionOp;
-    author: string;
-    message?: string | undefined;
-    changeId?: string | undefined;
-    relatedPath?: string | undefined;
-    undoOf?: number | undefined;
-    /** The session that made the change. */
-    sessionId?: string | undefined;
-  }): Promise<FileVersion> {
+  async append(entry: AppendEntry): Promise<FileVersion> {
     // The file's last seq and last content, and whether the new content is stored whole with
     // no blob a delta against it (what deltify asks), in one round trip.
     const last = (await this.store.get(
@@ -192,39 +251,46 @@ export class VersionStore {
     const seq = Number(last.seq ?? 0) + 1;
     const now = Date.now();
     // Now that the blob's predecessor is known, keep it as a delta against it if it was stored whole.
-    if (entry.sha256 !== undefined && last.prev !== null && last.prev !== entry.sha256 && Number(last.whole) === 1 && last.dependent === null) {
-      await this.blobs.deltify(entry.sha256, last.prev);
-    }
+    if (deltaWanted(entry.sha256, last)) await this.blobs.deltify(entry.sha256 as string, last.prev as string);
+    const values = historyValues(entry, now);
+    values[1] = seq;
     await this.store.write(
       'INSERT INTO history (path, seq, sha256, size, op, author, message, change_id, related_path, undo_of, created_ms, session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [
-        entry.path,
-        seq,
-        entry.sha256 ?? null,
-        entry.size,
-        entry.op,
-        entry.author,
-        entry.message ?? null,
-        entry.changeId ?? null,
-        entry.relatedPath ?? null,
-        entry.undoOf ?? null,
-        now,
-        entry.sessionId ?? null,
-      ],
+      values,
     );
-    return fromRow({
-      path: entry.path,
-      seq,
-      sha256: entry.sha256 ?? null,
-      size: entry.size,
-      op: entry.op,
-      author: entry.author,
-      message: entry.message ?? null,
-      change_id: entry.changeId ?? null,
-      related_path: entry.relatedPath ?? null,
-      undo_of: entry.undoOf ?? null,
-      created_ms: now,
-    });
+    return versionOf(entry, seq, now);
+  }
+
+  /**
+   * {@link append} without waiting inside a transaction where the store
+   * pipelines (PostgreSQL): the version's `seq` is the file's next, counted
+   * by the server in the statement that inserts it (under the transaction's
+   * writer lock, so no other writer takes it), answered with the commit.
+   * Call what it returns once the transaction has committed: it gives the
+   * version, and keeps its blob as a delta against the file's previous
+   * content as {@link append} does (the insert returns what that needs).
+   * Elsewhere it is {@link append}.
+   */
+  async appendPiped(entry: AppendEntry): Promise<() => Promise<FileVersion>> {
+    if (this.store.dialect !== 'postgres' || !this.store.inTransaction) {
+      const version = await this.append(entry);
+      return () => Promise.resolve(version);
+    }
+    const now = Date.now();
+    const v = historyValues(entry, now);
+    const sent = await this.store.writeReturning<{ seq: number; prev: string | null; whole: number | null; dependent: number | null }>(
+      `INSERT INTO history (path, seq, sha256, size, op, author, message, change_id, related_path, undo_of, created_ms, session_id)
+       SELECT ?::text, COALESCE(MAX(seq), 0) + 1, ?::text, ?::bigint, ?::text, ?::text, ?::text, ?::text, ?::text, ?::bigint, ?::double precision, ?::text FROM history WHERE path = ?
+       RETURNING seq, (SELECT h.sha256 FROM history h WHERE h.path = ? AND h.sha256 IS NOT NULL ORDER BY h.seq DESC LIMIT 1) AS prev,
+         (SELECT CASE WHEN base IS NULL THEN 1 ELSE 0 END FROM blobs WHERE sha256 = ?) AS whole, (SELECT 1 FROM blobs WHERE base = ? LIMIT 1) AS dependent`,
+      [v[0] as SqlValue, ...v.slice(2), entry.path, entry.path, entry.sha256 ?? null, entry.sha256 ?? null],
+    );
+    return async () => {
+      const row = (await sent.rows)[0] as { seq: number; prev: string | null; whole: number | null; dependent: number | null };
+      // Storage only, in a transaction of its own: the version stands whether or not its blob becomes a delta.
+      if (deltaWanted(entry.sha256, row)) await this.blobs.deltify(entry.sha256 as string, row.prev as string).catch(() => false);
+      return versionOf(entry, Number(row.seq), now);
+    };
   }
 
   /** The newest version of `path`. */

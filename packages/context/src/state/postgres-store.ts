@@ -19,6 +19,7 @@
  * @module
  */
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { type FsError, fsError } from '@ctxfs/core';
 import pg from 'pg';
@@ -69,6 +70,14 @@ const READ_LANE_DEPTH = 8;
 interface ReadLane {
   readonly client: Promise<pg.PoolClient>;
   users: number;
+}
+
+/** The connection of a lock's holder while it asks reads ahead (see {@link PostgresStateStore.withLock}). */
+interface AheadLane {
+  readonly client: pg.PoolClient;
+  /** Until the lock is given back: a read asked later takes a pooled connection. */
+  open: boolean;
+  readonly sent: Array<Promise<unknown>>;
 }
 
 /** A statement as sent: `$n` placeholders and the name it is prepared under. */
@@ -136,6 +145,8 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
   readonly #lockSpace: number;
 
   readonly #lockWaitMs: number;
+  // Reads a lock's holder asks ahead (see withLock): sent on the lock's connection, behind its request.
+  readonly #ahead = new AsyncLocalStorage<AheadLane>();
 
   private constructor(pool: pg.Pool, location: string, schema: string, client: pg.ClientConfig, lockWaitMs: number) {
     super();
@@ -144,6 +155,8 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
     this.#lockPool = new pg.Pool({
       ...client,
       max: LOCK_CONNECTIONS,
+      // Pipelined: the reads asked ahead go out right behind the lock's request (withLock).
+      pipeline: true,
       // A lock held past this is a holder that hangs: the waiter is told so instead of waiting for ever.
       options: `${client.options ?? ''} -c lock_timeout=${lockWaitMs}`,
       idleTimeoutMillis: 10_000,
@@ -356,6 +369,18 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
     // for a read, the one reads in flight share.
     const read = /^\s*select\b/i.test(sql);
     const shared = read && !/\b(for\s+(update|share|no\s+key\s+update|key\s+share)|pg_advisory)/i.test(sql);
+    const ahead = shared ? this.#ahead.getStore() : undefined;
+    if (ahead?.open === true) {
+      // Asked ahead by a lock's holder: behind the lock's request on its connection, answered once it is granted.
+      const sent = this.#send(ahead.client, this.#statement(sql), values, sql);
+      ahead.sent.push(sent);
+      try {
+        return shape(await sent, want);
+      } catch (err) {
+        // The lock's connection failed (its locks with it, see withLock) or the plan went stale: asked again below.
+        if (stalePlan(err)) this.#prepared.delete(sql);
+      }
+    }
     for (let attempt = 0; ; attempt++) {
       const lane = shared ? this.#readLane() : { client: this.#connect('query'), users: 1 };
       let own: pg.PoolClient | undefined;
@@ -413,21 +438,25 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
    * itself). Should the connection drop, the server frees the locks and `fn`
    * runs on unguarded: the backend's compare-and-swap still refuses a write
    * that would overwrite another's. A lock not had within `lockWaitMs` (60 s
-   * by default), or a deadlock the server finds, is `EBUSY`.
+   * by default), or a deadlock the server finds, is `EBUSY`. The plain
+   * `SELECT`s `ahead` makes go out on that connection right behind the
+   * (last) lock's request: the server runs them as soon as the lock is
+   * granted, so their answers come in the lock's round trip; one that fails
+   * there is asked again on a pooled connection.
    */
-  async withLock<T>(keys: string | readonly string[], fn: () => Promise<T>): Promise<T> {
+  async withLock<T>(keys: string | readonly string[], fn: () => Promise<T>, ahead?: () => void): Promise<T> {
     const sorted = [...new Set(typeof keys === 'string' ? [keys] : keys)].sort();
     // The server's session locks are re-entrant on one connection: callers of this process take turns here first, in the same order.
     const turns: Array<() => void> = [];
     try {
       for (const key of sorted) turns.push(await this.#lockTurns.take(key));
-      return await this.#serverLocks(sorted, fn);
+      return await this.#serverLocks(sorted, fn, ahead);
     } finally {
       for (const done of turns.reverse()) done();
     }
   }
 
-  async #serverLocks<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
+  async #serverLocks<T>(keys: readonly string[], fn: () => Promise<T>, ahead: (() => void) | undefined): Promise<T> {
     let permit: () => void;
     try {
       // Waiting for a lock connection is waiting for a lock: bounded by lockWaitMs, not by the connect timeout.
@@ -440,13 +469,13 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
       });
     }
     try {
-      return await this.#onLockConnection(keys, fn);
+      return await this.#onLockConnection(keys, fn, ahead);
     } finally {
       permit();
     }
   }
 
-  async #onLockConnection<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
+  async #onLockConnection<T>(keys: readonly string[], fn: () => Promise<T>, ahead: (() => void) | undefined): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.#lockPool.connect();
@@ -458,10 +487,14 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
       lost = true;
     };
     client.on('error', onError);
+    const lane: AheadLane = { client, open: true, sent: [] };
     try {
-      for (const key of keys) {
+      for (const [i, key] of keys.entries()) {
+        const asked = client.query({ name: 'ctxfs_file_lock', text: 'SELECT pg_advisory_lock($1, $2)', values: [this.#lockSpace, int32Of(key)] });
+        // Behind the last lock's request, in its round trip: the server answers them once every lock is granted.
+        if (i === keys.length - 1 && ahead !== undefined) this.#ahead.run(lane, ahead);
         try {
-          await client.query({ name: 'ctxfs_file_lock', text: 'SELECT pg_advisory_lock($1, $2)', values: [this.#lockSpace, int32Of(key)] });
+          await asked;
         } catch (err) {
           if (connectionLost(err) !== undefined) lost = true;
           throw this.#lockRefused(err, key);
@@ -469,6 +502,9 @@ export class PostgresStateStore extends TransactionScope<pg.PoolClient> {
       }
       return await fn();
     } finally {
+      // Reads asked ahead and never taken are answered before the connection is given back.
+      lane.open = false;
+      await Promise.allSettled(lane.sent);
       // Every lock this connection holds is this holder's: one statement frees them, those taken
       // before a refusal too. Not waited for: the holder is done, and whoever waits next (here or on
       // another host) is granted the lock when the server runs it. The connection goes back to the

@@ -110,8 +110,11 @@ export class SqliteStateStore extends TransactionScope<Owner> {
     return store;
   }
 
-  /** One machine: the backend's cross-process lock serializes its processes (see {@link StateStore.withLock}). */
-  withLock<T>(_keys: string | readonly string[], fn: () => Promise<T>): Promise<T> {
+  /**
+   * One machine: the backend's cross-process lock serializes its processes (see {@link StateStore.withLock}).
+   * Nothing is asked ahead: a query answers at once.
+   */
+  withLock<T>(_keys: string | readonly string[], fn: () => Promise<T>, _ahead?: () => void): Promise<T> {
     return fn();
   }
 

@@ -165,8 +165,15 @@ export interface StateStore {
    * deadlock), however many: an edit of 40 files holds 40. On SQLite (one
    * machine) `fn` runs at once: there the backend's own cross-process lock
    * does this. Not a transaction; `fn` may open them.
+   *
+   * `ahead`, called once the lock is asked for and before it is granted,
+   * may start plain reads whose answers `fn` will take (without awaiting
+   * them itself): on PostgreSQL they go out right behind the lock's request,
+   * on its connection, so they run once the lock is granted and are
+   * answered in its round trip. SQLite does not call it (a read answers at
+   * once); `fn` then asks for what it needs itself.
    */
-  withLock<T>(keys: string | readonly string[], fn: () => Promise<T>): Promise<T>;
+  withLock<T>(keys: string | readonly string[], fn: () => Promise<T>, ahead?: () => void): Promise<T>;
   /** Called after every outermost transaction ends: `true` when it committed. */
   onTransactionEnd(listener: (committed: boolean) => void): void;
 

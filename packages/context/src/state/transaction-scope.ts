@@ -213,7 +213,7 @@ export abstract class TransactionScope<C> implements StateStore {
 
   abstract schemaVersion(): Promise<number>;
 
-  abstract withLock<T>(keys: string | readonly string[], fn: () => Promise<T>): Promise<T>;
+  abstract withLock<T>(keys: string | readonly string[], fn: () => Promise<T>, ahead?: () => void): Promise<T>;
 
   async close(): Promise<void> {
     if (this.#closed) return;
