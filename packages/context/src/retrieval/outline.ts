@@ -187,7 +187,7 @@ export async function outlineText(ws: Workspace, doc: Document, maxTokens: numbe
   const table = await symbolTable(doc);
   const range = resolveScope(doc, table.symbols, scope);
   const where = range.label === '' ? '' : ` (${range.label})`;
-  const header = `${doc.path}${where}: ${doc.lines.length} lines, ${documentTokens(ws, doc)} tokens${doc.language ? `, ${doc.language}` : ''}; symbols by ${table.source}`;
+  const header = `${doc.path}${where}: ${doc.lines.length} lines, ${documentTokens(ws, doc)} tokens${doc.language ? `, ${doc.language}` : ''}; ${table.skipped ?? `symbols by ${table.source}`}`;
   const all = buildRows(range.symbols, range);
   if (all.length === 0)
     return { text: `${header}\n(no symbols found${where === '' ? '' : ' there'})`, listed: 0, total: 0, more: undefined, largest: undefined };

@@ -79,6 +79,8 @@ export type SymbolSource = 'tree-sitter' | 'regex' | 'markdown' | 'none';
 export interface SymbolTable {
   readonly source: SymbolSource;
   readonly symbols: readonly CodeSymbol[];
+  /** Why a document was not outlined (`minified`), for the outline's header. */
+  readonly skipped?: string;
 }
 
 /** Every symbol, depth first. */
