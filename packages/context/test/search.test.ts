@@ -282,6 +282,21 @@ for (const backend of BACKENDS) {
       expect(audited.counts.total, audited.text).toBe(0);
     });
 
+    test("a glob naming a directory ('functions', 'functions/') matches no file, and says which call lists the files below it", async () => {
+      await setup();
+      const below = Object.keys(REAL).filter((p) => p.startsWith('functions/')).length;
+      expect(below).toBeGreaterThan(10);
+      for (const pattern of ['functions', 'functions/', './functions/']) {
+        const r = await ctx.glob(pattern);
+        expect(r.counts.total).toBe(0);
+        expect(r.text).toContain('no files match; functions is a directory, and a glob matches files: glob("functions/**") lists the files below it.');
+        const followed = await follow(ctx, 'glob("functions/**")');
+        expect(followed.counts.total).toBe(below);
+      }
+      // A name that is no directory keeps the plain answer.
+      expect((await ctx.glob('nothing-here')).text).toMatch(/no files match \(ignored paths left out/);
+    });
+
     test('hostile patterns and paths are refused before any I/O with stable codes and hints', async () => {
       await setup();
       const cases: Array<[() => Promise<unknown>, string]> = [

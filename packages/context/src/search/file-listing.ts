@@ -11,6 +11,7 @@
 import { fsError } from '@ctxfs/core';
 import { type FileTag, languageOf, tagsOf } from '../registry/classify.ts';
 import { type Caller, callBudget, type Workspace } from '../retrieval/shared.ts';
+import { currentCall } from '../safety/safety-layer.ts';
 import { type CallValue, callText, narrowTo, plural, type Tally } from './next-call.ts';
 import { count, globPattern, searchPath } from './search-input.ts';
 import {
@@ -274,6 +275,17 @@ export async function listFiles(ws: Workspace, caller: Caller, path: string | un
   });
 }
 
+/** The directory a glob pattern names literally (`src`, `src/`, `./src`) under `cwd`, as the pattern wrote it; `undefined` otherwise. */
+async function directoryNamed(ws: Workspace, cwd: string, pattern: string): Promise<string | undefined> {
+  const name = pattern.replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  if (name === '' || /[*?[\]{}!]/.test(name)) return undefined;
+  const path = cwd === '' ? name : `${cwd}/${name}`;
+  // What the policy keeps out of this caller's listings is not confirmed to exist.
+  if (currentCall()?.withheld(path) === true) return undefined;
+  const st = await ws.fs.stat(path).catch(() => undefined);
+  return st?.kind === 'directory' ? name : undefined;
+}
+
 /** Lists files matching a glob. */
 export async function glob(ws: Workspace, caller: Caller, pattern: string, options: GlobCallOptions = {}): Promise<SearchResult<ListedFile>> {
   const checked = globPattern(pattern, 'glob');
@@ -298,10 +310,14 @@ export async function glob(ws: Workspace, caller: Caller, pattern: string, optio
     return { text: item.sensitive ? `${path}  [sensitive]` : path, item };
   });
   const where = cwd === '' ? '' : ` in ${cwd}`;
+  // A directory's name as the pattern (`src`, `src/`) matches no file: the files below it are what was meant.
+  const below = paths.length === 0 ? await directoryNamed(ws, cwd, checked) : undefined;
   const header = (shown: number) =>
-    paths.length === 0
-      ? `glob ${JSON.stringify(pattern)}${where}: no files match${includeIgnored ? '' : ` (ignored paths left out: ${same({ includeIgnored: true })} lists them)`}.`
-      : `glob ${JSON.stringify(pattern)}${where}: ${capped ? 'more than ' : ''}${plural(paths.length, 'file')}${shownRange(offset, shown, paths.length)}.`;
+    below !== undefined
+      ? `glob ${JSON.stringify(pattern)}${where}: no files match; ${below} is a directory, and a glob matches files: ${callText('glob', [`${below}/**`], { cwd: cwd === '' ? undefined : cwd, includeIgnored: includeIgnored || undefined })} lists the files below it.`
+      : paths.length === 0
+        ? `glob ${JSON.stringify(pattern)}${where}: no files match${includeIgnored ? '' : ` (ignored paths left out: ${same({ includeIgnored: true })} lists them)`}.`
+        : `glob ${JSON.stringify(pattern)}${where}: ${capped ? 'more than ' : ''}${plural(paths.length, 'file')}${shownRange(offset, shown, paths.length)}.`;
   // Narrowing keeps the pattern's meaning only when it matches at any depth (`**/…`).
   const rebased = checked.startsWith('**/');
   return renderListing(ws, caller, {
