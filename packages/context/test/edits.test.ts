@@ -309,6 +309,17 @@ for (const backend of BACKENDS) {
       expect((await ctx.replace('../out.txt', 'a', 'b')).code).toBe('EPATHESCAPE');
     });
 
+    it('a path that does not resolve is named in the refusal: which of a rename\'s two paths is wrong', async () => {
+      await open({ 'a.txt': 'a\n' });
+      const to = await ctx.renameFile('a.txt', '../x.txt');
+      expect(to).toMatchObject({ success: false, code: 'EPATHESCAPE' });
+      expect(to.message).toMatch(/^\.\.\/x\.txt: path climbs above the workspace root; /);
+      const from = await ctx.renameFile('../a.txt', 'b.txt');
+      expect(from.message).toMatch(/^\.\.\/a\.txt: path climbs above the workspace root; /);
+      expect((await ctx.createFile('../evil', 'x')).message).toMatch(/^\.\.\/evil: /);
+      expect(await text(ws, 'a.txt')).toBe('a\n');
+    });
+
     it('line edits: replace, insert before/after, delete, out of range', async () => {
       await open({ 'l.txt': 'a\nb\nc\n' });
       expect((await ctx.editLines('l.txt', { kind: 'insert-before', line: 1, text: '0\n' })).success).toBe(true);

@@ -250,7 +250,8 @@ export class FileEditor {
       const p = contextPath(path, op);
       return this.deps.registry.spelledAs(currentCall()?.resolved(p) ?? p);
     } catch (err) {
-      if (isFsError(err)) throw new Refusal(refusal(op, String(path), err.code, `${err.reason}: ${err.hint}`));
+      // Named in the text: a rename's refusal must say which of its two paths is wrong.
+      if (isFsError(err)) throw new Refusal(refusal(op, String(path), err.code, errorText(err, String(path))));
       throw err;
     }
   }
