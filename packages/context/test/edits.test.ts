@@ -309,7 +309,7 @@ for (const backend of BACKENDS) {
       expect((await ctx.replace('../out.txt', 'a', 'b')).code).toBe('EPATHESCAPE');
     });
 
-    it('a path that does not resolve is named in the refusal: which of a rename\'s two paths is wrong', async () => {
+    it("a path that does not resolve is named in the refusal: which of a rename's two paths is wrong", async () => {
       await open({ 'a.txt': 'a\n' });
       const to = await ctx.renameFile('a.txt', '../x.txt');
       expect(to).toMatchObject({ success: false, code: 'EPATHESCAPE' });

@@ -138,8 +138,14 @@ describe('declarations without a body', () => {
 const hitPaths = (text: string): string[] => [...text.matchAll(/getSymbol\("([^"]+)"/g)].map((m) => m[1] as string);
 
 describe('declarations beside the code they declare', () => {
-  test("findSymbol puts a JavaScript package's code before its types.d.ts (webpack 5.91.0), and still finds what only the declarations have", { timeout: 120_000 }, async () => {
-    const files = packageFiles(npmPackage('webpack', '5.91.0'), (p) => ['types.d.ts', 'lib/Compilation.js', 'lib/EnvironmentPlugin.js'].includes(p), 8 * 1024 * 1024);
+  test("findSymbol puts a JavaScript package's code before its types.d.ts (webpack 5.91.0), and still finds what only the declarations have", {
+    timeout: 120_000,
+  }, async () => {
+    const files = packageFiles(
+      npmPackage('webpack', '5.91.0'),
+      (p) => ['types.d.ts', 'lib/Compilation.js', 'lib/EnvironmentPlugin.js'].includes(p),
+      8 * 1024 * 1024,
+    );
     expect(Object.keys(files).sort()).toEqual(['lib/Compilation.js', 'lib/EnvironmentPlugin.js', 'types.d.ts']);
     const fs = new MemoryFilesystem({ files });
     const ctx = await createContext({ fs, store: testState(), profile: 'small' });
