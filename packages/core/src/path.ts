@@ -137,6 +137,11 @@ export function resolvePath(input: unknown, op: FsOperation, limits: PathLimits 
   if (p.charCodeAt(0) === 0x2f) {
     throw refuse('EPATHESCAPE', op, input, 'absolute paths are not accepted', 'use a path relative to the workspace root, e.g. "src/index.ts"');
   }
+  // `file:///etc/passwd` would otherwise be the relative `file:/etc/passwd`, and its refusal a puzzling ENOENT.
+  // Two letters at least: `C://x` is a drive, refused below.
+  if (/^[A-Za-z][A-Za-z0-9+.-]+:\/\//.test(p)) {
+    throw refuse('EINVAL', op, input, 'a URL is not a path', 'use a path relative to the workspace root, e.g. "src/index.ts"');
+  }
   if (p.length >= 2 && p.charCodeAt(1) === 0x3a && /^[A-Za-z]:/.test(p)) {
     throw refuse('EPATHESCAPE', op, input, 'drive-letter paths are not accepted', 'use a path relative to the workspace root');
   }

@@ -76,6 +76,16 @@ describe('resolvePath', () => {
     expect(refusal(input)?.code).toBe('EINVAL');
   });
 
+  it('refuses a URL, which would otherwise be read as a relative path (file:///etc/passwd as file:/etc/passwd)', () => {
+    for (const url of ['file:///etc/passwd', 'https://example.com/a.ts', 'git+ssh://host/repo']) {
+      expect(refusal(url)).toMatchObject({ code: 'EINVAL', reason: 'a URL is not a path' });
+    }
+    // A drive stays a drive, and a name with a colon in it stays a name.
+    expect(refusal('C://x')?.code).toBe('EPATHESCAPE');
+    expect(resolvePath('notes:draft/a.md', 'stat').path).toBe('notes:draft/a.md');
+    expect(resolvePath('file:/a', 'stat').path).toBe('file:/a');
+  });
+
   it('carries the operation it was called for', () => {
     try {
       resolvePath('../x', 'rename');
