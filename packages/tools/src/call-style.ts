@@ -104,6 +104,9 @@ export function toolCallStyle(tools: readonly AnyToolDefinition[], writer: ToolC
         return `${writer.named(tool.name)} with ${missing.map((k) => `your ${k}`).join(' and ')}${Object.keys(out).length > 0 ? ` and ${JSON.stringify(out)}` : ''}`;
       return writer.call(tool.name, out);
     },
+    operationName(op: string): string {
+      return byOp.get(op)?.name ?? op;
+    },
     optionName(op: string, key: string): string | undefined {
       const tool = byOp.get(op);
       if (tool === undefined) return key;

@@ -246,3 +246,15 @@ describe('a failure that is no refusal', () => {
     }
   });
 });
+
+describe('the names a result gives its operation', () => {
+  const workspace = freshWorkspace();
+  it("are the tools' own (list_files, find_symbol), not the library's (listFiles, findSymbol)", async () => {
+    const w = workspace();
+    const listed = await w.toolset.run('list_files', { path: 'src' });
+    expect(listed.text).toMatch(/^list_files src/);
+    const missing = await w.toolset.run('find_symbol', { query: 'NoSuchNameAnywhere' });
+    expect(missing.text).toMatch(/^find_symbol "NoSuchNameAnywhere": no definition matches/);
+    for (const r of [listed, missing]) expect(r.text).not.toMatch(/\blistFiles\b|\bfindSymbol\b/);
+  });
+});

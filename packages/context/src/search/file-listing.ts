@@ -12,7 +12,7 @@ import { fsError } from '@ctxfs/core';
 import { type FileTag, languageOf, tagsOf } from '../registry/classify.ts';
 import { type Caller, callBudget, type Workspace } from '../retrieval/shared.ts';
 import { currentCall } from '../safety/safety-layer.ts';
-import { type CallValue, callText, narrowTo, plural, type Tally } from './next-call.ts';
+import { type CallValue, callText, narrowTo, operationName, plural, type Tally } from './next-call.ts';
 import { count, globPattern, searchPath } from './search-input.ts';
 import {
   lastPageOffset,
@@ -253,8 +253,8 @@ export async function listFiles(ws: Workspace, caller: Caller, path: string | un
   const where = scope.path === '' ? 'the workspace' : scope.path;
   const header = (shown: number) =>
     paths.length === 0
-      ? `listFiles ${where}${options.glob ? ` (glob ${options.glob})` : ''}: no files${includeIgnored ? '' : ` (ignored paths left out: ${same({ includeIgnored: true })} lists them)`}.`
-      : `listFiles ${where}${options.glob ? ` (glob ${options.glob})` : ''}${depth ? ` to depth ${depth}` : ''}: ${capped ? 'more than ' : ''}${plural(paths.length, 'file')}${
+      ? `${operationName('listFiles')} ${where}${options.glob ? ` (glob ${options.glob})` : ''}: no files${includeIgnored ? '' : ` (ignored paths left out: ${same({ includeIgnored: true })} lists them)`}.`
+      : `${operationName('listFiles')} ${where}${options.glob ? ` (glob ${options.glob})` : ''}${depth ? ` to depth ${depth}` : ''}: ${capped ? 'more than ' : ''}${plural(paths.length, 'file')}${
           entries.length !== paths.length ? ` in ${plural(entries.length, 'row')}` : ''
         }${shownRange(offset, shown, entries.length)}.`;
   return renderListing(ws, caller, {

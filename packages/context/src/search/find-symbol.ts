@@ -12,7 +12,7 @@ import { fsError } from '@ctxfs/core';
 import { type Caller, callBudget, documentTokens, type Workspace } from '../retrieval/shared.ts';
 import { currentCall } from '../safety/safety-layer.ts';
 import { SYMBOL_KINDS, type SymbolKind } from '../symbols/types.ts';
-import { callShape, callText, narrowTo, plural, type Tally } from './next-call.ts';
+import { callShape, callText, narrowTo, operationName, plural, type Tally } from './next-call.ts';
 import { count, MAX_PATTERN_LENGTH, searchPath } from './search-input.ts';
 import { lastPageOffset, overBudgetSearch, pastTheEnd, type Row, renderSearch, type SearchResult, shownRange, tooSmall } from './search-result.ts';
 import { type IndexedSymbol, indexable, MAX_INDEXED_BYTES, symbolIndex } from './symbol-index.ts';
@@ -200,7 +200,7 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
   const [one, many] = matchAll || best === undefined ? ['definition', 'definitions'] : [`${best} match`, `${best} matches`];
   const header = (shown: number) =>
     total === 0
-      ? `findSymbol ${JSON.stringify(query)}: no definition matches${kinds ? ` (kind ${[...kinds].join(', ')})` : ''}.`
+      ? `${operationName('findSymbol')} ${JSON.stringify(query)}: no definition matches${kinds ? ` (kind ${[...kinds].join(', ')})` : ''}.`
       : // The query is the call's own argument, just above in the model's transcript; the hits name what matched.
         `${plural(total, one, many)}${shownRange(offset, shown, total)}.`;
   const notes: string[] = [];

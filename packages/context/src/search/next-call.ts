@@ -44,6 +44,8 @@ export interface CallStyle {
    * text offers none. Without it, the API's own name.
    */
   optionName?(op: string, key: string): string | undefined;
+  /** An operation's name as this style's caller knows it (`list_files` for `listFiles`). Without it, the API's. */
+  operationName?(op: string): string;
 }
 
 /** The API's own style: `readLines("a.ts", 10, 20)`. */
@@ -70,6 +72,11 @@ const activeStyle = new AsyncLocalStorage<CallStyle>();
  * optionName('readFile', 'maxTokens'); // 'maxTokens'; in the tools' style 'max_tokens'; for grep, whose tool has no budget, undefined
  * ```
  */
+export function operationName(op: string): string {
+  return activeStyle.getStore()?.operationName?.(op) ?? op;
+}
+
+/** @see {@link operationName} for the operation; this is the same for one of its options. */
 export function optionName(op: string, key: string): string | undefined {
   const style = activeStyle.getStore() ?? API_CALL_STYLE;
   return style.optionName === undefined ? key : style.optionName(op, key);
