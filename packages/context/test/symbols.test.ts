@@ -296,6 +296,21 @@ describe('doc comments separated by blank lines', () => {
     );
   });
 
+  test("webpack's file-level @typedef runs are no definition's doc comment, nor is a doc comment beyond the nearest (webpack 5.91.0)", async () => {
+    const root = npmPackage('webpack', '5.91.0');
+    const doc = async (file: string, name: string) => {
+      const symbols = flattenSymbols(await treeSitterSymbols('javascript', readFileSync(join(root, file), 'utf8')));
+      const s = symbols.find((x) => x.qualifiedName === name);
+      return s && `${s.docStartLine}-${s.startLine}`;
+    };
+    // A run of /** @typedef */ lines, a blank line, then the definition: nothing above it is its doc.
+    expect(await doc('lib/Chunk.js', 'ChunkFilesSet')).toBe('38-38');
+    // `/** @template T @typedef … */` declares a type too.
+    expect(await doc('lib/library/AssignLibraryPlugin.js', 'KEYWORD_REGEX')).toBe('29-29');
+    // Its own JSDoc directly above, the typedef run beyond a blank line: only its own.
+    expect(await doc('lib/dependencies/WorkerPlugin.js', 'getUrl')).toBe('50-54');
+  });
+
   test('a doc comment crosses blank lines; an ordinary comment, or one with code between, does not', async () => {
     const js = [
       '/*!',

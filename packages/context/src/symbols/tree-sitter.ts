@@ -330,6 +330,15 @@ function isDocComment(node: Node): boolean {
   return DOC_COMMENT.test(node.text);
 }
 
+/**
+ * A JSDoc that declares a type (`@typedef`, `@callback`, `@import`, after
+ * any `@template`): a
+ * declaration of its own, never the documentation of the code after it.
+ * webpack opens most files with a run of them, then a blank line, then the
+ * first definition.
+ */
+const TYPE_DECLARATION_DOC = /^\/\*\*(?:[\s*]|@template\b[^@]*)*@(?:typedef|callback|import)\b/;
+
 /** Whether rows `from`..`to` (inclusive; none when `from > to`) hold nothing but white space. */
 function blankRows(lines: readonly string[], from: number, to: number): boolean {
   for (let r = from; r <= to; r++) if ((lines[r] ?? '').trim() !== '') return false;
@@ -482,8 +491,12 @@ export function symbolsFromTree(language: string, tree: Tree, topLevel: (node: N
         prev = prev.previousNamedSibling;
       }
       let docRow = startRow;
-      // Comments directly above; a doc comment also across blank lines (TypeScript attaches a JSDoc so, and express writes its API that way).
-      const attaches = (c: Node) => lastRow(c) < docRow && (lastRow(c) >= docRow - 1 || (isDocComment(c) && blankRows(lines, lastRow(c) + 1, docRow - 1)));
+      // Comments directly above; the nearest doc comment also across blank lines (TypeScript attaches a JSDoc so, and
+      // express writes its API that way), but not a further block beyond it, nor a JSDoc that declares a type.
+      const attaches = (c: Node) =>
+        lastRow(c) < docRow &&
+        !TYPE_DECLARATION_DOC.test(c.text) &&
+        (lastRow(c) >= docRow - 1 || (docRow === startRow && isDocComment(c) && blankRows(lines, lastRow(c) + 1, docRow - 1)));
       while (prev && isComment(prev) && attaches(prev) && !isShebang(prev) && standsAlone(prev, lines)) {
         docRow = prev.startPosition.row;
         prev = prev.previousNamedSibling;
