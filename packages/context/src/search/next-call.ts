@@ -63,6 +63,19 @@ export const API_CALL_STYLE: CallStyle = {
 const activeStyle = new AsyncLocalStorage<CallStyle>();
 
 /**
+ * An operation's name as the active style's caller knows it, for a text
+ * that names it.
+ *
+ * @example
+ * ```ts
+ * operationName('listFiles'); // 'listFiles'; in the tools' style 'list_files'
+ * ```
+ */
+export function operationName(op: string): string {
+  return activeStyle.getStore()?.operationName?.(op) ?? op;
+}
+
+/**
  * An option of `op` as the active style names it, for a text that tells a
  * caller to change it; `undefined` when the caller's surface has no such
  * option for `op`.
@@ -72,11 +85,6 @@ const activeStyle = new AsyncLocalStorage<CallStyle>();
  * optionName('readFile', 'maxTokens'); // 'maxTokens'; in the tools' style 'max_tokens'; for grep, whose tool has no budget, undefined
  * ```
  */
-export function operationName(op: string): string {
-  return activeStyle.getStore()?.operationName?.(op) ?? op;
-}
-
-/** @see {@link operationName} for the operation; this is the same for one of its options. */
 export function optionName(op: string, key: string): string | undefined {
   const style = activeStyle.getStore() ?? API_CALL_STYLE;
   return style.optionName === undefined ? key : style.optionName(op, key);
