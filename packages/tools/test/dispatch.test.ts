@@ -258,3 +258,13 @@ describe('the names a result gives its operation', () => {
     for (const r of [listed, missing]) expect(r.text).not.toMatch(/\blistFiles\b|\bfindSymbol\b/);
   });
 });
+
+describe('a file call given a name written as a directory', () => {
+  const workspace = freshWorkspace();
+  it("names the tool that takes a file (read_file), not the library's call", async () => {
+    const r = await workspace().toolset.run('read_file', { path: 'src/doc.ts/' });
+    expect(r).toMatchObject({ isError: true, data: { error: { code: 'ENOTDIR' } } });
+    expect(r.text).toContain('but read_file takes a file');
+    expect(r.text).not.toContain('readFile');
+  });
+});

@@ -8,10 +8,10 @@
  */
 
 import { type FsErrorCode, fsError, splitLines } from '@ctxfs/core';
+import { callText } from '../calls/call-text.ts';
 import { hunkTransform } from '../edits/apply-patch.ts';
 import { type FilePatch, PatchParseError, parsePatch } from '../patch/parse-patch.ts';
 import { applyLineEdit, type LineEdit, type ReplaceOptions, replaceText } from '../patch/text-edits.ts';
-import { callText } from '../search/next-call.ts';
 import { codePointLength, utf16Index } from './code-points.ts';
 
 /** One edit of a buffer. */

@@ -20,6 +20,7 @@
  */
 
 import { isFsError } from '@ctxfs/core';
+import { callText } from '../calls/call-text.ts';
 import type { Document, DocumentLoader, DocumentSource } from '../content/document.ts';
 import { type EditResult, maskedResult, plainResult, refusal } from '../edits/edit-result.ts';
 import { formatUnifiedDiff } from '../history/unified-diff.ts';
@@ -27,7 +28,6 @@ import { sha256Hex } from '../history/version-store.ts';
 import { errorText } from '../safety/host-paths.ts';
 import type { OpClass } from '../safety/policy.ts';
 import { maskerOf, type Redactor } from '../safety/redaction.ts';
-import { callText } from '../search/next-call.ts';
 import type { SessionContext } from '../session/session-context.ts';
 import type { BufferEditOp } from './buffer-edits.ts';
 import type { BufferChange, SessionBuffers } from './session-buffers.ts';

@@ -9,13 +9,13 @@
  */
 
 import { type Filesystem, fsError, isFsError, parentPath } from '@ctxfs/core';
+import { callText } from '../calls/call-text.ts';
 import type { EditResult } from '../edits/edit-result.ts';
 import type { EditOptions } from '../edits/file-editor.ts';
 import { decodeFile, encodeLike, loadFileText } from '../edits/file-text.ts';
 import { sha256Hex } from '../history/version-store.ts';
 import { contextPath } from '../paths/context-path.ts';
 import { maskerOf, type Redactor, servedMaskRefusal } from '../safety/redaction.ts';
-import { callText } from '../search/next-call.ts';
 import { type BufferDiff, bufferDiff } from './buffer-diff.ts';
 import { applyBufferEdit, type BufferEditOp } from './buffer-edits.ts';
 import { type ChangeFeed, PollingSource } from './change-source.ts';

@@ -10,8 +10,8 @@
 
 import { createHash } from 'node:crypto';
 import { type Filesystem, fsError, splitLines } from '@ctxfs/core';
+import { callShape, callText } from '../calls/call-text.ts';
 import { languageOf } from '../registry/classify.ts';
-import { callShape, callText } from '../search/next-call.ts';
 import { LruCache } from './lru.ts';
 
 /** A decoded file at one version. */

@@ -10,10 +10,10 @@
  * @module
  */
 
+import { callText } from '../calls/call-text.ts';
 import { applyHunks } from '../patch/apply-hunks.ts';
 import { type FilePatch, PatchParseError, parsePatch, withoutBom } from '../patch/parse-patch.ts';
 import { maskInOldText } from '../safety/redaction.ts';
-import { callText } from '../search/next-call.ts';
 import { type EditResult, refusal } from './edit-result.ts';
 import { type EditOptions, type FileEditor, type PlannedFile, Refusal, type Transform, type TransformOutcome } from './file-editor.ts';
 

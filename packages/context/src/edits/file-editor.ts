@@ -16,6 +16,7 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Filesystem, type FsErrorCode, fsError, IF_ABSENT, isFsError, parentPath, unencodableText } from '@ctxfs/core';
+import { callText } from '../calls/call-text.ts';
 import { KeyedTurns } from '../concurrency/keyed-turns.ts';
 import { overlappingEdits, patchMismatch, staleBuffer } from '../conflicts/conflict-detector.ts';
 import { type ConflictOptions, resolveStale } from '../conflicts/strategies.ts';
@@ -27,7 +28,6 @@ import type { FileRegistry } from '../registry/file-registry.ts';
 import { errorText, withoutHostPaths } from '../safety/host-paths.ts';
 import { maskerOf, type Redactor, servedMaskRefusal } from '../safety/redaction.ts';
 import { currentCall } from '../safety/safety-layer.ts';
-import { callText } from '../search/next-call.ts';
 import type { ReadRecord, SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { type EditConflict, type EditResult, type FileChange, maskedResult, q, refusal, type StaleReader, shortHash } from './edit-result.ts';

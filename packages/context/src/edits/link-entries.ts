@@ -9,8 +9,8 @@
  */
 
 import type { Filesystem } from '@ctxfs/core';
+import { callShape, callText } from '../calls/call-text.ts';
 import type { OpClass } from '../safety/policy.ts';
-import { callShape, callText } from '../search/next-call.ts';
 import { type EditResult, plainResult, refusal } from './edit-result.ts';
 
 /**

@@ -7,9 +7,9 @@
  */
 
 import { isFsError, splitLines } from '@ctxfs/core';
+import { callShape, callText } from '../calls/call-text.ts';
 import { applyLineEdit, type LineEdit, type Occurrence, replaceText } from '../patch/text-edits.ts';
 import { errorText } from '../safety/host-paths.ts';
-import { callShape, callText } from '../search/next-call.ts';
 import { type ApplyPatchOptions, applyPatch } from './apply-patch.ts';
 import { type EditResult, refusal, shortHash } from './edit-result.ts';
 import { type EditOptions, type FileEditor, Refusal, type TransformOutcome } from './file-editor.ts';

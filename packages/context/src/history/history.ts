@@ -11,6 +11,7 @@
  */
 
 import { fsError, isFsError } from '@ctxfs/core';
+import { callText } from '../calls/call-text.ts';
 import { type EditResult, q, refusal, shortHash } from '../edits/edit-result.ts';
 import { type EditOptions, type FileEditor, Refusal, refusalAsError } from '../edits/file-editor.ts';
 import { decodeFile, encodeLike, type FileText, loadFileText } from '../edits/file-text.ts';
@@ -18,7 +19,6 @@ import type { PlannedFile } from '../edits/planned-change.ts';
 import { merge3 } from '../merge/merge3.ts';
 import { listFirst } from '../patch/mismatch-report.ts';
 import { missingFile, type Workspace } from '../retrieval/shared.ts';
-import { callText } from '../search/next-call.ts';
 import { formatUnifiedDiff } from './unified-diff.ts';
 import { type FileVersion, sha256Hex } from './version-store.ts';
 

@@ -9,11 +9,11 @@
  */
 
 import { fsError, isFsError } from '@ctxfs/core';
+import { API_CALL_STYLE, callShape, callText } from '../calls/call-text.ts';
 import type { FileRecord } from '../registry/file-registry.ts';
 import type { Workspace } from '../retrieval/shared.ts';
 import { CONTENT_RULE, wrapContent } from '../safety/delimiters.ts';
 import { currentCall } from '../safety/safety-layer.ts';
-import { API_CALL_STYLE, callShape, callText } from '../search/next-call.ts';
 import { proseOf } from './document-prose.ts';
 import { resolveEntrypoints } from './entry-documents.ts';
 import { renderManifest } from './manifest.ts';

@@ -10,6 +10,7 @@
  */
 
 import { displayPath, fsError, resolvePath } from '@ctxfs/core';
+import { operationName } from '../calls/call-text.ts';
 
 /** What the path must name. */
 export type PathTarget = 'file' | 'any';
@@ -31,7 +32,7 @@ export function contextPath(input: unknown, op: string, target: PathTarget = 'fi
   const { path, dirOnly } = resolvePath(input, op);
   if (dirOnly && target === 'file') {
     throw fsError('ENOTDIR', op, displayPath(path), {
-      reason: `"${String(input)}" ends with a slash, which names a directory, but ${op} takes a file`,
+      reason: `"${String(input)}" ends with a slash, which names a directory, but ${operationName(op)} takes a file`,
       hint: `remove the trailing slash: ${JSON.stringify(displayPath(path))}`,
     });
   }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { callText } from '../search/next-call.ts';
+import { callText } from '../calls/call-text.ts';
 import { symbolTable } from '../symbols/outline.ts';
 import { flattenSymbols } from '../symbols/types.ts';
 import { openLines } from './line-source.ts';

@@ -15,8 +15,8 @@
  */
 
 import { fsError } from '@ctxfs/core';
+import { callText } from '../calls/call-text.ts';
 import type { Document } from '../content/document.ts';
-import { callText } from '../search/next-call.ts';
 import { findSymbol, symbolTable } from '../symbols/outline.ts';
 import type { CodeSymbol } from '../symbols/types.ts';
 import {

@@ -9,8 +9,8 @@
  */
 
 import { isFsError } from '@ctxfs/core';
+import { callShape, callText } from '../calls/call-text.ts';
 import type { Document } from '../content/document.ts';
-import { callShape, callText } from '../search/next-call.ts';
 import { type TruncationStrategy, truncateTokens } from '../tokens/tokenizer.ts';
 import { lastLineFitting, openLines, openTail } from './line-source.ts';
 import { outlineText } from './outline.ts';

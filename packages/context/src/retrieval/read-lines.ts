@@ -10,7 +10,7 @@
  */
 
 import { fsError } from '@ctxfs/core';
-import { callText } from '../search/next-call.ts';
+import { callText } from '../calls/call-text.ts';
 import { type LineSource, lastLineFitting, openLines } from './line-source.ts';
 import {
   type Caller,

@@ -8,10 +8,10 @@
  */
 
 import { type Filesystem, isFsError } from '@ctxfs/core';
+import { callText } from '../calls/call-text.ts';
 import { type Document, type DocumentLoader, derive } from '../content/document.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import { extractImports, type ImportSpec, type Relation, type ResolveContext, resolveImport } from '../registry/relations.ts';
-import { callText } from '../search/next-call.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { hasGrammar } from '../symbols/tree-sitter.ts';
 import { type Caller, callBudget, loadDocument, MIN_USEFUL_TOKENS, overBudget, type Served, serve, type Workspace } from './shared.ts';

@@ -7,6 +7,7 @@
  */
 
 import { type Filesystem, type FsError, fsError, isFsError } from '@ctxfs/core';
+import { callText, optionName } from '../calls/call-text.ts';
 import { type Document, type DocumentLoader, type DocumentSource, derive } from '../content/document.ts';
 import type { LineWindow } from '../content/line-window.ts';
 import type { ModelProfile } from '../profiles/model-profiles.ts';
@@ -14,7 +15,6 @@ import type { FileRegistry } from '../registry/file-registry.ts';
 import { type BlockInfo, wrapContent } from '../safety/delimiters.ts';
 import type { Redactor } from '../safety/redaction.ts';
 import { currentCall } from '../safety/safety-layer.ts';
-import { callText, optionName } from '../search/next-call.ts';
 import { editDistance } from '../search/symbol-ranking.ts';
 import type { SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/state-store.ts';

@@ -5,8 +5,8 @@
  * @module
  */
 
+import { callText } from '../calls/call-text.ts';
 import type { Document } from '../content/document.ts';
-import { callText } from '../search/next-call.ts';
 import { symbolTable } from '../symbols/outline.ts';
 import {
   type Caller,

@@ -10,8 +10,8 @@
  */
 
 import { type FsError, fsError, isFsError, resolvePath } from '@ctxfs/core';
+import { callShape, callText } from '../calls/call-text.ts';
 import type { Document } from '../content/document.ts';
-import { callShape, callText } from '../search/next-call.ts';
 import { findSymbol, otherDefinitionsNote, renderOutline, type SymbolLookup, symbolSelector, symbolTable } from '../symbols/outline.ts';
 import { type CodeSymbol, flattenSymbols, type SymbolTable } from '../symbols/types.ts';
 import { openLines } from './line-source.ts';

@@ -9,10 +9,11 @@
  */
 
 import { fsError } from '@ctxfs/core';
+import { type CallValue, callText, operationName } from '../calls/call-text.ts';
 import { type FileTag, languageOf, tagsOf } from '../registry/classify.ts';
 import { type Caller, callBudget, type Workspace } from '../retrieval/shared.ts';
 import { currentCall } from '../safety/safety-layer.ts';
-import { type CallValue, callText, narrowTo, operationName, plural, type Tally } from './next-call.ts';
+import { narrowTo, plural, type Tally } from './narrowing.ts';
 import { count, globPattern, searchPath } from './search-input.ts';
 import {
   lastPageOffset,

@@ -9,10 +9,11 @@
  */
 
 import { fsError } from '@ctxfs/core';
+import { callShape, callText, operationName } from '../calls/call-text.ts';
 import { type Caller, callBudget, documentTokens, type Workspace } from '../retrieval/shared.ts';
 import { currentCall } from '../safety/safety-layer.ts';
 import { SYMBOL_KINDS, type SymbolKind } from '../symbols/types.ts';
-import { callShape, callText, narrowTo, operationName, plural, type Tally } from './next-call.ts';
+import { narrowTo, plural, type Tally } from './narrowing.ts';
 import { count, MAX_PATTERN_LENGTH, searchPath } from './search-input.ts';
 import { lastPageOffset, overBudgetSearch, pastTheEnd, type Row, renderSearch, type SearchResult, shownRange, tooSmall } from './search-result.ts';
 import { type IndexedSymbol, indexable, MAX_INDEXED_BYTES, symbolIndex } from './symbol-index.ts';

@@ -12,10 +12,11 @@
  */
 
 import { fsError, type GrepMatch, type GrepMatcher, isFsError } from '@ctxfs/core';
+import { type CallValue, callText } from '../calls/call-text.ts';
 import type { Document } from '../content/document.ts';
 import { listFirst } from '../patch/mismatch-report.ts';
 import { type Caller, callBudget, redactedLines, type Workspace } from '../retrieval/shared.ts';
-import { type CallValue, callText, narrowTo, plural, type Tally } from './next-call.ts';
+import { narrowTo, plural, type Tally } from './narrowing.ts';
 import { count, fileFilter, grepMatcher, searchPath } from './search-input.ts';
 import { lastPageOffset, overBudgetSearch, pastTheEnd, type Row, renderSearch, type SearchResult, shownRange, tooSmall } from './search-result.ts';
 import { type SearchScope, searchScope, sensitiveIn } from './search-scope.ts';

@@ -8,7 +8,7 @@
  */
 
 import { compileFileFilter, compileGlob, compileGrep, type FsError, fsError, type GrepMatcher, isFsError, resolvePath } from '@ctxfs/core';
-import { callShape, callText } from './next-call.ts';
+import { callShape, callText } from '../calls/call-text.ts';
 import type { SearchOp } from './search-result.ts';
 
 /** Longest grep pattern or symbol query accepted. */

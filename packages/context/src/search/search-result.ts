@@ -11,7 +11,7 @@
 
 import { type Caller, MIN_USEFUL_TOKENS, raiseBudget, sessionSpentNotice, sessionTokensLeft, type Workspace } from '../retrieval/shared.ts';
 import { wrapContent } from '../safety/delimiters.ts';
-import { plural } from './next-call.ts';
+import { plural } from './narrowing.ts';
 
 /** The search operations. */
 export type SearchOp = 'listFiles' | 'glob' | 'grep' | 'findSymbol';

@@ -9,9 +9,9 @@
  */
 
 import { fsError, isFsError } from '@ctxfs/core';
+import { callText } from '../calls/call-text.ts';
 import type { Workspace } from '../retrieval/shared.ts';
 import { currentCall } from '../safety/safety-layer.ts';
-import { callText } from './next-call.ts';
 import type { SearchOp } from './search-result.ts';
 
 /** The ignore rules of one call. */

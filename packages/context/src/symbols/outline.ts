@@ -6,8 +6,8 @@
  * @module
  */
 
+import { callText } from '../calls/call-text.ts';
 import { type Document, derive } from '../content/document.ts';
-import { callText } from '../search/next-call.ts';
 import { markdownSymbols, regexSymbols } from './regex-fallback.ts';
 import { hasGrammar, treeSitterSymbols } from './tree-sitter.ts';
 import { type CodeSymbol, flattenSymbols, SYMBOL_KINDS, type SymbolKind, type SymbolTable } from './types.ts';
