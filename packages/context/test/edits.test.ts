@@ -405,6 +405,21 @@ for (const backend of BACKENDS) {
       expect(await text(ws, 'a.txt')).toBe('B\n');
     });
 
+    it('a rename onto a name ending in "/" gives the call that moves the file into that directory', async () => {
+      await open({ 'a.ts': 'A\n', 'src/b.ts': 'B\n' });
+      const into = await ctx.renameFile('a.ts', 'src/');
+      expect(into).toMatchObject({ success: false, code: 'EISDIR', path: 'src/' });
+      // Not "remove the slash": src is a directory, and a rename onto it fails again.
+      expect(into.message).toContain('renameFile("a.ts", "src/a.ts")');
+      expect(into.message).not.toContain('remove the trailing slash');
+      expect(await ws.fs.exists('a.ts')).toBe(true);
+      const follow = await ctx.renameFile('a.ts', 'src/a.ts');
+      expect(follow.success).toBe(true);
+      expect(await text(ws, 'src/a.ts')).toBe('A\n');
+      // Into a directory that does not exist yet, and from a nested source: the base name goes on.
+      expect((await ctx.renameFile('src/b.ts', 'lib//')).message).toContain('renameFile("src/b.ts", "lib/b.ts")');
+    });
+
     it('a stale delete is refused', async () => {
       await open({ 'a.txt': 'A\n' });
       await ctx.readFile('a.txt');

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isFsError, splitLines } from '@ctxfs/core';
+import { baseName, isFsError, resolvePath, splitLines } from '@ctxfs/core';
 import { callShape, callText } from '../calls/call-text.ts';
 import { applyLineEdit, type LineEdit, type Occurrence, replaceText } from '../patch/text-edits.ts';
 import { errorText } from '../safety/host-paths.ts';
@@ -171,6 +171,17 @@ export class EditOperations {
     const op = 'rename';
     return guard(op, from, async () => {
       const src = this.editor.normalize(op, from);
+      const into = directoryNamed(to);
+      if (into !== undefined) {
+        // As `mv a.ts src/` would: "drop the slash" would name the directory itself, and a rename onto it fails again.
+        const moved = into === '' ? baseName(src) : `${into}/${baseName(src)}`;
+        return refusal(
+          op,
+          String(to),
+          'EISDIR',
+          `"${String(to)}" ends with a slash, which names a directory. To move ${src} into it: ${callText('renameFile', [src, moved])}.`,
+        );
+      }
       const dst = this.editor.normalize(op, to);
       if (src === dst) return refusal(op, src, 'EINVAL', 'The source and destination are the same path.');
       return this.editor.run(op, [src, dst], options, async () => {
@@ -243,4 +254,15 @@ function lookAfterReplace(path: string, search: string, lines: readonly number[]
     .map((l) => l.trim())
     .find((l) => l.length > 0);
   return probe === undefined ? undefined : callText('grep', [probe.slice(0, 80)], { path, literal: true });
+}
+
+/** The directory a destination written with a trailing slash names (`''` for the root), or `undefined` when it names a file or does not resolve (its refusal comes from normalizing). */
+function directoryNamed(input: string): string | undefined {
+  try {
+    const { path, dirOnly } = resolvePath(input, 'rename');
+    return dirOnly ? path : undefined;
+  } catch (err) {
+    if (isFsError(err)) return undefined;
+    throw err;
+  }
 }
