@@ -244,6 +244,7 @@ function probes(): Probe[] {
     { name: 'deleteFile of a missing file', run: () => s.deleteFile('src/missing.ts') },
     { name: 'createFile over an existing file', run: () => s.createFile('src/app.ts', 'x\n') },
     { name: 'renameFile onto an existing file', run: () => s.renameFile('src/gone.ts', 'src/app.ts') },
+    { name: 'renameFile into a directory', run: () => s.renameFile('src/gone.ts', 'src/') },
     { name: 'replace of an ambiguous text', run: () => s.replace('src/app.ts', "'dup'", "'one'") },
     { name: 'replace of a text not there', run: () => s.replace('src/app.ts', 'export const nowhere = 0;', 'x') },
     { name: 'editLines out of range', run: () => s.editLines('src/app.ts', { kind: 'replace', start: 90, end: 91, text: 'x\n' }) },

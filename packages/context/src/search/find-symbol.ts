@@ -209,8 +209,8 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
   // what match 'all' (in the tool's description) lists anyway. Below exact, they may hold the one meant, so they are counted.
   if (weaker.length > 0 && best !== 'exact') {
     const n = weaker.reduce((a, t) => a + (tiers.get(t) ?? 0), 0);
-    // The same call with one more option; spelling the whole call out again would echo a long query for nothing.
-    notes.push(`[+${plural(n, 'weaker match', 'weaker matches')}; ${callShape('findSymbol', { match: 'all' })} and the same query lists them]`);
+    // The whole call, query and scope included: a shape with "your query" read as two queries in the tools' style, and a query is short.
+    notes.push(`[+${plural(n, 'weaker match', 'weaker matches')}; ${sameCall({ match: 'all' })} lists them]`);
   }
   if (total === 0) notes.push(await nothingFound(ws, (await index.names()).size, callText('grep', [q.name])));
   return renderSearch(ws, caller, {
