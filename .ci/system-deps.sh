@@ -305,7 +305,7 @@ pg_ready() { as_pg "$PG_BIN/pg_isready" -q -h "$PG_DIR/socket" -d postgres; }
 mkdir -p "$PG_DIR/socket"
 chown postgres: "$PG_DIR" "$PG_DIR/socket"
 chmod 0755 "$PG_DIR" "$PG_DIR/socket"
-if [ ! -s "$PG_DIR/data/PG_VERSION" ]; then
+pg_init() {
   echo "ctxfs: initdb $PG_DIR/data"
   rm -rf "$PG_DIR/data"
   as_pg "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
@@ -320,7 +320,8 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 CONF
-fi
+}
+[ -s "$PG_DIR/data/PG_VERSION" ] || pg_init
 if ! pg_ready; then
   # A server that died leaves its pid file (and the socket's lock file)
   # behind; one alive but not answering (its socket deleted) is stopped. The
@@ -330,7 +331,14 @@ if ! pg_ready; then
     echo "ctxfs: stopping PostgreSQL (pid $pg_pid), which does not answer on $PG_DIR/socket"
     as_pg "$PG_BIN/pg_ctl" stop -D "$PG_DIR/data" -m fast -w -t 60 >/dev/null || true
   fi
-  rm -f "$PG_DIR/data/postmaster.pid" "$PG_DIR/socket/.s.PGSQL."*
+  if [ -f "$PG_DIR/data/postmaster.pid" ]; then
+    # Its server died without shutting down (a reboot, a kill): with fsync off
+    # its files may be torn, and replaying its WAL took over a minute here
+    # (past pg_ctl's wait). The tests make what they need, so start afresh.
+    echo "ctxfs: PostgreSQL was not shut down cleanly; making the scratch cluster again"
+    pg_init
+  fi
+  rm -f "$PG_DIR/socket/.s.PGSQL."*
   echo "ctxfs: starting PostgreSQL on $PG_DIR/socket"
   as_pg "$PG_BIN/pg_ctl" start -w -t 60 -D "$PG_DIR/data" -l "$PG_DIR/server.log" >/dev/null || { tail -20 "$PG_DIR/server.log"; exit 1; }
   wait_for PostgreSQL pg_ready || { tail -20 "$PG_DIR/server.log"; exit 1; }
