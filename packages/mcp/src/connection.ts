@@ -266,7 +266,7 @@ export function createConnection(workspace: McpWorkspace, options: ConnectionOpt
     const args = allowed.args === checked ? raw : allowed.args;
     const requestId = clientRequestId(request.params._meta);
     if (requestId instanceof Error) return { content: [{ type: 'text', text: `EINVAL: ${requestId.message}` }], isError: true };
-    const result = await runningCall.run(extra.requestId, () => set.run(name, args, { signal: extra.signal, requestId }));
+    const result = await workspace.calling(() => runningCall.run(extra.requestId, () => set.run(name, args, { signal: extra.signal, requestId })));
     if (result.isError) log('info', `${name}: ${result.text.split('\n')[0]}`);
     const data = result.data as Record<string, unknown>;
     if (!result.isError && tool !== undefined && tool.annotations.readOnlyHint === false) {

@@ -13,6 +13,9 @@ import type { HttpOptions } from './http.ts';
 import { serveStdio } from './stdio.ts';
 import type { McpWorkspace } from './workspace.ts';
 
+/** How long a stop waits for the tool calls under way to be answered. */
+const SETTLE_MS = 10_000;
+
 /** Options of {@link runServer}. */
 export interface RunServerOptions {
   /** Serve Streamable HTTP with these options; stdio when absent. */
@@ -53,6 +56,10 @@ export async function runServer(workspace: McpWorkspace, options: RunServerOptio
     // Begun a microtask later, once `stopping` is set: closing the transport calls stop() again from
     // within, and that call must join this one, not start a second that ends the process first.
     stopping ??= Promise.resolve().then(async () => {
+      // Calls under way are finished and answered first (an approval still being asked included), within a
+      // bound; a second signal closes at once.
+      const settled = await Promise.race([workspace.settled(SETTLE_MS), hurried]);
+      if (!settled) options.log('closing with tool calls still running');
       for (const close of closers) await close().catch(() => undefined);
       await workspace.close().catch(() => undefined);
       process.off('SIGINT', onSignal);
@@ -61,7 +68,14 @@ export async function runServer(workspace: McpWorkspace, options: RunServerOptio
     });
     return stopping;
   };
-  const onSignal = (): void => void stop();
+  let hurry!: () => void;
+  const hurried = new Promise<false>((resolve) => {
+    hurry = () => resolve(false);
+  });
+  const onSignal = (): void => {
+    if (stopping !== undefined) hurry();
+    void stop();
+  };
   // `on`, not `once`: a library's exit hook (proper-lockfile's signal-exit) re-raises a signal
   // when it finds no listener left, which would kill the process before it closed.
   process.on('SIGINT', onSignal);

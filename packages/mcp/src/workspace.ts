@@ -76,6 +76,8 @@ export class McpWorkspace {
   /** Per watched file, the notification being decided: one at a time, in order. */
   readonly #deciding = new Map<string, Promise<void>>();
   readonly #listeners = new Set<Listener>();
+  /** Tool calls begun and not yet answered, so a stop can let them finish. */
+  readonly #calls = new Set<Promise<unknown>>();
   readonly #ready: Promise<ContextLayer>;
   #go: (() => void) | undefined;
   #fs: Filesystem | undefined;
@@ -313,6 +315,49 @@ export class McpWorkspace {
     } catch {
       // Gone (or unreadable): "absent" is the content to compare.
       return null;
+    }
+  }
+
+  /**
+   * Runs a tool call, counted among those a stop waits for (see {@link settled}).
+   *
+   * @example
+   * ```ts
+   * const result = await workspace.calling(() => toolset.run('read_file', { path: 'a.ts' }));
+   * ```
+   */
+  calling<T>(call: () => Promise<T>): Promise<T> {
+    const running = call();
+    const counted = running.finally(() => this.#calls.delete(counted));
+    this.#calls.add(counted);
+    return running;
+  }
+
+  /**
+   * Settles when every tool call begun so far has been answered, or after
+   * `ms`, whichever is first; `true` when none was left running. A server
+   * told to stop waits for this before it closes its transport, so an edit
+   * under way is finished and its result reaches the client, rather than the
+   * client hearing "connection closed" with no way to know whether it applied.
+   *
+   * @example
+   * ```ts
+   * if (!(await workspace.settled(10_000))) log('closing with calls still running');
+   * ```
+   */
+  async settled(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    try {
+      while (this.#calls.size > 0) {
+        const done = await Promise.race([Promise.allSettled([...this.#calls]).then(() => true as const), late]);
+        if (!done) return false;
+      }
+      return true;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
