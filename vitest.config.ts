@@ -56,6 +56,7 @@ const contextSuites = [
   'patch-edits',
   'path-spellings',
   'refusal-size',
+  'rename-links',
   'read-retention',
   'request-id',
   'retrieval',

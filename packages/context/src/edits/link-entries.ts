@@ -42,14 +42,14 @@ export function linkChanged(op: string, path: string, message: string, dryRun: b
 /** What a link's own calls change: the backend, and the registry that must learn of it. */
 export interface LinkWorkspace {
   readonly fs: Filesystem;
-  readonly registry: { refresh(path: string): Promise<unknown> };
+  readonly registry: { forget(path: string): Promise<unknown> };
 }
 
 /** Removes the link `link` itself (nothing when `dryRun`); what it leads to is kept. */
 export async function deleteLink(ws: LinkWorkspace, link: string, dryRun: boolean): Promise<EditResult> {
   if (!dryRun) {
     await ws.fs.delete(link);
-    await ws.registry.refresh(link);
+    await ws.registry.forget(link);
   }
   return linkChanged(
     'delete',
@@ -84,8 +84,11 @@ export async function renameLink(
   const dryRun = options.dryRun === true;
   if (!dryRun) {
     await ws.fs.rename(link, target, { overwrite: options.overwrite === true });
-    await ws.registry.refresh(link);
-    await ws.registry.refresh(target);
+    // Not `refresh`: it looks through the moved link, so a link to a directory or
+    // outside the root failed after the move and the call reported a refusal of a
+    // rename it had made. A file the link replaced (`overwrite`) is forgotten too.
+    await ws.registry.forget(link);
+    await ws.registry.forget(target);
   }
   return linkChanged(
     'rename',

@@ -785,6 +785,19 @@ export class FileRegistry {
     return this.#retire([path]);
   }
 
+  /**
+   * Drops the record of `path` without looking at the disk, keeping its last
+   * version in the history. For a name that is now a symbolic link: the
+   * registry records files by their own names, and a look through the link
+   * would record what it leads to under the link's name (or fail, for a
+   * directory or a place outside the root).
+   */
+  async forget(input: string): Promise<void> {
+    const path = contextPath(input, 'forget');
+    await this.load();
+    if (this.#records.get(path) !== undefined) await this.#forget(path);
+  }
+
   /** Counts one access (reads served to a model); see {@link recordAccesses}. */
   async recordAccess(path: string): Promise<void> {
     await this.recordAccesses([path]);
