@@ -200,7 +200,7 @@ export async function storeAuditSink(store: StateStore, trail: AuditTrail | unde
         path: r.paths[0]?.replaceAll('\0', '\\u0000'),
         agent: r.agent,
         sessionId: r.sessionId,
-        params: rowParams(r, trail?.tip.chain),
+        params: rowParams(r, trail?.chain),
         result: r.result,
         tokens: r.tokens,
         changeId: r.changeId,
@@ -222,7 +222,8 @@ export async function storeAuditSink(store: StateStore, trail: AuditTrail | unde
       queued.unshift(...batch);
       throw err;
     }
-    toTrail(batch);
+    // Off this thread once the trail has been handed a few: what the caller of the read that flushed would pay.
+    trail?.appendLater(batch.map((r) => trailEntry(r, context)));
   };
   const flush = async (): Promise<void> => {
     clearTimeout(timer);

@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { fsError } from '@ctxfs/core';
 // One set of operation classes: the policy's, which the records name.
 import { OP_CLASSES, type OpClass } from '../policy.ts';
+import { parseLine } from './chain-line.ts';
 
 export type { OpClass };
 
@@ -261,4 +262,30 @@ export function entryFields(entry: AuditEntry, requestId: string): Record<string
  */
 export function replayKey(requestId: unknown, op: unknown, durationMs: unknown): string {
   return `${String(requestId)}\0${String(op)}\0${String(durationMs)}`;
+}
+
+/** How a replayed record's line spells its mark (JSON escapes a quote inside a string, so only the key matches). */
+const REPLAYED_MARK = '"replayed":true';
+/** Replayed records noted at most; a process appends its own within milliseconds of the replay. */
+const MAX_REPLAYS_NOTED = 4096;
+
+/**
+ * Takes note (in `into`, by {@link replayKey}) of the replayed records among
+ * `lines`, complete lines other writers appended: the records this writer
+ * must not append again.
+ */
+export function noteReplays(lines: Buffer, into: Set<string>): void {
+  for (let at = lines.indexOf(REPLAYED_MARK); at !== -1; ) {
+    const start = lines.lastIndexOf(10, at) + 1;
+    const nl = lines.indexOf(10, at);
+    const end = nl === -1 ? lines.length : nl;
+    const rec = parseLine(lines, start, end);
+    const params = rec?.params as { replayed?: unknown } | undefined;
+    if (rec?.type === 'entry' && params?.replayed === true) {
+      // Bounded: records replayed from processes that died are never appended again to consume theirs.
+      if (into.size >= MAX_REPLAYS_NOTED) into.clear();
+      into.add(replayKey(rec.requestId, rec.op, rec.durationMs));
+    }
+    at = lines.indexOf(REPLAYED_MARK, end);
+  }
 }

@@ -7,20 +7,32 @@
  * @module
  */
 
-import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, unlinkSync } from 'node:fs';
 import { availableParallelism, homedir, loadavg } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { fsError } from '@ctxfs/core';
+import { type FsErrorCode, fsError } from '@ctxfs/core';
 import { SqliteDatabase } from '../../state/sqlite-database.ts';
 import { SqliteStateStore } from '../../state/sqlite-store.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import { defaultStatePath } from '../../state/store.ts';
+import { type AppendedBatch, AppendThread, LINE_FIELDS } from './append-thread.ts';
 import { AuditIndex, type AuditQuery, type IndexRow } from './audit-index.ts';
-import { type AuditEntry, type AuditRecord, checkEntry, entryFields, replayKey } from './audit-record.ts';
+import { type AuditEntry, type AuditRecord, noteReplays, replayKey } from './audit-record.ts';
 import { ChainKey, MIN_KEY_BYTES } from './chain-key.ts';
 import { isEntryType, parseLine, readLineHead, storedMac } from './chain-line.ts';
-import { type ChainTip, ChainWriter, countLines, type FsyncPolicy, firstSeqOf, listLogFiles, readRange, repairFields, TORN_DETAIL } from './chain-writer.ts';
+import {
+  type ChainTip,
+  ChainWriter,
+  type ChainWriterOptions,
+  countLines,
+  type FsyncPolicy,
+  firstSeqOf,
+  listLogFiles,
+  readRange,
+  repairFields,
+  TORN_DETAIL,
+} from './chain-writer.ts';
+import { writeEntry } from './entry-writer.ts';
 import { loadOrCreateKey } from './key-file.ts';
 import { LogLock } from './log-lock.ts';
 import { verifyParallel } from './parallel-verify.ts';
@@ -58,6 +70,9 @@ export interface AuditTrailOptions {
    */
   readonly remedies?: AuditRemedies | undefined;
 }
+
+/** How the trail's writers write: what its append thread is started with, besides the key and the log. */
+type WriterSettings = Pick<ChainWriterOptions, 'maxFileBytes' | 'retainFiles' | 'fsync'>;
 
 /** What {@link AuditTrail.open} recorded when the end of the log was not as the trail left it. */
 export interface AuditRepair {
@@ -121,6 +136,17 @@ export class AuditTrail {
   readonly #keyBytes: Uint8Array;
   readonly #writer: ChainWriter;
   readonly #index: AuditIndex | undefined;
+  readonly #settings: WriterSettings;
+  /** The thread that appends the batches handed to {@link AuditTrail.appendLater}, once started. */
+  #thread: AppendThread | undefined;
+  /** Calls of appendLater so far, while no thread was started: the first is appended here. */
+  #laterCalls = 0;
+  /** No thread is (ever again) to be started: one failed to open. */
+  #threadOff = false;
+  /** The thread appended lines this writer has not caught up with yet. */
+  #threadWrote = false;
+  /** Why a batch handed to the thread was not appended, for the next appendLater or close to throw. */
+  #threadError: Error | undefined;
   /** Index rows of the lines appended in the batch under way. */
   #batchRows: IndexRow[] | undefined;
   #closed = false;
@@ -128,8 +154,17 @@ export class AuditTrail {
   /** Records other processes replayed into the log (see {@link AuditTrail.appendCommitted}), by {@link replayKey}. */
   readonly #replayedElsewhere = new Set<string>();
 
-  private constructor(dir: string, keyBytes: Uint8Array, key: ChainKey, writer: ChainWriter, index: AuditIndex | undefined, remedies: AuditRemedies) {
+  private constructor(
+    dir: string,
+    keyBytes: Uint8Array,
+    key: ChainKey,
+    writer: ChainWriter,
+    index: AuditIndex | undefined,
+    remedies: AuditRemedies,
+    settings: WriterSettings,
+  ) {
     this.dir = dir;
+    this.#settings = settings;
     this.remedies = remedies;
     this.#keyBytes = keyBytes;
     this.#key = key;
@@ -172,14 +207,13 @@ export class AuditTrail {
     }
     let trail: AuditTrail | undefined;
     const remedies = options.remedies ?? API_REMEDIES;
+    const settings: WriterSettings = { maxFileBytes, retainFiles, fsync: options.fsync ?? 'rotate' };
     ChainWriter.open(
       {
         dir,
         key,
         remedies,
-        maxFileBytes,
-        retainFiles,
-        fsync: options.fsync ?? 'rotate',
+        ...settings,
         previousChain: () => {
           const chain = index?.chain;
           const newest = index?.newest();
@@ -188,12 +222,12 @@ export class AuditTrail {
         onPrune: (oldestSeq) => index?.dropBefore(oldestSeq),
         knownLine: () => index?.lineAtOrBefore(Number.MAX_SAFE_INTEGER),
         onForeignLines: (lines) => {
-          if (trail !== undefined) trail.#noteReplays(lines);
+          if (trail !== undefined) noteReplays(lines, trail.#replayedElsewhere);
         },
       },
       // Before any other process appends: the index and the log are compared at one moment.
       (writer) => {
-        trail = new AuditTrail(dir, keyBytes, key, writer, index, remedies);
+        trail = new AuditTrail(dir, keyBytes, key, writer, index, remedies, settings);
         trail.#reconcile();
       },
     );
@@ -282,9 +316,18 @@ export class AuditTrail {
     return this.#repaired;
   }
 
-  /** The chain's current end: its id, the last seq and its MAC. */
+  /** The chain's current end: its id, the last seq and its MAC (after the lines handed to {@link AuditTrail.appendLater}). */
   get tip(): ChainTip {
+    if (!this.#closed) this.#settle();
+    // The thread's lines are another writer's to this one: it catches up with them as with another process's.
+    if (this.#threadWrote && !this.#closed) this.#writer.locked(() => undefined);
+    this.#threadWrote = false;
     return this.#writer.tip;
+  }
+
+  /** The id of the chain this trail appends to (as of its last look at the log). */
+  get chain(): string {
+    return this.#writer.tip.chain;
   }
 
   /**
@@ -295,15 +338,7 @@ export class AuditTrail {
    */
   append(entry: AuditEntry): AuditRecord {
     this.#open();
-    checkEntry(entry);
-    const requestId = entry.requestId ?? randomUUID();
-    let fields: Record<string, unknown> = {};
-    let prev = '';
-    const w = this.#writer.append('entry', (_seq, p) => {
-      prev = p;
-      fields = entryFields(entry, requestId);
-      return fields;
-    });
+    const { line: w, prev, fields } = writeEntry(this.#writer, entry);
     const row = indexRow(w.seq, Date.parse(w.ts), w.fileNo, w.line, w.offset, w.length, w.mac, entry);
     // In a batch the line reaches the file when the batch ends: indexed then, and only if it did.
     if (this.#batchRows !== undefined) this.#batchRows.push(row);
@@ -339,21 +374,56 @@ export class AuditTrail {
     });
   }
 
-  /** Takes note of the replayed records among lines other processes appended. */
-  #noteReplays(lines: Buffer): void {
-    for (let at = lines.indexOf(REPLAYED_MARK); at !== -1; ) {
-      const start = lines.lastIndexOf(10, at) + 1;
-      const nl = lines.indexOf(10, at);
-      const end = nl === -1 ? lines.length : nl;
-      const rec = parseLine(lines, start, end);
-      const params = rec?.params as { replayed?: unknown } | undefined;
-      if (rec?.type === 'entry' && params?.replayed === true) {
-        // Bounded: records replayed from processes that died are never appended again to consume theirs.
-        if (this.#replayedElsewhere.size >= MAX_REPLAYS_NOTED) this.#replayedElsewhere.clear();
-        this.#replayedElsewhere.add(replayKey(rec.requestId, rec.op, rec.durationMs));
-      }
-      at = lines.indexOf(REPLAYED_MARK, end);
+  /**
+   * Appends entries whose records were committed to the state store's table
+   * (each as {@link AuditTrail.appendCommitted} does), off the calling
+   * thread once the trail has been handed a few batches: a worker thread
+   * writes their lines while the caller goes on. The chain holds them in the
+   * order they were handed over: whatever this trail does next to the log
+   * (an append, a batch, a query, `tip`, `close`) waits for them first, and
+   * so does the next `appendLater` (one batch in flight at most). A batch
+   * the thread could not append (a full disk, a log held past the lock's
+   * wait) is thrown by the next `appendLater` or by `close`; its records
+   * are in the table, from which the next open replays them. A process
+   * killed meanwhile leaves them to that replay too, as one killed between
+   * its commit and its append does.
+   */
+  appendLater(entries: readonly AuditEntry[]): void {
+    this.#open();
+    const failed = this.#threadError;
+    this.#threadError = undefined;
+    if (entries.length > 0) {
+      const thread = this.#thread ?? this.#startThread();
+      // Inside a hold of the lock the thread could not take it: appended here, as while the thread starts.
+      if (thread?.status === 'open' && !this.#writer.holding) thread.post(entries);
+      else this.#appendHere(entries);
     }
+    if (failed !== undefined) throw failed;
+  }
+
+  /** Whether {@link AuditTrail.appendLater} hands batches to the append thread now (it starts on the second, and opens a moment later). */
+  get threaded(): boolean {
+    return this.#thread?.status === 'open';
+  }
+
+  /** The first batch is appended here: a command that records a call or two never starts a thread. */
+  #startThread(): AppendThread | undefined {
+    if (this.#threadOff || ++this.#laterCalls < 2) return undefined;
+    this.#thread = AppendThread.start({
+      dir: this.dir,
+      key: this.#keyBytes,
+      ...this.#settings,
+      remedies: this.remedies,
+      view: this.#writer.view,
+      replayed: [...this.#replayedElsewhere],
+    });
+    return this.#thread;
+  }
+
+  #appendHere(entries: readonly AuditEntry[]): void {
+    this.batch(() => {
+      for (const e of entries) this.appendCommitted(e);
+    });
   }
 
   /**
@@ -628,25 +698,72 @@ export class AuditTrail {
   /** Writes queued index rows, flushes the log and releases its lock. The state store stays open (the caller owns it). Idempotent. */
   close(): void {
     if (this.#closed) return;
-    this.#closed = true;
     try {
-      if (this.#index !== undefined && !this.#index.store.closed) this.#index.flush();
+      // What was handed to the thread reaches the log first, and its lines the index.
+      if (this.#thread !== undefined) this.#settled(this.#stopThread());
     } finally {
-      this.#writer.close();
+      this.#closed = true;
+      try {
+        if (this.#index !== undefined && !this.#index.store.closed) this.#index.flush();
+      } finally {
+        this.#writer.close();
+      }
     }
+    const failed = this.#threadError;
+    this.#threadError = undefined;
+    if (failed !== undefined) throw failed;
   }
 
   #open(): void {
     if (this.#closed) throw fsError('ECLOSED', 'audit', undefined, { reason: 'the audit trail is closed' });
+    this.#settle();
+  }
+
+  /**
+   * Waits for the batches handed to the thread: anything this trail does to
+   * the log comes after them in the chain, and queries find them indexed.
+   */
+  #settle(): void {
+    const thread = this.#thread;
+    if (thread === undefined || !thread.busy) return;
+    const batches = thread.take(true);
+    if (thread.status === 'failed') this.#stopThread();
+    this.#settled(batches);
+  }
+
+  /** No more batches for the thread: it failed to open (or the trail is closing). Returns what it had not handled. */
+  #stopThread(): AppendedBatch[] {
+    const thread = this.#thread;
+    this.#thread = undefined;
+    this.#threadOff = true;
+    return thread?.close() ?? [];
+  }
+
+  /** Indexes the lines of the batches the thread handled, and takes note of what it could not append. */
+  #settled(batches: readonly AppendedBatch[]): void {
+    for (const { entries, reply } of batches) {
+      const { lines, macs } = reply;
+      for (let k = 0; k * LINE_FIELDS < lines.length; k++) {
+        const at = k * LINE_FIELDS;
+        const n = (i: number) => lines[at + i] as number;
+        const entry = entries[n(6)] as AuditEntry;
+        this.#index?.add(indexRow(n(0), n(1), n(2), n(3), n(4), n(5), macs.slice(k * 64, k * 64 + 64), entry));
+      }
+      if (lines.length > 0) this.#threadWrote = true;
+      if (reply.prunedBefore !== undefined) this.#index?.dropBefore(reply.prunedBefore);
+      // In order: nothing was appended after them, since everything this trail appends waits for the thread first.
+      if (reply.handedBack) this.#appendHere(entries);
+      if (reply.error === undefined) continue;
+      this.#threadError ??= fsError((reply.error.code as FsErrorCode | undefined) ?? 'EIO', 'audit', undefined, {
+        reason: `the audit trail could not append ${entries.length - lines.length / LINE_FIELDS} of a batch of ${entries.length} records: ${reply.error.message}`,
+        hint: `the state store keeps them: they are replayed when the trail is next opened (if among the newest records); run ${this.remedies.verify}`,
+      });
+    }
   }
 }
 
-/** How a replayed record's line spells its mark (JSON escapes a quote inside a string, so only the key matches). */
-const REPLAYED_MARK = '"replayed":true';
 /** Bytes {@link AuditTrail.newest} reads from the end of a file at least; four times more while short. */
 const TAIL_BYTES = 16 * 1024;
-/** Replayed records noted at most; a process appends its own within milliseconds of the replay. */
-const MAX_REPLAYS_NOTED = 4096;
 
 function indexRow(seq: number, atMs: number, fileNo: number, line: number, offset: number, length: number, mac: string, e: AuditEntry): IndexRow {
   return {

@@ -23,6 +23,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import {
   closeSync,
+  constants,
   fstatSync,
   fsyncSync,
   ftruncateSync,
@@ -107,6 +108,25 @@ export interface KnownLine {
   /** Its line number in the file, from 1. */
   readonly line: number;
   readonly offset: number;
+}
+
+/**
+ * Where a writer stands in the log, for another writer of the same process
+ * to start from (see {@link ChainWriter.from}) instead of reading the
+ * newest file again.
+ */
+export interface WriterView {
+  readonly chain: string;
+  readonly seq: number;
+  readonly mac: string;
+  readonly fileNo: number;
+  /** The inode of the file it appends to. */
+  readonly ino: number;
+  readonly fileBytes: number;
+  readonly fileLines: number;
+  readonly foreignKey: string | undefined;
+  /** The lock file it locks (see {@link LogLock.identity}). */
+  readonly lockIdentity: string | undefined;
 }
 
 /** Bytes of a file's start read for its header line; a longer header is read with the whole file. */
@@ -206,23 +226,13 @@ export class ChainWriter {
   /** The id of the key the log is written with, when it is not this writer's (see {@link ChainWriter.foreignKey}). */
   #foreignKey: string | undefined;
 
-  private constructor(o: ChainWriterOptions, afterOpen: ((w: ChainWriter) => void) | undefined) {
+  private constructor(o: ChainWriterOptions, start: (w: ChainWriter) => void) {
     this.dir = o.dir;
     this.#o = o;
     mkdirSync(o.dir, { recursive: true, mode: 0o700 });
     this.#lock = LogLock.open(o.dir, o.remedies);
     try {
-      this.#lock.hold(() => {
-        this.#holding = true;
-        try {
-          const resumed = this.#resume();
-          this.#torn = resumed.torn;
-          this.#fresh = resumed.fresh;
-          afterOpen?.(this);
-        } finally {
-          this.#holding = false;
-        }
-      });
+      start(this);
     } catch (err) {
       if (this.#fd >= 0) closeSync(this.#fd);
       this.#fd = -1;
@@ -237,7 +247,68 @@ export class ChainWriter {
    * process can append.
    */
   static open(o: ChainWriterOptions, afterOpen?: (w: ChainWriter) => void): ChainWriter {
-    return new ChainWriter(o, afterOpen);
+    return new ChainWriter(o, (w) =>
+      w.#lock.hold(() => {
+        w.#holding = true;
+        try {
+          const resumed = w.#resume();
+          w.#torn = resumed.torn;
+          w.#fresh = resumed.fresh;
+          afterOpen?.(w);
+        } finally {
+          w.#holding = false;
+        }
+      }),
+    );
+  }
+
+  /**
+   * A second writer on the log another writer of this process has open,
+   * standing where that one stood (`view`): it reads nothing now, and its
+   * first hold of the lock catches up with what was appended since, as after
+   * any other process's appends. Refused (`EIO`) when the directory's lock
+   * file is no longer the one `view` locked: the log was deleted or replaced,
+   * and a writer that started over there would fork the chain.
+   */
+  static from(o: ChainWriterOptions, view: WriterView): ChainWriter {
+    return new ChainWriter(o, (w) => {
+      if (w.#lock.identity !== view.lockIdentity) {
+        throw fsError('EIO', 'audit', undefined, {
+          reason: `the audit log directory ${o.dir} was deleted or replaced while this trail had it open`,
+          hint: 'open the trail again (restart the command or the MCP server)',
+        });
+      }
+      w.#chain = view.chain;
+      w.#seq = w.#writtenSeq = view.seq;
+      w.#mac = view.mac;
+      w.#fileNo = view.fileNo;
+      w.#fileBytes = view.fileBytes;
+      w.#fileLines = view.fileLines;
+      w.#foreignKey = view.foreignKey;
+      try {
+        // Appending, never creating: a file gone since (rotated away, deleted) is found so by the first catch-up.
+        w.#fd = openSync(w.#path(view.fileNo), constants.O_WRONLY | constants.O_APPEND);
+        w.#ino = fstatSync(w.#fd).ino === view.ino ? view.ino : -1;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        w.#ino = -1;
+      }
+    });
+  }
+
+  /** Where this writer stands, for {@link ChainWriter.from}. */
+  get view(): WriterView {
+    return {
+      chain: this.#chain,
+      seq: this.#seq,
+      mac: this.#mac,
+      fileNo: this.#fileNo,
+      ino: this.#ino,
+      fileBytes: this.#fileBytes,
+      fileLines: this.#fileLines,
+      foreignKey: this.#foreignKey,
+      lockIdentity: this.#lock.identity,
+    };
   }
 
   /**
@@ -272,6 +343,11 @@ export class ChainWriter {
         this.#holding = false;
       }
     });
+  }
+
+  /** Whether this writer is holding the log's lock (inside {@link ChainWriter.locked}). */
+  get holding(): boolean {
+    return this.#holding;
   }
 
   /** The seq of the newest line this writer has written to the file (lines of a hold of the lock are written when it ends). */

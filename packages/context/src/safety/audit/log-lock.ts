@@ -74,6 +74,11 @@ export class LogLock {
     this.#identity = fileIdentity(join(dir, LOCK_FILE));
   }
 
+  /** The device and inode of the lock file this handle locks: another handle on the same log has the same. */
+  get identity(): string | undefined {
+    return this.#identity;
+  }
+
   /** Opens the locks of `dir` and takes the shared "open" lock. */
   static open(dir: string, remedies: AuditRemedies = API_REMEDIES): LogLock {
     const path = join(dir, LOCK_FILE);
