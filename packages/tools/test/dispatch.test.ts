@@ -267,4 +267,44 @@ describe('a file call given a name written as a directory', () => {
     expect(r.text).toContain('but read_file takes a file');
     expect(r.text).not.toContain('readFile');
   });
+
+  it('names the edit tool too (write_file, create_file, delete_file, edit_lines), not the edit as history records it', async () => {
+    const w = workspace();
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['write_file', { path: 'lib/', content: 'x\n' }],
+      ['create_file', { path: 'lib/', content: 'x\n' }],
+      ['delete_file', { path: 'src/doc.ts/' }],
+      ['edit_lines', { path: 'src/doc.ts/', action: 'replace', start_line: 1, end_line: 1, text: 'x\n' }],
+    ];
+    for (const [tool, args] of calls) {
+      const r = await w.toolset.run(tool, args);
+      expect(r.isError, r.text).toBe(true);
+      expect(r.text).toContain(`but ${tool} takes a file`);
+    }
+  });
+});
+
+describe('an edit refused over its base version', () => {
+  const workspace = freshWorkspace();
+  it('names the option as the tool takes it (base_version), and a stale delete gives the call that deletes the file as it is now', async () => {
+    const w = workspace();
+    const unknown = await w.toolset.run('replace', { path: 'README.md', old_text: 'Zod', new_text: 'zod', base_version: 'deadbeef' });
+    const malformed = await w.toolset.run('replace', { path: 'README.md', old_text: 'Zod', new_text: 'zod', base_version: 'not-a-version' });
+    for (const r of [unknown, malformed]) {
+      expect(r.isError, r.text).toBe(true);
+      expect(r.text).toContain('base_version "');
+      expect(r.text).not.toContain('baseVersion');
+    }
+    await w.toolset.run('read_file', { path: 'src/doc.ts' });
+    await w.fs.writeBytes('src/doc.ts', new TextEncoder().encode(`// changed by someone else\n${await w.text('src/doc.ts')}`));
+    const stale = await w.toolset.run('delete_file', { path: 'src/doc.ts' });
+    expect(stale).toMatchObject({ isError: true, data: { code: 'ECONFLICT' } });
+    expect(stale.text).not.toContain('baseVersion');
+    const call = /delete_file\((\{.*?\})\)/.exec(stale.text);
+    expect(call, stale.text).not.toBeNull();
+    // The call it gives works: the file goes, as it is now.
+    const followed = await w.toolset.run('delete_file', JSON.parse(call?.[1] ?? '{}') as Record<string, unknown>);
+    expect(followed.isError, followed.text).toBe(false);
+    expect(await w.fs.exists('src/doc.ts')).toBe(false);
+  });
 });

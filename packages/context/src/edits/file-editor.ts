@@ -16,7 +16,7 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Filesystem, type FsErrorCode, fsError, IF_ABSENT, isFsError, parentPath, unencodableText } from '@ctxfs/core';
-import { callText } from '../calls/call-text.ts';
+import { callText, optionName } from '../calls/call-text.ts';
 import { KeyedTurns } from '../concurrency/keyed-turns.ts';
 import { overlappingEdits, patchMismatch, staleBuffer } from '../conflicts/conflict-detector.ts';
 import { type ConflictOptions, resolveStale } from '../conflicts/strategies.ts';
@@ -247,7 +247,7 @@ export class FileEditor {
   normalize(op: string, path: string): string {
     try {
       // Within a session call the session resolved its paths (links followed): the same file under the same key.
-      const p = contextPath(path, op);
+      const p = contextPath(path, apiOperation(op));
       return this.deps.registry.spelledAs(currentCall()?.resolved(p) ?? p);
     } catch (err) {
       // Named in the text: a rename's refusal must say which of its two paths is wrong.
@@ -386,7 +386,7 @@ export class FileEditor {
           op,
           path,
           'EINVAL',
-          `baseVersion ${q(given)} is not a version id: pass the 64-hex-digit hash (or a prefix of 6+ digits) a read returned as \`version\`.`,
+          `${baseOption(op)} ${q(given)} is not a version id: pass the 64-hex-digit hash (or a prefix of 6+ digits) a read returned as \`version\`.`,
         ),
       );
     }
@@ -394,14 +394,15 @@ export class FileEditor {
     if (v.length === 64) return v;
     if (current?.sha256.startsWith(v)) return current.sha256;
     const found = await this.#versions.byHash(path, v);
-    if (found === 'ambiguous') throw new Refusal(refusal(op, path, 'EINVAL', `baseVersion ${q(given)} matches several versions of ${path}; give more digits.`));
+    if (found === 'ambiguous')
+      throw new Refusal(refusal(op, path, 'EINVAL', `${baseOption(op)} ${q(given)} matches several versions of ${path}; give more digits.`));
     if (found?.sha256) return found.sha256;
     throw new Refusal(
       refusal(
         op,
         path,
         'ECONFLICT',
-        `baseVersion ${q(given)} is not a known version of ${path}. Re-read the file: ${callText('readFile', [path])}, then redo the edit.`,
+        `${baseOption(op)} ${q(given)} is not a known version of ${path}. Re-read the file: ${callText('readFile', [path])}, then redo the edit.`,
         {
           next: callText('readFile', [path]),
           version: current?.sha256,
@@ -577,7 +578,7 @@ export class FileEditor {
           op,
           path,
           'ECONFLICT',
-          `${path} changed since you read it${by(changedBy)}; deleting it would discard those changes. Nothing was deleted. Re-read it with ${callText('readFile', [path])}; if it should still go, delete it with baseVersion set to the version that read returns.`,
+          `${path} changed since you read it${by(changedBy)}; deleting it would discard those changes. Nothing was deleted. Re-read it with ${callText('readFile', [path])}; if it should still go, ${callText('deleteFile', [path], { baseVersion: current.sha256 })} deletes it as it is now.`,
           { conflict, version: current.sha256, next: callText('readFile', [path]) },
         ),
       );
@@ -1163,4 +1164,32 @@ function describeOp(op: string, undoOf?: number): string {
     default:
       return 'Changed';
   }
+}
+
+/** The API operation an edit's recorded op comes from, so a text names the call the caller made (`write_file` through the tools, not `write`). */
+const API_OPERATIONS: Readonly<Record<string, string>> = {
+  write: 'writeFile',
+  create: 'createFile',
+  delete: 'deleteFile',
+  rename: 'renameFile',
+  patch: 'applyPatch',
+  'edit-lines': 'editLines',
+};
+
+/**
+ * The API operation of an edit op (`writeFile` for `write`); an op that is
+ * its own API name (`replace`, `undo`) unchanged.
+ *
+ * @example
+ * ```ts
+ * apiOperation('edit-lines'); // 'editLines'
+ * ```
+ */
+export function apiOperation(op: string): string {
+  return API_OPERATIONS[op] ?? op;
+}
+
+/** The base-version option as the caller's surface names it (`base_version` through the tools). */
+function baseOption(op: string): string {
+  return optionName(apiOperation(op), 'baseVersion') ?? 'baseVersion';
 }
