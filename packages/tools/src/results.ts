@@ -49,10 +49,18 @@ export function withNext(text: string, next: string | undefined, tokens?: number
   return `${text}${line}`;
 }
 
+/**
+ * An answer that could serve nothing for its budget is an error result, so it
+ * starts with its code as every error result does (`ELIMIT`, a budget's code).
+ */
+function overBudgetText(view: string, text: string): string {
+  return view === 'over-budget' ? `ELIMIT: ${text}` : text;
+}
+
 /** A context-layer read as a tool result; `budget` is the call's token budget (the profile's, or less). */
 export function servedResult(r: Served, budget?: number): ToolResult<ServedData> {
   return {
-    text: withNext(r.text, r.next, r.tokens, budget),
+    text: overBudgetText(r.view, withNext(r.text, r.next, r.tokens, budget)),
     // Nothing of the file could be served (the session's budget is spent, or the call's cannot hold a line).
     isError: r.view === 'over-budget',
     data: {
@@ -93,7 +101,7 @@ export type SearchData = z.infer<ReturnType<typeof searchDataSchema>>;
 /** A context-layer search as a tool result; `item` turns each entry into plain data. */
 export function searchResult<Item>(r: SearchResult<Item>, item: (i: Item) => Record<string, unknown>, budget?: number): ToolResult<SearchData> {
   return {
-    text: withNext(r.text, r.next, r.tokens, budget),
+    text: overBudgetText(r.view, withNext(r.text, r.next, r.tokens, budget)),
     isError: r.view === 'over-budget',
     data: {
       view: r.view,

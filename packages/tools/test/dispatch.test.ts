@@ -213,6 +213,9 @@ describe('a budget too small for one line', () => {
       const r = await tools.run('read_lines', { path: 'n.txt', start_line: 1, end_line: 1, max_tokens: 50 });
       expect(r.text).toContain('raise max_tokens (the profile allows up to');
       expect(r.text).not.toContain('maxTokens');
+      // An error result, with its code first as every error result has it.
+      expect(r.isError).toBe(true);
+      expect(r.text).toMatch(/^ELIMIT: The budget of this call \(50 tokens\)/);
       const style = toolCallStyle(TOOLS);
       expect(style.optionName?.('readLines', 'maxTokens')).toBe('max_tokens');
       expect(style.optionName?.('grep', 'maxTokens')).toBeUndefined();
