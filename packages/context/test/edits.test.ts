@@ -362,6 +362,19 @@ for (const backend of BACKENDS) {
       expect((await ctx.replace('bin.dat', 'a', 'b')).code).toBe('EBINARY');
     });
 
+    it('a replace across lines of a CRLF file matches the lines as served and keeps CRLF', async () => {
+      // Lines are served without their endings, so a model writes "\n" between them.
+      await open({ 'w.txt': 'line one\r\nline two\r\nline three\r\n', 'mixed.txt': 'a\nb\r\nc\n' });
+      const r = await ctx.replace('w.txt', 'line two\nline three', 'line 2\nline 2.5\nline 3');
+      expect(r.success, r.message).toBe(true);
+      expect(await text(ws, 'w.txt')).toBe('line one\r\nline 2\r\nline 2.5\r\nline 3\r\n');
+      // What the file holds as it is still matches first: a bare LF there stays a bare LF.
+      expect((await ctx.replace('mixed.txt', 'a\nb', 'A\nB')).success).toBe(true);
+      expect(await text(ws, 'mixed.txt')).toBe('A\nB\r\nc\n');
+      expect((await ctx.replace('mixed.txt', 'B\nc', 'B\nC')).success).toBe(true);
+      expect(await text(ws, 'mixed.txt')).toBe('A\nB\r\nC\n');
+    });
+
     it('Unicode: edits next to emoji and CJK land where intended', async () => {
       await open({ 'u.txt': '👋🏽 こんにちは 世界\n🎉 end 🎉\n' });
       expect((await ctx.replace('u.txt', '世界', 'せかい')).success).toBe(true);

@@ -116,8 +116,17 @@ export function replaceText(text: string, search: string, replacement: string, o
   if (search.length === 0 && !options.regex) {
     return { ok: false, reason: 'not-found', matches: 0, locations: [], message: 'The text to replace is empty; give the exact text to change.' };
   }
-  const found = options.regex ? regexMatches(text, search, options.flags) : textMatches(text, search, options.flags);
+  let found = options.regex ? regexMatches(text, search, options.flags) : textMatches(text, search, options.flags);
   if (!Array.isArray(found)) return found;
+  // Lines are served without their endings, so a model joins them with "\n": in a file whose lines end in
+  // CRLF that text is found with CRLF, and the replacement's line breaks written as the file's.
+  if (found.length === 0 && !options.regex && text.includes('\r\n') && /(^|[^\r])\n/.test(search)) {
+    const crlf = textMatches(text, withCrlf(search), options.flags);
+    if (Array.isArray(crlf) && crlf.length > 0) {
+      found = crlf;
+      replacement = withCrlf(replacement);
+    }
+  }
   const matches = found;
   const locations = locateAll(
     text,
@@ -175,6 +184,11 @@ export function replaceText(text: string, search: string, replacement: string, o
       chosen.map((m) => m.index),
     ),
   };
+}
+
+/** Every bare LF made CRLF; a CRLF already there stays one. */
+function withCrlf(s: string): string {
+  return s.replace(/\r?\n/g, '\r\n');
 }
 
 function refused(message: string): ReplaceResult {
