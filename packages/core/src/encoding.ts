@@ -632,7 +632,44 @@ export function detectEncoding(bytes: Uint8Array, options: DetectOptions = {}): 
     const wide = utf16WithoutZeros(bytes);
     return wide ? { encoding: wide, bomLength: 0, binary: false, source: 'utf16-heuristic', confidence: 0.5 } : BINARY;
   }
-  return found;
+  return { ...found, encoding: chineseLabel(found.encoding, bytes) };
+}
+
+/** Labels whose files the WHATWG GBK decoder reads: GBK and its subset GB2312 (the name jschardet gives). */
+const GBK_LABELS = new Set(['gbk', 'gb2312', 'x-gbk']);
+
+/**
+ * Whether `bytes` hold a four-byte GB18030 sequence (lead, digit, lead,
+ * digit): the only bytes that tell a GB18030 file from a GBK one, which
+ * decode alike otherwise.
+ */
+function holdsFourByteGb18030(bytes: Uint8Array): boolean {
+  for (let i = 0; i + 1 < bytes.length; i++) {
+    const b = bytes[i] as number;
+    if (b < 0x81 || b === 0xff) continue;
+    const second = bytes[i + 1] as number;
+    if (second >= 0x30 && second <= 0x39) {
+      const third = bytes[i + 2] ?? 0;
+      const fourth = bytes[i + 3] ?? 0;
+      if (third >= 0x81 && third <= 0xfe && fourth >= 0x30 && fourth <= 0x39) return true;
+    }
+    // A two-byte character: its trail byte leads nothing.
+    i++;
+  }
+  return false;
+}
+
+/**
+ * The name of a Chinese legacy file by what its bytes hold: GB18030 only
+ * where a four-byte sequence shows it (statistics cannot tell, and call all
+ * of them GB18030, the superset), GBK otherwise. An edit writes in the
+ * encoding named: a GBK file given an emoji would become a GB18030 one, which
+ * the tools that read it as GBK cannot read, and is refused instead.
+ */
+function chineseLabel(encoding: string, bytes: Uint8Array): string {
+  if (encoding === 'gb18030') return holdsFourByteGb18030(bytes) ? encoding : 'gbk';
+  if (GBK_LABELS.has(encoding)) return holdsFourByteGb18030(bytes) ? 'gb18030' : encoding;
+  return encoding;
 }
 
 const BINARY: EncodingInfo = { encoding: 'binary', bomLength: 0, binary: true, source: 'binary', confidence: 0.9 };

@@ -119,6 +119,57 @@ export function encodeIso2022Jp(text: string): Uint8Array {
   return Uint8Array.from(out);
 }
 
+// ------------------------------------------------------------------ GBK
+
+/** Labels the GBK writer serves: the WHATWG decoder reads all of them as GBK. */
+const GBK_WRITTEN = new Set(['gbk', 'gb2312', 'x-gbk']);
+
+/** GBK's two-byte codes by character, as the reader decodes them (lowest code wins); built on first use. */
+let gbkCodes: Map<number, number> | undefined;
+
+function gbkTable(): Map<number, number> {
+  if (gbkCodes !== undefined) return gbkCodes;
+  const pairs: number[] = [];
+  for (let lead = 0x81; lead <= 0xfe; lead++) {
+    for (let trail = 0x40; trail <= 0xfe; trail++) if (trail !== 0x7f) pairs.push(lead, trail);
+  }
+  // Every lead and trail of these ranges makes one BMP character, so the decoded text lines up with the pairs.
+  const chars = decodeLikeReader(Uint8Array.from(pairs), 'gbk');
+  const codes = new Map<number, number>();
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars.charCodeAt(i);
+    if (c !== 0xfffd && !codes.has(c)) codes.set(c, ((pairs[2 * i] as number) << 8) | (pairs[2 * i + 1] as number));
+  }
+  gbkCodes = codes;
+  return codes;
+}
+
+/**
+ * Encodes GBK strictly: ASCII, U+20AC as 0x80, and the two-byte codes the
+ * reader decodes; anything else is `?`. Never GB18030's four-byte forms, which
+ * a GBK file cannot hold (iconv-lite's GB18030 writes them), and the 18
+ * characters iconv-lite's own GBK table lacks (U+FE10…, U+9FB4…) as the
+ * codes they were read from.
+ */
+function encodeGbk(text: string): Uint8Array {
+  const codes = gbkTable();
+  const out = new Uint8Array(text.length * 2);
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const code = c < 0x80 ? c : c === 0x20ac ? 0x80 : codes.get(c);
+    if (code === undefined) {
+      out[n++] = 0x3f;
+      // Both halves of a pair stand for one character: one '?'.
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) i++;
+    } else if (code > 0xff) {
+      out[n++] = code >> 8;
+      out[n++] = code & 0xff;
+    } else out[n++] = code;
+  }
+  return out.slice(0, n);
+}
+
 // ------------------------------------------------------------------ plain encoding
 
 function encodeSbcs(text: string, table: SbcsTable, encoding: string): Uint8Array {
@@ -145,6 +196,7 @@ function encodeSbcs(text: string, table: SbcsTable, encoding: string): Uint8Arra
 function encodePlain(text: string, encoding: string): Uint8Array {
   if (encoding === 'utf-8') return new TextEncoder().encode(text);
   if (encoding === 'iso-2022-jp') return encodeIso2022Jp(text);
+  if (GBK_WRITTEN.has(encoding)) return encodeGbk(text);
   const table = sbcsTable(encoding);
   if (table) return encodeSbcs(text, table, encoding);
   if (!iconvLite().encodingExists(encoding)) throw new RangeError(`unknown encoding '${encoding}'`);
