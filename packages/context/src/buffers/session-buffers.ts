@@ -14,7 +14,6 @@ import type { EditResult } from '../edits/edit-result.ts';
 import type { EditOptions } from '../edits/file-editor.ts';
 import { decodeFile, encodeLike, loadFileText } from '../edits/file-text.ts';
 import { sha256Hex } from '../history/version-store.ts';
-import { listFirst } from '../patch/mismatch-report.ts';
 import { contextPath } from '../paths/context-path.ts';
 import { maskerOf, type Redactor, servedMaskRefusal } from '../safety/redaction.ts';
 import { type BufferDiff, bufferDiff } from './buffer-diff.ts';
@@ -298,14 +297,7 @@ export class SessionBuffers {
   close(path: string, options: { discard?: boolean } = {}): Promise<BufferInfo> {
     return this.#call('buffers.close', path, { ...options }, async (p) => {
       const b = this.#find(p);
-      if (b === undefined) {
-        // Not "open it first": opening a file to close it does nothing, and a file too large for a buffer cannot be opened.
-        const open = [...this.#open.keys()];
-        throw fsError('ENOENT', 'buffers.close', p, {
-          reason: `no buffer is open for ${p}, so there is nothing to close`,
-          hint: open.length === 0 ? 'no buffer is open in this session' : `the buffers open in this session: ${listFirst(open)}`,
-        });
-      }
+      if (b === undefined) throw notOpen('buffers.close', p);
       if ((b.dirty || b.pending) && options.discard !== true) {
         throw fsError('EBUSY', 'buffers.close', p, {
           reason: `${p} has unsaved changes${b.pending ? ' and a conflict with the disk' : ''}`,
