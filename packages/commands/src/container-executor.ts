@@ -46,11 +46,16 @@ export class ContainerExecutor implements Executor {
   async start(request: ExecutionRequest): Promise<ExecutionEnd> {
     const pidFile = `/tmp/.ctxfs-exec-${randomBytes(6).toString('hex')}.pid`;
     const root = request.mountPath ?? this.#fs.workdir;
-    if (root !== this.#fs.workdir) await this.#link(root);
-    const dir = startDirectory(root, request.cwd);
-    // PWD: the shell keeps the path it was started under (the link) rather than the one the link leads to.
-    const env = Object.entries({ ...BASE_ENV, HOME: root, PWD: dir, ...request.env }).map(([k, v]) => `${k}=${v}`);
-    return await this.#run(request, dir, env, pidFile);
+    try {
+      if (root !== this.#fs.workdir) await this.#link(root);
+      const dir = startDirectory(root, request.cwd);
+      // PWD: the shell keeps the path it was started under (the link) rather than the one the link leads to.
+      const env = Object.entries({ ...BASE_ENV, HOME: root, PWD: dir, ...request.env }).map(([k, v]) => `${k}=${v}`);
+      return await this.#run(request, dir, env, pidFile);
+    } catch (err) {
+      // A stopped, paused or removed container is said as the file calls say it, not as the engine's raw refusal.
+      throw await this.#fs.engineFailure('exec', err);
+    }
   }
 
   /** Makes `mount` a link to the working directory, once; refused where it is anything else, or inside the workspace. */

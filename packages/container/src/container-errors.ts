@@ -6,7 +6,7 @@
  * @module
  */
 
-import { errno, FsError, type FsErrorCode, type FsOperation } from '@ctxfs/core';
+import { errno, FsError, type FsErrorCode, type FsOperation, notRegularFile } from '@ctxfs/core';
 import type { EngineName } from './engine.ts';
 import { STATUS_CODES } from './helper-script.ts';
 import { SshEngineError, type SshFailure } from './ssh-transport.ts';
@@ -64,6 +64,8 @@ export function helperFailure(status: number, stderr: string, op: FsOperation, p
       hint: 'use a path whose symlinks stay inside the workspace root',
     });
   }
+  // The helper's one EINVAL: a read of a FIFO, socket or device, refused in the host's words.
+  if (own === 'EINVAL') return notRegularFile(op, path);
   if (own !== undefined) return errno(own as FsErrorCode);
   const code = codeFromMessage(stderr);
   if (code !== undefined) return errno(code, stderr.trim());
@@ -148,20 +150,30 @@ export function resumeCommand(u: Unavailability): string | undefined {
   return undefined;
 }
 
+/** The engine as its users call it, for messages: Docker when not known. */
+export function engineTitle(engine: EngineName | undefined): string {
+  return engine === 'podman' ? 'Podman' : 'Docker';
+}
+
+/** What to do about a container in the condition `u` names. */
+function unavailableHint(u: Unavailability): string {
+  const resume = resumeCommand(u);
+  if (u.condition === 'paused')
+    return `unpause the container (${resume}) and retry; nothing was half-written, but a write that timed out may have been applied: read before writing again`;
+  if (resume !== undefined) return `start the container (${resume}) and retry; nothing was half-written`;
+  // No command brings back a removed container: only another one serves.
+  if (u.condition === 'removed') return `open a workspace on a running container (${u.engine ?? 'docker'} ps lists them)`;
+  return `start the container (or the ${engineTitle(u.engine)} engine) again and retry; nothing was half-written`;
+}
+
 /** The `EUNAVAILABLE` error for `op`, naming the container and what happened to it. */
 export function unavailable(op: FsOperation, path: string | undefined, u: Unavailability, cause?: unknown): FsError {
-  const resume = resumeCommand(u);
   return new FsError({
     code: 'EUNAVAILABLE',
     op,
     path,
     reason: `container '${u.container}' ${u.state}`,
-    hint:
-      u.condition === 'paused'
-        ? `unpause the container (${resume}) and retry; nothing was half-written, but a write that timed out may have been applied: read before writing again`
-        : resume !== undefined
-          ? `start the container (${resume}) and retry; nothing was half-written`
-          : 'start the container (or the Docker engine) again and retry; nothing was half-written',
+    hint: unavailableHint(u),
     cause: new ContainerUnavailableError(u, cause),
   });
 }

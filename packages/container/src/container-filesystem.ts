@@ -60,15 +60,17 @@ import { type ImageProbe, parseProbe, probeCommand } from './capabilities-probe.
 import {
   type ContainerCondition,
   codeFromMessage,
+  containerUnavailability,
   describeEngineError,
   engineRefusal,
+  engineTitle,
   FULL_DISK_BYTES,
   freeKibibytes,
   helperFailure,
   unavailable,
 } from './container-errors.ts';
 import { SilenceError, within } from './deadline.ts';
-import { closeEngine, connectEngine, describeEngine, type EngineName, type EngineOptions, engineName } from './engine.ts';
+import { closeEngine, connectEngine, describeEngine, type EngineName, type EngineOptions, engineName, knownEngineName } from './engine.ts';
 import { type ExecStream, openExecFile, startExecStream, streamedWriteCommand } from './exec-stream.ts';
 import { FALLBACK_LOCK_NAME, TEMP_PREFIX } from './helper-script.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type HelperResponse, HelperSession, SessionTimeoutError } from './helper-session.ts';
@@ -402,6 +404,9 @@ export class ContainerFilesystem extends FilesystemBase {
       throw fsError('EINVAL', 'open', undefined, { reason: 'pass exactly one of { container } or { image }' });
     }
     const docker = connectEngine(options.engine);
+    // Learnt while the engine answers (beside the open's own requests), so that a message about it once it stops
+    // answering names Podman as Podman.
+    void engineName(docker);
     try {
       return await ContainerFilesystem.#attachOrCreate(options, docker);
     } catch (err) {
@@ -423,7 +428,7 @@ export class ContainerFilesystem extends FilesystemBase {
       try {
         info = await container.inspect();
       } catch (err) {
-        throw ContainerFilesystem.#engineFailure('open', ref, docker, err);
+        throw await ContainerFilesystem.#engineFailure('open', ref, docker, err);
       }
       if (!info.State.Running) {
         // Left stopped, it is attached all the same: its snapshots are on this side, and every call that needs the
@@ -446,7 +451,7 @@ export class ContainerFilesystem extends FilesystemBase {
       } catch (err) {
         if (created) await container?.remove({ force: true }).catch(() => {});
         const d = describeEngineError(err);
-        if (d.unreachable || d.tls !== undefined || d.ssh !== undefined) throw ContainerFilesystem.#engineFailure('open', image, docker, err);
+        if (d.unreachable || d.tls !== undefined || d.ssh !== undefined) throw await ContainerFilesystem.#engineFailure('open', image, docker, err);
         throw new FsError({ code: 'EUNAVAILABLE', op: 'open', reason: `cannot create a container from image '${image}': ${d.message}`, cause: err });
       }
       ref = container.id;
@@ -462,19 +467,26 @@ export class ContainerFilesystem extends FilesystemBase {
     return fs;
   }
 
-  static #engineFailure(op: FsOperation, ref: string, docker: Docker, err: unknown): FsError {
+  static async #engineFailure(op: FsOperation, ref: string, docker: Docker, err: unknown): Promise<FsError> {
     const refused = engineRefusal(op, describeEngine(docker), err);
     if (refused !== undefined) return refused;
     const d = describeEngineError(err);
-    if (d.notFound) return unavailable(op, undefined, { container: ref, condition: 'removed', state: 'does not exist' }, err);
+    // The engine answered that much, so it answers what it is too.
+    if (d.notFound) return unavailable(op, undefined, { container: ref, condition: 'removed', state: 'does not exist', engine: await engineName(docker) }, err);
+    const engine = knownEngineName(docker);
     if (d.unreachable)
       return unavailable(
         op,
         undefined,
-        { container: ref, condition: 'unreachable', state: `is unreachable: the Docker engine at ${describeEngine(docker)} does not answer (${d.message})` },
+        {
+          container: ref,
+          condition: 'unreachable',
+          state: `is unreachable: the ${engineTitle(engine)} engine at ${describeEngine(docker)} does not answer (${d.message})`,
+          engine,
+        },
         err,
       );
-    return unavailable(op, undefined, { container: ref, condition: 'unreachable', state: `cannot be reached: ${d.message}` }, err);
+    return unavailable(op, undefined, { container: ref, condition: 'unreachable', state: `cannot be reached: ${d.message}`, engine }, err);
   }
 
   /** The container object (dockerode), e.g. for tests and tooling. */
@@ -594,23 +606,49 @@ export class ContainerFilesystem extends FilesystemBase {
         state = `lost the helper session (${d.message})`;
       }
       // The way out is a command of the engine's, and Podman's is named differently from Docker's.
-      if (condition === 'paused' || condition === 'stopped') engine = await engineName(this.docker);
+      engine = await engineName(this.docker);
     } catch (err) {
       const refused = engineRefusal(op, describeEngine(this.docker), err);
       if (refused !== undefined) return refused;
       const e = describeEngineError(err);
+      engine = knownEngineName(this.docker);
       if (e.notFound) {
         condition = 'removed';
-        state = 'does not exist (it was removed)';
+        state = 'no longer exists (it was removed)';
+        engine ??= await engineName(this.docker);
       } else if (e.unreachable) {
         condition = 'unreachable';
-        state = `is unreachable: the Docker engine at ${describeEngine(this.docker)} does not answer (${e.message})`;
+        state = `is unreachable: the ${engineTitle(engine)} engine at ${describeEngine(this.docker)} does not answer (${e.message})`;
       } else {
         condition = 'unreachable';
         state = `cannot be inspected: ${e.message}`;
       }
     }
     return unavailable(op, path, { container: this.containerRef, condition, state, engine }, cause);
+  }
+
+  /**
+   * The error to report for `op` when the engine failed it outside the file
+   * calls (a command's exec): `EUNAVAILABLE` naming the container and what
+   * became of it (stopped, paused, removed, an engine that does not
+   * answer), found out as for a file call; `cause` itself when the container
+   * runs and the engine answers, where the failure is the call's own.
+   *
+   * @example
+   * ```ts
+   * try {
+   *   await fs.container.exec({ Cmd: ['true'] });
+   * } catch (err) {
+   *   throw await fs.engineFailure('exec', err); // EUNAVAILABLE: container 'dev' is not running (exited, exit code 137)
+   * }
+   * ```
+   */
+  async engineFailure(op: FsOperation, cause: unknown): Promise<Error> {
+    if (cause instanceof FsError) return cause;
+    const err = await this.#unavailable(op, undefined, cause);
+    const condition = containerUnavailability(err)?.condition;
+    if (condition === 'lost' || condition === 'unanswered') return cause instanceof Error ? cause : new Error(String(cause));
+    return err;
   }
 
   /** Runs one helper request; transport failures become EUNAVAILABLE naming the container and `op`. */
@@ -1294,7 +1332,7 @@ export class ContainerFilesystem extends FilesystemBase {
       intervalMs: this.#watchPollIntervalMs,
       picture: (p) => walkPicture(this, p),
       // Stopped or paused, a container may answer again; removed, it never will, and the watch ends with the error.
-      transient: (err) => isFsError(err, 'EUNAVAILABLE') && !err.reason?.includes('does not exist'),
+      transient: (err) => isFsError(err, 'EUNAVAILABLE') && containerUnavailability(err)?.condition !== 'removed',
     });
   }
 

@@ -10,6 +10,7 @@
  */
 
 import { existsSync, readFileSync } from 'node:fs';
+import { IncomingMessage } from 'node:http';
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { FsError } from '@ctxfs/core';
@@ -359,7 +360,12 @@ export function connectEngine(options: EngineOptions = {}): Docker {
   };
   const timeout = options.timeout;
   try {
-    if (address.kind === 'unix') return new Docker({ ...none, socketPath: address.socketPath, timeout });
+    if (address.kind === 'unix') {
+      const docker = new Docker({ ...none, socketPath: address.socketPath, timeout });
+      // Asked for by name: an engine that never answers is still named Podman in the messages about it.
+      if (options.podman) knownNames.set(docker, 'podman');
+      return docker;
+    }
     if (address.kind === 'ssh') {
       const transport = new SshTransport(address);
       // Plain HTTP through the agent; the host name only fills the Host header (dial-stdio ignores it).
@@ -392,11 +398,36 @@ export type EngineName = 'docker' | 'podman';
 /** Each client's engine, asked once: the engine at an address stays the same while the client lives. */
 const engineNames = new WeakMap<Docker, Promise<EngineName>>();
 
+/** Each client's engine once it has answered, for messages about an engine that has stopped answering. */
+const knownNames = new WeakMap<Docker, EngineName>();
+
+/**
+ * The engine a `/_ping` answer's headers name: Podman's service sends
+ * `Libpod-Api-Version` (and `Server: Libpod/…`), Docker `Server: Docker/…`;
+ * `undefined` when they name neither.
+ */
+function pingEngine(docker: Docker): Promise<EngineName | undefined> {
+  return new Promise((resolve, reject) => {
+    docker.modem.dial({ path: '/_ping', method: 'GET', isStream: true, statusCodes: { 200: true } }, (err, res) => {
+      if (err !== null || !(res instanceof IncomingMessage)) {
+        reject(err ?? new Error('the engine gave no answer to /_ping'));
+        return;
+      }
+      res.resume();
+      const server = String(res.headers.server ?? '');
+      if (res.headers['libpod-api-version'] !== undefined || /libpod/i.test(server)) resolve('podman');
+      else resolve(/docker/i.test(server) ? 'docker' : undefined);
+    });
+  });
+}
+
 /**
  * Which engine `docker` talks to. Podman's Docker-compatible service is
  * reached as any Docker engine (`DOCKER_HOST`, a socket path), so only its
- * `/version` answer tells it apart: it lists a "Podman Engine" component.
- * An engine that does not answer is taken for Docker, whose API this is.
+ * answers tell it apart: the headers of its `/_ping` answer, else its
+ * `/version` answer, which lists a "Podman Engine" component (and takes
+ * Podman about 2 s: the ping a few milliseconds). An engine that does not
+ * answer is taken for Docker, whose API this is.
  *
  * @example
  * ```ts
@@ -406,17 +437,32 @@ const engineNames = new WeakMap<Docker, Promise<EngineName>>();
 export function engineName(docker: Docker): Promise<EngineName> {
   let name = engineNames.get(docker);
   if (name === undefined) {
-    name = docker.version().then(
-      (v) => engineNameOf(v),
-      () => {
-        // Asked again next time: an engine that is down now may answer later.
-        engineNames.delete(docker);
-        return 'docker';
-      },
-    );
+    name = pingEngine(docker)
+      .then(async (pinged) => pinged ?? engineNameOf(await docker.version()))
+      .then(
+        (known) => {
+          knownNames.set(docker, known);
+          return known;
+        },
+        () => {
+          // Asked again next time: an engine that is down now may answer later.
+          engineNames.delete(docker);
+          return 'docker';
+        },
+      );
     engineNames.set(docker, name);
   }
   return name;
+}
+
+/**
+ * Which engine `docker` talks to, without asking: what {@link engineName}
+ * learnt from an earlier answer (or the `podman` option of
+ * {@link connectEngine}), `undefined` when nothing was learnt. For a message
+ * about an engine that does not answer now.
+ */
+export function knownEngineName(docker: Docker): EngineName | undefined {
+  return knownNames.get(docker);
 }
 
 /**

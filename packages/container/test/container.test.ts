@@ -6,7 +6,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { type FsError, type GrepOptions, isFsError, sha256Hex } from '@ctxfs/core';
+import { type FsError, type GrepOptions, isFsError, notRegularFile, sha256Hex } from '@ctxfs/core';
 import { MemoryFilesystem } from '@ctxfs/memory';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -451,6 +451,28 @@ describe.runIf(available)('container backend', () => {
         await w.abort();
         expect(new TextDecoder().decode(await fs.readBytes('f.bin'))).toBe('old');
         expect((await sh(container, `ls -A ${abs}`)).stdout.trim()).toBe('f.bin');
+      } finally {
+        await fs.close();
+      }
+    });
+
+    it("a FIFO is refused as the host refuses it: EINVAL, not a regular file, in the host's words (it said 'invalid argument')", async () => {
+      const { fs, abs } = await workspace({ 'ok.txt': 'hello\n' });
+      try {
+        expect((await sh(container, `mkfifo ${abs}/pipe`)).code).toBe(0);
+        const expected = notRegularFile('openRead', 'pipe');
+        for (const call of [fs.readBytes('pipe'), fs.read('pipe'), fs.openRead('pipe')]) {
+          const err = await call.then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          if (!isFsError(err)) throw new Error(`expected an FsError, got ${String(err)}`);
+          expect(err.code).toBe('EINVAL');
+          expect(err.reason).toBe(expected.reason);
+          expect(err.hint).toBe(expected.hint);
+          expect(err.path).toBe('pipe');
+        }
+        expect(new TextDecoder().decode(await fs.readBytes('ok.txt'))).toBe('hello\n');
       } finally {
         await fs.close();
       }

@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { type FsError, isFsError } from '@ctxfs/core';
 import type Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ContainerExecutor } from '../../commands/src/container-executor.ts';
+import type { ExecutionEnd, ExecutionRequest } from '../../commands/src/execution.ts';
 import { FULL_DISK_BYTES, freeKibibytes } from '../src/container-errors.ts';
 import { ContainerFilesystem, containerUnavailability, resumeCommand } from '../src/index.ts';
 import { dockerAvailable, removeTestContainers, seedWorkspace, sh, startTestContainer, TEST_ENGINE } from './docker-fixture.ts';
@@ -42,6 +44,22 @@ async function fresh(extra: Partial<Docker.ContainerCreateOptions> = {}) {
   await seedWorkspace(container, '/work', 'w', { 'keep.txt': 'original', 'big.bin': pattern(24 << 20, 7) });
   const fs = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: name, workdir: '/work/w' });
   return { container, name, fs };
+}
+
+/** Runs `line` in the workspace's container as run_command does, its standard output into `said`. */
+function command(fs: ContainerFilesystem, line: string, said: string[] = []): Promise<ExecutionEnd> {
+  return new ContainerExecutor(fs).start({
+    command: line,
+    cwd: '',
+    env: {},
+    stdin: undefined,
+    signal: new AbortController().signal,
+    timeoutMs: 30_000,
+    // The container executor leaves the policy's view of files to the runner.
+    run: undefined as unknown as ExecutionRequest['run'],
+    onStdout: (c) => said.push(new TextDecoder().decode(c)),
+    onStderr: () => {},
+  });
 }
 
 /** A unix-socket proxy in front of the engine, to cut and restore the connection without touching dockerd. */
@@ -186,7 +204,10 @@ describe.runIf(available)('container faults', () => {
       const err = await errorOf(fs.readBytes('a.txt'));
       expect(err?.code).toBe('EUNAVAILABLE');
       expect(err?.message).toContain(`container '${name}'`);
-      expect(err?.message).toMatch(/Docker engine at unix:\/\/.*does not answer/);
+      // Podman's service is named as Podman, also once it no longer answers what it is (it said Docker).
+      const engine = TEST_ENGINE.name === 'podman' ? 'Podman' : 'Docker';
+      expect(err?.message).toMatch(new RegExp(`${engine} engine at unix://.*does not answer`));
+      expect(err?.hint).toContain(`(or the ${engine} engine)`);
       // No engine command brings back an engine that does not answer.
       const u = containerUnavailability(err);
       expect(u?.condition).toBe('unreachable');
@@ -198,6 +219,63 @@ describe.runIf(available)('container faults', () => {
     } finally {
       await fs.close();
       await proxy.stop();
+    }
+  });
+
+  it("a command on a killed, then a paused container is EUNAVAILABLE as a file call's: the container, its state, the engine command (it was EINTERNAL with the engine's 409 or 500)", {
+    timeout: 60_000,
+  }, async () => {
+    const { container, name, fs } = await fresh();
+    const said: string[] = [];
+    const run = (line: string) => command(fs, line, said);
+    try {
+      expect((await run('echo alive')).exitCode).toBe(0);
+      expect(said.join('')).toBe('alive\n');
+      await container.kill();
+      await container.wait();
+      const killed = await errorOf(run('echo alive'));
+      const read = await errorOf(fs.readBytes('keep.txt'));
+      expect(killed?.code, killed?.message).toBe('EUNAVAILABLE');
+      expect(killed?.message).toContain(`container '${name}' is not running`);
+      expect(killed?.reason).toBe(read?.reason);
+      expect(killed?.hint).toContain(`${TEST_ENGINE.name} start ${name}`);
+      expect(containerUnavailability(killed)?.condition).toBe('stopped');
+      await container.start();
+      await container.pause();
+      try {
+        const paused = await errorOf(run('echo alive'));
+        expect(paused?.code, paused?.message).toBe('EUNAVAILABLE');
+        expect(paused?.message).toContain(`container '${name}' is paused`);
+        expect(paused?.hint).toContain(`${TEST_ENGINE.name} unpause ${name}`);
+      } finally {
+        await container.unpause();
+      }
+      said.length = 0;
+      expect((await run('echo alive')).exitCode).toBe(0);
+      expect(said.join('')).toBe('alive\n');
+    } finally {
+      await fs.close();
+    }
+  });
+
+  it("a removed container no longer exists: open a workspace on a running one, in the engine's own words (it said to start it again, and named Docker on Podman)", {
+    timeout: 60_000,
+  }, async () => {
+    const { container, name, fs } = await fresh();
+    try {
+      await fs.write('a.txt', 'before');
+      await container.remove({ force: true });
+      const err = await errorOf(fs.readBytes('a.txt'));
+      expect(err?.code, err?.message).toBe('EUNAVAILABLE');
+      expect(err?.message).toContain(`container '${name}' no longer exists`);
+      expect(err?.hint).toBe(`open a workspace on a running container (${TEST_ENGINE.name} ps lists them)`);
+      expect(containerUnavailability(err)?.condition).toBe('removed');
+      const cmd = await errorOf(command(fs, 'true'));
+      expect(cmd?.code, cmd?.message).toBe('EUNAVAILABLE');
+      expect(cmd?.reason).toBe(err?.reason);
+      expect(cmd?.hint).toBe(err?.hint);
+    } finally {
+      await fs.close();
     }
   });
 

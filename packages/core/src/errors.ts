@@ -258,6 +258,26 @@ export function fsError(code: FsErrorCode, op: FsOperation, path?: string, extra
   return new FsError({ code, op, path, ...extra });
 }
 
+/**
+ * The refusal of a read of a FIFO, socket or device, in the one wording
+ * every backend gives: a model that meets it on the host and in a container
+ * learns one thing to do.
+ *
+ * @example
+ * ```ts
+ * notRegularFile('openRead', 'pipe').reason; // 'not a regular file (a FIFO, socket or device)'
+ * ```
+ */
+export function notRegularFile(op: FsOperation, path: string | undefined): FsError {
+  return new FsError({
+    code: 'EINVAL',
+    op,
+    path,
+    reason: 'not a regular file (a FIFO, socket or device)',
+    hint: 'only regular files can be read; leave special files alone',
+  });
+}
+
 const NODE_CODES = new Set<string>(Object.keys(REASONS));
 /** Every code ctxfs knows; a primitive may throw any of them as `errno(code)`. */
 const KNOWN_CODES = new Set<string>(Object.keys(DEFAULT_HINTS));

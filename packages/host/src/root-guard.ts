@@ -14,7 +14,7 @@
 
 import fs from 'node:fs';
 import nodePath from 'node:path';
-import { FsError, type FsErrorCode } from '@ctxfs/core';
+import { FsError, type FsErrorCode, notRegularFile } from '@ctxfs/core';
 
 /** Linux `O_PATH`: a descriptor that only names an inode (no read permission needed, FIFOs do not block). */
 export const O_PATH = 0o10000000;
@@ -166,7 +166,7 @@ export class RootGuard {
       const st = fs.fstatSync(fd);
       if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
       if (!st.isFile()) {
-        throw hostError('EINVAL', path, 'not a regular file (a FIFO, socket or device)', 'only regular files can be read; leave special files alone');
+        throw notRegularFile('openRead', path === '' ? '.' : path);
       }
       return { fd, size: st.size };
     } catch (err) {
