@@ -342,6 +342,18 @@ describe('ctxfs from a script', () => {
     expect(run(args).status).toBe(0);
     expect(math()).toBe(before.replace('retries = 3;', 'retries = 3; // tuned // tuned'));
   });
+
+  it('--request-id sent again with another change of the same file is refused, naming the id; nothing written', () => {
+    project.write('src/count.ts', 'export const count = 0;\n');
+    const count = () => readFileSync(join(project.root, 'src/count.ts'), 'utf8');
+    expect(run(['--request-id', 'req-9c1d', 'replace', 'src/count.ts', 'count = 0', 'count = 1']).status).toBe(0);
+    const reused = run(['--request-id', 'req-9c1d', 'replace', 'src/count.ts', 'count = 1', 'count = 42']);
+    expect(reused.status).not.toBe(0);
+    expect(`${reused.stdout}${reused.stderr}`).toMatch(
+      /EINVAL.*The request id "req-9c1d" was already used by another call .*give every new call an id of its own/s,
+    );
+    expect(count()).toBe('export const count = 1;\n');
+  });
 });
 
 describe('ctxfs on a backend that is not there', () => {

@@ -72,17 +72,76 @@ describe('request ids', () => {
     expect(await ctx.replace('a.txt', 'two', 'TWO', { requestId: id })).toMatchObject({ success: true, unchanged: true });
   });
 
-  // Two contexts on one store, as two hosts: the PostgreSQL project runs it (a SQLite store is one per process).
-  it.runIf(ON_POSTGRES)('another context on the same store (another host) retrying the id is answered too', async () => {
-    const store = testState();
-    const a = await open({ store });
-    const b = await open({ store });
+  // Sent again with another operation or other arguments on the same file, an id was answered "Already applied"
+  // and the new change dropped while reported done (MCP: edit_lines, then replace under one ctxfs/requestId).
+  const reusedText = (id: string) =>
+    new RegExp(
+      `^The request id "${id}" was already used by another call \\(.*\\); this .* so it is not a retry of that call\\. Nothing was written\\. A retry repeats the same call with the same id; give every new call an id of its own\\.$`,
+    );
+
+  it('an id sent again with another operation on the same file is refused with EINVAL naming it; the file keeps the first change only', async () => {
+    const ctx = await open();
     const id = randomUUID();
-    expect((await a.replace('a.txt', 'three', 'THREE', { requestId: id })).success).toBe(true);
-    const retry = await b.replace('a.txt', 'three', 'THREE', { requestId: id });
-    expect(retry).toMatchObject({ success: true, unchanged: true });
-    expect((await b.history('a.txt')).map((v) => v.op)).toEqual(['replace', 'initial']);
+    await ctx.readFile('a.txt');
+    const first = await withRequestId(id, () => ctx.editLines('a.txt', { kind: 'insert-after', line: 1, text: 'first change\n' }));
+    expect(first.success, first.message).toBe(true);
+    const second = await withRequestId(id, () => ctx.replace('a.txt', 'one', '1'));
+    expect(second).toMatchObject({ success: false, code: 'EINVAL', path: 'a.txt' });
+    expect(second.unchanged).not.toBe(true);
+    expect(second.message).toMatch(reusedText(id));
+    expect(second.message).toContain('(editLines of a.txt, #2); this replace of a.txt is another operation');
+    expect(await text()).toBe('one\nfirst change\ntwo\nthree\n');
+    expect((await ctx.history('a.txt')).map((v) => v.op)).toEqual(['edit-lines', 'initial']);
+    // Under a new id the change is made.
+    expect((await withRequestId(randomUUID(), () => ctx.replace('a.txt', 'one', '1'))).success).toBe(true);
+    expect(await text()).toBe('1\nfirst change\ntwo\nthree\n');
   });
+
+  it('the same operation with other arguments or options is refused; the same call again is still answered "already applied"', async () => {
+    const ctx = await open();
+    const id = randomUUID();
+    const first = await ctx.replace('a.txt', 'two', 'TWO', { requestId: id });
+    expect(first.success, first.message).toBe(true);
+    const other = await ctx.replace('a.txt', 'three', 'THREE', { requestId: id });
+    expect(other).toMatchObject({ success: false, code: 'EINVAL' });
+    expect(other.message).toMatch(reusedText(id));
+    expect(other.message).toContain('this replace of a.txt has other arguments');
+    expect(await ctx.replace('a.txt', 'two', 'TWO', { requestId: id, occurrence: 'all' })).toMatchObject({ success: false, code: 'EINVAL' });
+    expect(await ctx.writeFile('a.txt', 'other\n', { requestId: id })).toMatchObject({ success: false, code: 'EINVAL' });
+    const retry = await ctx.replace('a.txt', 'two', 'TWO', { requestId: id });
+    expect(retry).toMatchObject({ success: true, unchanged: true, version: first.version, seq: first.seq });
+    expect(await text()).toBe('one\nTWO\nthree\n');
+    expect((await ctx.history('a.txt')).map((v) => v.op)).toEqual(['replace', 'initial']);
+  });
+
+  it("a call's fingerprint goes when history's retention drops its change", async () => {
+    const ctx = await open();
+    const id = randomUUID();
+    expect((await ctx.replace('a.txt', 'one', '1', { requestId: id })).success).toBe(true);
+    expect((await ctx.replace('a.txt', 'two', '2')).success).toBe(true);
+    const kept = () => ctx.store.all('SELECT change_id FROM request_calls WHERE change_id = ?', [id]);
+    expect(await kept()).toHaveLength(1);
+    await ctx.pruneHistory({ maxVersionsPerFile: 1 });
+    expect(await kept()).toHaveLength(0);
+  });
+
+  // Two contexts on one store, as two hosts: the PostgreSQL project runs it (a SQLite store is one per process).
+  it.runIf(ON_POSTGRES)(
+    'another context on the same store (another host) retrying the id is answered too, and refuses it sent with other arguments',
+    async () => {
+      const store = testState();
+      const a = await open({ store });
+      const b = await open({ store });
+      const id = randomUUID();
+      expect((await a.replace('a.txt', 'three', 'THREE', { requestId: id })).success).toBe(true);
+      const retry = await b.replace('a.txt', 'three', 'THREE', { requestId: id });
+      expect(retry).toMatchObject({ success: true, unchanged: true });
+      // The call's fingerprint is the store's, not a process's memory.
+      expect(await b.replace('a.txt', 'two', 'TWO', { requestId: id })).toMatchObject({ success: false, code: 'EINVAL' });
+      expect(await text()).toBe('one\ntwo\nTHREE\n');
+      expect((await b.history('a.txt')).map((v) => v.op)).toEqual(['replace', 'initial']);
+    },
+  );
 
   it('the record lost after the write: the retry settles the change and answers with it, recorded once', async () => {
     let armed = true;

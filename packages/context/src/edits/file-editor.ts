@@ -16,7 +16,7 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Filesystem, type FsErrorCode, fsError, IF_ABSENT, isFsError, parentPath, unencodableText } from '@ctxfs/core';
-import { callText, optionName } from '../calls/call-text.ts';
+import { callText, operationName, optionName } from '../calls/call-text.ts';
 import { KeyedTurns } from '../concurrency/keyed-turns.ts';
 import { overlappingEdits, patchMismatch, staleBuffer } from '../conflicts/conflict-detector.ts';
 import { type ConflictOptions, resolveStale } from '../conflicts/strategies.ts';
@@ -34,7 +34,7 @@ import { type EditConflict, type EditResult, type FileChange, maskedResult, q, r
 import { decodeFile, diskHash, encodeLike, type FileText, loadFileText } from './file-text.ts';
 import type { CrashHook, EditJournal, JournalBlob, JournalEntry, PendingChange } from './journal.ts';
 import { changeDiff, changing, noChange, type PlannedFile } from './planned-change.ts';
-import { nextChangeId } from './request-scope.ts';
+import { nextChangeId, requestFingerprint } from './request-scope.ts';
 
 export type { PlannedFile } from './planned-change.ts';
 
@@ -54,9 +54,10 @@ export interface EditOptions extends ConflictOptions {
    * caller makes once): when an earlier call with this key was applied —
    * its answer lost to a dropped connection, a timeout, a failed store — the
    * retry writes nothing and answers with that change (`unchanged`, its
-   * version). A key is the change's id in history and the audit; keep it
-   * unique across the workspace. Refused calls wrote nothing and are not
-   * remembered, so their retries run again.
+   * version). The key sent with another call (another operation, file or
+   * arguments) is refused with EINVAL, nothing written. A key is the change's
+   * id in history and the audit; keep it unique across the workspace. Refused
+   * calls wrote nothing and are not remembered, so their retries run again.
    */
   requestId?: string;
   /**
@@ -641,7 +642,8 @@ export class FileEditor {
         );
       }
     }
-    const pending = await this.#begin(op, author, options.message, entries, blobs, options.requestId);
+    const fingerprint = options.requestId === undefined ? undefined : requestFingerprint();
+    const pending = await this.#begin(op, author, options.message, entries, blobs, options.requestId, fingerprint);
     const hook = this.deps.crashHook;
     await hook?.('after-intent', 0, primary);
     const done: JournalEntry[] = [];
@@ -878,8 +880,19 @@ export class FileEditor {
     entries: readonly JournalEntry[],
     blobs: ReadonlyArray<Uint8Array | JournalBlob>,
     changeId?: string,
+    fingerprint?: string,
   ): Promise<PendingChange> {
-    return this.deps.journal.begin({ op, author, message, entries, blobs, changeId, sessionId: this.deps.session.id, audit: currentCall()?.auditDraft() });
+    return this.deps.journal.begin({
+      op,
+      author,
+      message,
+      entries,
+      blobs,
+      changeId,
+      fingerprint,
+      sessionId: this.deps.session.id,
+      audit: currentCall()?.auditDraft(),
+    });
   }
 
   async #afterWrite(p: PlannedFile, author: string, message: string | undefined): Promise<void> {
@@ -1010,6 +1023,20 @@ export class FileEditor {
           path,
           'EINVAL',
           `The request id ${q(requestId)} was already used by another change (${head.op} of ${[...new Set(rows.map((r) => r.path))].join(', ')}, #${head.seq}), not by this ${op} of ${paths.join(', ')}. Nothing was written. A retry repeats the same call with the same id; give every new call an id of its own.`,
+        ),
+      );
+    }
+    // The same file and kind of change is not yet the same call: an edit of other text, or another operation,
+    // under the id of one that was applied would be dropped while answered as applied.
+    const given = (await store.get<{ fingerprint: string }>('SELECT fingerprint FROM request_calls WHERE change_id = ?', [requestId]))?.fingerprint;
+    const now = given === undefined ? undefined : requestFingerprint();
+    if (now !== undefined && now !== given) {
+      throw new Refusal(
+        refusal(
+          op,
+          path,
+          'EINVAL',
+          `The request id ${q(requestId)} was already used by another call (${operationName(apiOperation(head.op))} of ${[...new Set(rows.map((r) => r.path))].join(', ')}, #${head.seq}); this ${operationName(apiOperation(op))} of ${paths.join(', ')} ${head.op === op ? 'has other arguments' : 'is another operation'}, so it is not a retry of that call. Nothing was written. A retry repeats the same call with the same id; give every new call an id of its own.`,
         ),
       );
     }

@@ -166,6 +166,8 @@ export class EditJournal {
     audit?: unknown;
     /** The change's id; default a new UUID (a caller's request id, so a retry finds it). */
     changeId?: string | undefined;
+    /** What call a caller's request id was given for (see `requestFingerprint`); kept with the intent, so a change recovery records has it too. */
+    fingerprint?: string | undefined;
   }): Promise<PendingChange> {
     const changeId = change.changeId ?? randomUUID();
     const blobs = change.blobs.map((b) => (b instanceof Uint8Array ? { bytes: b } : b));
@@ -174,6 +176,13 @@ export class EditJournal {
         // On PostgreSQL the contents, the intent and the COMMIT go out together: one round trip.
         const stored: Array<Promise<boolean>> = [];
         for (const b of blobs) stored.push((await this.versions.putBlobPiped(b.bytes, b.near)).stored);
+        if (change.fingerprint !== undefined) {
+          // An id whose earlier change was refused or put back is free again: its call is the latest one.
+          await this.store.write(
+            'INSERT INTO request_calls (change_id, fingerprint, created_ms) VALUES (?, ?, ?) ON CONFLICT (change_id) DO UPDATE SET fingerprint = excluded.fingerprint, created_ms = excluded.created_ms',
+            [changeId, change.fingerprint, Date.now()],
+          );
+        }
         // Its id is taken after the commit: on PostgreSQL the insert and the COMMIT share a round trip.
         const inserted = await this.store.writeReturning<{ id: number }>(
           'INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms, session_id, audit, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',

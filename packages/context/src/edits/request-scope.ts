@@ -13,6 +13,8 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+import { currentCall } from '../safety/safety-layer.ts';
 
 interface Request {
   readonly id: string;
@@ -45,4 +47,39 @@ export function nextChangeId(): string | undefined {
   if (request === undefined) return undefined;
   request.changes++;
   return request.changes === 1 ? request.id : `${request.id}#${request.changes}`;
+}
+
+/**
+ * What the session call under way is, hashed: its operation, its files (as
+ * resolved, so another spelling of one file is the same call) and its
+ * arguments. A request id's change keeps it, and the id is answered from that
+ * change only for the same call again; `undefined` outside a session call.
+ *
+ * @example
+ * ```ts
+ * // Inside ctx.replace('a.ts', 'x', 'y', { requestId }): the same hex for every retry of that call.
+ * requestFingerprint(); // '9f2c…'
+ * ```
+ */
+export function requestFingerprint(): string | undefined {
+  const call = currentCall()?.call;
+  if (call === undefined) return undefined;
+  // The id is what is compared, not part of the call; `from` and `to` are in `paths`, resolved.
+  const { requestId: _id, from: _from, to: _to, ...args } = call.params;
+  const shape = { op: call.op, paths: call.paths, extra: call.extra ?? [], args };
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(shape)))
+    .digest('hex');
+}
+
+/** `value` with every object's keys in one order and undefined members left out, so equal calls stringify alike. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    const member = (value as Record<string, unknown>)[key];
+    if (member !== undefined) out[key] = canonical(member);
+  }
+  return out;
 }

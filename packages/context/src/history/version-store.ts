@@ -384,6 +384,10 @@ export class VersionStore {
         blobsRemoved += c.blobsRemoved;
         bytesFreed += c.bytesFreed;
       }
+      // A request id whose change left history answers no retry any more; an id still in the journal may yet.
+      await this.store.run(
+        'DELETE FROM request_calls WHERE change_id NOT IN (SELECT change_id FROM history WHERE change_id IS NOT NULL) AND change_id NOT IN (SELECT change_id FROM edit_journal)',
+      );
       return { versionsRemoved, blobsRemoved, bytesFreed };
     });
   }

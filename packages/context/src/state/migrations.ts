@@ -334,6 +334,25 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS audit_session ON audit (session_id);
     `,
   },
+  {
+    version: 14,
+    description:
+      "a fingerprint of the call each request id was given for (its operation, files and arguments, hashed): a retry is answered from the change it made, and the id sent again with another call is refused, where that call's change was dropped and reported already applied",
+    sql: `
+      CREATE TABLE request_calls (
+        change_id TEXT NOT NULL PRIMARY KEY,
+        fingerprint TEXT NOT NULL,
+        created_ms REAL NOT NULL
+      );
+    `,
+    postgres: `
+      CREATE TABLE request_calls (
+        change_id TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+        fingerprint TEXT COLLATE "C" NOT NULL,
+        created_ms DOUBLE PRECISION NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

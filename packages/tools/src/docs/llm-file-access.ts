@@ -421,6 +421,8 @@ const TABLES: Readonly<Record<string, string>> = {
     'File contents by SHA-256, each stored once: whole (zstd) every 65th version of a file and where a version is unlike its neighbour, else as a delta against the version before it (`base`, `depth` deltas from the nearest whole one); what diffs, undo, rollback and merges read.',
   history: 'The edit history: one row a version of a file, with the change that made it.',
   edit_journal: 'Changes under way (write-ahead): a change interrupted by a crash is finished or rolled back on the next open.',
+  request_calls:
+    'The call each request id (`ctxfs/requestId`, `--request-id`) was given for, as a hash of its operation, files and arguments: only the same call sent again is answered "Already applied"; another call under the id is refused.',
   symbol_files: 'The symbol index behind `find_symbol`: which content of each code file is indexed.',
   symbols: 'The symbol index: each definition by file, content hash, name, kind and lines.',
   audit_index: "The audit trail's query index (a cache of the trail's lines: where each is, and what it is about).",
