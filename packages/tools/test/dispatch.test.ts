@@ -260,6 +260,17 @@ describe('the names a result gives its operation', () => {
     expect(missing.text).toMatch(/^find_symbol "NoSuchNameAnywhere": no definition matches/);
     for (const r of [listed, missing]) expect(r.text).not.toMatch(/\blistFiles\b|\bfindSymbol\b/);
   });
+
+  it('a find_symbol that matches nothing offers a grep that runs: literal when the name holds regex syntax', async () => {
+    const w = workspace();
+    const r = await w.toolset.run('find_symbol', { query: 'zzNoSuchThing.run(' });
+    const offered = /grep\((\{.*?\})\)/.exec(r.text);
+    expect(offered, r.text).not.toBeNull();
+    const args = JSON.parse(offered?.[1] ?? '{}') as Record<string, unknown>;
+    expect(args).toMatchObject({ literal: true });
+    const followed = await w.toolset.run('grep', args);
+    expect(followed.isError, followed.text).toBe(false);
+  });
 });
 
 describe('a file call given a name written as a directory', () => {

@@ -212,7 +212,11 @@ export async function findSymbol(ws: Workspace, caller: Caller, query: string, o
     // The whole call, query and scope included: a shape with "your query" read as two queries in the tools' style, and a query is short.
     notes.push(`[+${plural(n, 'weaker match', 'weaker matches')}; ${sameCall({ match: 'all' })} lists them]`);
   }
-  if (total === 0) notes.push(await nothingFound(ws, (await index.names()).size, callText('grep', [q.name])));
+  if (total === 0) {
+    // A name with regex syntax in it (`listen(`, `(a+)+$`) is searched as the text it is, so the grep offered works.
+    const literal = /[\\^$.*+?()[\]{}|]/.test(q.name) ? true : undefined;
+    notes.push(await nothingFound(ws, (await index.names()).size, callText('grep', [q.name], { literal })));
+  }
   return renderSearch(ws, caller, {
     op: 'findSymbol',
     view: 'symbols',
