@@ -200,6 +200,25 @@ describe('an operation no tool runs', () => {
   });
 });
 
+describe('metadata of a file over the edit limit', () => {
+  it('is served: size and lines, no version (such a file is never versioned), not the edit limit refusal', async () => {
+    const { MemoryFilesystem } = await import('@ctxfs/memory');
+    const { createContext } = await import('@ctxfs/context');
+    const { Toolset } = await import('../src/index.ts');
+    const line = 'a log line that repeats\n';
+    const big = line.repeat(Math.ceil((40 * 1024 * 1024) / line.length));
+    const ctx = await createContext({ fs: new MemoryFilesystem({ files: { 'big.log': big } }), safety: { policyFiles: false } });
+    try {
+      await ctx.scan();
+      const r = await new Toolset(ctx.session({ agent: 'llm:test' })).run('get_file_metadata', { path: 'big.log' });
+      expect(r.isError, r.text).toBe(false);
+      expect(r.data).toMatchObject({ path: 'big.log', kind: 'file', size: big.length, versions: 0 });
+    } finally {
+      await ctx.close();
+    }
+  });
+});
+
 describe('a budget too small for one line', () => {
   it('names the budget option as the tool names it (max_tokens), and offers none where the tool has none (grep)', async () => {
     const { MemoryFilesystem } = await import('@ctxfs/memory');

@@ -8,7 +8,7 @@
  */
 
 import { MIN_USEFUL_TOKENS } from '@ctxfs/context';
-import { resolvePath } from '@ctxfs/core';
+import { isFsError, resolvePath } from '@ctxfs/core';
 import { z } from 'zod';
 import { defineTool, once, READ_ONLY, toolSignature } from '../definition.ts';
 import { callBudget, type ServedData, servedDataSchema, servedResult, withNext } from '../results.ts';
@@ -224,7 +224,15 @@ export const getFileMetadata = defineTool({
     const listing = await session.listFiles(a.path, { limit: 1 });
     // A file's listing is the file; a directory's starts with what is in it (or is empty).
     const item = listing.items[0]?.path === wanted ? listing.items[0] : undefined;
-    const history = item === undefined ? [] : await session.history(item.path, 100);
+    // A file over the context layer's edit limit has no history to count (it is never versioned): its
+    // metadata is still what was asked, so that limit is not this call's refusal.
+    const history =
+      item === undefined
+        ? []
+        : await session.history(item.path, 100).catch((err: unknown) => {
+            if (isFsError(err, 'ETOOLARGE')) return [];
+            throw err;
+          });
     const data = {
       path: item?.path ?? (wanted === '' ? '.' : wanted),
       kind: item?.kind ?? 'directory',
