@@ -651,6 +651,11 @@ describe('a refused edit says what to read, in a call that works in a small prof
       const outOfRange = await small.editLines('src/values.ts', { kind: 'replace', start: 700, end: 701, text: 'x' });
       expect(outOfRange.success).toBe(false);
       expect(outOfRange.next).toBe('readLines("src/values.ts", 581, 600)');
+      // A range written backwards: the lines it named, not the end of the file.
+      const backwards = await small.editLines('src/values.ts', { kind: 'replace', start: 50, end: 42, text: 'x' });
+      expect(backwards.success).toBe(false);
+      expect(backwards.next).toBe('readLines("src/values.ts", 42, 50)');
+      expect((await small.readLines('src/values.ts', 42, 50)).view).toBe('lines');
       const around = await small.readLines('src/values.ts', 1, 11);
       expect(around.view).toBe('lines');
       expect(around.tokens).toBeLessThanOrEqual(1500);

@@ -131,9 +131,8 @@ export class EditOperations {
     return this.#modifyOne('edit-lines', path, options, (text, p) => {
       const r = applyLineEdit(text, edit);
       if (r.ok) return { ok: true, text: r.text };
-      // The end of the file, where an out-of-range edit usually meant to be.
       const count = splitLines(text).length;
-      return { ok: false, code: 'EINVAL', message: `${p}: ${r.message}`, look: callText('readLines', [p, Math.max(1, count - 19), Math.max(1, count)]) };
+      return { ok: false, code: 'EINVAL', message: `${p}: ${r.message}`, look: callText('readLines', [p, ...lookAt(edit, count)]) };
     });
   }
 
@@ -265,4 +264,17 @@ function directoryNamed(input: string): string | undefined {
     if (isFsError(err)) return undefined;
     throw err;
   }
+}
+
+/**
+ * The lines to read after a line edit was refused: those it named, when they
+ * are in the file (a range written backwards, `5` to `2`, meant 2 to 5), up
+ * to 40; else the end of the file, where an out-of-range edit usually meant
+ * to be.
+ */
+function lookAt(edit: LineEdit, count: number): [number, number] {
+  const [a, b] = edit.kind === 'replace' || edit.kind === 'delete' ? [edit.start, edit.end] : [edit.line, edit.line];
+  const lo = Math.max(1, Math.min(a, b));
+  if (Number.isSafeInteger(a) && Number.isSafeInteger(b) && lo <= count) return [lo, Math.min(count, Math.max(a, b), lo + 39)];
+  return [Math.max(1, count - 19), Math.max(1, count)];
 }
