@@ -24,6 +24,19 @@ for (const backend of BACKENDS) {
       await ws.cleanup();
     });
 
+    it('a base version the caller names is checked in the buffer too, by content-located edits as by line edits', async () => {
+      const read = await ctx.readFile('a.txt');
+      await ctx.buffers.open('a.txt');
+      const malformed = await ctx.replace('a.txt', 'two', '2', { baseVersion: 'not-a-version' });
+      expect(malformed).toMatchObject({ success: false, code: 'EINVAL' });
+      const unknown = await ctx.applyPatch('--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+ONE\n', { baseVersion: 'abcdef12' });
+      expect(unknown).toMatchObject({ success: false, code: 'ECONFLICT' });
+      expect(await ctx.buffers.diff('a.txt')).toMatchObject({ status: 'clean', diff: '' });
+      // The version the buffer holds is a base that works.
+      const ok = await ctx.replace('a.txt', 'two', '2', { baseVersion: read.version });
+      expect(ok.success, ok.message).toBe(true);
+    });
+
     it('go to the buffer: replace, line edits, a patch and a whole write change it, reads serve it, the disk is untouched until save', async () => {
       const read0 = await ctx.readFile('a.txt');
       expect(read0.text).not.toContain('buffer=');

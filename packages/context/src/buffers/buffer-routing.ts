@@ -115,7 +115,9 @@ export class BufferRouting {
     // Replace and patch find their place by content, as on disk.
     const positional = edit.kind === 'edit-lines' || edit.kind === 'write';
     const { session, agent } = this.#host;
-    const base = positional ? (given ?? (await session.lastRead(agent, path))?.sha256) : undefined;
+    // A base the caller names is checked whatever the edit (it asserts what the edit was made from); only the
+    // implicit base, the agent's last read, is left out where the edit finds its place by content.
+    const base = given ?? (positional ? (await session.lastRead(agent, path))?.sha256 : undefined);
     try {
       const change = await buffers.change(path, edit, { baseVersion: base });
       // The agent has seen what it wrote: its next edit is made from this version, as after a write to disk.

@@ -331,7 +331,13 @@ export class SessionBuffers {
       const before = b.text;
       const previousVersion = contentHash(b);
       const base = options.baseVersion;
-      if (base !== undefined && !(base.length >= 6 && previousVersion.startsWith(base))) {
+      if (base !== undefined && !/^[0-9a-f]{6,64}$/i.test(base)) {
+        throw fsError('EINVAL', 'edit', p, {
+          reason: `${JSON.stringify(base)} is not a version id`,
+          hint: `pass the 64-hex-digit hash (or a prefix of 6+ digits) a read returned as its version, or leave the base out`,
+        });
+      }
+      if (base !== undefined && !previousVersion.startsWith(base.toLowerCase())) {
         throw fsError('ECONFLICT', 'edit', p, {
           reason: `the open buffer of ${p} is not the version ${base.slice(0, 12)} the edit was made from (a change on disk was merged into it, or it was read before it was opened); nothing was changed`,
           hint: `read the buffer as it is now with ${callText('readFile', [p])} and redo the edit against it`,
