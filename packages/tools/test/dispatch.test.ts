@@ -200,6 +200,21 @@ describe('an operation no tool runs', () => {
   });
 });
 
+describe('a rollback of a path that never held a file', () => {
+  const workspace = freshWorkspace();
+  it('offers a search for the file, not its history (which does not exist either)', async () => {
+    const w = workspace();
+    const r = await w.toolset.run('rollback', { path: 'src/nope.ts', to: 1 });
+    expect(r).toMatchObject({ isError: true });
+    expect(r.text).toContain('none was ever recorded there');
+    expect(r.text).not.toContain('get_file_history');
+    const offered = /glob\((\{.*?\})\)/.exec(r.text);
+    expect(offered, r.text).not.toBeNull();
+    const followed = await w.toolset.run('glob', JSON.parse(offered?.[1] ?? '{}') as Record<string, unknown>);
+    expect(followed.isError, followed.text).toBe(false);
+  });
+});
+
 describe('metadata of a file over the edit limit', () => {
   it('is served: size and lines, no version (such a file is never versioned), not the edit limit refusal', async () => {
     const { MemoryFilesystem } = await import('@ctxfs/memory');

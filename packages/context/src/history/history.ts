@@ -19,6 +19,7 @@ import type { PlannedFile } from '../edits/planned-change.ts';
 import { merge3 } from '../merge/merge3.ts';
 import { listFirst } from '../patch/mismatch-report.ts';
 import { missingFile, type Workspace } from '../retrieval/shared.ts';
+import { errorText } from '../safety/host-paths.ts';
 import { formatUnifiedDiff } from './unified-diff.ts';
 import { type FileVersion, sha256Hex } from './version-store.ts';
 
@@ -153,6 +154,11 @@ export async function rollback(editor: FileEditor, path: string, ref: VersionRef
     try {
       target = await getVersion(editor, p, ref);
     } catch (err) {
+      // A path that never held a file has no history to list: offering it would be a call that fails; look for the file instead.
+      if (current === undefined && (await editor.deps.versions.latest(p)) === undefined) {
+        const missing = missingFile({ registry: editor.deps.registry }, p, 'rollback', undefined, `no file at ${p}, and none was ever recorded there`);
+        throw new Refusal(refusal('rollback', p, 'ENOENT', errorText(missing, p)));
+      }
       const e = err as { code?: string; reason?: string; hint?: string };
       throw new Refusal(
         refusal('rollback', p, 'ENOENT', `${e.reason ?? String(err)}; ${e.hint ?? ''}`, { version: current?.sha256, next: callText('history', [p]) }),
