@@ -313,6 +313,32 @@ for (const backend of BACKENDS) {
       // 2,600 files: 0.7-1.4 s quiet, past 30 s at a load of 15, when the close after a timeout cut the scan's digest worker mid-request.
     }, 120_000);
 
+    test('a filesystem closed under a scan fails the scan once, with no rejection left unhandled (which ends a Node process)', async () => {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 6000; i++) files[`d${i % 50}/f${i}.js`] = `x = ${i};\n`.repeat(50);
+      const registry = await setup(files);
+      const unhandled: unknown[] = [];
+      const note = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', note);
+      try {
+        let closed = false;
+        const scan = registry.scan({
+          onProgress: (p) => {
+            if (!closed && p.phase === 'hash') {
+              closed = true;
+              void ws.fs.close();
+            }
+          },
+        });
+        // Memory's digests may all be in before the close lands: then the scan succeeds, and that is fine too.
+        await scan.catch((err: unknown) => expect(err).toMatchObject({ code: 'ECLOSED' }));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(unhandled).toEqual([]);
+      } finally {
+        process.off('unhandledRejection', note);
+      }
+    }, 120_000);
+
     test('custom ignore and sensitive patterns', async () => {
       ws = await backend.create(FILES);
       store = await SqliteStateStore.open();

@@ -511,6 +511,9 @@ export class FileRegistry {
         }
       })();
       hashing.push(done);
+      // Observed below, once the walk is over; until then a hashing failure (the filesystem closed under the
+      // scan) must not count as unhandled, which ends a Node process.
+      done.catch(() => {});
       // The walk runs at most a few slices ahead of the hashing, so a scan's
       // pending work is bounded whatever the size of the tree; racing
       // further would hash nothing sooner. Failures surface below, once.
