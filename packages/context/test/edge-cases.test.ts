@@ -112,6 +112,11 @@ describe('a missing file', () => {
     const far = await ctx.readFile('nothing/like/this.go').catch((e: unknown) => e);
     expect((far as Error).message).not.toContain('did you mean');
     expect((far as Error).message).toContain('glob("**/this.go")');
+    // Removed behind ctxfs's back, still registered: not offered as its own near match.
+    await fs.delete('src/util.ts');
+    const gone = await ctx.readFile('src/util.ts').catch((e: unknown) => e);
+    expect(isFsError(gone, 'ENOENT')).toBe(true);
+    expect((gone as Error).message).not.toContain('did you mean "src/util.ts"');
     await ctx.close();
   });
 });

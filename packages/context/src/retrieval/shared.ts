@@ -190,6 +190,8 @@ export function missingFile(ws: Pick<Workspace, 'registry'>, path: string, op: s
   const name = path.slice(path.lastIndexOf('/') + 1);
   const scored: Array<{ path: string; score: number }> = [];
   for (const r of ws.registry.list()) {
+    // The registry may still hold the path itself (removed behind ctxfs's back, not yet rescanned): not another name.
+    if (r.path === path) continue;
     const base = r.path.slice(r.path.lastIndexOf('/') + 1);
     const score = base === name ? 0 : Math.min(editDistance(path, r.path, 4) + 1, editDistance(name, base, 2) + 2);
     if (score <= 4) scored.push({ path: r.path, score });
