@@ -328,8 +328,14 @@ export class McpWorkspace {
    */
   calling<T>(call: () => Promise<T>): Promise<T> {
     const running = call();
-    const counted = running.finally(() => this.#calls.delete(counted));
+    // Settled either way and never rejecting: the caller handles the call's own failure, and a second
+    // promise rejecting with it, unobserved until a stop, would end the process as unhandled.
+    const counted: Promise<void> = running.then(
+      () => undefined,
+      () => undefined,
+    );
     this.#calls.add(counted);
+    void counted.then(() => this.#calls.delete(counted));
     return running;
   }
 
