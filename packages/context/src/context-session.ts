@@ -626,7 +626,13 @@ export class ContextSession {
     const call: GuardedCall = { op: 'renameFile', opClass: 'rename', paths: [link, target], params: { from, to, ...options, link: true } };
     return this.#guard(
       call,
-      askingFirst(call, () => renameLink(this.#ws, link, target, { overwrite: options?.overwrite, dryRun: options?.dryRun })),
+      askingFirst(call, () =>
+        renameLink(this.#ws, link, target, {
+          overwrite: options?.overwrite,
+          dryRun: options?.dryRun,
+          deleteFile: (path, dryRun) => this.#operations.deleteFile(path, { dryRun }),
+        }),
+      ),
       editOutcome,
     );
   }

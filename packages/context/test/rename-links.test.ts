@@ -101,6 +101,44 @@ describe('renaming a link on host', () => {
     });
   });
 
+  // The move unlinked the file with no version (as `mv link file` does): its content was gone for good.
+  it('a file a link replaces is deleted as a version first, and the hint given brings it back', async () => {
+    await withLinks(async (ctx, _ws, root) => {
+      const dry = await ctx.renameFile('alias.txt', 'taken.txt', { overwrite: true, dryRun: true });
+      expect(dry, dry.message).toMatchObject({ success: true, dryRun: true, linesRemoved: 1 });
+      expect(dry.message).toContain('would be deleted as a version');
+      expect(readFileSync(join(root, 'taken.txt'), 'utf8')).toBe('keep me\n');
+      expect((await ctx.history('taken.txt')).map((v) => v.op)).toEqual(['initial']);
+
+      const moved = await ctx.renameFile('alias.txt', 'taken.txt', { overwrite: true });
+      expect(moved, moved.message).toMatchObject({ success: true, path: 'taken.txt', linesRemoved: 1 });
+      expect(moved.diff).toContain('-keep me');
+      expect(linkTo(root, 'taken.txt')).toBe('ok.txt');
+      expect(readFileSync(join(root, 'ok.txt'), 'utf8')).toBe('hello\n');
+      expect(moved.message).toContain('taken.txt, the file it replaced, was deleted as a version');
+      // The hint, followed: move the link away, then the undo it names.
+      const undoCall = /then (undo\("taken\.txt"\))/.exec(moved.message)?.[1];
+      expect(undoCall).toBe('undo("taken.txt")');
+      expect((await ctx.renameFile('taken.txt', 'alias.txt')).success).toBe(true);
+      const undone = await ctx.undo('taken.txt');
+      expect(undone, undone.message).toMatchObject({ success: true });
+      expect(readFileSync(join(root, 'taken.txt'), 'utf8')).toBe('keep me\n');
+      expect(readFileSync(join(root, 'ok.txt'), 'utf8')).toBe('hello\n');
+      expect(linkTo(root, 'alias.txt')).toBe('ok.txt');
+    });
+  });
+
+  it('a link over a file the policy keeps from deletion is refused by the rename decision, nothing moved', async () => {
+    await withLinks(
+      async (ctx, _ws, root) => {
+        await expect(ctx.renameFile('alias.txt', 'taken.txt', { overwrite: true })).rejects.toMatchObject({ code: 'EDENIED' });
+        expect(readFileSync(join(root, 'taken.txt'), 'utf8')).toBe('keep me\n');
+        expect(linkTo(root, 'alias.txt')).toBe('ok.txt');
+      },
+      { policyFiles: false, policy: { rules: [{ effect: 'deny', ops: ['rename'], paths: ['taken.txt'] }] } },
+    );
+  });
+
   it('a refused rename of a link changes nothing and names the path at fault', async () => {
     await withLinks(
       async (ctx, _ws, root) => {

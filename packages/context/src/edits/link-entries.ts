@@ -59,21 +59,29 @@ export async function deleteLink(ws: LinkWorkspace, link: string, dryRun: boolea
   );
 }
 
+/** Options of {@link renameLink}. */
+export interface RenameLinkOptions {
+  readonly overwrite?: boolean | undefined;
+  readonly dryRun?: boolean | undefined;
+  /**
+   * Deletes the file at `path` as a version (a dry run when `dryRun`), so a
+   * file the link replaces stays in history. Called only for a regular file
+   * under the destination's name, before the link moves.
+   */
+  readonly deleteFile: (path: string, dryRun: boolean) => Promise<EditResult>;
+}
+
 /**
  * Moves the link `link` itself to `target` (the destination with the links
  * in its parent followed); an existing destination is refused unless
- * `overwrite`. Nothing changes when `dryRun`.
+ * `overwrite`, and a file it replaces is deleted as a version first, so undo
+ * can bring it back. Nothing changes when `dryRun`.
  */
-export async function renameLink(
-  ws: LinkWorkspace,
-  link: string,
-  target: string,
-  options: { readonly overwrite?: boolean | undefined; readonly dryRun?: boolean | undefined },
-): Promise<EditResult> {
+export async function renameLink(ws: LinkWorkspace, link: string, target: string, options: RenameLinkOptions): Promise<EditResult> {
   const slash = target.lastIndexOf('/');
   const name = target.slice(slash + 1);
-  const taken = (await ws.fs.list(slash < 0 ? '' : target.slice(0, slash)).catch(() => [])).some((e) => e.name === name);
-  if (taken && options.overwrite !== true) {
+  const taken = (await ws.fs.list(slash < 0 ? '' : target.slice(0, slash)).catch(() => [])).find((e) => e.name === name);
+  if (taken !== undefined && options.overwrite !== true) {
     return refusal(
       'rename',
       target,
@@ -82,6 +90,9 @@ export async function renameLink(
     );
   }
   const dryRun = options.dryRun === true;
+  // `rename` over a file unlinks it with no version: its content would be gone for good (as `mv link file` loses it).
+  const replaced = taken?.kind === 'file' ? await options.deleteFile(target, dryRun) : undefined;
+  if (replaced !== undefined && !replaced.success) return replaced;
   if (!dryRun) {
     await ws.fs.rename(link, target, { overwrite: options.overwrite === true });
     // Not `refresh`: it looks through the moved link, so a link to a directory or
@@ -90,12 +101,17 @@ export async function renameLink(
     await ws.registry.forget(link);
     await ws.registry.forget(target);
   }
-  return linkChanged(
+  const moved = linkChanged(
     'rename',
     target,
     `${dryRun ? 'Would move' : 'Moved'} the link ${link} to ${target}; what it leads to is unchanged. A link has no versions: undo does not move it back.`,
     dryRun,
   );
+  if (replaced === undefined) return moved;
+  // While the link stands under its name, a call on that name reaches what the link leads to, not the old file.
+  const kept = `${target}, the file it ${dryRun ? 'would replace, would be' : 'replaced, was'} deleted as a version (its content stays in history): to bring it back, move the link away, then ${callText('undo', [target])}.`;
+  const { diff, files, linesRemoved, linesChanged } = replaced;
+  return { ...moved, message: `${moved.message} ${kept}`, diff, files, linesRemoved, linesChanged };
 }
 
 /**
