@@ -293,11 +293,21 @@ export class SessionBuffers {
     return { saved: false, buffer: this.#info(b), edit };
   }
 
-  /** Closes a buffer; one with unsaved changes only with `discard: true`. */
-  close(path: string, options: { discard?: boolean } = {}): Promise<BufferInfo> {
+  /**
+   * Closes a buffer; one with unsaved changes only with `discard: true`.
+   * Closing a path no buffer holds is done already: it answers `undefined`,
+   * since the state asked for (edits of the file go to the disk) holds.
+   *
+   * @example
+   * ```ts
+   * const closed = await ctx.buffers.close('src/a.ts');
+   * if (closed === undefined) console.log('no buffer was open');
+   * ```
+   */
+  close(path: string, options: { discard?: boolean } = {}): Promise<BufferInfo | undefined> {
     return this.#call('buffers.close', path, { ...options }, async (p) => {
       const b = this.#find(p);
-      if (b === undefined) throw notOpen('buffers.close', p);
+      if (b === undefined) return undefined;
       if ((b.dirty || b.pending) && options.discard !== true) {
         throw fsError('EBUSY', 'buffers.close', p, {
           reason: `${p} has unsaved changes${b.pending ? ' and a conflict with the disk' : ''}`,

@@ -211,14 +211,23 @@ export const closeFile = defineTool({
   description:
     'Closes a buffer; edits of the file go to the disk again. One with unsaved changes is closed only with discard true (the changes are dropped; the file on disk is untouched).',
   input: () => z.object({ path: path(), discard: z.boolean().optional().describe('Drop unsaved changes. Default false.') }),
-  output: bufferData,
+  output: () =>
+    bufferData()
+      .partial()
+      .extend({
+        path: z.string(),
+        closed: z.boolean().describe('A buffer was open and is closed now; false: none was open, so there was nothing to close.'),
+      }),
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'buffers.close', args: ['path'] },
   examples: [{ path: 'src/auth.ts' }, { path: 'src/auth.ts', discard: true }],
   async run(session, a) {
     const b = await session.buffers.close(a.path, { discard: a.discard });
-    return { text: `Closed ${b.path}.`, isError: false, data: bufferRow(b) };
+    // Not an error: what the call asks for (the file's edits go to the disk) already holds.
+    if (b === undefined)
+      return { text: `No buffer was open for ${a.path}: nothing to close; its edits go to the disk.`, isError: false, data: { path: a.path, closed: false } };
+    return { text: `Closed ${b.path}.`, isError: false, data: { ...bufferRow(b), closed: true } };
   },
 });
 
