@@ -15,7 +15,7 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type Filesystem, type FsErrorCode, fsError, IF_ABSENT, isFsError, parentPath, unencodableText } from '@ctxfs/core';
+import { type Filesystem, type FsErrorCode, fsError, hasDefaultHint, IF_ABSENT, isFsError, parentPath, unencodableText } from '@ctxfs/core';
 import { callText, operationName, optionName } from '../calls/call-text.ts';
 import { KeyedTurns } from '../concurrency/keyed-turns.ts';
 import { overlappingEdits, patchMismatch, staleBuffer } from '../conflicts/conflict-detector.ts';
@@ -702,7 +702,9 @@ export class FileEditor {
       const code: FsErrorCode = isFsError(err) ? err.code : 'EIO';
       // Where a symlink led, or any host path, is not the model's to see.
       const safe = isFsError(err) ? withoutHostPaths(err) : undefined;
-      const reason = safe ? `${safe.reason} (${safe.path ?? primary}); ${safe.hint}` : String((err as Error).message ?? err);
+      // The protocol's default hint names its own calls (`list()`, `openWrite`), which no caller of an edit can make.
+      const hint = safe === undefined || hasDefaultHint(safe) ? '' : `; ${safe.hint}`;
+      const reason = safe ? `${safe.reason} (${safe.path ?? primary})${hint}` : String((err as Error).message ?? err);
       return refusal(op, primary, code, `The edit could not be written: ${reason}. ${restored}`, { version: first?.current?.sha256 });
     }
     await hook?.('before-record', 0, primary);

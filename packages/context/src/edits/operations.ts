@@ -63,7 +63,7 @@ export class EditOperations {
               op,
               p,
               'ECONFLICT',
-              `${p} was deleted since version ${shortHash(base)}, the one this write is based on. Nothing was written. If it should exist again, create it with ${callShape('createFile')}, giving its path and the whole content.`,
+              `${p} was deleted since version ${shortHash(base)}, the one this write is based on. Nothing was written. If it should exist again, create it with ${callShape('createFile')}.`,
             ),
           );
         }
@@ -225,7 +225,7 @@ export class EditOperations {
           path,
           'ENOENT',
           // Creating it is advice for an edit, not for a delete or a rename of a file that is not there.
-          `${path} does not exist. Check the path (${callText('glob', [`**/${path.split('/').pop()}`])} finds it by name)${op === 'delete' || op === 'rename' ? '.' : `, or create it with ${callShape('writeFile')}, giving its path and the whole content.`}`,
+          `${path} does not exist. Check the path (${callText('glob', [`**/${path.split('/').pop()}`])} finds it by name)${op === 'delete' || op === 'rename' ? '.' : `, or create it with ${callShape('writeFile')}.`}`,
         ),
       );
     }
