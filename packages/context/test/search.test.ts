@@ -341,6 +341,9 @@ for (const backend of BACKENDS) {
       }
       const invalid = (await ctx.grep('(').catch((e: unknown) => e)) as { hint: string };
       expect(invalid.hint).toContain('literal');
+      // The literal search offered keeps the call's scope and options: it dropped `path`, and searched everywhere.
+      const scoped = (await ctx.grep('send(', { path: 'lib', ignoreCase: true, glob: '*.js' }).catch((e: unknown) => e)) as { hint: string };
+      expect(scoped.hint).toContain('grep("send(", {literal: true, ignoreCase: true, path: "lib", glob: "*.js"})');
     });
 
     test('paths are canonical: spellings of one directory give one result', async () => {

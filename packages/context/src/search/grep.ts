@@ -216,7 +216,6 @@ async function* checkedFiles(
 export async function grep(ws: Workspace, caller: Caller, pattern: string, options: GrepCallOptions = {}): Promise<SearchResult<GrepHit>> {
   const literal = options.literal === true;
   const ignoreCase = options.ignoreCase === true;
-  const matcher = grepMatcher(pattern, { literal, ignoreCase });
   const scopePath = searchPath(options.path, 'grep');
   const glob = fileFilter(options.glob, 'grep');
   const output = options.output ?? 'content';
@@ -247,6 +246,8 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
       includeSensitive: includeSensitive || undefined,
       ...extra,
     });
+  // Its refusal's hint is this call with `literal`: the scope and options as asked, so it searches where this one would.
+  const matcher = grepMatcher(pattern, { literal, ignoreCase, asLiteral: () => same({ literal: true }) });
   if (tooSmall(budget)) return overBudgetSearch(ws, caller, 'grep', budget, same({ maxTokens: caller.profile.perCallTokens }));
   const scope = await searchScope(ws, 'grep', scopePath, includeIgnored);
 

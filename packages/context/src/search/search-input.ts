@@ -44,7 +44,15 @@ function withHint(err: FsError, op: SearchOp, hint: string): FsError {
  * Compiles a grep pattern the way the backends will run it, refusing what
  * cannot work line by line: empty, too long, or spanning lines.
  */
-export function grepMatcher(pattern: unknown, options: { literal?: boolean; ignoreCase?: boolean }): GrepMatcher {
+export function grepMatcher(
+  pattern: unknown,
+  options: {
+    literal?: boolean;
+    ignoreCase?: boolean;
+    /** The caller's call with the pattern searched as written, for the hint of a pattern that does not compile. */
+    asLiteral?: () => string;
+  },
+): GrepMatcher {
   if (typeof pattern !== 'string' || pattern.length === 0) {
     throw fsError('EBADPATTERN', 'grep', String(pattern), {
       reason: 'the pattern must be a non-empty string',
@@ -72,7 +80,7 @@ export function grepMatcher(pattern: unknown, options: { literal?: boolean; igno
       'grep',
       options.literal
         ? 'check the pattern'
-        : `fix the regular expression (RE2 syntax: no backreferences or lookaround), or search for the text as written with ${callText('grep', [pattern], { literal: true })}`,
+        : `fix the regular expression (RE2 syntax: no backreferences or lookaround), or search for the text as written with ${options.asLiteral?.() ?? callText('grep', [pattern], { literal: true })}`,
     );
   }
 }
