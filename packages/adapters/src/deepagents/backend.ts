@@ -29,6 +29,7 @@ import type {
 } from 'deepagents';
 import { type CommandRunner, CommandsUnavailableError, commandsDescription } from '../command-runner.ts';
 import { mountedPath, WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
+import { isTextMimeType, mimeTypeOf } from './mime-types.ts';
 
 /** What a backend opened later gets from its opener. */
 export interface DeferredWorkspace {
@@ -59,31 +60,6 @@ export interface CtxfsBackendSettings {
 
 /** What deepagents' read tool shows for a file with no content. */
 export const EMPTY_CONTENT_WARNING = 'System reminder: File exists but has empty contents';
-
-/** MIME types of the binary kinds deepagents' tools hand to a model as media, by extension; everything else read as text is `text/plain`. */
-const MEDIA_TYPES: Readonly<Record<string, string>> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  heic: 'image/heic',
-  heif: 'image/heif',
-  mp3: 'audio/mpeg',
-  wav: 'audio/wav',
-  aac: 'audio/aac',
-  ogg: 'audio/ogg',
-  flac: 'audio/flac',
-  mp4: 'video/mp4',
-  webm: 'video/webm',
-  mov: 'video/quicktime',
-  pdf: 'application/pdf',
-};
-
-const mediaType = (path: string): string | undefined => {
-  const dot = path.lastIndexOf('.');
-  return dot < 0 || dot < path.lastIndexOf('/') ? undefined : MEDIA_TYPES[path.slice(dot + 1).toLowerCase()];
-};
 
 /** An error's message as a model reads it, without host paths (a link's target, a state directory). */
 export const messageOf = (err: unknown): string => (isFsError(err) ? withoutHostPaths(err).message : err instanceof Error ? err.message : String(err));
@@ -233,7 +209,10 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
       const dir = await this.#dirOrUndefined(path);
       if (dir === undefined) return { files: [] };
       const entries = await this.files.list(dir);
-      return { files: entries.filter((e) => e.stat?.kind === 'file' || e.stat?.kind === 'directory').map((e) => this.#info(e.stat as FileStat, e.path)) };
+      const files = entries.filter((e) => e.stat?.kind === 'file' || e.stat?.kind === 'directory').map((e) => this.#info(e.stat as FileStat, e.path));
+      // In the order deepagents' FilesystemBackend lists them (and glob below answers): by localeCompare, not by code unit.
+      files.sort((a, b) => a.path.localeCompare(b.path));
+      return { files };
     } catch (err) {
       return { error: `Error listing '${path}': ${messageOf(err)}` };
     }
@@ -247,10 +226,13 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
       .catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : Promise.reject(err)));
     if (read?.bytes === undefined) return undefined;
     const { stat, bytes } = read;
-    const media = mediaType(local);
+    // The type deepagents gives the path, as its FilesystemBackend reports it: its tools hand a type that is not text
+    // to the model as media. Content that looks binary under a text type is bytes too, of no type it can name.
+    const type = mimeTypeOf(local);
     const decoded = this.files.fs.decodeText(bytes, { path: local });
-    const binary = media !== undefined || decoded.binary;
-    return { stat, bytes, decoded, binary, mimeType: media ?? (binary ? 'application/octet-stream' : 'text/plain') };
+    const media = !isTextMimeType(type);
+    const binary = media || decoded.binary;
+    return { stat, bytes, decoded, binary, mimeType: media || !binary ? type : 'application/octet-stream' };
   }
 
   /**
@@ -267,18 +249,18 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
       if (file === undefined) return { error: `File '${filePath}' not found` };
       const { bytes, decoded, mimeType } = file;
       if (file.binary) return { content: bytes, mimeType };
-      if (decoded.text.trim() === '') return { content: EMPTY_CONTENT_WARNING, mimeType: 'text/plain' };
+      if (decoded.text.trim() === '') return { content: EMPTY_CONTENT_WARNING, mimeType };
       const from = Number.isFinite(offset) ? Math.max(0, Math.floor(offset)) : 0;
       const count = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : 0;
       const lines = decoded.text.split('\n');
       const totalLines = lines.at(-1) === '' ? lines.length - 1 : lines.length;
       if (from >= totalLines) return { error: `Line offset ${from} exceeds file length (${totalLines} lines)` };
       const page = lines.slice(from, Math.min(from + count, lines.length));
-      if (page.length === 0 || count === 0) return { content: page.join('\n'), mimeType: 'text/plain' };
+      if (page.length === 0 || count === 0) return { content: page.join('\n'), mimeType };
       const end = Math.min(from + count, totalLines);
       return {
         content: page.join('\n'),
-        mimeType: 'text/plain',
+        mimeType,
         totalLines,
         startLine: from + 1,
         endLine: end,
@@ -303,8 +285,9 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
 
   async write(filePath: string, content: string): Promise<WriteResult> {
     try {
-      // A media file arrives base64-encoded, as deepagents' write tool sends it: its bytes are stored as they are.
-      if (mediaType(filePath) === undefined) await this.files.writeText(this.#local(filePath), content);
+      // A media file (a type deepagents does not read as text: an image, a video, a PDF, slides) arrives base64-encoded,
+      // as its write tool sends it and its FilesystemBackend decodes it: its bytes are stored as they are.
+      if (isTextMimeType(mimeTypeOf(filePath))) await this.files.writeText(this.#local(filePath), content);
       else await this.files.writeBytes(this.#local(filePath), Buffer.from(content, 'base64'));
       return { path: filePath, filesUpdate: null };
     } catch (err) {
