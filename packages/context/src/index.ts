@@ -222,8 +222,9 @@ export type { AuditRecord as StoreAuditRecord, AuditRowInput, RunResult, SqlRow,
 export { defaultStatePath, isPostgresUrl, type OpenStateOptions, openStateStore, userStateDir, userStatePath } from './state/store.ts';
 export { leadingDoc, StructuralSummarizer } from './summaries/structural-summarizer.ts';
 export { type Summarizer, SummaryCache, type SummaryInput } from './summaries/summarizer.ts';
+export { markdownSymbols } from './symbols/markdown-sections.ts';
 export { findSymbol, type OutlineOptions, otherDefinitionsNote, renderOutline, type SymbolLookup, symbolSelector, symbolTable } from './symbols/outline.ts';
-export { markdownSymbols, regexSymbols } from './symbols/regex-fallback.ts';
+export { regexSymbols } from './symbols/regex-fallback.ts';
 export { hasGrammar, loadLanguage, symbolsFromTree, treeSitterSymbols } from './symbols/tree-sitter.ts';
 export { type CodeSymbol, flattenSymbols, SYMBOL_KINDS, SYMBOLS_VERSION, type SymbolKind, type SymbolSource, type SymbolTable } from './symbols/types.ts';
 export { o200kTokenizer, type TokenCut, type Tokenizer, type TruncationStrategy, truncateTokens } from './tokens/tokenizer.ts';

@@ -8,7 +8,8 @@
 
 import { callText } from '../calls/call-text.ts';
 import { type Document, derive } from '../content/document.ts';
-import { markdownSymbols, regexSymbols } from './regex-fallback.ts';
+import { markdownSymbols } from './markdown-sections.ts';
+import { regexSymbols } from './regex-fallback.ts';
 import { hasGrammar, treeSitterSymbols } from './tree-sitter.ts';
 import { type CodeSymbol, flattenSymbols, SYMBOL_KINDS, type SymbolKind, type SymbolTable } from './types.ts';
 

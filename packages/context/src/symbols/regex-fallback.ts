@@ -2,8 +2,8 @@
  * Symbols for languages without a grammar (Kotlin, Swift, Scala, Lua, Perl,
  * Elixir, Dart...): definition keywords found by regular expression, the end
  * found by brace balance or indentation. Approximate by nature; tree-sitter is
- * used whenever a grammar exists. Markdown gets its own: headings are
- * sections that run to the next heading of the same or a higher level.
+ * used whenever a grammar exists. Markdown's sections are found in
+ * `markdown-sections.ts`.
  *
  * @module
  */
@@ -129,58 +129,6 @@ export function regexSymbols(lines: readonly string[]): CodeSymbol[] {
     docStartLine: d.doc + 1,
     signature: d.signature.length > 200 ? `${d.signature.slice(0, 199)}…` : d.signature,
     children: d.children.map((c) => finish(c, prefix ? `${prefix}.${d.name}` : d.name)),
-  });
-  return roots.map((d) => finish(d, ''));
-}
-
-/** Headings of a Markdown document as nested sections. */
-export function markdownSymbols(lines: readonly string[]): CodeSymbol[] {
-  interface Draft {
-    name: string;
-    level: number;
-    start: number;
-    end: number;
-    children: Draft[];
-  }
-  const roots: Draft[] = [];
-  const stack: Draft[] = [];
-  let fence: string | undefined;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as string;
-    const f = /^\s*(```|~~~)/.exec(line);
-    if (f) {
-      if (fence === undefined) fence = f[1];
-      else if (f[1] === fence) fence = undefined;
-      continue;
-    }
-    if (fence !== undefined) continue;
-    const m = /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(line);
-    if (!m) continue;
-    const level = (m[1] as string).length;
-    while (stack.length > 0 && (stack[stack.length - 1] as Draft).level >= level) {
-      const done = stack.pop() as Draft;
-      done.end = i - 1;
-    }
-    const draft: Draft = { name: m[2] as string, level, start: i, end: lines.length - 1, children: [] };
-    const parent = stack[stack.length - 1];
-    if (parent) parent.children.push(draft);
-    else roots.push(draft);
-    stack.push(draft);
-  }
-  const trim = (end: number, start: number) => {
-    let e = end;
-    while (e > start && (lines[e] as string).trim() === '') e--;
-    return e;
-  };
-  const finish = (d: Draft, prefix: string): CodeSymbol => ({
-    name: d.name,
-    qualifiedName: prefix ? `${prefix} > ${d.name}` : d.name,
-    kind: 'section',
-    startLine: d.start + 1,
-    endLine: trim(d.end, d.start) + 1,
-    docStartLine: d.start + 1,
-    signature: `${'#'.repeat(d.level)} ${d.name}`,
-    children: d.children.map((c) => finish(c, prefix ? `${prefix} > ${d.name}` : d.name)),
   });
   return roots.map((d) => finish(d, ''));
 }
