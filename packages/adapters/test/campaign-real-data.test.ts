@@ -10,9 +10,11 @@ import { mkdtemp, rm, writeFile as writeHostFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeText } from '@ctxfs/core';
+import { readFileTool, Workspace } from '@mastra/core/workspace';
 import { FilesystemBackend } from 'deepagents';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CtxfsBackend } from '../src/deepagents/index.ts';
+import { CtxfsWorkspaceFilesystem } from '../src/mastra/index.ts';
 import { backends, cleanUp, hex, openWorkspace, type TestWorkspace } from './workspaces.ts';
 
 afterAll(cleanUp);
@@ -86,6 +88,24 @@ for (const backend of await backends()) {
         await ws.close();
       }
     };
+    const mastra = async (ws: TestWorkspace) => {
+      const filesystem = new CtxfsWorkspaceFilesystem({ context: ws.context });
+      const workspace = new Workspace({ filesystem });
+      await workspace.init();
+      return { filesystem, context: { workspace } as never };
+    };
+
+    it("Mastra: stat gives LocalFilesystem's MIME type, so its read_file tool hands an image over as media and refuses a font as binary", () =>
+      withWorkspace(async (ws) => {
+        const { filesystem, context } = await mastra(ws);
+        expect((await filesystem.stat('/img/logo.png')).mimeType).toBe('image/png');
+        expect((await filesystem.stat('/fonts/fa.woff2')).mimeType).toBe('font/woff2');
+        expect((await filesystem.stat('/src/a.ts')).mimeType).toBe('application/typescript');
+        expect((await filesystem.stat('/src')).mimeType).toBeUndefined();
+        const image = await readFileTool.execute?.({ path: '/img/logo.png' }, context);
+        expect(image).toMatchObject({ __workspaceMedia: true, mediaType: 'image/png', data: Buffer.from(PNG).toString('base64') });
+        expect(String(await readFileTool.execute?.({ path: '/fonts/fa.woff2' }, context))).toContain('binary file not readable as text');
+      }));
 
     it("deepagents: a write of a kind its write tool sends base64 (slides, video, audio) stores the bytes, and read reports deepagents' type", () =>
       withWorkspace(async (ws) => {

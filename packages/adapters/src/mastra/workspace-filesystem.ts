@@ -42,6 +42,7 @@ import {
   UnsupportedGrepPatternError,
 } from '@mastra/core/workspace';
 import { WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
+import { mimeTypeOf } from './mime-types.ts';
 
 /** Options of {@link CtxfsWorkspaceFilesystem}. */
 export interface CtxfsWorkspaceFilesystemOptions extends WorkspaceFilesOptions {
@@ -498,6 +499,8 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
         size: dir ? 0 : s.size,
         createdAt: s.birthtime ?? s.ctime ?? s.mtime,
         modifiedAt: s.mtime,
+        // Mastra's read_file tool decides by it, as LocalFilesystem gives it: an image is media, a font binary.
+        ...(dir ? {} : { mimeType: mimeTypeOf(name) }),
       };
     });
   }
