@@ -35,6 +35,8 @@ command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap) # confines host commands 
 [ -x /bin/busybox ] || need+=(busybox-static)
 # The edit journal's write-ahead order, read from one edit's system calls (packages/context/test/journal-durability.test.ts).
 command -v strace >/dev/null 2>&1 || need+=(strace)
+# A native stack from the core of a test process that crashes (.ci/core-report.sh).
+command -v gdb >/dev/null 2>&1 || need+=(gdb)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "ctxfs: apt-get install ${need[*]}"
   apt-get update -qq
