@@ -626,6 +626,23 @@ export class WorkspaceFiles {
   }
 
   /**
+   * `text` as the bytes a file whose content is `current` holds text in:
+   * the file's own encoding when it is text in another than UTF-8 (a
+   * Shift_JIS file, UTF-16 after its byte-order mark), else UTF-8 (nothing
+   * yet, UTF-8 text, binary). What appending `text` to that file must add,
+   * so the file stays in one encoding. Text the encoding cannot hold is
+   * refused (`EINVAL`, in the audit), as the editor refuses it for a file
+   * stored in that encoding.
+   */
+  async textBytesFor(path: string, text: string, current: Uint8Array): Promise<Uint8Array> {
+    const decoded = this.fs.decodeText(current, { path });
+    if (current.byteLength === 0 || decoded.binary || decoded.encoding === 'utf-8') return await this.utf8(path, text);
+    const reason = unencodableText(path, text, decoded.encoding, 'stored');
+    if (reason !== undefined) await this.#refuse('write', 'write', [path], fsError('EINVAL', 'write', path, { reason }));
+    return encodeText(text, decoded.encoding);
+  }
+
+  /**
    * Writes `text` in `encoding` (one other than UTF-8) as exactly those
    * bytes ({@link writeBytes}). Text the encoding cannot hold is refused
    * (`EINVAL`, nothing written), as the editor refuses it for a file stored

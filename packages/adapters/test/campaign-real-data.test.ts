@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile as writeHostFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeText } from '@ctxfs/core';
-import { readFileTool, Workspace } from '@mastra/core/workspace';
+import { editFileTool, FilesystemError, readFileTool, Workspace } from '@mastra/core/workspace';
 import { FilesystemBackend } from 'deepagents';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CtxfsBackend } from '../src/deepagents/index.ts';
@@ -105,6 +105,42 @@ for (const backend of await backends()) {
         const image = await readFileTool.execute?.({ path: '/img/logo.png' }, context);
         expect(image).toMatchObject({ __workspaceMedia: true, mediaType: 'image/png', data: Buffer.from(PNG).toString('base64') });
         expect(String(await readFileTool.execute?.({ path: '/fonts/fa.woff2' }, context))).toContain('binary file not readable as text');
+      }));
+
+    it('Mastra: text read as UTF-8 is the file’s text in its own encoding, and its edit_file tool edits it there', () =>
+      withWorkspace(async (ws) => {
+        const { filesystem, context } = await mastra(ws);
+        for (const [path, text, encode] of [
+          ['po/ja.po', JA, (t: string) => encodeText(t, 'shift_jis')],
+          ['po/ru.po', RU, (t: string) => encodeText(t, 'koi8-r')],
+          ['po/zh.po', ZH, utf16],
+        ] as const) {
+          expect(await filesystem.readFile(`/${path}`, { encoding: 'utf-8' })).toBe(text);
+          expect(hex((await filesystem.readFile(`/${path}`)) as Buffer)).toBe(hex(encode(text))); // bytes stay bytes
+          const shown = String(await readFileTool.execute?.({ path: `/${path}` }, context));
+          expect(shown).toContain(text.split('\n')[4]);
+          const edited = await editFileTool.execute?.({ path: `/${path}`, old_string: 'msgid "Insert table"', new_string: 'msgid "Insert a table"' }, context);
+          const expected = text.replace('msgid "Insert table"', 'msgid "Insert a table"');
+          if (text.includes('msgid "Insert table"')) expect(String(edited)).toContain('Replaced 1 occurrence');
+          expect(hex(await ws.fs.readBytes(path))).toBe(hex(encode(expected)));
+        }
+      }));
+
+    it('Mastra: appendFile of text adds it in the file’s own encoding; text that encoding cannot hold is refused, nothing written', () =>
+      withWorkspace(async (ws) => {
+        const { filesystem } = await mastra(ws);
+        const line = 'msgstr "Удалить столбец"\n';
+        await filesystem.appendFile('/po/ru.po', line);
+        expect(hex(await ws.fs.readBytes('po/ru.po'))).toBe(hex(encodeText(RU + line, 'koi8-r')));
+        await filesystem.appendFile('/po/zh.po', 'msgstr "儲存格屬性"\n');
+        expect(hex(await ws.fs.readBytes('po/zh.po'))).toBe(hex(utf16(`${ZH}msgstr "儲存格屬性"\n`)));
+        const err = await filesystem.appendFile('/po/ru.po', 'msgstr "表格"\n').catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(FilesystemError);
+        expect((err as FilesystemError).code).toBe('EINVAL');
+        expect((err as Error).message).toContain('koi8-r');
+        expect(hex(await ws.fs.readBytes('po/ru.po'))).toBe(hex(encodeText(RU + line, 'koi8-r')));
+        await filesystem.appendFile('/src/a.ts', 'export const b = "表";\n'); // UTF-8 stays UTF-8
+        expect(new TextDecoder().decode(await ws.fs.readBytes('src/a.ts'))).toBe('export const a = 1;\nexport const b = "表";\n');
       }));
 
     it("deepagents: a write of a kind its write tool sends base64 (slides, video, audio) stores the bytes, and read reports deepagents' type", () =>

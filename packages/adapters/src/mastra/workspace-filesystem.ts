@@ -195,7 +195,15 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
       if (bytes === undefined) throw new IsDirectoryError(path);
       this.#served.set(this.files.normalize(local, 'read'), { sha256: sha256Hex(bytes), mtimeMs: stat.mtime.getTime() });
       const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      return options?.encoding === undefined ? buffer : buffer.toString(options.encoding);
+      if (options?.encoding === undefined) return buffer;
+      // Text asked for as UTF-8 (what Mastra's tools ask for) is the file's text, decoded as every ctxfs read decodes
+      // it: a Shift_JIS or UTF-16 file would read as U+FFFD and NULs, and a write of that back is refused (the file
+      // keeps its encoding, which has no U+FFFD), so the file could be neither read nor edited. UTF-8 reads as before.
+      if (/^utf-?8$/i.test(options.encoding)) {
+        const decoded = this.files.fs.decodeText(bytes, { path: local });
+        if (!decoded.binary) return decoded.text;
+      }
+      return buffer.toString(options.encoding);
     });
   }
 
@@ -257,8 +265,9 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
       const local = this.#local(path);
       const current = await this.#stat(path);
       if (current?.kind === 'directory') throw new IsDirectoryError(path);
-      const added = typeof content === 'string' ? await this.files.utf8(local, content) : content;
       const before = current === undefined ? new Uint8Array() : await this.files.readBytes(local);
+      // Text is added in the file's own encoding (UTF-8 text added to a KOI8-R file would leave it in two encodings).
+      const added = typeof content === 'string' ? await this.files.textBytesFor(local, content, before) : content;
       await this.files.writeBytes(local, Buffer.concat([before, added]));
     });
   }
