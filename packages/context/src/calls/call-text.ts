@@ -106,6 +106,20 @@ export function withCallStyle<T>(style: CallStyle, body: () => T): T {
 }
 
 /**
+ * Whether the caller is a program on the TypeScript API (no
+ * {@link withCallStyle} around the call): advice only a program can take
+ * (the protocol's streaming calls) is for it alone.
+ *
+ * @example
+ * ```ts
+ * const tail = callsApi() ? ' A program can rewrite it with fs.openWrite.' : '';
+ * ```
+ */
+export function callsApi(): boolean {
+  return (activeStyle.getStore() ?? API_CALL_STYLE) === API_CALL_STYLE;
+}
+
+/**
  * A call as a model writes it, in the active style (the API's outside
  * {@link withCallStyle}); options left `undefined` are dropped, and so is an
  * empty options object.

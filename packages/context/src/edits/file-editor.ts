@@ -16,7 +16,7 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Filesystem, type FsErrorCode, fsError, hasDefaultHint, IF_ABSENT, isFsError, parentPath, unencodableText } from '@ctxfs/core';
-import { callText, operationName, optionName } from '../calls/call-text.ts';
+import { callsApi, callText, operationName, optionName } from '../calls/call-text.ts';
 import { KeyedTurns } from '../concurrency/keyed-turns.ts';
 import { overlappingEdits, patchMismatch, staleBuffer } from '../conflicts/conflict-detector.ts';
 import { type ConflictOptions, resolveStale } from '../conflicts/strategies.ts';
@@ -348,7 +348,7 @@ export class FileEditor {
             op,
             path,
             'ETOOLARGE',
-            `${path} is too large to edit through the context layer (${err.reason ?? 'over the convenience limit'}). Nothing was changed. Its lines can still be read in ranges; a program can rewrite it with the protocol's streaming writer (fs.openWrite).`,
+            `${path} is too large to edit through the context layer (${err.reason ?? 'over the convenience limit'}). Nothing was changed. Its lines can still be read in ranges${callsApi() ? "; a program can rewrite it with the protocol's streaming writer (fs.openWrite)" : ''}.`,
             { next: callText('readLines', [path, 1, 100]) },
           ),
         );
