@@ -10,7 +10,7 @@
  */
 
 import { type ContextSession, withCallStyle, withoutHostPaths, withRequestId } from '@ctxfs/context';
-import { FsError, hasDefaultHint, isFsError } from '@ctxfs/core';
+import { FsError, type FsErrorCode, hasDefaultHint, isFsError } from '@ctxfs/core';
 import { prepareArguments } from './arguments.ts';
 import { MODEL_TOOL_CALLS, type ToolCallWriter, toolCallStyle, withToolCallWriter } from './call-style.ts';
 import { TOOLS } from './catalog/index.ts';
@@ -176,16 +176,35 @@ export function errorResult(
 }
 
 /** Hints for codes whose protocol default names Filesystem calls, in this tool set's words. */
-const TOOL_HINTS: Readonly<Record<string, string>> = {
+const TOOL_HINTS: Readonly<Partial<Record<FsErrorCode, string>>> = {
   ENOENT: 'check the path with list_files or glob',
+  EEXIST: 'the path exists already: choose another name',
   EISDIR: 'the path is a directory: list_files shows its entries; name a file inside it',
+  ENOTEMPTY: 'the directory has entries; delete the files in it first',
+  EROFS: 'the workspace is read-only here: no change can be made in this session',
+  EMFILE: 'the server has too many files open; retry shortly',
   ETOOLARGE: 'read it in ranges with read_lines, or search it with grep and its path',
+  EUNSUPPORTED: 'this workspace cannot do that; do the task without this call',
   EBINARY: 'the file is binary: it is not served as text',
+  EDECODE: 'the bytes are not text in the file’s encoding: it is not served as text',
+  ECLOSED: 'the workspace was closed under the call; reconnect and retry',
+  ENOSNAPSHOT: 'no snapshot by that name exists',
+  EBADPATTERN: 'fix the pattern, or search for the text as written with the tool’s literal option',
 };
+
+/**
+ * The hint of a workspace error as the tools give it: one written for the
+ * call that failed as it is, and for the protocol's default hint (which
+ * names its own calls: `list()`, `openRead()`, `{ recursive: true }`) the
+ * same advice in the tools' words.
+ */
+export function toolHint(err: FsError): string {
+  return hasDefaultHint(err) ? (TOOL_HINTS[err.code] ?? err.hint) : err.hint;
+}
 
 /** A workspace error as the tool's error result: named by the tool, with a hint in the tools' words. */
 function toolError(tool: string, err: FsError): CallResult {
-  const hint = hasDefaultHint(err) ? (TOOL_HINTS[err.code] ?? err.hint) : err.hint;
+  const hint = toolHint(err);
   const where = err.path === undefined ? '' : err.dest === undefined ? ` '${err.path}'` : ` '${err.path}' -> '${err.dest}'`;
   // The model reads it all on one line; the data says each part once (`--json`, structured content): the message
   // without the code or the hint, which have fields of their own, as the CLI's own errors are.
