@@ -19,8 +19,8 @@
 
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import type { ContextLayer, ContextSession, EditResult, OpClass } from '@ctxfs/context';
-import { currentCall, sha256Hex, withoutHostPaths } from '@ctxfs/context';
+import type { CallStyle, CallValue, ContextLayer, ContextSession, EditResult, OpClass } from '@ctxfs/context';
+import { API_CALL_STYLE, currentCall, sha256Hex, withCallStyle, withoutHostPaths } from '@ctxfs/context';
 import {
   type ByteReader,
   encodeText,
@@ -44,6 +44,55 @@ export interface WorkspaceFilesOptions {
   readonly context: ContextLayer;
   /** The agent's session; default the layer's own session. */
   readonly session?: ContextSession | undefined;
+}
+
+/**
+ * How a framework's agent reads and deletes a file: the calls a message of
+ * the session names as the next step (`Re-read lines 4-4 with …`) are
+ * written so, since `readLines(…)`, the session's own call, is none the
+ * agent can make.
+ */
+export interface FrameworkCalls {
+  /** The call that reads the file at workspace path `path`: lines `start`..`end` (1-based, inclusive) when given. */
+  read(path: string, start?: number, end?: number): string;
+  /** The call that deletes it. */
+  delete(path: string): string;
+}
+
+/**
+ * The session's call style writing reads and deletes as `calls` writes
+ * them; any other call the session names stays the API's.
+ */
+function frameworkCallStyle(name: string, calls: FrameworkCalls): CallStyle {
+  const line = (v: CallValue): number | undefined => (typeof v === 'number' ? v : undefined);
+  return {
+    name,
+    format(op, args, options) {
+      const [path, start, end] = args;
+      if (typeof path === 'string') {
+        if (op === 'readFile') return calls.read(path);
+        if (op === 'readLines') return calls.read(path, line(start) ?? 1, line(end) ?? line(start) ?? 1);
+        // The framework's delete takes no version: after the re-read the message asks for first, a plain delete is based on it.
+        if (op === 'deleteFile') return calls.delete(path);
+      }
+      return API_CALL_STYLE.format(op, args, options);
+    },
+  };
+}
+
+/**
+ * `session` with every call of it run in `style`, so the messages it
+ * composes name the framework's calls. Methods run on the session itself
+ * (its private state), only inside the style.
+ */
+function styledSession(session: ContextSession, style: CallStyle): ContextSession {
+  return new Proxy(session, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => withCallStyle(style, () => (value as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  });
 }
 
 /** Options of {@link WorkspaceFiles.writeBytes}. */
@@ -210,9 +259,16 @@ export class WorkspaceFiles {
   readonly session: ContextSession;
   readonly fs: Filesystem;
 
-  constructor(options: WorkspaceFilesOptions) {
+  /**
+   * `calls` names the framework's own calls (`framework` its name): a
+   * message of the session (an edit refused as a conflict, a delete of a
+   * file changed since it was read) tells the agent to re-read with the
+   * call it can make, not with the session's `readLines(…)`.
+   */
+  constructor(options: WorkspaceFilesOptions, framework?: { readonly name: string; readonly calls: FrameworkCalls }) {
     this.context = options.context;
-    this.session = options.session ?? options.context;
+    const session = options.session ?? options.context;
+    this.session = framework === undefined ? session : styledSession(session, frameworkCallStyle(framework.name, framework.calls));
     this.fs = options.context.fs;
   }
 

@@ -13,6 +13,7 @@ import { encodeText } from '@ctxfs/core';
 import { editFileTool, FilesystemError, readFileTool, Workspace } from '@mastra/core/workspace';
 import { FilesystemBackend } from 'deepagents';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createSandboxSession } from '../src/ai-sdk/index.ts';
 import { CtxfsBackend } from '../src/deepagents/index.ts';
 import { CtxfsWorkspaceFilesystem } from '../src/mastra/index.ts';
 import { backends, cleanUp, hex, openWorkspace, type TestWorkspace } from './workspaces.ts';
@@ -141,6 +142,46 @@ for (const backend of await backends()) {
         expect(hex(await ws.fs.readBytes('po/ru.po'))).toBe(hex(encodeText(RU + line, 'koi8-r')));
         await filesystem.appendFile('/src/a.ts', 'export const b = "表";\n'); // UTF-8 stays UTF-8
         expect(new TextDecoder().decode(await ws.fs.readBytes('src/a.ts'))).toBe('export const a = 1;\nexport const b = "表";\n');
+      }));
+
+    /** The call a refusal names as the next step, as `name({...})`: its arguments, so the test makes it. */
+    const nextCall = (message: string, name: string): Record<string, unknown> => {
+      expect(message).not.toContain('readLines(');
+      const at = message.indexOf(`${name}({`);
+      expect(at, message).toBeGreaterThanOrEqual(0);
+      const open = at + name.length + 1;
+      return JSON.parse(message.slice(open, message.indexOf('})', open) + 1)) as Record<string, unknown>;
+    };
+    /** A copy of the translation for one framework, and the change of its line 5 (the msgstr) made behind the agent's back. */
+    const copyOf = async (ws: TestWorkspace, path: string): Promise<() => Promise<void>> => {
+      await ws.fs.writeBytes(path, encodeText(RU, 'koi8-r'));
+      return () => ws.fs.writeBytes(path, encodeText(RU.replace('Вставить таблицу', 'Вставка таблицы'), 'koi8-r')).then(() => undefined);
+    };
+    const mine = RU.replace('Вставить таблицу', 'Добавить таблицу');
+
+    it('each framework is told to re-read a conflict with its own call, and that call reads the lines', () =>
+      withWorkspace(async (ws) => {
+        const sandbox = createSandboxSession({ context: ws.context });
+        let otherChange = await copyOf(ws, 'po/ai.po');
+        await sandbox.readTextFile({ path: 'po/ai.po' });
+        await otherChange();
+        const ai = String(await Promise.resolve(sandbox.writeTextFile({ path: 'po/ai.po', content: mine })).catch((e: Error) => e.message));
+        expect(await sandbox.readTextFile(nextCall(ai, 'readTextFile') as { path: string })).toBe('msgstr "Вставка таблицы"');
+
+        const b = new CtxfsBackend({ context: ws.context, mountPath: '/workspace' });
+        otherChange = await copyOf(ws, 'po/da.po');
+        await b.read('/workspace/po/da.po');
+        await otherChange();
+        const da = String((await b.write('/workspace/po/da.po', mine)).error);
+        const read = nextCall(da, 'read_file') as { file_path: string; offset: number; limit: number };
+        expect(await b.read(read.file_path, read.offset, read.limit)).toMatchObject({ content: 'msgstr "Вставка таблицы"' });
+
+        const { filesystem, context } = await mastra(ws);
+        otherChange = await copyOf(ws, 'po/ma.po');
+        await filesystem.readFile('/po/ma.po', { encoding: 'utf-8' });
+        await otherChange();
+        const ma = String(await filesystem.writeFile('/po/ma.po', mine).catch((e: Error) => e.message));
+        expect(String(await readFileTool.execute?.(nextCall(ma, 'mastra_workspace_read_file') as never, context))).toContain('msgstr "Вставка таблицы"');
       }));
 
     it("deepagents: a write of a kind its write tool sends base64 (slides, video, audio) stores the bytes, and read reports deepagents' type", () =>

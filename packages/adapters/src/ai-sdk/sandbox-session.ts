@@ -105,7 +105,17 @@ async function* chunksOf(stream: ReadableStream<Uint8Array>): AsyncIterable<Uint
  * ```
  */
 export function createSandboxSession(options: SandboxSessionOptions): SandboxSession {
-  const files = new WorkspaceFiles({ context: options.context, session: options.session });
+  // A message naming the next call names the session's own: readTextFile's range is lines, 1-based and inclusive.
+  const files = new WorkspaceFiles(
+    { context: options.context, session: options.session },
+    {
+      name: 'ai-sdk',
+      calls: {
+        read: (path, start, end) => `readTextFile(${JSON.stringify(start === undefined ? { path } : { path, startLine: start, endLine: end })})`,
+        delete: (path) => `deleteFile(${JSON.stringify({ path })})`,
+      },
+    },
+  );
   const mount = (options.mountPath ?? '/workspace').replace(/\/+$/, '');
   const runner = options.runner;
 

@@ -124,11 +124,11 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
   #closed = false;
 
   constructor(options: CtxfsBackendOptions) {
-    if ('open' in options) this.#open = options.open;
-    else this.#files = new WorkspaceFiles({ context: options.context, session: options.session });
     this.#runner = options.runner;
     this.#maxOutput = options.maxOutputChars ?? 100_000;
     this.#mount = (options.mountPath ?? '/').replace(/\/+$/, '');
+    if ('open' in options) this.#open = options.open;
+    else this.#files = this.#filesOf(options);
     this.id = options.id ?? `ctxfs-${Math.random().toString(36).slice(2, 10)}`;
   }
 
@@ -148,7 +148,29 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
   async initialize(): Promise<void> {
     if (this.#files !== undefined || this.#open === undefined) return;
     const opened = await this.#open();
-    this.#files = new WorkspaceFiles({ context: opened.context, session: opened.session });
+    this.#files = this.#filesOf(opened);
+  }
+
+  /**
+   * The workspace's files, whose messages name deepagents' own tools as the
+   * next step (`read_file`, its offset 0-based, and `delete`): the model
+   * calls those, not the session's `readLines`. Their paths are relative to
+   * the root, as the messages name files (this backend reads them so): an
+   * absolute one would be taken out of the message as a host path.
+   */
+  #filesOf(options: WorkspaceFilesOptions): WorkspaceFiles {
+    const tool = (name: string, args: Record<string, unknown>): string => `${name}(${JSON.stringify(args)})`;
+    return new WorkspaceFiles(
+      { context: options.context, session: options.session },
+      {
+        name: 'deepagents',
+        calls: {
+          read: (path, start, end) =>
+            tool('read_file', start === undefined || end === undefined ? { file_path: path } : { file_path: path, offset: start - 1, limit: end - start + 1 }),
+          delete: (path) => tool('delete', { file_path: path }),
+        },
+      },
+    );
   }
 
   /** Closes nothing the caller owns: the context layer and its filesystem stay open. */

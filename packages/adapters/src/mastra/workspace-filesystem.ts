@@ -40,6 +40,7 @@ import {
   PermissionError,
   StaleFileError,
   UnsupportedGrepPatternError,
+  WORKSPACE_TOOLS,
 } from '@mastra/core/workspace';
 import { WorkspaceFiles, type WorkspaceFilesOptions } from '../workspace-files.ts';
 import { mimeTypeOf } from './mime-types.ts';
@@ -86,7 +87,20 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
   readonly #served = new Map<string, Served>();
 
   constructor(options: CtxfsWorkspaceFilesystemOptions) {
-    this.files = new WorkspaceFiles({ context: options.context, session: options.session });
+    // A message naming the next call names Mastra's workspace tools (their default ids), which the model calls, with
+    // the path relative to the root as the messages name files: an absolute one would be taken out as a host path.
+    const tool = (name: string, args: Record<string, unknown>): string => `${name}(${JSON.stringify(args)})`;
+    this.files = new WorkspaceFiles(
+      { context: options.context, session: options.session },
+      {
+        name: 'mastra',
+        calls: {
+          read: (path, start, end) =>
+            tool(WORKSPACE_TOOLS.FILESYSTEM.READ_FILE, start === undefined || end === undefined ? { path } : { path, offset: start, limit: end - start + 1 }),
+          delete: (path) => tool(WORKSPACE_TOOLS.FILESYSTEM.DELETE, { path }),
+        },
+      },
+    );
     this.id = options.id ?? 'ctxfs';
     this.readOnly = this.files.fs.readOnly;
   }
