@@ -59,6 +59,7 @@ export { type ChangeFilter, ContextLayer, type ContextOptions, createContext, ty
 export { type CommandCallOptions, type CommandOutcome, ContextSession, type EditSettings, type OverviewCallOptions } from './context-session.ts';
 export { type ApplyPatchOptions, applyPatch } from './edits/apply-patch.ts';
 export type { ConflictRegion, ConflictType, EditConflict, EditResult, FileChange, LineRange, StaleReader } from './edits/edit-result.ts';
+export { changedByText } from './edits/edit-result.ts';
 export { type EditOptions, FileEditor, type PlannedFile, type StoredContent, type Transform, type TransformOutcome, withLocks } from './edits/file-editor.ts';
 export { decodeFile, encodeLike, type FileText, loadFileText } from './edits/file-text.ts';
 export { type CrashHook, EditJournal, type JournalEntry, type PendingChange, type RecoveryReport } from './edits/journal.ts';

@@ -130,6 +130,8 @@ for (const backend of BACKENDS) {
       expect(r).toMatchObject({ success: false, code: 'ECONFLICT' });
       expect(r.conflict?.changedBy).toEqual(['external']);
       expect(r.message).not.toMatch(/by [^.]*(initial|default)/);
+      // The history's word for it is not a name: "changed since you read it by external" read as one.
+      expect(r.message).toContain('a.txt changed since you read it by someone outside ctxfs,');
     });
 
     it('refuses overlapping stale edits with line ranges and the next call', async () => {

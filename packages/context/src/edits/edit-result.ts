@@ -111,6 +111,20 @@ export interface EditResult {
   readonly dryRun?: boolean | undefined;
 }
 
+/**
+ * Who changed a file, for a sentence: `external`, the history's word for a
+ * change made outside ctxfs (an editor, git, a build), is said as such, not
+ * as a name ("changed by external" read as one); empty when nobody is known.
+ *
+ * @example
+ * ```ts
+ * changedByText(['external', 'llm:b']); // 'someone outside ctxfs, llm:b'
+ * ```
+ */
+export function changedByText(authors: readonly string[]): string {
+  return [...new Set(authors.map((a) => (a === 'external' ? 'someone outside ctxfs' : a)))].join(', ');
+}
+
 /** A result that changed and refused nothing yet: what results built outside the editor start from. */
 export function plainResult(op: string, path: string, success: boolean, message: string): EditResult {
   return {

@@ -30,7 +30,7 @@ import { maskerOf, type Redactor, servedMaskRefusal } from '../safety/redaction.
 import { currentCall } from '../safety/safety-layer.ts';
 import type { ReadRecord, SessionContext } from '../session/session-context.ts';
 import type { StateStore } from '../state/state-store.ts';
-import { type EditConflict, type EditResult, type FileChange, maskedResult, q, refusal, type StaleReader, shortHash } from './edit-result.ts';
+import { changedByText, type EditConflict, type EditResult, type FileChange, maskedResult, q, refusal, type StaleReader, shortHash } from './edit-result.ts';
 import { decodeFile, diskHash, encodeLike, type FileText, loadFileText } from './file-text.ts';
 import type { CrashHook, EditJournal, JournalBlob, JournalEntry, PendingChange } from './journal.ts';
 import { changeDiff, changing, noChange, type PlannedFile } from './planned-change.ts';
@@ -1154,7 +1154,7 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 }
 
 function by(authors: readonly string[]): string {
-  return authors.length > 0 ? ` by ${authors.join(', ')}` : '';
+  return authors.length > 0 ? ` by ${changedByText(authors)}` : '';
 }
 
 /** Operations that move a file's bytes whole and never edit its text: a binary file is theirs to act on. */

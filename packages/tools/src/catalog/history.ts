@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { VersionDiff } from '@ctxfs/context';
+import { changedByText, type VersionDiff } from '@ctxfs/context';
 import { fsError, isFsError } from '@ctxfs/core';
 import { z } from 'zod';
 import { CHANGES, DESTRUCTIVE, defineTool, once, READ_ONLY } from '../definition.ts';
@@ -185,7 +185,7 @@ export const checkConflicts = defineTool({
     const lines = c.lines.map((l) => (l.start === l.end ? `${l.start}` : `${l.start}-${l.end}`)).join(', ');
     const theirs = c.theirsDiff === undefined ? undefined : withinBudget(c.theirsDiff, session.profile.perCallTokens, 'read_lines the changed lines').text;
     return {
-      text: [`${c.path}: changed since your read (${c.type}) by ${c.changedBy.join(', ') || 'someone'}${lines ? `; lines ${lines}` : ''}.`, theirs]
+      text: [`${c.path}: changed since your read (${c.type}) by ${changedByText(c.changedBy) || 'someone'}${lines ? `; lines ${lines}` : ''}.`, theirs]
         .filter(Boolean)
         .join('\n'),
       isError: false,
