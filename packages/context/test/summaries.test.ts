@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { MemoryFilesystem } from '@ctxfs/memory';
 import { describe, expect, test } from 'vitest';
 import { createContext, leadingDoc, SqliteStateStore, type Summarizer, type SummaryInput } from '../src/index.ts';
@@ -101,5 +102,30 @@ describe('summary cache', () => {
     await ctx.close();
     await again.close();
     await store.close();
+  });
+});
+
+describe('a Markdown file’s purpose, on published documents', () => {
+  const STORE = `${import.meta.dirname}/../../../node_modules/.pnpm`;
+  const doc = (path: string) => readFileSync(`${STORE}/${path}`, 'utf8');
+
+  test('a setext title, a tagline and badges run together are left out; the first prose is the purpose', async () => {
+    const fs = new MemoryFilesystem({
+      files: {
+        // agent-base's title is underlined, with its tagline and a badge on the next lines, no blank line between.
+        'agent-base.md': doc('agent-base@6.0.2/node_modules/agent-base/README.md'),
+        'liblzma.md': doc('node-liblzma@2.2.0/node_modules/node-liblzma/README.md'),
+        // A changelog: every paragraph is a heading or a list of changes.
+        'HISTORY.md': doc('mime-types@2.1.35/node_modules/mime-types/HISTORY.md'),
+      },
+    });
+    const ctx = await createContext({ fs });
+    const purpose = async (path: string) => /^Purpose: (.*)$/m.exec((await ctx.summarize(path)).text)?.[1];
+    expect(await purpose('agent-base.md')).toMatch(/^This module provides an `http\.Agent` generator\./);
+    const lzma = await purpose('liblzma.md');
+    expect(lzma).toBeDefined();
+    expect(lzma).not.toMatch(/Node-liblzma ==|\[!\[|={3}/);
+    expect(await purpose('HISTORY.md')).toMatch(/^\* deps: mime-db@1\.52\.0/);
+    await ctx.close();
   });
 });

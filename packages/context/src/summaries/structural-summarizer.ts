@@ -72,14 +72,35 @@ export function leadingDoc(text: string, language: string | undefined): string |
   return undefined;
 }
 
+/**
+ * The first paragraph of prose: headings (underlined ones included:
+ * agent-base's README gave "agent-base ========== ### Turn a function…"),
+ * badges, HTML, code, tables and front matter are left out, line by line,
+ * since a README often runs its title, tagline and badges together without
+ * a blank line. A list is taken only when no prose comes before the end:
+ * a changelog's first entry is not what it is for.
+ */
 function markdownPurpose(text: string): string | undefined {
-  const paras = text.split(/\n\s*\n/);
+  const paras = text.replace(/^---\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/, '').split(/\n\s*\n/);
+  let list: string | undefined;
   for (const p of paras) {
-    const t = p.trim();
-    if (t === '' || t.startsWith('#') || t.startsWith('![') || t.startsWith('[![') || t.startsWith('<') || t.startsWith('```') || /^[-=]+$/.test(t)) continue;
-    return t.replace(/\s+/g, ' ');
+    const lines = p.split('\n');
+    if (/^\s*(?:```|~~~|\|)/.test(lines[0] ?? '')) continue;
+    const kept = lines.filter((line, i) => {
+      const t = line.trim();
+      if (t === '' || /^#{1,6}(?:\s|$)/.test(t) || t.startsWith('![') || t.startsWith('[![') || t.startsWith('<')) return false;
+      // A setext heading: the underline, and the line it underlines.
+      return !/^(?:=+|-+)$/.test(t) && !/^\s*(?:=+|-+)\s*$/.test(lines[i + 1] ?? '');
+    });
+    if (kept.length === 0) continue;
+    const t = kept.join('\n').trim();
+    if (/^(?:[-*+]|\d{1,9}[.)])[ \t]/.test(t)) {
+      list ??= t.replace(/\s+/g, ' ');
+      continue;
+    }
+    return t.replace(/^>\s?/gm, '').replace(/\s+/g, ' ');
   }
-  return undefined;
+  return list;
 }
 
 function manifestPurpose(path: string, text: string): string | undefined {
