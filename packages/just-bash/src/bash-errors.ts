@@ -11,7 +11,7 @@
 import { type FsError, isFsError, type NodeErrorCode } from '@ctxfs/core';
 
 /** The codes this adapter throws. */
-export type BashErrorCode = Exclude<NodeErrorCode, 'ENOSPC' | 'EMFILE' | 'ELOOP' | 'EBUSY'> | 'EFBIG' | 'ENOTSUP';
+export type BashErrorCode = Exclude<NodeErrorCode, 'EMFILE' | 'ELOOP' | 'EBUSY'> | 'EFBIG' | 'ENOTSUP' | 'ENXIO';
 
 const WORDS: Readonly<Record<BashErrorCode, string>> = {
   ENOENT: 'no such file or directory',
@@ -26,6 +26,8 @@ const WORDS: Readonly<Record<BashErrorCode, string>> = {
   EINVAL: 'invalid argument',
   ENAMETOOLONG: 'name too long',
   ENOTSUP: 'operation not supported',
+  ENOSPC: 'no space left on device',
+  ENXIO: 'no such device or address',
   EIO: 'i/o error',
 };
 
@@ -43,6 +45,8 @@ const BASH_WORDS: Readonly<Record<BashErrorCode, string>> = {
   EINVAL: 'Invalid argument',
   ENAMETOOLONG: 'File name too long',
   ENOTSUP: 'Operation not supported',
+  ENOSPC: 'No space left on device',
+  ENXIO: 'No such device or address',
   EIO: 'Input/output error',
 };
 

@@ -26,6 +26,10 @@
  * `chmod` (`ENOTSUP`). `utimes` is accepted and leaves the times to the
  * backend (so `touch` works).
  *
+ * `/dev/null` and the other device paths (`DEVICES` in devices.ts) are devices
+ * of this filesystem: a write to `/dev/null` is dropped, never a file of
+ * the workspace, a version or an audit record.
+ *
  * @module
  */
 
@@ -35,6 +39,7 @@ import { type FileEntry, type FileStat, type Filesystem, isFsError, trailingSlas
 import type { BufferEncoding, CpOptions, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from 'just-bash';
 import { type ByteString, unsafeBytesFromLatin1 } from 'just-bash';
 import { BashFsError, toBashError } from './bash-errors.ts';
+import { type Device, deviceAt, deviceOrRefuse, deviceRead, deviceStat, deviceWrite } from './devices.ts';
 import { ReadBases } from './read-bases.ts';
 import { resolveVirtual, virtualPath } from './virtual-path.ts';
 
@@ -208,6 +213,19 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   /**
+   * A call on a device path (`/dev/null`, see {@link deviceAt}): `body`
+   * with the device, which never reaches the workspace, its history or its
+   * audit; `undefined` for a workspace path. A path under a device is
+   * `ENOTDIR`; one in just-bash's `/dev/fd` is not here (`fdCode`), so
+   * just-bash mounts its own.
+   */
+  #device<T>(syscall: string, path: string, body: (device: Device) => T | Promise<T>, fdCode?: 'ENOENT' | 'EROFS'): Promise<T> | undefined {
+    const at = deviceAt(path, syscall);
+    if (at === undefined) return undefined;
+    return (async () => body(deviceOrRefuse(at, syscall, path, fdCode)))();
+  }
+
+  /**
    * Refuses a name written as a directory's for what is not one, by core's
    * rule: a file there is `ENOTDIR` (`cat a.txt/`, `rm a.txt/`), a file
    * made where nothing is `EISDIR` (`echo x > new/`). What the policy hides
@@ -235,6 +253,8 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   readFileBuffer(path: string): Promise<Uint8Array> {
+    const device = this.#device('open', path, (d) => deviceRead(d, 'read'));
+    if (device !== undefined) return device;
     return this.#call('open', path, async (p, run, bases) => {
       await this.#check(run, 'read', p);
       const st = await this.#target('open', p);
@@ -250,6 +270,8 @@ export class CtxfsBashFs implements IFileSystem {
 
   /** Writes a whole file; over one the script read, merged with a change made since or refused (see {@link ReadBases}). */
   writeFile(path: string, content: FileContent, options?: WriteOptions): Promise<void> {
+    const device = this.#device('write', path, (d) => deviceWrite(d, 'write'), 'EROFS');
+    if (device !== undefined) return device;
     return this.#call('write', path, (p, scope, bases) =>
       this.#change(scope, `write /${p}`, async (run) => {
         this.#writable('write', p);
@@ -261,6 +283,8 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   appendFile(path: string, content: FileContent, options?: WriteOptions): Promise<void> {
+    const device = this.#device('append', path, (d) => deviceWrite(d, 'append'), 'EROFS');
+    if (device !== undefined) return device;
     return this.#call('append', path, (p, scope, bases) =>
       this.#change(scope, `append /${p}`, async (run) => {
         this.#writable('append', p);
@@ -275,6 +299,8 @@ export class CtxfsBashFs implements IFileSystem {
 
   /** Whether `path` exists; a path the policy keeps out of this agent's listings does not, as in them. */
   async exists(path: string): Promise<boolean> {
+    const at = deviceAt(path, 'access');
+    if (at !== undefined) return at.at === 'device' && !at.slashed;
     try {
       return await this.#call('access', path, async (p, run) => {
         if (p !== '') await this.#check(run, 'search', p);
@@ -302,6 +328,8 @@ export class CtxfsBashFs implements IFileSystem {
    * tells two files apart as it does on its own disk filesystems.
    */
   stat(path: string): Promise<FsStat> {
+    const device = this.#device('stat', path, deviceStat);
+    if (device !== undefined) return device;
     return this.#call('stat', path, async (p, run) => {
       await this.#visible(run, 'stat', p);
       const st = await this.#target('stat', p);
@@ -310,6 +338,8 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   lstat(path: string): Promise<FsStat> {
+    const device = this.#device('lstat', path, deviceStat);
+    if (device !== undefined) return device;
     return this.#call('lstat', path, async (p, run) => {
       // The link itself, as a listing shows it: what it leads to is the concern of a read.
       await this.#visible(run, 'lstat', p, false);
@@ -341,6 +371,15 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   mkdir(path: string, options?: MkdirOptions): Promise<void> {
+    const device = this.#device(
+      'mkdir',
+      path,
+      (d) => {
+        throw new BashFsError('EEXIST', 'mkdir', d.path);
+      },
+      'EROFS',
+    );
+    if (device !== undefined) return device;
     return this.#call('mkdir', path, async (p, run) => {
       this.#writable('mkdir', p);
       await this.#check(run, 'write', p);
@@ -350,6 +389,10 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   async #list(syscall: string, path: string): Promise<FileEntry[]> {
+    const device = this.#device(syscall, path, (d): FileEntry[] => {
+      throw new BashFsError('ENOTDIR', syscall, d.path);
+    });
+    if (device !== undefined) return device;
     return this.#call(syscall, path, async (p, run) => {
       const entries = await this.#fs.list(p);
       // What the policy keeps from this agent is not listed, as in the listing tools.
@@ -398,6 +441,11 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   rm(path: string, options?: RmOptions): Promise<void> {
+    // A device is not removed, as rm(1) of /dev/null is refused to anyone but root.
+    const device = this.#device('rm', path, (d) => {
+      throw new BashFsError('EACCES', 'rm', d.path, 'a device');
+    });
+    if (device !== undefined) return device;
     return this.#call('rm', path, (p, scope, bases) =>
       this.#change(scope, `rm /${p}`, async (run) => {
         bases.forget(p);
@@ -417,6 +465,8 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   cp(src: string, dest: string, options?: CpOptions): Promise<void> {
+    const devices = this.#deviceCopy(src, dest);
+    if (devices !== undefined) return devices;
     const to = virtualPath(dest, 'cp');
     return this.#call('cp', src, (from, scope, bases) => {
       const d = to.slice(1);
@@ -439,6 +489,21 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   mv(src: string, dest: string): Promise<void> {
+    // A device is neither moved nor replaced (its directory is root's).
+    for (const [path, fdCode] of [
+      [src, 'ENOENT'],
+      [dest, 'EROFS'],
+    ] as const) {
+      const device = this.#device(
+        'mv',
+        path,
+        (d) => {
+          throw new BashFsError('EACCES', 'mv', d.path, 'a device');
+        },
+        fdCode,
+      );
+      if (device !== undefined) return device;
+    }
     const to = virtualPath(dest, 'mv');
     return this.#call('mv', src, (from, scope, bases) => {
       const d = to.slice(1);
@@ -462,6 +527,23 @@ export class CtxfsBashFs implements IFileSystem {
     });
   }
 
+  /**
+   * A copy from or to a device, as cp(1) does it: from `/dev/null` an empty
+   * file (a change of the workspace like any write), to `/dev/null` the
+   * source read (so it must exist and be readable) and dropped; `undefined`
+   * when neither path is a device.
+   */
+  #deviceCopy(src: string, dest: string): Promise<void> | undefined {
+    const from = deviceAt(src, 'cp');
+    const to = deviceAt(dest, 'cp');
+    if (from === undefined && to === undefined) return undefined;
+    return (async () => {
+      const bytes = from === undefined ? await this.readFileBuffer(src) : deviceRead(deviceOrRefuse(from, 'cp', src), 'read');
+      if (to === undefined) await this.writeFile(dest, bytes);
+      else deviceWrite(deviceOrRefuse(to, 'cp', dest, 'EROFS'), 'write');
+    })();
+  }
+
   /** Checks every file below `path` for reading (a copy reads them all). */
   async #walkChecked(run: ProgramRun, path: string): Promise<void> {
     const st = await this.#fs.stat(path);
@@ -479,6 +561,10 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   chmod(path: string, _mode: number): Promise<void> {
+    const device = this.#device('chmod', path, (d) => {
+      throw new BashFsError('EPERM', 'chmod', d.path, 'a device');
+    });
+    if (device !== undefined) return device;
     return this.#call('chmod', path, async (p, run) => {
       this.#writable('chmod', p);
       await this.#check(run, 'write', p);
@@ -503,6 +589,10 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   readlink(path: string): Promise<string> {
+    const device = this.#device('readlink', path, (d): string => {
+      throw new BashFsError('EINVAL', 'readlink', d.path);
+    });
+    if (device !== undefined) return device;
     return this.#call('readlink', path, async (p) => {
       await this.#fs.stat(p);
       // A link's target may name a host path, and the protocol never hands one out.
@@ -516,6 +606,8 @@ export class CtxfsBashFs implements IFileSystem {
    * this agent's listings is `ENOENT`, as for {@link stat}.
    */
   realpath(path: string): Promise<string> {
+    const device = this.#device('realpath', path, (d) => d.path);
+    if (device !== undefined) return device;
     return this.#call('realpath', path, async (p, run) => {
       // A path the policy keeps from listings, or a link to one, is not there to resolve, as for stat.
       await this.#visible(run, 'realpath', p);
@@ -525,6 +617,9 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   utimes(path: string, _atime: Date, _mtime: Date): Promise<void> {
+    // touch /dev/null is allowed to anyone, and changes nothing here.
+    const device = this.#device('utime', path, () => undefined);
+    if (device !== undefined) return device;
     return this.#call('utime', path, async (p, run) => {
       this.#writable('utime', p);
       await this.#check(run, 'write', p);

@@ -16,4 +16,5 @@
 export { asBashResult, type BashErrorCode, BashFsError, toBashError } from './bash-errors.ts';
 export { CtxfsBash, type CtxfsBashOptions, type CtxfsExecResult } from './ctxfs-bash.ts';
 export { CtxfsBashFs, type CtxfsBashFsOptions, type CtxfsDirent } from './ctxfs-bash-fs.ts';
+export { DEVICES, type Device, deviceAt } from './devices.ts';
 export { resolveVirtual, virtualPath, workspacePath } from './virtual-path.ts';

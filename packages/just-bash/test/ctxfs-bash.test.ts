@@ -1,84 +1,22 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ContainerFilesystem } from '@ctxfs/container';
-import { type ContextLayer, createContext, type PolicyConfig } from '@ctxfs/context';
 import type { Filesystem } from '@ctxfs/core';
-import { HostFilesystem } from '@ctxfs/host';
-import { MemoryFilesystem } from '@ctxfs/memory';
 import { Bash, defineCommand } from 'just-bash';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { dockerAvailable, removeTestContainers, TEST_IMAGE, TEST_LABELS } from '../../container/test/docker-fixture.ts';
+import { describe, expect, it } from 'vitest';
 import { CtxfsBash, CtxfsBashFs } from '../src/index.ts';
+import { useBackends } from './backends.ts';
 
 const TEN = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`src/m${i}.ts`, `export const v${i} = 'old';\n`]));
 
-interface Opened {
-  readonly fs: Filesystem;
-  readonly ctx: ContextLayer;
-  /** The host directory, for the host backend. */
-  readonly dir?: string;
-}
-
-const opened: Opened[] = [];
-afterEach(async () => {
-  for (const o of opened.splice(0)) {
-    await o.ctx.close();
-    await o.fs.close();
-    if (o.dir !== undefined) rmSync(o.dir, { recursive: true, force: true });
-  }
-});
-
-const BACKENDS = {
-  memory: async (files: Record<string, string>, policy?: PolicyConfig): Promise<Opened> => {
-    const fs = new MemoryFilesystem({ files });
-    const o = { fs, ctx: await createContext({ fs, safety: { policyFiles: false, policy } }) };
-    opened.push(o);
-    return o;
-  },
-  host: async (files: Record<string, string>, policy?: PolicyConfig): Promise<Opened> => {
-    const dir = mkdtempSync(join(tmpdir(), 'ctxfs-just-bash-'));
-    for (const [p, text] of Object.entries(files)) {
-      mkdirSync(join(dir, p, '..'), { recursive: true });
-      writeFileSync(join(dir, p), text);
-    }
-    const fs = new HostFilesystem({ root: dir });
-    const o = { fs, dir, ctx: await createContext({ fs, store: ':memory:', safety: { policyFiles: false, policy } }) };
-    opened.push(o);
-    return o;
-  },
-  container: async (files: Record<string, string>, policy?: PolicyConfig): Promise<Opened> => {
-    // One container for the file; each test gets a fresh workspace directory in it.
-    container ??= await ContainerFilesystem.open({ image: TEST_IMAGE, labels: TEST_LABELS, workdir: '/work' });
-    const dir = `t${opened.length}-${Date.now().toString(36)}`;
-    await container.mkdir(dir, { parents: true });
-    const fs = await ContainerFilesystem.open({ container: container.containerRef, workdir: `/work/${dir}` });
-    for (const [p, t] of Object.entries(files)) await fs.write(p, t, { createParents: true });
-    const o = { fs, ctx: await createContext({ fs, store: ':memory:', safety: { policyFiles: false, policy } }) };
-    opened.push(o);
-    return o;
-  },
-};
-
-let docker = false;
-let container: ContainerFilesystem | undefined;
-beforeAll(async () => {
-  docker = await dockerAvailable();
-}, 60_000);
-afterAll(async () => {
-  await container?.close();
-  if (docker) await removeTestContainers();
-});
+const { BACKENDS, open: openOn } = useBackends('t');
 
 const text = async (fs: Filesystem, path: string): Promise<string> => new TextDecoder().decode(await fs.readBytes(path));
 
-describe.each(Object.entries(BACKENDS))('just-bash over ctxfs %s', (name, make) => {
+describe.each(Object.keys(BACKENDS))('just-bash over ctxfs %s', (name) => {
   // The container backend needs the Docker engine (in CI it must be there: dockerAvailable throws).
-  const open = async (files: Record<string, string>, policy?: PolicyConfig): Promise<Opened> => {
-    if (name === 'container' && !docker) throw new Error('no Docker engine: the container backend cannot be tested here');
-    return make(files, policy);
-  };
+  const open = openOn(name);
   it('a script edits ten files as one command, and undo restores each', async () => {
     const { fs, ctx } = await open(TEN);
     // just-bash's default options: its guard against host APIs is on while the script runs.
