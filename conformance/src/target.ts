@@ -12,6 +12,12 @@ export interface FixtureInit {
   files?: Readonly<Record<string, string | Uint8Array>>;
   /** Empty directories to create. */
   dirs?: readonly string[];
+  /**
+   * Symbolic links to create: path → target, as `ln -s target path` makes
+   * them (a relative target is read from the link's own directory). Asked
+   * for only of a backend that declares `symlinks`.
+   */
+  links?: Readonly<Record<string, string>>;
   /** Open the filesystem read-only (after seeding). */
   readOnly?: boolean;
 }

@@ -19,6 +19,7 @@ import { grepSection } from './grep.ts';
 import { grepExcludeSection } from './grep-exclude.ts';
 import { lifecycleSection } from './lifecycle.ts';
 import { limitsSection } from './limits.ts';
+import { linksSection } from './links.ts';
 import { metadataSection } from './metadata.ts';
 import { mkdirSection } from './mkdir.ts';
 import { pathsSection } from './paths.ts';
@@ -41,6 +42,7 @@ export const SECTIONS: ReadonlyArray<readonly [string, Section]> = [
   ['paths and security', pathsSection],
   ['hostile path fuzz', fuzzSection],
   ['exists, stat, list', metadataSection],
+  ['symbolic links', linksSection],
   ['streaming reads', streamingReadSection],
   ['streaming chunk lifetime', streamingLifetimeSection],
   ['streaming writes', streamingWriteSection],

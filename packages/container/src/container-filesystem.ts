@@ -721,6 +721,12 @@ export class ContainerFilesystem extends FilesystemBase {
     return res.stdout.toString('utf8').replace(/\n$/, '').replace(/^\/+/, '');
   }
 
+  protected override async readLink(path: string): Promise<string | undefined> {
+    if (path === '') return undefined;
+    const res = await this.#run('realpath', path, `RL ${q(path)}`);
+    return res.status === 0 ? res.stdout.toString('utf8').replace(/\n$/, '') : undefined;
+  }
+
   protected async statPath(path: string): Promise<FileStat> {
     const res = await this.#ok('stat', path, `ST ${q(path)}`);
     const { uid: _u, gid: _g, ...st } = parseStat(path, res.stdout.toString('utf8'));

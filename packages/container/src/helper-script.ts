@@ -59,6 +59,8 @@ export const STATUS_CODES: Readonly<Record<number, string>> = {
   // The commit's ifMatch did not match; stdout holds the current hash (or
   // 'absent') for the caller's ECONFLICT.
   113: 'ECONFLICT',
+  // A link in a loop met while following the links of a path (realpath).
+  114: 'ELOOP',
 };
 
 /** The commit lock's name in the workspace root when the container has no writable `/tmp`; never reported by a watcher. */
@@ -170,7 +172,8 @@ lp() {
   return 1
 }
 # The file a write of $1 changes: a link's target (created when it dangles), not the link.
-tgt() { chk "$1" || return $?; [ -L "$P" ] || return 0; RP "$1" > /dev/null || return 3; }
+# A link in a loop is ELOOP (114); any other link RP will not follow leads outside.
+tgt() { chk "$1" || return $?; [ -L "$P" ] || return 0; RP "$1" > /dev/null && return 0; e=$?; [ $e = 114 ] && return 114; return 3; }
 RP() {
   P=$RR
   local IFS=/ c t
@@ -178,12 +181,29 @@ RP() {
   for c in $1; do
     P=$P/$c
     if [ -L "$P" ]; then
+      # A loop leads nowhere (lt would take it for a dangling link and answer where it points).
+      if [ ! -e "$P" ] && lp "$P"; then set +f; return 114; fi
       t=$(lt "$P") || { set +f; return 3; }
       case $t in "$RR"|"$RR"/*) P=$t ;; *) set +f; return 3 ;; esac
     fi
   done
   set +f
   printf '%s\n' "${'$'}{P#"$RR"}"
+}
+# The text of the link $1 (its parent's links checked), for naming the link that closes a loop: relative as
+# written, from the workspace root with a leading / when absolute inside it; outside the root it is not told.
+RL() {
+  chkp "$1" || return $?
+  ind || return $?
+  [ -L "$B" ] || { cd /; return 100; }
+  l=$(readlink "$B"); s=$?; cd /
+  [ $s = 0 ] || return $s
+  case $l in
+    "$RR") printf '/\n' ;;
+    "$RR"/*) printf '/%s\n' "${'$'}{l#"$RR"/}" ;;
+    /*) return 3 ;;
+    *) printf '%s\n' "$l" ;;
+  esac
 }
 LS() {
   chk "$1" || return $?

@@ -22,9 +22,9 @@ if (available) {
     name: `container (busybox, ${TEST_ENGINE.label})`,
     capabilities: containerCapabilities(),
     timeout: 120_000,
-    create: async ({ files, dirs, readOnly }) => {
+    create: async ({ files, dirs, links, readOnly }) => {
       const dir = `t${++counter}`;
-      await seedWorkspace(container, '/work', dir, files, dirs);
+      await seedWorkspace(container, '/work', dir, files, dirs, links);
       return ContainerFilesystem.open({ engine: TEST_ENGINE.options, container: container.id, workdir: `/work/${dir}`, readOnly, createWorkdir: false });
     },
   });

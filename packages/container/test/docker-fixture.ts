@@ -135,8 +135,8 @@ export async function sh(container: Docker.Container, script: string, user?: str
 }
 
 /**
- * Seeds directory `dir` (relative name under `parentAbs`) with files and
- * empty directories in one archive upload.
+ * Seeds directory `dir` (relative name under `parentAbs`) with files, empty
+ * directories and symbolic links (path → target) in one archive upload.
  */
 export async function seedWorkspace(
   container: Docker.Container,
@@ -144,6 +144,7 @@ export async function seedWorkspace(
   dir: string,
   files: Readonly<Record<string, string | Uint8Array>> = {},
   dirs: readonly string[] = [],
+  links: Readonly<Record<string, string>> = {},
 ): Promise<void> {
   const pack = tar.pack();
   const put = container.putArchive(pack as unknown as NodeJS.ReadableStream, { path: parentAbs });
@@ -165,6 +166,11 @@ export async function seedWorkspace(
     if (slash > 0) mkdirs(path.slice(0, slash));
     const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
     pack.entry({ name: `${dir}/${path}`, type: 'file', mode: 0o644 }, data);
+  }
+  for (const [path, target] of Object.entries(links)) {
+    const slash = path.lastIndexOf('/');
+    if (slash > 0) mkdirs(path.slice(0, slash));
+    pack.entry({ name: `${dir}/${path}`, type: 'symlink', linkname: target, mode: 0o777 });
   }
   pack.finalize();
   await put;

@@ -87,6 +87,9 @@ export type FsOperation =
   | 'close'
   | (string & {});
 
+/** What to do about a loop of symbolic links, whichever call met it. */
+const LOOP_HINT = 'a loop of links leads to no file: name a path that does not go through it, or point one of its links at a real file or directory';
+
 const DEFAULT_HINTS: Record<FsErrorCode, string> = {
   ENOENT: 'check the path with list() or glob(), or create it first',
   EEXIST: 'choose another name, or pass overwrite/existOk if replacing is intended',
@@ -100,7 +103,7 @@ const DEFAULT_HINTS: Record<FsErrorCode, string> = {
   ENAMETOOLONG: 'shorten the path; see the path limits of the filesystem',
   ENOSPC: 'the backend is out of space; free some and retry (the original file is intact)',
   EMFILE: 'too many open files; close readers and writers you no longer need',
-  ELOOP: 'the path contains a symbolic-link cycle',
+  ELOOP: LOOP_HINT,
   EIO: 'the backend reported an I/O error; retry, and check the backend if it persists',
   EBUSY: 'the resource is busy; retry later',
   EPATHESCAPE: 'use a path relative to the workspace root that stays inside it',
@@ -278,6 +281,39 @@ export function notRegularFile(op: FsOperation, path: string | undefined): FsErr
   });
 }
 
+/**
+ * The refusal of a path whose symbolic links go round in a loop, in the one
+ * wording every backend gives: under `path`, the path the caller asked for
+ * (not the link the resolver was on when it gave up, which the caller never
+ * named), and, when known, the link that leads back into the loop (both
+ * inside the workspace: a loop is only named by links followed inside it).
+ *
+ * @example
+ * ```ts
+ * // loop1 -> loop2, loop2 -> loop1
+ * symlinkLoop('readBytes', 'loop1', { closure: { link: 'loop2', target: 'loop1' } }).message;
+ * // "ELOOP: the symbolic links in the path go round in a loop ('loop2' leads back to 'loop1'), readBytes 'loop1' (a loop of links …)"
+ * ```
+ */
+export function symlinkLoop(
+  op: FsOperation,
+  path: string | undefined,
+  options: {
+    /** The link that leads back into the loop, and the link it leads back to. */
+    readonly closure?: { readonly link: string; readonly target: string } | undefined;
+    /** Second path of a two-path operation. */
+    readonly dest?: string | undefined;
+    readonly cause?: unknown;
+  } = {},
+): FsError {
+  const { closure, dest, cause } = options;
+  const reason =
+    closure === undefined
+      ? 'the symbolic links in the path go round in a loop, or nest too deep to follow'
+      : `the symbolic links in the path go round in a loop ('${closure.link}' leads back to ${closure.link === closure.target ? 'itself' : `'${closure.target}'`})`;
+  return new FsError({ code: 'ELOOP', op, path, dest, reason, hint: LOOP_HINT, cause });
+}
+
 const NODE_CODES = new Set<string>(Object.keys(REASONS));
 /** Every code ctxfs knows; a primitive may throw any of them as `errno(code)`. */
 const KNOWN_CODES = new Set<string>(Object.keys(DEFAULT_HINTS));
@@ -291,6 +327,7 @@ export function toFsError(err: unknown, op: FsOperation, path?: string, dest?: s
   if (err instanceof FsError) return err;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string') {
+    if (code === 'ELOOP') return symlinkLoop(op, path, { dest, cause: err });
     if (NODE_CODES.has(code)) {
       return new FsError({ code: code as NodeErrorCode, op, path, dest, reason: REASONS[code as NodeErrorCode], cause: err });
     }

@@ -11,13 +11,13 @@
 
 import { DIGEST_BUFFER_BYTES, digestStream, MAX_DIGEST_HEAD_BYTES } from './digest.ts';
 import { createDecoder, type DetectOptions, detectBom, encodeText, normalizeEncoding } from './encoding.ts';
-import { FsError, type FsErrorCode, type FsOperation, fsError, toFsError } from './errors.ts';
+import { FsError, type FsErrorCode, type FsOperation, fsError, symlinkLoop, toFsError } from './errors.ts';
 import { compileFileFilter, compileGlob } from './glob.ts';
 import { compileGrep, type GrepMatcher, scanChunks } from './grep.ts';
 import { validateIfMatch } from './if-match.ts';
 import { chardetDetector, detectLineEnding, detectTextFormat } from './legacy-detector.ts';
 import { DEFAULT_READ_LINES, resolveLimits } from './limits.ts';
-import { displayPath, isSameOrInside, joinPath, parentPath, resolvePath, trailingSlashError } from './path.ts';
+import { displayPath, isSameOrInside, joinPath, type LinkLoopClosure, linkLoopClosure, parentPath, resolvePath, trailingSlashError } from './path.ts';
 import { createTextReader, type TextReaderOptions } from './text-reader.ts';
 import type {
   ByteReader,
@@ -297,8 +297,24 @@ export abstract class FilesystemBase implements Filesystem {
     try {
       return await fn();
     } catch (err) {
+      // A loop the backend met (its errno, not yet an FsError) is refused under the path asked for, naming the
+      // link that leads back into it: whichever link the backend was on when it gave up, the caller named none.
+      if (codeOf(err) === 'ELOOP' && !(err instanceof FsError)) throw await this.#loopRefusal(err, op, path, dest);
       throw asPublicError(err, op, path, dest);
     }
+  }
+
+  async #loopRefusal(err: unknown, op: FsOperation, path: string | undefined, dest: string | undefined): Promise<FsError> {
+    let closure: LinkLoopClosure | undefined;
+    for (const input of [path, dest]) {
+      if (closure !== undefined || input === undefined) continue;
+      try {
+        closure = await linkLoopClosure(resolvePath(input, op, this.limits).path, (p) => this.readLink(p));
+      } catch {
+        // A link that cannot be read (gone since, or unreadable): the loop is refused without naming it.
+      }
+    }
+    return symlinkLoop(op, path, { closure, dest, cause: err });
   }
 
   // ---------------------------------------------------------------- streaming
@@ -534,6 +550,19 @@ export abstract class FilesystemBase implements Filesystem {
    */
   protected followLinks(path: string): Promise<string> {
     return Promise.resolve(path);
+  }
+
+  /**
+   * The target of the symbolic link at `path` (normalized; its parent holds
+   * no link) as the link's text gives it: relative to the link's directory,
+   * or from the workspace root with a leading `/` for an absolute target
+   * inside the root; `undefined` when `path` is no link, or its target lies
+   * outside the root (which is never told). Used only to name the link that
+   * closes a loop in an `ELOOP` refusal; backends that declare `symlinks`
+   * override it, and a loop is refused without the name where they do not.
+   */
+  protected readLink(_path: string): Promise<string | undefined> {
+    return Promise.resolve(undefined);
   }
 
   list(path = '', options: ListOptions = {}): Promise<FileEntry[]> {

@@ -284,3 +284,61 @@ export function displayPath(path: string): string {
 export function pathSegments(path: string): string[] {
   return path === '' ? [] : path.split('/');
 }
+
+/** The link of a loop of symbolic links that leads back into it, and the link it leads back to (normalized paths). */
+export interface LinkLoopClosure {
+  /** The link whose target is a link already followed. */
+  readonly link: string;
+  /** That link already followed (`link` itself when the link leads to itself). */
+  readonly target: string;
+}
+
+/**
+ * Which link closes the loop of symbolic links that `path` (normalized) runs
+ * into, for the refusal of the path to name it. The links are followed one
+ * component at a time from the root, by their text: `readLink` answers the
+ * target of the link at a path whose parent holds no link (relative to the
+ * link's directory, or starting with `/` for a path from the workspace
+ * root), or `undefined` when the path is no link. A chain that leads out of
+ * the root, ends, or runs longer than `maxLinks` without coming back is no
+ * loop this can name: `undefined`.
+ *
+ * @example
+ * ```ts
+ * // loop1 -> loop2, loop2 -> loop1
+ * await linkLoopClosure('loop1/a.txt', readLink); // { link: 'loop2', target: 'loop1' }
+ * ```
+ */
+export async function linkLoopClosure(
+  path: string,
+  readLink: (path: string) => Promise<string | undefined>,
+  maxLinks = 64,
+): Promise<LinkLoopClosure | undefined> {
+  let pending = pathSegments(path);
+  let resolved = '';
+  const followed = new Set<string>();
+  let last: string | undefined;
+  while (pending.length > 0) {
+    const at = joinPath(resolved, pending.shift() as string);
+    const target = await readLink(at);
+    if (target === undefined) {
+      resolved = at;
+      continue;
+    }
+    if (followed.has(at)) return { link: last ?? at, target: at };
+    if (followed.size >= maxLinks) return undefined;
+    followed.add(at);
+    last = at;
+    // The target replaces the link: from the root when absolute, else from the link's directory (which holds no link,
+    // so `..` in it is its parent).
+    const next = target.startsWith('/') ? [] : pathSegments(resolved);
+    for (const segment of target.split('/')) {
+      if (segment === '' || segment === '.') continue;
+      if (segment !== '..') next.push(segment);
+      else if (next.pop() === undefined) return undefined;
+    }
+    pending = [...next, ...pending];
+    resolved = '';
+  }
+  return undefined;
+}

@@ -623,7 +623,9 @@ export interface Filesystem extends AsyncDisposable {
    * followed: what a read of it reads and a write of it writes. The part of
    * the path that does not exist yet is kept as given (a new file under a
    * linked directory is under the link's target). A link that leads out of
-   * the root is `EPATHESCAPE`. A backend without symlinks answers the
+   * the root is `EPATHESCAPE`; links that go round in a loop are `ELOOP`
+   * under `path` as given (never under the link the loop came back through,
+   * which the message names). A backend without symlinks answers the
    * normalized path. The safety layer decides a call on this path as well
    * as on the one given, so a link cannot open what the policy closes.
    *

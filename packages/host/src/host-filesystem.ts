@@ -455,7 +455,9 @@ export class HostFilesystem extends FilesystemBase {
     try {
       // The common case, one call: the path is there.
       real = fs.realpathSync.native(abs);
-    } catch {
+    } catch (err) {
+      // A loop leads nowhere: not to the link the kernel gave up on, whose name the caller never gave (the base refuses it).
+      if ((err as { code?: unknown }).code === 'ELOOP') throw err;
       real = realpathOfNearest(abs);
       // A link whose target does not exist yet: a write through it would make the target.
       try {
@@ -468,6 +470,13 @@ export class HostFilesystem extends FilesystemBase {
       throw hostError('EPATHESCAPE', path, 'a symbolic link in the path leads out of the workspace', 'use a path whose links stay inside the workspace');
     }
     return nodePath.relative(this.root, real).split(nodePath.sep).join('/');
+  }
+
+  protected override async readLink(path: string): Promise<string | undefined> {
+    const target = this.#atEntry(path, (entry) => fs.readlinkSync(entry));
+    if (target === undefined || !nodePath.isAbsolute(target)) return target;
+    // An absolute target is told only as a path from the workspace root, and only when it lies inside it.
+    return isHostPathInside(this.root, target) ? `/${nodePath.relative(this.root, target).split(nodePath.sep).join('/')}` : undefined;
   }
 
   protected async statPath(path: string): Promise<FileStat> {
@@ -493,6 +502,16 @@ export class HostFilesystem extends FilesystemBase {
   }
 
   #lstatLink(path: string): fs.Stats | undefined {
+    const st = this.#atEntry(path, (entry) => fs.lstatSync(entry));
+    return st?.isSymbolicLink() === true ? st : undefined;
+  }
+
+  /**
+   * `read` of the entry `path` itself (not followed), reached through its
+   * parent's checked descriptor; undefined for the root, or when the
+   * parent cannot be opened or `read` fails.
+   */
+  #atEntry<T>(path: string, read: (entry: string) => T): T | undefined {
     if (path === '') return undefined;
     let parent: { dfd: number; name: string };
     try {
@@ -501,8 +520,7 @@ export class HostFilesystem extends FilesystemBase {
       return undefined;
     }
     try {
-      const st = fs.lstatSync(this.#guard.via(parent.dfd, parent.name));
-      return st.isSymbolicLink() ? st : undefined;
+      return read(this.#guard.via(parent.dfd, parent.name));
     } catch {
       return undefined;
     } finally {

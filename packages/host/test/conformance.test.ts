@@ -10,13 +10,13 @@ await removeWorkspace(probe);
 describeFilesystemConformance({
   name: findRipgrep() ? 'host (ripgrep)' : 'host (no rg on PATH)',
   capabilities,
-  create: ({ files, dirs, readOnly }) => openSeeded({ files, dirs, readOnly }),
+  create: ({ files, dirs, links, readOnly }) => openSeeded({ files, dirs, links, readOnly }),
   cleanup: removeWorkspace,
 });
 
 describeFilesystemConformance({
   name: 'host (JS scanner)',
   capabilities: { ...capabilities, nativeGrep: false },
-  create: ({ files, dirs, readOnly }) => openSeeded({ files, dirs, readOnly }, { grep: 'js' }),
+  create: ({ files, dirs, links, readOnly }) => openSeeded({ files, dirs, links, readOnly }, { grep: 'js' }),
   cleanup: removeWorkspace,
 });
