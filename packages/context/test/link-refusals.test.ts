@@ -6,6 +6,10 @@
  * before the call, and the backend's realpath answered `loop2` for `loop1`
  * (the link it was on when it gave up), so the read failed with ELOOP naming
  * `loop2`, a name the caller never gave.
+ *
+ * A link out of the root: a listing, a search or the metadata of one was
+ * EINVAL "'out' is a symlink, not a file or directory", where every other
+ * call says EPATHESCAPE, the one code for a path that leads out of the root.
  */
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -54,6 +58,33 @@ describe('a loop of links through the context layer', () => {
       expect(err).toMatchObject({ code: 'ELOOP', path: 'loop1' });
       expect(err.message).toContain("'loop1'");
       expect(err.message).toContain("'loop2' leads back to 'loop1'");
+    });
+  });
+});
+
+describe('a link out of the root through the context layer', () => {
+  it('a listing or a search of it is EPATHESCAPE naming the path asked for, never where it leads', async () => {
+    await withLinks(async (ctx, outside) => {
+      for (const [path, call] of [
+        ['out', () => ctx.listFiles('out')],
+        ['outdir', () => ctx.listFiles('outdir')],
+        ['out', () => ctx.grep('secret', { path: 'out' })],
+      ] as const) {
+        const err = await refusal(call());
+        expect(err.code, err.message).toBe('EPATHESCAPE');
+        expect(err.path).toBe(path);
+        expect(err.message).toContain(`'${path}'`);
+        expect(err.hint.length).toBeGreaterThan(0);
+        expect(`${err.message} ${err.hint}`).not.toContain(OUTSIDE_DIR);
+        expect(`${err.message} ${err.hint}`).not.toContain(outside);
+      }
+    });
+  });
+
+  it('a loop listed or searched is ELOOP naming the path asked for', async () => {
+    await withLinks(async (ctx) => {
+      const err = await refusal(ctx.listFiles('loop1'));
+      expect(err).toMatchObject({ code: 'ELOOP', path: 'loop1' });
     });
   });
 });

@@ -17,7 +17,17 @@ import { compileGrep, type GrepMatcher, scanChunks } from './grep.ts';
 import { validateIfMatch } from './if-match.ts';
 import { chardetDetector, detectLineEnding, detectTextFormat } from './legacy-detector.ts';
 import { DEFAULT_READ_LINES, resolveLimits } from './limits.ts';
-import { displayPath, isSameOrInside, joinPath, type LinkLoopClosure, linkLoopClosure, parentPath, resolvePath, trailingSlashError } from './path.ts';
+import {
+  displayPath,
+  isSameOrInside,
+  joinPath,
+  type LinkLoopClosure,
+  linkLoopClosure,
+  parentPath,
+  resolvePath,
+  trailingSlashError,
+  unfollowedLink,
+} from './path.ts';
 import { createTextReader, type TextReaderOptions } from './text-reader.ts';
 import type {
   ByteReader,
@@ -75,17 +85,6 @@ export function errno(code: FsErrorCode, message?: string): Error & { code: FsEr
   const err = new Error(message ?? code) as Error & { code: FsErrorCode };
   err.code = code;
   return err;
-}
-
-/**
- * A directory on the way that stats as a link: a stat follows links that stay
- * inside, so this one leads out of the workspace or loops. Nothing is made through it.
- */
-function unfollowedLink(op: FsOperation, path: string, link: string): FsError {
-  return fsError('EPATHESCAPE', op, path, {
-    reason: `'${displayPath(link)}' is a symbolic link that leads outside the workspace (or in a loop)`,
-    hint: 'use a path whose symlinks stay inside the workspace root',
-  });
 }
 
 function codeOf(err: unknown): string | undefined {
@@ -266,7 +265,9 @@ export abstract class FilesystemBase implements Filesystem {
         hint: 'create it with mkdir(..., { parents: true }) or pass { createParents: true }',
       });
     }
-    if (st.kind === 'symlink') throw unfollowedLink(op, path, parent);
+    // A directory on the way that stats as a link: a stat follows links that stay inside, so this one leads out
+    // of the workspace or loops. Nothing is made through it.
+    if (st.kind === 'symlink') throw await unfollowedLink(this, op, path, parent);
     if (st.kind !== 'directory') throw fsError('ENOTDIR', op, path, { reason: `'${displayPath(parent)}' is not a directory` });
   }
 
@@ -286,7 +287,7 @@ export abstract class FilesystemBase implements Filesystem {
           if (again?.kind !== 'directory') throw fsError('ENOTDIR', op, path);
         }
       } else if (st.kind === 'symlink') {
-        throw unfollowedLink(op, path, current);
+        throw await unfollowedLink(this, op, path, current);
       } else if (st.kind !== 'directory') {
         throw fsError('ENOTDIR', op, path, { reason: `'${current}' is not a directory` });
       }

@@ -342,3 +342,45 @@ export async function linkLoopClosure(
   }
   return undefined;
 }
+
+/**
+ * The refusal of a call on `path` that meets `link` (`path` itself, or a
+ * directory on its way): a symbolic link the filesystem does not follow,
+ * which a stat answers as `symlink`. Said as following the link says it —
+ * `EPATHESCAPE` for a link that leads out of the root, `ELOOP` for links in
+ * a loop — under `op` and `path`, so that every call on such a link gives
+ * the code a read of it gives; `EPATHESCAPE` where the filesystem follows
+ * no links (a host workspace that refuses them). Where the link leads is
+ * never told.
+ *
+ * @example
+ * ```ts
+ * // out -> /etc/passwd
+ * (await unfollowedLink(fs, 'list', 'out')).code; // 'EPATHESCAPE'
+ * ```
+ */
+export async function unfollowedLink(
+  fs: { readonly capabilities: { readonly symlinks: boolean }; realpath(path: string): Promise<string> },
+  op: FsOperation,
+  path: string,
+  link: string = path,
+): Promise<FsError> {
+  if (fs.capabilities.symlinks) {
+    try {
+      await fs.realpath(link);
+    } catch (err) {
+      if (err instanceof FsError && (err.code === 'EPATHESCAPE' || err.code === 'ELOOP')) {
+        return new FsError({ code: err.code, op, path, reason: err.reason, hint: err.hint, cause: err });
+      }
+    }
+  }
+  // Without links followed at all, or a link mended or replaced since the stat: what it is is all there is to say.
+  const refused = !fs.capabilities.symlinks;
+  return new FsError({
+    code: 'EPATHESCAPE',
+    op,
+    path,
+    reason: `'${displayPath(link)}' is a symbolic link ${refused ? 'and this workspace refuses symlinks' : 'that leads outside the workspace (or in a loop)'}`,
+    hint: refused ? 'use the path of the file or directory the link stands for' : 'use a path whose symlinks stay inside the workspace root',
+  });
+}

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { fsError, isFsError } from '@ctxfs/core';
+import { fsError, isFsError, unfollowedLink } from '@ctxfs/core';
 import { callText } from '../calls/call-text.ts';
 import type { Workspace } from '../retrieval/shared.ts';
 import { currentCall } from '../safety/safety-layer.ts';
@@ -36,6 +36,9 @@ export async function searchScope(ws: Workspace, op: SearchOp, path: string, inc
   let kind: 'file' | 'directory';
   try {
     const st = await ws.fs.stat(path);
+    // A stat follows the links it can: one that stats as a link leads out of the root or loops, refused as a read
+    // of it is (EPATHESCAPE, ELOOP), not as a wrong argument.
+    if (st.kind === 'symlink') throw await unfollowedLink(ws.fs, op, path);
     if (st.kind !== 'file' && st.kind !== 'directory') throw fsError('EINVAL', op, path, { reason: `'${path}' is a ${st.kind}, not a file or directory` });
     kind = st.kind;
   } catch (err) {
