@@ -7,7 +7,8 @@
  */
 
 import { errno, FsError, type FsErrorCode, type FsOperation, notRegularFile } from '@ctxfs/core';
-import type { EngineName } from './engine.ts';
+import type Docker from 'dockerode';
+import { describeEngine, type EngineName, engineTitle } from './engine.ts';
 import { STATUS_CODES } from './helper-script.ts';
 import { SshEngineError, type SshFailure } from './ssh-transport.ts';
 
@@ -150,11 +151,6 @@ export function resumeCommand(u: Unavailability): string | undefined {
   return undefined;
 }
 
-/** The engine as its users call it, for messages: Docker when not known. */
-export function engineTitle(engine: EngineName | undefined): string {
-  return engine === 'podman' ? 'Podman' : 'Docker';
-}
-
 /** What to do about a container in the condition `u` names. */
 function unavailableHint(u: Unavailability): string {
   const resume = resumeCommand(u);
@@ -266,14 +262,15 @@ const SSH_CODES: Readonly<Record<SshFailure, FsErrorCode>> = {
 /**
  * The error for an engine that refused us or that we refused, over TLS (see
  * {@link tlsFailure}) or SSH (host key, login, the host's docker), naming the
- * engine, what happened and what to change; `undefined` for other failures.
+ * engine by its connection ({@link describeEngine}), what happened and what
+ * to change; `undefined` for other failures.
  */
-export function engineRefusal(op: FsOperation, engine: string, err: unknown): FsError | undefined {
+export function engineRefusal(op: FsOperation, docker: Docker, err: unknown): FsError | undefined {
   if (err instanceof SshEngineError) {
-    return new FsError({ code: SSH_CODES[err.failure], op, reason: `the Docker engine at ${engine} ${err.reason}`, hint: err.hint, cause: err });
+    return new FsError({ code: SSH_CODES[err.failure], op, reason: `${describeEngine(docker)} ${err.reason}`, hint: err.hint, cause: err });
   }
   const tls = describeEngineError(err).tls;
-  return tls === undefined ? undefined : tlsFailure(op, engine, tls, err);
+  return tls === undefined ? undefined : tlsFailure(op, docker, tls, err);
 }
 
 /**
@@ -281,7 +278,7 @@ export function engineRefusal(op: FsOperation, engine: string, err: unknown): Fs
  * (a credentials problem: retrying will not help), naming the engine, what
  * was refused and what to change.
  */
-export function tlsFailure(op: FsOperation, engine: string, failure: TlsFailure, cause: unknown): FsError {
+export function tlsFailure(op: FsOperation, docker: Docker, failure: TlsFailure, cause: unknown): FsError {
   const t = TLS_FAILURES[failure];
-  return new FsError({ code: 'EACCES', op, reason: `the Docker engine at ${engine} ${t.reason}`, hint: t.hint, cause });
+  return new FsError({ code: 'EACCES', op, reason: `${describeEngine(docker)} ${t.reason}`, hint: t.hint, cause });
 }

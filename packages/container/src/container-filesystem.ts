@@ -63,7 +63,6 @@ import {
   containerUnavailability,
   describeEngineError,
   engineRefusal,
-  engineTitle,
   FULL_DISK_BYTES,
   freeKibibytes,
   helperFailure,
@@ -468,7 +467,7 @@ export class ContainerFilesystem extends FilesystemBase {
   }
 
   static async #engineFailure(op: FsOperation, ref: string, docker: Docker, err: unknown): Promise<FsError> {
-    const refused = engineRefusal(op, describeEngine(docker), err);
+    const refused = engineRefusal(op, docker, err);
     if (refused !== undefined) return refused;
     const d = describeEngineError(err);
     // The engine answered that much, so it answers what it is too.
@@ -481,7 +480,7 @@ export class ContainerFilesystem extends FilesystemBase {
         {
           container: ref,
           condition: 'unreachable',
-          state: `is unreachable: the ${engineTitle(engine)} engine at ${describeEngine(docker)} does not answer (${d.message})`,
+          state: `is unreachable: ${describeEngine(docker)} does not answer (${d.message})`,
           engine,
         },
         err,
@@ -608,7 +607,7 @@ export class ContainerFilesystem extends FilesystemBase {
       // The way out is a command of the engine's, and Podman's is named differently from Docker's.
       engine = await engineName(this.docker);
     } catch (err) {
-      const refused = engineRefusal(op, describeEngine(this.docker), err);
+      const refused = engineRefusal(op, this.docker, err);
       if (refused !== undefined) return refused;
       const e = describeEngineError(err);
       engine = knownEngineName(this.docker);
@@ -618,7 +617,7 @@ export class ContainerFilesystem extends FilesystemBase {
         engine ??= await engineName(this.docker);
       } else if (e.unreachable) {
         condition = 'unreachable';
-        state = `is unreachable: the ${engineTitle(engine)} engine at ${describeEngine(this.docker)} does not answer (${e.message})`;
+        state = `is unreachable: ${describeEngine(this.docker)} does not answer (${e.message})`;
       } else {
         condition = 'unreachable';
         state = `cannot be inspected: ${e.message}`;

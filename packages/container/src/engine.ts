@@ -480,12 +480,35 @@ export function engineNameOf(version: { readonly Components?: ReadonlyArray<{ re
   return (version.Components ?? []).some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker';
 }
 
-/** A human-readable description of where the engine is, for error messages. */
+/** The engine as its users call it, for messages: "container" (as in "the container engine") while it has not said which it is. */
+export function engineTitle(engine: EngineName | undefined): string {
+  return engine === 'podman' ? 'Podman' : engine === 'docker' ? 'Docker' : 'container';
+}
+
+/**
+ * The engine as a message names it: which engine, where, and over what
+ * connection. The engine is Docker or Podman once it has said so (see
+ * {@link knownEngineName}: its `/_ping` answer, or the `podman` option),
+ * else "the container engine": one that never answered is not taken for
+ * Docker. The connection is said where the address alone does not say it
+ * to a reader: TCP with TLS, plain TCP, SSH (a Unix socket needs no word).
+ *
+ * @example
+ * ```ts
+ * describeEngine(connectEngine({ host: 'https://10.0.0.5:2376', certPath })); // 'the container engine at https://10.0.0.5:2376 (TCP with TLS)'
+ * describeEngine(connectEngine({ host: 'ssh://deploy@box' }));                // 'the container engine at ssh://deploy@box:22 (over SSH)'
+ * describeEngine(connectEngine({ podman: true }));                             // 'the Podman engine at unix:///run/user/1000/podman/podman.sock'
+ * ```
+ */
 export function describeEngine(docker: Docker): string {
+  const engine = `the ${engineTitle(knownNames.get(docker))} engine`;
   const ssh = sshTransports.get(docker);
-  if (ssh !== undefined) return ssh.address;
+  if (ssh !== undefined) return `${engine} at ${ssh.address} (over SSH)`;
   const m = docker.modem as unknown as { socketPath?: unknown; host?: unknown; port?: unknown; protocol?: unknown };
-  if (typeof m.socketPath === 'string' && m.socketPath !== '') return `unix://${m.socketPath}`;
-  if (typeof m.host === 'string') return `${String(m.protocol ?? 'http')}://${m.host}:${String(m.port ?? '')}`;
-  return 'the default Docker engine';
+  if (typeof m.socketPath === 'string' && m.socketPath !== '') return `${engine} at unix://${m.socketPath}`;
+  if (typeof m.host === 'string') {
+    const tls = m.protocol === 'https';
+    return `${engine} at ${tls ? 'https' : 'http'}://${m.host}:${String(m.port ?? '')} (${tls ? 'TCP with TLS' : 'plain TCP, no TLS'})`;
+  }
+  return `${engine} at the client's default address`;
 }

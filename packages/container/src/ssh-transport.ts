@@ -66,7 +66,7 @@ export interface SshTarget {
  */
 export type SshFailure = 'host-unknown' | 'host-mismatch' | 'auth-refused' | 'no-docker' | 'engine-denied' | 'dial-failed' | 'protocol';
 
-/** An SSH-level failure, with a reason (completing "the Docker engine at ssh://… …") and what to do. */
+/** An SSH-level failure, with a reason (completing "the … engine at ssh://… (over SSH) …") and what to do. */
 export class SshEngineError extends Error {
   readonly failure: SshFailure;
   readonly reason: string;

@@ -172,7 +172,7 @@ describe.runIf(available)('a remote engine over TLS with client certificates', (
     const err = await errorOf(open(mixed('rogue-ca', 'client')));
     expect(err.code).toBe('EACCES');
     expect(err.op).toBe('open');
-    expect(err.message).toContain('the Docker engine at https://127.0.0.1:');
+    expect(err.message).toMatch(/the container engine at https:\/\/127\.0\.0\.1:\d+ \(TCP with TLS\) refused/);
     expect(err.message).toContain('does not verify against the CA');
     expect(err.hint).toMatch(/CA that signed the engine's certificate/);
   });
@@ -204,8 +204,8 @@ describe.runIf(available)('a remote engine over TLS with client certificates', (
     const env = { ...TLS_ENV, DOCKER_HOST: `tcp://127.0.0.1:${port}` };
     const attach = await errorOf(ContainerFilesystem.open({ container: 'sandbox', engine: { env } }));
     expect(attach.code).toBe('EUNAVAILABLE');
-    expect(attach.message).toContain(`the Docker engine at https://127.0.0.1:${port} does not answer`);
-    expect(attach.hint).toMatch(/start the container \(or the Docker engine\) again/);
+    expect(attach.message).toContain(`the container engine at https://127.0.0.1:${port} (TCP with TLS) does not answer`);
+    expect(attach.hint).toMatch(/start the container \(or the container engine\) again/);
     const create = await errorOf(ContainerFilesystem.open({ image: TEST_IMAGE, engine: { env } }));
     expect(create.code).toBe('EUNAVAILABLE');
     expect(create.message).toContain('does not answer');

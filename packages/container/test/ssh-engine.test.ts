@@ -244,7 +244,7 @@ describe.runIf(available)('a Docker engine over SSH', () => {
     const err = await errorOf(open(withKey(key('rogue/id_ed25519'))));
     expect(err.code).toBe('EACCES');
     expect(err.op).toBe('open');
-    expect(err.message).toContain(`the Docker engine at ${SSH_ENGINE} refused the SSH login of user 'ctxfs-ssh'`);
+    expect(err.message).toContain(`the container engine at ${SSH_ENGINE} (over SSH) refused the SSH login of user 'ctxfs-ssh'`);
     expect(err.message).toContain(`the key file ${key('rogue/id_ed25519')} (SHA256:`);
     expect(err.hint).toMatch(/authorized_keys/);
     const inline = await errorOf(open(withKey(readFileSync(key('rogue/id_ed25519'), 'utf8'))));
@@ -260,7 +260,9 @@ describe.runIf(available)('a Docker engine over SSH', () => {
     writeFileSync(empty, '');
     const unknown = await errorOf(open(withKey(key('client/id_ed25519'), { knownHosts: empty })));
     expect(unknown.code).toBe('EACCES');
-    expect(unknown.message).toContain(`the Docker engine at ${SSH_ENGINE} was not trusted: its SSH host key (ssh-ed25519 ${printed}) is not in known_hosts`);
+    expect(unknown.message).toContain(
+      `the container engine at ${SSH_ENGINE} (over SSH) was not trusted: its SSH host key (ssh-ed25519 ${printed}) is not in known_hosts`,
+    );
     expect(unknown.hint).toContain(`ssh-keyscan -p ${SSH_PORT} 127.0.0.1`);
     expect(unknown.hint).toContain('ssh.knownHosts');
     // Another key on file for [127.0.0.1]:port: refused as a possible interception.
@@ -275,7 +277,7 @@ describe.runIf(available)('a Docker engine over SSH', () => {
   it('a host whose account has no docker command is EUNSUPPORTED saying so', async () => {
     const err = await errorOf(open(withKey(key('nodocker/id_ed25519'))));
     expect(err.code).toBe('EUNSUPPORTED');
-    expect(err.message).toContain(`the Docker engine at ${SSH_ENGINE} has no docker command`);
+    expect(err.message).toContain(`the container engine at ${SSH_ENGINE} (over SSH) has no docker command`);
     expect(err.message).toMatch(/status 127 .*docker: not found/);
     expect(err.hint).toMatch(/install the docker CLI on the host/);
   });
@@ -288,8 +290,8 @@ describe.runIf(available)('a Docker engine over SSH', () => {
     const engine = { host: `ssh://ctxfs-ssh@127.0.0.1:${port}`, ssh: { privateKey: key('client/id_ed25519'), knownHosts: KNOWN_HOSTS } };
     const attach = await errorOf(ContainerFilesystem.open({ container: 'sandbox', engine }));
     expect(attach.code).toBe('EUNAVAILABLE');
-    expect(attach.message).toContain(`the Docker engine at ssh://ctxfs-ssh@127.0.0.1:${port} does not answer`);
-    expect(attach.hint).toMatch(/start the container \(or the Docker engine\) again/);
+    expect(attach.message).toContain(`the container engine at ssh://ctxfs-ssh@127.0.0.1:${port} (over SSH) does not answer`);
+    expect(attach.hint).toMatch(/start the container \(or the container engine\) again/);
     const create = await errorOf(ContainerFilesystem.open({ image: TEST_IMAGE, engine }));
     expect(create.code).toBe('EUNAVAILABLE');
     expect(create.message).toContain('does not answer');
