@@ -45,6 +45,13 @@ export interface ConformanceTarget {
    */
   capabilities: Capabilities;
   create(init: FixtureInit): Promise<Filesystem>;
+  /**
+   * Removes the root of `fs` from outside it (`rm -rf` of the directory, as
+   * a person or another process would), for the "root removed" section. A
+   * backend whose root nothing outside can remove (memory) leaves it out,
+   * and the section says so in the report.
+   */
+  removeRoot?(fs: Filesystem): Promise<void>;
   /** Called after each test with the filesystem `create` returned (already closed). */
   cleanup?(fs: Filesystem): Promise<void>;
   /** Fuzz runs per operation; default 10,000 paths in all (see the fuzz section). */

@@ -25,6 +25,7 @@ import { mkdirSection } from './mkdir.ts';
 import { pathsSection } from './paths.ts';
 import { readOnlySection } from './read-only.ts';
 import { renameSection } from './rename.ts';
+import { rootRemovedSection } from './root-removed.ts';
 import { snapshotsSection } from './snapshots.ts';
 import { streamingLifetimeSection } from './streaming-lifetime.ts';
 import { streamingReadSection } from './streaming-read.ts';
@@ -64,4 +65,5 @@ export const SECTIONS: ReadonlyArray<readonly [string, Section]> = [
   ['read-only mode', readOnlySection],
   ['concurrency', concurrencySection],
   ['lifecycle', lifecycleSection],
+  ['root removed', rootRemovedSection],
 ];

@@ -10,7 +10,8 @@ import type { Filesystem } from '@ctxfs/core';
 import { describe, expect, it } from 'vitest';
 import { codeOf, collect, type SuiteContext, utf8 } from '../context.ts';
 
-const OPERATIONS: ReadonlyArray<readonly [string, (fs: Filesystem) => Promise<unknown>]> = [
+/** One call of every public operation, on `a.txt` of a fixture that holds it. */
+export const OPERATIONS: ReadonlyArray<readonly [string, (fs: Filesystem) => Promise<unknown>]> = [
   ['openRead', (fs) => fs.openRead('a.txt')],
   ['openWrite', (fs) => fs.openWrite('a.txt')],
   ['openText', (fs) => fs.openText('a.txt')],

@@ -301,8 +301,35 @@ export abstract class FilesystemBase implements Filesystem {
       // A loop the backend met (its errno, not yet an FsError) is refused under the path asked for, naming the
       // link that leads back into it: whichever link the backend was on when it gave up, the caller named none.
       if (codeOf(err) === 'ELOOP' && !(err instanceof FsError)) throw await this.#loopRefusal(err, op, path, dest);
-      throw asPublicError(err, op, path, dest);
+      throw await this.#publicError(err, op, path, dest);
     }
+  }
+
+  /**
+   * The error a public call throws; a path "missing" because the root itself
+   * is gone (removed or moved away under an open workspace) is said to be
+   * that, or every call would answer ENOENT of its own path and every hint
+   * (list it, create it) would fail the same way.
+   */
+  async #publicError(err: unknown, op: FsOperation, path: string | undefined, dest?: string): Promise<FsError> {
+    const e = asPublicError(err, op, path, dest);
+    if ((e.code === 'ENOENT' || e.code === 'ENOTDIR') && !this.#closed && (await this.#rootGone())) return rootGoneError(op, path, dest, e);
+    return e;
+  }
+
+  /** True when the root is no longer a directory: removed, moved away or replaced by a file. */
+  async #rootGone(): Promise<boolean> {
+    try {
+      return (await this.statPath('')).kind !== 'directory';
+    } catch (err) {
+      const code = codeOf(err);
+      return code === 'ENOENT' || code === 'ENOTDIR';
+    }
+  }
+
+  /** Throws the root-gone refusal for a lookup that found nothing, when that is why. */
+  async #assertRootPresent(op: FsOperation, path: string): Promise<void> {
+    if (await this.#rootGone()) throw rootGoneError(op, path, undefined);
   }
 
   async #loopRefusal(err: unknown, op: FsOperation, path: string | undefined, dest: string | undefined): Promise<FsError> {
@@ -519,7 +546,11 @@ export abstract class FilesystemBase implements Filesystem {
     return this.#guard('exists', path, async () => {
       const r = this.resolve(path, 'exists');
       const st = await this.tryStat(r.path);
-      if (st === undefined) return false;
+      if (st === undefined) {
+        // "No" would be true of every path; the caller would go on to create what cannot be written.
+        await this.#assertRootPresent('exists', path);
+        return false;
+      }
       return !r.dirOnly || st.kind === 'directory';
     });
   }
@@ -715,6 +746,7 @@ export abstract class FilesystemBase implements Filesystem {
     const want = options.kind ?? 'any';
     const start = joinPath(cwd, plan.base);
     const startStat = await this.tryStat(start);
+    if (startStat === undefined) await this.#assertRootPresent('glob', pattern);
     if (startStat?.kind !== 'directory') return;
     const prefix = cwd === '' ? 0 : cwd.length + 1;
     const rel = (p: string) => p.slice(prefix);
@@ -832,14 +864,13 @@ export abstract class FilesystemBase implements Filesystem {
 
   #iterate<T>(op: FsOperation, path: string, make: () => AsyncGenerator<T>): AsyncIterableIterator<T> {
     let inner: AsyncGenerator<T> | undefined;
-    const wrap = (err: unknown) => asPublicError(err, op, typeof path === 'string' ? path : undefined);
     const it: AsyncIterableIterator<T> = {
-      async next() {
+      next: async () => {
         inner ??= make();
         try {
           return await inner.next();
         } catch (err) {
-          throw wrap(err);
+          throw await this.#publicError(err, op, typeof path === 'string' ? path : undefined);
         }
       },
       async return(value?: unknown) {
@@ -1119,6 +1150,16 @@ export abstract class FilesystemBase implements Filesystem {
 function asPublicError(err: unknown, op: FsOperation, path: string | undefined, dest?: string): FsError {
   if (err instanceof FsError && DELEGATED_OPS.has(err.op)) return err.withOperation(op);
   return toFsError(err, op, path, dest);
+}
+
+/** `EUNAVAILABLE` for a call that met a root no longer there; `cause` is what the call itself met. */
+function rootGoneError(op: FsOperation, path: string | undefined, dest: string | undefined, cause?: FsError): FsError {
+  return fsError('EUNAVAILABLE', op, path, {
+    dest,
+    reason: "the workspace's root directory no longer exists (it was removed or moved away after the workspace was opened)",
+    hint: 'recreate or restore the root directory, or open the workspace again on a directory that exists; until then every call fails',
+    cause,
+  });
 }
 
 /** One file a {@link Filesystem.digest} call asks for, its path validated. */

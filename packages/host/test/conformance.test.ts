@@ -1,5 +1,6 @@
+import { rmSync } from 'node:fs';
 import { describeFilesystemConformance } from '@ctxfs/conformance';
-import { findRipgrep } from '@ctxfs/host';
+import { findRipgrep, type HostFilesystem } from '@ctxfs/host';
 import { openSeeded, removeWorkspace } from './helpers.ts';
 
 const probe = await openSeeded({});
@@ -11,6 +12,7 @@ describeFilesystemConformance({
   name: findRipgrep() ? 'host (ripgrep)' : 'host (no rg on PATH)',
   capabilities,
   create: ({ files, dirs, links, readOnly }) => openSeeded({ files, dirs, links, readOnly }),
+  removeRoot: async (fs) => rmSync((fs as HostFilesystem).root, { recursive: true }),
   cleanup: removeWorkspace,
 });
 
@@ -18,5 +20,6 @@ describeFilesystemConformance({
   name: 'host (JS scanner)',
   capabilities: { ...capabilities, nativeGrep: false },
   create: ({ files, dirs, links, readOnly }) => openSeeded({ files, dirs, links, readOnly }, { grep: 'js' }),
+  removeRoot: async (fs) => rmSync((fs as HostFilesystem).root, { recursive: true }),
   cleanup: removeWorkspace,
 });

@@ -5,7 +5,10 @@
  * core's default hint, "check the path with list() or glob(), or create it
  * first", naming calls no tool user can make, and a missing file's refusal
  * said how to create it twice ("create it with write_file with your path and
- * your content, giving its path and the whole content").
+ * your content, giving its path and the whole content"). Every call now
+ * says what happened, the backend's EUNAVAILABLE: the root is gone (each
+ * answered ENOENT of its own path, and the hints to list or create it
+ * failed the same way).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +50,7 @@ describe('the root removed under a session', () => {
       for (const [name, args] of CALLS) {
         const r = await tools.run(name, args);
         expect(r.isError, `${name}: ${r.text}`).toBe(true);
+        expect(r.text, name).toMatch(/^EUNAVAILABLE: .*the workspace's root directory no longer exists/);
         expect(r.text, name).not.toMatch(/\b(list|glob|openWrite|openRead|readBytes|listSnapshots)\(\)/);
         expect(r.text, name).not.toMatch(/giving its path and the whole content/);
         const foreign = findToolCalls(r.text, NAMES).filter((f) => f.kind !== 'call');
