@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { MemoryFilesystem } from '@ctxfs/memory';
 import { describe, expect, test } from 'vitest';
 import { createContext, leadingDoc, SqliteStateStore, type Summarizer, type SummaryInput } from '../src/index.ts';
@@ -126,6 +126,19 @@ describe('a Markdown file’s purpose, on published documents', () => {
     expect(lzma).toBeDefined();
     expect(lzma).not.toMatch(/Node-liblzma ==|\[!\[|={3}/);
     expect(await purpose('HISTORY.md')).toMatch(/^\* deps: mime-db@1\.52\.0/);
+    await ctx.close();
+  });
+
+  test('YAML front matter is left out as the outline leaves it out, in an LF and a CRLF checkout', async () => {
+    // VoltAgent's docs open with front matter (title, slug) before the heading and the first prose.
+    const pkg = readdirSync(STORE).find((d) => d.startsWith('@voltagent+core@'));
+    expect(pkg).toBeDefined();
+    const hooks = doc(`${pkg}/node_modules/@voltagent/core/docs/agents/hooks.md`);
+    expect(hooks.startsWith('---\n')).toBe(true);
+    const fs = new MemoryFilesystem({ files: { 'lf.md': hooks, 'crlf.md': hooks.replaceAll('\n', '\r\n') } });
+    const ctx = await createContext({ fs });
+    const purpose = async (path: string) => /^Purpose: (.*)$/m.exec((await ctx.summarize(path)).text)?.[1];
+    for (const path of ['lf.md', 'crlf.md']) expect(await purpose(path), path).toMatch(/^Hooks intercept specific points in the agent execution pipeline\./);
     await ctx.close();
   });
 });

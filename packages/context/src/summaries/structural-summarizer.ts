@@ -7,6 +7,7 @@
  * @module
  */
 
+import { afterFrontMatter } from '../symbols/markdown-sections.ts';
 import type { CodeSymbol } from '../symbols/types.ts';
 import { o200kTokenizer, type Tokenizer, truncateTokens } from '../tokens/tokenizer.ts';
 import type { Summarizer, SummaryInput } from './summarizer.ts';
@@ -81,7 +82,8 @@ export function leadingDoc(text: string, language: string | undefined): string |
  * a changelog's first entry is not what it is for.
  */
 function markdownPurpose(text: string): string | undefined {
-  const paras = text.replace(/^---\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/, '').split(/\n\s*\n/);
+  const all = text.split('\n');
+  const paras = all.slice(afterFrontMatter(all)).join('\n').split(/\n\s*\n/);
   let list: string | undefined;
   for (const p of paras) {
     const lines = p.split('\n');

@@ -71,10 +71,18 @@ function endsHtml(end: HtmlEnd, line: string): boolean {
   return 'text' in end ? line.includes(end.text) : end.tag.test(line);
 }
 
-/** The line after YAML front matter (`---` on the first line to `---` or `...`), or 0 when there is none. */
-function afterFrontMatter(lines: readonly string[]): number {
-  if (lines.length === 0 || !/^---[ \t]*$/.test(lines[0] as string)) return 0;
-  for (let i = 1; i < lines.length; i++) if (/^(?:---|\.\.\.)[ \t]*$/.test(lines[i] as string)) return i + 1;
+/**
+ * The line after YAML front matter (`---` on the first line to `---` or
+ * `...`), or 0 when there is none. Lines may keep a CRLF file's `\r`.
+ *
+ * @example
+ * ```ts
+ * afterFrontMatter(['---', 'title: x', '---', '# A']); // 3
+ * ```
+ */
+export function afterFrontMatter(lines: readonly string[]): number {
+  if (lines.length === 0 || !/^---[ \t]*\r?$/.test(lines[0] as string)) return 0;
+  for (let i = 1; i < lines.length; i++) if (/^(?:---|\.\.\.)[ \t]*\r?$/.test(lines[i] as string)) return i + 1;
   return 0;
 }
 
