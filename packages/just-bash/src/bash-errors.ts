@@ -71,6 +71,21 @@ export class BashFsError extends Error {
   }
 }
 
+/**
+ * A redirection's target that could not be opened: the same error, its
+ * message the line bash prints for it (`bash: /a.txt: Permission denied
+ * (policy: …)`, without the newline). just-bash prints a compound
+ * command's error by its message, and a command with an output redirection
+ * runs in a group of its own (see redirection-groups.ts).
+ */
+export class RedirectionError extends BashFsError {
+  constructor(err: BashFsError) {
+    super(err.code, 'open', err.path, err.detail, err.cause ?? err);
+    this.name = 'RedirectionError';
+    this.message = this.bashLine.slice(0, -1);
+  }
+}
+
 /** The ctxfs code as the nearest POSIX one a shell knows. */
 function posixCode(err: FsError): BashErrorCode {
   switch (err.code) {
@@ -113,12 +128,15 @@ export function toBashError(err: unknown, syscall: string, path: string): Error 
 }
 
 /**
- * Runs a script and, when a file call's error escapes it (just-bash lets a
- * redirection's failed write end `exec` with the error), gives the result
- * bash gives for that command instead: its line and exit status 1.
+ * Runs a script and, when a file call's error escapes it (just-bash ends
+ * `exec` with an error its statements do not know: a redirection's failed
+ * write, without `redirectionGroups`), gives bash's line for it and
+ * exit status 1 instead. What the script printed before is not in the
+ * error, and is lost.
  *
  * @example
  * ```ts
+ * const bash = new Bash({ fs: new CtxfsBashFs(ctx), cwd: '/' }); // no redirectionGroups
  * const r = await asBashResult(() => bash.exec('echo x > locked.txt'));
  * r.stderr; // 'bash: /locked.txt: Permission denied (policy: …)\n'
  * ```

@@ -34,13 +34,15 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { posix } from 'node:path';
 import type { CommandCallOptions, ContextSession, ProgramRun } from '@ctxfs/context';
 import { type FileEntry, type FileStat, type Filesystem, isFsError, trailingSlashError } from '@ctxfs/core';
 import type { BufferEncoding, CpOptions, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from 'just-bash';
 import { type ByteString, unsafeBytesFromLatin1 } from 'just-bash';
-import { BashFsError, toBashError } from './bash-errors.ts';
+import { BashFsError, RedirectionError, toBashError } from './bash-errors.ts';
 import { type Device, deviceAt, deviceOrRefuse, deviceRead, deviceStat, deviceWrite } from './devices.ts';
 import { ReadBases } from './read-bases.ts';
+import { opensRedirection } from './redirection-groups.ts';
 import { resolveVirtual, virtualPath } from './virtual-path.ts';
 
 /** Options of reads, as just-bash passes them. */
@@ -272,29 +274,72 @@ export class CtxfsBashFs implements IFileSystem {
   writeFile(path: string, content: FileContent, options?: WriteOptions): Promise<void> {
     const device = this.#device('write', path, (d) => deviceWrite(d, 'write'), 'EROFS');
     if (device !== undefined) return device;
-    return this.#call('write', path, (p, scope, bases) =>
-      this.#change(scope, `write /${p}`, async (run) => {
-        this.#writable('write', p);
-        await this.#check(run, 'write', p);
-        await run.willChange(p);
-        await bases.write(this.#fs, p, toBytes(content, encodingOf(options)));
-      }),
+    const opening = opensRedirection(content, options);
+    return this.#opens(
+      opening,
+      this.#call('write', path, (p, scope, bases) =>
+        this.#change(scope, `write /${p}`, async (run) => {
+          this.#writable('write', p);
+          await this.#check(run, 'write', p);
+          if (opening && scope !== undefined) await this.#inDirectory(p);
+          await run.willChange(p);
+          await bases.write(this.#fs, p, toBytes(content, encodingOf(options)));
+        }),
+      ),
     );
   }
 
   appendFile(path: string, content: FileContent, options?: WriteOptions): Promise<void> {
     const device = this.#device('append', path, (d) => deviceWrite(d, 'append'), 'EROFS');
     if (device !== undefined) return device;
-    return this.#call('append', path, (p, scope, bases) =>
-      this.#change(scope, `append /${p}`, async (run) => {
-        this.#writable('append', p);
-        await this.#check(run, 'write', p);
-        await run.willChange(p);
-        // An append keeps what others wrote; the script no longer knows the whole file.
-        bases.forget(p);
-        await this.#fs.writeBytes(p, toBytes(content, encodingOf(options)), { mode: 'append', createParents: true });
-      }),
+    const opening = opensRedirection(content, options);
+    return this.#opens(
+      opening,
+      this.#call('append', path, (p, scope, bases) =>
+        this.#change(scope, `append /${p}`, async (run) => {
+          this.#writable('append', p);
+          await this.#check(run, 'write', p);
+          if (opening && scope !== undefined) await this.#inDirectory(p);
+          await run.willChange(p);
+          // An append keeps what others wrote; the script no longer knows the whole file.
+          bases.forget(p);
+          await this.#fs.writeBytes(p, toBytes(content, encodingOf(options)), { mode: 'append', createParents: true });
+        }),
+      ),
     );
+  }
+
+  /**
+   * A write that opens a redirection's target fails with bash's line as its
+   * message ({@link RedirectionError}), which just-bash prints for the
+   * group the command runs in (see redirection-groups.ts).
+   */
+  #opens(opening: boolean, write: Promise<void>): Promise<void> {
+    if (!opening) return write;
+    return write.catch((err: unknown) => {
+      throw err instanceof BashFsError ? new RedirectionError(err) : err;
+    });
+  }
+
+  /**
+   * Refuses to open a file in a directory that is not there, as bash does
+   * (`echo x > nodir/a.txt`: `ENOENT`; under a file: `ENOTDIR`), where
+   * every other write makes the missing directories, as just-bash's own
+   * filesystems do. Only within a command of {@link CtxfsBash}, whose
+   * script goes on after the refusal; a plain `Bash` would end the script.
+   */
+  async #inDirectory(p: string): Promise<void> {
+    const parent = posix.dirname(p);
+    if (parent === '.') return;
+    let kind: FileStat['kind'];
+    try {
+      kind = (await this.#fs.stat(parent)).kind;
+    } catch (err) {
+      if (isFsError(err, 'ENOENT')) throw new BashFsError('ENOENT', 'open', `/${p}`);
+      if (isFsError(err, 'ENOTDIR')) throw new BashFsError('ENOTDIR', 'open', `/${p}`);
+      throw err;
+    }
+    if (kind === 'file') throw new BashFsError('ENOTDIR', 'open', `/${p}`);
   }
 
   /** Whether `path` exists; a path the policy keeps out of this agent's listings does not, as in them. */

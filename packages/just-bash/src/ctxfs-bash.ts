@@ -12,6 +12,7 @@ import { isFsError } from '@ctxfs/core';
 import { Bash, type BashExecResult, type BashOptions, type ExecOptions } from 'just-bash';
 import { asBashResult } from './bash-errors.ts';
 import { CtxfsBashFs } from './ctxfs-bash-fs.ts';
+import { redirectionGroups } from './redirection-groups.ts';
 
 /** Options of {@link CtxfsBash}: just-bash's, less the filesystem (the session's) and its initial files. */
 export type CtxfsBashOptions = Omit<BashOptions, 'fs' | 'files'>;
@@ -43,15 +44,19 @@ export class CtxfsBash extends Bash {
     super({ cwd: '/', ...options, fs });
     this.session = session;
     this.#fs = fs;
+    // A redirection that cannot be opened fails its command and the script goes on, as in bash.
+    this.registerTransformPlugin(redirectionGroups);
   }
 
   /**
    * Runs a script as one command of the session. A command the policy
    * refuses does not run: its result is bash's "Permission denied" (exit
-   * status 126) with the policy's reason. A file call that fails where
-   * just-bash lets the error escape the script (a redirection's write the
-   * policy denies) ends the script as bash would end that command: its line
-   * (`bash: /a.txt: Permission denied`) and exit status 1.
+   * status 126) with the policy's reason. A redirection that cannot be
+   * opened fails its command and the script goes on, as in bash (see
+   * {@link redirectionGroups}). A file call whose error still escapes
+   * just-bash (a plain `Bash` without the transform lets a redirection's
+   * do so) ends the script with that call's line (`bash: /a.txt: Permission
+   * denied`) and exit status 1; what it printed before is lost.
    */
   override async exec(commandLine: string, options?: ExecOptions): Promise<CtxfsExecResult> {
     const script = (): Promise<BashExecResult> => asBashResult(() => super.exec(commandLine, options));

@@ -13,8 +13,9 @@
  * @module
  */
 
-export { asBashResult, type BashErrorCode, BashFsError, toBashError } from './bash-errors.ts';
+export { asBashResult, type BashErrorCode, BashFsError, RedirectionError, toBashError } from './bash-errors.ts';
 export { CtxfsBash, type CtxfsBashOptions, type CtxfsExecResult } from './ctxfs-bash.ts';
 export { CtxfsBashFs, type CtxfsBashFsOptions, type CtxfsDirent } from './ctxfs-bash-fs.ts';
 export { DEVICES, type Device, deviceAt } from './devices.ts';
+export { opensRedirection, redirectionGroups } from './redirection-groups.ts';
 export { resolveVirtual, virtualPath, workspacePath } from './virtual-path.ts';
