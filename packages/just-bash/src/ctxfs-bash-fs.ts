@@ -277,6 +277,7 @@ export class CtxfsBashFs implements IFileSystem {
     const opening = opensRedirection(content, options);
     return this.#opens(
       opening,
+      path,
       this.#call('write', path, (p, scope, bases) =>
         this.#change(scope, `write /${p}`, async (run) => {
           this.#writable('write', p);
@@ -295,6 +296,7 @@ export class CtxfsBashFs implements IFileSystem {
     const opening = opensRedirection(content, options);
     return this.#opens(
       opening,
+      path,
       this.#call('append', path, (p, scope, bases) =>
         this.#change(scope, `append /${p}`, async (run) => {
           this.#writable('append', p);
@@ -312,12 +314,17 @@ export class CtxfsBashFs implements IFileSystem {
   /**
    * A write that opens a redirection's target fails with bash's line as its
    * message ({@link RedirectionError}), which just-bash prints for the
-   * group the command runs in (see redirection-groups.ts).
+   * group the command runs in (see redirection-groups.ts). A file named
+   * with a trailing slash is `EISDIR` there, as `open(2)` with `O_CREAT`
+   * answers it and bash says (`echo x > a.txt/`: `Is a directory`), where
+   * the other calls say `ENOTDIR`.
    */
-  #opens(opening: boolean, write: Promise<void>): Promise<void> {
+  #opens(opening: boolean, path: string, write: Promise<void>): Promise<void> {
     if (!opening) return write;
     return write.catch((err: unknown) => {
-      throw err instanceof BashFsError ? new RedirectionError(err) : err;
+      if (!(err instanceof BashFsError)) throw err;
+      const slashedFile = err.code === 'ENOTDIR' && path.endsWith('/') && err.path === path.slice(0, -1);
+      throw new RedirectionError(slashedFile ? new BashFsError('EISDIR', 'open', err.path, err.detail, err) : err);
     });
   }
 
