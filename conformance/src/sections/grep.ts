@@ -61,6 +61,44 @@ export function grepSection(ctx: SuiteContext): void {
       expect(await grepIn({ 'crlf.txt': 'a\r\nb\r\n' }, '\\r')).toEqual([]);
     });
 
+    // A CR not followed by \n is text, in a CRLF file too: the line a read serves holds it, and so does the match.
+    const strayCr = { 'stray.txt': 'a\rb\r\nc d\r\nd\r\r\ne\r\n' };
+    for (const [pattern, expected] of [
+      ['a\\sb', [[1, 'a\rb', 0, 3]]],
+      ['a\\Wb', [[1, 'a\rb', 0, 3]]],
+      ['a[^x]b', [[1, 'a\rb', 0, 3]]],
+      ['d\\s$', [[3, 'd\r', 0, 2]]],
+      [
+        '\\r',
+        [
+          [1, 'a\rb', 1, 2],
+          [3, 'd\r', 1, 2],
+        ],
+      ],
+      ['\\r$', [[3, 'd\r', 1, 2]]],
+      ['^[a-e]$', [[4, 'e', 0, 1]]],
+      ['a.b', []],
+    ] as Array<[string, Array<[number, string, number, number]>]>) {
+      it(`a CR inside a CRLF line is text to ${JSON.stringify(pattern)}`, async () => {
+        const matches = await grepIn(strayCr, pattern);
+        expect(matches.map((m) => [m.line, m.text, m.matchStart, m.matchEnd])).toEqual(expected);
+      });
+    }
+
+    it('a lone \\r ending the file ends its last line, as a read has it', async () => {
+      const fs = await ctx.make({ files: { 'end.txt': 'x\r\nlast\r' } });
+      const text = await fs.openText('end.txt');
+      expect(await collect(text.lines())).toEqual(['x', 'last']);
+      for (const pattern of ['last', '^last$', 't$']) {
+        const matches = await collect(fs.grep(pattern));
+        expect(
+          matches.map((m) => [m.line, m.text]),
+          pattern,
+        ).toEqual([[2, 'last']]);
+      }
+      expect(await collect(fs.grep('\\r'))).toEqual([]);
+    });
+
     it('spans count code points: emoji before the match', async () => {
       const [m] = await grepIn({ 'e.txt': '😀 x foo\n' }, 'foo');
       expect([m?.matchStart, m?.matchEnd]).toEqual([4, 7]);

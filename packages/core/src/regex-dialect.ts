@@ -13,6 +13,9 @@
  * - `\d`, `\w`, `\b` are ASCII (as in JavaScript and RE2); `\s` is Unicode
  *   white space (as in JavaScript and ripgrep); `.` matches anything but
  *   `\n` and `\r`, so a match never eats half of a CRLF.
+ * - A line is searched without its terminator, `\n` or `\r\n`: `$` matches
+ *   before a CRLF, and `\r` only matches a CR that is text (one not
+ *   followed by `\n`, as in `a\rb` or the first CR of `a\r\r\n`).
  * - Refused, because no linear-time engine can run them: backreferences
  *   (`\1`, `\k<name>`, `(?P=name)`), look-around (`(?=`, `(?!`, `(?<=`,
  *   `(?<!`); and atomic groups and possessive quantifiers, which only exist to
@@ -139,6 +142,14 @@ const ASCII_PUNCTUATION = /^[!-/:-@[-`{-~]$/;
 const LEGACY_CHARACTER = '(?-u:[\\x80-\\xff]{1,3}|[\\x80-\\xff][\\x40-\\x7e]|[\\x81-\\xfe][\\x30-\\x39][\\x81-\\xfe][\\x30-\\x39])';
 const REPLACEMENT_CHARACTER = 0xfffd;
 
+/**
+ * The end of a line for Rust. ripgrep reads a CRLF file's line with its CR
+ * (its `--crlf` would take `\r` out of every class and refuse it in a
+ * pattern, losing lines whose CR is text), and `$` matches only before the
+ * `\n`; the scanner's line ends before the CR.
+ */
+const RUST_LINE_END = '(?:\\x{d}?$)';
+
 function widened(rust: string): string {
   return `(?:${rust}|${LEGACY_CHARACTER})`;
 }
@@ -181,8 +192,9 @@ export const NOT_UTF8_LINE = `(?-u:\\x1b|(?:^|[\\x00-\\x7f])(?:${UTF8_SEQUENCE})
 
 /** A single character outside a class, written for RE2 and for Rust. */
 function literal(cp: number): [string, string | undefined] {
-  // ripgrep refuses a pattern with a line terminator in it (lines are searched one by one).
-  if (cp === 0x0a || cp === 0x0d) return [hex(cp), undefined];
+  // ripgrep refuses a pattern with a newline in it (lines are searched one by one). A CR it takes as any
+  // character (without `--crlf`, which would refuse it and take it out of every class).
+  if (cp === 0x0a) return [hex(cp), undefined];
   if (cp === REPLACEMENT_CHARACTER) return [hex(cp), widened(hex(cp))];
   const ch = String.fromCodePoint(cp);
   if (cp < 0x20 || cp === 0x7f) return [hex(cp), hex(cp)];
@@ -322,7 +334,7 @@ function translate(p: string, dotAll: boolean): { result: PatternTranslation; do
         emit(e.raw, `(?-u:${e.raw})`);
       } else if (e.raw === '\\A' || e.raw === '\\z') {
         // Every line is searched on its own: its start and end are ripgrep's `^` and `$`.
-        emit(e.raw, e.raw === '\\A' ? '^' : '$');
+        emit(e.raw, e.raw === '\\A' ? '^' : RUST_LINE_END);
       } else if (e.raw?.startsWith('\\p') || e.raw?.startsWith('\\P')) {
         asciiOnly = false;
         emit(e.raw, widened(e.raw));
@@ -408,7 +420,12 @@ function translate(p: string, dotAll: boolean): { result: PatternTranslation; do
       i++;
       continue;
     }
-    if (c === '^' || c === '$' || c === '|' || c === ')') {
+    if (c === '$') {
+      emit(c, RUST_LINE_END);
+      i++;
+      continue;
+    }
+    if (c === '^' || c === '|' || c === ')') {
       same(c);
       i++;
       continue;

@@ -15,8 +15,12 @@
  *   syntax, refusing backreferences and look-around) before either runs.
  * - rg only finds candidate lines: it is given core's Rust rendering of the
  *   pattern (`matcher.rustPattern`: the same lines or more, e.g. `\b` as
- *   `(?-u:\b)`, since core's is ASCII), and every line it reports is matched
- *   again by the JS matcher, which also computes the spans. A pattern with
+ *   `(?-u:\b)`, since core's is ASCII, and `$` as `\r?$`), and every line it
+ *   reports is matched again by the JS matcher, which also computes the spans.
+ * - rg runs without `--crlf`, which would take `\r` out of every class and
+ *   refuse it in a pattern: a line whose CR is text (`a\rb`) would be lost to
+ *   `a\sb`. rg sees a CRLF line with its CR; the rendering's `$` allows
+ *   for it, and the CR ending a printed line is cut as the scanner cuts it. A pattern with
  *   no Rust rendering, or one this rg refuses, is searched by the JS scanner.
  * - A file in which rg saw a NUL byte (its "binary file matches" notice)
  *   is searched again by the JS scanner, so binary handling is the
@@ -107,7 +111,8 @@ function parseOutputLine(line: Buffer): OutputLine | undefined {
     let i = nul + 1;
     let lineNumber = 0;
     for (let c = line[i]; c !== undefined && c >= 0x30 && c <= 0x39; c = line[++i]) lineNumber = lineNumber * 10 + (c - 0x30);
-    // The line's CR, with `--crlf`, belongs to its terminator.
+    // A CR ending the printed line belongs to its terminator, as in the scanner's lines: rg prints a line as the
+    // file has it and ends a last line without one with `\n`, so `a\r\n` and a last `a\r` both read `a`.
     const end = line[line.length - 1] === CR ? line.length - 1 : line.length;
     if (i > nul + 1 && line[i] === COLON) {
       const bytes = line.subarray(i + 1, Math.max(i + 1, end));
@@ -147,7 +152,7 @@ export async function* ripgrepSearch(s: RipgrepSearch): AsyncGenerator<GrepMatch
     return;
   }
   const args = ['--null', '--line-number', '--with-filename', '--no-heading', '--color', 'never'];
-  args.push('--no-config', '--no-ignore', '--hidden', '--binary', '--sort', 'path', '--crlf', '--no-messages', '-g', `!${TEMP_PREFIX}*`);
+  args.push('--no-config', '--no-ignore', '--hidden', '--binary', '--sort', 'path', '--no-messages', '-g', `!${TEMP_PREFIX}*`);
   // Names with a control character are never addressable, and one with a newline would split rg's lines.
   args.push('-g', '!*[\u0001-\u001f\u007f]*');
   if (!plan.dot) args.push('-g', '!.*');

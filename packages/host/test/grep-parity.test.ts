@@ -6,7 +6,7 @@ import { compileGrep, type GrepMatch, type GrepOptions, splitLines } from '@ctxf
 import { findRipgrep, HostFilesystem } from '@ctxfs/host';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempWorkspace } from './helpers.ts';
-import { buildEncodingCorpus, CORPUS_SOURCES, type EncodingCase } from './support/encoding-corpus.ts';
+import { buildEncodingCorpus, CORPUS_SOURCES, type EncodingCase, npmRelease } from './support/encoding-corpus.ts';
 
 const ws = tempWorkspace('ctxfs-grep-');
 let rg: HostFilesystem;
@@ -166,7 +166,7 @@ describe('grep: ripgrep and the JS scanner agree', () => {
         continue; // refused by core, so by both
       }
       expect(rust, pattern).toBeDefined();
-      const run = spawnSync(rg, ['--no-config', '--crlf', '--regexp', rust as string, '--', path.join(ws.root, 'a.txt')], { encoding: 'utf8' });
+      const run = spawnSync(rg, ['--no-config', '--regexp', rust as string, '--', path.join(ws.root, 'a.txt')], { encoding: 'utf8' });
       expect(run.status, `${pattern} → ${rust}: ${run.stderr}`).not.toBe(2);
     }
   });
@@ -251,6 +251,50 @@ describe('grep: ripgrep and the JS scanner agree on real text in every encoding'
     }
     expect(wrong).toEqual([]);
   }, 120_000);
+});
+
+describe('grep: ripgrep and the JS scanner agree on real CRLF files', () => {
+  // tslib ships its sources with CRLF line ends: rg reads each line with its CR, the scanner's line ends before it.
+  const crlf = tempWorkspace('ctxfs-grep-crlf-');
+  const FILES = ['tslib.d.ts', 'tslib.js', 'tslib.es6.js'];
+  let texts: string[] = [];
+  let rgc: HostFilesystem;
+  let jsc: HostFilesystem;
+
+  beforeAll(async () => {
+    const pkg = npmRelease('tslib', '2.8.1');
+    texts = FILES.map((f) => nodeFs.readFileSync(path.join(pkg, f), 'latin1'));
+    for (const [i, f] of FILES.entries()) nodeFs.writeFileSync(path.join(crlf.root, f), texts[i] as string, 'latin1');
+    // The same declarations with a CR that is text in some lines (before a comment, and doubled at a line's end), ending in a lone CR.
+    const stray = (texts[0] as string).replaceAll(' */\r\n', ' */\r\r\n').replaceAll('(', '\r(').replace(/\r\n$/, '\r');
+    nodeFs.writeFileSync(path.join(crlf.root, 'stray.d.ts'), stray, 'latin1');
+    rgc = await HostFilesystem.open({ root: crlf.root, stateDir: crlf.state });
+    jsc = await HostFilesystem.open({ root: crlf.root, stateDir: crlf.state, grep: 'js' });
+  }, 120_000);
+
+  afterAll(async () => {
+    await rgc?.close();
+    await jsc?.close();
+    crlf.remove();
+  });
+
+  it('the files are CRLF throughout', () => {
+    for (const [i, text] of texts.entries()) {
+      const lf = text.split('\n').length - 1;
+      expect(lf, FILES[i]).toBeGreaterThan(100);
+      expect(text.split('\r\n').length - 1, FILES[i]).toBe(lf);
+    }
+  });
+
+  for (const pattern of [';$', '\\)\\s*\\{$', '^\\s*$', '\\*/$', '\\s$', '\\W$', '[^;]\\z', '\\r', '\\r$', '\\r\\(', '\\s\\(', '[\\r]\\(', '\\W\\(\\w']) {
+    it(JSON.stringify(pattern), async () => {
+      const a = await collect(rgc.grep(pattern, ALL));
+      expect(a).toEqual(await collect(jsc.grep(pattern, ALL)));
+      // Every pattern finds something, in the stray-CR file at least; what it finds never ends in a terminator's CR.
+      expect(a.length).toBeGreaterThan(0);
+      for (const m of a) if (m.path !== 'stray.d.ts') expect(m.text.endsWith('\r'), `${m.path}:${m.line}`).toBe(false);
+    });
+  }
 });
 
 /** The matches, or the code of the error the search ends with. */
