@@ -31,7 +31,14 @@ const ALIASES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The outcome of preparing arguments. */
-export type Prepared<T> = { readonly ok: true; readonly value: T; readonly repairs: readonly string[] } | { readonly ok: false; readonly message: string };
+export type Prepared<T> =
+  | { readonly ok: true; readonly value: T; readonly repairs: readonly string[] }
+  | {
+      readonly ok: false;
+      readonly message: string;
+      /** The arguments of the call the message offers instead, when it offers one (line 0 read as line 1). */
+      readonly corrected?: Readonly<Record<string, unknown>>;
+    };
 
 type Shape = Readonly<Record<string, z.ZodType>>;
 
@@ -133,20 +140,41 @@ export function prepareArguments<T extends AnyToolDefinition>(tool: T, raw: unkn
       repairs.push('patch taken out of its code fence');
     }
   }
-  for (const key of ['start_line', 'end_line'] as const) {
-    if (has(shape, key) && input[key] === 0) {
-      const fixed = { ...input, start_line: 1, ...(input.end_line !== undefined ? { end_line: Math.max(1, Number(input.end_line)) } : {}) };
-      return {
-        ok: false,
-        message: `${tool.name}: lines are 1-based and inclusive, so ${key} 0 is not a line; the first line is 1. For the first lines: ${toolCallText(tool.name, fixed)}.`,
-      };
-    }
+  const problems = (issues: readonly z.core.$ZodIssue[]): string =>
+    issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : 'arguments'}: ${i.message}`).join('; ');
+  const zero = (['start_line', 'end_line'] as const).find((key) => has(shape, key) && input[key] === 0);
+  if (zero !== undefined) {
+    const note = `${tool.name}: lines are 1-based and inclusive, so ${zero} 0 is not a line; the first line is 1.`;
+    const { advice, fixed } = lineZeroCorrected(input);
+    // The call offered is followed as written: one that another argument makes fail is not offered.
+    const checked = strictInput(tool).safeParse(fixed);
+    if (!checked.success) return { ok: false, message: `${note} Also ${problems(checked.error.issues)}. ${fields()}` };
+    return { ok: false, message: `${note} ${advice}: ${toolCallText(tool.name, fixed)}.`, corrected: fixed };
   }
 
   const parsed = strictInput(tool).safeParse(input);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : 'arguments'}: ${i.message}`);
-    return { ok: false, message: `${tool.name}: ${problems.join('; ')}. ${fields()}` };
-  }
+  if (!parsed.success) return { ok: false, message: `${tool.name}: ${problems(parsed.error.issues)}. ${fields()}` };
   return { ok: true, value: parsed.data as z.output<T['input']>, repairs };
+}
+
+/**
+ * The call a model meant by a line 0, counting from 0. start_line 0 is the
+ * first line (and "after line 0" the top of the file, before line 1); an
+ * end_line 0 after a real start_line ends nothing, so the call leaves it
+ * out (to the end, or the one line of an edit) and keeps the start the
+ * model gave, rather than moving it to line 1.
+ */
+function lineZeroCorrected(input: Readonly<Record<string, unknown>>): { advice: string; fixed: Record<string, unknown> } {
+  const fixed: Record<string, unknown> = { ...input };
+  if (input.start_line !== 0) {
+    delete fixed.end_line;
+    return { advice: `To start at line ${String(input.start_line)}, leave end_line out`, fixed };
+  }
+  fixed.start_line = 1;
+  if (input.end_line !== undefined) fixed.end_line = Math.max(1, Number(input.end_line));
+  if (input.action === 'insert_after') {
+    fixed.action = 'insert_before';
+    return { advice: 'To insert at the top of the file', fixed };
+  }
+  return { advice: 'For the first lines', fixed };
 }

@@ -323,7 +323,11 @@ export class Toolset {
       return errorResult('ENOTOOL', `There is no tool "${name}".`, { hint: `The tools: ${this.tools.map((t) => t.name).join(', ')}.` });
     }
     const prepared = prepareArguments(tool, args);
-    if (!prepared.ok) return errorResult('EINVAL', prepared.message);
+    if (!prepared.ok) {
+      const missing = prepared.corrected === undefined ? undefined : await withCallStyle(this.#style, () => this.#missing(prepared.corrected?.path));
+      // The call offered instead would fail on the path: what is wrong first is that nothing is there.
+      return missing === undefined ? errorResult('EINVAL', prepared.message) : toolError(tool.name, withoutHostPaths(missing));
+    }
     if (options.signal?.aborted) return errorResult('ECANCELED', `${name} was cancelled before it ran.`);
     try {
       return await withCallStyle(this.#style, () =>
@@ -333,6 +337,17 @@ export class Toolset {
       // Whatever a backend or runner said, where a link leads and the host's paths stay out of what a model reads.
       if (isFsError(err)) return toolError(tool.name, withoutHostPaths(err));
       return internalError(tool.name, err);
+    }
+  }
+
+  /** The ENOENT of a path that names nothing in the workspace, else undefined (there, not a path, or refused for another reason). */
+  async #missing(path: unknown): Promise<FsError | undefined> {
+    if (typeof path !== 'string') return undefined;
+    try {
+      await this.session.listFiles(path, { limit: 1 });
+      return undefined;
+    } catch (err) {
+      return isFsError(err) && err.code === 'ENOENT' ? err : undefined;
     }
   }
 
