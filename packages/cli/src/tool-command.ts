@@ -8,7 +8,9 @@
  * @module
  */
 
+import { shellArgument } from '@ctxfs/core';
 import type { CallResult } from '@ctxfs/tools';
+import { commandPrefix } from './call-text.ts';
 import { EXIT, type ExitCode, exitCodeOf } from './exit-codes.ts';
 import type { GlobalOptions } from './options.ts';
 import { out, outJson, paint, paintDiff, write } from './output.ts';
@@ -36,16 +38,64 @@ export async function showResult(options: GlobalOptions, result: CallResult, sty
 }
 
 /**
+ * How a command takes a tool's arguments: its name (`grep`, `snapshot
+ * create`) and, for each argument, the word that gives it (`<pattern>`,
+ * `--context`). An argument the tool's schema refuses is then named as the
+ * person typed it.
+ */
+export interface CommandWords {
+  readonly command: string;
+  readonly words: Readonly<Record<string, string>>;
+}
+
+/**
+ * The tool's refusal of an argument, said in the command's words: `--context
+ * 99: too big: expected number to be <=20`, with the command's help as the
+ * way out. The tool's own refusal names its arguments (`context_lines`) and
+ * its signature (`Call it as grep(pattern, path?, …)`), which is how a model
+ * calls it, not how a command is typed. `undefined` when the schema accepts
+ * the arguments (the refusal was of something else).
+ */
+async function commandRefusal(options: GlobalOptions, tool: string, args: Record<string, unknown>, cli: CommandWords): Promise<CallResult | undefined> {
+  const { TOOLS } = await import('@ctxfs/tools/toolset');
+  const parsed = TOOLS.find((t) => t.name === tool)?.input.safeParse(args);
+  const issue = parsed?.success === false ? parsed.error.issues[0] : undefined;
+  if (issue === undefined) return undefined;
+  const key = String(issue.path[0] ?? '');
+  const value = args[key];
+  // The value as typed, when it is short enough to read in a line (not a patch's text).
+  const shown =
+    typeof value === 'number' || typeof value === 'boolean' || (typeof value === 'string' && value.length <= 60 && !/\p{Cc}/u.test(value))
+      ? ` ${shellArgument(String(value))}`
+      : '';
+  const said = issue.message.charAt(0).toLowerCase() + issue.message.slice(1);
+  const message = `${cli.command}: ${cli.words[key] ?? key}${shown}: ${said}`;
+  const hint = `${await commandPrefix(options)} ${cli.command} --help shows its arguments, options and examples`;
+  return { text: `EINVAL: ${message}\n${hint}`, isError: true, data: { error: { code: 'EINVAL', message, hint } } };
+}
+
+/**
  * Runs tool `name` with `args` in the workspace `options` name and shows the
- * result.
+ * result. A command gives `cli`, how it takes the arguments, so an argument
+ * the tool refuses is named as it was typed.
  *
  * @example
  * ```ts
  * process.exitCode = await runTool(options, 'read_lines', { path: 'src/a.ts', start_line: 10, end_line: 40 });
  * ```
  */
-export function runTool(options: GlobalOptions, name: string, args: Record<string, unknown>, style: TextStyle = 'plain'): Promise<ExitCode> {
-  return withContext(options, async (ws) => showResult(options, await ws.tools.run(name, args, { requestId: options.requestId }), style));
+export function runTool(
+  options: GlobalOptions,
+  name: string,
+  args: Record<string, unknown>,
+  style: TextStyle = 'plain',
+  cli?: CommandWords,
+): Promise<ExitCode> {
+  return withContext(options, async (ws) => {
+    const result = await ws.tools.run(name, args, { requestId: options.requestId });
+    const refused = result.isError && cli !== undefined && resultCode(result.data) === 'EINVAL' ? await commandRefusal(options, name, args, cli) : undefined;
+    return showResult(options, refused ?? result, style);
+  });
 }
 
 /** Arguments without the options left out (commander leaves them `undefined`). */

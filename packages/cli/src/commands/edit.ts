@@ -12,9 +12,22 @@ import { text as readAll } from 'node:stream/consumers';
 import { versionRef } from '../arguments.ts';
 import { CliError, type ExitCode } from '../exit-codes.ts';
 import type { Action } from '../program.ts';
-import { defined, runTool } from '../tool-command.ts';
+import { type CommandWords, defined, runTool } from '../tool-command.ts';
 
 type Opts = Readonly<Record<string, unknown>>;
+
+/** Where each command takes each argument of its tool (an argument the tool refuses is named so). */
+const WORDS = {
+  patch: { command: 'patch', words: { patch: 'the patch ([file] or stdin)', path: '--path', message: '--message' } },
+  replace: {
+    command: 'replace',
+    words: { path: '<path>', old_text: '<old>', new_text: '<new>', occurrence: '--all, --first or --nth', regex: '--regex', message: '--message' },
+  },
+  history: { command: 'history', words: { path: '<path>', limit: '--limit' } },
+  diff: { command: 'diff', words: { path: '<path>', from: '[from]', to: '[to]' } },
+  undo: { command: 'undo', words: { path: '<path>', change: '--change', message: '--message' } },
+  rollback: { command: 'rollback', words: { path: '<path>', to: '<to>', message: '--message' } },
+} as const satisfies Record<string, CommandWords>;
 
 /** The patch text: from a file, or stdin when the file is `-` or left out. */
 async function patchText(file: string | undefined): Promise<string> {
@@ -32,24 +45,43 @@ async function patchText(file: string | undefined): Promise<string> {
 
 /** `ctxfs patch [file]` → apply_patch (`--dry-run`: its dry run, which shows the diff and changes nothing). */
 export const patch: Action = async (g, [file], o: Opts): Promise<ExitCode> =>
-  runTool(g, 'apply_patch', defined({ patch: await patchText(file), path: o.path, message: o.message, dry_run: o.dryRun === true ? true : undefined }), 'diff');
+  runTool(
+    g,
+    'apply_patch',
+    defined({ patch: await patchText(file), path: o.path, message: o.message, dry_run: o.dryRun === true ? true : undefined }),
+    'diff',
+    WORDS.patch,
+  );
 
 /** `ctxfs replace <path> <old> <new>` → replace. */
 export const replace: Action = (g, [path, oldText, newText], o: Opts) => {
   const chosen = [o.all === true && 'all', o.first === true && 'first', o.nth].filter((x) => x !== undefined && x !== false);
   if (chosen.length > 1) throw new CliError('EINVAL', '--all, --first and --nth: choose one');
-  return runTool(g, 'replace', defined({ path, old_text: oldText, new_text: newText, occurrence: chosen[0], regex: o.regex, message: o.message }), 'diff');
+  return runTool(
+    g,
+    'replace',
+    defined({ path, old_text: oldText, new_text: newText, occurrence: chosen[0], regex: o.regex, message: o.message }),
+    'diff',
+    WORDS.replace,
+  );
 };
 
 /** `ctxfs history <path>` → get_file_history. */
-export const history: Action = (g, [path], o: Opts) => runTool(g, 'get_file_history', defined({ path, limit: o.limit }));
+export const history: Action = (g, [path], o: Opts) => runTool(g, 'get_file_history', defined({ path, limit: o.limit }), 'plain', WORDS.history);
 
 /** `ctxfs diff <path> [from] [to]` → get_diff. */
 export const diff: Action = (g, [path, from, to]) =>
-  runTool(g, 'get_diff', defined({ path, from: from === undefined ? undefined : versionRef(from), to: to === undefined ? undefined : versionRef(to) }), 'diff');
+  runTool(
+    g,
+    'get_diff',
+    defined({ path, from: from === undefined ? undefined : versionRef(from), to: to === undefined ? undefined : versionRef(to) }),
+    'diff',
+    WORDS.diff,
+  );
 
 /** `ctxfs undo <path>` → undo. */
-export const undo: Action = (g, [path], o: Opts) => runTool(g, 'undo', defined({ path, change: o.change, message: o.message }), 'diff');
+export const undo: Action = (g, [path], o: Opts) => runTool(g, 'undo', defined({ path, change: o.change, message: o.message }), 'diff', WORDS.undo);
 
 /** `ctxfs rollback <path> <to>` → rollback. */
-export const rollback: Action = (g, [path, to = ''], o: Opts) => runTool(g, 'rollback', defined({ path, to: versionRef(to), message: o.message }), 'diff');
+export const rollback: Action = (g, [path, to = ''], o: Opts) =>
+  runTool(g, 'rollback', defined({ path, to: versionRef(to), message: o.message }), 'diff', WORDS.rollback);

@@ -12,4 +12,7 @@ import { defined, runTool } from '../tool-command.ts';
 
 /** `ctxfs run [--cwd dir] [--timeout s] <command...>` → run_command. */
 export const run: Action = (g, args, o: Readonly<Record<string, unknown>>) =>
-  runTool(g, 'run_command', defined({ command: args.join(' '), cwd: o.cwd, timeout_seconds: o.timeout }));
+  runTool(g, 'run_command', defined({ command: args.join(' '), cwd: o.cwd, timeout_seconds: o.timeout }), 'plain', {
+    command: 'run',
+    words: { command: '<command...>', cwd: '--cwd', timeout_seconds: '--timeout' },
+  });
