@@ -109,6 +109,11 @@ for (const backend of BACKENDS) {
       expect(lastLineNumbers(tail.text)).toEqual([5, 6]);
       expect(tail.text).not.toContain('more lines below');
 
+      // One line left out says so in the singular, and its range is one number.
+      const middle = await ctx.readLines('src/small.ts', 2, 5);
+      expect(middle.text).toContain('[… 1 more line above (1) …]');
+      expect(middle.text).toContain('[… 1 more line below (6) …]');
+
       const err = await ctx.readLines('src/small.ts', 0, 3).catch((e: unknown) => e);
       expect(isFsError(err, 'EINVAL')).toBe(true);
       const past = await ctx.readLines('src/small.ts', 50, 60).catch((e: unknown) => e);

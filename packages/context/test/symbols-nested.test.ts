@@ -359,7 +359,7 @@ describe('a definition whose members share its line (minified code)', () => {
         expect(Number(a), call).toBeLessThanOrEqual(Number(b));
         expect((await ctx.readLines('min.js', Number(a), Number(b))).view, call).not.toBe('over-budget');
       }
-      expect(served.text).toContain('[… lines 2-2 before the first member: readLines("min.js", 2, 2) …]');
+      expect(served.text).toContain('[… line 2 before the first member: readLines("min.js", 2, 2) …]');
     });
   });
 });

@@ -11,6 +11,7 @@
 import { isFsError } from '@ctxfs/core';
 import { callShape, callText } from '../calls/call-text.ts';
 import type { Document } from '../content/document.ts';
+import { linesNamed, plural } from '../search/narrowing.ts';
 import { type TruncationStrategy, truncateTokens } from '../tokens/tokenizer.ts';
 import { lastLineFitting, openLines, openTail } from './line-source.ts';
 import { outlineText } from './outline.ts';
@@ -90,7 +91,7 @@ function keptSpans(tokens: readonly number[], room: number, strategy: Truncation
 }
 
 function cutMarker(path: string, start: number, end: number, tokens: number): string {
-  return `[… lines ${start}-${end} omitted (${tokens} tokens); ${callText('readLines', [path, start, end])} shows them …]`;
+  return `[… ${linesNamed(start, end)} omitted (${plural(tokens, 'token')}); ${callText('readLines', [path, start, end])} shows ${start === end ? 'it' : 'them'} …]`;
 }
 
 async function narrow(ws: Workspace, caller: Caller, doc: Document, budget: number): Promise<Served> {

@@ -11,6 +11,7 @@
 
 import { fsError } from '@ctxfs/core';
 import { callText } from '../calls/call-text.ts';
+import { lineRange, linesNamed, plural } from '../search/narrowing.ts';
 import { type LineSource, lastLineFitting, openLines } from './line-source.ts';
 import {
   type Caller,
@@ -59,19 +60,19 @@ export function renderRange(ws: Workspace, src: LineSource, from: number, to: nu
     const parts: string[] = [];
     const omitted: Omission[] = [];
     let next: string | undefined;
-    if (from > 1) parts.push(`[… ${from - 1} more lines above (1-${from - 1}) …]`);
+    if (from > 1) parts.push(`[… ${plural(from - 1, 'more line', 'more lines')} above (${lineRange(1, from - 1)}) …]`);
     if (firstChars !== undefined) {
       const text = src.text(from);
       const left = text.length - firstChars + src.rest(from);
       next = callText('readLines', [path, from, to], { column: column + firstChars });
       parts.push(`${from}\t${text.slice(0, firstChars)}`);
-      parts.push(`[… line ${from} goes on for ${left} more characters; ${next} reads on …]`);
+      parts.push(`[… line ${from} goes on for ${plural(left, 'more character', 'more characters')}; ${next} reads on …]`);
     } else {
       for (let n = from; n <= last; n++) {
         parts.push(at(n));
         if (src.rest(n) > 0) {
           const more = callText('readLines', [path, n, n], { column: (n === from ? column : 1) + src.text(n).length });
-          parts.push(`[… line ${n} goes on for ${src.rest(n)} more characters; ${more} reads on …]`);
+          parts.push(`[… line ${n} goes on for ${plural(src.rest(n), 'more character', 'more characters')}; ${more} reads on …]`);
           next ??= more;
         }
       }
@@ -82,10 +83,10 @@ export function renderRange(ws: Workspace, src: LineSource, from: number, to: nu
       for (let n = shownTo + 1; n <= Math.min(to, src.last); n++) t += src.tokens(n);
       omitted.push({ startLine: shownTo + 1, endLine: to, tokens: t });
       const more = callText('readLines', [path, shownTo + 1, to]);
-      if (firstChars === undefined) parts.push(`[… lines ${shownTo + 1}-${to} of the requested range not shown (budget); continue with ${more} …]`);
+      if (firstChars === undefined) parts.push(`[… ${linesNamed(shownTo + 1, to)} of the requested range not shown (budget); continue with ${more} …]`);
       next ??= more;
     }
-    if (to < total) parts.push(`[… ${total - to} more lines below (${to + 1}-${total}) …]`);
+    if (to < total) parts.push(`[… ${plural(total - to, 'more line', 'more lines')} below (${lineRange(to + 1, total)}) …]`);
     const cols = column > 1 || firstChars !== undefined ? ` from column ${column}` : '';
     return { body: parts.join('\n'), omitted, next, label: `${from}-${shownTo} of ${total}${cols}`, last: shownTo };
   };

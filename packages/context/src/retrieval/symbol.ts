@@ -12,6 +12,7 @@
 import { type FsError, fsError, isFsError, resolvePath } from '@ctxfs/core';
 import { callShape, callText } from '../calls/call-text.ts';
 import type { Document } from '../content/document.ts';
+import { linesNamed, plural } from '../search/narrowing.ts';
 import { findSymbol, otherDefinitionsNote, renderOutline, type SymbolLookup, symbolSelector, symbolTable } from '../symbols/outline.ts';
 import { type CodeSymbol, flattenSymbols, type SymbolTable } from '../symbols/types.ts';
 import { openLines } from './line-source.ts';
@@ -115,7 +116,7 @@ function symbolView(ws: Workspace, doc: Document, table: SymbolTable, found: Sym
       const list = renderOutline(s.children, { maxDepth: 1, maxSymbols: room });
       return `Members (${s.kind} ${s.qualifiedName} is lines ${s.startLine}-${s.endLine}, ${size} tokens, over this call's budget; ${firstCall} shows the first, each member likewise):\n${list.text}`;
     },
-    cut: (last) => `[… lines ${last + 1}-${headEnd} before the first member: ${callText('readLines', [path, last + 1, headEnd])} …]`,
+    cut: (last) => `[… ${linesNamed(last + 1, headEnd)} before the first member: ${callText('readLines', [path, last + 1, headEnd])} …]`,
   });
   return members ?? whole;
 }
@@ -132,7 +133,8 @@ function spanView(ws: Workspace, doc: Document, table: SymbolTable, found: Symbo
   const gap: Omission | undefined =
     docEnd < s.startLine - 1 ? { startLine: docEnd + 1, endLine: s.startLine - 1, tokens: rangeTokens(tokens, docEnd + 1, s.startLine - 1) } : undefined;
   const gapNote =
-    gap && `[… doc comment ${gap.startLine}-${gap.endLine} (${gap.tokens} tokens): ${callText('readLines', [path, gap.startLine, gap.endLine])} …]`;
+    gap &&
+    `[… doc comment, ${linesNamed(gap.startLine, gap.endLine)} (${plural(gap.tokens, 'token')}): ${callText('readLines', [path, gap.startLine, gap.endLine])} …]`;
   const also = otherDefinitionsNote(table, name, found.others, path);
   // The definition's own first line, so a cut comment still leaves room for the code.
   const head = gap ? s.startLine : from;

@@ -62,6 +62,16 @@ export function narrowTo(scope: string, tallies: readonly Tally[], fits: (total:
   return best;
 }
 
+/** A range of line numbers as a model reads it: `7`, or `3-7` (never `7-7`). */
+export function lineRange(start: number, end: number): string {
+  return start === end ? `${start}` : `${start}-${end}`;
+}
+
+/** A range of lines, named: `line 7`, or `lines 3-7`. */
+export function linesNamed(start: number, end: number): string {
+  return `${start === end ? 'line' : 'lines'} ${lineRange(start, end)}`;
+}
+
 /** `n word` with the plural when `n` is not 1 (`1 file`, `3 files`; `matching line` → `matching lines`). */
 export function plural(n: number, word: string, words = `${word}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? word : words}`;
