@@ -7,7 +7,7 @@
  * @module
  */
 
-import { CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { CliError, EXIT, type ExitCode, exitCodeOf } from './exit-codes.ts';
 import { reportError } from './output.ts';
 import { buildProgram } from './program.ts';
@@ -24,8 +24,42 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 // --no-color is a flag of every command; setting NO_COLOR lets styleText and commander's help agree with it.
 if (flags.includes('--no-color')) process.env.NO_COLOR = '1';
 
+/**
+ * What commander says of a usage error, kept as it writes it to stderr: the
+ * error (`error: unknown command 'cta'`, perhaps with `(Did you mean cat?)`
+ * under it), then the help to read. With --json these become the error's
+ * `message` and `hint`.
+ */
+function keepUsageWords(program: Command): string[] {
+  const said: string[] = [];
+  const keep = (cmd: Command): void => {
+    cmd.configureOutput({
+      writeErr: (text) => {
+        said.push(text);
+        process.stderr.write(text);
+      },
+    });
+    for (const sub of cmd.commands) keep(sub);
+  };
+  keep(program);
+  return said;
+}
+
+/** A usage error as `{error}`: its first line the message; the lines under it (a suggestion, the help to read) the hint. */
+function usageError(err: CommanderError, said: readonly string[]): { code: string; message: string; hint?: string } {
+  const lines = said
+    .join('')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const message = err.message.replace(/^error: /, '').split('\n')[0] ?? '';
+  const rest = lines.filter((line) => line.replace(/^error: /, '') !== message).map((line) => line.replace(/^\((.*)\)$/, '$1'));
+  return rest.length === 0 ? { code: 'EINVAL', message } : { code: 'EINVAL', message, hint: rest.join(' ') };
+}
+
 async function main(): Promise<ExitCode> {
   const program = buildProgram();
+  const said = json ? keepUsageWords(program) : [];
   try {
     await program.parseAsync(process.argv);
     return (process.exitCode as ExitCode | undefined) ?? EXIT.ok;
@@ -33,7 +67,7 @@ async function main(): Promise<ExitCode> {
     if (err instanceof CommanderError) {
       // Help and --version end this way too, with exit code 0; commander has already written the message.
       if (err.exitCode === 0) return EXIT.ok;
-      if (json) await reportError({ code: 'EINVAL', message: err.message.replace(/^error: /, '') }, true);
+      if (json) await reportError(usageError(err, said), true);
       return EXIT.usage;
     }
     if (err instanceof CliError) {
