@@ -9,6 +9,7 @@
  * @module
  */
 
+import { isAbsolute, relative } from 'node:path';
 import { shellArgument } from '@ctxfs/core';
 import type { ToolCallWriter } from '@ctxfs/tools';
 import { nativeCall, option } from './native-call.ts';
@@ -30,10 +31,24 @@ const REPEATED: ReadonlyArray<readonly [key: keyof GlobalOptions, flag: string]>
 ];
 
 /**
+ * A directory or file of this machine as a hint repeats it: an absolute
+ * path relative to the directory the command runs in (`proj`, `../app`),
+ * where the hint is pasted. A refusal's text is kept free of host paths
+ * (a model must not learn them), so an absolute path in a hint came out as
+ * "a path outside the workspace"; a relative one is the same place from
+ * here.
+ */
+function fromHere(path: string): string {
+  return isAbsolute(path) ? relative(process.cwd(), path) || '.' : path;
+}
+
+/**
  * `ctxfs` and the global options of this command line that the next
  * command needs to run where this one ran, shell-quoted: `ctxfs --backend
  * docker:dev --profile small`. Only options typed on the command line: a
  * variable or a config file that set one sets it for the next command too.
+ * The root and a state file given as absolute paths are written from the
+ * current directory ({@link fromHere}).
  * A password in a `--state` URL is left out (the hint is printed, and may
  * be read by a model); PostgreSQL's client finds it in `PGPASSWORD` or
  * `~/.pgpass`.
@@ -48,13 +63,13 @@ export async function commandPrefix(options: GlobalOptions): Promise<string> {
   const words: string[] = [];
   for (const [key, flag] of REPEATED) {
     const value = options[key];
-    if (typed.has(key) && typeof value === 'string') words.push(...option(flag, value));
+    if (typed.has(key) && typeof value === 'string') words.push(...option(flag, key === 'root' ? fromHere(value) : value));
   }
   // The state the command used (--state over --store, and a variable for either over the other's flag), when a flag named it.
   const state = stateOf(options);
   if (state !== undefined && typed.has(options.state !== undefined ? 'state' : 'store')) {
     // Only a state URL can carry a password; the guard entry is loaded already whenever a state is opened.
-    words.push(...option('--state', /^[a-z]+:\/\//i.test(state) ? (await import('@ctxfs/context/guard')).withoutPassword(state) : state));
+    words.push(...option('--state', /^[a-z]+:\/\//i.test(state) ? (await import('@ctxfs/context/guard')).withoutPassword(state) : fromHere(state)));
   }
   if (typed.has('policyFiles') && !options.policyFiles) words.push('--no-policy-files');
   return ['ctxfs', ...words.map(shellArgument)].join(' ');

@@ -40,7 +40,8 @@ describe('a refused argument in the words of the command that took it', () => {
   it('the help named repeats the global options typed, so it is the same command', () => {
     const r = ctxfs(project, ['--root', project.root, '--profile', 'small', 'grep', 'x', '--context', '99'], { cwd: project.base });
     expect(r.status).toBe(2);
-    const help = `ctxfs --root ${project.root} --profile small grep --help`;
+    // The root typed as an absolute path is written from the directory the command ran in (call-text.ts).
+    const help = 'ctxfs --root proj --profile small grep --help';
     expect(r.stderr).toContain(help);
     expect(pasted(project, help, { cwd: project.base }).status).toBe(0);
   });

@@ -6,7 +6,8 @@
  */
 
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { shellArgument } from '@ctxfs/core';
 import { describe, expect, it } from 'vitest';
 import { commandPrefix, genericCall } from '../src/call-text.ts';
 import { nativeCall } from '../src/native-call.ts';
@@ -146,14 +147,15 @@ describe('hints as the CLI’s own commands', () => {
     const given = (typed: string[], extra: Partial<GlobalOptions>): Promise<string> =>
       commandPrefix({ root: '/srv/my repo', policyFiles: true, color: true, ...extra, typed: new Set(typed) });
     expect(await given([], { backend: 'docker:dev', profile: 'small' })).toBe('ctxfs');
+    // An absolute root or state file is written from the current directory (a refusal's text keeps host paths out).
     expect(await given(['root', 'backend', 'workdir'], { backend: 'docker:dev', workdir: '/work' })).toBe(
-      "ctxfs --root '/srv/my repo' --backend docker:dev --workdir /work",
+      `ctxfs --root ${shellArgument(relative(process.cwd(), '/srv/my repo'))} --backend docker:dev --workdir /work`,
     );
     expect(await given(['state'], { state: 'postgres://app:s3cret@db/ctxfs?password=x&sslmode=require' })).toBe(
       "ctxfs --state 'postgres://app@db/ctxfs?sslmode=require'",
     );
     // --store is the former name of --state; a file path is not a URL, whatever it contains.
-    expect(await given(['store'], { store: '/tmp/a:b@c.db' })).toBe('ctxfs --state /tmp/a:b@c.db');
+    expect(await given(['store'], { store: '/tmp/a:b@c.db' })).toBe(`ctxfs --state ${shellArgument(relative(process.cwd(), '/tmp/a:b@c.db'))}`);
     expect(await given(['session', 'agent'], { session: '-s1', agent: 'llm:claude' })).toBe("ctxfs --agent llm:claude '--session=-s1'");
     expect(await given(['policyFiles', 'json', 'color', 'requestId'], { policyFiles: false, json: true, color: false, requestId: 'r' })).toBe(
       'ctxfs --no-policy-files',
