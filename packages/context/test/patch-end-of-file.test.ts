@@ -206,7 +206,11 @@ for (const backend of BACKENDS) {
       expect(gitApplied(text, patch, true)).toBeUndefined();
       expect(gitApplied(text, patch, false)).toBeUndefined();
       const at = /-(\d+)/.exec(hunks)?.[1];
-      await refuses(text, patch, `Its header puts it at line ${at}, past the end of the file, which has ${lineCount(text)} line(s)${note}.`);
+      await refuses(
+        text,
+        patch,
+        `Its header puts it at line ${at}, past the end of the file, which has ${lineCount(text)} ${lineCount(text) === 1 ? 'line' : 'lines'}${note}.`,
+      );
     });
 
     it('applies a hunk past the end that removes lines found in the file where they are, as git apply does', async () => {

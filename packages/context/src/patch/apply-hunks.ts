@@ -28,6 +28,7 @@
  * @module
  */
 
+import { plural } from '../search/narrowing.ts';
 import { underAnchors } from './anchors.ts';
 import type { Hunk } from './hunk-syntax.ts';
 import { type CandidateLine, type ClosestRegion, describeClosest, describeNearestLine, listFirst } from './mismatch-report.ts';
@@ -274,7 +275,7 @@ function pastEnd(doc: TextDocument, hunk: Hunk, block: readonly string[]): strin
   if (hunk.oldStart === undefined || hunk.oldStart <= doc.lines.length) return '';
   // The usual miscount: the newline ending the last line taken for an empty line after it.
   const blank = block[block.length - 1] === '' && hasFinalNewline(doc) ? ' (the newline ending the last line is not an empty line after it)' : '';
-  return ` Its header puts it at line ${hunk.oldStart}, past the end of the file, which has ${doc.lines.length} line(s)${blank}.`;
+  return ` Its header puts it at line ${hunk.oldStart}, past the end of the file, which has ${plural(doc.lines.length, 'line')}${blank}.`;
 }
 
 const MARKER = '`\\ No newline at end of file`';

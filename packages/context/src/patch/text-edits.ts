@@ -9,6 +9,7 @@
 
 import { compileLinearRegex, isFsError, type LinearMatch, type LinearRegex } from '@ctxfs/core';
 import { maskInOldText } from '../safety/redaction.ts';
+import { plural } from '../search/narrowing.ts';
 import { listFirst } from './mismatch-report.ts';
 import { fromDocument, type TextDocument, toDocument } from './text-document.ts';
 
@@ -286,7 +287,7 @@ function newLines(text: string): string[] {
 export function applyLineEdit(text: string, edit: LineEdit): LineEditResult {
   const doc = toDocument(text);
   const count = doc.lines.length;
-  const bad = (message: string): LineEditResult => ({ ok: false, message: `${message} The file has ${count} line(s).` });
+  const bad = (message: string): LineEditResult => ({ ok: false, message: `${message} The file has ${plural(count, 'line')}.` });
   let start: number;
   let removeCount: number;
   let insert: string[];

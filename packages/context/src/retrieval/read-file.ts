@@ -252,7 +252,7 @@ export async function readFile(ws: Workspace, caller: Caller, path: string, opti
       const lineEnd = cut.text.lastIndexOf('\n');
       const line = strategy === 'start' ? cut.text.split('\n').length : 1;
       next = strategy === 'start' ? callText('readLines', [path, line, line], { column: cut.text.length - lineEnd }) : callText('readLines', [path, 1, 1]);
-      body = `${cut.text}\n[… ${cut.totalTokens - cut.tokens} of ${cut.totalTokens} tokens cut (strategy ${strategy}); the file has ${lines.length} line(s); ${next} reads ${strategy === 'start' ? 'on from where this stops' : 'it in pieces'} …]`;
+      body = `${cut.text}\n[… ${cut.totalTokens - cut.tokens} of ${cut.totalTokens} tokens cut (strategy ${strategy}); the file has ${plural(lines.length, 'line')}; ${next} reads ${strategy === 'start' ? 'on from where this stops' : 'it in pieces'} …]`;
       omitted.length = 0;
       omitted.push({ startLine: 1, endLine: lines.length, tokens: cut.totalTokens - cut.tokens });
     }
