@@ -6,7 +6,7 @@
  * @module
  */
 
-import { errno, FsError, type FsErrorCode, type FsOperation, notRegularFile } from '@ctxfs/core';
+import { errno, FsError, type FsErrorCode, type FsOperation, linkOutsideRoot, notRegularFile } from '@ctxfs/core';
 import type Docker from 'dockerode';
 import { describeEngine, type EngineName, engineTitle } from './engine.ts';
 import { STATUS_CODES } from './helper-script.ts';
@@ -56,15 +56,10 @@ export function freeKibibytes(dfOutput: string): number | undefined {
 /** A primitive-level error (the base adds op and path) for a failed helper request. */
 export function helperFailure(status: number, stderr: string, op: FsOperation, path: string | undefined): Error {
   const own = STATUS_CODES[status];
-  if (own === 'EPATHESCAPE') {
-    return new FsError({
-      code: 'EPATHESCAPE',
-      op,
-      path,
-      reason: 'a symbolic link inside the container leads outside the workspace',
-      hint: 'use a path whose symlinks stay inside the workspace root',
-    });
-  }
+  // The helper's refusal of a link that leads out of the root, in the host's words (core's). Labelled as the host
+  // labels a primitive's refusal, with an operation the base re-labels as the public call's: a stat primitive serves
+  // exists, grep and a write's parent checks too, and the refusal names the call that was made.
+  if (own === 'EPATHESCAPE') return linkOutsideRoot('openRead', path);
   // The helper's one EINVAL: a read of a FIFO, socket or device, refused in the host's words.
   if (own === 'EINVAL') return notRegularFile(op, path);
   if (own !== undefined) return errno(own as FsErrorCode);

@@ -282,6 +282,29 @@ export function notRegularFile(op: FsOperation, path: string | undefined): FsErr
 }
 
 /**
+ * The refusal of a path that a symbolic link takes out of the workspace
+ * root, in the one wording every backend gives, whichever call met the link
+ * (a read, a listing, a stat through it, a write, realpath). Where the link
+ * leads is never said: that is outside, and a model has nothing to do there.
+ *
+ * @example
+ * ```ts
+ * // out -> /etc/passwd
+ * linkOutsideRoot('readBytes', 'out').message;
+ * // "EPATHESCAPE: a symbolic link in the path leads outside the workspace, readBytes 'out' (links that lead outside …)"
+ * ```
+ */
+export function linkOutsideRoot(op: FsOperation, path: string | undefined): FsError {
+  return new FsError({
+    code: 'EPATHESCAPE',
+    op,
+    path,
+    reason: 'a symbolic link in the path leads outside the workspace',
+    hint: 'links that lead outside the workspace are never followed: use a path inside it that does not go through the link',
+  });
+}
+
+/**
  * The refusal of a path whose symbolic links go round in a loop, in the one
  * wording every backend gives: under `path`, the path the caller asked for
  * (not the link the resolver was on when it gave up, which the caller never

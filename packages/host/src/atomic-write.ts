@@ -16,8 +16,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
-import { assertIfMatch, baseName, parentPath, type WriteMode, type WriteSink } from '@ctxfs/core';
-import { closeQuietly, hostError, O_PATH, type RootGuard } from './root-guard.ts';
+import { assertIfMatch, baseName, isFsError, parentPath, type WriteMode, type WriteSink } from '@ctxfs/core';
+import { closeQuietly, escapeError, hostError, O_PATH, type RootGuard } from './root-guard.ts';
 
 const fsyncAsync = promisify(fs.fsync);
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_APPEND, O_RDONLY, O_DIRECTORY, COPYFILE_FICLONE } = fs.constants;
@@ -128,13 +128,13 @@ function resolveLinkTarget(guard: RootGuard, linkPath: string, text: string): st
   let rest = text;
   if (text.startsWith('/')) {
     const root = guard.rootReal === '/' ? '/' : `${guard.rootReal}/`;
-    if (!text.startsWith(root)) throw hostError('EPATHESCAPE', linkPath, `the symbolic link points outside the workspace (to '${text}')`);
+    if (!text.startsWith(root)) throw escapeError(linkPath);
     rest = text.slice(root.length);
   }
   for (const seg of rest.split('/')) {
     if (seg === '' || seg === '.') continue;
     if (seg === '..') {
-      if (base.length === 0) throw hostError('EPATHESCAPE', linkPath, `the symbolic link points outside the workspace (to '${text}')`);
+      if (base.length === 0) throw escapeError(linkPath);
       base.pop();
     } else base.push(seg);
   }
@@ -163,7 +163,14 @@ export interface AtomicSinkOptions {
  * each other's bytes and a crash never leaves half an append.
  */
 export function openAtomicSink(guard: RootGuard, path: string, mode: WriteMode, options: AtomicSinkOptions): WriteSink {
-  const target = locateTarget(guard, path);
+  let target: Target;
+  try {
+    target = locateTarget(guard, path);
+  } catch (err) {
+    // Refused under the path written, not the directory or the link on its way that was refused.
+    if (isFsError(err, 'EPATHESCAPE') && err.path !== path) throw hostError('EPATHESCAPE', path, err.reason, err.hint);
+    throw err;
+  }
   const { dirFd, name, existing } = target;
   let tmp: string | undefined;
   let fd: number | undefined;

@@ -66,7 +66,7 @@ import type { jschardetDetector } from './legacy-detection.ts';
 import { defaultLockDir, LockManager, type LockOptions } from './locks.ts';
 import { startNativeWatch } from './native-watch.ts';
 import { findRipgrep, type GrepFlags, ripgrepSearch } from './ripgrep.ts';
-import { closeQuietly, DirectoryCursor, hostError, RootGuard, type SymlinkPolicy } from './root-guard.ts';
+import { closeQuietly, DirectoryCursor, escapeError, hostError, RootGuard, type SymlinkPolicy } from './root-guard.ts';
 import { encodeForFile, type TextWriteOptions } from './text-format.ts';
 
 /** Options of {@link HostFilesystem}. */
@@ -467,7 +467,7 @@ export class HostFilesystem extends FilesystemBase {
       }
     }
     if (!isHostPathInside(this.root, real)) {
-      throw hostError('EPATHESCAPE', path, 'a symbolic link in the path leads out of the workspace', 'use a path whose links stay inside the workspace');
+      throw escapeError(path);
     }
     return nodePath.relative(this.root, real).split(nodePath.sep).join('/');
   }

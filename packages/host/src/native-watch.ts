@@ -30,7 +30,7 @@
 
 import nodeFs from 'node:fs';
 import nodePath from 'node:path';
-import { type FileKind, fsError, joinPath, parentPath, type WatchEventType, type WatchPlan, type WatchSink } from '@ctxfs/core';
+import { type FileKind, fsError, joinPath, linkOutsideRoot, parentPath, type WatchEventType, type WatchPlan, type WatchSink } from '@ctxfs/core';
 import { kindOfStats } from './file-kind.ts';
 
 /** Where the host watches, and what it never reports. */
@@ -64,7 +64,7 @@ export async function startNativeWatch(target: NativeWatchTarget, plan: WatchPla
   const real = nodeFs.realpathSync.native(nodePath.join(target.root, dir));
   const fromRoot = nodePath.relative(target.root, real);
   if (fromRoot.startsWith('..') || nodePath.isAbsolute(fromRoot)) {
-    throw fsError('EPATHESCAPE', 'watch', plan.path, { reason: 'the watched directory resolves outside the root' });
+    throw linkOutsideRoot('watch', plan.path);
   }
   const changes: ChangeSink = {
     emit: (rel, type, kind) => sink.emit({ type, path: joinPath(dir, rel), kind }),

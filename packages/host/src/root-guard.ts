@@ -14,7 +14,7 @@
 
 import fs from 'node:fs';
 import nodePath from 'node:path';
-import { FsError, type FsErrorCode, notRegularFile } from '@ctxfs/core';
+import { FsError, type FsErrorCode, linkOutsideRoot, notRegularFile } from '@ctxfs/core';
 
 /** Linux `O_PATH`: a descriptor that only names an inode (no read permission needed, FIFOs do not block). */
 export const O_PATH = 0o10000000;
@@ -33,14 +33,13 @@ export function hostError(code: FsErrorCode, path: string, reason: string, hint?
   return new FsError({ code, op: 'openRead', path: path === '' ? '.' : path, reason, hint });
 }
 
-function escapeError(path: string, landed: string): FsError {
-  return hostError(
-    'EPATHESCAPE',
-    path,
-    `the path resolves outside the workspace root (to '${landed}')`,
-    'symlinks may only point inside the workspace; use a path whose target stays inside it',
-  );
+/** The refusal of a path a link takes out of the root, in core's words (where it lands is never told). */
+export function escapeError(path: string): FsError {
+  return linkOutsideRoot('openRead', path === '' ? '.' : path);
 }
+
+/** Links followed by their text before giving up (as the kernel's own limit, 40). */
+const MAX_LINK_HOPS = 40;
 
 /** Opens paths below one root and refuses any descriptor that lands outside it. */
 export class RootGuard {
@@ -89,9 +88,9 @@ export class RootGuard {
       if (this.policy === 'refuse' && code === 'ELOOP') {
         throw hostError('EPATHESCAPE', path, 'the path is a symbolic link and this workspace refuses symlinks', 'open the link target by its own path');
       }
-      // "Not found" behind a link to outside would tell what exists out there.
-      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') this.#assertAncestorsInside(path);
-      if (code === 'ENOENT') this.#assertLinkInside(path);
+      // "Not found", "not a directory" or "denied" behind a link to outside would tell what is out there.
+      this.#assertAncestorsInside(path);
+      this.#assertLinkInside(path);
       throw err;
     }
     try {
@@ -127,23 +126,27 @@ export class RootGuard {
   }
 
   /**
-   * Throws EPATHESCAPE when `path` itself is a symlink to outside the root
-   * whose target is missing (the open said ENOENT): it must answer as a link
-   * to an existing file outside does, or the difference would tell what
-   * does not exist out there. The target is judged by its text, against its
-   * directory's real path.
+   * Throws EPATHESCAPE when `path` itself is a symlink that leads outside the
+   * root, directly or through other links, and the open failed (its target
+   * is missing, is not a directory for a directory open, or is denied): it
+   * must answer as a link to an existing file outside does, or the
+   * difference would tell what is out there. Each link is judged by its
+   * text, against its directory's real path; a link that leads back inside
+   * is followed by its text to the next one.
    */
   #assertLinkInside(path: string): void {
-    if (path === '') return;
-    const abs = this.abs(path);
-    let landed: string;
-    try {
-      landed = nodePath.resolve(fs.realpathSync.native(nodePath.dirname(abs)), fs.readlinkSync(abs));
-    } catch {
-      return; // not a link, or gone
+    if (path === '' || this.policy === 'refuse') return;
+    let abs = this.abs(path);
+    for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
+      let landed: string;
+      try {
+        landed = nodePath.resolve(fs.realpathSync.native(nodePath.dirname(abs)), fs.readlinkSync(abs));
+      } catch {
+        return; // not a link, or gone: the open's own error stands
+      }
+      if (landed !== this.rootReal && !landed.startsWith(this.rootReal === '/' ? '/' : `${this.rootReal}/`)) throw escapeError(path);
+      abs = landed;
     }
-    if (landed === this.rootReal || landed.startsWith(this.rootReal === '/' ? '/' : `${this.rootReal}/`)) return;
-    throw escapeError(path, landed);
   }
 
   /** An `O_PATH` descriptor for stat and directory work (no permissions needed). */
@@ -231,7 +234,7 @@ export class RootGuard {
     const n = this.#rootPrefix.length;
     if (landed.length > n && landed.compare(this.#rootPrefix, 0, n, 0, n) === 0) return;
     if (landed.equals(this.#rootExact)) return;
-    throw escapeError(path, landed.toString());
+    throw escapeError(path);
   }
 
   #landed(fd: number, path: string): Buffer {
