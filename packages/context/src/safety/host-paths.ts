@@ -19,8 +19,11 @@ const HOST_PATH = /(['"`]?)(?<=^|[\s'"`(=:,])\/[^\s'"`)]+\1/g;
  * leads, a state directory) and a server's address (the state store's
  * PostgreSQL URL, with its socket directory; an engine's) are replaced by a
  * mention that they are outside the workspace, in the reason, the hint and,
- * for an address, the error's path. The original stays as the `cause`, for
- * the local log.
+ * for an address, the error's path. The mention is bracketed where it
+ * stands in the open, and bare where the text already has it in brackets
+ * (`(to '/etc/passwd')` becomes `(to a path outside the workspace)`); the
+ * hint is read as bracketed, as the message shows it. The original stays as
+ * the `cause`, for the local log.
  *
  * @example
  * ```ts
@@ -28,13 +31,39 @@ const HOST_PATH = /(['"`]?)(?<=^|[\s'"`(=:,])\/[^\s'"`)]+\1/g;
  * ```
  */
 export function withoutHostPaths(err: FsError): FsError {
-  const scrub = (s: string | undefined): string | undefined =>
-    s?.replace(ADDRESS, '(an address outside the workspace)').replace(HOST_PATH, '(a path outside the workspace)');
-  const reason = scrub(err.reason);
-  const hint = scrub(err.hint);
-  const path = err.path?.replace(ADDRESS, '(an address outside the workspace)');
+  const reason = scrub(err.reason, 0);
+  const hint = scrub(err.hint, 1);
+  const path = err.path === undefined ? undefined : scrub(err.path, 0, false);
   if (reason === err.reason && hint === err.hint && path === err.path) return err;
   return new FsError({ code: err.code, op: err.op, path, dest: err.dest, reason, hint, cause: err });
+}
+
+/**
+ * `text` with its addresses (and, unless `paths` is false, its host paths)
+ * replaced by a mention that they are outside the workspace; `open` is the
+ * depth of brackets the text itself stands in.
+ */
+function scrub<T extends string | undefined>(text: T, open: number, paths = true): T {
+  if (text === undefined) return text;
+  const mention =
+    (words: string) =>
+    (..._match: unknown[]): string => {
+      // The replacer's arguments: the match, its groups, then the offset (the one number) and the whole text.
+      const i = _match.findIndex((a) => typeof a === 'number');
+      return open + bracketDepth(_match[i + 1] as string, _match[i] as number) > 0 ? words : `(${words})`;
+    };
+  const out = text.replace(ADDRESS, mention('an address outside the workspace'));
+  return (paths ? out.replace(HOST_PATH, mention('a path outside the workspace')) : out) as T;
+}
+
+/** How many brackets are open in `text` before `at`. */
+function bracketDepth(text: string, at: number): number {
+  let depth = 0;
+  for (let i = 0; i < at; i++) {
+    if (text[i] === '(') depth++;
+    else if (text[i] === ')' && depth > 0) depth--;
+  }
+  return depth;
 }
 
 /**
