@@ -69,7 +69,7 @@ import {
   unavailable,
 } from './container-errors.ts';
 import { SilenceError, within } from './deadline.ts';
-import { closeEngine, connectEngine, describeEngine, type EngineName, type EngineOptions, engineName, knownEngineName } from './engine.ts';
+import { closeEngine, connectEngine, describeEngine, type EngineName, type EngineOptions, engineName, engineTitle, knownEngineName } from './engine.ts';
 import { type ExecStream, openExecFile, startExecStream, streamedWriteCommand } from './exec-stream.ts';
 import { FALLBACK_LOCK_NAME, TEMP_PREFIX } from './helper-script.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type HelperResponse, HelperSession, SessionTimeoutError } from './helper-session.ts';
@@ -449,9 +449,7 @@ export class ContainerFilesystem extends FilesystemBase {
         await container.start();
       } catch (err) {
         if (created) await container?.remove({ force: true }).catch(() => {});
-        const d = describeEngineError(err);
-        if (d.unreachable || d.tls !== undefined || d.ssh !== undefined) throw await ContainerFilesystem.#engineFailure('open', image, docker, err);
-        throw new FsError({ code: 'EUNAVAILABLE', op: 'open', reason: `cannot create a container from image '${image}': ${d.message}`, cause: err });
+        throw await ContainerFilesystem.#creationFailure(image, docker, err);
       }
       ref = container.id;
     }
@@ -464,6 +462,41 @@ export class ContainerFilesystem extends FilesystemBase {
       throw err;
     }
     return fs;
+  }
+
+  /**
+   * Why no container could be made from `image`: the engine refused us or we
+   * refused it, it does not answer, it has no such image, or it said why.
+   * Named as the image it was to be made from: there is no container to name
+   * (a container's unavailability, {@link containerUnavailability}, is not
+   * said of one).
+   */
+  static async #creationFailure(image: string, docker: Docker, err: unknown): Promise<FsError> {
+    const refused = engineRefusal('open', docker, err);
+    if (refused !== undefined) return refused;
+    const d = describeEngineError(err);
+    const reason = `cannot create a container from image '${image}'`;
+    if (d.unreachable) {
+      return new FsError({
+        code: 'EUNAVAILABLE',
+        op: 'open',
+        reason: `${reason}: ${describeEngine(docker)} does not answer (${d.message})`,
+        hint: `start the ${engineTitle(knownEngineName(docker))} engine (or name one that runs in the engine option) and open the workspace again; no container was created`,
+        cause: err,
+      });
+    }
+    if ((err as { statusCode?: unknown } | null)?.statusCode === 404 && /no such image/i.test(d.message)) {
+      // The engine answered, so it answers what it is: the hint is in its own CLI.
+      const cli = (await engineName(docker)) ?? 'docker';
+      return new FsError({
+        code: 'EUNAVAILABLE',
+        op: 'open',
+        reason: `${reason}: ${d.message}`,
+        hint: `pull it first (${cli} pull ${image}), or name an image the engine has (${cli} images lists them); no container was created`,
+        cause: err,
+      });
+    }
+    return new FsError({ code: 'EUNAVAILABLE', op: 'open', reason: `${reason}: ${d.message}`, cause: err });
   }
 
   static async #engineFailure(op: FsOperation, ref: string, docker: Docker, err: unknown): Promise<FsError> {

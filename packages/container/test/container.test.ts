@@ -141,6 +141,18 @@ describe.runIf(available)('container backend', () => {
       expect(String((err as Error).message)).toContain("container 'ctxfs-no-such-container' does not exist");
     });
 
+    it("a missing image is EUNAVAILABLE naming the image, with the engine's command that gets it", async () => {
+      // It said only the engine's words, with the hint for an engine that cannot be reached ("check that it is running").
+      const err = await ContainerFilesystem.open({ engine: TEST_ENGINE.options, image: 'ctxfs-no-such-image:latest', labels: TEST_LABELS }).catch(
+        (e: unknown) => e,
+      );
+      expect(isFsError(err, 'EUNAVAILABLE'), String(err)).toBe(true);
+      expect((err as FsError).reason).toMatch(/^cannot create a container from image 'ctxfs-no-such-image:latest': no such image/i);
+      expect((err as FsError).hint).toBe(
+        `pull it first (${TEST_ENGINE.name} pull ctxfs-no-such-image:latest), or name an image the engine has (${TEST_ENGINE.name} images lists them); no container was created`,
+      );
+    });
+
     it('a missing file is ENOENT, not EUNAVAILABLE, on every read path', async () => {
       const { fs } = await workspace({ 'a.txt': 'a' });
       try {

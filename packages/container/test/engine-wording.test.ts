@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineRefusal } from '../src/container-errors.ts';
-import { ContainerFilesystem, closeEngine, connectEngine, type EngineOptions, engineName } from '../src/index.ts';
+import { ContainerFilesystem, closeEngine, connectEngine, containerUnavailability, type EngineOptions, engineName } from '../src/index.ts';
 import { SshEngineError } from '../src/ssh-transport.ts';
 import { errorOf } from './docker-fixture.ts';
 
@@ -50,12 +50,13 @@ async function failures(engine: EngineOptions) {
 
 describe('an engine that does not answer is named by its connection', () => {
   it('TLS: the container engine at https://… (TCP with TLS), not the Docker engine', async () => {
-    for (const err of await failures(TLS)) {
-      expect(err.code).toBe('EUNAVAILABLE');
-      expect(err.message).toContain('the container engine at https://127.0.0.1:9 (TCP with TLS) does not answer');
-      expect(err.hint).toContain('start the container (or the container engine) again');
-      expect(`${err.message} ${err.hint}`).not.toContain('Docker');
+    const [attach, create] = await failures(TLS);
+    for (const err of [attach, create]) {
+      expect(err?.code).toBe('EUNAVAILABLE');
+      expect(err?.message).toContain('the container engine at https://127.0.0.1:9 (TCP with TLS) does not answer');
+      expect(`${err?.message} ${err?.hint}`).not.toContain('Docker');
     }
+    expect(attach?.hint).toContain('start the container (or the container engine) again');
   });
 
   it('SSH: the container engine at ssh://… (over SSH); the SSH client is refused by the port like any client', async () => {
@@ -75,6 +76,28 @@ describe('an engine that does not answer is named by its connection', () => {
     // Asked for by name, Podman's service is Podman before it answers.
     const [podman] = await failures({ podman: true, socketPath: join(dir, 'no-engine.sock') });
     expect(podman?.message).toContain(`the Podman engine at unix://${join(dir, 'no-engine.sock')} does not answer`);
+  });
+});
+
+describe('an engine that does not answer a workspace opened from an image', () => {
+  // It said "container 'busybox' is unreachable: …" and "start the container (or the container engine) again", of a
+  // container that was never made: the name was the image's.
+  it('names the image a container was to be made from, and the engine to start; no container is said to exist', async () => {
+    const socket = join(dir, 'no-engine.sock');
+    for (const [engine, title] of [
+      [{ socketPath: socket }, 'container'],
+      [{ podman: true, socketPath: socket }, 'Podman'],
+    ] as const) {
+      const err = await errorOf(ContainerFilesystem.open({ image: 'busybox', engine }));
+      expect(err.code).toBe('EUNAVAILABLE');
+      expect(err.reason).toBe(
+        `cannot create a container from image 'busybox': the ${title} engine at unix://${socket} does not answer (connect ENOENT ${socket})`,
+      );
+      expect(err.hint).toBe(`start the ${title} engine (or name one that runs in the engine option) and open the workspace again; no container was created`);
+      expect(err.message).not.toContain("container 'busybox'");
+      // No container was made, so none is said to have become unreachable.
+      expect(containerUnavailability(err)).toBeUndefined();
+    }
   });
 });
 
