@@ -172,10 +172,13 @@ export type EditData = z.infer<ReturnType<typeof editDataSchema>>;
 export function editResult(r: EditResult, maxTokens?: number): ToolResult<EditData> {
   // A refusal leads with its code, as every other tool error does.
   const parts = [r.success || r.code === undefined ? r.message : `${r.code}: ${r.message}`];
-  // The diff shown is cut to what the call may serve (a one-line minified file's diff is the whole file); data.diff keeps it whole.
+  // The diff is cut to what the call may serve (a one-line minified file's diff is the whole file), in the text and in
+  // the data alike: structured content is served too, and a whole-file diff can be larger than a client takes at once.
   const room = maxTokens === undefined ? undefined : maxTokens - o200kTokenizer.count(r.message) - 40;
-  if (r.diff !== '')
-    parts.push(room === undefined ? r.diff.trimEnd() : withinBudget(r.diff.trimEnd(), room, 'the diff is cut here; read the changed lines to see them').text);
+  const cut =
+    room === undefined || r.diff === '' ? undefined : withinBudget(r.diff.trimEnd(), room, 'the diff is cut here; read the changed lines to see them');
+  const diff = cut?.truncated === true ? cut.text : r.diff;
+  if (diff !== '') parts.push(diff.trimEnd());
   return {
     text: withNext(parts.join('\n'), r.next),
     isError: !r.success,
@@ -188,7 +191,7 @@ export function editResult(r: EditResult, maxTokens?: number): ToolResult<EditDa
       version: r.version,
       previous_version: r.previousVersion,
       seq: r.seq,
-      diff: r.diff,
+      diff,
       lines_added: r.linesAdded,
       lines_removed: r.linesRemoved,
       merged: r.merged,
