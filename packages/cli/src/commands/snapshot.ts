@@ -45,9 +45,28 @@ async function whileRunning<T>(g: GlobalOptions, what: string, run: () => Promis
   }
 }
 
+/**
+ * A tag is a name to type again: one that is empty or blank, or has a line
+ * break or an escape sequence, is refused. An empty one would be named by an
+ * empty argument (`snapshot restore "$SNAP"` with SNAP unset), and a control
+ * character breaks `snapshot list`'s one line per snapshot (or writes to the
+ * terminal).
+ */
+async function checkTag(g: GlobalOptions, tag: string | undefined): Promise<void> {
+  if (tag === undefined) return;
+  const why = tag.trim() === '' ? 'is empty' : /\p{Cc}/u.test(tag) ? 'has a control character (a line break, a tab or an escape)' : undefined;
+  if (why === undefined) return;
+  throw new CliError(
+    'EINVAL',
+    `snapshot create: the tag ${JSON.stringify(tag)} ${why}`,
+    `name it with words you can type again (${await commandPrefix(g)} snapshot create before-refactor), or leave the tag out`,
+  );
+}
+
 /** `ctxfs snapshot create [tag]`: recorded in the audit (it changes no file, so the policy's path rules do not apply). */
-export const create: Action = (g, [tag]) =>
-  whileRunning(g, 'take a snapshot', () =>
+export const create: Action = async (g, [tag]) => {
+  await checkTag(g, tag);
+  return whileRunning(g, 'take a snapshot', () =>
     withContext(g, async ({ ctx, fs }) => {
       const call = { op: 'createSnapshot', opClass: 'history', paths: [], params: tag === undefined ? {} : { tag } } as const;
       const s = await ctx.guarded(
@@ -59,6 +78,7 @@ export const create: Action = (g, [tag]) =>
       return EXIT.ok;
     }),
   );
+};
 
 /** `ctxfs snapshot list`. */
 export const list: Action = (g) =>
@@ -69,8 +89,10 @@ export const list: Action = (g) =>
     return EXIT.ok;
   });
 
-/** The snapshot `name` names: its id, else the newest with that tag. */
+/** The snapshot `name` names: its id, else the newest with that tag; an empty name is refused. */
 async function named(g: GlobalOptions, fs: Filesystem, name: string): Promise<string> {
+  // An empty argument (an unset variable) names no snapshot, even one an older ctxfs let be tagged ''.
+  if (name.trim() === '') throw new CliError('EINVAL', 'an empty id or tag names no snapshot', `list them with ${await commandPrefix(g)} snapshot list`);
   const all = await fs.listSnapshots();
   const id = (all.find((s) => s.id === name) ?? all.findLast((s) => s.tag === name))?.id;
   if (id === undefined) throw new CliError('ENOSNAPSHOT', `no snapshot has the id or tag '${name}'`, `list them with ${await commandPrefix(g)} snapshot list`);
