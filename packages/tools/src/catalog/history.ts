@@ -6,7 +6,7 @@
  * @module
  */
 
-import { changedByText, type VersionDiff } from '@ctxfs/context';
+import { changedByText, o200kTokenizer, type VersionDiff } from '@ctxfs/context';
 import { fsError, isFsError } from '@ctxfs/core';
 import { z } from 'zod';
 import { CHANGES, DESTRUCTIVE, defineTool, once, READ_ONLY } from '../definition.ts';
@@ -172,6 +172,7 @@ export const checkConflicts = defineTool({
       current_version: z.string().optional(),
       changed_by: z.array(z.string()),
       lines: z.array(z.object({ start: z.number().int(), end: z.number().int() })),
+      more_lines: z.number().int().optional().describe('Changed ranges left out of lines, over the call budget; their_diff and read_lines show them.'),
       their_diff: z.string().optional(),
     }),
   annotations: READ_ONLY,
@@ -182,12 +183,21 @@ export const checkConflicts = defineTool({
     const c = await session.checkConflicts(a.path, a.base_version);
     if (c === undefined)
       return { text: `${a.path}: no conflict; your read is current.`, isError: false, data: { path: a.path, conflict: false, changed_by: [], lines: [] } };
-    const lines = c.lines.map((l) => (l.start === l.end ? `${l.start}` : `${l.start}-${l.end}`)).join(', ');
-    const theirs = c.theirsDiff === undefined ? undefined : withinBudget(c.theirsDiff, session.profile.perCallTokens, 'read_lines the changed lines').text;
+    const budget = callBudget(session);
+    // The ranges named are those a quarter of the budget holds (a file changed all through has thousands); the rest are counted.
+    const ranges = c.lines.map((l) => (l.start === l.end ? `${l.start}` : `${l.start}-${l.end}`));
+    let named = 0;
+    for (let used = 0; named < ranges.length; named++) {
+      used += o200kTokenizer.count(`${ranges[named]}, `);
+      if (used > budget / 4) break;
+    }
+    const more = ranges.length - named;
+    const lines = `${ranges.slice(0, named).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+    const header = `${c.path}: changed since your read (${c.type}) by ${changedByText(c.changedBy) || 'someone'}${lines ? `; lines ${lines}` : ''}.`;
+    const room = budget - o200kTokenizer.count(header) - 40;
+    const theirs = c.theirsDiff === undefined ? undefined : withinBudget(c.theirsDiff, room, 'read_lines the changed lines').text;
     return {
-      text: [`${c.path}: changed since your read (${c.type}) by ${changedByText(c.changedBy) || 'someone'}${lines ? `; lines ${lines}` : ''}.`, theirs]
-        .filter(Boolean)
-        .join('\n'),
+      text: [header, theirs].filter(Boolean).join('\n'),
       isError: false,
       data: {
         path: c.path,
@@ -196,7 +206,8 @@ export const checkConflicts = defineTool({
         base_version: c.baseVersion,
         current_version: c.currentVersion,
         changed_by: [...c.changedBy],
-        lines: c.lines.map((l) => ({ start: l.start, end: l.end })),
+        lines: c.lines.slice(0, named).map((l) => ({ start: l.start, end: l.end })),
+        more_lines: more > 0 ? more : undefined,
         their_diff: theirs,
       },
     };
