@@ -249,7 +249,7 @@ describe('ctxfs from a script', () => {
     }
     expect(doctor.find((l) => l.includes(' backend '))).toMatch(/^ok {3}backend {6}/);
     expect(run(['outline', 'src/math.ts']).stdout).toContain('export function add');
-    expect(run(['audit', '--limit', '1']).stdout).toMatch(/^#\d+ \S+Z cli \w+ .* (ok|refused|denied|error).* session [0-9a-f]{8}\n$/);
+    expect(run(['audit', '--limit', '1']).stdout).toMatch(/^#\d+ \S+Z cli \w+ .* (ok|refused|denied|error).* session [0-9a-f]{8}-[0-9a-f-]{27}\n$/);
     expect(run(['audit', 'verify']).stdout).toMatch(
       /^ok: store chain: \d+ records verify \(head #\d+ [0-9a-f]{12}\); .*\nok: trail: \d+ lines \(\d+ records\) in 1 file\(s\) verify; /,
     );

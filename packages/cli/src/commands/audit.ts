@@ -54,11 +54,12 @@ function trailOf(ws: CliWorkspace): NonNullable<CliWorkspace['trail']> {
   );
 }
 
+/** One record as a line; its session whole, as `--session` takes it (a shortened id matches no record). */
 function recordLine(r: AuditRecord): string {
   const result = r.result === 'ok' ? paint('green', r.result) : paint(r.result === 'error' ? 'red' : 'yellow', `${r.result}${r.code ? ` ${r.code}` : ''}`);
   const approval = r.approval?.required ? ` [approved by ${r.approval.by}]` : '';
   const mark = r.verified ? '' : paint('red', ' (does not verify)');
-  return `#${r.seq} ${r.ts} ${r.agent} ${paint('bold', r.op)} ${r.paths.join(', ')} ${result}${approval} session ${r.sessionId.slice(0, 8)}${mark}`;
+  return `#${r.seq} ${r.ts} ${r.agent} ${paint('bold', r.op)} ${r.paths.join(', ')} ${result}${approval} session ${r.sessionId}${mark}`;
 }
 
 /** `ctxfs audit [query]`. */
