@@ -285,7 +285,8 @@ export function notRegularFile(op: FsOperation, path: string | undefined): FsErr
  * The refusal of a path that a symbolic link takes out of the workspace
  * root, in the one wording every backend gives, whichever call met the link
  * (a read, a listing, a stat through it, a write, realpath). Where the link
- * leads is never said: that is outside, and a model has nothing to do there.
+ * leads is never said: that is outside, and a model has nothing to do there
+ * (a backend that knows may say it in `cause`, for the local log).
  *
  * @example
  * ```ts
@@ -294,13 +295,14 @@ export function notRegularFile(op: FsOperation, path: string | undefined): FsErr
  * // "EPATHESCAPE: a symbolic link in the path leads outside the workspace, readBytes 'out' (links that lead outside …)"
  * ```
  */
-export function linkOutsideRoot(op: FsOperation, path: string | undefined): FsError {
+export function linkOutsideRoot(op: FsOperation, path: string | undefined, cause?: unknown): FsError {
   return new FsError({
     code: 'EPATHESCAPE',
     op,
     path,
     reason: 'a symbolic link in the path leads outside the workspace',
     hint: 'links that lead outside the workspace are never followed: use a path inside it that does not go through the link',
+    cause,
   });
 }
 

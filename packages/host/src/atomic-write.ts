@@ -17,7 +17,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
 import { assertIfMatch, baseName, isFsError, parentPath, type WriteMode, type WriteSink } from '@ctxfs/core';
-import { closeQuietly, escapeError, hostError, O_PATH, type RootGuard } from './root-guard.ts';
+import { closeQuietly, escapeError, escapeOf, hostError, O_PATH, type RootGuard } from './root-guard.ts';
 
 const fsyncAsync = promisify(fs.fsync);
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_APPEND, O_RDONLY, O_DIRECTORY, COPYFILE_FICLONE } = fs.constants;
@@ -128,13 +128,13 @@ function resolveLinkTarget(guard: RootGuard, linkPath: string, text: string): st
   let rest = text;
   if (text.startsWith('/')) {
     const root = guard.rootReal === '/' ? '/' : `${guard.rootReal}/`;
-    if (!text.startsWith(root)) throw escapeError(linkPath);
+    if (!text.startsWith(root)) throw escapeError(linkPath, text);
     rest = text.slice(root.length);
   }
   for (const seg of rest.split('/')) {
     if (seg === '' || seg === '.') continue;
     if (seg === '..') {
-      if (base.length === 0) throw escapeError(linkPath);
+      if (base.length === 0) throw escapeError(linkPath, text);
       base.pop();
     } else base.push(seg);
   }
@@ -168,7 +168,7 @@ export function openAtomicSink(guard: RootGuard, path: string, mode: WriteMode, 
     target = locateTarget(guard, path);
   } catch (err) {
     // Refused under the path written, not the directory or the link on its way that was refused.
-    if (isFsError(err, 'EPATHESCAPE') && err.path !== path) throw hostError('EPATHESCAPE', path, err.reason, err.hint);
+    if (isFsError(err, 'EPATHESCAPE') && err.path !== path) throw escapeOf(path, err);
     throw err;
   }
   const { dirFd, name, existing } = target;

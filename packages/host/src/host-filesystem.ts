@@ -417,7 +417,7 @@ export class HostFilesystem extends FilesystemBase {
       fs.closeSync(fd);
     } catch (err) {
       if (err instanceof FsError && err.code === 'EPATHESCAPE')
-        throw new FsError({ code: 'EPATHESCAPE', op, path: String(input), reason: err.reason, hint: err.hint });
+        throw new FsError({ code: 'EPATHESCAPE', op, path: String(input), reason: err.reason, hint: err.hint, cause: err.cause });
     }
   }
 
@@ -467,7 +467,7 @@ export class HostFilesystem extends FilesystemBase {
       }
     }
     if (!isHostPathInside(this.root, real)) {
-      throw escapeError(path);
+      throw escapeError(path, real);
     }
     return nodePath.relative(this.root, real).split(nodePath.sep).join('/');
   }

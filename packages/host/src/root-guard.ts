@@ -33,9 +33,18 @@ export function hostError(code: FsErrorCode, path: string, reason: string, hint?
   return new FsError({ code, op: 'openRead', path: path === '' ? '.' : path, reason, hint });
 }
 
-/** The refusal of a path a link takes out of the root, in core's words (where it lands is never told). */
-export function escapeError(path: string): FsError {
-  return linkOutsideRoot('openRead', path === '' ? '.' : path);
+/**
+ * The refusal of a path a link takes out of the root, in core's words; where
+ * it lands is told only in the cause, for the local log (the context layer
+ * serves the reason and hint).
+ */
+export function escapeError(path: string, landed: string): FsError {
+  return linkOutsideRoot('openRead', path === '' ? '.' : path, new Error(`'${path === '' ? '.' : path}' leads to '${landed}', outside the root`));
+}
+
+/** `err`, an `EPATHESCAPE` of another path, refused under `path` (its reason, hint and cause kept). */
+export function escapeOf(path: string, err: FsError): FsError {
+  return new FsError({ code: 'EPATHESCAPE', op: 'openRead', path: path === '' ? '.' : path, reason: err.reason, hint: err.hint, cause: err.cause });
 }
 
 /** Links followed by their text before giving up (as the kernel's own limit, 40). */
@@ -117,7 +126,7 @@ export class RootGuard {
       try {
         this.verify(fd, p);
       } catch (err) {
-        throw (err as FsError).code === 'EPATHESCAPE' ? hostError('EPATHESCAPE', path, (err as FsError).reason, (err as FsError).hint) : err;
+        throw (err as FsError).code === 'EPATHESCAPE' ? escapeOf(path, err as FsError) : err;
       } finally {
         fs.closeSync(fd);
       }
@@ -144,7 +153,7 @@ export class RootGuard {
       } catch {
         return; // not a link, or gone: the open's own error stands
       }
-      if (landed !== this.rootReal && !landed.startsWith(this.rootReal === '/' ? '/' : `${this.rootReal}/`)) throw escapeError(path);
+      if (landed !== this.rootReal && !landed.startsWith(this.rootReal === '/' ? '/' : `${this.rootReal}/`)) throw escapeError(path, landed);
       abs = landed;
     }
   }
@@ -234,7 +243,7 @@ export class RootGuard {
     const n = this.#rootPrefix.length;
     if (landed.length > n && landed.compare(this.#rootPrefix, 0, n, 0, n) === 0) return;
     if (landed.equals(this.#rootExact)) return;
-    throw escapeError(path);
+    throw escapeError(path, landed.toString());
   }
 
   #landed(fd: number, path: string): Buffer {
