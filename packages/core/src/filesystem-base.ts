@@ -313,12 +313,16 @@ export abstract class FilesystemBase implements Filesystem {
    */
   async #publicError(err: unknown, op: FsOperation, path: string | undefined, dest?: string): Promise<FsError> {
     const e = asPublicError(err, op, path, dest);
-    if ((e.code === 'ENOENT' || e.code === 'ENOTDIR') && !this.#closed && (await this.#rootGone())) return rootGoneError(op, path, dest, e);
+    if ((e.code === 'ENOENT' || e.code === 'ENOTDIR') && !this.#closed && (await this.rootGone())) return rootGoneError(op, path, dest, e);
     return e;
   }
 
-  /** True when the root is no longer a directory: removed, moved away or replaced by a file. */
-  async #rootGone(): Promise<boolean> {
+  /**
+   * True when the root is no longer a directory: removed, moved away or
+   * replaced by a file. Asked after every ENOENT and ENOTDIR a call meets;
+   * a backend with a cheaper look than `statPath('')` overrides it.
+   */
+  protected async rootGone(): Promise<boolean> {
     try {
       return (await this.statPath('')).kind !== 'directory';
     } catch (err) {
@@ -329,7 +333,7 @@ export abstract class FilesystemBase implements Filesystem {
 
   /** Throws the root-gone refusal for a lookup that found nothing, when that is why. */
   async #assertRootPresent(op: FsOperation, path: string): Promise<void> {
-    if (await this.#rootGone()) throw rootGoneError(op, path, undefined);
+    if (await this.rootGone()) throw rootGoneError(op, path, undefined);
   }
 
   async #loopRefusal(err: unknown, op: FsOperation, path: string | undefined, dest: string | undefined): Promise<FsError> {

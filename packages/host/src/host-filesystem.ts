@@ -479,6 +479,11 @@ export class HostFilesystem extends FilesystemBase {
     return isHostPathInside(this.root, target) ? `/${nodePath.relative(this.root, target).split(nodePath.sep).join('/')}` : undefined;
   }
 
+  /** One stat of the root's real path: no descriptor to open and verify, for every missing path a call meets. */
+  protected override async rootGone(): Promise<boolean> {
+    return !this.#guard.rootIsDirectory();
+  }
+
   protected async statPath(path: string): Promise<FileStat> {
     let s: fs.Stats;
     try {

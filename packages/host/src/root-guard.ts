@@ -111,6 +111,15 @@ export class RootGuard {
     return fd;
   }
 
+  /** Whether the root is still a directory (removed, moved away or replaced by a file: not). */
+  rootIsDirectory(): boolean {
+    try {
+      return fs.statSync(this.rootReal, { throwIfNoEntry: false })?.isDirectory() === true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Throws EPATHESCAPE when the nearest existing ancestor of `path` lies outside the root. */
   #assertAncestorsInside(path: string): void {
     let p = path;
@@ -149,6 +158,9 @@ export class RootGuard {
     for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
       let landed: string;
       try {
+        // Most failed opens name nothing at all: an lstat that answers undefined costs no exception (a
+        // throwing readlink and the directory's realpath cost three times what the open did).
+        if (fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return;
         landed = nodePath.resolve(fs.realpathSync.native(nodePath.dirname(abs)), fs.readlinkSync(abs));
       } catch {
         return; // not a link, or gone: the open's own error stands
