@@ -16,6 +16,7 @@ import { type CallValue, callText } from '../calls/call-text.ts';
 import type { Document } from '../content/document.ts';
 import { listFirst } from '../patch/mismatch-report.ts';
 import { type Caller, callBudget, redactedLines, type Workspace } from '../retrieval/shared.ts';
+import { currentCall } from '../safety/safety-layer.ts';
 import { narrowTo, plural, type Tally } from './narrowing.ts';
 import { count, fileFilter, grepMatcher, searchPath } from './search-input.ts';
 import { lastPageOffset, overBudgetSearch, pastTheEnd, type Row, renderSearch, type SearchResult, shownRange, tooSmall } from './search-result.ts';
@@ -212,6 +213,34 @@ async function* checkedFiles(
   }
 }
 
+/**
+ * The names in `scope.exclude` that some entry within the directory `scope`
+ * has, in the list's order: what the search left out there. The walk enters
+ * an ignored directory only to list it (whatever is below is ignored with
+ * it) and stops once every name is found.
+ */
+async function excludedWithin(ws: Workspace, scope: SearchScope): Promise<string[]> {
+  const names = new Set(scope.exclude);
+  if (names.size === 0) return [];
+  const found = new Set<string>();
+  const withheld = currentCall()?.withheld;
+  const below = scope.exclude.map((name) => `**/${name}/*`);
+  try {
+    for await (const m of ws.fs.glob('**', { cwd: scope.path, dot: true, ignore: below })) {
+      const name = m.path.slice(m.path.lastIndexOf('/') + 1);
+      if (!names.has(name) || found.has(name)) continue;
+      // What the policy withholds is never mentioned: includeIgnored would not search it either.
+      if (withheld?.(m.path) === true) continue;
+      found.add(name);
+      if (found.size === names.size) break;
+    }
+  } catch (err) {
+    // The search itself is done and answered; a note it cannot make is left out.
+    if (!isFsError(err)) throw err;
+  }
+  return scope.exclude.filter((name) => found.has(name));
+}
+
 /** Searches file contents. */
 export async function grep(ws: Workspace, caller: Caller, pattern: string, options: GrepCallOptions = {}): Promise<SearchResult<GrepHit>> {
   const literal = options.literal === true;
@@ -356,11 +385,11 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
       `[patterns are RE2 syntax (as grep -E), where \\| \\+ \\? match the characters | + ? themselves; meant as grep's basic syntax means them (a|b, x+, x?): ${same({}, extended)}]`,
     );
   }
-  // A search of one file left nothing out: the note would send a model looking where nothing is.
-  if (total === 0 && !includeIgnored && scope.kind === 'directory' && scope.exclude.length > 0) {
-    notes.push(
-      `[not searched: ignored ${scope.exclude.slice(0, 6).join(', ')}${scope.exclude.length > 6 ? ', …' : ''}; ${same({ includeIgnored: true })} searches them]`,
-    );
+  // A search of one file left nothing out, nor one of a directory where no ignored name is: the note would send a
+  // model looking where nothing is. It names what is there.
+  const leftOut = total === 0 && !includeIgnored && scope.kind === 'directory' ? await excludedWithin(ws, scope) : [];
+  if (leftOut.length > 0) {
+    notes.push(`[not searched: ignored ${leftOut.slice(0, 6).join(', ')}${leftOut.length > 6 ? ', …' : ''}; ${same({ includeIgnored: true })} searches them]`);
   }
   return renderSearch(ws, caller, {
     op: 'grep',
