@@ -342,6 +342,22 @@ async function undoHolding(editor: FileEditor, p: string, other: string | undefi
           ),
         );
       }
+      // No version at all: a file ctxfs never changed (its history lists nothing, so offering it helps no one), or no file.
+      if (history.length === 0) {
+        if (current === undefined) {
+          const missing = missingFile({ registry: editor.deps.registry }, p, 'undo', undefined, `no file at ${p}, and none was ever recorded there`);
+          throw new Refusal(refusal('undo', p, 'ENOENT', `Nothing to undo: ${errorText(missing, p)}`));
+        }
+        throw new Refusal(
+          refusal(
+            'undo',
+            p,
+            'ENOENT',
+            `Nothing to undo: ${p} has no recorded change. It was never changed through ctxfs, so it is as ctxfs first saw it; an edit made through ctxfs is recorded and can be undone.`,
+            { version: current.sha256 },
+          ),
+        );
+      }
       const why =
         options.change !== undefined
           ? `${p} has no change #${options.change} to undo (the first version is not a change).`
