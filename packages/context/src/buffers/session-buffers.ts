@@ -8,7 +8,7 @@
  * @module
  */
 
-import { type Filesystem, fsError, isFsError, parentPath } from '@ctxfs/core';
+import { type Filesystem, type FsError, fsError, isFsError, parentPath } from '@ctxfs/core';
 import { callText } from '../calls/call-text.ts';
 import type { EditResult } from '../edits/edit-result.ts';
 import type { EditOptions } from '../edits/file-editor.ts';
@@ -418,15 +418,7 @@ export class SessionBuffers {
   #step(direction: 'undo' | 'redo', path: string): Promise<BufferInfo> {
     return this.#call(`buffers.${direction}`, path, {}, async (p) => {
       const b = await this.#held(p);
-      if (!b.step(direction)) {
-        throw fsError('EINVAL', direction, p, {
-          reason: `nothing to ${direction} in the buffer of ${p}`,
-          hint:
-            direction === 'undo'
-              ? `a saved change is undone on disk, through the file history: ${callText('undo', [p])}`
-              : `redo applies an edit undone since the last edit; undo one first with ${callText('buffers.undo', [p])}`,
-        });
-      }
+      if (!b.step(direction)) throw nothingToStep(direction, p, b);
       await this.#autoSave(b);
       return this.#info(b);
     });
@@ -635,5 +627,32 @@ function pendingConflict(op: string, b: FileBuffer) {
   return fsError('ECONFLICT', op, b.path, {
     reason: `${b.path} changed on disk where the buffer changed it too (${n} place(s)); nothing was written`,
     hint: `see both with ${callText('buffers.diff', [b.path])}, then save choosing who wins those places (${callText('buffers.save', [b.path], { resolve: 'disk' })} or resolve "buffer"), or drop the buffer's changes with ${callText('buffers.reload', [b.path])}`,
+  });
+}
+
+/**
+ * The refusal of an undo or redo with nothing to step. It names a call only
+ * when that call does something: the disk's undo after this buffer saved a
+ * change (that save is a recorded change of this agent), the buffer's undo
+ * when a redo finds nothing undone but an edit is there to undo.
+ */
+function nothingToStep(direction: 'undo' | 'redo', p: string, b: FileBuffer): FsError {
+  const { undo, redo } = b.history.depth;
+  if (direction === 'undo') {
+    const redoable = redo > 0 ? ` (${redo} undone edit(s) can be applied again with redo)` : '';
+    return fsError('EINVAL', direction, p, {
+      reason: `nothing to undo in the buffer of ${p}: no edit of it is left to undo${redoable}`,
+      hint:
+        b.savedSeq !== undefined
+          ? `a saved change is undone on disk, through the file history: ${callText('undo', [p])}`
+          : 'a change saved to disk is undone through the file history, not in the buffer',
+    });
+  }
+  return fsError('EINVAL', direction, p, {
+    reason: `nothing to redo in the buffer of ${p}: no edit was undone since its last edit`,
+    hint:
+      undo > 0
+        ? `redo applies an edit undone since the last edit; undo one first with ${callText('buffers.undo', [p])}`
+        : 'the buffer has no edit left to undo or redo',
   });
 }
