@@ -8,10 +8,10 @@
  * @module
  */
 
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { fsError } from '@ctxfs/core';
+import { type FsError, type FsErrorCode, fsError } from '@ctxfs/core';
 
 /**
  * A synchronous SQLite handle.
@@ -36,19 +36,20 @@ export class SqliteDatabase {
 
   /** Opens (creating the file and its directory if needed) `path`, or `':memory:'`. */
   static open(path: string, busyTimeoutMs = 5000): SqliteDatabase {
-    let db: DatabaseSync;
+    let db: DatabaseSync | undefined;
     try {
       if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
       db = new DatabaseSync(path, { timeout: busyTimeoutMs });
+      // A file that is not a database, or one that cannot be written, opens: the first statement finds out.
+      if (path !== ':memory:') enableWal(db, busyTimeoutMs);
+      db.exec('PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
+      // A file this process cannot write opens read-only, and the first write of a call fails half-way through it.
+      const denied = path === ':memory:' ? undefined : unwritable(path);
+      if (denied !== undefined) throw Object.assign(new Error(`${denied}: the state file is not writable`), { code: denied });
     } catch (err) {
-      throw fsError('EIO', 'openState', path, {
-        reason: `cannot open the state store: ${(err as Error).message}`,
-        hint: 'check that the state directory is writable',
-        cause: err,
-      });
+      db?.close();
+      throw openFailure(path, err);
     }
-    if (path !== ':memory:') enableWal(db, busyTimeoutMs);
-    db.exec('PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
     return new SqliteDatabase(db, path);
   }
 
@@ -110,6 +111,84 @@ export class SqliteDatabase {
   release(): void {
     this.#closed = true;
   }
+}
+
+/** What is at `path` on the host, without following a last link; `undefined` where nothing is (or it cannot be told). */
+function kindAt(path: string): 'directory' | 'file' | 'other' | undefined {
+  try {
+    const st = statSync(path);
+    return st.isDirectory() ? 'directory' : st.isFile() ? 'file' : 'other';
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why this process may not write `path` (create and rename files in it, for a directory): `EACCES`, `EROFS`…; `undefined` where it may. */
+function unwritable(path: string): string | undefined {
+  try {
+    accessSync(path, constants.W_OK);
+    return undefined;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code ?? 'EACCES';
+  }
+}
+
+/**
+ * Why the state store at `path` did not open, as what is wrong at the path
+ * and what to name instead: a directory (`EISDIR`), a file where a directory
+ * of the path should be (`ENOTDIR`), a file that is not a database
+ * (`EINVAL`), a directory that cannot be written or a read-only filesystem
+ * (`EACCES`, `EROFS`). Each hint names a path that would open, where one can
+ * be told; what cannot be told stays `EIO` with SQLite's or the system's
+ * message.
+ */
+function openFailure(path: string, err: unknown): FsError {
+  const message = (err as Error).message;
+  const errno = (err as NodeJS.ErrnoException).code;
+  // SQLite's primary result code: the extended code's low byte.
+  const sqlite = ((err as { errcode?: number }).errcode ?? -1) & 0xff;
+  const fail = (code: FsErrorCode, reason: string, hint: string) => fsError(code, 'openState', path, { reason, hint, cause: err });
+  if (kindAt(path) === 'directory') {
+    return fail(
+      'EISDIR',
+      `the state location '${path}' is a directory; the state store is one database file`,
+      `name a file for the state, e.g. '${join(path, 'state.db')}'`,
+    );
+  }
+  // The nearest ancestor that exists: a file there means no directory can be made below it.
+  let ancestor = dirname(path);
+  while (kindAt(ancestor) === undefined && dirname(ancestor) !== ancestor) ancestor = dirname(ancestor);
+  const ancestorKind = kindAt(ancestor);
+  if (ancestorKind !== undefined && ancestorKind !== 'directory') {
+    return fail(
+      'ENOTDIR',
+      `'${ancestor}' is a file, not a directory, so the state file '${path}' cannot be made below it`,
+      `name a state file in a directory, e.g. '${join(dirname(ancestor), 'state.db')}'`,
+    );
+  }
+  if (errno === 'EACCES' || errno === 'EPERM' || errno === 'EROFS' || sqlite === 8 /* SQLITE_READONLY */ || sqlite === 14 /* SQLITE_CANTOPEN */) {
+    // The directory to make the file in, or the file itself where it is there.
+    const denied = kindAt(path) === 'file' && unwritable(path) !== undefined ? path : ancestor;
+    const why = unwritable(denied) ?? (errno === 'EROFS' ? 'EROFS' : undefined);
+    if (why === 'EROFS') {
+      return fail('EROFS', `the state location '${path}' is on a read-only filesystem`, 'name a state file on a writable filesystem');
+    }
+    if (why !== undefined) {
+      return fail(
+        'EACCES',
+        `cannot write ${denied === path ? 'the state file' : 'the directory'} '${denied}' (permission denied)`,
+        `make '${denied}' writable, or name a state file in a writable directory`,
+      );
+    }
+  }
+  if (sqlite === 26 /* SQLITE_NOTADB */ || sqlite === 11 /* SQLITE_CORRUPT */) {
+    return fail(
+      'EINVAL',
+      `'${path}' is not a SQLite database (${message}), so not a state store; it is left as it is`,
+      `name another file for the state, e.g. '${join(dirname(path), 'state.db') === path ? join(dirname(path), 'ctxfs-state.db') : join(dirname(path), 'state.db')}'`,
+    );
+  }
+  return fail('EIO', `cannot open the state store: ${message}`, `check that '${dirname(path)}' is writable and has space, then retry`);
 }
 
 /**
