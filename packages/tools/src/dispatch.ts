@@ -12,7 +12,7 @@
 import { type ContextSession, withCallStyle, withoutHostPaths, withRequestId } from '@ctxfs/context';
 import { FsError, type FsErrorCode, hasDefaultHint, isFsError } from '@ctxfs/core';
 import { prepareArguments } from './arguments.ts';
-import { MODEL_TOOL_CALLS, type ToolCallWriter, toolCallStyle, withToolCallWriter } from './call-style.ts';
+import { MODEL_TOOL_CALLS, type ToolCallWriter, toolCallStyle, toolCallText, withToolCallWriter } from './call-style.ts';
 import { TOOLS } from './catalog/index.ts';
 import type { AnyToolDefinition, ToolResult } from './definition.ts';
 
@@ -199,7 +199,11 @@ const TOOL_HINTS: Readonly<Partial<Record<FsErrorCode, string>>> = {
  * same advice in the tools' words.
  */
 export function toolHint(err: FsError): string {
-  return hasDefaultHint(err) ? (TOOL_HINTS[err.code] ?? err.hint) : err.hint;
+  if (!hasDefaultHint(err)) return err.hint;
+  // The call that lists the directory, as this surface makes it: a tool call, or on the command line `ctxfs ls build`.
+  if (err.code === 'EISDIR' && err.path !== undefined)
+    return `the path is a directory: ${toolCallText('list_files', { path: err.path })} shows its entries; name a file inside it`;
+  return TOOL_HINTS[err.code] ?? err.hint;
 }
 
 /** A workspace error as the tool's error result: named by the tool, with a hint in the tools' words. */

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { callText } from '../calls/call-text.ts';
+import { callShape, callsApi, callText } from '../calls/call-text.ts';
 import { applyHunks } from '../patch/apply-hunks.ts';
 import { type FilePatch, PatchParseError, parsePatch, withoutBom } from '../patch/parse-patch.ts';
 import { maskInOldText } from '../safety/redaction.ts';
@@ -107,12 +107,9 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
         next: del,
       });
     }
-    return refusal(
-      op,
-      path,
-      'EUNSUPPORTED',
-      `${what} Write the file whole with writeFile("${path}", content) instead, and send the rest of the patch without that section.`,
-    );
+    // The content is the caller's to give: the call is named in the caller's words, with the path it has.
+    const write = callsApi() ? `writeFile(${JSON.stringify(path)}, content)` : callShape('writeFile', { path });
+    return refusal(op, path, 'EUNSUPPORTED', `${what} Write the file whole with ${write} instead, and send the rest of the patch without that section.`);
   }
   // ctxfs keeps contents, not modes: a mode change is reported as not made, never silently dropped.
   const modes = files.flatMap((f) => (f.mode ? [`${f.newPath ?? f.oldPath} (${f.mode.from} → ${f.mode.to})`] : []));
