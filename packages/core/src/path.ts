@@ -66,6 +66,68 @@ function utf8Length(s: string): number {
   return s.length;
 }
 
+/** Lexical segments of an absolute host path (`/` or a drive letter first; backslashes as slashes), `.`/`..` applied; undefined when `..` climbs above its start. */
+function hostSegments(path: string): string[] | undefined {
+  const out: string[] = [];
+  for (const seg of path.replaceAll('\\', '/').split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (out.length === 0 || (out.length === 1 && /^[A-Za-z]:$/.test(out[0] as string))) return undefined;
+      out.pop();
+    } else out.push(seg);
+  }
+  return out;
+}
+
+/**
+ * Where the absolute host path `path` lies inside one of `hostRoots` (the
+ * workspace root as the host spells it: its real path, the spelling it was
+ * opened by), as a root-relative path (`''` for the root itself);
+ * `undefined` when it lies in none, or `path` is not absolute. Lexical: a
+ * link on the way is not followed, so what the answer names is looked up
+ * through the root's own rules when used.
+ *
+ * @example
+ * ```ts
+ * relativeToRoot('/tmp/repo/lib/view.js', '/tmp/repo');     // 'lib/view.js'
+ * relativeToRoot('/tmp/repo/../other/x', ['/tmp/repo']);    // undefined
+ * relativeToRoot('C:\\repo\\src\\a.ts', 'C:\\repo');         // 'src/a.ts'
+ * ```
+ */
+export function relativeToRoot(path: string, hostRoots: string | readonly string[]): string | undefined {
+  const roots = typeof hostRoots === 'string' ? [hostRoots] : hostRoots;
+  const absolute = (p: string) => p.startsWith('/') || p.startsWith('\\') || /^[A-Za-z]:[\\/]/.test(p);
+  if (roots.length === 0 || !absolute(path)) return undefined;
+  const segments = hostSegments(path);
+  if (segments === undefined) return undefined;
+  for (const root of roots) {
+    if (!absolute(root)) continue;
+    const base = hostSegments(root);
+    if (base === undefined || base.length > segments.length) continue;
+    // A drive letter is one drive whichever case it is typed in.
+    const same = (a: string, b: string, i: number) => a === b || (i === 0 && /^[A-Za-z]:$/.test(a) && a.toUpperCase() === b.toUpperCase());
+    if (base.every((seg, i) => same(seg, segments[i] as string, i))) return segments.slice(base.length).join('/');
+  }
+  return undefined;
+}
+
+/** The hint of a refused path that lies inside the root: the path to use instead. */
+function insideHint(relative: string): string {
+  return relative === ''
+    ? 'that is the workspace root; name it "." (paths are relative to it)'
+    : `use the path relative to the workspace root: ${JSON.stringify(relative)}`;
+}
+
+/**
+ * The hint of a refused absolute path: the path inside the root it names
+ * when it lies there, else the general one, the same whatever the path
+ * outside (which is not named back).
+ */
+function absoluteHint(path: string, hostRoots: string | readonly string[]): string {
+  const inside = relativeToRoot(path, hostRoots);
+  return inside === undefined ? 'use a path relative to the workspace root, e.g. "src/index.ts"' : insideHint(inside);
+}
+
 /**
  * Validates and normalizes a caller's path against the workspace root.
  *
@@ -76,6 +138,9 @@ function utf8Length(s: string): number {
  * - NUL, other control characters and unpaired UTF-16 surrogates are refused
  *   with `EINVAL` before any I/O.
  * - Over-long paths, segments or depths are refused with `ENAMETOOLONG`.
+ * - `hostRoots`, where the caller knows them (the root as the host spells
+ *   it), let the refusal of an absolute path inside the root name the
+ *   relative path to use; one outside is refused as without them.
  *
  * @example
  * ```ts
@@ -84,7 +149,12 @@ function utf8Length(s: string): number {
  * resolvePath('../etc/passwd', 'read');        // throws FsError EPATHESCAPE
  * ```
  */
-export function resolvePath(input: unknown, op: FsOperation, limits: PathLimits = DEFAULT_PATH_LIMITS): ResolvedPath {
+export function resolvePath(
+  input: unknown,
+  op: FsOperation,
+  limits: PathLimits = DEFAULT_PATH_LIMITS,
+  hostRoots: string | readonly string[] = [],
+): ResolvedPath {
   if (typeof input !== 'string') {
     throw refuse('EINVAL', op, input, `path must be a string, got ${input === null ? 'null' : typeof input}`, 'pass a workspace-relative path string');
   }
@@ -135,7 +205,7 @@ export function resolvePath(input: unknown, op: FsOperation, limits: PathLimits 
   }
   const p = hasBackslash ? input.replaceAll('\\', '/') : input;
   if (p.charCodeAt(0) === 0x2f) {
-    throw refuse('EPATHESCAPE', op, input, 'absolute paths are not accepted', 'use a path relative to the workspace root, e.g. "src/index.ts"');
+    throw refuse('EPATHESCAPE', op, input, 'absolute paths are not accepted', absoluteHint(p, hostRoots));
   }
   // `file:///etc/passwd` would otherwise be the relative `file:/etc/passwd`, and its refusal a puzzling ENOENT.
   // Two letters at least: `C://x` is a drive, refused below.
@@ -143,7 +213,14 @@ export function resolvePath(input: unknown, op: FsOperation, limits: PathLimits 
     throw refuse('EINVAL', op, input, 'a URL is not a path', 'use a path relative to the workspace root, e.g. "src/index.ts"');
   }
   if (p.length >= 2 && p.charCodeAt(1) === 0x3a && /^[A-Za-z]:/.test(p)) {
-    throw refuse('EPATHESCAPE', op, input, 'drive-letter paths are not accepted', 'use a path relative to the workspace root');
+    const inside = relativeToRoot(p, hostRoots);
+    throw refuse(
+      'EPATHESCAPE',
+      op,
+      input,
+      'drive-letter paths are not accepted',
+      inside === undefined ? 'use a path relative to the workspace root' : insideHint(inside),
+    );
   }
   const dirOnly = p.length > 0 && p.charCodeAt(p.length - 1) === 0x2f;
   const raw = p.split('/');
