@@ -10,7 +10,7 @@
  * @module
  */
 
-import { callShape, callsApi, callText } from '../calls/call-text.ts';
+import { callShape, callsApi, callText, optionName } from '../calls/call-text.ts';
 import { applyHunks } from '../patch/apply-hunks.ts';
 import { type FilePatch, PatchParseError, parsePatch, withoutBom } from '../patch/parse-patch.ts';
 import { maskInOldText } from '../safety/redaction.ts';
@@ -150,6 +150,30 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
       // Compared normalized: `*** Move to: ./a.txt` names the file it moves.
       const old = fp.oldPath !== undefined && fp.newPath !== undefined && fp.orPath === undefined ? editor.normalize(op, fp.oldPath) : undefined;
       targets.push({ fp, path, from: old === path ? undefined : old });
+    }
+    // `path` is the file of a patch without headers: one that disagrees with the headers is a mistake, not a choice to make silently.
+    const headed = files.some((f) => f.newPath !== undefined || f.oldPath !== undefined);
+    if (options.path !== undefined && headed) {
+      const given = editor.normalize(op, options.path);
+      const named = [
+        ...new Set(
+          targets.flatMap((t) => [
+            ...(t.from === undefined ? [] : [t.from]),
+            t.path,
+            ...(t.fp.orPath === undefined ? [] : [editor.normalize(op, t.fp.orPath)]),
+          ]),
+        ),
+      ];
+      if (!named.includes(given)) {
+        const option = optionName('applyPatch', 'path') ?? 'path';
+        const headers = named.length === 1 ? (named[0] as string) : `${named.slice(0, 5).join(', ')}${named.length > 5 ? ` and ${named.length - 5} more` : ''}`;
+        return refusal(
+          op,
+          given,
+          'EINVAL',
+          `The patch's headers name ${headers}, but ${option} names ${given}, so nothing was applied. ${option} is for a patch without \`---\`/\`+++\` headers: leave it out to patch ${headers} as the headers say, or make the headers name ${given}.`,
+        );
+      }
     }
   } catch (err) {
     if (err instanceof Refusal) return err.result;

@@ -125,7 +125,12 @@ export const applyPatch = defineTool({
   input: () =>
     z.object({
       patch: z.string().min(1).describe('The patch text (not wrapped in a code fence).'),
-      path: z.string().optional().describe('The file, for a patch whose hunks have no ---/+++ header.'),
+      path: z
+        .string()
+        .optional()
+        .describe(
+          'The file, for a patch whose hunks have no ---/+++ header. With a patch that has headers it must name a file they name, or the patch is refused.',
+        ),
       base_version: baseVersion(),
       message: message(),
       dry_run: z
