@@ -6,9 +6,9 @@
  * MCP server and the CLI run it.
  */
 
-import { createContext } from '@ctxfs/context';
+import { createContext, replaceText, withCallStyle } from '@ctxfs/context';
 import { MemoryFilesystem } from '@ctxfs/memory';
-import { MODEL_TOOL_CALLS, type ToolCallWriter, Toolset } from '@ctxfs/tools';
+import { MODEL_TOOL_CALLS, TOOLS, type ToolCallWriter, Toolset, toolCallStyle } from '@ctxfs/tools';
 import { describe, expect, it } from 'vitest';
 import { cliToolCalls } from '../src/call-text.ts';
 
@@ -64,5 +64,63 @@ describe('a patch with a binary section', () => {
     expect(r.isError).toBe(true);
     expect(r.text).toContain('ctxfs call write_file with your content and {"path":"logo.png"}');
     expect(r.text).not.toContain('writeFile(');
+  });
+});
+
+/** A refusal of replaceText as the surface of `writer` words it. */
+function replaceRefusal(writer: ToolCallWriter | undefined, search: string, options: Parameters<typeof replaceText>[3]): string {
+  const refuse = () => {
+    const r = replaceText(FILES['dup.txt'], search, 'x = 2;', options);
+    if (r.ok) throw new Error('applied');
+    return r.message;
+  };
+  return writer === undefined ? refuse() : withCallStyle(toolCallStyle(TOOLS, writer), refuse);
+}
+
+describe('replace of a text that occurs more than once', () => {
+  it('API: the call with the occurrence option', () => {
+    const m = replaceRefusal(undefined, 'x = 1;', { path: 'dup.txt' });
+    expect(m).toContain('replace("dup.txt", "x = 1;", "x = 2;", {occurrence: "all"})');
+    expect(m).not.toMatch(/pass occurrence 'first'/);
+  });
+
+  it('tools: the tool call with its occurrence argument, which replaces every one', async () => {
+    const m = replaceRefusal(MODEL_TOOL_CALLS, 'x = 1;', { path: 'dup.txt' });
+    const call = m.match(/replace\((\{.*?\})\)/)?.[1];
+    expect(call, m).toBeDefined();
+    const args = JSON.parse(call as string);
+    expect(args).toEqual({ path: 'dup.txt', old_text: 'x = 1;', new_text: 'x = 2;', occurrence: 'all' });
+    const made = await run(MODEL_TOOL_CALLS, 'replace', args);
+    expect(made.isError, made.text).toBe(false);
+  });
+
+  it('CLI: a command that, pasted, runs the replace of every one', () => {
+    const m = replaceRefusal(CLI, 'x = 1;', { path: 'dup.txt' });
+    expect(m).toContain(`ctxfs call replace '{"path":"dup.txt","old_text":"x = 1;","new_text":"x = 2;","occurrence":"all"}'`);
+  });
+
+  it("through the tool set the refusal names the tools' own argument, not the API's wording", async () => {
+    const r = await run(MODEL_TOOL_CALLS, 'replace', { path: 'dup.txt', old_text: 'x = 1;', new_text: 'x = 2;' });
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain('"occurrence":"all"');
+    expect(r.text).not.toMatch(/pass occurrence 'first'/);
+  });
+});
+
+describe('replace with a pattern that is no regular expression', () => {
+  it('tools: the call without regex, not "drop regex: true"', () => {
+    const m = replaceRefusal(MODEL_TOOL_CALLS, 'x = (1;', { path: 'dup.txt', regex: true, occurrence: 'all' });
+    expect(m).not.toContain('regex: true');
+    expect(m).toContain('replace({"path":"dup.txt","old_text":"x = (1;","new_text":"x = 2;","occurrence":"all"})');
+  });
+
+  it('CLI: the command without the regex', () => {
+    const m = replaceRefusal(CLI, 'x = (1;', { path: 'dup.txt', regex: true });
+    expect(m).not.toContain('regex: true');
+    expect(m).toContain(`ctxfs call replace '{"path":"dup.txt","old_text":"x = (1;","new_text":"x = 2;"}'`);
+  });
+
+  it('API, no path known: leave out regex', () => {
+    expect(replaceRefusal(undefined, 'x = (1;', { regex: true })).toContain('leave out regex');
   });
 });

@@ -178,7 +178,7 @@ describe('replaceText with regex: true runs in linear time', () => {
     const r = replaceText('x', '(', 'y', { regex: true });
     expect(r).toMatchObject({ ok: false, reason: 'bad-regex' });
     expect(r.ok ? '' : r.message).toBe(
-      "Invalid regular expression: missing closing ): `(`. Fix the syntax (ripgrep's: no backreferences or look-around), or drop regex: true to match the text as-is.",
+      "Invalid regular expression: missing closing ): `(`. Fix the syntax (ripgrep's: no backreferences or look-around), or leave out regex to match the text as written.",
     );
   });
 

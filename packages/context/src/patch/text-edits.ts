@@ -8,6 +8,7 @@
  */
 
 import { compileLinearRegex, isFsError, type LinearMatch, type LinearRegex } from '@ctxfs/core';
+import { type CallOptions, callShape, callText, optionName } from '../calls/call-text.ts';
 import { maskInOldText } from '../safety/redaction.ts';
 import { plural } from '../search/narrowing.ts';
 import { listFirst } from './mismatch-report.ts';
@@ -28,6 +29,27 @@ export interface ReplaceOptions {
   regex?: boolean;
   /** Regex flags besides `g`: `i`, `m` (`^` and `$` at each `\n`; not before a CRLF's `\r`), `s`. */
   flags?: string;
+  /**
+   * The file the text is in, for a refusal's advice: with it the advice is
+   * the whole call to make, in the caller's style (`ctxfs call replace
+   * '{…,"occurrence":"all"}'`); without it, the call's shape.
+   */
+  path?: string;
+}
+
+/** Search and replacement texts longer than this are not repeated in advice: the call's shape is named instead. */
+const ADVICE_CHARS = 200;
+
+/**
+ * The replace call that takes `options` besides the caller's own, as the
+ * caller's surface writes it: the whole call when the path is known and the
+ * texts are short, else its shape.
+ */
+function replaceCall(search: string, replacement: string, given: ReplaceOptions, options: CallOptions): string {
+  const regex = given.regex === true ? true : undefined;
+  const all: CallOptions = { regex, flags: given.flags === '' ? undefined : given.flags, ...options };
+  if (given.path !== undefined && search.length + replacement.length <= ADVICE_CHARS) return callText('replace', [given.path, search, replacement], all);
+  return callShape('replace', { path: given.path, ...all });
 }
 
 /** A match location in lines and code points. */
@@ -117,7 +139,9 @@ export function replaceText(text: string, search: string, replacement: string, o
   if (search.length === 0 && !options.regex) {
     return { ok: false, reason: 'not-found', matches: 0, locations: [], message: 'The text to replace is empty; give the exact text to change.' };
   }
-  let found = options.regex ? regexMatches(text, search, options.flags) : textMatches(text, search, options.flags);
+  let found = options.regex
+    ? regexMatches(text, search, options.flags, () => literalAdvice(search, replacement, options))
+    : textMatches(text, search, options.flags);
   if (!Array.isArray(found)) return found;
   // Lines are served without their endings, so a model joins them with "\n": in a file whose lines end in
   // CRLF that text is found with CRLF, and the replacement's line breaks written as the file's.
@@ -152,7 +176,7 @@ export function replaceText(text: string, search: string, replacement: string, o
         reason: 'not-unique',
         matches: matches.length,
         locations,
-        message: `The text occurs ${matches.length} times (at ${where}). Include more surrounding text to make it unique, or pass occurrence 'first', 'all' or a number.`,
+        message: `The text occurs ${matches.length} times (at ${where}). Include more surrounding text to make it unique, or choose: ${replaceCall(search, replacement, options, { occurrence: 'all' })} for all, ${optionName('replace', 'occurrence') ?? 'occurrence'} "first" or 1 to ${matches.length} for one.`,
       };
     }
     chosen = matches;
@@ -218,10 +242,10 @@ function textMatches(text: string, search: string, flags: string | undefined): L
 const REGEX_SEARCH_MS = 2000;
 
 /** The regex search: core's linear-time engine, so no pattern can stall the process. */
-function regexMatches(text: string, search: string, flags: string | undefined): LinearMatch[] | ReplaceResult {
+function regexMatches(text: string, search: string, flags: string | undefined, advice: () => string): LinearMatch[] | ReplaceResult {
   let re: LinearRegex;
   try {
-    re = compileLinearRegex(search, { flags, op: 'replace', literalAdvice: 'drop regex: true to match the text as-is' });
+    re = compileLinearRegex(search, { flags, op: 'replace', literalAdvice: advice() });
   } catch (err) {
     if (!isFsError(err, 'EBADPATTERN')) throw err;
     return refused(`${sentence(err.reason)}. ${sentence(err.hint)}.`);
@@ -238,6 +262,17 @@ function regexMatches(text: string, search: string, flags: string | undefined): 
     }
     matches.push(step.value);
   }
+}
+
+/** How to match a pattern's text as written, in the caller's words: the call without the regex option. */
+function literalAdvice(search: string, replacement: string, options: ReplaceOptions): string {
+  const regex = optionName('replace', 'regex') ?? 'regex';
+  if (options.path !== undefined && search.length + replacement.length <= ADVICE_CHARS)
+    return `match the text as written with ${callText('replace', [options.path, search, replacement], {
+      occurrence: options.occurrence === 'unique' ? undefined : options.occurrence,
+      flags: options.flags === '' ? undefined : options.flags,
+    })}`;
+  return `leave out ${regex} to match the text as written`;
 }
 
 function sentence(text: string): string {
