@@ -83,7 +83,10 @@ export function leadingDoc(text: string, language: string | undefined): string |
  */
 function markdownPurpose(text: string): string | undefined {
   const all = text.split('\n');
-  const paras = all.slice(afterFrontMatter(all)).join('\n').split(/\n\s*\n/);
+  const paras = all
+    .slice(afterFrontMatter(all))
+    .join('\n')
+    .split(/\n\s*\n/);
   let list: string | undefined;
   for (const p of paras) {
     const lines = p.split('\n');
