@@ -119,6 +119,7 @@ export class EditOperations {
             search,
             r.locations.map((l) => l.line),
             options.regex === true,
+            text,
           ),
         };
       },
@@ -239,20 +240,81 @@ const AROUND = 3;
 /**
  * The call that shows what a refused replace needs: the lines around the
  * first candidates (two close ones together), or, when nothing matched, a
- * literal grep in the file for the search's first line.
+ * literal grep in the file for a part of the search that is in it
+ * ({@link probeFor}); none when no part is.
  */
-function lookAfterReplace(path: string, search: string, lines: readonly number[], regex: boolean): string | undefined {
+function lookAfterReplace(path: string, search: string, lines: readonly number[], regex: boolean, text: string): string | undefined {
   const [first, second] = lines;
   if (first !== undefined) {
     const end = second !== undefined && second - first <= 20 ? second : first;
     return callText('readLines', [path, Math.max(1, first - AROUND), end + AROUND]);
   }
   if (regex) return undefined;
-  const probe = search
+  const probe = probeFor(search, text);
+  return probe === undefined ? undefined : callText('grep', [probe], { path, literal: true });
+}
+
+/** Words of a search weighed for a probe, at most (a long search has enough among its first). */
+const PROBE_WORDS = 64;
+/** Lines of a search whose start is weighed for a probe, at most. */
+const PROBE_LINES = 8;
+/** A word worth a grep: three or more letters, digits, `_` or `$`. */
+const WORD = /[\p{L}\p{N}_$]{3,}/u;
+const WORDS = new RegExp(WORD.source, 'gu');
+
+/**
+ * A part of a search that was not found which the file does hold, to grep
+ * for where the text went: the first of its lines (trimmed, up to 80
+ * characters) that the file holds whole, when only a later line differs;
+ * else the least common in the file of two parts, the longer of two as
+ * common: the longest start of a line of the search the file holds (what
+ * comes before a change, of whitespace or of a name) and the word of three or
+ * more characters the file holds fewest times (for a change at a line's
+ * start). A grep lists its first matches within the call's budget, however
+ * many there are. A grep of the search's own line (what was offered before)
+ * found nothing when that line had changed.
+ */
+function probeFor(search: string, text: string): string | undefined {
+  const lines = search
     .split('\n')
     .map((l) => l.trim())
-    .find((l) => l.length > 0);
-  return probe === undefined ? undefined : callText('grep', [probe.slice(0, 80)], { path, literal: true });
+    // A line of punctuation alone (`}`, `});`) is everywhere: it says nothing of where the text went.
+    .filter((l) => WORD.test(l));
+  for (const line of lines) {
+    const probe = line.slice(0, 80);
+    if (text.includes(probe)) return probe;
+  }
+  let best: { part: string; count: number } | undefined;
+  const weigh = (part: string) => {
+    const count = occurrences(text, part, best?.count);
+    if (count === 0) return;
+    if (best === undefined || count < best.count || (count === best.count && part.length > best.part.length)) best = { part, count };
+  };
+  for (const line of lines.slice(0, PROBE_LINES)) {
+    const start = longestStartIn(text, line.slice(0, 80)).trimEnd();
+    if (WORD.test(start)) weigh(start);
+  }
+  for (const word of [...new Set(search.match(WORDS) ?? [])].slice(0, PROBE_WORDS)) weigh(word);
+  return best?.part;
+}
+
+/** The longest start of `line` that `text` holds (a shorter start of one held is held too). */
+function longestStartIn(text: string, line: string): string {
+  let held = 0;
+  let over = line.length + 1;
+  while (over - held > 1) {
+    const mid = (held + over) >> 1;
+    if (text.includes(line.slice(0, mid))) held = mid;
+    else over = mid;
+  }
+  return line.slice(0, held);
+}
+
+/** How many times `word` occurs in `text`, counted up to `cap` (past it the word loses anyway). */
+function occurrences(text: string, word: string, cap = Number.POSITIVE_INFINITY): number {
+  let count = 0;
+  for (let at = text.indexOf(word); at !== -1 && count <= cap; at = text.indexOf(word, at + word.length)) count++;
+  return count;
 }
 
 /** The directory a destination written with a trailing slash names (`''` for the root), or `undefined` when it names a file or does not resolve (its refusal comes from normalizing). */
