@@ -40,7 +40,7 @@ export function applyBufferEdit(text: string, op: BufferEditOp, path: string): s
     case 'write':
       return op.content;
     case 'replace': {
-      const r = replaceText(text, op.search, op.replacement, op.options ?? {});
+      const r = replaceText(text, op.search, op.replacement, { ...op.options, path });
       if (r.ok) return r.text;
       const code: FsErrorCode = r.reason === 'bad-regex' ? 'EBADPATTERN' : r.reason === 'not-found' ? 'ENOENT' : 'EINVAL';
       // Reads serve an open buffer's text: the lines where the text occurs, or the buffer whole (its outline when large).

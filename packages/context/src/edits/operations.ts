@@ -107,7 +107,7 @@ export class EditOperations {
       path,
       options,
       (text, p) => {
-        const r = replaceText(text, search, replacement, { occurrence: options.occurrence, regex: options.regex, flags: options.flags });
+        const r = replaceText(text, search, replacement, { occurrence: options.occurrence, regex: options.regex, flags: options.flags, path: p });
         if (r.ok) return { ok: true, text: r.text };
         const code = r.reason === 'bad-regex' ? 'EBADPATTERN' : r.reason === 'not-found' ? 'ENOENT' : 'EINVAL';
         return {
