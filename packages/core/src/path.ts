@@ -113,9 +113,7 @@ export function relativeToRoot(path: string, hostRoots: string | readonly string
 
 /** The hint of a refused path that lies inside the root: the path to use instead. */
 function insideHint(relative: string): string {
-  return relative === ''
-    ? 'that is the workspace root; name it "." (paths are relative to it)'
-    : `use the path relative to the workspace root: ${JSON.stringify(relative)}`;
+  return relative === '' ? 'that is the workspace root itself: name it "."' : `use the path relative to the workspace root: ${JSON.stringify(relative)}`;
 }
 
 /**

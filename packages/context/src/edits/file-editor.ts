@@ -248,7 +248,7 @@ export class FileEditor {
   normalize(op: string, path: string): string {
     try {
       // Within a session call the session resolved its paths (links followed): the same file under the same key.
-      const p = contextPath(path, apiOperation(op));
+      const p = contextPath(path, apiOperation(op), 'file', [this.deps.fs.root]);
       return this.deps.registry.spelledAs(currentCall()?.resolved(p) ?? p);
     } catch (err) {
       // Named in the text: a rename's refusal must say which of its two paths is wrong.

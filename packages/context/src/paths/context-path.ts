@@ -26,10 +26,14 @@ export type PathTarget = 'file' | 'any';
  * contextPath('./src//lib/../a.ts', 'readFile'); // 'src/a.ts'
  * contextPath('src/a.ts/', 'readFile');          // throws FsError ENOTDIR
  * contextPath('docs/', 'listFiles', 'any');      // 'docs'
+ * contextPath('/home/ana/app/a.ts', 'readFile', 'file', ['/home/ana/app']); // throws EPATHESCAPE, hint: use "a.ts"
  * ```
+ *
+ * `hostRoots`, the root as the backend spells it (`fs.root`), let the
+ * refusal of an absolute path inside it name the relative path to use.
  */
-export function contextPath(input: unknown, op: string, target: PathTarget = 'file'): string {
-  const { path, dirOnly } = resolvePath(input, op);
+export function contextPath(input: unknown, op: string, target: PathTarget = 'file', hostRoots: readonly string[] = []): string {
+  const { path, dirOnly } = resolvePath(input, op, undefined, hostRoots);
   if (dirOnly && target === 'file') {
     throw fsError('ENOTDIR', op, displayPath(path), {
       reason: `"${String(input)}" ends with a slash, which names a directory, but ${operationName(op)} takes a file`,

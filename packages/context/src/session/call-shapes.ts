@@ -20,11 +20,16 @@ import type { OpClass } from '../safety/policy.ts';
 import type { CallOutcome } from '../safety/safety-layer.ts';
 
 /** Paths normalized by core's path module; the first failure kept as the call's error. */
-export function normalized(op: string, inputs: readonly string[], target: PathTarget = 'file'): { paths: string[]; invalid: FsError | undefined } {
+export function normalized(
+  op: string,
+  inputs: readonly string[],
+  target: PathTarget = 'file',
+  hostRoots: readonly string[] = [],
+): { paths: string[]; invalid: FsError | undefined } {
   const paths: string[] = [];
   for (const input of inputs) {
     try {
-      paths.push(contextPath(input, op, target));
+      paths.push(contextPath(input, op, target, hostRoots));
     } catch (err) {
       if (!isFsError(err)) throw err;
       return { paths: inputs.map(String), invalid: err };

@@ -51,7 +51,8 @@ export class PathBoundary {
    * one history and one lock.
    */
   async resolve(op: string, inputs: readonly string[], target?: PathTarget): Promise<ResolvedPaths> {
-    const r = normalized(op, inputs, target);
+    // With the root as the backend spells it, an absolute path inside it is refused naming the relative one.
+    const r = normalized(op, inputs, target, [this.#fs.root]);
     if (r.invalid !== undefined) return { ...r, spellings: undefined };
     const spellings = new Map<string, string>();
     const paths: string[] = [];
