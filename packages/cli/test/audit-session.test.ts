@@ -23,7 +23,7 @@ describe('the session ctxfs audit shows', () => {
 
     const back = pasted(project, `ctxfs audit rollback --session ${session}`);
     expect(back.status, back.stderr).toBe(0);
-    expect(back.stdout).toMatch(/: 1 change\(s\), 1 file change\(s\) reverted, 0 refused/);
+    expect(back.stdout).toMatch(/: 1 change, 1 file change reverted, 0 refused/);
     expect(readFileSync(join(project.root, 'notes.txt'), 'utf8')).toBe('status: draft\n');
   });
 });

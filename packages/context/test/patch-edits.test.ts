@@ -33,8 +33,8 @@ for (const backend of BACKENDS) {
       await open({ 'a.txt': LINES, 'b.txt': 'b1\nb2\n' });
       const r = await ctx.applyPatch('--- a/b.txt\n+++ b/b.txt\n@@ @@\n-b1\n+B1\n--- a/a.txt\n+++ b/a.txt\n@@ @@\n line 10\n-line 11 WRONG\n+x\n');
       expect(r).toMatchObject({ success: false, code: 'ECONFLICT' });
-      expect(r.message).toContain('1 of 2 file(s) refused');
-      expect(r.message).toContain('- a.txt: The patch does not apply: 1 of 1 hunk(s) refused');
+      expect(r.message).toContain('1 of 2 files refused');
+      expect(r.message).toContain('- a.txt: The patch does not apply: 1 of 1 hunk refused');
       expect(r.message).toContain('hunk #1 (@@ @@)');
       expect(r.message).not.toContain('hunk #2');
     });
@@ -105,7 +105,7 @@ for (const backend of BACKENDS) {
         '*** Begin Patch\n*** Update File: a.txt\n@@\n-line 4\n+four\n*** Update File: b.txt\n@@\n x\n-y\n+Y\n*** Add File: c.txt\n+c\n*** End Patch\n',
       );
       expect(r).toMatchObject({ success: false, code: 'ECONFLICT' });
-      expect(r.message).toContain('1 of 3 file(s) refused');
+      expect(r.message).toContain('1 of 3 files refused');
       expect(r.message).toContain('matches the file in 2 places (lines 1, 3)');
       expect(r.conflict?.hunks?.[0]?.matches).toEqual([1, 3]);
       expect(await text(ws, 'a.txt')).toBe(LINES);

@@ -229,7 +229,7 @@ const SCRIPT: readonly Step[] = [
     tool: 'get_file_history',
     args: { path: 'src/config.ts' },
     check: (text, data) => {
-      expect(text).toContain('3 version(s), newest first');
+      expect(text).toContain('3 versions, newest first');
       expect((data.versions as Data[]).map((v) => [v.seq, v.op])).toEqual([
         [3, 'edit-lines'],
         [2, 'replace'],

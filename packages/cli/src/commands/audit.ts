@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { AuditRecord } from '@ctxfs/context';
+import { type AuditRecord, plural } from '@ctxfs/context';
 import { commandPrefix } from '../call-text.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import type { GlobalOptions } from '../options.ts';
@@ -107,7 +107,9 @@ export const verify: Action = (g) =>
       }
       if (trail === undefined) lines.push(`trail: none (${ws.trailMissing ?? 'it could not be opened'})`);
       else if (trail.ok)
-        lines.push(`${paint('green', 'ok')}: trail: ${trail.records} lines (${trail.entries} records) in ${trail.files} file(s) verify; ${trail.dir}`);
+        lines.push(
+          `${paint('green', 'ok')}: trail: ${plural(trail.records, 'line')} (${plural(trail.entries, 'record')}) in ${plural(trail.files, 'file')} verify; ${trail.dir}`,
+        );
       else {
         const bad = trail.firstBad;
         lines.push(
@@ -157,7 +159,7 @@ export const rollback: Action = (g, _args, o) => {
       await outJson({ changes: changes.length, reverted: results.length - refused.length, refused: refused.length, results: results.map((r) => r.data) });
     else {
       const who = sessionId === undefined ? `agent ${agent}` : `session ${sessionId}`;
-      const head = `${who}: ${changes.length} change(s), ${results.length - refused.length} file change(s) reverted, ${refused.length} refused`;
+      const head = `${who}: ${plural(changes.length, 'change')}, ${plural(results.length - refused.length, 'file change')} reverted, ${refused.length} refused`;
       await out([head, ...results.map((r) => paintDiff(r.text))].join('\n'));
     }
     return refused.length === 0 ? EXIT.ok : EXIT.refused;

@@ -12,6 +12,7 @@ import { callText } from '../calls/call-text.ts';
 import { hunkTransform } from '../edits/apply-patch.ts';
 import { type FilePatch, PatchParseError, parsePatch } from '../patch/parse-patch.ts';
 import { applyLineEdit, type LineEdit, type ReplaceOptions, replaceText } from '../patch/text-edits.ts';
+import { plural } from '../search/narrowing.ts';
 import { codePointLength, utf16Index } from './code-points.ts';
 
 /** One edit of a buffer. */
@@ -79,7 +80,7 @@ export function applyBufferEdit(text: string, op: BufferEditOp, path: string): s
         return refused(
           'EINVAL',
           path,
-          `a buffer takes a patch of one existing file; this one has ${files.length} file section(s)`,
+          `a buffer takes a patch of one existing file; this one has ${plural(files.length, 'file section')}`,
           `send the hunks of this file only, made from the buffer as ${callText('readFile', [path])} serves it`,
         );
       }
@@ -92,7 +93,7 @@ export function applyBufferEdit(text: string, op: BufferEditOp, path: string): s
         return refused('EINVAL', path, `remove ${op.remove} is not a count`, 'remove counts code points, 0 or more');
       const start = utf16Index(text, op.at, path);
       if (op.at + op.remove > codePointLength(text)) {
-        return refused('EINVAL', path, `removing ${op.remove} code point(s) at ${op.at} runs past the end`, 'positions and counts are in code points');
+        return refused('EINVAL', path, `removing ${plural(op.remove, 'code point')} at ${op.at} runs past the end`, 'positions and counts are in code points');
       }
       const end = start + (utf16Index(text.slice(start), op.remove, path) as number);
       return text.slice(0, start) + op.insert + text.slice(end);

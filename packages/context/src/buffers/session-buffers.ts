@@ -16,6 +16,7 @@ import { decodeFile, encodeLike, loadFileText } from '../edits/file-text.ts';
 import { sha256Hex } from '../history/version-store.ts';
 import { contextPath } from '../paths/context-path.ts';
 import { maskerOf, type Redactor, servedMaskRefusal } from '../safety/redaction.ts';
+import { plural } from '../search/narrowing.ts';
 import { type BufferDiff, bufferDiff } from './buffer-diff.ts';
 import { applyBufferEdit, type BufferEditOp } from './buffer-edits.ts';
 import { type ChangeFeed, PollingSource } from './change-source.ts';
@@ -625,7 +626,7 @@ function readOnly(op: string, b: FileBuffer) {
 function pendingConflict(op: string, b: FileBuffer) {
   const n = b.pending?.collisions.length ?? 0;
   return fsError('ECONFLICT', op, b.path, {
-    reason: `${b.path} changed on disk where the buffer changed it too (${n} place(s)); nothing was written`,
+    reason: `${b.path} changed on disk where the buffer changed it too (${plural(n, 'place')}); nothing was written`,
     hint: `see both with ${callText('buffers.diff', [b.path])}, then save choosing who wins those places (${callText('buffers.save', [b.path], { resolve: 'disk' })} or resolve "buffer"), or drop the buffer's changes with ${callText('buffers.reload', [b.path])}`,
   });
 }
@@ -639,7 +640,7 @@ function pendingConflict(op: string, b: FileBuffer) {
 function nothingToStep(direction: 'undo' | 'redo', p: string, b: FileBuffer): FsError {
   const { undo, redo } = b.history.depth;
   if (direction === 'undo') {
-    const redoable = redo > 0 ? ` (${redo} undone edit(s) can be applied again with redo)` : '';
+    const redoable = redo > 0 ? ` (${plural(redo, 'undone edit')} can be applied again with redo)` : '';
     return fsError('EINVAL', direction, p, {
       reason: `nothing to undo in the buffer of ${p}: no edit of it is left to undo${redoable}`,
       hint:

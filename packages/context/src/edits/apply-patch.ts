@@ -14,6 +14,7 @@ import { callShape, callsApi, callText, optionName } from '../calls/call-text.ts
 import { applyHunks } from '../patch/apply-hunks.ts';
 import { type FilePatch, PatchParseError, parsePatch, withoutBom } from '../patch/parse-patch.ts';
 import { maskInOldText } from '../safety/redaction.ts';
+import { plural } from '../search/narrowing.ts';
 import { type EditResult, refusal } from './edit-result.ts';
 import { type EditOptions, type FileEditor, type PlannedFile, Refusal, type Transform, type TransformOutcome } from './file-editor.ts';
 
@@ -57,7 +58,9 @@ export function hunkTransform(fp: FilePatch): Transform {
     const detail = [
       ...shown,
       ...(rest.length > 0
-        ? [`${rest.length} more hunk(s) refused (${rest.map((f) => `#${f.hunk.index}`).join(', ')}); fix those above, then apply again to see them.`]
+        ? [
+            `${plural(rest.length, 'more hunk', 'more hunks')} refused (${rest.map((f) => `#${f.hunk.index}`).join(', ')}); fix those above, then apply again to see them.`,
+          ]
         : []),
     ].join('\n\n');
     // A hunk made from a read where a secret was masked: its report shows the same mask on both sides, which says nothing without this.
@@ -70,7 +73,7 @@ export function hunkTransform(fp: FilePatch): Transform {
     return {
       ok: false,
       code: 'ECONFLICT',
-      message: `The patch does not apply: ${r.failures.length} of ${fp.hunks.length} hunk(s) refused, so no file was changed.\n\n${detail}${masked === undefined ? '' : `\n\n${masked}`}`,
+      message: `The patch does not apply: ${r.failures.length} of ${plural(fp.hunks.length, 'hunk')} refused, so no file was changed.\n\n${detail}${masked === undefined ? '' : `\n\n${masked}`}`,
       hunks: r.failures,
     };
   };
@@ -228,11 +231,11 @@ export async function applyPatch(editor: FileEditor, patch: string, options: App
         MESSAGE_CHARS,
       );
       const unshown = refusals.slice(items.length).map((r) => r.result.path);
-      if (unshown.length > 0) items.push(`- ${unshown.length} more file(s) refused: ${unshown.join(', ')}`);
+      if (unshown.length > 0) items.push(`- ${plural(unshown.length, 'more file', 'more files')} refused: ${unshown.join(', ')}`);
       const list = items.join('\n\n');
       throw new Refusal({
         ...first.result,
-        message: `The patch was not applied: ${refusals.length} of ${units.length} file(s) refused, and a patch applies to all its files or to none. No file was changed.\n\n${list}`,
+        message: `The patch was not applied: ${refusals.length} of ${plural(units.length, 'file')} refused, and a patch applies to all its files or to none. No file was changed.\n\n${list}`,
       });
     }
     return plans;

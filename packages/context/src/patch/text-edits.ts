@@ -189,7 +189,7 @@ export function replaceText(text: string, search: string, replacement: string, o
       reason: 'bad-occurrence',
       matches: matches.length,
       locations,
-      message: `Occurrence ${String(occurrence)} does not exist: the text occurs ${matches.length} time(s).`,
+      message: `Occurrence ${String(occurrence)} does not exist: the text occurs ${plural(matches.length, 'time')}.`,
     };
   }
   let out = '';

@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { BufferInfo } from '@ctxfs/context';
+import { type BufferInfo, plural } from '@ctxfs/context';
 import { z } from 'zod';
 import { CHANGES, defineTool, once, READ_ONLY } from '../definition.ts';
 import { callBudget, editDataSchema, editResult, withinBudget, withNext } from '../results.ts';
@@ -78,8 +78,8 @@ function bufferLine(b: BufferInfo): string {
     b.onDisk ? `disk changed ${b.diskMtime ?? '?'}` : 'absent on disk',
   ];
   if (b.renamedFrom) parts.push(`renamed on disk from ${b.renamedFrom}`);
-  if (b.collisions > 0) parts.push(`${b.collisions} place(s) both you and the disk changed`);
-  if (b.settled > 0) parts.push(`${b.settled} place(s) both changed went to the ${b.winner}`);
+  if (b.collisions > 0) parts.push(`${plural(b.collisions, 'place')} both you and the disk changed`);
+  if (b.settled > 0) parts.push(`${plural(b.settled, 'place')} both changed went to the ${b.winner}`);
   return withNext(parts.join(', '), b.next);
 }
 

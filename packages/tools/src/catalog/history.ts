@@ -6,7 +6,7 @@
  * @module
  */
 
-import { changedByText, o200kTokenizer, type VersionDiff } from '@ctxfs/context';
+import { changedByText, o200kTokenizer, plural, type VersionDiff } from '@ctxfs/context';
 import { fsError, isFsError } from '@ctxfs/core';
 import { z } from 'zod';
 import { CHANGES, DESTRUCTIVE, defineTool, once, READ_ONLY } from '../definition.ts';
@@ -65,7 +65,7 @@ export const getFileHistory = defineTool({
       rows.length === 0
         ? `${a.path}: no recorded versions.`
         : [
-            `${a.path}: ${rows.length} version(s), newest first`,
+            `${a.path}: ${plural(rows.length, 'version')}, newest first`,
             ...rows.map(
               (r) =>
                 `#${r.seq} ${r.op} by ${r.author} at ${r.at}${r.version ? ` ${r.version.slice(0, 12)}` : ''}${r.undo_of ? ` (undoes #${r.undo_of})` : ''}${r.message ? `: ${r.message}` : ''}`,
