@@ -57,12 +57,12 @@ function usageError(err: CommanderError, said: readonly string[]): { code: strin
   return rest.length === 0 ? { code: 'EINVAL', message } : { code: 'EINVAL', message, hint: rest.join(' ') };
 }
 
-async function main(): Promise<ExitCode> {
+async function main(): Promise<ExitCode | number> {
   const program = buildProgram();
   const said = json ? keepUsageWords(program) : [];
   try {
     await program.parseAsync(process.argv);
-    return (process.exitCode as ExitCode | undefined) ?? EXIT.ok;
+    return (process.exitCode as number | undefined) ?? EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {
       // Help and --version end this way too, with exit code 0; commander has already written the message.

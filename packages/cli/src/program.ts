@@ -15,7 +15,8 @@ import type { ExitCode } from './exit-codes.ts';
 import { type GlobalOptions, PROFILES } from './options.ts';
 
 /** What a command runs: the global options, its positional arguments, its own options. */
-export type Action = (globals: GlobalOptions, args: readonly string[], options: Readonly<Record<string, unknown>>) => Promise<ExitCode>;
+/** A command's body; it answers the exit code (one of `EXIT`'s, or for `run` the command's own status). */
+export type Action = (globals: GlobalOptions, args: readonly string[], options: Readonly<Record<string, unknown>>) => Promise<ExitCode | number>;
 
 /** The CLI's version, from its package.json (one level above both src/ and dist/). */
 export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;

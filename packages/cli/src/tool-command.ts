@@ -90,11 +90,13 @@ export function runTool(
   args: Record<string, unknown>,
   style: TextStyle = 'plain',
   cli?: CommandWords,
-): Promise<ExitCode> {
+  statusOf?: (data: unknown) => number,
+): Promise<ExitCode | number> {
   return withContext(options, async (ws) => {
     const result = await ws.tools.run(name, args, { requestId: options.requestId });
     const refused = result.isError && cli !== undefined && resultCode(result.data) === 'EINVAL' ? await commandRefusal(options, name, args, cli) : undefined;
-    return showResult(options, refused ?? result, style);
+    const code = await showResult(options, refused ?? result, style);
+    return code === EXIT.ok && statusOf !== undefined ? statusOf(result.data) : code;
   });
 }
 

@@ -14,6 +14,19 @@ describe('ctxfs run', () => {
     expect(r.stdout).toBe('$ ls && echo done\nexit 0 (bubblewrap)\n1\tmain.ts\n2\tmath.ts\n3\tdone\n');
     const json = run(['--json', 'run', 'exit 4']);
     expect(JSON.parse(json.stdout)).toMatchObject({ command: 'exit 4', exit_code: 4, runner: 'bubblewrap', limits: [] });
+    expect(json.status).toBe(4);
+  });
+
+  it("exits with the command's own status, and 124 when its time limit stopped it, so a script does not go on after a failure", () => {
+    // It exited 0 whatever the command did: `ctxfs run -- make test && deploy` deployed after failing tests.
+    const failed = run(['run', 'echo', 'out;', 'exit', '3']);
+    expect(failed.status).toBe(3);
+    expect(failed.stdout).toContain('exit 3 (bubblewrap)\n1\tout\n');
+    expect(run(['--json', 'run', 'exit 7']).status).toBe(7);
+    expect(run(['run', 'kill -9 $$']).status).toBe(137);
+    const stopped = run(['run', '--timeout', '1', 'sleep 5']);
+    expect(stopped.stdout).toContain('stopped');
+    expect(stopped.status).toBe(124);
   });
 
   it('is refused by the policy with EDENIED, recorded in the audit', () => {

@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { text as readAll } from 'node:stream/consumers';
 import { versionRef } from '../arguments.ts';
-import { CliError, type ExitCode } from '../exit-codes.ts';
+import { CliError } from '../exit-codes.ts';
 import type { Action } from '../program.ts';
 import { type CommandWords, defined, runTool } from '../tool-command.ts';
 
@@ -44,7 +44,7 @@ async function patchText(file: string | undefined): Promise<string> {
 }
 
 /** `ctxfs patch [file]` → apply_patch (`--dry-run`: its dry run, which shows the diff and changes nothing). */
-export const patch: Action = async (g, [file], o: Opts): Promise<ExitCode> =>
+export const patch: Action = async (g, [file], o: Opts) =>
   runTool(
     g,
     'apply_patch',
