@@ -126,7 +126,7 @@ describe('getSymbol and getOutline views on real files (small profile)', () => {
     expect(r.text).not.toContain('@param {number} dueTime');
     const gap = r.omitted[0];
     expect(gap).toMatchObject({ endLine: 63 });
-    expect(r.text).toContain(`[… doc comment ${gap?.startLine}-63 (${gap?.tokens} tokens): readLines("${path}", ${gap?.startLine}, 63) …]`);
+    expect(r.text).toContain(`[… doc comment, lines ${gap?.startLine}-63 (${gap?.tokens} tokens): readLines("${path}", ${gap?.startLine}, 63) …]`);
     expect(r.text).toContain('64\texport function debounceTime<T>(dueTime: number, scheduler: SchedulerLike = asyncScheduler): MonoTypeOperatorFunction<T> {');
     expect(r.text).toContain('124\t}');
     expect(r.tokens).toBeLessThan((await ctx.readFile(path)).tokens * 0.6);
