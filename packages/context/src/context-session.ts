@@ -450,8 +450,13 @@ export class ContextSession {
     params: Record<string, unknown>,
     body: () => Promise<SearchResult<Item>>,
   ): Promise<SearchResult<Item>> {
-    const { paths, invalid } = await this.#paths.resolve(op, [scope ?? ''], 'any');
-    return this.#guard({ op, opClass: 'search', paths, params, invalid }, body, (r) => ({ result: 'ok', tokens: r.tokens, bytes: Buffer.byteLength(r.text) }));
+    // The spellings go to the guard as an edit's do: the policy decides on where they lead without resolving them again.
+    const { paths, invalid, spellings } = await this.#paths.resolve(op, [scope ?? ''], 'any');
+    return this.#guard({ op, opClass: 'search', paths, params, invalid, spellings }, body, (r) => ({
+      result: 'ok',
+      tokens: r.tokens,
+      bytes: Buffer.byteLength(r.text),
+    }));
   }
 
   /**
