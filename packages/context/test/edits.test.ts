@@ -485,7 +485,7 @@ for (const backend of BACKENDS) {
         '--- a/b.txt\n+++ b/b.txt\n@@ @@\n-b1\n+B1\n--- a/a.txt\n+++ b/a.txt\n@@ -10,3 +10,3 @@\n line 10\n-line 11 WRONG\n+x\n line 12\n',
       );
       expect(bad).toMatchObject({ success: false, code: 'ECONFLICT' });
-      expect(bad.message).toMatch(/1 of 2 file\(s\) refused/);
+      expect(bad.message).toMatch(/1 of 2 files refused/);
       expect(bad.message).toMatch(/Closest region: lines 10-12 \(2 of 3 lines match\)/);
       expect(bad.conflict?.type).toBe('patch_mismatch');
       expect(bad.conflict?.lines[0]).toEqual({ start: 10, end: 12 });
