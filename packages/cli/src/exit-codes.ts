@@ -14,7 +14,7 @@ export const EXIT = {
   refused: 1,
   /** Usage: an unknown command or option, a bad argument. */
   usage: 2,
-  /** Not found: a file, a symbol, a snapshot. */
+  /** Not found: a file, a symbol, a snapshot, a session. */
   notFound: 3,
   /** Denied by the policy (or the person asked, or a spent budget). */
   denied: 4,
@@ -28,6 +28,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 const BY_CODE: Readonly<Record<string, ExitCode>> = {
   ENOENT: EXIT.notFound,
   ENOSNAPSHOT: EXIT.notFound,
+  ENOSESSION: EXIT.notFound,
   EDENIED: EXIT.denied,
   ELIMIT: EXIT.denied,
   EUNAVAILABLE: EXIT.unavailable,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { errorJson } from '../src/schemas.ts';
 import { ctxfs, pasted, useProject } from './support/cli.ts';
 
 // `ctxfs audit` names each record's session, and that name is what --session takes. It showed the first 8 characters
@@ -25,5 +26,37 @@ describe('the session ctxfs audit shows', () => {
     expect(back.status, back.stderr).toBe(0);
     expect(back.stdout).toMatch(/: 1 change, 1 file change reverted, 0 refused/);
     expect(readFileSync(join(project.root, 'notes.txt'), 'utf8')).toBe('status: draft\n');
+  });
+});
+
+// `ctxfs audit rollback --session <id>` with an id no session ever had (a typo, a session of another workspace)
+// answered "session nope: 0 changes, 0 file changes reverted, 0 refused" and exited 0, as if there was nothing to undo.
+describe('ctxfs audit rollback --session of a session that never was', () => {
+  const project = useProject();
+
+  it('is not found (exit 3), names the session, and its hint lists the sessions when pasted', () => {
+    const changed = ctxfs(project, ['replace', 'notes.txt', 'draft', 'final']);
+    expect(changed.status, changed.stderr).toBe(0);
+    // From the parent directory, so the hint must carry the workspace it was given for.
+    const r = ctxfs(project, ['-C', 'proj', 'audit', 'rollback', '--session', 'no-such-session'], { cwd: project.base });
+    expect(r.status, r.stdout + r.stderr).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('ENOSESSION');
+    expect(r.stderr).toContain("'no-such-session'");
+    const hint = /`(ctxfs [^`]+)`/.exec(r.stderr)?.[1] ?? '';
+    expect(hint, r.stderr).not.toBe('');
+    const listed = pasted(project, hint, { cwd: project.base });
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/replace notes\.txt ok .*session \S+/);
+    expect(readFileSync(join(project.root, 'notes.txt'), 'utf8')).toBe('status: final\n');
+  });
+
+  it('is the same exit code with --json, as {error} of code ENOSESSION', () => {
+    const r = ctxfs(project, ['audit', 'rollback', '--session', 'no-such-session', '--json']);
+    expect(r.status, r.stderr).toBe(3);
+    const { error } = r.json<{ error: { code: string; message: string; hint?: string } }>();
+    expect(error.code).toBe('ENOSESSION');
+    expect(error.message).toContain("'no-such-session'");
+    expect(errorJson.safeParse({ error }).success).toBe(true);
   });
 });

@@ -151,6 +151,15 @@ export const rollback: Action = (g, _args, o) => {
   const agent = g.agent;
   if (sessionId === undefined && agent === undefined) throw new CliError('EINVAL', 'audit rollback: name --session <id> or --agent <name>');
   return withContext(asAuditor(g), async ({ ctx }) => {
+    // Every session leaves its row in the store when it opens: without one, the id is a typo or another workspace's,
+    // which "0 changes" would hide (a script would take it for a session that changed nothing).
+    if (sessionId !== undefined && (await ctx.store.get('SELECT 1 AS known FROM sessions WHERE id = ?', [sessionId])) === undefined) {
+      throw new CliError(
+        'ENOSESSION',
+        `audit rollback: no session '${sessionId}' in this workspace's state`,
+        `each record of \`${await commandPrefix(asAuditor(g))} audit\` names its session in full, as --session takes it`,
+      );
+    }
     const { editResult } = await import('@ctxfs/tools');
     const changes = await ctx.changesOf({ sessionId, agent });
     const results = (await ctx.rollbackChanges({ sessionId, agent }, { message: o.message as string | undefined })).map((r) => editResult(r));
