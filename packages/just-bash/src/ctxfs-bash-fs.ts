@@ -272,40 +272,43 @@ export class CtxfsBashFs implements IFileSystem {
 
   /** Writes a whole file; over one the script read, merged with a change made since or refused (see {@link ReadBases}). */
   writeFile(path: string, content: FileContent, options?: WriteOptions): Promise<void> {
-    const device = this.#device('write', path, (d) => deviceWrite(d, 'write'), 'EROFS');
-    if (device !== undefined) return device;
-    const opening = opensRedirection(content, options);
-    return this.#opens(
-      opening,
-      path,
-      this.#call('write', path, (p, scope, bases) =>
-        this.#change(scope, `write /${p}`, async (run) => {
-          this.#writable('write', p);
-          await this.#check(run, 'write', p);
-          if (opening && scope !== undefined) await this.#inDirectory(p);
-          await run.willChange(p);
-          await bases.write(this.#fs, p, toBytes(content, encodingOf(options)));
-        }),
-      ),
-    );
+    return this.#writeCall('write', path, content, options, (p, bytes, bases) => bases.write(this.#fs, p, bytes));
   }
 
   appendFile(path: string, content: FileContent, options?: WriteOptions): Promise<void> {
-    const device = this.#device('append', path, (d) => deviceWrite(d, 'append'), 'EROFS');
+    return this.#writeCall('append', path, content, options, async (p, bytes, bases) => {
+      // An append keeps what others wrote; the script no longer knows the whole file.
+      bases.forget(p);
+      await this.#fs.writeBytes(p, bytes, { mode: 'append', createParents: true });
+    });
+  }
+
+  /**
+   * What a write and an append share around their own `write`: the device
+   * paths, the redirection's wording, the read-only refusal, the policy,
+   * bash's refusal to open a file in a missing directory, and the change's
+   * record, in that order.
+   */
+  #writeCall(
+    op: 'write' | 'append',
+    path: string,
+    content: FileContent,
+    options: WriteOptions | undefined,
+    write: (p: string, bytes: Uint8Array, bases: ReadBases) => Promise<void>,
+  ): Promise<void> {
+    const device = this.#device(op, path, (d) => deviceWrite(d, op), 'EROFS');
     if (device !== undefined) return device;
     const opening = opensRedirection(content, options);
     return this.#opens(
       opening,
       path,
-      this.#call('append', path, (p, scope, bases) =>
-        this.#change(scope, `append /${p}`, async (run) => {
-          this.#writable('append', p);
+      this.#call(op, path, (p, scope, bases) =>
+        this.#change(scope, `${op} /${p}`, async (run) => {
+          this.#writable(op, p);
           await this.#check(run, 'write', p);
           if (opening && scope !== undefined) await this.#inDirectory(p);
           await run.willChange(p);
-          // An append keeps what others wrote; the script no longer knows the whole file.
-          bases.forget(p);
-          await this.#fs.writeBytes(p, toBytes(content, encodingOf(options)), { mode: 'append', createParents: true });
+          await write(p, toBytes(content, encodingOf(options)), bases);
         }),
       ),
     );
