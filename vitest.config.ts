@@ -25,6 +25,7 @@ const ssrConditions = conditions.filter((c) => c !== 'import' && c !== 'module')
  * missing, so neither run can skip silently).
  */
 const engineSuites = [
+  'packages/container/test/absolute-path-hint.test.ts',
   'packages/container/test/conformance.test.ts',
   'packages/container/test/container.test.ts',
   'packages/container/test/faults.test.ts',

@@ -332,6 +332,16 @@ export class ContainerFilesystem extends FilesystemBase {
   readonly capabilities: Capabilities;
   /** Absolute workspace root inside the container. */
   readonly workdir: string;
+
+  /**
+   * The workspace root as a command in the container sees it: {@link workdir}
+   * (`pwd`), and where a link there leads (`pwd -P`) once the helper has
+   * looked. `root` (`docker://…`) is no path a model would write.
+   */
+  get absoluteRoots(): readonly string[] {
+    const real = this.#probe?.realRoot;
+    return real === undefined || real === '' || real === this.workdir ? [this.workdir] : [this.workdir, real];
+  }
   /** The engine client. */
   readonly docker: Docker;
   /** The container (id or name as given, or the id of the one created). */

@@ -582,6 +582,14 @@ export interface FilesystemLimits extends PathLimits {
 export interface Filesystem extends AsyncDisposable {
   /** Human-readable location of the workspace (`memory:`, a host directory, `docker://id/work`). */
   readonly root: string;
+  /**
+   * Absolute paths besides `root` that name the workspace root, where a
+   * program working in it sees it (a container's directory inside the
+   * container, and where a link there leads); absent where there are none.
+   * A caller who writes a path inside one is told the relative path to use;
+   * nothing else is read from them.
+   */
+  readonly absoluteRoots?: readonly string[];
   readonly capabilities: Capabilities;
   readonly limits: Readonly<FilesystemLimits>;
   /** Whether every mutation is refused with `EROFS`. */

@@ -22,7 +22,7 @@ import { overlappingEdits, patchMismatch, staleBuffer } from '../conflicts/confl
 import { type ConflictOptions, resolveStale } from '../conflicts/strategies.ts';
 import { type FileVersion, sha256Hex, type VersionOp, type VersionStore } from '../history/version-store.ts';
 import type { HunkFailure } from '../patch/apply-hunks.ts';
-import { contextPath } from '../paths/context-path.ts';
+import { contextPath, rootSpellings } from '../paths/context-path.ts';
 import { programChanging } from '../programs/in-flight.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import { errorText, withoutHostPaths } from '../safety/host-paths.ts';
@@ -248,7 +248,7 @@ export class FileEditor {
   normalize(op: string, path: string): string {
     try {
       // Within a session call the session resolved its paths (links followed): the same file under the same key.
-      const p = contextPath(path, apiOperation(op), 'file', [this.deps.fs.root]);
+      const p = contextPath(path, apiOperation(op), 'file', rootSpellings(this.deps.fs));
       return this.deps.registry.spelledAs(currentCall()?.resolved(p) ?? p);
     } catch (err) {
       // Named in the text: a rename's refusal must say which of its two paths is wrong.

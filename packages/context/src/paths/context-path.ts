@@ -9,7 +9,7 @@
  * @module
  */
 
-import { displayPath, fsError, resolvePath } from '@ctxfs/core';
+import { displayPath, type Filesystem, fsError, resolvePath } from '@ctxfs/core';
 import { operationName } from '../calls/call-text.ts';
 
 /** What the path must name. */
@@ -29,8 +29,8 @@ export type PathTarget = 'file' | 'any';
  * contextPath('/home/ana/app/a.ts', 'readFile', 'file', ['/home/ana/app']); // throws EPATHESCAPE, hint: use "a.ts"
  * ```
  *
- * `hostRoots`, the root as the backend spells it (`fs.root`), let the
- * refusal of an absolute path inside it name the relative path to use.
+ * `hostRoots`, the absolute spellings of the root ({@link rootSpellings}),
+ * let the refusal of an absolute path inside it name the relative path to use.
  */
 export function contextPath(input: unknown, op: string, target: PathTarget = 'file', hostRoots: readonly string[] = []): string {
   const { path, dirOnly } = resolvePath(input, op, undefined, hostRoots);
@@ -41,4 +41,20 @@ export function contextPath(input: unknown, op: string, target: PathTarget = 'fi
     });
   }
   return path;
+}
+
+/**
+ * The absolute paths a caller may write for the workspace root: `fs.root`
+ * (on the host, the directory) and the backend's {@link Filesystem.absoluteRoots}
+ * (a container's directory inside it). An absolute path inside one is
+ * refused naming the relative path; a spelling that is no absolute path
+ * (`memory:`, `docker://…`) places nothing.
+ *
+ * @example
+ * ```ts
+ * rootSpellings(containerFs); // ['docker://sandbox/work', '/work']
+ * ```
+ */
+export function rootSpellings(fs: Pick<Filesystem, 'root' | 'absoluteRoots'>): readonly string[] {
+  return fs.absoluteRoots === undefined ? [fs.root] : [fs.root, ...fs.absoluteRoots];
 }

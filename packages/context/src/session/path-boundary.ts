@@ -10,7 +10,7 @@
 
 import { type Filesystem, type FsError, type FsOperation, resolvePath, trailingSlashError } from '@ctxfs/core';
 import { linkEntry } from '../edits/link-entries.ts';
-import type { PathTarget } from '../paths/context-path.ts';
+import { type PathTarget, rootSpellings } from '../paths/context-path.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import { normalized } from './call-shapes.ts';
 
@@ -51,8 +51,8 @@ export class PathBoundary {
    * one history and one lock.
    */
   async resolve(op: string, inputs: readonly string[], target?: PathTarget): Promise<ResolvedPaths> {
-    // With the root as the backend spells it, an absolute path inside it is refused naming the relative one.
-    const r = normalized(op, inputs, target, [this.#fs.root]);
+    // With the root's absolute spellings, an absolute path inside it is refused naming the relative one.
+    const r = normalized(op, inputs, target, rootSpellings(this.#fs));
     if (r.invalid !== undefined) return { ...r, spellings: undefined };
     const spellings = new Map<string, string>();
     const paths: string[] = [];
