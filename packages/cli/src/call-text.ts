@@ -33,10 +33,8 @@ const REPEATED: ReadonlyArray<readonly [key: keyof GlobalOptions, flag: string]>
 /**
  * A directory or file of this machine as a hint repeats it: an absolute
  * path relative to the directory the command runs in (`proj`, `../app`),
- * where the hint is pasted. A refusal's text is kept free of host paths
- * (a model must not learn them), so an absolute path in a hint came out as
- * "a path outside the workspace"; a relative one is the same place from
- * here.
+ * where the hint is pasted: the same place from there, and no host path in
+ * a text a model may read.
  */
 function fromHere(path: string): string {
   return isAbsolute(path) ? relative(process.cwd(), path) || '.' : path;
@@ -99,5 +97,7 @@ export function cliToolCalls(program = 'ctxfs'): ToolCallWriter {
     named: (tool) => `${program} call ${tool}`,
     // The registry's scan has no tool (a server scans as it starts); here it is a command.
     operation: (op) => (op === 'scan' ? `${program} scan` : undefined),
+    // The options typed, repeated: a refusal's guard must not take --workdir /srv for a host path to hide.
+    verbatim: [program],
   };
 }

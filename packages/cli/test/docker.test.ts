@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerAvailable, removeTestContainers, seedWorkspace, sh, startTestContainer, TEST_IMAGE } from '../../container/test/docker-fixture.ts';
-import { ctxfs, useProject } from './support/cli.ts';
+import { ctxfs, pasted, useProject } from './support/cli.ts';
 
 // The container backends through the CLI, on the real engine: in CI a missing engine fails (dockerAvailable throws), locally it skips loudly.
 const docker = await dockerAvailable();
@@ -53,6 +53,31 @@ describe.runIf(docker)('ctxfs on a Docker container', () => {
     expect((await sh(container, 'cat /work/app/README.md')).stdout).toBe('# In a container\n');
     expect(ctxfs(project, [...on, 'snapshot', 'drop', id]).status).toBe(0);
     expect(ctxfs(project, [...on, 'snapshot', 'list', '--json']).json<{ snapshots: unknown[] }>().snapshots).toEqual([]);
+  });
+
+  // A hint repeats the command line typed, --workdir with its absolute path inside the container; the refusal's guard,
+  // which keeps host paths from a model, took that path for one: `ctxfs --backend docker:x --workdir a path outside the
+  // workspace scan`, which no shell runs.
+  it('a hint keeps --workdir as typed, and runs when pasted', { timeout: 120_000 }, () => {
+    const on = ['--backend', `docker:${name}`, '--workdir', '/work/app'];
+    const missing = ctxfs(project, [...on, 'cat', 'nowhere.ts']);
+    expect(missing.status).toBe(3);
+    expect(missing.stderr).not.toContain('outside the workspace');
+    const ls = /ctxfs --backend \S+ --workdir \/work\/app ls/.exec(missing.stderr)?.[0];
+    const glob = /ctxfs --backend \S+ --workdir \/work\/app call glob '[^']*'/.exec(missing.stderr)?.[0];
+    expect(ls, missing.stderr).toBeDefined();
+    expect(glob, missing.stderr).toBeDefined();
+    const listed = pasted(project, ls ?? '');
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('README.md');
+    const found = pasted(project, glob ?? '');
+    expect(found.status, found.stderr).toBe(0);
+    expect(found.stdout).toMatch(/no (files|match)/);
+    const json = ctxfs(project, [...on, '--json', 'symbol', 'nothing', 'src/util.ts']);
+    expect(json.status).toBe(3);
+    const { hint } = json.json<{ error: { hint: string } }>().error;
+    expect(hint).toContain(`ctxfs --backend docker:${name} --workdir /work/app outline src/util.ts`);
+    expect(pasted(project, `ctxfs --backend docker:${name} --workdir /work/app outline src/util.ts`).status).toBe(0);
   });
 
   it('works on a new container from an image, removed after (docker-image:<image>)', { timeout: 120_000 }, async () => {

@@ -6,7 +6,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { FsError, linkOutsideRoot } from '@ctxfs/core';
 import { expect, test } from 'vitest';
-import { createContext, errorText, withoutHostPaths } from '../src/index.ts';
+import { type CallStyle, createContext, errorText, withCallStyle, withoutHostPaths } from '../src/index.ts';
 import { hostBackend } from './backends.ts';
 import { testState } from './support/test-state.ts';
 
@@ -89,4 +89,28 @@ test('a link out of the root, served through the context layer on the host, is r
     await ctx.close();
     await ws.cleanup();
   }
+});
+
+test("the words a call style keeps verbatim stay as written, in the style's calls and when passed; a host path beside them is still hidden", () => {
+  // The CLI writes its hints after the command line its reader typed: `ctxfs --workdir /srv scan` came out as
+  // `ctxfs --workdir a path outside the workspace scan`, no command at all.
+  const prefix = 'ctxfs --backend docker:dev --workdir /srv';
+  const style: CallStyle = { name: 'cli', format: (op) => `${prefix} ${op}`, verbatim: [prefix] };
+  const err = new FsError({
+    code: 'ENOENT',
+    op: 'readFile',
+    path: 'a.ts',
+    reason: 'no file at a.ts (it was /etc/hosts before)',
+    hint: `find it with ${prefix} scan first, then ${prefix} glob; the state is in /var/lib/ctxfs`,
+  });
+  const expected = `find it with ${prefix} scan first, then ${prefix} glob; the state is in a path outside the workspace`;
+  const inStyle = withCallStyle(style, () => withoutHostPaths(err));
+  expect(inStyle.hint).toBe(expected);
+  expect(inStyle.reason).toBe('no file at a.ts (it was a path outside the workspace before)');
+  expect(withCallStyle(style, () => errorText(err))).toBe(`no file at a.ts (it was a path outside the workspace before); ${expected}`);
+  expect(withoutHostPaths(err, [prefix]).hint).toBe(expected);
+  // Outside the style, nothing is kept: a model's surface keeps no words.
+  expect(withoutHostPaths(err).hint).toBe(
+    'find it with ctxfs --backend docker:dev --workdir a path outside the workspace scan first, then ctxfs --backend docker:dev --workdir a path outside the workspace glob; the state is in a path outside the workspace',
+  );
 });

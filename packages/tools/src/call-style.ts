@@ -38,6 +38,8 @@ export interface ToolCallWriter {
   named(tool: string): string;
   /** An operation of the API that no tool runs (`scan`), where this surface has it. */
   operation?(op: string): string | undefined;
+  /** Words of its calls kept as written in a refusal (see `CallStyle.verbatim`): the command line a person typed. */
+  readonly verbatim?: readonly string[];
 }
 
 /** A model's tool call: `read_lines({"path":"a.ts","start_line":10,"end_line":20})`. */
@@ -85,6 +87,7 @@ export function toolCallStyle(tools: readonly AnyToolDefinition[], writer: ToolC
   const byOp = new Map(tools.map((t) => [t.api.op, t]));
   return {
     name: writer.name,
+    verbatim: writer.verbatim,
     format(op: string, args: readonly CallValue[], options: CallOptions): string {
       const tool = byOp.get(op);
       if (tool === undefined) return writer.operation?.(op) ?? API_CALL_STYLE.format(op, args, options);

@@ -330,7 +330,7 @@ export class Toolset {
     if (!prepared.ok) {
       const missing = prepared.corrected === undefined ? undefined : await withCallStyle(this.#style, () => this.#missing(prepared.corrected?.path));
       // The call offered instead would fail on the path: what is wrong first is that nothing is there.
-      return missing === undefined ? errorResult('EINVAL', prepared.message) : toolError(tool.name, withoutHostPaths(missing));
+      return missing === undefined ? errorResult('EINVAL', prepared.message) : toolError(tool.name, withoutHostPaths(missing, this.#style.verbatim));
     }
     if (options.signal?.aborted) return errorResult('ECANCELED', `${name} was cancelled before it ran.`);
     try {
@@ -339,7 +339,7 @@ export class Toolset {
       );
     } catch (err) {
       // Whatever a backend or runner said, where a link leads and the host's paths stay out of what a model reads.
-      if (isFsError(err)) return toolError(tool.name, withoutHostPaths(err));
+      if (isFsError(err)) return toolError(tool.name, withoutHostPaths(err, this.#style.verbatim));
       return internalError(tool.name, err);
     }
   }

@@ -47,6 +47,14 @@ export interface CallStyle {
   optionName?(op: string, key: string): string | undefined;
   /** An operation's name as this style's caller knows it (`list_files` for `listFiles`). Without it, the API's. */
   operationName?(op: string): string;
+  /**
+   * Words this style writes in its calls that name a place on purpose, kept
+   * as written when host paths are taken out of an error
+   * (`withoutHostPaths`): the command line a person typed, which a hint
+   * repeats (`ctxfs --workdir /srv`) and which tells them nothing they did
+   * not say. A model's surface keeps none.
+   */
+  readonly verbatim?: readonly string[];
 }
 
 /** The API's own style: `readLines("a.ts", 10, 20)`. */
@@ -89,6 +97,19 @@ export function operationName(op: string): string {
 export function optionName(op: string, key: string): string | undefined {
   const style = activeStyle.getStore() ?? API_CALL_STYLE;
   return style.optionName === undefined ? key : style.optionName(op, key);
+}
+
+/**
+ * The words the active style keeps verbatim ({@link CallStyle.verbatim}),
+ * none outside {@link withCallStyle}.
+ *
+ * @example
+ * ```ts
+ * withCallStyle(cliStyle, () => verbatimWords()); // ['ctxfs --workdir /srv']
+ * ```
+ */
+export function verbatimWords(): readonly string[] {
+  return activeStyle.getStore()?.verbatim ?? [];
 }
 
 /**

@@ -6,13 +6,16 @@
  */
 
 import { FsError } from '@ctxfs/core';
+import { verbatimWords } from '../calls/call-text.ts';
 
 /**
  * A server's address (`postgres://user@host/db?host=/run/socket`, `tcp://10.0.0.5:2376`): where a state store or an engine lives.
  */
-const ADDRESS = /\b(?:postgres(?:ql)?|tcp|unix|ssh|npipe):\/\/[^\s'"`)]+/gi;
+const ADDRESS = /\b(?:postgres(?:ql)?|tcp|unix|ssh|npipe):\/\/[^\s'"`)\uE000]+/gi;
 // An absolute path starts after a space, a quote or an opening sign (a workspace path or a glob has text before its slashes).
-const HOST_PATH = /(['"`]?)(?<=^|[\s'"`(=:,])\/[^\s'"`)]+\1/g;
+const HOST_PATH = /(['"`]?)(?<=^|[\s'"`(=:,])\/[^\s'"`)\uE000]+\1/g;
+/** What stands for a kept word while the text is searched: a private-use character around its index, which neither pattern takes in. */
+const KEPT = /\uE000(\d+)\uE000/g;
 
 /**
  * The error as a model may see it: an absolute host path (where a symlink
@@ -23,17 +26,20 @@ const HOST_PATH = /(['"`]?)(?<=^|[\s'"`(=:,])\/[^\s'"`)]+\1/g;
  * stands in the open, and bare where the text already has it in brackets
  * (`(to '/etc/passwd')` becomes `(to a path outside the workspace)`); the
  * hint is read as bracketed, as the message shows it. The original stays as
- * the `cause`, for the local log.
+ * the `cause`, for the local log. The words in `keep` (default: those the
+ * active call style keeps verbatim, see `CallStyle.verbatim`) are left as
+ * written wherever they stand: a hint's command line names the place its
+ * reader typed.
  *
  * @example
  * ```ts
  * withoutHostPaths(err).reason; // 'the PostgreSQL server at (an address outside the workspace) cannot be reached: …'
  * ```
  */
-export function withoutHostPaths(err: FsError): FsError {
-  const reason = scrub(err.reason, 0);
-  const hint = scrub(err.hint, 1);
-  const path = err.path === undefined ? undefined : scrub(err.path, 0, false);
+export function withoutHostPaths(err: FsError, keep: readonly string[] = verbatimWords()): FsError {
+  const reason = scrub(err.reason, 0, keep);
+  const hint = scrub(err.hint, 1, keep);
+  const path = err.path === undefined ? undefined : scrub(err.path, 0, keep, false);
   if (reason === err.reason && hint === err.hint && path === err.path) return err;
   return new FsError({ code: err.code, op: err.op, path, dest: err.dest, reason, hint, cause: err });
 }
@@ -41,10 +47,17 @@ export function withoutHostPaths(err: FsError): FsError {
 /**
  * `text` with its addresses (and, unless `paths` is false, its host paths)
  * replaced by a mention that they are outside the workspace; `open` is the
- * depth of brackets the text itself stands in.
+ * depth of brackets the text itself stands in; the words of `keep` stay.
  */
-function scrub<T extends string | undefined>(text: T, open: number, paths = true): T {
+function scrub<T extends string | undefined>(text: T, open: number, keep: readonly string[], paths = true): T {
   if (text === undefined) return text;
+  const kept = keep.filter((word) => word !== '' && text.includes(word));
+  if (kept.length > 0) {
+    // Each kept word stands aside as a token while the patterns run, so none matches inside it; longest first, as one may hold another.
+    kept.sort((a, b) => b.length - a.length);
+    const marked = kept.reduce<string>((t, word, i) => t.split(word).join(`\uE000${i}\uE000`), text);
+    return scrub(marked, open, [], paths).replace(KEPT, (_token, i: string) => kept[Number(i)] ?? '') as T;
+  }
   const mention =
     (words: string) =>
     (..._match: unknown[]): string => {
