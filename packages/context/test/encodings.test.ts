@@ -75,6 +75,21 @@ for (const backend of FILE_BACKENDS) {
       expect(wrong).toEqual([]);
     }, 300_000);
 
+    it("names the encoding a file was decoded from in the block's tag, and none for UTF-8", async () => {
+      const session = ctx.session({ agent: 'llm:tag' });
+      const wrong: string[] = [];
+      for (const [i, c] of cases.entries()) {
+        const decodedAs = ws.fs.decodeText(c.bytes, { path: fileOf(i) }).encoding;
+        const served = await session.readLines(fileOf(i), 1, 2);
+        const tag = served.text.slice(0, served.text.indexOf('>'));
+        if (!tag.includes(` encoding="${decodedAs}"`)) wrong.push(`${c.id}: ${tag}`);
+      }
+      expect(wrong).toEqual([]);
+      await ws.fs.write('plain.txt', 'caf\u00e9\n');
+      const plain = await session.readFile('plain.txt');
+      expect(plain.text).not.toContain('encoding=');
+    }, 300_000);
+
     it('grep finds a non-ASCII word in every file whose text holds it, and shows the real line', async () => {
       const wrong: string[] = [];
       const session = ctx.session({ agent: 'llm:grep' });

@@ -257,6 +257,8 @@ function blockInfo(ws: Workspace, doc: Source, label: string | undefined, view: 
     view,
     sensitive: ws.registry.get(doc.path)?.sensitive,
     buffer: buffered === undefined ? undefined : buffered.dirty ? 'open buffer, unsaved changes: not on disk' : 'open buffer, same as disk',
+    // UTF-8 (with or without a BOM) is what a model assumes; any other decoding is named.
+    encoding: doc.encoding === 'utf-8' ? undefined : doc.encoding,
   };
 }
 
