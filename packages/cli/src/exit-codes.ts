@@ -14,7 +14,7 @@ export const EXIT = {
   refused: 1,
   /** Usage: an unknown command or option, a bad argument. */
   usage: 2,
-  /** Not found: a file, a symbol, a snapshot, a session. */
+  /** Not found: a file, a symbol, a snapshot, a session or an agent. */
   notFound: 3,
   /** Denied by the policy (or the person asked, or a spent budget). */
   denied: 4,
@@ -29,6 +29,7 @@ const BY_CODE: Readonly<Record<string, ExitCode>> = {
   ENOENT: EXIT.notFound,
   ENOSNAPSHOT: EXIT.notFound,
   ENOSESSION: EXIT.notFound,
+  ENOAGENT: EXIT.notFound,
   EDENIED: EXIT.denied,
   ELIMIT: EXIT.denied,
   EUNAVAILABLE: EXIT.unavailable,

@@ -31,7 +31,7 @@ describe('the session ctxfs audit shows', () => {
 
 // `ctxfs audit rollback --session <id>` with an id no session ever had (a typo, a session of another workspace)
 // answered "session nope: 0 changes, 0 file changes reverted, 0 refused" and exited 0, as if there was nothing to undo.
-describe('ctxfs audit rollback --session of a session that never was', () => {
+describe('ctxfs audit rollback of a session or an agent that never was', () => {
   const project = useProject();
 
   it('is not found (exit 3), names the session, and its hint lists the sessions when pasted', () => {
@@ -58,5 +58,20 @@ describe('ctxfs audit rollback --session of a session that never was', () => {
     expect(error.code).toBe('ENOSESSION');
     expect(error.message).toContain("'no-such-session'");
     expect(errorJson.safeParse({ error }).success).toBe(true);
+  });
+
+  it('is the same for an agent that never acted: exit 3, ENOAGENT, and a known agent without changes is still 0', () => {
+    const r = ctxfs(project, ['audit', 'rollback', '--agent', 'llm:nobody']);
+    expect(r.status, r.stdout + r.stderr).toBe(3);
+    expect(r.stderr).toContain('ENOAGENT');
+    expect(r.stderr).toContain("'llm:nobody'");
+    const hint = /`(ctxfs [^`]+)`/.exec(r.stderr)?.[1] ?? '';
+    const listed = pasted(project, hint);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/ cli replace notes\.txt ok /);
+    expect(ctxfs(project, ['--agent', 'llm:reader', 'cat', 'notes.txt']).status).toBe(0);
+    const none = ctxfs(project, ['audit', 'rollback', '--agent', 'llm:reader', '--json']);
+    expect(none.status, none.stderr).toBe(0);
+    expect(none.json()).toMatchObject({ changes: 0, reverted: 0, refused: 0 });
   });
 });

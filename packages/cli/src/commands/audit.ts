@@ -145,21 +145,37 @@ export const reindex: Action = (g) =>
     return ok ? EXIT.ok : EXIT.refused;
   });
 
-/** `ctxfs audit rollback --session <id> | --agent <name>`: exit 0 when every change was reverted, else 1. */
+/**
+ * Refuses a session or an agent this workspace never saw, which "0 changes"
+ * would hide: a typo, or another workspace's id, would look like one that
+ * changed nothing. Every session leaves its row in the store when it opens,
+ * and every call of an agent its record in the store's audit chain.
+ */
+async function mustBeKnown(g: GlobalOptions, store: CliWorkspace['ctx']['store'], sessionId: string | undefined, agent: string | undefined): Promise<void> {
+  const list = `\`${await commandPrefix(asAuditor(g))} audit\``;
+  if (sessionId !== undefined && (await store.get('SELECT 1 AS known FROM sessions WHERE id = ?', [sessionId])) === undefined) {
+    throw new CliError(
+      'ENOSESSION',
+      `audit rollback: no session '${sessionId}' in this workspace's state`,
+      `each record of ${list} names its session in full, as --session takes it`,
+    );
+  }
+  if (agent !== undefined && (await store.get('SELECT 1 AS known FROM audit WHERE agent = ? LIMIT 1', [agent])) === undefined) {
+    throw new CliError(
+      'ENOAGENT',
+      `audit rollback: agent '${agent}' never called ctxfs in this workspace`,
+      `each record of ${list} names its agent after the time`,
+    );
+  }
+}
+
+/** `ctxfs audit rollback --session <id> | --agent <name>`: exit 0 when every change was reverted, else 1; 3 when no such session or agent acted here. */
 export const rollback: Action = (g, _args, o) => {
   const sessionId = g.session;
   const agent = g.agent;
   if (sessionId === undefined && agent === undefined) throw new CliError('EINVAL', 'audit rollback: name --session <id> or --agent <name>');
   return withContext(asAuditor(g), async ({ ctx }) => {
-    // Every session leaves its row in the store when it opens: without one, the id is a typo or another workspace's,
-    // which "0 changes" would hide (a script would take it for a session that changed nothing).
-    if (sessionId !== undefined && (await ctx.store.get('SELECT 1 AS known FROM sessions WHERE id = ?', [sessionId])) === undefined) {
-      throw new CliError(
-        'ENOSESSION',
-        `audit rollback: no session '${sessionId}' in this workspace's state`,
-        `each record of \`${await commandPrefix(asAuditor(g))} audit\` names its session in full, as --session takes it`,
-      );
-    }
+    await mustBeKnown(g, ctx.store, sessionId, agent);
     const { editResult } = await import('@ctxfs/tools');
     const changes = await ctx.changesOf({ sessionId, agent });
     const results = (await ctx.rollbackChanges({ sessionId, agent }, { message: o.message as string | undefined })).map((r) => editResult(r));
