@@ -68,7 +68,8 @@ describe('ctxfs from a script', () => {
     expect(run(['ls']).stdout).toMatch(/src\/math\.ts\s+\d+ B\s+typescript/);
     expect(run(['symbol', 'add', 'src/math.ts']).stdout).toContain('/** Adds two numbers. */');
     expect(run(['symbol', 'add']).stdout).toContain('ctxfs symbol add src/math.ts');
-    expect(run(['related', 'src/math.ts']).stdout).toContain('src/main.ts');
+    // One importer is one related file (it said '1 related files').
+    expect(run(['related', 'src/math.ts']).stdout).toMatch(/src\/math\.ts: 1 related file\n← src\/main\.ts/);
     expect(run(['overview']).stdout).toContain('README.md');
   });
 

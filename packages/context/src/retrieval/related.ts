@@ -12,6 +12,7 @@ import { callText } from '../calls/call-text.ts';
 import { type Document, type DocumentLoader, derive } from '../content/document.ts';
 import type { FileRegistry } from '../registry/file-registry.ts';
 import { extractImports, type ImportSpec, type Relation, type ResolveContext, resolveImport } from '../registry/relations.ts';
+import { plural } from '../search/narrowing.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { hasGrammar } from '../symbols/tree-sitter.ts';
 import { type Caller, callBudget, loadDocument, MIN_USEFUL_TOKENS, overBudget, type Served, serve, type Workspace } from './shared.ts';
@@ -207,7 +208,7 @@ export async function getRelatedFiles(ws: Workspace, caller: Caller, path: strin
   }
   const rows = related.map((r) => `${r.relation === 'imported-by' ? '←' : '→'} ${r.path}${r.depth > 1 ? ` (depth ${r.depth}, via ${r.via})` : ''}`);
   const ext = [...external].sort();
-  let body = [`${path}: ${related.length} related files`, ...rows, ext.length ? `external: ${ext.join(', ')}` : ''].filter(Boolean).join('\n');
+  let body = [`${path}: ${plural(related.length, 'related file')}`, ...rows, ext.length ? `external: ${ext.join(', ')}` : ''].filter(Boolean).join('\n');
   if (ws.tokenizer.count(body) > budget - 80)
     body = body.slice(0, Math.max(0, (budget - 120) * 3)).replace(/\n[^\n]*$/, `\n[… list cut; call ${callText('getRelatedFiles', [path, 1])} for fewer …]`);
   const served = await serve(ws, caller, 'getRelatedFiles', doc, body, { view: 'related', omitted: [], redactions: 0 });
