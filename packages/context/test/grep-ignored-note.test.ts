@@ -59,3 +59,35 @@ describe('the note on what an empty grep did not search', () => {
     });
   });
 });
+
+describe('the lookup behind the note', () => {
+  test('reads a bounded part of the tree however much the search walked, nearest first', async () => {
+    // 100 packages of 40 directories each: 4,000 directories the grep walks, a node_modules in the first package.
+    const files: Record<string, string> = { 'packages/p000/node_modules/dep/index.js': 'module.exports = 1;\n' };
+    for (let p = 0; p < 100; p++) for (let d = 0; d < 40; d++) files[`packages/p${String(p).padStart(3, '0')}/src/d${d}/f.js`] = `export const v = ${d};\n`;
+    const fs = new MemoryFilesystem({ files });
+    // The real backend, what its globs yield counted: the note's lookup reads directories through glob.
+    let yielded = 0;
+    const glob = fs.glob.bind(fs);
+    fs.glob = (pattern, options) => {
+      const inner = glob(pattern, options);
+      return (async function* () {
+        for await (const m of inner) {
+          yielded++;
+          yield m;
+        }
+      })() as ReturnType<typeof fs.glob>;
+    };
+    const ctx = await createContext({ fs, store: testState(), profile: 'large', agent: 'llm:test', safety: { policyFiles: false } });
+    try {
+      const r = await ctx.grep('no-such-text-anywhere');
+      expect(r.counts.total).toBe(0);
+      expect(r.text).toContain('[not searched: ignored node_modules;');
+      // The tree holds 8,204 entries; a second walk of it yielded them all.
+      expect(yielded).toBeLessThan(2_100);
+    } finally {
+      await ctx.close();
+      await fs.close();
+    }
+  });
+});

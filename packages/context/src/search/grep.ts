@@ -214,25 +214,41 @@ async function* checkedFiles(
 }
 
 /**
+ * Entries {@link excludedWithin} reads at most: the note costs a bounded
+ * lookup however large the tree, never a second walk of all the search just
+ * walked.
+ */
+const EXCLUDED_LOOKUP_ENTRIES = 2_000;
+
+/**
  * The names in `scope.exclude` that some entry within the directory `scope`
- * has, in the list's order: what the search left out there. The walk enters
- * an ignored directory only to list it (whatever is below is ignored with
- * it) and stops once every name is found.
+ * has, in the list's order: what the search left out there. Directories are
+ * read breadth first (an ignored one is never entered: whatever is below
+ * it is ignored with it) until every name is found or
+ * {@link EXCLUDED_LOOKUP_ENTRIES} entries were read. Where ignored
+ * directories live — `node_modules` and `.venv` at a project's top or a
+ * package's — is shallow, so the bound loses little; and what it misses is
+ * only left unnamed, never named where it is not.
  */
 async function excludedWithin(ws: Workspace, scope: SearchScope): Promise<string[]> {
   const names = new Set(scope.exclude);
   if (names.size === 0) return [];
   const found = new Set<string>();
   const withheld = currentCall()?.withheld;
-  const below = scope.exclude.map((name) => `**/${name}/*`);
+  const queue = [scope.path];
+  let read = 0;
   try {
-    for await (const m of ws.fs.glob('**', { cwd: scope.path, dot: true, ignore: below })) {
-      const name = m.path.slice(m.path.lastIndexOf('/') + 1);
-      if (!names.has(name) || found.has(name)) continue;
-      // What the policy withholds is never mentioned: includeIgnored would not search it either.
-      if (withheld?.(m.path) === true) continue;
-      found.add(name);
-      if (found.size === names.size) break;
+    for (let next = 0; next < queue.length && read < EXCLUDED_LOOKUP_ENTRIES && found.size < names.size; next++) {
+      // A glob of one level, not a listing: it leaves out what the backend's own searches never enter (the
+      // host's `.git`), which includeIgnored would not search either.
+      for await (const m of ws.fs.glob('*', { cwd: queue[next] as string, dot: true })) {
+        if (++read > EXCLUDED_LOOKUP_ENTRIES) break;
+        // What the policy withholds is never mentioned, for the same reason.
+        if (withheld?.(m.path) === true) continue;
+        const name = m.path.slice(m.path.lastIndexOf('/') + 1);
+        if (names.has(name)) found.add(name);
+        else if (m.kind === 'directory' && !scope.ignored(m.path)) queue.push(m.path);
+      }
     }
   } catch (err) {
     // The search itself is done and answered; a note it cannot make is left out.
