@@ -124,3 +124,22 @@ describe('replace with a pattern that is no regular expression', () => {
     expect(replaceRefusal(undefined, 'x = (1;', { regex: true })).toContain('leave out regex');
   });
 });
+
+// A path that names nothing, where the error kept the protocol's default hint: `ctxfs diff nope.js` said "check the
+// path with list_files or glob", two tool names a person cannot type.
+describe('a missing path with the default hint', () => {
+  it('tools: the glob call that finds it by name, and the listing', async () => {
+    const r = await run(MODEL_TOOL_CALLS, 'get_diff', { path: 'lib/nope.js' });
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain('glob({"pattern":"**/nope.js"})');
+    expect(r.text).toContain('list_files({})');
+  });
+
+  it('CLI: the commands that find it and list the tree', async () => {
+    const r = await run(CLI, 'get_diff', { path: 'lib/nope.js' });
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain(`ctxfs call glob '{"pattern":"**/nope.js"}'`);
+    expect(r.text).toContain('ctxfs ls');
+    expect(r.text).not.toMatch(/list_files|\bglob\b(?! ')/);
+  });
+});

@@ -177,6 +177,7 @@ export function errorResult(
 
 /** Hints for codes whose protocol default names Filesystem calls, in this tool set's words. */
 const TOOL_HINTS: Readonly<Partial<Record<FsErrorCode, string>>> = {
+  // Without a path; with one, toolHint names the calls that find it.
   ENOENT: 'check the path with list_files or glob',
   EEXIST: 'the path exists already: choose another name',
   EISDIR: 'the path is a directory: list_files shows its entries; name a file inside it',
@@ -203,6 +204,10 @@ export function toolHint(err: FsError): string {
   // The call that lists the directory, as this surface makes it: a tool call, or on the command line `ctxfs ls build`.
   if (err.code === 'EISDIR' && err.path !== undefined)
     return `the path is a directory: ${toolCallText('list_files', { path: err.path })} shows its entries; name a file inside it`;
+  // The calls that find a missing file, as this surface makes them: tool names alone are no command on the command line.
+  const name = err.code === 'ENOENT' ? err.path?.split('/').pop() : undefined;
+  if (name !== undefined && name !== '')
+    return `check the path: ${toolCallText('glob', { pattern: `**/${name}` })} finds it by name; ${toolCallText('list_files', {})} shows the top of the tree`;
   return TOOL_HINTS[err.code] ?? err.hint;
 }
 
