@@ -643,15 +643,29 @@ export class CtxfsBashFs implements IFileSystem {
     });
   }
 
+  /**
+   * Where the link `path` leads, relative to the directory it is named in
+   * (`lic` → `LICENSE`, `lib/up` → `../LICENSE`), so just-bash's
+   * `readlink -f`, which follows these answers, ends on the file as bash's
+   * does. The protocol has the path a link leads to, not the text it holds:
+   * a chain of links answers its end, and a link out of the workspace is
+   * refused as a read through it is (`EACCES`), its target never shown.
+   * What is not a link is `EINVAL`, as readlink(2) answers.
+   */
   readlink(path: string): Promise<string> {
     const device = this.#device('readlink', path, (d): string => {
       throw new BashFsError('EINVAL', 'readlink', d.path);
     });
     if (device !== undefined) return device;
-    return this.#call('readlink', path, async (p) => {
-      await this.#fs.stat(p);
-      // A link's target may name a host path, and the protocol never hands one out.
-      throw new BashFsError('EINVAL', 'readlink', `/${p}`, 'the target of a link is not shown through ctxfs');
+    return this.#call('readlink', path, async (p, run) => {
+      await this.#visible(run, 'readlink', p, false);
+      if (!(await this.#isLink(p))) {
+        await this.#fs.stat(p);
+        throw new BashFsError('EINVAL', 'readlink', `/${p}`, 'not a symbolic link');
+      }
+      // Where it leads is shown only as far as the policy would list it, as for realpath.
+      await this.#visible(run, 'readlink', p);
+      return posix.relative(posix.dirname(`/${p}`), `/${await this.#fs.realpath(p)}`) || '.';
     });
   }
 
