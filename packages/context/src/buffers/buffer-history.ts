@@ -35,12 +35,33 @@ export class BufferHistory {
   readonly #undo: BufferEdit[] = [];
   readonly #redo: BufferEdit[] = [];
 
-  /** Records an edit the agent made. */
-  record(edit: BufferEdit): void {
+  /**
+   * Records an edit the agent made. `keepRedo`: a change the agent did not
+   * make (a merge that overwrote its text), so the edits it undid are still
+   * there to redo.
+   */
+  record(edit: BufferEdit, options: { keepRedo?: boolean } = {}): void {
     if (edit.before === edit.after) return;
     this.#undo.push(edit);
     if (this.#undo.length > DEPTH) this.#undo.shift();
-    this.#redo.length = 0;
+    if (options.keepRedo !== true) this.#redo.length = 0;
+  }
+
+  /** How many undos revert `edit` (1: it is the newest); `undefined` when it is no longer on the undo stack. */
+  undosTo(edit: BufferEdit): number | undefined {
+    const at = this.#undo.lastIndexOf(edit);
+    return at < 0 ? undefined : this.#undo.length - at;
+  }
+
+  /** Drops `edit` from the undo stack (its revert was made out of turn). */
+  forget(edit: BufferEdit): void {
+    const at = this.#undo.lastIndexOf(edit);
+    if (at >= 0) this.#undo.splice(at, 1);
+  }
+
+  /** Whether `edit` was undone and not applied again since. */
+  undone(edit: BufferEdit): boolean {
+    return this.#redo.includes(edit);
   }
 
   /** `current` with the newest edit reverted; `undefined` when there is none. */

@@ -166,8 +166,10 @@ function bufferEditResult(op: string, c: BufferChange): EditResult {
   const message = unchanged
     ? `No change: ${where} already reads so.${c.buffer.dirty ? ` It holds unsaved changes; write them with ${save}.` : ''}`
     : `Changed ${where}, not the file on disk: unsaved until ${save}.`;
+  // Told first, as it happened first: a model following the calls in order brings its text back before it saves.
+  const merged = c.overwritten === undefined ? '' : `A change on disk was merged in first: ${c.overwritten}. `;
   return {
-    ...plainResult(op, path, true, message),
+    ...plainResult(op, path, true, merged + message),
     version: c.version,
     previousVersion: c.previousVersion,
     diff: d.text,

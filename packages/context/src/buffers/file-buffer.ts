@@ -9,6 +9,7 @@
 import type { FileText } from '../edits/file-text.ts';
 import { BufferHistory } from './buffer-history.ts';
 import { type Collision, mergeSides } from './merge-sides.ts';
+import { type OverwrittenText, placesDiffering } from './overwritten-text.ts';
 import { canWriteBack, collisionRule, type SyncPermission } from './sync-permission.ts';
 
 /** The file on disk at one moment. */
@@ -69,6 +70,13 @@ export class FileBuffer {
   unseen = false;
   /** History position of the last save. */
   savedSeq: number | undefined;
+  /**
+   * What the newest merge that settled collisions overwrote: kept until an
+   * undo or {@link restoreOverwritten} brings the agent's text back, a
+   * reload drops the buffer's changes, or a later merge overwrites text
+   * again.
+   */
+  overwritten: OverwrittenText | undefined;
   /** Collisions settled by the rule or left to the agent, since open. */
   readonly tally = { merges: 0, settledForDisk: 0, settledForBuffer: 0, surfaced: 0 };
 
@@ -117,6 +125,7 @@ export class FileBuffer {
     this.disk = now;
     this.pending = undefined;
     this.unseen = false;
+    this.overwritten = undefined;
     this.history.clear();
     this.#set(now.file?.text ?? '');
   }
@@ -166,12 +175,43 @@ export class FileBuffer {
     return this.#take(pending.disk, text, pending.collisions, side);
   }
 
+  /**
+   * Puts back the agent's text the newest merge gave to the disk, on top of
+   * what the buffer holds now (later edits and later changes from disk
+   * stay), as one edit an undo reverts; `false` when there is none.
+   */
+  restoreOverwritten(): boolean {
+    const entry = this.overwritten?.entry;
+    if (entry === undefined || this.history.undosTo(entry) === undefined) return false;
+    // A revert of that one merge, as an undo reverts one edit.
+    const text = mergeSides(entry.after, this.text, entry.before, 'disk').text;
+    this.history.forget(entry);
+    this.overwritten = undefined;
+    this.edit('restore', text);
+    return true;
+  }
+
   #take(now: DiskSnapshot, text: string, collisions: readonly Collision[], winner: 'disk' | 'buffer' | undefined): SyncOutcome {
     if (winner === 'disk') this.tally.settledForDisk += collisions.length;
     if (winner === 'buffer') this.tally.settledForBuffer += collisions.length;
+    const overwritten = winner !== undefined && collisions.length > 0 && now.file !== undefined ? this.#overwritten(now.file.text, text, winner) : undefined;
     this.pending = undefined;
     this.disk = now;
     this.#set(text);
+    if (overwritten !== undefined) {
+      // The agent's text the disk won over stays one revert away: an undo entry, as if the merge were an edit.
+      if (overwritten.entry) this.history.record(overwritten.entry, { keepRedo: true });
+      this.overwritten = overwritten;
+    }
     return { changed: true, settled: collisions, winner, pending: false };
+  }
+
+  /** The losing side's text, called before `merged` is taken: the same merge with the other side winning is what it would have been. */
+  #overwritten(disk: string, merged: string, winner: 'disk' | 'buffer'): OverwrittenText | undefined {
+    const other = mergeSides(this.disk.file?.text ?? '', this.text, disk, winner === 'disk' ? 'buffer' : 'disk').text;
+    if (other === merged) return undefined;
+    const side = winner === 'disk' ? 'buffer' : 'disk';
+    const entry = side === 'buffer' ? { before: other, after: merged, cause: 'merge' } : undefined;
+    return { side, places: placesDiffering(merged, other), entry };
   }
 }

@@ -21,6 +21,7 @@ import { type BufferDiff, bufferDiff } from './buffer-diff.ts';
 import { applyBufferEdit, type BufferEditOp } from './buffer-edits.ts';
 import { type ChangeFeed, PollingSource } from './change-source.ts';
 import { type BufferStatusKind, type DiskSnapshot, FileBuffer, type SyncOutcome } from './file-buffer.ts';
+import { overwrittenNote } from './overwritten-text.ts';
 import { canWriteBack, SYNC_PERMISSIONS, type SyncPermission } from './sync-permission.ts';
 
 /** What the buffers need from the session that owns them. */
@@ -78,6 +79,15 @@ export interface BufferInfo {
   /** The last look at the disk: collisions the permission settled, and for which side. */
   readonly settled: number;
   readonly winner: 'disk' | 'buffer' | undefined;
+  /**
+   * What the newest merge that settled collisions overwrote, and how it
+   * comes back: the agent's text (read-write) is kept as an undo entry, and
+   * this names the undo that brings it back
+   * (`undo(path, { overwritten: true })`); the disk's (admin) goes into the
+   * file history when the buffer is saved over it. `undefined` when nothing
+   * was overwritten, or it was brought back.
+   */
+  readonly overwritten: string | undefined;
   /** What to call next, when something waits for the agent. */
   readonly next: string | undefined;
 }
@@ -119,6 +129,8 @@ export interface BufferChange {
   /** Content hash of the buffer before the edit, encoded as the file is (what a read of it served). */
   readonly previousVersion: string;
   readonly version: string;
+  /** What a change on disk this call took in overwrote, and how it comes back (see {@link BufferInfo.overwritten}); `undefined` when this call merged nothing over either side. */
+  readonly overwritten: string | undefined;
 }
 
 /** An open buffer's content as a read serves it. */
@@ -259,7 +271,7 @@ export class SessionBuffers {
   resolve(path: string, side: 'disk' | 'buffer'): Promise<BufferInfo> {
     return this.#call('buffers.resolve', path, { side }, async (p) => {
       const b = await this.#held(p);
-      b.resolve(side);
+      this.#settle(b, b.resolve(side));
       return this.#info(b);
     });
   }
@@ -279,7 +291,7 @@ export class SessionBuffers {
     let edit: EditResult | undefined;
     for (let attempt = 0; attempt < SAVE_ATTEMPTS; attempt++) {
       await this.#look(b, true);
-      if (b.pending && options.resolve) b.resolve(options.resolve);
+      if (b.pending && options.resolve) this.#settle(b, b.resolve(options.resolve));
       if (b.pending) throw pendingConflict('buffers.save', b);
       if (!b.dirty) return { saved: edit?.success === true, buffer: this.#info(b), edit };
       const before = b.disk.file;
@@ -331,6 +343,7 @@ export class SessionBuffers {
   /** {@link edit}, answering with the text and content hash before and after as well. */
   change(path: string, op: BufferEditOp, options: BufferEditOptions = {}): Promise<BufferChange> {
     return this.#call(`buffers.${op.kind}`, path, { ...op, ...options }, async (p) => {
+      const overwrittenBefore = this.#find(p)?.overwritten;
       const b = await this.#held(p);
       if (!canWriteBack(b.permission)) throw readOnly(`buffers.${op.kind}`, b);
       if (options.bufferVersion !== undefined && options.bufferVersion !== b.version) {
@@ -369,7 +382,10 @@ export class SessionBuffers {
       const after = b.text;
       const version = contentHash(b);
       await this.#autoSave(b);
-      return { buffer: this.#info(b), before, after, previousVersion, version };
+      const info = this.#info(b);
+      // Said by the call that took the change in; later calls leave it to the buffer's state.
+      const overwritten = b.overwritten === overwrittenBefore ? undefined : info.overwritten;
+      return { buffer: info, before, after, previousVersion, version, overwritten };
     });
   }
 
@@ -406,9 +422,14 @@ export class SessionBuffers {
     return this.edit(path, { kind: 'replace', search, replacement, options: replace }, { bufferVersion });
   }
 
-  /** Reverts the buffer's newest unsaved edit, keeping changes merged in from disk since. */
-  undo(path: string): Promise<BufferInfo> {
-    return this.#step('undo', path);
+  /**
+   * Reverts the buffer's newest unsaved edit, keeping changes merged in from
+   * disk since. `overwritten`: instead, puts back the agent's text the
+   * newest merge from disk replaced (read-write lets the disk win where
+   * both changed the same text), wherever it is among the edits.
+   */
+  undo(path: string, options: { overwritten?: boolean } = {}): Promise<BufferInfo> {
+    return this.#step(options.overwritten === true ? 'restore' : 'undo', path);
   }
 
   /** Applies the newest undone edit again. */
@@ -416,10 +437,12 @@ export class SessionBuffers {
     return this.#step('redo', path);
   }
 
-  #step(direction: 'undo' | 'redo', path: string): Promise<BufferInfo> {
-    return this.#call(`buffers.${direction}`, path, {}, async (p) => {
+  #step(direction: 'undo' | 'redo' | 'restore', path: string): Promise<BufferInfo> {
+    const op = direction === 'restore' ? 'buffers.undo' : `buffers.${direction}`;
+    return this.#call(op, path, direction === 'restore' ? { overwritten: true } : {}, async (p) => {
       const b = await this.#held(p);
-      if (!b.step(direction)) throw nothingToStep(direction, p, b);
+      const done = direction === 'restore' ? b.restoreOverwritten() : b.step(direction);
+      if (!done) throw direction === 'restore' ? nothingOverwritten(p, b) : nothingToStep(direction, p, b);
       await this.#autoSave(b);
       return this.#info(b);
     });
@@ -523,10 +546,15 @@ export class SessionBuffers {
       }
     }
     const outcome = b.sync(now);
-    if (!outcome.changed) return;
-    this.#last.set(b, outcome);
+    if (!this.#settle(b, outcome)) return;
     await this.#host.diskChanged?.(b.path).catch(() => undefined);
     await this.#autoSave(b);
+  }
+
+  /** Keeps what a look at the disk or a resolve did, for the buffer's state to report; whether it changed anything. */
+  #settle(b: FileBuffer, outcome: SyncOutcome): boolean {
+    if (outcome.changed) this.#last.set(b, outcome);
+    return outcome.changed;
   }
 
   /** A file next to a vanished one holding exactly its last content: it was renamed. */
@@ -597,6 +625,7 @@ export class SessionBuffers {
       renamedFrom: this.#renamedFrom.get(b),
       settled: last?.settled.length ?? 0,
       winner: last?.winner,
+      overwritten: b.overwritten === undefined ? undefined : overwrittenNote(b.path, b.overwritten, b.history),
       next:
         status === 'conflict'
           ? callText('buffers.diff', [b.path])
@@ -628,6 +657,14 @@ function pendingConflict(op: string, b: FileBuffer) {
   return fsError('ECONFLICT', op, b.path, {
     reason: `${b.path} changed on disk where the buffer changed it too (${plural(n, 'place')}); nothing was written`,
     hint: `see both with ${callText('buffers.diff', [b.path])}, then save choosing who wins those places (${callText('buffers.save', [b.path], { resolve: 'disk' })} or resolve "buffer"), or drop the buffer's changes with ${callText('buffers.reload', [b.path])}`,
+  });
+}
+
+/** The refusal of an undo of overwritten text when no merge overwrote any (or it was brought back). */
+function nothingOverwritten(p: string, b: FileBuffer): FsError {
+  return fsError('EINVAL', 'undo', p, {
+    reason: `nothing to bring back in the buffer of ${p}: no merge from disk has replaced text of yours since it was last brought back, reloaded or undone`,
+    hint: b.history.depth.undo > 0 ? `to revert your newest edit instead: ${callText('buffers.undo', [p])}` : 'the buffer has no edit left to undo',
   });
 }
 

@@ -38,6 +38,12 @@ const bufferData = once(() =>
     renamed_from: z.string().optional().describe('The file was renamed on disk; the buffer followed it from this path.'),
     settled: int().describe('At the last change from disk: places both changed that the permission settled.'),
     winner: z.enum(['disk', 'buffer']).optional(),
+    overwritten: z
+      .string()
+      .optional()
+      .describe(
+        "What the newest merge overwrote where you and the disk changed the same text, and the call that brings your text back (it is kept; the disk's goes into the file history when you save).",
+      ),
     next: z.string().optional(),
   }),
 );
@@ -61,6 +67,7 @@ function bufferRow(b: BufferInfo): BufferData {
     renamed_from: b.renamedFrom,
     settled: b.settled,
     winner: b.winner,
+    overwritten: b.overwritten,
     next: b.next,
   };
 }
@@ -80,6 +87,7 @@ function bufferLine(b: BufferInfo): string {
   if (b.renamedFrom) parts.push(`renamed on disk from ${b.renamedFrom}`);
   if (b.collisions > 0) parts.push(`${plural(b.collisions, 'place')} both you and the disk changed`);
   if (b.settled > 0) parts.push(`${plural(b.settled, 'place')} both changed went to the ${b.winner}`);
+  if (b.overwritten !== undefined) parts.push(b.overwritten);
   return withNext(parts.join(', '), b.next);
 }
 
@@ -184,7 +192,7 @@ export const saveFile = defineTool({
   name: 'save_file',
   title: 'Save a buffer',
   description:
-    'Writes the buffer to disk as a recorded version (policy, approval and history as for any edit). A change on disk is merged first by the permission; if you and the disk changed the same text and the permission leaves it to you, the save is refused until you choose resolve "disk" or "buffer" (who wins those places; every other change of both is kept).',
+    'Writes the buffer to disk as a recorded version (policy, approval and history as for any edit). A change on disk is merged first by the permission; where the disk wins text you changed too, your text is kept and the result names the places and the undo_buffer_edit call that brings it back. If you and the disk changed the same text and the permission leaves it to you, the save is refused until you choose resolve "disk" or "buffer" (who wins those places; every other change of both is kept).',
   input: () =>
     z.object({
       path: path(),
@@ -235,14 +243,24 @@ export const undoBufferEdit = defineTool({
   name: 'undo_buffer_edit',
   title: 'Undo an unsaved edit',
   description:
-    'Reverts your newest unsaved edit of an open buffer (redo true: applies the newest undone one again), keeping changes merged in from disk since. Nothing is written to disk; save_file does that. A saved change is undone on disk with undo, not here.',
-  input: () => z.object({ path: path(), redo: z.boolean().optional().describe('Redo instead of undo. Default false.') }),
+    'Reverts your newest unsaved edit of an open buffer (redo true: applies the newest undone one again; overwritten true: brings back your text a change from disk replaced), keeping changes merged in from disk since. Nothing is written to disk; save_file does that. A saved change is undone on disk with undo, not here.',
+  input: () =>
+    z.object({
+      path: path(),
+      redo: z.boolean().optional().describe('Redo instead of undo. Default false.'),
+      overwritten: z
+        .boolean()
+        .optional()
+        .describe(
+          'Instead: bring back your text the newest change from disk replaced where you both changed it (file_status and save_file name it), wherever it is among your edits.',
+        ),
+    }),
   output: bufferData,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'buffers.undo', args: ['path'] },
   examples: [{ path: 'src/auth.ts' }, { path: 'src/auth.ts', redo: true }],
   async run(session, a) {
-    return bufferResult(a.redo === true ? await session.buffers.redo(a.path) : await session.buffers.undo(a.path));
+    return bufferResult(a.redo === true ? await session.buffers.redo(a.path) : await session.buffers.undo(a.path, { overwritten: a.overwritten }));
   },
 });
