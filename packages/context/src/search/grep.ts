@@ -214,40 +214,40 @@ async function* checkedFiles(
 }
 
 /**
- * Entries {@link excludedWithin} reads at most: the note costs a bounded
- * lookup however large the tree, never a second walk of all the search just
- * walked.
+ * Entries {@link excludedWithin} reads at most, and the depth below the scope
+ * it reads to: the note costs a bounded lookup however large the tree, never
+ * a second walk of all the search just walked.
  */
 const EXCLUDED_LOOKUP_ENTRIES = 2_000;
+const EXCLUDED_LOOKUP_DEPTH = 4;
 
 /**
  * The names in `scope.exclude` that some entry within the directory `scope`
- * has, in the list's order: what the search left out there. Directories are
- * read breadth first (an ignored one is never entered: whatever is below
- * it is ignored with it) until every name is found or
- * {@link EXCLUDED_LOOKUP_ENTRIES} entries were read. Where ignored
- * directories live — `node_modules` and `.venv` at a project's top or a
- * package's — is shallow, so the bound loses little; and what it misses is
- * only left unnamed, never named where it is not.
+ * has, in the list's order: what the search left out there. Two globs, each
+ * one backend call (one `find` in a container): the scope's own entries, then
+ * every entry down to {@link EXCLUDED_LOOKUP_DEPTH} levels (never below an
+ * ignored directory: whatever is there is ignored with it), until every name
+ * is found or {@link EXCLUDED_LOOKUP_ENTRIES} entries were read. Ignored
+ * directories live near a project's top or a package's (`node_modules`,
+ * `.venv`), so the bound loses little; and what it misses is only left
+ * unnamed, never named where it is not. Globs, not listings: they leave out
+ * what the backend's own searches never enter (the host's `.git`), which
+ * includeIgnored would not search either.
  */
 async function excludedWithin(ws: Workspace, scope: SearchScope): Promise<string[]> {
   const names = new Set(scope.exclude);
   if (names.size === 0) return [];
   const found = new Set<string>();
   const withheld = currentCall()?.withheld;
-  const queue = [scope.path];
+  const below = scope.exclude.map((name) => `**/${name}/*`);
   let read = 0;
   try {
-    for (let next = 0; next < queue.length && read < EXCLUDED_LOOKUP_ENTRIES && found.size < names.size; next++) {
-      // A glob of one level, not a listing: it leaves out what the backend's own searches never enter (the
-      // host's `.git`), which includeIgnored would not search either.
-      for await (const m of ws.fs.glob('*', { cwd: queue[next] as string, dot: true })) {
-        if (++read > EXCLUDED_LOOKUP_ENTRIES) break;
-        // What the policy withholds is never mentioned, for the same reason.
-        if (withheld?.(m.path) === true) continue;
+    for (const [pattern, maxDepth] of [['*', 1] as const, ['**', EXCLUDED_LOOKUP_DEPTH] as const]) {
+      for await (const m of ws.fs.glob(pattern, { cwd: scope.path, dot: true, maxDepth, ignore: below })) {
+        if (++read > EXCLUDED_LOOKUP_ENTRIES || found.size === names.size) break;
         const name = m.path.slice(m.path.lastIndexOf('/') + 1);
-        if (names.has(name)) found.add(name);
-        else if (m.kind === 'directory' && !scope.ignored(m.path)) queue.push(m.path);
+        // What the policy withholds is never mentioned, for the same reason.
+        if (names.has(name) && withheld?.(m.path) !== true) found.add(name);
       }
     }
   } catch (err) {
