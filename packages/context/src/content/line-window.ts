@@ -104,8 +104,10 @@ async function scan(fs: Filesystem, path: string, request: WindowRequest, maxLin
   let endedWithNewline = false;
 
   const keep = (n: number): boolean => ('from' in request ? n >= keepFrom && n <= keepTo : true);
-  const finish = (terminated: boolean): void => {
-    const text = terminated && over === 0 && line.endsWith('\r') ? line.slice(0, -1) : line;
+  const finish = (): void => {
+    // A CR ending a line is its terminator's, the last line's too (a file ending in a lone \r): core's line
+    // splitting takes it so, and a file loaded whole is read the same way.
+    const text = over === 0 && line.endsWith('\r') ? line.slice(0, -1) : line;
     totalChars += text.length + over;
     if (keep(lineNo)) {
       kept.push(text);
@@ -142,12 +144,12 @@ async function scan(fs: Filesystem, path: string, request: WindowRequest, maxLin
         break;
       }
       endedWithNewline = true;
-      finish(true);
+      finish();
       at = nl + 1;
     }
   }
   // A last line without a terminator is a line; a file ending in one has no empty line after it.
-  if (!endedWithNewline && (line.length > 0 || over > 0)) finish(false);
+  if (!endedWithNewline && (line.length > 0 || over > 0)) finish();
   const totalLines = lineNo - 1;
   return {
     encoding: encoding(),
