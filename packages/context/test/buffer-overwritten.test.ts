@@ -27,16 +27,20 @@ function callsIn(text: string): Array<{ op: string; args: unknown[] }> {
   }));
 }
 
+/** Makes `call` on `ctx` (a `buffers.` call on its buffers). */
+async function invoke(ctx: ContextLayer, { op, args }: { op: string; args: unknown[] }): Promise<unknown> {
+  const [owner, name] = op.startsWith('buffers.') ? [ctx.buffers as unknown, op.slice('buffers.'.length)] : [ctx as unknown, op];
+  const method = (owner as Record<string, unknown>)[name];
+  expect(typeof method, `${op} is no call of the context layer`).toBe('function');
+  return await (method as (...a: unknown[]) => Promise<unknown>).apply(owner, args);
+}
+
 /** Makes the one call `note` names, as written, on `ctx`. */
 async function makeCall(ctx: ContextLayer, note: string | undefined): Promise<unknown> {
   expect(note, 'the buffer names no call').toBeDefined();
   const calls = callsIn(note as string);
   expect(calls, note).toHaveLength(1);
-  const [{ op, args }] = calls as [{ op: string; args: unknown[] }];
-  const [owner, name] = op.startsWith('buffers.') ? [ctx.buffers as unknown, op.slice('buffers.'.length)] : [ctx as unknown, op];
-  const method = (owner as Record<string, unknown>)[name];
-  expect(typeof method, `${op} is no call of the context layer`).toBe('function');
-  return await (method as (...a: unknown[]) => Promise<unknown>).apply(owner, args);
+  return await invoke(ctx, calls[0] as { op: string; args: unknown[] });
 }
 
 /**
@@ -113,6 +117,31 @@ for (const backend of [memoryBackend, hostBackend] as BackendFactory[]) {
       expect(after).toMatchObject({ dirty: true, overwritten: undefined });
       expect((await b.save('a.txt')).saved).toBe(true);
       expect(await disk(ws, 'a.txt')).toBe('one\nagent-two\nthree\nfour\n');
+    });
+
+    it('read-write: a buffer that reads clean but keeps the agent’s overwritten text is not closed without discard', async () => {
+      await b.open('a.txt');
+      await b.replace('a.txt', 'two', 'agent-two');
+      await ws.external('a.txt', 'one\nperson-two\nthree\n');
+      expect((await b.status('a.txt'))[0]).toMatchObject({ dirty: false, settled: 1 });
+      const refusal = await b.close('a.txt').then(
+        () => undefined,
+        (err: { code?: string; reason?: string; hint?: string }) => err,
+      );
+      expect(refusal).toMatchObject({ code: 'EBUSY', path: 'a.txt', reason: expect.stringContaining('your text at line 2') });
+      // The hint's first call brings the text back; then the save it asks for.
+      const [undo] = callsIn(refusal?.hint ?? '');
+      expect(undo).toEqual({ op: 'buffers.undo', args: ['a.txt', { overwritten: true }] });
+      await invoke(ctx, undo as { op: string; args: unknown[] });
+      await b.save('a.txt');
+      expect(await disk(ws, 'a.txt')).toBe('one\nagent-two\nthree\n');
+      expect(await b.close('a.txt')).toMatchObject({ path: 'a.txt' });
+      // Dropping it is a choice the call makes.
+      await b.open('a.txt');
+      await b.replace('a.txt', 'two', 'again');
+      await ws.external('a.txt', 'one\nperson\nthree\n');
+      await b.status('a.txt');
+      expect(await b.close('a.txt', { discard: true })).toMatchObject({ path: 'a.txt' });
     });
 
     it('read-write: behind later edits the same call brings the text back; an undone edit can still be redone', async () => {

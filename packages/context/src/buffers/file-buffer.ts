@@ -88,6 +88,12 @@ export class FileBuffer {
     this.text = disk.file?.text ?? '';
   }
 
+  /** The buffer keeps the agent's text a merge gave to the disk, one {@link restoreOverwritten} away: like unsaved changes, closing drops it. */
+  get keepsOverwritten(): boolean {
+    const entry = this.overwritten?.entry;
+    return entry !== undefined && this.history.undosTo(entry) !== undefined;
+  }
+
   /** The buffer holds changes the disk does not. */
   get dirty(): boolean {
     return this.text !== (this.disk.file?.text ?? '');
@@ -182,7 +188,7 @@ export class FileBuffer {
    */
   restoreOverwritten(): boolean {
     const entry = this.overwritten?.entry;
-    if (entry === undefined || this.history.undosTo(entry) === undefined) return false;
+    if (entry === undefined || !this.keepsOverwritten) return false;
     // A revert of that one merge, as an undo reverts one edit.
     const text = mergeSides(entry.after, this.text, entry.before, 'disk').text;
     this.history.forget(entry);

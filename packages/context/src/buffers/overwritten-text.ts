@@ -70,6 +70,19 @@ export function placesDiffering(now: string, other: string): string[] {
 }
 
 /**
+ * The places, briefly: the first three and how many more.
+ *
+ * @example
+ * ```ts
+ * placesText(lost); // 'line 2, lines 5-7, before line 9 and 2 more places'
+ * ```
+ */
+export function placesText(lost: OverwrittenText): string {
+  const { places } = lost;
+  return places.length <= 3 ? places.join(', ') : `${places.slice(0, 3).join(', ')} and ${plural(places.length - 3, 'more place')}`;
+}
+
+/**
  * The sentence a buffer's state carries about overwritten text: which
  * places, whose text, and the call that brings it back (written in the
  * caller's style); `undefined` once the agent's text was brought back.
@@ -81,7 +94,7 @@ export function placesDiffering(now: string, other: string): string[] {
  * ```
  */
 export function overwrittenNote(path: string, lost: OverwrittenText, history: BufferHistory): string | undefined {
-  const where = lost.places.length <= 3 ? lost.places.join(', ') : `${lost.places.slice(0, 3).join(', ')} and ${plural(lost.places.length - 3, 'more place')}`;
+  const where = placesText(lost);
   if (lost.side === 'disk') {
     return `the disk's text at ${where} was replaced by yours; the save that writes over it records the disk's content first, as the version before yours in the file history: ${callText('history', [path])} lists it`;
   }

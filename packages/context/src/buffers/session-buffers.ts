@@ -21,7 +21,7 @@ import { type BufferDiff, bufferDiff } from './buffer-diff.ts';
 import { applyBufferEdit, type BufferEditOp } from './buffer-edits.ts';
 import { type ChangeFeed, PollingSource } from './change-source.ts';
 import { type BufferStatusKind, type DiskSnapshot, FileBuffer, type SyncOutcome } from './file-buffer.ts';
-import { overwrittenNote } from './overwritten-text.ts';
+import { overwrittenNote, placesText } from './overwritten-text.ts';
 import { canWriteBack, SYNC_PERMISSIONS, type SyncPermission } from './sync-permission.ts';
 
 /** What the buffers need from the session that owns them. */
@@ -325,6 +325,13 @@ export class SessionBuffers {
         throw fsError('EBUSY', 'buffers.close', p, {
           reason: `${p} has unsaved changes${b.pending ? ' and a conflict with the disk' : ''}`,
           hint: `save them with ${callText('buffers.save', [p])}, or close with ${callText('buffers.close', [p], { discard: true })} to drop them`,
+        });
+      }
+      if (b.overwritten !== undefined && b.keepsOverwritten && options.discard !== true) {
+        // The buffer reads clean, but it alone still holds the agent's text the disk won over.
+        throw fsError('EBUSY', 'buffers.close', p, {
+          reason: `the buffer of ${p} keeps your text at ${placesText(b.overwritten)}, which a change on disk replaced; closing it would drop that text`,
+          hint: `bring it back with ${callText('buffers.undo', [p], { overwritten: true })} and save, or close with ${callText('buffers.close', [p], { discard: true })} to drop it`,
         });
       }
       const info = this.#info(b);

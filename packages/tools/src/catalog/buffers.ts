@@ -217,7 +217,7 @@ export const closeFile = defineTool({
   name: 'close_file',
   title: 'Close a buffer',
   description:
-    'Closes a buffer; edits of the file go to the disk again. One with unsaved changes is closed only with discard true (the changes are dropped; the file on disk is untouched).',
+    'Closes a buffer; edits of the file go to the disk again. One with unsaved changes, or keeping your text a change from disk replaced, is closed only with discard true (that text is dropped; the file on disk is untouched).',
   input: () => z.object({ path: path(), discard: z.boolean().optional().describe('Drop unsaved changes. Default false.') }),
   output: () =>
     bufferData()
