@@ -184,6 +184,7 @@ export const JSON_SHAPES: Readonly<Record<string, string | z.ZodType>> = {
   diff: 'get_diff',
   undo: 'undo',
   rollback: 'rollback',
+  run: 'run_command',
   audit: auditQueryJson,
   'audit verify': auditVerifyJson,
   'audit rollback': auditRollbackJson,

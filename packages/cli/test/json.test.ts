@@ -8,7 +8,9 @@ describe('--json: every command answers one document of its documented shape', (
   const checked = new Set<string>();
 
   function json(shape: string, args: readonly string[], expectedStatus = 0, input?: string): Record<string, unknown> {
-    const r = ctxfs(project, [...args, '--json'], { input });
+    // Before a `--`, after which every word is the command's (ctxfs run).
+    const end = args.indexOf('--');
+    const r = ctxfs(project, end === -1 ? [...args, '--json'] : [...args.slice(0, end), '--json', ...args.slice(end)], { input });
     expect(r.status, `${args.join(' ')}\n${r.stderr}`).toBe(expectedStatus);
     const data = r.json();
     expect(shapeErrors(shape, data), `${args.join(' ')} → ${r.stdout}`).toEqual([]);
@@ -40,6 +42,10 @@ describe('--json: every command answers one document of its documented shape', (
     expect(json('diff', ['diff', 'src/math.ts', '1', 'current']).lines_added).toBe(1);
     expect(json('undo', ['undo', 'src/math.ts'])).toMatchObject({ success: true, op: 'undo' });
     expect(json('rollback', ['rollback', 'src/math.ts', '1'])).toMatchObject({ success: true });
+  });
+
+  it('run: the command it ran, its exit code and output', () => {
+    expect(json('run', ['run', '--', 'echo', 'hi'])).toMatchObject({ command: 'echo hi', exit_code: 0 });
   });
 
   it('scan, snapshots, policy, audit and doctor', () => {
