@@ -227,7 +227,15 @@ function defaultStateDir(rootReal: string): string {
  * ```
  */
 export class HostFilesystem extends FilesystemBase {
+  /** The root's real path: links resolved, so every check compares like with like. */
   readonly root: string;
+  /**
+   * The root as it was given, when that is not its real path (opened
+   * through a link, or macOS's `/var/…` that is `/private/var/…`): a caller
+   * who writes a path under it is told the relative path to use. Absent
+   * when the root was given by its real path.
+   */
+  readonly absoluteRoots?: readonly string[];
   readonly capabilities: Capabilities;
   /** Directory with lock files and the snapshot git directory. */
   readonly stateDir: string;
@@ -256,8 +264,10 @@ export class HostFilesystem extends FilesystemBase {
     if (typeof options?.root !== 'string' || options.root === '') {
       throw fsError('EINVAL', 'open', String(options?.root), { reason: 'root must be a directory path', hint: 'pass { root: "/path/to/workspace" }' });
     }
-    const rootReal = HostFilesystem.#checkRoot(options.root, this.readOnly);
+    const { given, real: rootReal } = HostFilesystem.#checkRoot(options.root, this.readOnly);
     this.root = rootReal;
+    // `given` names the same directory (its real path is the root's), so a path under it lies in the workspace.
+    if (given !== rootReal) this.absoluteRoots = Object.freeze([given]);
     this.#guard = new RootGuard(rootReal, options.symlinks ?? 'follow-inside');
     this.#durability = options.durability ?? 'full';
     this.stateDir = nodePath.resolve(options.stateDir ?? defaultStateDir(rootReal));
@@ -320,7 +330,8 @@ export class HostFilesystem extends FilesystemBase {
     return hfs;
   }
 
-  static #checkRoot(root: string, readOnly: boolean): string {
+  /** The root as given (absolute, lexically normal) and its real path; throws when it is no usable directory. */
+  static #checkRoot(root: string, readOnly: boolean): { given: string; real: string } {
     const abs = nodePath.resolve(root);
     let real: string;
     try {
@@ -344,7 +355,7 @@ export class HostFilesystem extends FilesystemBase {
         cause: err,
       });
     }
-    return real;
+    return { given: abs, real };
   }
 
   /** Removes temp files whose writer process is dead; returns how many. */
