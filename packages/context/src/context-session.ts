@@ -28,6 +28,7 @@ import {
   getDiff,
   getFileHistory,
   getVersion,
+  ownUndoTarget,
   rollback,
   type UndoOptions,
   undo,
@@ -279,6 +280,11 @@ export class ContextSession {
       guard: (op, path, params, body) => this.#guard({ op, opClass: 'read', paths: [path ?? ''], params }, body, () => ({ result: 'ok' })),
       resolve: async (path) => this.#ws.registry.spelledAs(await this.#paths.linkFree(path)),
       mayWrite: (path) => this.#edits.safety.decide('write', path, this.agent).effect !== 'deny',
+      ownUndo: async (path) => {
+        const target = await ownUndoTarget(this.#edits.versions, path, this.agent);
+        // A dry run says whether that undo applies now (later changes may touch its lines): nothing is written.
+        return target === undefined ? undefined : { seq: target.seq, op: target.op, applies: (await undo(this.#editor, path, { dryRun: true })).success };
+      },
       diskChanged: async (path) => {
         await this.#ws.registry.refresh(path);
       },

@@ -35,6 +35,14 @@ export interface BufferHost {
   resolve?(path: string): Promise<string>;
   /** Whether the policy lets this agent write `path`: a buffer of a path it may not write opens read-only. */
   mayWrite(path: string): boolean;
+  /**
+   * The change of this agent that an undo of `path` on disk would revert
+   * (its newest one neither an undo nor undone), and whether that undo
+   * applies now (a dry run); `undefined` when none is left. A buffer's undo
+   * with nothing to undo offers the disk's undo only when it applies;
+   * without this, never.
+   */
+  ownUndo?(path: string): Promise<OwnUndo | undefined>;
   /** Told of every change seen on disk, so the registry and caches catch up. */
   diskChanged?(path: string): Promise<void>;
   /** This session's feed of the workspace's change source (default: a look at every path on every call). */
@@ -45,6 +53,14 @@ export interface BufferHost {
    * served mask over its secret. Without it texts are served as made.
    */
   readonly redactor?: Redactor | undefined;
+}
+
+/** The change of the agent an undo on disk would revert (see {@link BufferHost.ownUndo}). */
+export interface OwnUndo {
+  readonly seq: number;
+  readonly op: string;
+  /** The undo applies now; `false`: it would be refused (later changes touch the same lines, or retention removed what it needs). */
+  readonly applies: boolean;
 }
 
 /** Options of {@link SessionBuffers.open}. */
@@ -449,7 +465,11 @@ export class SessionBuffers {
     return this.#call(op, path, direction === 'restore' ? { overwritten: true } : {}, async (p) => {
       const b = await this.#held(p);
       const done = direction === 'restore' ? b.restoreOverwritten() : b.step(direction);
-      if (!done) throw direction === 'restore' ? nothingOverwritten(p, b) : nothingToStep(direction, p, b);
+      if (!done) {
+        if (direction === 'restore') throw nothingOverwritten(p, b);
+        // Asked at the refusal, not remembered from the save: the saved change may be undone on disk since.
+        throw nothingToStep(direction, p, b, direction === 'undo' ? await this.#host.ownUndo?.(p) : undefined);
+      }
       await this.#autoSave(b);
       return this.#info(b);
     });
@@ -677,20 +697,25 @@ function nothingOverwritten(p: string, b: FileBuffer): FsError {
 
 /**
  * The refusal of an undo or redo with nothing to step. It names a call only
- * when that call does something: the disk's undo after this buffer saved a
- * change (that save is a recorded change of this agent), the buffer's undo
+ * when that call does something: the disk's undo when the file history has
+ * a change of this agent left to revert (`onDisk`, asked now: a saved
+ * change undone on disk since is not offered again), the buffer's undo
  * when a redo finds nothing undone but an edit is there to undo.
  */
-function nothingToStep(direction: 'undo' | 'redo', p: string, b: FileBuffer): FsError {
+function nothingToStep(direction: 'undo' | 'redo', p: string, b: FileBuffer, onDisk?: OwnUndo): FsError {
   const { undo, redo } = b.history.depth;
   if (direction === 'undo') {
     const redoable = redo > 0 ? ` (${plural(redo, 'undone edit')} can be applied again with redo)` : '';
     return fsError('EINVAL', direction, p, {
       reason: `nothing to undo in the buffer of ${p}: no edit of it is left to undo${redoable}`,
       hint:
-        b.savedSeq !== undefined
-          ? `a saved change is undone on disk, through the file history: ${callText('undo', [p])}`
-          : 'a change saved to disk is undone through the file history, not in the buffer',
+        onDisk?.applies === true
+          ? `a saved change is undone on disk, through the file history: ${callText('undo', [p])} reverts your newest one there, #${onDisk.seq} (${onDisk.op})`
+          : onDisk !== undefined
+            ? `your newest change on disk, #${onDisk.seq} (${onDisk.op}), cannot be undone on its own now: later changes touch the same lines; ${callText('history', [p])} lists them`
+            : b.savedSeq !== undefined
+              ? 'what this buffer saved is undone on disk already: no change of yours is left there to undo'
+              : 'a change saved to disk is undone through the file history, not in the buffer',
     });
   }
   return fsError('EINVAL', direction, p, {

@@ -21,7 +21,7 @@ import { listFirst } from '../patch/mismatch-report.ts';
 import { missingFile, type Workspace } from '../retrieval/shared.ts';
 import { errorText } from '../safety/host-paths.ts';
 import { formatUnifiedDiff } from './unified-diff.ts';
-import { type FileVersion, sha256Hex } from './version-store.ts';
+import { type FileVersion, sha256Hex, type VersionStore } from './version-store.ts';
 
 /** A version reference: seq number, hash (prefix), `current`, `previous` or `disk`. */
 export type VersionRef = number | string;
@@ -192,6 +192,19 @@ export function undoTarget(
   return targetIn(new UndoIndex(history), change, author);
 }
 
+/** How many versions of a file undo reads, newest first. */
+const UNDO_WINDOW = 10_000;
+
+/**
+ * The change `undo(path)` without a change number would revert for
+ * `agent`: its newest change of `path` that is neither an undo nor undone;
+ * `undefined` when none is left (that undo is refused). What a hint asks
+ * before it offers the undo.
+ */
+export async function ownUndoTarget(versions: Pick<VersionStore, 'list'>, path: string, agent: string): Promise<FileVersion | undefined> {
+  return targetIn(new UndoIndex(await versions.list(path, UNDO_WINDOW)), undefined, agent)?.target;
+}
+
 function targetIn(index: UndoIndex, change?: number, author?: string): { target: FileVersion; before: FileVersion | undefined } | undefined {
   const { history, undone } = index;
   if (change !== undefined) {
@@ -322,7 +335,7 @@ async function undoHolding(editor: FileEditor, p: string, other: string | undefi
   const opts: EditOptions = { ...options };
   return editor.run('undo', other === undefined ? [p] : [p, other], opts, async () => {
     const current = await editor.load('undo', p);
-    const index = new UndoIndex(await editor.deps.versions.list(p, 10_000));
+    const index = new UndoIndex(await editor.deps.versions.list(p, UNDO_WINDOW));
     const { history } = index;
     // Without a change number, undo reverts the caller's own newest change: a change made since by a person
     // (recorded as external) or another agent is theirs to keep, and survives where it touches other lines.
@@ -488,7 +501,7 @@ async function undoRename(
 ): Promise<PlannedFile[]> {
   const related = target.relatedPath as string;
   const [src, dst] = target.sha256 === undefined ? [p, related] : [related, p];
-  const historyOf = async (path: string) => (path === p ? history : await editor.deps.versions.list(path, 10_000));
+  const historyOf = async (path: string) => (path === p ? history : await editor.deps.versions.list(path, UNDO_WINDOW));
   const side = async (path: string, moved: boolean) => {
     const h = await historyOf(path);
     const at = h.findIndex((v) => v.op === 'rename' && v.changeId === target.changeId && (v.sha256 === undefined) === moved);
