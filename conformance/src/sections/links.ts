@@ -3,19 +3,45 @@
  * refused with `ELOOP` under the path the caller asked for (not the link
  * the resolver was on when it gave up, which is not the caller's name for
  * anything), and a link in a loop is still an entry that stats as the link.
- * A backend without links never reports one.
+ * A link that leads out of the root is refused in core's one wording
+ * (`linkOutsideRoot`), whichever call meets it, and the refusal never says
+ * where the link leads: a model learns one refusal on every backend. A path
+ * that climbs above the root by itself is refused as core refuses it, on
+ * every backend, links or not. A backend without links never reports one.
  *
  * @module
  */
 
-import { type FsError, isFsError } from '@ctxfs/core';
-import { expect } from 'vitest';
-import { itWhen, type SuiteContext } from '../context.ts';
+import { type FsError, type FsOperation, isFsError, linkOutsideRoot, resolvePath } from '@ctxfs/core';
+import { expect, it } from 'vitest';
+import { itWhen, type SuiteContext, text } from '../context.ts';
 
 /** `loop1 -> loop2 -> loop1`, a link into the loop, a link to itself, and a file beside them. */
 const LOOP = {
   files: { 'd/x.txt': 'x' },
   links: { loop1: 'loop2', loop2: 'loop1', via: 'loop1', 'd/self': 'self' },
+};
+
+/**
+ * Links out of the root, to places every backend's system has (the host's
+ * disk, a container's): `/dev/null` for a file that exists, `/dev` for a
+ * directory, `/tmp` for one a new file would be made in, a name nowhere,
+ * a relative link that climbs out to the root's parent (no higher: an
+ * engine's archive upload refuses a link that climbs out of the directory
+ * it unpacks in) and a link inside that leads to one of them. A write that
+ * wrongly went through would land in `/dev/null` or a stray file in `/tmp`,
+ * never over a file that matters.
+ */
+const OUT = {
+  files: { 'ok.txt': 'ok\n' },
+  links: {
+    out: '/dev/null',
+    outdir: '/dev',
+    outtmp: '/tmp',
+    'out-missing': '/ctxfs-conformance-nowhere/missing.txt',
+    hop: 'out',
+    'sub/up': '../..',
+  },
 };
 
 async function refusal(call: () => Promise<unknown>): Promise<FsError> {
@@ -79,5 +105,58 @@ export function linksSection(ctx: SuiteContext): void {
     const fs = await ctx.make({ files: { 'd/x.txt': 'x' }, dirs: ['e'] });
     for (const e of await fs.list('', { stat: true })) expect(e.stat?.kind, e.path).not.toBe('symlink');
     expect(await fs.realpath('d/x.txt')).toBe('d/x.txt');
+  });
+
+  withLinks("a link out of the root is refused in core's one wording, whichever call meets it, and never says where it leads", async () => {
+    const fs = await ctx.make(OUT);
+    const calls: ReadonlyArray<readonly [FsOperation, string, () => Promise<unknown>]> = [
+      ['readBytes', 'out', () => fs.readBytes('out')],
+      ['read', 'hop', () => fs.read('hop')],
+      ['read', 'sub/up', () => fs.read('sub/up')],
+      ['list', 'sub/up', () => fs.list('sub/up')],
+      ['read', 'out-missing', () => fs.read('out-missing')],
+      ['read', 'outdir/null', () => fs.read('outdir/null')],
+      ['list', 'out', () => fs.list('out')],
+      ['list', 'hop', () => fs.list('hop')],
+      ['list', 'outdir', () => fs.list('outdir')],
+      ['stat', 'outdir/null', () => fs.stat('outdir/null')],
+      ['exists', 'outdir/null', () => fs.exists('outdir/null')],
+      ['realpath', 'out', () => fs.realpath('out')],
+      ['write', 'out', () => fs.write('out', 'x')],
+      ['write', 'outtmp/ctxfs-conformance-new.txt', () => fs.write('outtmp/ctxfs-conformance-new.txt', 'x')],
+    ];
+    for (const [op, path, call] of calls) {
+      const err = await refusal(call);
+      const expected = linkOutsideRoot(op, path);
+      expect({ code: err.code, op: err.op, path: err.path, reason: err.reason, hint: err.hint }, `${op} ${path}: ${err.message}`).toEqual({
+        code: expected.code,
+        op,
+        path,
+        reason: expected.reason,
+        hint: expected.hint,
+      });
+      for (const where of ['/dev', '/tmp', 'nowhere']) expect(err.message, `${op} ${path}`).not.toContain(where);
+    }
+    // A link out is still an entry of the root (it stats as the link), and the root around it still answers.
+    expect(await fs.stat('out')).toMatchObject({ path: 'out', kind: 'symlink' });
+    expect(text(await fs.readBytes('ok.txt'))).toBe('ok\n');
+  });
+
+  it('a path that climbs above the root is refused as core refuses it', async () => {
+    const fs = await ctx.make({ files: { 'ok.txt': 'ok\n' } });
+    for (const [path, call] of [
+      ['../x', () => fs.read('../x')],
+      ['..', () => fs.list('..')],
+    ] as const) {
+      const err = await refusal(call);
+      let expected: unknown;
+      try {
+        resolvePath(path, 'read');
+      } catch (e) {
+        expected = e;
+      }
+      if (!isFsError(expected)) throw new Error(`core's resolvePath took '${path}'`);
+      expect([err.code, err.reason, err.hint], path).toEqual([expected.code, expected.reason, expected.hint]);
+    }
   });
 }
