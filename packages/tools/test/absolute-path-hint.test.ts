@@ -3,8 +3,8 @@
  * names it) writes absolute paths. Refused with only "use a path relative
  * to the workspace root, e.g. src/index.ts", it had to guess the relative
  * one; the refusal of a path inside the root names it, on reads and edits
- * alike, and the path it names works. A path outside is refused as before,
- * naming nothing.
+ * alike, and in the buffer tools too, and the path it names works. A path
+ * outside is refused as before, naming nothing.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,6 +44,28 @@ describe('an absolute path inside the workspace root', () => {
     const named = /use the path relative to the workspace root: "([^"]+)"/.exec(r.text)?.[1];
     expect(named, r.text).toBe(name === 'list_files' ? 'lib' : 'lib/view.js');
     const again = await tools.run(name, { ...args(`${fs.root}/lib/view.js`), path: named });
+    expect(again.isError, again.text).toBe(false);
+  });
+
+  // The buffer tools resolved paths without the root's spellings: they said only GENERIC (failed before).
+  it.each([
+    ['open_file', {}],
+    ['file_status', {}],
+    ['buffer_diff', {}],
+    ['reload_file', {}],
+    ['undo_buffer_edit', {}],
+    ['save_file', {}],
+    ['close_file', {}],
+  ])('buffer tool %s is refused naming the relative path, which works', async (name, extra) => {
+    expect((await tools.run('open_file', { path: 'lib/view.js' })).isError).toBe(false);
+    // An edit in the buffer for the undo to revert.
+    if (name === 'undo_buffer_edit')
+      expect((await tools.run('replace', { path: 'lib/view.js', old_text: 'module', new_text: 'module /* buffer */' })).isError).toBe(false);
+    const r = await tools.run(name, { path: `${fs.root}/lib/view.js`, ...extra });
+    expect(r.isError).toBe(true);
+    const named = /use the path relative to the workspace root: "([^"]+)"/.exec(r.text)?.[1];
+    expect(named, r.text).toBe('lib/view.js');
+    const again = await tools.run(name, { path: named, ...extra });
     expect(again.isError, again.text).toBe(false);
   });
 

@@ -14,7 +14,7 @@ import type { EditResult } from '../edits/edit-result.ts';
 import type { EditOptions } from '../edits/file-editor.ts';
 import { decodeFile, encodeLike, loadFileText } from '../edits/file-text.ts';
 import { sha256Hex } from '../history/version-store.ts';
-import { contextPath } from '../paths/context-path.ts';
+import { contextPath, rootSpellings } from '../paths/context-path.ts';
 import { maskerOf, type Redactor, servedMaskRefusal } from '../safety/redaction.ts';
 import { plural } from '../search/narrowing.ts';
 import { type BufferDiff, bufferDiff } from './buffer-diff.ts';
@@ -490,7 +490,8 @@ export class SessionBuffers {
   // ---------------------------------------------------------------- internals
 
   #path(op: string, path: string): string {
-    return contextPath(path, op);
+    // With the root's absolute spellings, an absolute path inside it is refused naming the relative one, as elsewhere.
+    return contextPath(path, op, 'file', rootSpellings(this.#host.fs));
   }
 
   async #resolve(op: string, path: string): Promise<string> {
