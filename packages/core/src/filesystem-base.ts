@@ -98,6 +98,24 @@ const DELEGATED_OPS: ReadonlySet<string> = new Set(['openRead', 'openText', 'ope
 const WRITE_MODES: ReadonlySet<string> = new Set(['create', 'overwrite', 'append']);
 
 /**
+ * The absolute paths a caller may write for the workspace root: `root`
+ * (on the host, the directory) and the backend's
+ * {@link Filesystem.absoluteRoots} (the spelling a host root was opened by,
+ * a container's directory inside it). An absolute path inside one is
+ * refused naming the relative path ({@link resolvePath}'s `hostRoots`); a
+ * spelling that is no absolute path (`memory:`, `docker://…`) places nothing.
+ *
+ * @example
+ * ```ts
+ * rootSpellings(containerFs); // ['docker://sandbox/work', '/work']
+ * rootSpellings(memoryFs);    // ['memory:']
+ * ```
+ */
+export function rootSpellings(fs: Pick<Filesystem, 'root' | 'absoluteRoots'>): readonly string[] {
+  return fs.absoluteRoots === undefined ? [fs.root] : [fs.root, ...fs.absoluteRoots];
+}
+
+/**
  * Base class of every backend. Subclasses implement the `protected abstract`
  * primitives; each receives normalized paths (root `''`) that already passed
  * validation and read-only checks, and throws Node-style errors (`code`).
@@ -222,10 +240,14 @@ export abstract class FilesystemBase implements Filesystem {
 
   // ---------------------------------------------------------------- helpers
 
-  /** Validates a caller path for `op`. */
+  /**
+   * Validates a caller path for `op`. With the root's own spellings, an
+   * absolute path inside the root is refused naming the relative path, as
+   * the context layer's refusal does.
+   */
   protected resolve(input: unknown, op: FsOperation): { path: string; dirOnly: boolean } {
     if (this.#closed) throw fsError('ECLOSED', op, typeof input === 'string' ? input : undefined, { reason: 'filesystem is closed' });
-    return resolvePath(input, op, this.limits);
+    return resolvePath(input, op, this.limits, rootSpellings(this));
   }
 
   /** Throws EROFS when read-only. */

@@ -3,10 +3,13 @@
  * a macOS temp dir under `/var/…` that is `/private/var/…`) is known by its
  * real path, but a caller writes the path it was given: `/tmp/link/src/a.ts`.
  * Its refusal gave only the general hint, since the root kept no other
- * spelling. Now the root as given is one of its `absoluteRoots`, and the
- * refusal names the relative path to use, which works. A path outside the
- * workspace is refused as before, naming nothing. Real directories, a real
- * link.
+ * spelling; and the filesystem's own calls gave the general hint even for
+ * its real path, as they resolved paths knowing no root at all. Now the
+ * root as given is one of its `absoluteRoots`, core resolves the
+ * filesystem's own calls against the root's spellings, and the refusal
+ * names the relative path to use, which works, on the direct API and
+ * through the context layer alike. A path outside the workspace is refused
+ * as before, naming nothing. Real directories, a real link.
  */
 import nodeFs from 'node:fs';
 import os from 'node:os';
@@ -61,6 +64,27 @@ describe('a host root opened through a link', () => {
     const relative = new HostFilesystem({ root: path.relative(process.cwd(), real), stateDir: path.join(base, 'state-rel') });
     expect(relative.absoluteRoots).toBeUndefined();
     await relative.close();
+  });
+
+  it("the filesystem's own calls name the relative path, under either spelling, and it reads", async () => {
+    for (const [fs, dir] of [
+      [viaLink, link],
+      [viaLink, real],
+      [viaReal, real],
+    ] as const) {
+      for (const call of [
+        () => fs.read(`${dir}/src/a.ts`),
+        () => fs.stat(`${dir}/src/a.ts`),
+        () => fs.write(`${dir}/src/b.ts`, 'x'),
+        () => fs.list(`${dir}/src/`),
+      ]) {
+        const err = await refusal(call());
+        expect(err.code).toBe('EPATHESCAPE');
+        expect(named(err), `${dir}: ${err.message}`).toMatch(/^src(\/a\.ts|\/b\.ts)?$/);
+      }
+      expect((await refusal(fs.list(dir))).hint).toBe('that is the workspace root itself: name it "."');
+      expect((await fs.read(named(await refusal(fs.read(`${dir}/src/a.ts`))) as string)).text).toContain('export const a = 1;');
+    }
   });
 
   it('a path outside the workspace, or one that climbs out of it, is refused naming nothing', async () => {

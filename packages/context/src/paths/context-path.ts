@@ -9,7 +9,7 @@
  * @module
  */
 
-import { displayPath, type Filesystem, fsError, resolvePath } from '@ctxfs/core';
+import { displayPath, fsError, resolvePath } from '@ctxfs/core';
 import { operationName } from '../calls/call-text.ts';
 
 /** What the path must name. */
@@ -43,18 +43,5 @@ export function contextPath(input: unknown, op: string, target: PathTarget = 'fi
   return path;
 }
 
-/**
- * The absolute paths a caller may write for the workspace root: `fs.root`
- * (on the host, the directory) and the backend's {@link Filesystem.absoluteRoots}
- * (a container's directory inside it). An absolute path inside one is
- * refused naming the relative path; a spelling that is no absolute path
- * (`memory:`, `docker://…`) places nothing.
- *
- * @example
- * ```ts
- * rootSpellings(containerFs); // ['docker://sandbox/work', '/work']
- * ```
- */
-export function rootSpellings(fs: Pick<Filesystem, 'root' | 'absoluteRoots'>): readonly string[] {
-  return fs.absoluteRoots === undefined ? [fs.root] : [fs.root, ...fs.absoluteRoots];
-}
+/** Core's {@link rootSpellings}: the root's absolute spellings the boundary, the editor and the buffers resolve against. */
+export { rootSpellings } from '@ctxfs/core';
