@@ -53,6 +53,26 @@ describe('text a collision with the disk overwrote', () => {
     expect(now).not.toContain('indent = 2;');
   });
 
+  it.each([
+    ['read_file', { path: PATH }],
+    ['read_lines', { path: PATH, start_line: 1, end_line: 12 }],
+  ])('read-write: a %s that takes the change in says so, and the call it names brings the text back', async (name, args) => {
+    const w = workspace();
+    expect((await w.toolset.run('open_file', { path: PATH })).isError).toBe(false);
+    expect((await w.toolset.run('replace', { path: PATH, old_text: 'indent = 0;', new_text: 'indent = 1;' })).isError).toBe(false);
+    await w.fs.write(PATH, ORIGINAL.replace('indent = 0;', 'indent = 2;'));
+    const r = await w.toolset.run(name, args);
+    expect(r.isError).toBe(false);
+    expect(r.text).toContain('indent = 2;');
+    expect(r.text).toContain("A change on disk was merged in first: your text at line 8 was replaced by the disk's; it is kept");
+    expect(callsIn(r.text)).toContainEqual({ name: 'undo_buffer_edit', args: { path: PATH, overwritten: true } });
+    // Said by the read that took it in; the buffer's state keeps saying it.
+    expect((await w.toolset.run(name, args)).text).not.toContain('A change on disk was merged in');
+    await follow(w, r);
+    expect((await w.toolset.run('save_file', { path: PATH })).isError).toBe(false);
+    expect(await w.text(PATH)).toContain('indent = 1;');
+  });
+
   it('admin: file_status names the disk’s lost place and get_file_history, which lists the person’s version after the save', async () => {
     const w = workspace();
     expect((await w.toolset.run('open_file', { path: PATH, permission: 'admin' })).isError).toBe(false);

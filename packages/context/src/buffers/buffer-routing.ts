@@ -30,6 +30,7 @@ import type { OpClass } from '../safety/policy.ts';
 import { maskerOf, type Redactor } from '../safety/redaction.ts';
 import type { SessionContext } from '../session/session-context.ts';
 import type { BufferEditOp } from './buffer-edits.ts';
+import { mergedFirst } from './overwritten-text.ts';
 import type { BufferChange, SessionBuffers } from './session-buffers.ts';
 
 /** An edit call as the session received it. */
@@ -150,7 +151,7 @@ export class BufferRouting {
         if (content === undefined) return await base.load(path, op);
         const doc = base.fromBytes(content.path, content.bytes, content.mtime?.getTime() ?? Date.now(), op);
         // A copy: the cached document may be the disk's own (a clean buffer), which other sessions read.
-        return { ...doc, buffered: { version: content.bufferVersion, dirty: content.dirty } };
+        return { ...doc, buffered: { version: content.bufferVersion, dirty: content.dirty, overwritten: content.overwritten } };
       },
     };
   }
@@ -166,10 +167,8 @@ function bufferEditResult(op: string, c: BufferChange): EditResult {
   const message = unchanged
     ? `No change: ${where} already reads so.${c.buffer.dirty ? ` It holds unsaved changes; write them with ${save}.` : ''}`
     : `Changed ${where}, not the file on disk: unsaved until ${save}.`;
-  // Told first, as it happened first: a model following the calls in order brings its text back before it saves.
-  const merged = c.overwritten === undefined ? '' : `A change on disk was merged in first: ${c.overwritten}. `;
   return {
-    ...plainResult(op, path, true, merged + message),
+    ...plainResult(op, path, true, mergedFirst(c.overwritten, message)),
     version: c.version,
     previousVersion: c.previousVersion,
     diff: d.text,

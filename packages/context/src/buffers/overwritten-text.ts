@@ -104,3 +104,17 @@ export function overwrittenNote(path: string, lost: OverwrittenText, history: Bu
   if (history.undosTo(lost.entry) === undefined) return `${head}; it is no longer in the buffer's undo history`;
   return `${head}; it is kept: ${callText('buffers.undo', [path], { overwritten: true })} brings it back into the buffer (then save)`;
 }
+
+/**
+ * `then`, after the note of text a change on disk overwrote as this call
+ * took it in (an edit's message, a read's `next`): told first, as it
+ * happened first, so a model following the calls in order brings its text
+ * back before it saves or reads on.
+ */
+export function mergedFirst(overwritten: string | undefined, then: string): string;
+export function mergedFirst(overwritten: string | undefined, then: string | undefined): string | undefined;
+export function mergedFirst(overwritten: string | undefined, then: string | undefined): string | undefined {
+  if (overwritten === undefined) return then;
+  const note = `A change on disk was merged in first: ${overwritten}.`;
+  return then === undefined ? note : `${note} ${then}`;
+}

@@ -158,6 +158,8 @@ export interface BufferContent {
   readonly mtime: Date | undefined;
   readonly bufferVersion: number;
   readonly dirty: boolean;
+  /** What a change on disk this read's look took in overwrote, and how it comes back (see {@link BufferChange.overwritten}). */
+  readonly overwritten: string | undefined;
 }
 
 /** Attempts of a save that keeps meeting new changes on disk. */
@@ -406,9 +408,7 @@ export class SessionBuffers {
       const version = contentHash(b);
       await this.#autoSave(b);
       const info = this.#info(b);
-      // Said by the call that took the change in; later calls leave it to the buffer's state.
-      const overwritten = b.overwritten === overwrittenBefore ? undefined : info.overwritten;
-      return { buffer: info, before, after, previousVersion, version, overwritten };
+      return { buffer: info, before, after, previousVersion, version, overwritten: newlyOverwritten(b, overwrittenBefore, info) };
     });
   }
 
@@ -430,8 +430,10 @@ export class SessionBuffers {
   async content(path: string): Promise<BufferContent | undefined> {
     if (!this.isOpen(path)) return undefined;
     const b = this.#find(this.#path('buffers', path)) as FileBuffer;
+    const overwrittenBefore = b.overwritten;
     await this.#look(b, false);
-    return { path: b.path, bytes: encodeLike(b.text, b.disk.file), text: b.text, mtime: b.disk.mtime, bufferVersion: b.version, dirty: b.dirty };
+    const overwritten = newlyOverwritten(b, overwrittenBefore, this.#info(b));
+    return { path: b.path, bytes: encodeLike(b.text, b.disk.file), text: b.text, mtime: b.disk.mtime, bufferVersion: b.version, dirty: b.dirty, overwritten };
   }
 
   /** Replaces exact text in the buffer (unique by default; `first`, `all`, a 1-based number, or `regex`). */
@@ -662,6 +664,11 @@ export class SessionBuffers {
             : undefined,
     };
   }
+}
+
+/** The note of text overwritten by a merge this call's look took in: said by that call; later calls leave it to the buffer's state. */
+function newlyOverwritten(b: FileBuffer, before: FileBuffer['overwritten'], info: BufferInfo): string | undefined {
+  return b.overwritten === before ? undefined : info.overwritten;
 }
 
 /** The buffer's content hash as its file would hold it (a clean buffer's is the disk's). */

@@ -7,6 +7,7 @@
  */
 
 import { type Filesystem, type FsError, fsError, isFsError } from '@ctxfs/core';
+import { mergedFirst } from '../buffers/overwritten-text.ts';
 import { callText, optionName } from '../calls/call-text.ts';
 import { type Document, type DocumentLoader, type DocumentSource, derive } from '../content/document.ts';
 import type { LineWindow } from '../content/line-window.ts';
@@ -100,7 +101,11 @@ export interface Served {
   readonly endLine?: number | undefined;
   /** Lines cut out, and what they would cost. */
   readonly omitted: readonly Omission[];
-  /** How to get what is missing, in words a model can act on. */
+  /**
+   * How to get what is missing, in words a model can act on; first, when
+   * the read of an open buffer took in a change on disk that overwrote the
+   * agent's text there, that note and the call that brings the text back.
+   */
   readonly next?: string | undefined;
   /** Secrets masked in the served text. */
   readonly redactions: number;
@@ -221,6 +226,8 @@ export async function serve(
   const text = wrapContent(body, blockInfo(ws, doc, fields.label, fields.view));
   const tokens = lastWrapped.reuse(ws, doc, body, fields.label, fields.view) ?? ws.tokenizer.count(text);
   const { label: _label, ...rest } = fields;
+  // A change on disk the read of an open buffer took in, where it overwrote the agent's text: said before anything else to do.
+  const overwritten = 'buffered' in doc ? doc.buffered?.overwritten : undefined;
   const served: Served = {
     path: doc.path,
     version: doc.sha256,
@@ -229,6 +236,7 @@ export async function serve(
     text,
     tokens,
     ...rest,
+    next: mergedFirst(overwritten, rest.next),
   };
   await caller.session.recordRead({
     agent: caller.agent,
