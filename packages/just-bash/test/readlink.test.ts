@@ -10,11 +10,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ContainerFilesystem } from '@ctxfs/container';
 import { describe, expect, it } from 'vitest';
+import { sh, testDocker } from '../../container/test/docker-fixture.ts';
 import { CtxfsBash, CtxfsBashFs } from '../src/index.ts';
 import { useBackends } from './backends.ts';
 
-const { BACKENDS } = useBackends('rl');
+const { BACKENDS, open } = useBackends('rl');
 
 /** A host workspace with links inside (to a file, a directory, up a level, its own directory, nowhere) and one out of it. */
 async function withLinks() {
@@ -69,4 +71,29 @@ describe('readlink of a link inside the workspace', () => {
     expect(`${r.stdout}${r.stderr}`).not.toContain('/etc');
     await expect(new CtxfsBashFs(o.ctx).readlink('/out')).rejects.toMatchObject({ code: 'EACCES' });
   });
+});
+
+describe('readlink of a link inside a container workspace', () => {
+  it("answers as the container's own readlink does", async () => {
+    // The container backend needs the Docker engine (in CI it must be there).
+    const o = await open('container')({ LICENSE: 'license\n', 'lib/a.js': 'a\n' });
+    const fs = o.fs as ContainerFilesystem;
+    const container = testDocker().getContainer(fs.containerRef);
+    const made = await sh(container, `cd ${fs.workdir} && ln -s LICENSE lic && ln -s lib libl && ln -s ../LICENSE lib/up && ln -s nowhere.txt dangling`);
+    expect(made.code).toBe(0);
+    const bash = new CtxfsBash(o.ctx);
+    for (const cmd of [
+      'readlink lic',
+      'readlink lib/up',
+      'readlink libl/up',
+      'readlink dangling',
+      'readlink -f lic',
+      'readlink -f lib/up',
+      'readlink LICENSE; echo $?',
+    ]) {
+      const r = await bash.exec(cmd);
+      const busybox = await sh(container, `cd ${fs.workdir} && ${cmd}`);
+      expect({ stdout: r.stdout }, cmd).toEqual({ stdout: busybox.stdout.replaceAll(`${fs.workdir}/`, '/') });
+    }
+  }, 60_000);
 });
