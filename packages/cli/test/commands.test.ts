@@ -217,6 +217,13 @@ describe('ctxfs from a script', () => {
     const audit = run(['--backend', 'memory', 'audit']);
     expect(audit.status).toBe(1);
     expect(audit.stderr).toMatch(/^ctxfs: EUNSUPPORTED: no audit trail/);
+    // The flag --help lists (--store is its former name), and a command that then finds the trail.
+    expect(audit.stderr).toContain('ctxfs --backend memory --state <file> audit');
+    const state = join(project.base, 'memory-state.db');
+    expect(run(['--backend', 'memory', '--state', state, 'replace', 'notes.txt', 'status', 'state']).status).toBe(0);
+    const kept = run(['--backend', 'memory', '--state', state, 'audit']);
+    expect(kept.status, kept.stderr).toBe(0);
+    expect(kept.stdout).toMatch(/ cli replace notes\.txt ok /);
   });
 
   it('snapshots, scan, doctor, audit and outline, as text', () => {

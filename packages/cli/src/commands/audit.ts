@@ -45,12 +45,13 @@ export function parseSince(value: string, now = Date.now()): Date {
   return at;
 }
 
-function trailOf(ws: CliWorkspace): NonNullable<CliWorkspace['trail']> {
+async function trailOf(g: GlobalOptions, ws: CliWorkspace): Promise<NonNullable<CliWorkspace['trail']>> {
   if (ws.trail !== undefined) return ws.trail;
+  // --store is the former name of --state: the hint names the flag --help lists, instead of the state given (a PostgreSQL URL keeps no trail).
   throw new CliError(
     'EUNSUPPORTED',
     `no audit trail: ${ws.trailMissing ?? 'it could not be opened'}`,
-    'the trail is kept beside a host workspace or a --store file',
+    `the trail is kept beside a host workspace, or beside a state file: give every command --state <file> outside the workspace, then ${await commandPrefix({ ...asAuditor(g), state: undefined, store: undefined })} --state <file> audit`,
   );
 }
 
@@ -68,7 +69,7 @@ export const query: Action = async (g, _args, o) => {
   // Records name paths as every call normalizes them: ./a.txt is a.txt.
   const path = typeof o.path === 'string' ? resolvePath(o.path, 'audit').path : undefined;
   return onTrail(g, async (ws) => {
-    const trail = trailOf(ws);
+    const trail = await trailOf(g, ws);
     const records = trail.query({
       path,
       agent: g.agent,
@@ -130,7 +131,7 @@ export const verify: Action = (g) =>
  */
 export const reindex: Action = (g) =>
   onTrail(g, async (ws) => {
-    const trail = trailOf(ws);
+    const trail = await trailOf(g, ws);
     const indexed = trail.rebuildIndex();
     const { ok, firstBad } = trail.verify();
     const bad = firstBad && { file: firstBad.file, line: firstBad.line, seq: firstBad.seq, damage: firstBad.damage, detail: firstBad.detail };
