@@ -71,6 +71,16 @@ class Taken {
     return String(v);
   }
 
+  /** replace's occurrence as `--all`, `--first` or `--nth n`; `unique`, the default, as none. */
+  occurrence(key: string): string[] {
+    const v = this.#take(key);
+    if (v === undefined || v === 'unique') return [];
+    if (v === 'all' || v === 'first') return [`--${v}`];
+    if (Number.isSafeInteger(v) && (v as number) >= 1) return ['--nth', String(v)];
+    this.ok = false;
+    return [];
+  }
+
   /** Whether every argument of the call has a place in the command. */
   get complete(): boolean {
     return this.ok && Object.keys(this.#args).every((k) => this.#used.has(k) || this.#args[k] === undefined);
@@ -158,6 +168,16 @@ const FORMS: Readonly<Record<string, (a: Taken) => Array<string | undefined>>> =
     return ['diff', path, from, to];
   },
   undo: (a) => ['undo', a.positional('path'), ...option('--change', a.integer('change')), ...option('--message', a.text('message'))],
+  replace: (a) => [
+    'replace',
+    a.positional('path'),
+    a.positional('old_text'),
+    a.positional('new_text'),
+    ...a.occurrence('occurrence'),
+    ...a.flag('regex', '--regex'),
+    ...option('--message', a.text('message')),
+  ],
+  rollback: (a) => ['rollback', a.positional('path'), a.version('to'), ...option('--message', a.text('message'))],
 };
 
 /** Arguments the command requires: a form without one of them is no command. */
@@ -172,6 +192,8 @@ const REQUIRED: Readonly<Record<string, readonly string[]>> = {
   get_file_history: ['path'],
   get_diff: ['path'],
   undo: ['path'],
+  replace: ['path', 'old_text', 'new_text'],
+  rollback: ['path', 'to'],
 };
 
 /**

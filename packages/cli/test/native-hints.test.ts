@@ -50,6 +50,17 @@ const NATIVE: ReadonlyArray<readonly [string, Record<string, unknown>, string]> 
   ['grep', { pattern: 'x', glob: '-odd' }, "ctxfs grep x '--glob=-odd'"],
 ];
 
+/** Edits with a native form (not run twice: the second would find the change made), checked by what they do below. */
+const EDITS: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
+  ['replace', { path: 'notes.txt', old_text: 'draft', new_text: 'final' }, 'ctxfs replace notes.txt draft final'],
+  ['replace', { path: 'a.ts', old_text: 'x = 1', new_text: '', occurrence: 'all' }, "ctxfs replace a.ts 'x = 1' '' --all"],
+  ['replace', { path: 'a.ts', old_text: 'x', new_text: 'y', occurrence: 'first', message: 'why' }, 'ctxfs replace a.ts x y --first --message why'],
+  ['replace', { path: 'a.ts', old_text: '(\\w+)', new_text: '$1!', occurrence: 2, regex: true }, "ctxfs replace a.ts '(\\w+)' '$1!' --nth 2 --regex"],
+  ['replace', { path: 'a.ts', old_text: 'x', new_text: 'y', occurrence: 'unique' }, 'ctxfs replace a.ts x y'],
+  ['rollback', { path: 'a.ts', to: 3 }, 'ctxfs rollback a.ts 3'],
+  ['rollback', { path: 'a.ts', to: 'previous', message: 'back' }, 'ctxfs rollback a.ts previous --message back'],
+];
+
 /** Calls a command has no place for: the hint stays `ctxfs call`. */
 const GENERIC: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
   ['read_lines', { path: 'a.ts', start_line: 3, column: 40 }],
@@ -65,6 +76,11 @@ const GENERIC: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
   ['check_conflicts', { path: 'a.ts' }],
   ['read_lines', { path: 'a.ts' }],
   ['get_outline', { path: 'a.ts', end_line: 4 }],
+  // An option-like text, a text of two lines, a hash of digits, an occurrence replace has no flag for.
+  ['replace', { path: 'a.ts', old_text: '--x', new_text: 'y' }],
+  ['replace', { path: 'a.ts', old_text: 'a\nb', new_text: 'y' }],
+  ['rollback', { path: 'a.ts', to: '123456789012' }],
+  ['replace', { path: 'a.ts', old_text: 'x', new_text: 'y', occurrence: 0 }],
 ];
 
 describe('hints as the CLI’s own commands', () => {
@@ -74,7 +90,7 @@ describe('hints as the CLI’s own commands', () => {
   });
 
   it('writes a call as the command that makes it, shell-quoted, where the command has a place for every argument', () => {
-    for (const [tool, args, expected] of NATIVE) expect(nativeCall(tool, args), `${tool} ${JSON.stringify(args)}`).toBe(expected);
+    for (const [tool, args, expected] of [...NATIVE, ...EDITS]) expect(nativeCall(tool, args), `${tool} ${JSON.stringify(args)}`).toBe(expected);
     for (const [tool, args] of GENERIC) expect(nativeCall(tool, args), `${tool} ${JSON.stringify(args)}`).toBeUndefined();
   });
 
@@ -93,6 +109,22 @@ describe('hints as the CLI’s own commands', () => {
       if (args.glob !== '-odd') expect(viaCommand.status, `${native}: ${viaCommand.stderr}`).toBe(0);
       expect(viaCommand, native).toEqual(viaCall);
     }
+  });
+
+  // A text found more than once offered `ctxfs call replace '{…,"occurrence":"all"}'` where `ctxfs replace … --all` does it.
+  it('a replace refused for a text found twice offers the replace command that does it, which runs pasted', () => {
+    project.write('twice.txt', 'x = 1;\nx = 1;\n');
+    const r = ctxfs(project, ['replace', 'twice.txt', 'x = 1', 'x = 2']);
+    expect(r.status).toBe(2);
+    const offered = /ctxfs replace twice\.txt 'x = 1' 'x = 2' --all/.exec(r.stderr)?.[0];
+    expect(offered, r.stderr).toBeDefined();
+    const done = pasted(project, offered ?? '');
+    expect(done.status, done.stderr).toBe(0);
+    expect(ctxfs(project, ['cat', '--raw', 'twice.txt']).stdout).toBe('x = 2;\nx = 2;\n');
+    // Rolled back by the command its history names.
+    const back = pasted(project, 'ctxfs rollback twice.txt 1');
+    expect(back.status, back.stderr).toBe(0);
+    expect(ctxfs(project, ['cat', '--raw', 'twice.txt']).stdout).toBe('x = 1;\nx = 1;\n');
   });
 
   it('hints a person is given run as written, in either form', () => {

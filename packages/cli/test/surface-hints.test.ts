@@ -96,7 +96,7 @@ describe('replace of a text that occurs more than once', () => {
 
   it('CLI: a command that, pasted, runs the replace of every one', () => {
     const m = replaceRefusal(CLI, 'x = 1;', { path: 'dup.txt' });
-    expect(m).toContain(`ctxfs call replace '{"path":"dup.txt","old_text":"x = 1;","new_text":"x = 2;","occurrence":"all"}'`);
+    expect(m).toContain(`ctxfs replace dup.txt 'x = 1;' 'x = 2;' --all`);
   });
 
   it("through the tool set the refusal names the tools' own argument, not the API's wording", async () => {
@@ -117,7 +117,7 @@ describe('replace with a pattern that is no regular expression', () => {
   it('CLI: the command without the regex', () => {
     const m = replaceRefusal(CLI, 'x = (1;', { path: 'dup.txt', regex: true });
     expect(m).not.toContain('regex: true');
-    expect(m).toContain(`ctxfs call replace '{"path":"dup.txt","old_text":"x = (1;","new_text":"x = 2;"}'`);
+    expect(m).toContain(`ctxfs replace dup.txt 'x = (1;' 'x = 2;'`);
   });
 
   it('API, no path known: leave out regex', () => {
