@@ -283,7 +283,9 @@ export class ContextSession {
       ownUndo: async (path) => {
         const target = await ownUndoTarget(this.#edits.versions, path, this.agent);
         // A dry run says whether that undo applies now (later changes may touch its lines): nothing is written.
-        return target === undefined ? undefined : { seq: target.seq, op: target.op, applies: (await undo(this.#editor, path, { dryRun: true })).success };
+        if (target === undefined) return undefined;
+        const dry = await undo(this.#editor, path, { dryRun: true });
+        return { seq: target.seq, op: target.op, refused: dry.success ? undefined : (dry.code ?? 'EIO') };
       },
       diskChanged: async (path) => {
         await this.#ws.registry.refresh(path);

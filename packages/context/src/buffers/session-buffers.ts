@@ -59,8 +59,8 @@ export interface BufferHost {
 export interface OwnUndo {
   readonly seq: number;
   readonly op: string;
-  /** The undo applies now; `false`: it would be refused (later changes touch the same lines, or retention removed what it needs). */
-  readonly applies: boolean;
+  /** `undefined`: the undo applies now; else the code it would be refused with (`ECONFLICT`: later changes touch the same lines). */
+  readonly refused: string | undefined;
 }
 
 /** Options of {@link SessionBuffers.open}. */
@@ -717,10 +717,10 @@ function nothingToStep(direction: 'undo' | 'redo', p: string, b: FileBuffer, onD
     return fsError('EINVAL', direction, p, {
       reason: `nothing to undo in the buffer of ${p}: no edit of it is left to undo${redoable}`,
       hint:
-        onDisk?.applies === true
+        onDisk !== undefined && onDisk.refused === undefined
           ? `a saved change is undone on disk, through the file history: ${callText('undo', [p])} reverts your newest one there, #${onDisk.seq} (${onDisk.op})`
           : onDisk !== undefined
-            ? `your newest change on disk, #${onDisk.seq} (${onDisk.op}), cannot be undone on its own now: later changes touch the same lines; ${callText('history', [p])} lists them`
+            ? `your newest change on disk, #${onDisk.seq} (${onDisk.op}), cannot be undone on its own now: ${onDisk.refused === 'ECONFLICT' ? 'later changes touch the same lines' : `undo refuses it (${onDisk.refused})`}; ${callText('history', [p])} lists the versions`
             : b.savedSeq !== undefined
               ? 'what this buffer saved is undone on disk already: no change of yours is left there to undo'
               : 'a change saved to disk is undone through the file history, not in the buffer',
