@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
@@ -242,6 +242,12 @@ describe('ctxfs from a script', () => {
     const ops = (JSON.parse(audited.stdout) as { records: Array<{ op: string; params?: Record<string, unknown> }> }).records.map((r) => r.op);
     for (const op of ['createSnapshot', 'restoreSnapshot', 'dropSnapshot']) expect(ops, op).toContain(op);
     expect(run(['scan']).stdout).toMatch(/^\d+ files: \d+ added, \d+ changed, \d+ removed, \d+ unchanged \(\d+ hashed\)\n$/);
+    // A file touched, its content the same, is hashed and unchanged: the counts add up to the files (it was counted nowhere).
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(join(project.root, 'README.md'), later, later);
+    const touched = /^(\d+) files: 0 added, 0 changed, 0 removed, (\d+) unchanged \(1 hashed\)\n$/.exec(run(['scan']).stdout);
+    expect(touched).not.toBeNull();
+    expect(touched?.[2]).toBe(touched?.[1]);
     expect(run(['prune']).stdout).toMatch(
       /^history: \d+ versions removed, \d+ stored contents \(\d+ bytes\) freed\nreads: \d+ repeated reads folded; \d+ idle sessions kept only their last read of each file \(\d+ older reads removed\)\n$/,
     );

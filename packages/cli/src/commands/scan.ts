@@ -41,8 +41,10 @@ export const scan: Action = (g, _args, o) =>
     };
     if (g.json) await outJson(data);
     else {
+      // The registry's `unchanged` leaves out a file hashed to find its content the same (touched, restored): said here, those are unchanged too, so the counts add up to the files.
+      const same = r.files - r.added.length - r.changed.length;
       const lines = [
-        `${r.files} files: ${r.added.length} added, ${r.changed.length} changed, ${r.removed.length} removed, ${r.unchanged} unchanged (${r.hashed} hashed)`,
+        `${r.files} files: ${r.added.length} added, ${r.changed.length} changed, ${r.removed.length} removed, ${same} unchanged (${r.hashed} hashed)`,
       ];
       if (r.skipped.length > 0) lines.push(`skipped ${r.skipped.length}: ${r.skipped.map((s) => `${s.path} (${s.code})`).join(', ')}`);
       if (index !== undefined) lines.push(`imports: ${index.relations} relations in ${index.files} files (${index.parsed} parsed)`);
