@@ -131,6 +131,10 @@ describe('ctxfs from a script', () => {
     const envelope = '*** Begin Patch\n*** Add File: src/new.ts\n+export const fresh = true;\n*** End Patch\n';
     expect(run(['patch', '--dry-run'], envelope).stdout).toContain('+export const fresh = true;');
     expect(run(['cat', '--raw', 'src/new.ts']).status).toBe(3);
+    // The trail tells the dry run from the change: both are applyPatch of src/math.ts.
+    const lines = run(['audit', '--op', 'applyPatch', '--path', 'src/math.ts']).stdout.trim().split('\n');
+    expect(lines.filter((l) => / applyPatch \(dry run\) src\/math\.ts ok /.test(l))).toHaveLength(1);
+    expect(lines.filter((l) => / applyPatch src\/math\.ts ok /.test(l))).toHaveLength(1);
   });
 
   it('every hint is a command to paste (the CLI command for the tool, else ctxfs call with the JSON arguments), and it runs', () => {

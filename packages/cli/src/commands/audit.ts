@@ -60,7 +60,9 @@ function recordLine(r: AuditRecord): string {
   const result = r.result === 'ok' ? paint('green', r.result) : paint(r.result === 'error' ? 'red' : 'yellow', `${r.result}${r.code ? ` ${r.code}` : ''}`);
   const approval = r.approval?.required ? ` [approved by ${r.approval.by}]` : '';
   const mark = r.verified ? '' : paint('red', ' (does not verify)');
-  return `#${r.seq} ${r.ts} ${r.agent} ${paint('bold', r.op)} ${r.paths.join(', ')} ${result}${approval} session ${r.sessionId}${mark}`;
+  // A dry run is recorded as the call it tried: said, so it is not read as the change.
+  const dry = r.params.dryRun === true ? ' (dry run)' : '';
+  return `#${r.seq} ${r.ts} ${r.agent} ${paint('bold', r.op)}${dry} ${r.paths.join(', ')} ${result}${approval} session ${r.sessionId}${mark}`;
 }
 
 /** `ctxfs audit [query]`. */
