@@ -7,6 +7,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import { fsError } from '@ctxfs/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ContextLayer, type CrashHook, createContext, withRequestId } from '../src/index.ts';
 import { memoryBackend, type Workspace } from './backends.ts';
@@ -168,6 +169,32 @@ describe('request ids', () => {
     ]);
     expect(await ctx.store.all('SELECT op FROM audit WHERE change_id = ?', [id])).toHaveLength(1);
     expect((await ctx.store.verifyAudit()).ok).toBe(true);
+  });
+
+  it('the intent stored but the answer to it lost: the retry is not refused as in flight, and applies once', async () => {
+    const ctx = await open();
+    // The store commits the intent, and the caller hears a failure, as when a connection drops between a
+    // server's COMMIT and its answer (PostgreSQL restarted under load).
+    const store = ctx.store;
+    const commit = store.transaction.bind(store);
+    let armed = true;
+    store.transaction = (async (fn: () => Promise<unknown>, options?: { durable?: boolean }) => {
+      const out = await commit(fn, options);
+      if (armed && options?.durable === true) {
+        armed = false;
+        throw fsError('EUNAVAILABLE', 'applyPatch', undefined, { reason: 'the connection to the state store was lost' });
+      }
+      return out;
+    }) as typeof store.transaction;
+    const id = randomUUID();
+    const lost = await ctx.applyPatch(insert('once'), { requestId: id }).catch((err: unknown) => err);
+    expect(armed).toBe(false);
+    expect(await text()).toBe('one\ntwo\nthree\n');
+    const retry = await ctx.applyPatch(insert('once'), { requestId: id });
+    expect(retry.success, `${retry.message} (the first call: ${String((lost as { message?: string }).message)})`).toBe(true);
+    expect(await text()).toBe('one\ntwo\nonce\nthree\n');
+    expect((await ctx.history('a.txt')).map((v) => v.op)).toEqual(['patch', 'initial']);
+    expect(await ctx.store.all('SELECT change_id FROM edit_journal')).toEqual([]);
   });
 
   it('a refused call is not remembered: its retry runs again', async () => {

@@ -131,6 +131,17 @@ export class EditJournal {
   readonly #token = randomUUID();
   /** Intents whose record or removal failed after their files were written (or put back): settled by {@link settleOwn}. */
   readonly #unsettled = new Set<number>();
+  /**
+   * Change ids whose intent may be in the store although no call of this
+   * journal is making the change: a {@link begin} whose answer was lost (the
+   * connection dropped between the server's COMMIT and its reply). Without
+   * this, an intent naming a live owner is in flight until that process
+   * exits, and a retry of its request id is refused as being applied.
+   */
+  readonly #orphaned = new Set<string>();
+  /** Change ids whose {@link begin} is running, and the intents begun and not yet settled: never orphans. */
+  readonly #beginning = new Map<string, number>();
+  readonly #active = new Set<number>();
   /** What this journal's intents name as their owner. */
   readonly owner = `${HOST}\t${process.pid}\t${this.#token}`;
 
@@ -171,38 +182,41 @@ export class EditJournal {
   }): Promise<PendingChange> {
     const changeId = change.changeId ?? randomUUID();
     const blobs = change.blobs.map((b) => (b instanceof Uint8Array ? { bytes: b } : b));
-    const { inserted, stored } = await this.store.transaction(
-      async () => {
-        // On PostgreSQL the contents, the intent and the COMMIT go out together: one round trip.
-        const stored: Array<Promise<boolean>> = [];
-        for (const b of blobs) stored.push((await this.versions.putBlobPiped(b.bytes, b.near)).stored);
-        if (change.fingerprint !== undefined) {
-          // An id whose earlier change was refused or put back is free again: its call is the latest one.
-          await this.store.write(
-            'INSERT INTO request_calls (change_id, fingerprint, created_ms) VALUES (?, ?, ?) ON CONFLICT (change_id) DO UPDATE SET fingerprint = excluded.fingerprint, created_ms = excluded.created_ms',
-            [changeId, change.fingerprint, Date.now()],
+    const { inserted, stored } = await this.#intent(changeId, () =>
+      this.store.transaction(
+        async () => {
+          // On PostgreSQL the contents, the intent and the COMMIT go out together: one round trip.
+          const stored: Array<Promise<boolean>> = [];
+          for (const b of blobs) stored.push((await this.versions.putBlobPiped(b.bytes, b.near)).stored);
+          if (change.fingerprint !== undefined) {
+            // An id whose earlier change was refused or put back is free again: its call is the latest one.
+            await this.store.write(
+              'INSERT INTO request_calls (change_id, fingerprint, created_ms) VALUES (?, ?, ?) ON CONFLICT (change_id) DO UPDATE SET fingerprint = excluded.fingerprint, created_ms = excluded.created_ms',
+              [changeId, change.fingerprint, Date.now()],
+            );
+          }
+          // Its id is taken after the commit: on PostgreSQL the insert and the COMMIT share a round trip.
+          const inserted = await this.store.writeReturning<{ id: number }>(
+            'INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms, session_id, audit, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
+            [
+              changeId,
+              change.op,
+              change.author,
+              change.message ?? null,
+              JSON.stringify(change.entries),
+              Date.now(),
+              change.sessionId ?? null,
+              change.audit === undefined ? null : JSON.stringify(change.audit),
+              this.owner,
+            ],
           );
-        }
-        // Its id is taken after the commit: on PostgreSQL the insert and the COMMIT share a round trip.
-        const inserted = await this.store.writeReturning<{ id: number }>(
-          'INSERT INTO edit_journal (change_id, op, author, message, entries, created_ms, session_id, audit, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
-          [
-            changeId,
-            change.op,
-            change.author,
-            change.message ?? null,
-            JSON.stringify(change.entries),
-            Date.now(),
-            change.sessionId ?? null,
-            change.audit === undefined ? null : JSON.stringify(change.audit),
-            this.owner,
-          ],
-        );
-        return { inserted, stored };
-      },
-      { durable: true },
+          return { inserted, stored };
+        },
+        { durable: true },
+      ),
     );
-    const row = (await inserted.rows)[0] as { id: number };
+    const row = (await this.#intent(changeId, () => inserted.rows))[0] as { id: number };
+    this.#active.add(Number(row.id));
     // A content the server did not take as a delta (its base gone, or its chain full) is stored now, still
     // before any file is written: an intent whose files were never written needs none of its contents.
     for (const [i, ok] of (await Promise.all(stored)).entries()) {
@@ -221,6 +235,21 @@ export class EditJournal {
     };
   }
 
+  /** Runs a step of writing `changeId`'s intent; when it fails, the intent may be stored all the same, and is nobody's in flight. */
+  async #intent<T>(changeId: string, step: () => Promise<T>): Promise<T> {
+    this.#beginning.set(changeId, (this.#beginning.get(changeId) ?? 0) + 1);
+    try {
+      return await step();
+    } catch (err) {
+      this.#orphaned.add(changeId);
+      throw err;
+    } finally {
+      const n = (this.#beginning.get(changeId) ?? 1) - 1;
+      if (n === 0) this.#beginning.delete(changeId);
+      else this.#beginning.set(changeId, n);
+    }
+  }
+
   /** Appends the versions of a written change and clears its intent, atomically (with its audit record, if it carries one). */
   commit(pending: PendingChange, recovered = false): Promise<FileVersion[]> {
     return this.#settling(pending, () => this.#record(pending, recovered));
@@ -235,6 +264,8 @@ export class EditJournal {
     } catch (err) {
       this.#unsettled.add(pending.id);
       throw err;
+    } finally {
+      this.#active.delete(pending.id);
     }
   }
 
@@ -304,7 +335,7 @@ export class EditJournal {
 
   /** Whether a change of this journal was written but not yet recorded (see {@link settleOwn}). */
   get unsettled(): boolean {
-    return this.#unsettled.size > 0;
+    return this.#unsettled.size > 0 || this.#orphaned.size > 0;
   }
 
   /**
@@ -313,7 +344,7 @@ export class EditJournal {
    * when there are none. Throws what the store throws while it still fails.
    */
   async settleOwn(fs: Filesystem): Promise<RecoveryReport | undefined> {
-    return this.#unsettled.size === 0 ? undefined : await this.recover(fs);
+    return this.#unsettled.size === 0 && this.#orphaned.size === 0 ? undefined : await this.recover(fs);
   }
 
   /** Intents not yet recorded: changes in flight, and those left by a process that stopped mid-change. */
@@ -357,11 +388,20 @@ export class EditJournal {
     const rolledBack: string[] = [];
     const untouched: string[] = [];
     const inFlight: string[] = [];
+    // Taken before the intents are read: an intent whose writing failed after this is left for the next recovery.
+    const orphaned = new Set(this.#orphaned);
     const pending = await this.pending();
     // A record whose answer was lost may have landed after all: its intent is gone.
     for (const id of this.#unsettled) if (!pending.some((p) => p.id === id)) this.#unsettled.delete(id);
+    // An intent whose writing failed and never landed needs nothing; one that landed is settled below, unless a
+    // call of this journal is making a change of the same id (a retry begun meanwhile).
+    const orphans = new Set<number>();
     for (const p of pending) {
-      if (!ownerGone(p.owner) && !this.#unsettled.has(p.id)) {
+      if (p.owner === this.owner && orphaned.has(p.changeId) && !this.#active.has(p.id) && !this.#beginning.has(p.changeId)) orphans.add(p.id);
+    }
+    for (const id of orphaned) this.#orphaned.delete(id);
+    for (const p of pending) {
+      if (!ownerGone(p.owner) && !this.#unsettled.has(p.id) && !orphans.has(p.id)) {
         inFlight.push(p.changeId);
         continue;
       }
