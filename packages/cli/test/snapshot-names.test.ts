@@ -35,4 +35,19 @@ describe('snapshot names', () => {
     expect(readFileSync(file, 'utf8')).toBe('status: final\n');
     expect(run(['--json', 'snapshot', 'list']).json<{ snapshots: unknown[] }>().snapshots).toHaveLength(1);
   });
+
+  // The trail recorded a restore or drop of a name no snapshot has as 'error EUNKNOWN': the CLI's own error carried
+  // its code, which the guard took only from a protocol error.
+  it('a name no snapshot has is not found (exit 3), and the trail records why', () => {
+    for (const [action, op] of [
+      ['restore', 'restoreSnapshot'],
+      ['drop', 'dropSnapshot'],
+    ] as const) {
+      const r = run(['snapshot', action, 'no-such-snapshot']);
+      expect(r.status, r.stderr).toBe(3);
+      expect(r.stderr).toMatch(/^ctxfs: ENOSNAPSHOT: no snapshot has the id or tag 'no-such-snapshot'/);
+      const [record] = run(['--json', 'audit', '--op', op, '--limit', '1']).json<{ records: Array<{ result: string; code?: string }> }>().records;
+      expect(record, op).toMatchObject({ result: 'error', code: 'ENOSNAPSHOT' });
+    }
+  });
 });

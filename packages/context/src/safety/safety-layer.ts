@@ -135,6 +135,17 @@ export function askingFirst<T>(call: GuardedCall, body: () => Promise<T>): () =>
   };
 }
 
+/**
+ * The code an audit record keeps for a failed call: a protocol error's, or
+ * the code another error carries in Node's way (a socket's `ECONNRESET`, an
+ * application's own `ENOSNAPSHOT`); `EUNKNOWN` when it has none.
+ */
+function errorCode(err: unknown): string {
+  if (isFsError(err)) return err.code;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^E[A-Z0-9_]+$/.test(code) ? code : 'EUNKNOWN';
+}
+
 /** The call under way in this async context (`undefined` outside a session call). */
 export function currentCall(): CallState | undefined {
   return calls.getStore();
@@ -415,7 +426,7 @@ export class SafetyLayer {
     } catch (err) {
       approval = state.approval;
       const safe = isFsError(err) ? withoutHostPaths(err) : err;
-      record(isFsError(err, 'EDENIED') ? 'denied' : 'error', { code: isFsError(err) ? err.code : 'EUNKNOWN' });
+      record(isFsError(err, 'EDENIED') ? 'denied' : 'error', { code: errorCode(err) });
       throw safe;
     } finally {
       tokens.release();
