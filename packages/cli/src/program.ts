@@ -242,7 +242,7 @@ Examples:
   command(
     program,
     'diff <path> [from] [to]',
-    'a unified diff between two versions; default the newest recorded one to the disk (get_diff)',
+    'a unified diff between two versions; default what changed outside ctxfs, recorded or not (get_diff)',
     ['ctxfs diff src/auth.ts', 'ctxfs diff src/auth.ts 3 current', 'ctxfs diff src/auth.ts previous'],
     async () => (await edit()).diff,
   );

@@ -79,7 +79,7 @@ export const getDiff = defineTool({
   name: 'get_diff',
   title: 'Diff between versions',
   description:
-    'A unified diff between two versions of a file; by default from the newest recorded version to the file on disk (what changed outside ctxfs). from/to take a version number, a hash, "current", "previous" or "disk".',
+    'A unified diff between two versions of a file; by default what changed outside ctxfs: from the newest recorded version to the file on disk, or, when that change is recorded already (an external version), from the version before it. from/to take a version number, a hash, "current", "previous" or "disk".',
   input: () => z.object({ path: path(), from: versionRef().optional(), to: versionRef().optional() }),
   output: () =>
     z.object({
@@ -96,17 +96,25 @@ export const getDiff = defineTool({
   api: { op: 'getDiff', args: ['path', 'from', 'to'] },
   examples: [{ path: 'src/auth.ts' }, { path: 'src/auth.ts', from: 3, to: 'current' }],
   async run(session, a) {
-    let d: VersionDiff;
+    const byDefault = a.from === undefined && a.to === undefined;
+    let d: VersionDiff | undefined;
     try {
-      // The diff is asked first: listing the history would record a change made outside ctxfs as a version, and the
-      // default diff (newest recorded version to disk) would then never show it.
+      // The diff is asked first: listing the history records a change made outside ctxfs as a version.
       d = await session.getDiff(a.path, a.from, a.to);
     } catch (err) {
-      if (!(a.from === undefined && a.to === undefined && isFsError(err, 'ENOENT'))) throw err;
-      // No version recorded yet: the file is as ctxfs first saw it, so there is nothing to compare (a missing file throws here).
+      if (!(byDefault && isFsError(err, 'ENOENT'))) throw err;
+      // No version recorded yet (a missing file throws here).
       if ((await session.getVersion(a.path, 'disk')).sha256 === undefined) {
         throw fsError('ENOENT', 'getDiff', a.path, { reason: `no file at ${a.path}, and no recorded version of one` });
       }
+    }
+    if (byDefault && (d === undefined || d.diff === '')) {
+      // A change made outside ctxfs becomes an `external` version as soon as ctxfs looks at the file (this history, a
+      // read): the disk is then the newest recorded version, and the change is that version's, from the one before it.
+      const [newest, before] = await session.history(a.path, 2);
+      if (newest?.op === 'external' && before !== undefined) d = await session.getDiff(a.path, before.seq, newest.seq);
+    }
+    if (d === undefined) {
       const text = `${a.path}: no recorded change; the file is as ctxfs first saw it.`;
       return { text, isError: false, data: { path: a.path, from: 'current', to: 'disk', diff: '', lines_added: 0, lines_removed: 0, truncated: false } };
     }
