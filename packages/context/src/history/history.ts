@@ -371,9 +371,12 @@ async function undoHolding(editor: FileEditor, p: string, other: string | undefi
           ),
         );
       }
+      const asked = options.change === undefined ? undefined : index.bySeq(options.change);
       const why =
         options.change !== undefined
-          ? `${p} has no change #${options.change} to undo (the first version is not a change).`
+          ? asked?.op === 'initial'
+            ? `#${options.change} is the first version of ${p}, as ctxfs first saw it: no change to undo.`
+            : `${p} has no version #${options.change}: its versions are #1 to #${history[0]?.seq ?? 1}.`
           : history.some((v) => v.op !== 'initial')
             ? `every recorded change of ${p} is undone already.`
             : `${p} has no recorded change after its first version.`;
