@@ -1209,10 +1209,17 @@ export class ContainerFilesystem extends FilesystemBase {
     await this.#ok('copy', from, `CP ${q(from)} ${q(to)}`);
   }
 
+  protected override async createLink(path: string, text: string): Promise<void> {
+    await this.#ok('copy', path, `LN ${q(text)} ${q(path)}`);
+  }
+
   protected override async copyTree(from: string, to: string, overwrite: boolean): Promise<void> {
     // A fresh destination is one `cp -R` in the container; merging into an
-    // existing tree needs the per-entry rules of the base.
+    // existing tree needs the per-entry rules of the base. `cp -R` keeps
+    // links as links, as the base does, and would copy a link out of the
+    // root or a FIFO too: the base's plan refuses those first.
     if ((await this.tryStat(to)) === undefined) {
+      await this.copyTreePlan(from, to);
       const res = await this.#run('copy', from, `CPR ${q(from)} ${q(to)}`);
       if (res.status === 0) return;
       if (res.status !== 103) throw helperFailure(res.status, res.stderr, 'copy', from);

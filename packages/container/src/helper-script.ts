@@ -459,8 +459,16 @@ CPR() {
   chk "$2" || return $?
   ind || return $?
   [ -e "$B" ] && return 103
-  # -H: a link named as the source is copied as what it leads to, as the host copies it; links inside stay links.
+  # -H: a link named as the source is copied as what it leads to, as the host copies it; links inside stay links
+  # (the client refused a tree holding a link that leads out, or would from the copy, before asking).
   cp -RH -- "$A" "$B"
+}
+# A recursive copy's link $2 with the text $1 as RL tells it: an absolute one (from the root) made absolute again.
+LN() {
+  chk "$2" || return $?
+  ind || return $?
+  case $1 in /) t=$RR ;; /*) t=$RR$1 ;; *) t=$1 ;; esac
+  ln -s -- "$t" "$B"
 }
 while IFS= read -r l; do
   i=${'$'}{l%% *}

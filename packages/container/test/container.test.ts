@@ -489,5 +489,19 @@ describe.runIf(available)('container backend', () => {
         await fs.close();
       }
     });
+
+    it("a FIFO in a copied tree refuses the copy before busybox's cp -R (which would make one) writes anything", async () => {
+      const { fs, abs } = await workspace({ 'lib/a.txt': 'a' }, ['merge']);
+      try {
+        expect((await sh(container, `mkfifo ${abs}/lib/pipe`)).code).toBe(0);
+        for (const to of ['lc', 'merge']) {
+          const err = await fs.copy('lib', to, { recursive: true }).catch((e: unknown) => e);
+          expect(err, to).toMatchObject({ code: 'EINVAL', op: 'copy', path: 'lib/pipe', dest: `${to}/pipe` });
+        }
+        expect((await sh(container, `ls -A ${abs}; ls -A ${abs}/merge`)).stdout.trim().split('\n')).toEqual(['lib', 'merge']);
+      } finally {
+        await fs.close();
+      }
+    });
   });
 });

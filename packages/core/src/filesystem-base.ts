@@ -9,6 +9,7 @@
  * @module
  */
 
+import { type CopyStep, copiedLinkLeavesRoot, linkTextLeavesRoot, uncopyableEntry, uncopyableLink } from './copy-tree.ts';
 import { DIGEST_BUFFER_BYTES, digestStream, MAX_DIGEST_HEAD_BYTES } from './digest.ts';
 import { createDecoder, type DetectOptions, detectBom, encodeText, normalizeEncoding } from './encoding.ts';
 import { FsError, type FsErrorCode, type FsOperation, fsError, symlinkLoop, toFsError } from './errors.ts';
@@ -1050,22 +1051,72 @@ export abstract class FilesystemBase implements Filesystem {
     );
   }
 
-  /** Recursive copy through the primitives; backends may override with a native one. */
+  /**
+   * Recursive copy through the primitives; backends may override with a
+   * native one that follows the same rules ({@link copyTreePlan} first).
+   * Links are recreated with their text, never followed into a copy of
+   * what they lead to.
+   */
   protected async copyTree(from: string, to: string, overwrite: boolean): Promise<void> {
+    const plan = await this.copyTreePlan(from, to);
     if ((await this.tryStat(to)) === undefined) await this.createDirectory(to);
-    for await (const { entry } of walkTree((p) => this.readDirectory(p), from)) {
-      const target = joinPath(to, entry.path.slice(from === '' ? 0 : from.length + 1));
+    for (const { entry, target, link } of plan) {
       const existing = await this.tryStat(target);
       if (entry.kind === 'directory') {
         if (existing === undefined) await this.createDirectory(target);
         else if (existing.kind !== 'directory')
           throw fsError('ENOTDIR', 'copy', entry.path, { dest: target, reason: 'cannot overwrite a file with a directory' });
-      } else if (entry.kind === 'file') {
-        if (existing?.kind === 'directory') throw fsError('EISDIR', 'copy', entry.path, { dest: target, reason: 'cannot overwrite a directory with a file' });
-        if (existing !== undefined && !overwrite) throw fsError('EEXIST', 'copy', entry.path, { dest: target });
-        await this.copyFile(entry.path, target);
+        continue;
       }
+      // A link at the destination is replaced as an entry, like a file: what it leads to is not the copy's business.
+      const isLink = link !== undefined && (await this.#isLink(target));
+      if (existing?.kind === 'directory' && !isLink)
+        throw fsError('EISDIR', 'copy', entry.path, { dest: target, reason: 'cannot overwrite a directory with a file' });
+      if ((existing !== undefined || isLink) && !overwrite) throw fsError('EEXIST', 'copy', entry.path, { dest: target });
+      if (link === undefined) {
+        await this.copyFile(entry.path, target);
+        continue;
+      }
+      if (existing !== undefined || isLink) await this.removeFile(target);
+      await this.createLink(target, link);
     }
+  }
+
+  /**
+   * The entries of the tree at `from` to copy to `to`, parents first, each
+   * with where it goes and, for a link, its text: walked whole before a
+   * copy writes anything, so that a tree the copy would have to leave a
+   * part of is refused with nothing written. A link that leads out of the
+   * root, or whose text would from its place in the copy, is
+   * `EPATHESCAPE`; a link on a backend without links is `EUNSUPPORTED`; a
+   * FIFO, socket or device is `EINVAL`.
+   */
+  protected async copyTreePlan(from: string, to: string): Promise<CopyStep[]> {
+    const plan: CopyStep[] = [];
+    for await (const { entry } of walkTree((p) => this.readDirectory(p), from)) {
+      const target = joinPath(to, entry.path.slice(from === '' ? 0 : from.length + 1));
+      if (entry.kind === 'file' || entry.kind === 'directory') {
+        plan.push({ entry, target });
+        continue;
+      }
+      if (entry.kind === 'other') throw uncopyableEntry(entry.path, target);
+      if (!this.capabilities.symlinks) throw uncopyableLink(entry.path, target);
+      // readLink tells no text that leads outside.
+      const link = await this.readLink(entry.path);
+      if (link === undefined || linkTextLeavesRoot(entry.path, link) || linkTextLeavesRoot(target, link)) throw copiedLinkLeavesRoot(entry.path, target);
+      plan.push({ entry, target, link });
+    }
+    return plan;
+  }
+
+  /**
+   * Makes a symbolic link at `path` (normalized; its parent exists, the name
+   * is free) with `text` in {@link readLink}'s form: relative as written, or
+   * from the workspace root with a leading `/`. Used by a recursive copy;
+   * backends that declare `symlinks` override it.
+   */
+  protected createLink(path: string, _text: string): Promise<void> {
+    return Promise.reject(fsError('EUNSUPPORTED', 'copy', path, { reason: 'this workspace does not make symbolic links' }));
   }
 
   // ---------------------------------------------------------------- watching

@@ -438,7 +438,16 @@ export interface RenameOptions {
 
 /** Options of {@link Filesystem.copy}. */
 export interface CopyOptions {
-  /** Copy directories with their contents. Default `false` (`EISDIR`). */
+  /**
+   * Copy directories with their contents. Default `false` (`EISDIR`).
+   * Nothing in the tree is dropped in silence: a symbolic link inside it is
+   * copied as a link with the same text (as `cp -R` does, not followed into
+   * a copy of what it leads to); a link that leads out of the workspace, or
+   * whose text would from its place in the copy, refuses the whole copy
+   * with `EPATHESCAPE` under the link's path (never where it leads), and a
+   * FIFO, socket or device with `EINVAL`, before anything is written. A
+   * backend without `symlinks` refuses a link with `EUNSUPPORTED`.
+   */
   recursive?: boolean;
   /** Replace existing destination files. Default `true`, as `cp` does. */
   overwrite?: boolean;
@@ -673,6 +682,17 @@ export interface Filesystem extends AsyncDisposable {
   delete(path: string, options?: DeleteOptions): Promise<void>;
   mkdir(path: string, options?: MkdirOptions): Promise<void>;
   rename(from: string, to: string, options?: RenameOptions): Promise<void>;
+  /**
+   * Copies a file, or with `{ recursive: true }` a directory tree, as
+   * `fs.cp` does: missing parents are created, an existing directory is
+   * merged into. A tree is checked whole before anything is written, and
+   * its links are copied as links (see {@link CopyOptions.recursive}).
+   *
+   * @example
+   * ```ts
+   * await fs.copy('lib', 'lib-copy', { recursive: true });
+   * ```
+   */
   copy(from: string, to: string, options?: CopyOptions): Promise<void>;
 
   /**

@@ -706,6 +706,16 @@ export class HostFilesystem extends FilesystemBase {
     }
   }
 
+  /** A recursive copy's link: the text as read, an absolute one (`/x`, from the root) made absolute again on this disk. */
+  protected override async createLink(path: string, text: string): Promise<void> {
+    const { dfd, name } = this.#parent(path);
+    try {
+      fs.symlinkSync(text.startsWith('/') ? nodePath.join(this.root, text.slice(1)) : text, this.#guard.via(dfd, name));
+    } finally {
+      fs.closeSync(dfd);
+    }
+  }
+
   protected async renamePath(from: string, to: string): Promise<void> {
     const [keyFrom, keyTo] = [await this.#entryKey(from), await this.#entryKey(to)];
     const [a, b] = keyFrom < keyTo ? [keyFrom, keyTo] : [keyTo, keyFrom];

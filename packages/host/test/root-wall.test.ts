@@ -199,6 +199,36 @@ describe('hostile trees', () => {
     }
   });
 
+  it('a recursive copy of a tree holding a FIFO refuses the copy before anything is written, fresh or merged', async () => {
+    const { hfs, abs } = await workspace();
+    nodeFs.mkdirSync(abs('lib/sub'), { recursive: true });
+    nodeFs.writeFileSync(abs('lib/a.txt'), 'a');
+    execFileSync('mkfifo', [abs('lib/sub/pipe')]);
+    nodeFs.mkdirSync(abs('merge'));
+    for (const to of ['lc', 'merge']) {
+      const err = await hfs.copy('lib', to, { recursive: true }).catch((e: unknown) => e);
+      expect(err, to).toMatchObject({ code: 'EINVAL', op: 'copy', path: 'lib/sub/pipe', dest: `${to}/sub/pipe` });
+      expect((err as Error).message).toMatch(/special file.*nothing was copied/);
+    }
+    expect(nodeFs.existsSync(abs('lc'))).toBe(false);
+    expect(nodeFs.readdirSync(abs('merge'))).toEqual([]);
+  });
+
+  it('a recursive copy: an absolute link inside the root keeps its text; an absolute one out of it refuses the copy and is not told', async () => {
+    const { ws, hfs, abs } = await workspace();
+    nodeFs.mkdirSync(abs('lib'));
+    nodeFs.writeFileSync(abs('lib/a.txt'), 'a');
+    nodeFs.symlinkSync(abs('lib/a.txt'), abs('lib/abs'));
+    await hfs.copy('lib', 'lc', { recursive: true });
+    expect(nodeFs.readlinkSync(abs('lc/abs'))).toBe(path.join(nodeFs.realpathSync(ws.root), 'lib/a.txt'));
+    expect(nodeFs.readlinkSync(abs('lib/abs'))).toBe(abs('lib/a.txt'));
+    nodeFs.symlinkSync('/etc/passwd', abs('lib/out'));
+    const err = await hfs.copy('lib', 'lc2', { recursive: true }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'EPATHESCAPE', path: 'lib/out' });
+    expect((err as Error).message).not.toContain('/etc');
+    expect(nodeFs.existsSync(abs('lc2'))).toBe(false);
+  });
+
   it('names with newlines or invalid UTF-8 bytes are left out of listings, glob, grep and snapshots, and left alone', async () => {
     for (const grep of GREP_MODES) {
       const { ws, hfs, abs } = await workspace({ grep });
