@@ -1,24 +1,11 @@
-/**
- * A file whose last line ends in a lone carriage return (`…\r`, a CRLF file
- * cut after its CR, or an old Mac line ending) has that line read the same
- * way whether the file is small enough to be loaded whole or is streamed:
- * the CR is the line's terminator, as core's line splitting takes it, never
- * a character of the line served to a model.
- */
-import { readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type ContextLayer, createContext } from '../src/index.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
+import { nodeTypesText } from './support/node-types.ts';
 import { testState } from './support/test-state.ts';
 
 // Real text nobody here wrote (Node's type declarations), past the 16 MiB document limit so that it is streamed.
-const TYPES_DIR = realpathSync(join(import.meta.dirname, '../../../node_modules/@types/node'));
-const REAL = readdirSync(TYPES_DIR)
-  .filter((f) => f.endsWith('.d.ts'))
-  .sort()
-  .map((f) => readFileSync(join(TYPES_DIR, f), 'utf8'))
-  .join('\n');
+const REAL = nodeTypesText();
 const BIG = (() => {
   const parts: string[] = [];
   let size = 0;

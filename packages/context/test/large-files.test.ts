@@ -1,19 +1,13 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { type ContextLayer, type ContextSession, createContext } from '../src/index.ts';
 import { BACKENDS, type Workspace } from './backends.ts';
+import { nodeTypesText } from './support/node-types.ts';
 import { testState } from './support/test-state.ts';
 
 // Real text nobody here wrote: Node's type declarations, repeated past the
 // 32 MiB convenience cap of the protocol (and the 16 MiB document limit).
-const TYPES_DIR = realpathSync(join(import.meta.dirname, '../../../node_modules/@types/node'));
-const REAL = readdirSync(TYPES_DIR)
-  .filter((f) => f.endsWith('.d.ts'))
-  .sort()
-  .map((f) => readFileSync(join(TYPES_DIR, f), 'utf8'))
-  .join('\n');
+const REAL = nodeTypesText();
 const HUGE_TEXT = (() => {
   const parts: string[] = [];
   let size = 0;

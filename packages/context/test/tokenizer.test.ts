@@ -9,6 +9,7 @@ import { BpeEncoder } from '../src/tokens/bpe-encoder.ts';
 import { BpeVocabulary } from '../src/tokens/bpe-vocabulary.ts';
 import { O200K_SPLIT_ASCII, o200kUnicodeSplit } from '../src/tokens/tokenizer.ts';
 import { loadVocabulary } from '../src/tokens/vocabulary-cache.ts';
+import { nodeTypesText } from './support/node-types.ts';
 import { npmPackage } from './support/npm-package.ts';
 
 /**
@@ -50,12 +51,7 @@ describe('tokenizer', () => {
   test('a text counted again, before or after the memo of recent counts let it go, has its exact count', () => {
     // Real text nobody here wrote: Node's type declarations, cut into pieces of many sizes
     // (below the memo's floor, in its range, above its ceiling) summing past what the memo holds.
-    const types = realpathSync(join(import.meta.dirname, '../../../node_modules/@types/node'));
-    const dom = readdirSync(types)
-      .filter((f) => f.endsWith('.d.ts'))
-      .sort()
-      .map((f) => readFileSync(join(types, f), 'utf8'))
-      .join('\n');
+    const dom = nodeTypesText();
     expect(dom.length).toBeGreaterThan(2_000_000);
     const pieces: string[] = [];
     for (let at = 0, i = 0; at < dom.length; i++) {
