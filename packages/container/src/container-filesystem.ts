@@ -24,7 +24,7 @@ import {
   type ByteReader,
   type ByteWriter,
   type Capabilities,
-  compareNames,
+  compareWalkOrder,
   createByteReader,
   createByteWriter,
   type DigestTarget,
@@ -163,17 +163,6 @@ const BATCH_FILE_BYTES = 64 << 10;
 
 /** Files whose bytes grep asks for at once (each at most the inline read size). */
 const GREP_WINDOW = 64;
-
-/** The walk's order: depth first, siblings by UTF-16 code unit. */
-function compareSegments(a: string, b: string): number {
-  const x = a.split('/');
-  const y = b.split('/');
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const c = compareNames(x[i] as string, y[i] as string);
-    if (c !== 0) return c;
-  }
-  return x.length - y.length;
-}
 
 async function* chunksOf(data: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
   for (let at = 0; at < data.byteLength; at += size) yield data.subarray(at, at + size);
@@ -1260,7 +1249,7 @@ export class ContainerFilesystem extends FilesystemBase {
         if (plan.exclude.size > 0 && segs.some((seg) => plan.exclude.has(seg))) return false;
         return plan.filter === undefined || plan.filter(rel);
       })
-      .sort(compareSegments)
+      .sort(compareWalkOrder)
       .map((rel) => prefix + rel);
     let remaining = plan.maxMatches;
     const chunkSize = this.limits.chunkSize;

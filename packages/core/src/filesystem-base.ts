@@ -67,7 +67,7 @@ import type {
   WriteResult,
   WriteTextOptions,
 } from './types.ts';
-import { walkBatches, walkTree } from './walk.ts';
+import { compareWalkOrder, walkBatches } from './walk.ts';
 import { createWatcher, DEFAULT_WATCH_DEBOUNCE_MS, type WatchPlan, type WatchSink, watchUnsupported } from './watch.ts';
 
 /** Options every backend accepts. */
@@ -1092,8 +1092,13 @@ export abstract class FilesystemBase implements Filesystem {
    * FIFO, socket or device is `EINVAL`.
    */
   protected async copyTreePlan(from: string, to: string): Promise<CopyStep[]> {
+    // Through the walk, so a backend with a native one (a container's single `find`) pays one request, not one a
+    // directory; in the base walk's order whatever order that one answers in, so the refusal names the same entry.
+    const entries: FileEntry[] = [];
+    for await (const batch of this.#walk(from, {})) entries.push(...batch);
+    entries.sort((a, b) => compareWalkOrder(a.path, b.path));
     const plan: CopyStep[] = [];
-    for await (const { entry } of walkTree((p) => this.readDirectory(p), from)) {
+    for (const entry of entries) {
       const target = joinPath(to, entry.path.slice(from === '' ? 0 : from.length + 1));
       if (entry.kind === 'file' || entry.kind === 'directory') {
         plan.push({ entry, target });

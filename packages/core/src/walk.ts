@@ -25,6 +25,26 @@ export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * Orders paths as {@link walkTree} meets them: depth first, parents before
+ * their children, siblings by {@link compareNames}. For walks that come back
+ * in another order (a `find` in a container) and must read as the base's.
+ *
+ * @example
+ * ```ts
+ * ['a/b', 'a', 'a.txt'].sort(compareWalkOrder); // ['a', 'a/b', 'a.txt']
+ * ```
+ */
+export function compareWalkOrder(a: string, b: string): number {
+  const x = a.split('/');
+  const y = b.split('/');
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const c = compareNames(x[i] as string, y[i] as string);
+    if (c !== 0) return c;
+  }
+  return x.length - y.length;
+}
+
 /** One entry met by a walk, with its depth below the start (children of the start are 1). */
 export interface WalkStep {
   readonly entry: FileEntry;
