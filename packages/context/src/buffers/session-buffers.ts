@@ -407,8 +407,7 @@ export class SessionBuffers {
       const after = b.text;
       const version = contentHash(b);
       await this.#autoSave(b);
-      const info = this.#info(b);
-      return { buffer: info, before, after, previousVersion, version, overwritten: newlyOverwritten(b, overwrittenBefore, info) };
+      return { buffer: this.#info(b), before, after, previousVersion, version, overwritten: newlyOverwritten(b, overwrittenBefore) };
     });
   }
 
@@ -432,7 +431,8 @@ export class SessionBuffers {
     const b = this.#find(this.#path('buffers', path)) as FileBuffer;
     const overwrittenBefore = b.overwritten;
     await this.#look(b, false);
-    const overwritten = newlyOverwritten(b, overwrittenBefore, this.#info(b));
+    // Every read of an open buffer passes here: the note is made only when this look overwrote something.
+    const overwritten = newlyOverwritten(b, overwrittenBefore);
     return { path: b.path, bytes: encodeLike(b.text, b.disk.file), text: b.text, mtime: b.disk.mtime, bufferVersion: b.version, dirty: b.dirty, overwritten };
   }
 
@@ -667,8 +667,8 @@ export class SessionBuffers {
 }
 
 /** The note of text overwritten by a merge this call's look took in: said by that call; later calls leave it to the buffer's state. */
-function newlyOverwritten(b: FileBuffer, before: FileBuffer['overwritten'], info: BufferInfo): string | undefined {
-  return b.overwritten === before ? undefined : info.overwritten;
+function newlyOverwritten(b: FileBuffer, before: FileBuffer['overwritten']): string | undefined {
+  return b.overwritten === before || b.overwritten === undefined ? undefined : overwrittenNote(b.path, b.overwritten, b.history);
 }
 
 /** The buffer's content hash as its file would hold it (a clean buffer's is the disk's). */
