@@ -197,6 +197,39 @@ describe('request ids', () => {
     expect(await ctx.store.all('SELECT change_id FROM edit_journal')).toEqual([]);
   });
 
+  it('the intent stored but a content after it failed: the retry is not refused as in flight, and applies once', async () => {
+    const ctx = await open();
+    // On PostgreSQL a content the server did not take as a delta (its chain full) is stored after the intent's
+    // commit, before any file is written; the server restarting then fails the call with its intent stored.
+    const versions = ctx.journal.versions;
+    const piped = versions.putBlobPiped.bind(versions);
+    let armed = true;
+    let declined = false;
+    versions.putBlobPiped = async (bytes, near) => {
+      await piped(bytes, near);
+      declined = armed;
+      return { stored: Promise.resolve(!armed) };
+    };
+    const put = versions.putBlob.bind(versions);
+    versions.putBlob = async (bytes, sha256, options) => {
+      if (armed && declined) {
+        armed = false;
+        throw fsError('EUNAVAILABLE', 'applyPatch', undefined, { reason: 'the connection to the state store was lost' });
+      }
+      return put(bytes, sha256, options);
+    };
+    const id = randomUUID();
+    const lost = await ctx.applyPatch(insert('once'), { requestId: id }).catch((err: unknown) => err);
+    expect(armed).toBe(false);
+    expect(await text()).toBe('one\ntwo\nthree\n');
+    expect(await ctx.store.all('SELECT change_id FROM edit_journal')).toEqual([{ change_id: id }]);
+    const retry = await ctx.applyPatch(insert('once'), { requestId: id });
+    expect(retry.success, `${retry.message} (the first call: ${String((lost as { message?: string }).message)})`).toBe(true);
+    expect(await text()).toBe('one\ntwo\nonce\nthree\n');
+    expect((await ctx.history('a.txt')).map((v) => v.op)).toEqual(['patch', 'initial']);
+    expect(await ctx.store.all('SELECT change_id FROM edit_journal')).toEqual([]);
+  });
+
   it('a refused call is not remembered: its retry runs again', async () => {
     const ctx = await open();
     const id = randomUUID();

@@ -216,12 +216,15 @@ export class EditJournal {
       ),
     );
     const row = (await this.#intent(changeId, () => inserted.rows))[0] as { id: number };
-    this.#active.add(Number(row.id));
     // A content the server did not take as a delta (its base gone, or its chain full) is stored now, still
-    // before any file is written: an intent whose files were never written needs none of its contents.
-    for (const [i, ok] of (await Promise.all(stored)).entries()) {
-      if (!ok) await this.versions.putBlob((blobs[i] as JournalBlob).bytes, undefined, { near: blobs[i]?.near?.sha256 });
-    }
+    // before any file is written. When that fails the intent is stored and its caller told it failed: an
+    // orphan like the others, whose files were never written (recovery drops it).
+    await this.#intent(changeId, async () => {
+      for (const [i, ok] of (await Promise.all(stored)).entries()) {
+        if (!ok) await this.versions.putBlob((blobs[i] as JournalBlob).bytes, undefined, { near: blobs[i]?.near?.sha256 });
+      }
+    });
+    this.#active.add(Number(row.id));
     return {
       id: Number(row.id),
       changeId,
