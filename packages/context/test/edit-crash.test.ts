@@ -11,11 +11,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fsError } from '@ctxfs/core';
 import { HostFilesystem } from '@ctxfs/host';
 import { describe, expect, it } from 'vitest';
 import { type ContextLayer, type CrashHook, createContext, SqliteStateStore } from '../src/index.ts';
 import { PostgresStateStore } from '../src/state/postgres-store.ts';
-import { BACKENDS } from './backends.ts';
+import { BACKENDS, memoryBackend } from './backends.ts';
 import { runAndKill } from './support/kill-child.ts';
 import { testSchemaName } from './support/test-state.ts';
 
@@ -114,6 +115,48 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('a change that could be neither written nor put back', () => {
+  it("is kept as the context's own and settled against the files by its next call, not left in flight while the process lives", async () => {
+    const ws = await memoryBackend.create({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const store = await SqliteStateStore.open();
+    const ctx = await createContext({ fs: ws.fs, store });
+    try {
+      // b.txt's write fails after a.txt's; putting a.txt back needs its old content from the store, which fails once too.
+      const fs = ws.fs;
+      const write = fs.writeBytes.bind(fs);
+      fs.writeBytes = async (path, bytes, options) => {
+        if (path === 'b.txt') throw fsError('EIO', 'writeBytes', path, { reason: 'the disk failed' });
+        return write(path, bytes, options);
+      };
+      const versions = ctx.journal.versions;
+      const get = versions.getBlob.bind(versions);
+      let failGet = true;
+      versions.getBlob = async (sha256) => {
+        if (failGet) {
+          failGet = false;
+          throw fsError('EUNAVAILABLE', 'getBlob', undefined, { reason: 'the state store cannot be reached' });
+        }
+        return get(sha256);
+      };
+      const refused = await ctx.applyPatch('--- a/a.txt\n+++ b/a.txt\n@@ @@\n-a\n+A\n--- a/b.txt\n+++ b/b.txt\n@@ @@\n-b\n+B\n');
+      expect(refused).toMatchObject({ success: false, code: 'EIO' });
+      expect(refused.message).toMatch(/Putting the files back failed too; the journal keeps the change and settles it against the files at a later call\./);
+      expect(failGet).toBe(false);
+      expect(new TextDecoder().decode(await ws.fs.readBytes('a.txt'))).toBe('A\n');
+      expect(await ctx.journal.pending()).toHaveLength(1);
+      fs.writeBytes = write;
+      // The next call puts a.txt back before it reads, and forgets the intent.
+      expect((await ctx.readFile('a.txt')).text).toContain('\na\n');
+      expect(new TextDecoder().decode(await ws.fs.readBytes('a.txt'))).toBe('a\n');
+      await assertConsistent(ctx, ['a.txt', 'b.txt'], { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    } finally {
+      await ctx.close();
+      await store.close();
+      await ws.cleanup();
+    }
+  });
+});
 
 /**
  * The audit and the files agree: every recorded change has exactly one

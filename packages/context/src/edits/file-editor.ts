@@ -683,10 +683,11 @@ export class FileEditor {
         }
       }
       if (restoreFailed === undefined) await journal.abandon(pending);
+      else journal.keep(pending);
       const restored =
         restoreFailed === undefined
           ? 'Every file was left (or put back) as it was.'
-          : 'Putting the files back failed too; the journal keeps the change, and the next open of the context layer settles it.';
+          : 'Putting the files back failed too; the journal keeps the change and settles it against the files at a later call.';
       if (isFsError(err, 'ECONFLICT')) {
         // The backend's compare-and-swap saw a change that landed after the
         // last look: the same stale read as that look reports, refused alike.

@@ -331,6 +331,16 @@ export class EditJournal {
     return true;
   }
 
+  /**
+   * Keeps `pending`, a change its writer could neither finish nor put back,
+   * as this journal's to settle against the disk at the next call (see
+   * {@link settleOwn}); while it names a live writer nothing else settles it.
+   */
+  keep(pending: PendingChange): void {
+    this.#unsettled.add(pending.id);
+    this.#active.delete(pending.id);
+  }
+
   /** Drops an intent whose files were all put back (or never written). */
   async abandon(pending: PendingChange): Promise<void> {
     await this.#settling(pending, () => this.store.run('DELETE FROM edit_journal WHERE id = ?', [pending.id]));
