@@ -603,6 +603,22 @@ export interface Filesystem extends AsyncDisposable {
   readonly limits: Readonly<FilesystemLimits>;
   /** Whether every mutation is refused with `EROFS`. */
   readonly readOnly: boolean;
+  /**
+   * Whether a write that resolved survives a crash of the machine (the
+   * backend flushed its bytes to stable storage), not only of the process.
+   * Absent means durable, the safe default. `false` (the memory backend, the
+   * host backend opened with `durability: 'none'`) tells a layer that keeps
+   * records about the files that making those records durable protects
+   * nothing: the edit journal then commits its intents without a flush of
+   * its own (see `EditJournal` in `@ctxfs/context`).
+   *
+   * @example
+   * ```ts
+   * const fs = await HostFilesystem.open({ root, durability: 'none' });
+   * fs.durableWrites; // false
+   * ```
+   */
+  readonly durableWrites?: boolean;
 
   // Streaming layer (primary)
   openRead(path: string, options?: OpenReadOptions): Promise<ByteReader>;

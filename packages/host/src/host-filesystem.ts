@@ -85,7 +85,13 @@ export interface HostFilesystemOptions extends FilesystemBaseOptions {
    * (`~/.local/state/ctxfs/...`).
    */
   stateDir?: string;
-  /** `full` (default): fsync the file and its directory; `file`: the file only; `none`: no fsync (still atomic against crashes of the process, not of the machine). */
+  /**
+   * `full` (default): fsync the file and its directory; `file`: the file
+   * only; `none`: no fsync (still atomic against crashes of the process, not
+   * of the machine). `none` is reported as `durableWrites: false`, so the
+   * context layer's edit journal skips its own flush too: a durable intent
+   * protects nothing when the file it announces is not.
+   */
   durability?: Durability;
   /** Lock timeout, retries, staleness and cap. */
   locks?: LockOptions;
@@ -241,6 +247,8 @@ export class HostFilesystem extends FilesystemBase {
   readonly stateDir: string;
   readonly #guard: RootGuard;
   readonly #durability: Durability;
+  /** False under `durability: 'none'` (see {@link HostFilesystemOptions.durability}). */
+  readonly durableWrites: boolean;
   readonly #locks: LockManager;
   readonly #rg: string | undefined;
   readonly #writers = new Set<ByteWriter>();
@@ -270,6 +278,7 @@ export class HostFilesystem extends FilesystemBase {
     if (given !== rootReal) this.absoluteRoots = Object.freeze([given]);
     this.#guard = new RootGuard(rootReal, options.symlinks ?? 'follow-inside');
     this.#durability = options.durability ?? 'full';
+    this.durableWrites = this.#durability !== 'none';
     this.stateDir = nodePath.resolve(options.stateDir ?? defaultStateDir(rootReal));
     if (isHostPathInside(rootReal, realpathOfNearest(this.stateDir))) {
       throw fsError('EINVAL', 'open', this.stateDir, {

@@ -81,6 +81,8 @@ const EMPTY = new Uint8Array(0);
 export class MemoryFilesystem extends FilesystemBase {
   readonly root = 'memory:';
   readonly capabilities: Capabilities;
+  /** Nothing here outlives the process: the records kept about its files need no flush either. */
+  readonly durableWrites = false;
   #vol: Volume;
   readonly #snapshots = new Map<string, StoredSnapshot>();
   #snapshotCounter = 0;

@@ -69,6 +69,15 @@ export interface JournalOptions {
    * change always has its audit record, and a record always its change.
    */
   onRecorded?: (audit: unknown, change: PendingChange, recovered: boolean) => void | Promise<void>;
+  /**
+   * Whether an intent is committed durably (see {@link EditJournal.begin});
+   * default `true`. Pass the filesystem's `durableWrites`: over a backend
+   * that does not flush its files (the memory backend, the host backend with
+   * `durability: 'none'`) a machine's crash can lose the files' new bytes
+   * whatever the intent, so flushing the intent would cost without
+   * protecting anything.
+   */
+  durable?: boolean | undefined;
 }
 
 /** What {@link EditJournal.recover} did with each pending change. */
@@ -128,6 +137,7 @@ export class EditJournal {
   readonly store: StateStore;
   readonly versions: VersionStore;
   readonly #onRecorded: JournalOptions['onRecorded'];
+  readonly #durable: boolean;
   readonly #token = randomUUID();
   /** Intents whose record or removal failed after their files were written (or put back): settled by {@link settleOwn}. */
   readonly #unsettled = new Set<number>();
@@ -149,6 +159,7 @@ export class EditJournal {
     this.store = store;
     this.versions = versions;
     this.#onRecorded = options.onRecorded;
+    this.#durable = options.durable !== false;
     openJournals.add(this.#token);
   }
 
@@ -164,7 +175,9 @@ export class EditJournal {
    * Stores the contents and the intent in one durable transaction (on disk
    * before the files it announces are written, or a machine's crash could
    * keep a file's new bytes and lose the intent that explains them); returns
-   * the intent.
+   * the intent. Under {@link JournalOptions.durable} `false` (files the
+   * backend does not flush) the transaction is an ordinary one, which still
+   * survives a killed process.
    */
   async begin(change: {
     op: string;
@@ -212,7 +225,7 @@ export class EditJournal {
           );
           return { inserted, stored };
         },
-        { durable: true },
+        { durable: this.#durable },
       ),
     );
     const row = (await this.#intent(changeId, () => inserted.rows))[0] as { id: number };

@@ -105,6 +105,7 @@ export async function openWorkspaceGuard(options: {
     const versions = new VersionStore(store);
     const journal = new EditJournal(store, versions, {
       onRecorded: (audit, change, recovered) => safety.recordCommitted(audit as AuditDraft, change, recovered),
+      durable: fs.durableWrites !== false,
     });
     // A change interrupted by a crash is settled before anything else reads or writes.
     const recovery = fs.readOnly ? NOTHING_RECOVERED : await journal.recover(fs);
