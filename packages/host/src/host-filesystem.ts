@@ -473,8 +473,8 @@ export class HostFilesystem extends FilesystemBase {
     const abs = this.#guard.abs(path);
     let real: string;
     try {
-      // The common case, one call: the path is there.
-      real = fs.realpathSync.native(abs);
+      // The common case: the path is there, and the kernel resolves it in one open.
+      real = this.#guard.realPath(path) ?? fs.realpathSync.native(abs);
     } catch (err) {
       // A loop leads nowhere: not to the link the kernel gave up on, whose name the caller never gave (the base refuses it).
       if ((err as { code?: unknown }).code === 'ELOOP') throw err;

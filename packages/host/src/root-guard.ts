@@ -58,6 +58,8 @@ export class RootGuard {
   readonly #rootPrefix: Buffer;
   readonly #rootExact: Buffer;
   readonly #procFd: boolean;
+  /** The root directory's identity when the guard was made (undefined: it could not be read then). */
+  readonly #rootId: { readonly dev: number; readonly ino: number } | undefined;
 
   constructor(rootReal: string, policy: SymlinkPolicy) {
     this.rootReal = rootReal;
@@ -65,6 +67,7 @@ export class RootGuard {
     this.#rootExact = Buffer.from(rootReal);
     this.#rootPrefix = Buffer.from(rootReal === '/' ? '/' : `${rootReal}/`);
     this.#procFd = hasProcFd();
+    this.#rootId = identity(rootReal);
   }
 
   /** Absolute path of a normalized workspace path (not yet verified). */
@@ -111,6 +114,32 @@ export class RootGuard {
     return fd;
   }
 
+  /**
+   * The real path `path` leads to, every link followed, as the kernel
+   * resolved it: an `O_PATH` open and its magic link read back, whatever
+   * the depth (`realpath(3)` asks for every component in turn). Undefined
+   * without procfs, when the open fails (the caller asks `realpath` for the
+   * exact error), or when the file went between the two.
+   */
+  realPath(path: string): string | undefined {
+    if (!this.#procFd) return undefined;
+    let fd: number;
+    try {
+      fd = fs.openSync(this.abs(path), O_PATH | O_CLOEXEC);
+    } catch {
+      return undefined;
+    }
+    try {
+      const real = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      // Unlinked after the open: the magic link reads "<path> (deleted)", which names nothing.
+      return real.endsWith(' (deleted)') ? undefined : real;
+    } catch {
+      return undefined;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
   /** Whether the root is still a directory (removed, moved away or replaced by a file: not). */
   rootIsDirectory(): boolean {
     try {
@@ -126,6 +155,11 @@ export class RootGuard {
     while (p !== '') {
       const i = p.lastIndexOf('/');
       p = i < 0 ? '' : p.slice(0, i);
+      // The root as the ancestor (a top-level name, as a missing `.gitignore` is at every listing): when the
+      // root's path still names, itself no link, the directory the guard was made on, the open looked the name
+      // up in the root, and one lstat says so (the landing check costs an open, a readlink and a close).
+      // Anything else (the root swapped for a link, removed, replaced) takes the landing check.
+      if (p === '' && this.policy === 'follow-inside' && sameIdentity(identity(this.rootReal), this.#rootId)) return;
       let fd: number;
       try {
         fd = fs.openSync(this.abs(p), O_PATH | O_CLOEXEC | (this.policy === 'refuse' ? O_NOFOLLOW : 0));
@@ -267,6 +301,20 @@ export class RootGuard {
     if (a.dev !== b.dev || a.ino !== b.ino) throw hostError('EPATHESCAPE', path, 'the path changed while it was being opened', 'retry the operation');
     return real;
   }
+}
+
+/** The device and inode of the entry `path` names (a link itself, not followed), or undefined when there is none. */
+function identity(path: string): { dev: number; ino: number } | undefined {
+  try {
+    const st = fs.lstatSync(path, { throwIfNoEntry: false });
+    return st === undefined ? undefined : { dev: st.dev, ino: st.ino };
+  } catch {
+    return undefined;
+  }
+}
+
+function sameIdentity(a: { dev: number; ino: number } | undefined, b: { dev: number; ino: number } | undefined): boolean {
+  return a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino;
 }
 
 function isDeletedVariant(landed: Buffer, expected: Buffer): boolean {

@@ -69,6 +69,45 @@ describe('hostile trees', () => {
     }
   });
 
+  it('a root swapped for a link outside: a top-level name there or missing is refused as an escape, never told missing', async () => {
+    const { ws, hfs, abs } = await workspace();
+    nodeFs.writeFileSync(abs('inside.txt'), 'in');
+    // The root in place: a missing top-level name (a listing's `.gitignore`) is just missing.
+    await expect(hfs.readBytes('.gitignore')).rejects.toMatchObject({ code: 'ENOENT' });
+    const outside = path.join(ws.base, 'outside');
+    nodeFs.mkdirSync(outside);
+    nodeFs.writeFileSync(path.join(outside, 'there.txt'), 'secret');
+    nodeFs.renameSync(ws.root, path.join(ws.base, 'moved'));
+    nodeFs.symlinkSync(outside, ws.root);
+    for (const p of ['.gitignore', 'inside.txt', 'there.txt']) {
+      const err = await hfs.readBytes(p).catch((e: unknown) => e as Error & { code?: string });
+      expect(err, p).toMatchObject({ code: 'EPATHESCAPE' });
+      expect(String((err as Error).message), p).not.toContain(outside);
+    }
+    await expect(hfs.stat('not-there')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+    // The same name in a directory that took the root's place is looked up there, by the landing check.
+    nodeFs.unlinkSync(ws.root);
+    nodeFs.mkdirSync(ws.root);
+    await expect(hfs.readBytes('.gitignore')).rejects.toMatchObject({ code: 'ENOENT' });
+    nodeFs.rmdirSync(ws.root);
+    nodeFs.renameSync(path.join(ws.base, 'moved'), ws.root);
+    await expect(hfs.readBytes('.gitignore')).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(Buffer.from(await hfs.readBytes('inside.txt')).toString()).toBe('in');
+  });
+
+  it('realpath follows links inside the root to where the kernel lands, at any depth', async () => {
+    const { hfs, abs } = await workspace();
+    nodeFs.mkdirSync(abs('a/b/c'), { recursive: true });
+    nodeFs.writeFileSync(abs('a/b/c/f.txt'), 'f');
+    nodeFs.symlinkSync('a/b', abs('ab'));
+    nodeFs.symlinkSync('../ab/c', abs('a/c-link'));
+    expect(await hfs.realpath('a/c-link/f.txt')).toBe('a/b/c/f.txt');
+    expect(await hfs.realpath('ab/c')).toBe('a/b/c');
+    expect(await hfs.realpath('a/b/c/f.txt')).toBe('a/b/c/f.txt');
+    // Gone, or never there: as realpath answered before, the nearest existing directory's real path and the rest.
+    expect(await hfs.realpath('ab/c/new.txt')).toBe('a/b/c/new.txt');
+  });
+
   it('delete of a link removes the link, never what it leads to: dangling, to a directory, with or without recursive', async () => {
     const { hfs, abs } = await workspace();
     nodeFs.mkdirSync(abs('real/sub'), { recursive: true });
