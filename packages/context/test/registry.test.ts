@@ -292,6 +292,33 @@ for (const backend of BACKENDS) {
       expect(await registry.excludedNames()).toContain('docs');
     });
 
+    test('a root without .gitignore is not read for one at every call; one written later is honoured at the next call', async () => {
+      const registry = await setup();
+      await registry.scan();
+      const fs = registry.fs;
+      const readBytes = fs.readBytes;
+      let reads = 0;
+      fs.readBytes = ((path: string, options?: Parameters<typeof readBytes>[1]) => {
+        if (path === '.gitignore') reads++;
+        return readBytes.call(fs, path, options);
+      }) as typeof readBytes;
+      try {
+        for (let i = 0; i < 3; i++) expect(await registry.excludedNames()).not.toContain('docs');
+        // Each call asked whether there is one; none read a file that is not there.
+        expect(reads).toBe(0);
+        await ws.external('.gitignore', 'docs/\n');
+        expect(await registry.excludedNames()).toContain('docs');
+        expect(registry.isIgnored('docs/guide.md')).toBe(true);
+        await ws.external('.gitignore', null);
+        expect(await registry.excludedNames()).not.toContain('docs');
+        expect(registry.isIgnored('docs/guide.md')).toBe(false);
+        await ws.external('.gitignore', 'docs/\n');
+        expect(await registry.excludedNames()).toContain('docs');
+      } finally {
+        fs.readBytes = readBytes;
+      }
+    });
+
     test('a scan larger than one digest slice hashes every file right, and a rescan after edits hashes only those', async () => {
       const files: Record<string, string> = {};
       for (let i = 0; i < 2600; i++) files[`pkg${i % 13}/lib/m${i}.js`] = `module.exports = ${i};\n`.repeat(1 + (i % 4));

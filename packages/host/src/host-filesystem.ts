@@ -504,6 +504,11 @@ export class HostFilesystem extends FilesystemBase {
     return !this.#guard.rootIsDirectory();
   }
 
+  /** A path that is not there is told by one lstat, without the error a failed open builds (`exists` of a missing `.gitignore` at every listing). */
+  protected override async tryStat(path: string): Promise<FileStat | undefined> {
+    return this.#guard.absent(path) ? undefined : await super.tryStat(path);
+  }
+
   protected async statPath(path: string): Promise<FileStat> {
     let s: fs.Stats;
     try {

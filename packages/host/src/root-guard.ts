@@ -140,6 +140,27 @@ export class RootGuard {
     }
   }
 
+  /**
+   * Whether `path` names nothing inside the root, told without an open: one
+   * lstat that finds no entry (no exception built, where a failed open
+   * builds one), then the check a failed open makes, that the nearest
+   * existing ancestor lies inside the root (EPATHESCAPE otherwise, as the
+   * open would have thrown). False when there is an entry, or when the
+   * lstat fails another way: the caller's open gives the exact answer.
+   */
+  absent(path: string): boolean {
+    if (path === '') return false;
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.lstatSync(this.abs(path), { throwIfNoEntry: false });
+    } catch {
+      return false;
+    }
+    if (st !== undefined) return false;
+    this.#assertAncestorsInside(path);
+    return true;
+  }
+
   /** Whether the root is still a directory (removed, moved away or replaced by a file: not). */
   rootIsDirectory(): boolean {
     try {

@@ -74,9 +74,14 @@ describe('hostile trees', () => {
     nodeFs.writeFileSync(abs('inside.txt'), 'in');
     // The root in place: a missing top-level name (a listing's `.gitignore`) is just missing.
     await expect(hfs.readBytes('.gitignore')).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await hfs.exists('.gitignore')).toBe(false);
     const outside = path.join(ws.base, 'outside');
     nodeFs.mkdirSync(outside);
     nodeFs.writeFileSync(path.join(outside, 'there.txt'), 'secret');
+    // A missing name behind a link to outside is not told missing either.
+    nodeFs.symlinkSync(outside, abs('out-link'));
+    for (const p of ['out-link/not-there', 'out-link/deeper/not-there']) await expect(hfs.exists(p), p).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+    nodeFs.unlinkSync(abs('out-link'));
     nodeFs.renameSync(ws.root, path.join(ws.base, 'moved'));
     nodeFs.symlinkSync(outside, ws.root);
     for (const p of ['.gitignore', 'inside.txt', 'there.txt']) {
@@ -85,6 +90,7 @@ describe('hostile trees', () => {
       expect(String((err as Error).message), p).not.toContain(outside);
     }
     await expect(hfs.stat('not-there')).rejects.toMatchObject({ code: 'EPATHESCAPE' });
+    for (const p of ['.gitignore', 'not-there', 'there.txt']) await expect(hfs.exists(p), p).rejects.toMatchObject({ code: 'EPATHESCAPE' });
     // The same name in a directory that took the root's place is looked up there, by the landing check.
     nodeFs.unlinkSync(ws.root);
     nodeFs.mkdirSync(ws.root);

@@ -336,6 +336,13 @@ export class FileRegistry {
   async #loadGitignore(): Promise<void> {
     if (!this.#useGitignore) return;
     try {
+      // Mostly there is none: while the last look found none, asking whether there is one now spares every
+      // listing and search a failed read (and the error it builds).
+      if (this.#gitignoreBytes === undefined && !(await this.fs.exists('.gitignore'))) {
+        this.#gitignored = () => false;
+        this.#gitignoreNames = [];
+        return;
+      }
       const bytes = await this.fs.readBytes('.gitignore');
       // Read every time (it may have changed), decoded and compiled only when it did: every listing asks.
       if (this.#gitignoreBytes !== undefined && Buffer.compare(bytes, this.#gitignoreBytes) === 0) return;
