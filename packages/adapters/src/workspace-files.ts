@@ -426,9 +426,13 @@ export class WorkspaceFiles {
    * A path's metadata and, when `wanted(stat)`, its bytes (recorded as
    * {@link readBytes} records them), in one call of the session: one policy
    * decision, link check, budget charge and audit record where `stat` then
-   * `readBytes` made two. `bytes` is `undefined` when not wanted.
+   * `readBytes` made two. `bytes` is `undefined` when not wanted; `sha256`
+   * is their hash (the version read), taken once for every use of it.
    */
-  async readWithStat(path: string, wanted: (stat: FileStat) => boolean): Promise<{ stat: FileStat; bytes: Uint8Array | undefined }> {
+  async readWithStat(
+    path: string,
+    wanted: (stat: FileStat) => boolean,
+  ): Promise<{ stat: FileStat; bytes: Uint8Array; sha256: string } | { stat: FileStat; bytes: undefined; sha256?: undefined }> {
     // What was there when it was not read: the call fails inside, so the audit records a read that served
     // nothing as the error it is (EISDIR for a directory), not as a read that succeeded.
     let passed: FileStat | undefined;
@@ -446,8 +450,9 @@ export class WorkspaceFiles {
               : fsError('EINVAL', 'readBytes', p, { reason: `not a file the caller reads (${stat.kind})` });
           }
           const bytes = await this.fs.readBytes(p);
-          await this.#remember(p, sha256Hex(bytes), bytes);
-          return { stat, bytes };
+          const sha256 = sha256Hex(bytes);
+          await this.#remember(p, sha256, bytes);
+          return { stat, bytes, sha256 };
         },
         (r) => r.bytes.byteLength,
       );

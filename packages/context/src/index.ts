@@ -61,7 +61,7 @@ export { type ApplyPatchOptions, applyPatch } from './edits/apply-patch.ts';
 export type { ConflictRegion, ConflictType, EditConflict, EditResult, FileChange, LineRange, StaleReader } from './edits/edit-result.ts';
 export { changedByText } from './edits/edit-result.ts';
 export { type EditOptions, FileEditor, type PlannedFile, type StoredContent, type Transform, type TransformOutcome, withLocks } from './edits/file-editor.ts';
-export { decodeFile, encodeLike, type FileText, loadFileText } from './edits/file-text.ts';
+export { decodeBytes, decodeFile, encodeLike, type FileText, loadFileText } from './edits/file-text.ts';
 export { type CrashHook, EditJournal, type JournalEntry, type PendingChange, type RecoveryReport } from './edits/journal.ts';
 export { EditOperations, type RenameCallOptions, type ReplaceCallOptions } from './edits/operations.ts';
 export { withRequestId } from './edits/request-scope.ts';

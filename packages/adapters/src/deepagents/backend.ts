@@ -9,8 +9,8 @@
  * @module
  */
 
-import { withoutHostPaths } from '@ctxfs/context';
-import { type DecodedText, type FileStat, fsError, isFsError, sha256Hex } from '@ctxfs/core';
+import { decodeBytes, withoutHostPaths } from '@ctxfs/context';
+import { type DecodedText, type FileStat, fsError, isFsError } from '@ctxfs/core';
 import type {
   DeleteResult,
   EditResult,
@@ -241,20 +241,23 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
   }
 
   /** A whole file as read would serve it (recorded as this agent's read), or `undefined` when no file is there. */
-  async #load(filePath: string): Promise<{ stat: FileStat; bytes: Uint8Array; decoded: DecodedText; binary: boolean; mimeType: string } | undefined> {
+  async #load(
+    filePath: string,
+  ): Promise<{ stat: FileStat; bytes: Uint8Array; sha256: string; decoded: DecodedText; binary: boolean; mimeType: string } | undefined> {
     const local = this.#local(filePath);
     const read = await this.files
       .readWithStat(local, (s) => s.kind === 'file')
       .catch((err: unknown) => (isFsError(err, 'ENOENT') ? undefined : Promise.reject(err)));
     if (read?.bytes === undefined) return undefined;
-    const { stat, bytes } = read;
+    const { stat, bytes, sha256 } = read;
     // The type deepagents gives the path, as its FilesystemBackend reports it: its tools hand a type that is not text
     // to the model as media. Content that looks binary under a text type is bytes too, of no type it can name.
     const type = mimeTypeOf(local);
-    const decoded = this.files.fs.decodeText(bytes, { path: local });
+    // Through the context's memo: an edit's load of the same bytes under its lock then takes this decoding.
+    const decoded = decodeBytes(this.files.fs, local, bytes, sha256);
     const media = !isTextMimeType(type);
     const binary = media || decoded.binary;
-    return { stat, bytes, decoded, binary, mimeType: media || !binary ? type : 'application/octet-stream' };
+    return { stat, bytes, sha256, decoded, binary, mimeType: media || !binary ? type : 'application/octet-stream' };
   }
 
   /**
@@ -322,7 +325,7 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
       const local = this.#local(filePath);
       const file = await this.#load(filePath);
       if (file === undefined) return { error: `Error: File '${filePath}' not found` };
-      const { bytes, decoded } = file;
+      const { sha256, decoded } = file;
       if (decoded.binary) return { error: `Error: '${filePath}' is binary; edit replaces text in text files` };
       const text = decoded.text;
       if (text === '' && oldString === '') {
@@ -337,7 +340,7 @@ export class CtxfsBackend implements SandboxBackendProtocolV2 {
           error: `Error: String '${oldString}' has multiple occurrences (appears ${occurrences} times) in file. Use replace_all=True to replace all instances, or provide a more specific string with surrounding context.`,
         };
       }
-      await this.files.replace(local, oldString, newString, replaceAll, sha256Hex(bytes));
+      await this.files.replace(local, oldString, newString, replaceAll, sha256);
       return { path: filePath, filesUpdate: null, occurrences };
     } catch (err) {
       return { error: `Error editing file '${filePath}': ${messageOf(err)}` };

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { withoutHostPaths } from '@ctxfs/context';
+import { decodeBytes, withoutHostPaths } from '@ctxfs/context';
 import { baseName, type FileStat as CtxfsStat, fsError, type GrepMatch, isFsError, sha256Hex } from '@ctxfs/core';
 import type {
   CopyOptions,
@@ -205,16 +205,17 @@ export class CtxfsWorkspaceFilesystem implements WorkspaceFilesystem {
   readFile(path: string, options?: ReadOptions): Promise<string | Buffer> {
     return this.#run(path, 'read', async () => {
       const local = this.#local(path);
-      const { stat, bytes } = await this.files.readWithStat(local, (s) => s.kind !== 'directory');
+      const { stat, bytes, sha256 } = await this.files.readWithStat(local, (s) => s.kind !== 'directory');
       if (bytes === undefined) throw new IsDirectoryError(path);
-      this.#served.set(this.files.normalize(local, 'read'), { sha256: sha256Hex(bytes), mtimeMs: stat.mtime.getTime() });
+      this.#served.set(this.files.normalize(local, 'read'), { sha256, mtimeMs: stat.mtime.getTime() });
       const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       if (options?.encoding === undefined) return buffer;
       // Text asked for as UTF-8 (what Mastra's tools ask for) is the file's text, decoded as every ctxfs read decodes
       // it: a Shift_JIS or UTF-16 file would read as U+FFFD and NULs, and a write of that back is refused (the file
       // keeps its encoding, which has no U+FFFD), so the file could be neither read nor edited. UTF-8 reads as before.
       if (/^utf-?8$/i.test(options.encoding)) {
-        const decoded = this.files.fs.decodeText(bytes, { path: local });
+        // Through the context's memo: the edit that follows a read (read, change, write) loads these bytes again.
+        const decoded = decodeBytes(this.files.fs, local, bytes, sha256);
         if (!decoded.binary) return decoded.text;
       }
       return buffer.toString(options.encoding);

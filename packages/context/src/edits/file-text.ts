@@ -8,7 +8,7 @@
  * @module
  */
 
-import { encodeTextExact, type Filesystem, type FsOperation, fsError, isFsError } from '@ctxfs/core';
+import { type DecodedText, encodeTextExact, type Filesystem, type FsOperation, fsError, isFsError } from '@ctxfs/core';
 import { sha256Hex } from '../history/version-store.ts';
 
 /** A file loaded for editing. */
@@ -28,6 +28,36 @@ export interface FileText {
   readonly binary?: boolean;
 }
 
+/** The last decoding of each backend (see {@link decodeBytes}). */
+const lastDecoded = new WeakMap<Filesystem, { readonly sha256: string; readonly decoded: DecodedText }>();
+/** Contents up to this size are remembered decoded. */
+const DECODED_MAX_BYTES = 1024 * 1024;
+
+/**
+ * `fs.decodeText(bytes)`, the last one remembered by the bytes' hash for
+ * the backend's next call with the same content: an adapter's edit reads
+ * and decodes the file (to count what it replaces, or to serve the read an
+ * edit starts from), then the editor loads it under its lock and would
+ * decode the same bytes again. The decoding is a function of the bytes and
+ * the backend alone (its detector is fixed when it opens); the bytes are
+ * always read and hashed, so a changed file is never served an old text.
+ * One content is remembered, the last: what a read hands the edit after it.
+ *
+ * @example
+ * ```ts
+ * const bytes = await fs.readBytes('a.ts');
+ * const sha256 = sha256Hex(bytes);
+ * decodeBytes(fs, 'a.ts', bytes, sha256).text; // as fs.read serves it; decoded once for both calls
+ * ```
+ */
+export function decodeBytes(fs: Filesystem, path: string, bytes: Uint8Array, sha256: string): DecodedText {
+  const last = lastDecoded.get(fs);
+  if (last?.sha256 === sha256) return last.decoded;
+  const decoded = Object.freeze(fs.decodeText(bytes, { path }));
+  if (bytes.byteLength <= DECODED_MAX_BYTES) lastDecoded.set(fs, { sha256, decoded });
+  return decoded;
+}
+
 /**
  * Decodes bytes through the backend (`fs.decodeText`), so an edit sees
  * exactly the text `fs.read` serves: the backend's detection (its legacy
@@ -39,15 +69,16 @@ export interface FileText {
  * ```
  */
 export function decodeFile(fs: Filesystem, path: string, bytes: Uint8Array, op: FsOperation = 'edit', wholeFile = false): FileText {
-  const decoded = fs.decodeText(bytes, { path });
-  if (decoded.binary && wholeFile) return { path, bytes, sha256: sha256Hex(bytes), encoding: 'binary', bom: new Uint8Array(0), text: '', binary: true };
+  const sha256 = sha256Hex(bytes);
+  const decoded = decodeBytes(fs, path, bytes, sha256);
+  if (decoded.binary && wholeFile) return { path, bytes, sha256, encoding: 'binary', bom: new Uint8Array(0), text: '', binary: true };
   if (decoded.binary) {
     throw fsError('EBINARY', op, path, {
       reason: 'the file looks binary, so it cannot be edited as text',
       hint: 'text edits apply to text files only; a binary file is replaced whole by the program that makes it',
     });
   }
-  return { path, bytes, sha256: sha256Hex(bytes), encoding: decoded.encoding, bom: bytes.slice(0, decoded.bomLength), text: decoded.text };
+  return { path, bytes, sha256, encoding: decoded.encoding, bom: bytes.slice(0, decoded.bomLength), text: decoded.text };
 }
 
 /** Encodes `text` the way `previous` was stored (UTF-8 without BOM for a new file). */
