@@ -7,6 +7,7 @@
  * CTXFS_TEST_POSTGRES_URL (a schema of this file's, dropped after).
  */
 
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +93,27 @@ async function chainRows(store: StateStore): Promise<Array<{ values: SqlValue[];
     hash: String(row.hash),
   }));
 }
+
+test('auditHash is SHA-256 over the link, a newline and the values as JSON, lone surrogates as U+FFFD and bigints as numbers', () => {
+  // The formula rows were hashed with before auditJson took a plain stringify for plain values: every row written since must verify.
+  const spelled = (prev: string, values: readonly SqlValue[]) =>
+    createHash('sha256')
+      .update(prev)
+      .update('\n')
+      .update(JSON.stringify(values, (_key, v: unknown) => (typeof v === 'bigint' ? Number(v) : typeof v === 'string' ? v.toWellFormed() : v)))
+      .digest('hex');
+  const rows: SqlValue[][] = [
+    ...AWKWARD.map(auditValues),
+    [1.5, 'readFile', 'src/a.ts', 'llm:x', 's', '{"a":1}', 'ok', 395, null],
+    [12n, 'read', 'lone \ud800', null, null, null, 'ok', 3n, null],
+    [1, 'read', null, null, null, new Uint8Array([1, 2]) as SqlValue, 'ok', null, null],
+  ];
+  let prev = AUDIT_GENESIS;
+  for (const values of rows) {
+    expect(auditHash(prev, values)).toBe(spelled(prev, values));
+    prev = auditHash(prev, values);
+  }
+});
 
 describe.each(subjects)('audit append: $name', (subject) => {
   test('rows of text JSON escapes or writes in several bytes link, hash as auditHash does, and verify', async () => {
