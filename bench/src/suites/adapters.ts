@@ -10,6 +10,10 @@
  *   read, edit (read, stat, write with `expectedMtime`, as Mastra's edit
  *   tool does), and Mastra's own grep and list-files tools over each;
  *   goal ≤ 1.2x;
+ * - each edit twice: ctxfs durable (the host's default `durability: 'full'`,
+ *   the journal's intent flushed) and at like durability (`durability:
+ *   'none'`, which the journal follows: nothing flushed, as neither
+ *   framework's own backend flushes);
  * - AI SDK session: `readTextFile` of lines 1,000–1,100 of a 100 MB file:
  *   under 50 ms, under 16 MiB retained.
  *
@@ -43,6 +47,9 @@ interface Env {
   readonly ctxRoot: Side;
   readonly host: HostFilesystem;
   readonly context: ContextLayer;
+  /** The same, at the frameworks' durability: no fsync of the files, so none of the journal's intent either. */
+  readonly likeHost: HostFilesystem;
+  readonly likeContext: ContextLayer;
   readonly bigDir: string;
   readonly bigHost: HostFilesystem;
   readonly bigContext: ContextLayer;
@@ -80,15 +87,31 @@ export default defineSuite<Env>({
       durability: (process.env.CTXFS_BENCH_DURABILITY as 'full' | 'file' | 'none' | undefined) ?? 'full',
     });
     const context = await createContext({ fs: host, store: join(state, 'state.db'), agent: 'bench', safety: { policyFiles: false } });
+    const likeDir = copyTree();
+    const likeHost = await HostFilesystem.open({ root: likeDir, stateDir: join(state, 'like'), durability: 'none' });
+    const likeContext = await createContext({ fs: likeHost, store: join(state, 'like.db'), agent: 'bench', safety: { policyFiles: false } });
     const bigDir = mkdtempSync(join(tmpdir(), 'ctxfs-bench-adapters-big-'));
     const line = `${'x'.repeat(99)}\n`;
     writeFileSync(join(bigDir, 'big.log'), line.repeat(1_000_000)); // 100 MB, 1,000,000 lines
     const bigHost = await HostFilesystem.open({ root: bigDir, stateDir: join(state, 'big') });
     const bigContext = await createContext({ fs: bigHost, store: join(state, 'big.db'), agent: 'bench', safety: { policyFiles: false } });
-    return { dirs: [plainDir, ctxDir, state, bigDir], plain: { dir: plainDir }, ctxRoot: { dir: ctxDir }, host, context, bigDir, bigHost, bigContext };
+    return {
+      dirs: [plainDir, ctxDir, likeDir, state, bigDir],
+      plain: { dir: plainDir },
+      ctxRoot: { dir: ctxDir },
+      host,
+      context,
+      likeHost,
+      likeContext,
+      bigDir,
+      bigHost,
+      bigContext,
+    };
   },
   async teardown(env) {
     await env.context.close();
+    await env.likeContext.close();
+    await env.likeHost.close();
     await env.bigContext.close();
     await env.host.close();
     await env.bigHost.close();
@@ -97,9 +120,11 @@ export default defineSuite<Env>({
   cases: async (env) => {
     const theirs = new FilesystemBackend({ rootDir: env.plain.dir, virtualMode: true });
     const ours = new CtxfsBackend({ context: env.context });
+    const oursLike = new CtxfsBackend({ context: env.likeContext });
     const local = new LocalFilesystem({ basePath: env.plain.dir });
     await local.init();
     const mastra = new CtxfsWorkspaceFilesystem({ context: env.context });
+    const mastraLike = new CtxfsWorkspaceFilesystem({ context: env.likeContext });
     const localWs = new Workspace({ filesystem: local });
     const ctxWs = new Workspace({ filesystem: mastra });
     await localWs.init();
@@ -143,6 +168,15 @@ export default defineSuite<Env>({
         note: 'ctxfs: a session edit — stale check by hash, journal, version, registry, audit record, durable atomic write',
       },
       {
+        name: 'deepagents edit, like durability (host durability none)',
+        subject: toggler((a, b) => oursLike.edit(`/${EDITED}`, a, b)),
+        baseline: toggler((a, b) => theirs.edit(`/${EDITED}`, a, b)),
+        baselineName: 'deepagents FilesystemBackend',
+        target: { maxRatio: 1.2 },
+        batch: 1,
+        note: 'the same edit with no fsync (neither the file nor the journal intent), as deepagents writes',
+      },
+      {
         name: 'deepagents grep (literal)',
         subject: () => ours.grep('export function', '/'),
         baseline: () => theirs.grep('export function', '/'),
@@ -180,6 +214,15 @@ export default defineSuite<Env>({
         baselineName: 'Mastra LocalFilesystem',
         target: { maxRatio: 1.2 },
         batch: 1,
+      },
+      {
+        name: 'Mastra edit, like durability (host durability none)',
+        subject: mastraEdit(mastraLike),
+        baseline: mastraEdit(local),
+        baselineName: 'Mastra LocalFilesystem',
+        target: { maxRatio: 1.2 },
+        batch: 1,
+        note: 'the same edit with no fsync (neither the file nor the journal intent), as LocalFilesystem writes',
       },
       {
         name: 'Mastra grep tool',
