@@ -17,6 +17,14 @@ const ORIGINAL = FILES[PATH] as string;
 
 describe('text a collision with the disk overwrote', () => {
   const workspace = freshWorkspace();
+  /** The agent's `indent = 1;` in its open buffer, and a person's `indent = 2;` at the same place on disk. */
+  const collided = async () => {
+    const w = workspace();
+    expect((await w.toolset.run('open_file', { path: PATH })).isError).toBe(false);
+    expect((await w.toolset.run('replace', { path: PATH, old_text: 'indent = 0;', new_text: 'indent = 1;' })).isError).toBe(false);
+    await w.fs.write(PATH, ORIGINAL.replace('indent = 0;', 'indent = 2;'));
+    return w;
+  };
 
   it('read-write: save_file names the place and undo_buffer_edit, which brings the agent’s text back for the next save', async () => {
     const w = workspace();
@@ -37,10 +45,7 @@ describe('text a collision with the disk overwrote', () => {
   });
 
   it('read-write: the replace that takes the change in says so, and the call it names brings the text back from behind that edit', async () => {
-    const w = workspace();
-    expect((await w.toolset.run('open_file', { path: PATH })).isError).toBe(false);
-    expect((await w.toolset.run('replace', { path: PATH, old_text: 'indent = 0;', new_text: 'indent = 1;' })).isError).toBe(false);
-    await w.fs.write(PATH, ORIGINAL.replace('indent = 0;', 'indent = 2;'));
+    const w = await collided();
     const r = await w.toolset.run('replace', { path: PATH, old_text: 'this.indent += 1;', new_text: 'this.indent += 2;' });
     expect(r.isError).toBe(false);
     expect(r.text).toMatch(/^A change on disk was merged in first: your text at line 8 was replaced by the disk's; it is kept/);
@@ -57,10 +62,7 @@ describe('text a collision with the disk overwrote', () => {
     ['read_file', { path: PATH }],
     ['read_lines', { path: PATH, start_line: 1, end_line: 12 }],
   ])('read-write: a %s that takes the change in says so, and the call it names brings the text back', async (name, args) => {
-    const w = workspace();
-    expect((await w.toolset.run('open_file', { path: PATH })).isError).toBe(false);
-    expect((await w.toolset.run('replace', { path: PATH, old_text: 'indent = 0;', new_text: 'indent = 1;' })).isError).toBe(false);
-    await w.fs.write(PATH, ORIGINAL.replace('indent = 0;', 'indent = 2;'));
+    const w = await collided();
     const r = await w.toolset.run(name, args);
     expect(r.isError).toBe(false);
     expect(r.text).toContain('indent = 2;');
@@ -71,6 +73,21 @@ describe('text a collision with the disk overwrote', () => {
     await follow(w, r);
     expect((await w.toolset.run('save_file', { path: PATH })).isError).toBe(false);
     expect(await w.text(PATH)).toContain('indent = 1;');
+  });
+
+  it.each([
+    ['read_file', { path: PATH, max_tokens: 200 }],
+    ['read_lines', { path: PATH, start_line: 1, end_line: 40, max_tokens: 250 }],
+  ])('read-write: a %s whose text fills its budget still says so, within the budget', async (name, args) => {
+    const w = await collided();
+    const r = await w.toolset.run(name, args);
+    expect(r.isError, r.text).toBe(false);
+    const data = r.data as { tokens: number; view: string };
+    // The file does not fit: what is served is cut to the budget.
+    expect(data.view).not.toBe('full');
+    expect(data.tokens).toBeLessThanOrEqual(args.max_tokens);
+    expect(r.text).toContain("A change on disk was merged in first: your text at line 8 was replaced by the disk's; it is kept");
+    expect(callsIn(r.text)).toContainEqual({ name: 'undo_buffer_edit', args: { path: PATH, overwritten: true } });
   });
 
   it('admin: file_status names the disk’s lost place and get_file_history, which lists the person’s version after the save', async () => {

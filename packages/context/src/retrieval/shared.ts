@@ -223,11 +223,9 @@ export async function serve(
   body: string,
   fields: Omit<Served, 'text' | 'tokens' | 'path' | 'version' | 'totalLines' | 'totalTokens'> & { label?: string | undefined },
 ): Promise<Served> {
-  const text = wrapContent(body, blockInfo(ws, doc, fields.label, fields.view));
+  const text = servedBlock(ws, doc, body, fields.label, fields.view);
   const tokens = lastWrapped.reuse(ws, doc, body, fields.label, fields.view) ?? ws.tokenizer.count(text);
   const { label: _label, ...rest } = fields;
-  // A change on disk the read of an open buffer took in, where it overwrote the agent's text: said before anything else to do.
-  const overwritten = 'buffered' in doc ? doc.buffered?.overwritten : undefined;
   const served: Served = {
     path: doc.path,
     version: doc.sha256,
@@ -236,7 +234,6 @@ export async function serve(
     text,
     tokens,
     ...rest,
-    next: mergedFirst(overwritten, rest.next),
   };
   await caller.session.recordRead({
     agent: caller.agent,
@@ -252,7 +249,25 @@ export async function serve(
 
 /** Tokens the wrapper adds around a body (measured on an empty body). */
 export function wrapperTokens(ws: Workspace, doc: Source, label: string | undefined, view: ViewKind): number {
-  return ws.tokenizer.count(wrapContent('', blockInfo(ws, doc, label, view))) + 2;
+  return ws.tokenizer.count(servedBlock(ws, doc, '', label, view)) + 2;
+}
+
+/**
+ * A body as served: wrapped in its block, after the note of text a change
+ * on disk overwrote as the read of an open buffer took that change in.
+ * The note is told first, outside the block (it is ctxfs's, not the
+ * file's), and counted with the block, so a read that fills its budget
+ * still says it: in `next` it was dropped whenever the text left no room.
+ */
+function servedBlock(ws: Workspace, doc: Source, body: string, label: string | undefined, view: ViewKind): string {
+  const block = wrapContent(body, blockInfo(ws, doc, label, view));
+  const overwritten = overwrittenOf(doc);
+  return overwritten === undefined ? block : `${mergedFirst(overwritten, undefined)}\n${block}`;
+}
+
+/** The overwritten-text note a read of an open buffer carries, if any. */
+function overwrittenOf(doc: Source): string | undefined {
+  return 'buffered' in doc ? doc.buffered?.overwritten : undefined;
 }
 
 /** The delimiter attributes of a block served from `doc`. */
@@ -278,7 +293,17 @@ function blockInfo(ws: Workspace, doc: Source, label: string | undefined, view: 
  */
 const lastWrapped = {
   key: undefined as
-    | { ws: Workspace; path: string; version: string; body: string; label: string | undefined; view: ViewKind; sensitive: boolean | undefined; tokens: number }
+    | {
+        ws: Workspace;
+        path: string;
+        version: string;
+        body: string;
+        label: string | undefined;
+        view: ViewKind;
+        sensitive: boolean | undefined;
+        overwritten: string | undefined;
+        tokens: number;
+      }
     | undefined,
   reuse(ws: Workspace, doc: Source, body: string, label: string | undefined, view: ViewKind): number | undefined {
     const k = this.key;
@@ -289,6 +314,7 @@ const lastWrapped = {
       k.label === label &&
       k.view === view &&
       k.sensitive === ws.registry.get(doc.path)?.sensitive &&
+      k.overwritten === overwrittenOf(doc) &&
       k.body === body
       ? k.tokens
       : undefined;
@@ -298,8 +324,8 @@ const lastWrapped = {
 /** Exact tokens of `body` once wrapped. */
 export function wrappedTokens(ws: Workspace, doc: Source, body: string, label: string | undefined, view: ViewKind): number {
   const sensitive = ws.registry.get(doc.path)?.sensitive;
-  const tokens = lastWrapped.reuse(ws, doc, body, label, view) ?? ws.tokenizer.count(wrapContent(body, blockInfo(ws, doc, label, view)));
-  lastWrapped.key = { ws, path: doc.path, version: doc.sha256, body, label, view, sensitive, tokens };
+  const tokens = lastWrapped.reuse(ws, doc, body, label, view) ?? ws.tokenizer.count(servedBlock(ws, doc, body, label, view));
+  lastWrapped.key = { ws, path: doc.path, version: doc.sha256, body, label, view, sensitive, overwritten: overwrittenOf(doc), tokens };
   return tokens;
 }
 
