@@ -10,6 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
 import { type AuditEntry, AuditTrail, SqliteStateStore } from '../src/index.ts';
+import { entryFields } from '../src/safety/audit/audit-record.ts';
+import { ChainKey } from '../src/safety/audit/chain-key.ts';
+import { sealFieldsJson, sealLine } from '../src/safety/audit/chain-line.ts';
+import { entryJson } from '../src/safety/audit/entry-writer.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'ctxfs-audit-thread-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -51,6 +55,32 @@ function inOrder(trail: AuditTrail): string[] {
     .reverse()
     .map((r) => r.requestId);
 }
+
+test('the thread seals the JSON the caller made of an entry into the bytes the trail writes of the entry itself', () => {
+  // The caller serializes each entry once (entryJson) and the thread seals that text as it is: its lines must be the trail's own.
+  const key = new ChainKey(KEY);
+  const awkward = entry({
+    paths: ['src/ünïcødé 日本語.ts', 'C:\\dir\\"q".ts'],
+    params: { old: 'a\nb', new: 'x'.repeat(300), lone: 'a\ud800b', nested: { deep: [1, null, 'z'] } },
+    code: 'EACCES',
+    tokens: 7,
+    approval: { required: true, by: 'user', approver: 'ana' },
+    before: { 'src/a.ts': 'f'.repeat(64) },
+    diff: { files: 1, added: 2, removed: 3 },
+    durationMs: 0.25,
+  });
+  for (const e of [entry(), awkward]) {
+    const json = entryJson(e);
+    const fields = entryFields(e, e.requestId as string);
+    expect(JSON.parse(json)).toEqual(JSON.parse(JSON.stringify(fields)));
+    const ts = new Date().toISOString();
+    const prev = 'a1'.repeat(32);
+    const theirs = sealFieldsJson(42, prev, ts, 'entry', json, key);
+    const ours = sealLine({ seq: 42, prev, ts, type: 'entry', ...fields }, key);
+    expect(theirs.bytes.toString('utf8')).toBe(ours.bytes.toString('utf8'));
+    expect(theirs.mac).toBe(ours.mac);
+  }
+});
 
 describe('appendLater', () => {
   test('batches go to the thread; appends, tip and queries after them see them first, in the order handed over', async () => {

@@ -12,8 +12,9 @@
 
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { fsError } from '@ctxfs/core';
-import type { AuditEntry } from './audit-record.ts';
+import { type AuditEntry, replayKey } from './audit-record.ts';
 import type { FsyncPolicy, WriterView } from './chain-writer.ts';
+import { entryJson } from './entry-writer.ts';
 import type { AuditRemedies } from './remedies.ts';
 
 const WORKER_URL = new URL(`./append-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
@@ -43,8 +44,15 @@ export interface AppendWorkerData {
 /** Where in the shared state each word is. */
 export const STATE = { ready: 0, done: 1, closed: 2 } as const;
 
-/** A batch to append, or the order to close. */
-export type AppendRequest = { readonly id: number; readonly entries: readonly AuditEntry[] } | { readonly close: true };
+/**
+ * A batch to append — each entry's fields as JSON ({@link entryJson}) and
+ * its {@link replayKey}, in order, up to the first entry that is not
+ * well-formed (`refused`: why, reported as the batch's error once the lines
+ * before it are appended) — or the order to close.
+ */
+export type AppendRequest =
+  | { readonly id: number; readonly lines: readonly string[]; readonly keys: readonly string[]; readonly refused?: AppendReply['error'] }
+  | { readonly close: true };
 
 /** Fields of {@link AppendReply.lines} a line. */
 export const LINE_FIELDS = 7;
@@ -117,10 +125,30 @@ export class AppendThread {
     return this.#batches.size > 0;
   }
 
-  /** Posts a batch to append, in order after those posted before. */
+  /**
+   * Posts a batch to append, in order after those posted before. Each entry
+   * is serialized here, once: the thread seals the JSON as it is, and a
+   * string costs the hand-over a copy where an entry's objects cost a
+   * structured clone and their rebuilding on the other side (about 1.3
+   * against 0.3 µs an entry to receive).
+   */
   post(entries: readonly AuditEntry[]): void {
+    const lines: string[] = [];
+    const keys: string[] = [];
+    let refused: AppendReply['error'];
+    for (const e of entries) {
+      try {
+        lines.push(entryJson(e));
+      } catch (err) {
+        // As when the thread met it: the lines before it are appended, and the batch fails with its reason.
+        const { message, code } = err as { message?: unknown; code?: unknown };
+        refused = { message: String(message ?? err), ...(typeof code === 'string' ? { code } : {}) };
+        break;
+      }
+      keys.push(replayKey(e.requestId, e.op, e.durationMs));
+    }
     const id = ++this.#posted;
-    this.#port.postMessage({ id, entries } satisfies AppendRequest);
+    this.#port.postMessage({ id, lines, keys, ...(refused === undefined ? {} : { refused }) } satisfies AppendRequest);
     this.#batches.set(id, entries);
   }
 

@@ -1,7 +1,8 @@
 /**
  * The body of the trail's append thread (see `append-thread.ts`): a second
  * writer on the log the calling thread has open, which appends the batches
- * of committed entries it is posted, each in one hold of the log's lock, as
+ * of committed entries it is posted (their fields serialized by the caller,
+ * sealed here as they are), each in one hold of the log's lock, as
  * another process would — catching up first with what others appended, and
  * skipping the records they replayed. For each batch it posts where its
  * lines went (for the caller's index) and counts itself done in the shared
@@ -13,7 +14,6 @@
 
 import { workerData } from 'node:worker_threads';
 import type { AppendReply, AppendRequest, AppendWorkerData } from './append-thread.ts';
-import type { AuditEntry } from './audit-record.ts';
 
 const data = workerData as AppendWorkerData;
 const state = new Int32Array(data.state);
@@ -35,8 +35,7 @@ try {
   // Loaded here, inside the try: a thread that cannot load still reports, so the caller never waits in vain.
   const { ChainKey } = (await import(`./chain-key${ext}`)) as typeof import('./chain-key.ts');
   const { ChainWriter } = (await import(`./chain-writer${ext}`)) as typeof import('./chain-writer.ts');
-  const { noteReplays, replayKey } = (await import(`./audit-record${ext}`)) as typeof import('./audit-record.ts');
-  const { writeEntry } = (await import(`./entry-writer${ext}`)) as typeof import('./entry-writer.ts');
+  const { noteReplays } = (await import(`./audit-record${ext}`)) as typeof import('./audit-record.ts');
   const replayed = new Set(data.replayed);
   let prunedBefore: number | undefined;
   const writer = ChainWriter.from(
@@ -54,17 +53,17 @@ try {
     },
     data.view,
   );
-  const append = (id: number, entries: readonly AuditEntry[]): AppendReply => {
+  const append = (id: number, entries: readonly string[], keys: readonly string[], refused: AppendReply['error']): AppendReply => {
     const lines: number[] = [];
     const macs: string[] = [];
     let error: AppendReply['error'];
     prunedBefore = undefined;
     try {
       writer.locked(() => {
-        entries.forEach((entry, i) => {
+        entries.forEach((json, i) => {
           // Under the lock, the writer has caught up with every line appended before this one.
-          if (replayed.delete(replayKey(entry.requestId, entry.op, entry.durationMs))) return;
-          const { line } = writeEntry(writer, entry);
+          if (replayed.size > 0 && replayed.delete(keys[i] as string)) return;
+          const line = writer.append('entry', () => json);
           lines.push(line.seq, Date.parse(line.ts), line.fileNo, line.line, line.offset, line.length, i);
           macs.push(line.mac);
         });
@@ -72,6 +71,7 @@ try {
     } catch (err) {
       error = failure(err);
     }
+    error ??= refused;
     // The lines of a hold reach the file when it ends: those past what was written are not in the log.
     let kept = 0;
     while (kept * LINE_FIELDS < lines.length && (lines[kept * LINE_FIELDS] as number) <= writer.writtenSeq) kept++;
@@ -94,7 +94,7 @@ try {
       }
       return;
     }
-    data.port.postMessage(append(req.id, req.entries));
+    data.port.postMessage(append(req.id, req.lines, req.keys, req.refused));
     signal(STATE_DONE, req.id);
   });
 } catch (err) {

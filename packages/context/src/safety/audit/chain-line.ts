@@ -49,8 +49,22 @@ export interface SealedLine {
  * it and returns the whole line with its newline.
  */
 export function sealLine(body: Record<string, unknown>, key: ChainKey): SealedLine {
-  const json = JSON.stringify(body);
-  const head = json.slice(0, -1); // without the closing brace
+  return sealHead(JSON.stringify(body).slice(0, -1), key); // without the closing brace
+}
+
+/**
+ * The line whose fields after `type` are `fieldsJson`, a non-empty JSON
+ * object serialized already (by the thread that handed it over): the same
+ * bytes {@link sealLine} makes of `{ seq, prev, ts, type, ...fields }`,
+ * without parsing or serializing the fields again.
+ */
+export function sealFieldsJson(seq: number, prev: string, ts: string, type: LineType, fieldsJson: string, key: ChainKey): SealedLine {
+  // `prev` is hex, `ts` an ISO time and `type` a word: JSON writes each as it is, quoted.
+  return sealHead(`{"seq":${seq},"prev":"${prev}","ts":"${ts}","type":"${type}",${fieldsJson.slice(1, -1)}`, key);
+}
+
+/** The line whose MAC input is `head` (a JSON object without its closing brace). */
+function sealHead(head: string, key: ChainKey): SealedLine {
   const bytes = Buffer.allocUnsafe(Buffer.byteLength(head) + MAC_SUFFIX_BYTES + 1);
   const n = bytes.write(head, 0, 'utf8');
   const mac = key.macHex(bytes, 0, n);

@@ -40,7 +40,7 @@ import {
 import { join } from 'node:path';
 import { fsError } from '@ctxfs/core';
 import type { ChainKey } from './chain-key.ts';
-import { GENESIS_PREV, type LineType, parseLine, readLineHead, sealLine, storedMac } from './chain-line.ts';
+import { GENESIS_PREV, type LineType, parseLine, readLineHead, sealFieldsJson, sealLine, storedMac } from './chain-line.ts';
 import { LogLock } from './log-lock.ts';
 import type { AuditRemedies } from './remedies.ts';
 import { fileName, fileNumber } from './verify-chain.ts';
@@ -54,6 +54,13 @@ export interface ChainTip {
   readonly seq: number;
   readonly mac: string;
 }
+
+/**
+ * A line's fields after `seq`, `prev`, `ts` and `type`, given its seq, the
+ * MAC it links to and its time: an object, or that object's JSON (never
+ * `{}`), as `entryJson` wrote an entry's on the thread that handed it over.
+ */
+export type LineFields = (seq: number, prev: string, ts: string) => Record<string, unknown> | string;
 
 /** A line as written. */
 export interface WrittenLine {
@@ -580,16 +587,17 @@ export class ChainWriter {
 
   /**
    * Appends one line of `type` whose other fields `fields(seq, prev, ts)`
-   * builds (in the order they are to be written). Rotates first when the line
+   * builds (in the order they are to be written; an entry's may come as their
+   * JSON object, serialized already: see {@link LineFields}). Rotates first when the line
    * would take the file over its size. Takes the log's write lock for the
    * line (see {@link ChainWriter.locked}); inside a hold of it, the line
    * reaches the file when the hold ends.
    */
-  append(type: LineType, fields: (seq: number, prev: string, ts: string) => Record<string, unknown>): WrittenLine {
+  append(type: LineType, fields: LineFields): WrittenLine {
     return this.locked(() => this.#appendLine(type, fields));
   }
 
-  #appendLine(type: LineType, fields: (seq: number, prev: string, ts: string) => Record<string, unknown>): WrittenLine {
+  #appendLine(type: LineType, fields: LineFields): WrittenLine {
     if (this.#foreignKey !== undefined && type !== 'start') {
       throw fsError('EACCES', 'audit', undefined, {
         reason: `the audit log in ${this.dir} is written with key ${this.#foreignKey}, and this process holds key ${this.#o.key.id}: its records would not verify`,
@@ -599,7 +607,10 @@ export class ChainWriter {
     const build = () => {
       const ts = new Date().toISOString();
       const seq = this.#seq + 1;
-      return { ts, seq, line: sealLine({ seq, prev: this.#mac, ts, type, ...fields(seq, this.#mac, ts) }, this.#o.key) };
+      const f = fields(seq, this.#mac, ts);
+      const line =
+        typeof f === 'string' ? sealFieldsJson(seq, this.#mac, ts, type, f, this.#o.key) : sealLine({ seq, prev: this.#mac, ts, type, ...f }, this.#o.key);
+      return { ts, seq, line };
     };
     let b = build();
     if (type !== 'start' && this.#fileLines > 1 && this.#fileBytes + b.line.bytes.length > this.#o.maxFileBytes) {

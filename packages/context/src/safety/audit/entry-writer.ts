@@ -32,3 +32,14 @@ export function writeEntry(writer: ChainWriter, entry: AuditEntry): WrittenEntry
   });
   return { line, prev, fields };
 }
+
+/**
+ * The fields of `entry`'s line as JSON (checked, elided, given a request id),
+ * made once by the thread that hands the entry to the append thread: the
+ * thread seals them as they are (`writer.append('entry', () => json)`), and
+ * the hand-over copies one string, not the entry's objects.
+ */
+export function entryJson(entry: AuditEntry): string {
+  checkEntry(entry);
+  return JSON.stringify(entryFields(entry, entry.requestId ?? randomUUID()));
+}
