@@ -7,7 +7,9 @@
  * the later I/O goes through that same descriptor (or through the magic link
  * `/proc/self/fd/N/name`, which the kernel resolves to the verified
  * directory), swapping a directory for a symlink between check and use
- * cannot redirect anything outside (seed 004, threat 5).
+ * cannot redirect anything outside (seed 004, threat 5). A path that is not
+ * there is answered without a descriptor ({@link RootGuard.absent}): its
+ * nearest existing ancestor is checked as a failed open's is.
  *
  * @module
  */
