@@ -7,44 +7,21 @@
  * under 5% (ratio ≤ 1.05). A third line times the bare backend read, for
  * scale. A second case counts the CPU time the reads cost the calling
  * thread and the whole process, which a loaded machine does not blur as it
- * does wall time.
+ * does wall time. A third runs each side alone in a fresh process
+ * (`safety-cpu-process.ts`), one after the other, so neither side's heap,
+ * compiled code or threads sit beside the other's.
  *
  * @module
  */
 
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ContextLayer, createContext, type PolicyConfig } from '@ctxfs/context';
-import { HostFilesystem } from '@ctxfs/host';
-import { type Case, defineSuite, single } from '../harness.ts';
-import { UNSPENT_PROFILE } from '../tools/unspent-profile.ts';
-
-const FILE = 'src/service/handler.ts';
-
-/** About 1 KB of code, as a small module is. */
-const SOURCE = `${Array.from({ length: 28 }, (_, i) => `export const handler${i} = (x: number): number => x * ${i} + 1;`).join('\n')}\n`.slice(0, 1024);
-
-/** A policy a team might write: credentials, vendored code, generated output, per-agent limits. */
-const POLICY: PolicyConfig = {
-  readOnly: ['vendor/', 'dist/', 'LICENSE'],
-  sensitive: ['*.tfvars', 'terraform.tfstate'],
-  alwaysAsk: ['delete'],
-  rules: [
-    { effect: 'deny', paths: ['secrets/', '**/*.pem', '**/id_rsa*'], reason: 'credentials' },
-    { effect: 'deny', paths: ['infra/prod/**'], agents: ['llm:*'] },
-    { effect: 'ask', paths: ['migrations/**'], ops: ['write'] },
-    { effect: 'ask', paths: ['.github/'], ops: ['write', 'delete', 'rename'] },
-    { effect: 'allow', paths: ['src/**', 'test/**'], ops: ['read', 'search', 'write'] },
-    { effect: 'allow', paths: ['docs/'], ops: ['read', 'search'] },
-    { effect: 'deny', paths: ['**/*.key'], ops: ['read', 'search'] },
-    { effect: 'allow', paths: ['.env.example'], ops: ['read'] },
-    { effect: 'deny', paths: ['build/', 'coverage/'], ops: ['write'] },
-    { effect: 'ask', paths: ['package.json', 'pnpm-lock.yaml'], ops: ['write'] },
-    { effect: 'deny', paths: ['/tmp', '*.log'], ops: ['search'], agents: ['llm:local'] },
-    { effect: 'allow', paths: ['README.md', 'ARCHITECTURE.md'] },
-  ],
-};
+import type { ContextLayer } from '@ctxfs/context';
+import type { HostFilesystem } from '@ctxfs/host';
+import { type Case, defineSuite, quantile, single } from '../harness.ts';
+import { costOfReads, FILE, openSide, openWorkspace, type Side } from '../safety-sessions.ts';
 
 interface Env {
   readonly fs: HostFilesystem;
@@ -53,39 +30,56 @@ interface Env {
   readonly dir: string;
   records: number;
   /** CPU time the reads cost, by side: the calling thread's and the whole process's (µs), and the reads. */
-  readonly cpu: Record<'guarded' | 'bare', { thread: number; process: number; reads: number }>;
+  readonly cpu: Record<Side, { thread: number; process: number; reads: number }>;
+  /** Per read, a fresh process each (µs): the calling thread's CPU and the whole process's. */
+  readonly procs: Record<Side, Array<{ threadUs: number; processUs: number }>>;
+  /** Processes started so far: they alternate sides. */
+  spawned: number;
 }
 
 /** Reads a side makes in one sample of the CPU case. */
 const CPU_READS = 100;
-/** Longer than the audit sink's 20 ms wait: the last batch's flush is counted with its reads. */
-const SETTLE_MS = 30;
-
-/**
- * CPU time of {@link CPU_READS} reads of `side`, and of the work they leave
- * behind (the batch of records a timer writes), on the calling thread and
- * in the whole process. Under load the wall-clock ratio is mostly other
- * processes' noise; what the calling thread spends on a read is not.
- */
-async function cpuOfReads(env: Env, side: 'guarded' | 'bare'): Promise<void> {
-  const ctx = env[side];
-  const thread0 = process.threadCpuUsage();
-  const process0 = process.cpuUsage();
-  for (let i = 0; i < CPU_READS; i++) await ctx.readFile(FILE);
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  const thread = process.threadCpuUsage(thread0);
-  const all = process.cpuUsage(process0);
+/** CPU time of {@link CPU_READS} reads of `side` (see {@link costOfReads}). */
+async function cpuOfReads(env: Env, side: Side): Promise<void> {
+  const cost = await costOfReads(env[side], CPU_READS);
   const into = env.cpu[side];
-  into.thread += thread.user + thread.system;
-  into.process += all.user + all.system;
+  into.thread += cost.thread;
+  into.process += cost.process;
   into.reads += CPU_READS;
 }
 
 function cpuNote(env: Env): string {
-  const per = (side: 'guarded' | 'bare', what: 'thread' | 'process') => env.cpu[side][what] / Math.max(1, env.cpu[side].reads);
+  const per = (side: Side, what: 'thread' | 'process') => env.cpu[side][what] / Math.max(1, env.cpu[side].reads);
   const line = (what: 'thread' | 'process') =>
     `${per('guarded', what).toFixed(1)} µs against ${per('bare', what).toFixed(1)} µs (${(per('guarded', what) / per('bare', what)).toFixed(2)}x)`;
   return `CPU a read, ${env.cpu.guarded.reads} reads a side: calling thread ${line('thread')}; whole process, the audit's threads included, ${line('process')}`;
+}
+
+/** Reads one measuring process makes (after its warm-up of 500). */
+const PROCESS_READS = 1500;
+const CPU_PROCESS = join(import.meta.dirname, '..', 'safety-cpu-process.ts');
+
+/** One side alone in a fresh process, its state in a directory of its own: its CPU time a read. */
+function cpuInProcess(env: Env): void {
+  const side: Side = env.spawned++ % 2 === 0 ? 'bare' : 'guarded';
+  const dir = mkdtempSync(join(env.dir, `process-${side}-`));
+  try {
+    const out = execFileSync(process.execPath, [CPU_PROCESS, side, dir, String(PROCESS_READS)], { encoding: 'utf8' });
+    env.procs[side].push(JSON.parse(out) as { threadUs: number; processUs: number });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function processNote(env: Env): string {
+  const median = (side: Side, what: 'threadUs' | 'processUs') =>
+    quantile(
+      env.procs[side].map((r) => r[what]).sort((a, b) => a - b),
+      0.5,
+    );
+  const line = (what: 'threadUs' | 'processUs') =>
+    `${median('guarded', what).toFixed(1)} µs against ${median('bare', what).toFixed(1)} µs (${(median('guarded', what) / median('bare', what)).toFixed(2)}x)`;
+  return `CPU a read, median of ${env.procs.guarded.length} and ${env.procs.bare.length} fresh processes of ${PROCESS_READS} reads: calling thread ${line('threadUs')}; whole process ${line('processUs')}`;
 }
 
 export default defineSuite<Env>({
@@ -94,29 +88,12 @@ export default defineSuite<Env>({
   options: { rounds: 3, minSamples: 20, timeMs: 400 },
   async setup() {
     const dir = mkdtempSync(join(tmpdir(), 'ctxfs-bench-safety-'));
-    mkdirSync(join(dir, 'ws'));
-    const fs = await HostFilesystem.open({ root: join(dir, 'ws'), stateDir: join(dir, 'host-state') });
-    await fs.write(FILE, SOURCE, { createParents: true });
-    const guarded = await createContext({
-      fs,
-      store: join(dir, 'guarded.db'),
-      agent: 'llm:bench',
-      profile: UNSPENT_PROFILE,
-      safety: { policyFiles: false, policy: POLICY, auditTrail: { dir: join(dir, 'audit'), key: { keyFile: join(dir, 'audit.key') } } },
-    });
+    const fs = await openWorkspace(dir);
+    const guarded = await openSide('guarded', fs, dir);
     const cpu = { guarded: { thread: 0, process: 0, reads: 0 }, bare: { thread: 0, process: 0, reads: 0 } };
-    const env: Env = { fs, guarded, bare: guarded, dir, records: 0, cpu };
-    const bare = await createContext({
-      fs,
-      store: join(dir, 'bare.db'),
-      agent: 'llm:bench',
-      profile: UNSPENT_PROFILE,
-      safety: {
-        policyFiles: false,
-        audit: () => {
-          env.records++;
-        },
-      },
+    const env: Env = { fs, guarded, bare: guarded, dir, records: 0, cpu, procs: { guarded: [], bare: [] }, spawned: 0 };
+    const bare = await openSide('bare', fs, dir, () => {
+      env.records++;
     });
     return { ...env, bare };
   },
@@ -153,6 +130,14 @@ export default defineSuite<Env>({
         // Read when the results are written, after every sample.
         get note() {
           return cpuNote(env);
+        },
+      }),
+      single({
+        kind: 'single',
+        name: `CPU time of ${PROCESS_READS} reads in a fresh process, policy + audit and no rules alternately (see the note)`,
+        run: () => cpuInProcess(env),
+        get note() {
+          return processNote(env);
         },
       }),
     ];
