@@ -249,8 +249,23 @@ export async function serve(
 
 /** Tokens the wrapper adds around a body (measured on an empty body). */
 export function wrapperTokens(ws: Workspace, doc: Source, label: string | undefined, view: ViewKind): number {
-  return ws.tokenizer.count(servedBlock(ws, doc, '', label, view)) + 2;
+  // Asked at every read before its body is cut, and the same for every read of a version: remembered by what
+  // the empty block is made of (its nonce, 12 digits, is 4 tokens whatever they are), not wrapped and counted anew.
+  const info = blockInfo(ws, doc, label, view);
+  const key = JSON.stringify([info.path, info.version, info.lines, info.view, info.sensitive, info.buffer, info.encoding, overwrittenOf(doc)]);
+  let counts = wrapperCounts.get(ws.tokenizer);
+  if (counts === undefined) wrapperCounts.set(ws.tokenizer, (counts = new Map()));
+  const known = counts.get(key);
+  if (known !== undefined) return known;
+  const tokens = ws.tokenizer.count(servedBlock(ws, doc, '', label, view)) + 2;
+  if (counts.size >= WRAPPER_COUNTS) counts.clear();
+  counts.set(key, tokens);
+  return tokens;
 }
+
+/** Empty blocks' counts by tokenizer, at most {@link WRAPPER_COUNTS} each. */
+const wrapperCounts = new WeakMap<Tokenizer, Map<string, number>>();
+const WRAPPER_COUNTS = 1024;
 
 /**
  * A body as served: wrapped in its block, after the note of text a change
