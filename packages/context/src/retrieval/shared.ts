@@ -254,7 +254,10 @@ export function wrapperTokens(ws: Workspace, doc: Source, label: string | undefi
   const info = blockInfo(ws, doc, label, view);
   const key = JSON.stringify([info.path, info.version, info.lines, info.view, info.sensitive, info.buffer, info.encoding, overwrittenOf(doc)]);
   let counts = wrapperCounts.get(ws.tokenizer);
-  if (counts === undefined) wrapperCounts.set(ws.tokenizer, (counts = new Map()));
+  if (counts === undefined) {
+    counts = new Map();
+    wrapperCounts.set(ws.tokenizer, counts);
+  }
   const known = counts.get(key);
   if (known !== undefined) return known;
   const tokens = ws.tokenizer.count(servedBlock(ws, doc, '', label, view)) + 2;
