@@ -20,8 +20,8 @@ describe.runIf(hasTmux)('ctxfs in a terminal', () => {
     term = Terminal.open(project, ['scan', '--index']);
     expect(await term.exitCode(60_000)).toBe(0);
     const screen = term.screen();
-    expect(screen).toMatch(/1201 files: 1201 added/);
-    expect(screen).toMatch(/imports: \d+ relations in 1200 files/);
+    expect(screen).toMatch(/1,201 files: 1201 added/);
+    expect(screen).toMatch(/imports: [\d,]+ relations in 1,200 files/);
     // The bars were drawn (cli-progress's frame with the count) …
     const drawn = term.recorded();
     expect(drawn).toMatch(/scan \[[█░]+\] \d+% \| \d+\/\d+ files \| (walk|hash|done)/);

@@ -89,7 +89,7 @@ export async function runServer(workspace: McpWorkspace, options: RunServerOptio
     options.log(`serving ${workspace.description} at ${http.url}`);
   } else closers.push(await serveStdio(workspace, stop));
   workspace.ready({ start: false }).then(
-    (ctx) => options.log(`${ctx.registry.size} files scanned`),
+    (ctx) => options.log(`${ctx.registry.size} ${ctx.registry.size === 1 ? 'file' : 'files'} scanned`),
     (err: unknown) => options.log(`could not open ${workspace.description}: ${(err as Error).message}`),
   );
   return { url, stopped: done, stop };

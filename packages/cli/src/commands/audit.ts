@@ -101,22 +101,25 @@ export const verify: Action = (g) =>
     else {
       const lines: string[] = [];
       const head = store.head ? ` (head #${store.head.id} ${store.head.hash.slice(0, 12)})` : '';
-      if (store.ok) lines.push(`${paint('green', 'ok')}: store chain: ${store.records} records verify${head}; ${store.location}`);
+      if (store.ok)
+        lines.push(
+          `${paint('green', 'ok')}: store chain: ${plural(store.records, 'record')} ${store.records === 1 ? 'verifies' : 'verify'}${head}; ${store.location}`,
+        );
       else {
         const bad = store.firstBad;
         lines.push(
-          `${paint('red', 'damaged')}: store chain: ${store.records} records verify${head}, then row #${bad?.id}: ${bad?.damage}, ${bad?.detail}; ${store.location}`,
+          `${paint('red', 'damaged')}: store chain: ${plural(store.records, 'record')} ${store.records === 1 ? 'verifies' : 'verify'}${head}, then row #${bad?.id}: ${bad?.damage}, ${bad?.detail}; ${store.location}`,
         );
       }
       if (trail === undefined) lines.push(`trail: none (${ws.trailMissing ?? 'it could not be opened'})`);
       else if (trail.ok)
         lines.push(
-          `${paint('green', 'ok')}: trail: ${plural(trail.records, 'line')} (${plural(trail.entries, 'record')}) in ${plural(trail.files, 'file')} verify; ${trail.dir}`,
+          `${paint('green', 'ok')}: trail: ${plural(trail.records, 'line')} (${plural(trail.entries, 'record')}) in ${plural(trail.files, 'file')} ${trail.records === 1 ? 'verifies' : 'verify'}; ${trail.dir}`,
         );
       else {
         const bad = trail.firstBad;
         lines.push(
-          `${paint('red', 'damaged')}: trail: ${trail.records} lines verify, then ${bad ? `${bad.file} line ${bad.line} (seq ${bad.seq}): ${bad.damage}, ${bad.detail}` : 'a line does not'}; ${trail.dir}`,
+          `${paint('red', 'damaged')}: trail: ${plural(trail.records, 'line')} ${trail.records === 1 ? 'verifies' : 'verify'}, then ${bad ? `${bad.file} line ${bad.line} (seq ${bad.seq}): ${bad.damage}, ${bad.detail}` : 'a line does not'}; ${trail.dir}`,
         );
       }
       await out(lines.join('\n'));
@@ -138,11 +141,11 @@ export const reindex: Action = (g) =>
     const { ok, firstBad } = trail.verify();
     const bad = firstBad && { file: firstBad.file, line: firstBad.line, seq: firstBad.seq, damage: firstBad.damage, detail: firstBad.detail };
     if (g.json) await outJson({ trail: trail.dir, indexed, ok, ...(bad ? { firstBad: bad } : {}) });
-    else if (ok) await out(`${paint('green', 'ok')}: indexed ${indexed} records; the log verifies; ${trail.dir}`);
+    else if (ok) await out(`${paint('green', 'ok')}: indexed ${plural(indexed, 'record')}; the log verifies; ${trail.dir}`);
     else {
       const where = bad ? `${bad.file} line ${bad.line} (seq ${bad.seq}): ${bad.damage}, ${bad.detail}` : 'a line';
       await out(
-        `${paint('yellow', 'indexed')} ${indexed} records; the log does not verify from ${where}. It keeps the change as evidence; \`${await commandPrefix(g)} audit\` marks the records that do not verify; ${trail.dir}`,
+        `${paint('yellow', 'indexed')} ${plural(indexed, 'record')}; the log does not verify from ${where}. It keeps the change as evidence; \`${await commandPrefix(g)} audit\` marks the records that do not verify; ${trail.dir}`,
       );
     }
     return ok ? EXIT.ok : EXIT.refused;

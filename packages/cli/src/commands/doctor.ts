@@ -56,7 +56,12 @@ export const doctor: Action = async (g) => {
     await withContext(g, async ({ fs, ctx, trail, trailMissing }) => {
       const top = await fs.list('');
       backendOk = true;
-      checks.push({ name: 'backend', ok: true, required: true, detail: `${fs.root}: ${top.length} entries at the top${fs.readOnly ? ', read-only' : ''}` });
+      checks.push({
+        name: 'backend',
+        ok: true,
+        required: true,
+        detail: `${fs.root}: ${top.length} ${top.length === 1 ? 'entry' : 'entries'} at the top${fs.readOnly ? ', read-only' : ''}`,
+      });
       checks.push({
         name: 'state store',
         ok: true,

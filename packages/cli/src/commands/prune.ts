@@ -6,6 +6,7 @@
  * @module
  */
 
+import { plural } from '@ctxfs/context';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { out, outJson } from '../output.ts';
 import type { Action } from '../program.ts';
@@ -39,8 +40,8 @@ export const prune: Action = (g, _args, o) => {
     else
       await out(
         [
-          `history: ${history.versionsRemoved} versions removed, ${history.blobsRemoved} stored contents (${history.bytesFreed} bytes) freed`,
-          `reads: ${reads.repeatsRemoved} repeated reads folded; ${reads.idleSessions} idle sessions kept only their last read of each file (${reads.idleReadsRemoved} older reads removed)`,
+          `history: ${plural(history.versionsRemoved, 'version')} removed, ${plural(history.blobsRemoved, 'stored content')} (${plural(history.bytesFreed, 'byte')}) freed`,
+          `reads: ${plural(reads.repeatsRemoved, 'repeated read')} folded; ${plural(reads.idleSessions, 'idle session')} kept only ${reads.idleSessions === 1 ? 'its' : 'their'} last read of each file (${plural(reads.idleReadsRemoved, 'older read')} removed)`,
         ].join('\n'),
       );
     return EXIT.ok;

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { plural } from '@ctxfs/context';
 import { EXIT } from '../exit-codes.ts';
 import { out, outJson } from '../output.ts';
 import type { Action } from '../program.ts';
@@ -44,10 +45,10 @@ export const scan: Action = (g, _args, o) =>
       // The registry's `unchanged` leaves out a file hashed to find its content the same (touched, restored): said here, those are unchanged too, so the counts add up to the files.
       const same = r.files - r.added.length - r.changed.length;
       const lines = [
-        `${r.files} files: ${r.added.length} added, ${r.changed.length} changed, ${r.removed.length} removed, ${same} unchanged (${r.hashed} hashed)`,
+        `${plural(r.files, 'file')}: ${r.added.length} added, ${r.changed.length} changed, ${r.removed.length} removed, ${same} unchanged (${r.hashed} hashed)`,
       ];
       if (r.skipped.length > 0) lines.push(`skipped ${r.skipped.length}: ${r.skipped.map((s) => `${s.path} (${s.code})`).join(', ')}`);
-      if (index !== undefined) lines.push(`imports: ${index.relations} relations in ${index.files} files (${index.parsed} parsed)`);
+      if (index !== undefined) lines.push(`imports: ${plural(index.relations, 'relation')} in ${plural(index.files, 'file')} (${index.parsed} parsed)`);
       await out(lines.join('\n'));
     }
     return EXIT.ok;

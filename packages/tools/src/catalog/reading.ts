@@ -7,7 +7,7 @@
  * @module
  */
 
-import { MIN_USEFUL_TOKENS } from '@ctxfs/context';
+import { MIN_USEFUL_TOKENS, plural } from '@ctxfs/context';
 import { isFsError, resolvePath } from '@ctxfs/core';
 import { z } from 'zod';
 import { defineTool, once, READ_ONLY, toolSignature } from '../definition.ts';
@@ -246,8 +246,8 @@ export const getFileMetadata = defineTool({
     };
     const facts = [
       `${data.path}: ${data.kind}`,
-      data.size === undefined ? undefined : `${data.size} bytes`,
-      data.lines === undefined ? undefined : `${data.lines} lines`,
+      data.size === undefined ? undefined : plural(data.size, 'byte'),
+      data.lines === undefined ? undefined : plural(data.lines, 'line'),
       data.language,
       data.tags.length > 0 ? `tags ${data.tags.join(', ')}` : undefined,
       data.sensitive ? 'sensitive (contents withheld or masked)' : undefined,
