@@ -353,6 +353,31 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 15,
+    description:
+      "session_reads without AUTOINCREMENT (SQLite): its counter, a row of sqlite_sequence, was a page of its own that every read's record wrote again, one of the 4.4 a read's commit wrote; ids stay as they were and a new one is the largest plus one (SQLite's rowid), which retention never deletes, as it keeps each reader's last read. PostgreSQL's identity column writes no page of the table and is left as it is",
+    sql: `
+      CREATE TABLE session_reads_v15 (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        agent TEXT NOT NULL,
+        path TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        op TEXT NOT NULL,
+        start_line INTEGER,
+        end_line INTEGER,
+        tokens INTEGER NOT NULL,
+        read_ms REAL NOT NULL
+      );
+      INSERT INTO session_reads_v15 (id, session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms)
+        SELECT id, session_id, agent, path, sha256, op, start_line, end_line, tokens, read_ms FROM session_reads ORDER BY id;
+      DROP TABLE session_reads;
+      ALTER TABLE session_reads_v15 RENAME TO session_reads;
+      CREATE INDEX session_reads_agent_path ON session_reads (session_id, agent, path, id);
+    `,
+    postgres: 'SELECT 1',
+  },
 ];
 
 /**
