@@ -43,6 +43,7 @@ import { BashFsError, RedirectionError, toBashError } from './bash-errors.ts';
 import { type Device, deviceAt, deviceOrRefuse, deviceRead, deviceStat, deviceWrite } from './devices.ts';
 import { ReadBases } from './read-bases.ts';
 import { opensRedirection } from './redirection-groups.ts';
+import { scriptText, scriptTextBytes, type TextForm } from './script-text.ts';
 import { resolveVirtual, virtualPath } from './virtual-path.ts';
 
 /** Options of reads, as just-bash passes them. */
@@ -80,6 +81,17 @@ function encodingOf(options: ReadOptions | WriteOptions | undefined | null): Buf
   if (options === undefined || options === null) return undefined;
   return typeof options === 'string' ? options : (options.encoding ?? undefined);
 }
+
+/** Whether just-bash asks for text as UTF-8 (its default). */
+function isUtf8(encoding: BufferEncoding | undefined): boolean {
+  return encoding === undefined || encoding === 'utf8' || encoding === 'utf-8';
+}
+
+/** A character beyond ASCII (one UTF-16 unit of one). */
+const BEYOND_ASCII = /[\u0080-\uffff]/;
+
+/** Bytes of a file's head read to find the encoding text appended to it is stored in. */
+const STORED_FORM_SAMPLE = 64 * 1024;
 
 function toBytes(content: FileContent, encoding: BufferEncoding | undefined): Uint8Array {
   if (content instanceof Uint8Array) return content;
@@ -246,8 +258,19 @@ export class CtxfsBashFs implements IFileSystem {
     if (wrong !== undefined) throw wrong;
   }
 
+  /**
+   * A file as text. Asked for as UTF-8 (what just-bash's text commands ask
+   * for: `sed`, `awk`, `grep`), a file that is not valid UTF-8 is its text
+   * in its own encoding, as every ctxfs read decodes it, and a string the
+   * script writes back over it goes back in that encoding (script-text.ts).
+   */
   readFile(path: string, options?: ReadOptions): Promise<string> {
-    return this.readFileBuffer(path).then((bytes) => fromBytes(bytes, encodingOf(options)));
+    const encoding = encodingOf(options);
+    if (!isUtf8(encoding)) return this.readFileBuffer(path).then((bytes) => fromBytes(bytes, encoding));
+    return this.#read(path, (p, bytes) => {
+      const { text, form } = scriptText(this.#fs, p, bytes);
+      return { value: text, form };
+    });
   }
 
   readFileBytes(path: string): Promise<ByteString> {
@@ -255,7 +278,12 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   readFileBuffer(path: string): Promise<Uint8Array> {
-    const device = this.#device('open', path, (d) => deviceRead(d, 'read'));
+    return this.#read(path, (_p, bytes) => ({ value: bytes, form: undefined }));
+  }
+
+  /** Reads a whole file as `as` gives it to the script, remembering what was read and in what form (the base of a later write). */
+  #read<T>(path: string, as: (p: string, bytes: Uint8Array) => { value: T; form: TextForm | undefined }): Promise<T> {
+    const device = this.#device('open', path, (d) => as(d.path, deviceRead(d, 'read')).value);
     if (device !== undefined) return device;
     return this.#call('open', path, async (p, run, bases) => {
       await this.#check(run, 'read', p);
@@ -264,9 +292,10 @@ export class CtxfsBashFs implements IFileSystem {
       if (this.#maxFileReadSize > 0 && st.size > this.#maxFileReadSize)
         throw new BashFsError('EFBIG', 'read', `/${p}`, `${st.size} bytes, over the limit of ${this.#maxFileReadSize}`);
       const bytes = await this.#fs.readBytes(p);
+      const { value, form } = as(p, bytes);
       // The base of the script's later write of this file: a change made meanwhile is merged, never overwritten.
-      bases.remember(p, bytes);
-      return bytes;
+      bases.remember(p, bytes, form);
+      return value;
     });
   }
 
@@ -307,11 +336,34 @@ export class CtxfsBashFs implements IFileSystem {
           this.#writable(op, p);
           await this.#check(run, 'write', p);
           if (opening && scope !== undefined) await this.#inDirectory(p);
+          const bytes = await this.#bytesOf(op, p, content, options, bases);
           await run.willChange(p);
-          await write(p, toBytes(content, encodingOf(options)), bases);
+          await write(p, bytes, bases);
         }),
       ),
     );
+  }
+
+  /**
+   * The bytes a write or an append of `content` puts in `p`. A string
+   * just-bash writes as UTF-8 over a file the script read as text in
+   * another form goes back in that form, its unchanged bytes as they were
+   * (`sed -i`); one appended with characters beyond ASCII to a file stored
+   * in another encoding is added in that encoding (ASCII is the same bytes
+   * in every encoding but UTF-16's, where bash appends it as bytes too).
+   * Text the encoding cannot hold is refused (`EINVAL`), before anything is
+   * written or recorded. Everything else goes as given.
+   */
+  async #bytesOf(op: 'write' | 'append', p: string, content: FileContent, options: WriteOptions | undefined, bases: ReadBases): Promise<Uint8Array> {
+    const encoding = encodingOf(options);
+    if (typeof content !== 'string' || !isUtf8(encoding)) return toBytes(content, encoding);
+    const read = bases.textForm(p);
+    if (read !== undefined) return scriptTextBytes(`/${p}`, content, read.form, op === 'write' ? read.bytes : undefined, op === 'write');
+    if (op === 'write' || !BEYOND_ASCII.test(content)) return toBytes(content, encoding);
+    // Appended without a read of it: the form of the text the file holds, from its head (the detector's sample).
+    const head = await this.#fs.readBytes(p, { limit: STORED_FORM_SAMPLE }).catch(() => undefined);
+    const form = head === undefined ? undefined : scriptText(this.#fs, p, head).form;
+    return form === undefined ? toBytes(content, encoding) : scriptTextBytes(`/${p}`, content, form, undefined, false);
   }
 
   /**

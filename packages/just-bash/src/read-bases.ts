@@ -15,6 +15,7 @@
 import { merge3, sha256Hex } from '@ctxfs/context';
 import { type Filesystem, fsError, isFsError } from '@ctxfs/core';
 import { BashFsError } from './bash-errors.ts';
+import type { TextForm } from './script-text.ts';
 
 /** Most bytes of read content one set of bases keeps for merges; past it a read is only hashed (a change over it is refused, not merged). */
 const MAX_KEPT_BYTES = 8 * 1024 * 1024;
@@ -23,10 +24,12 @@ const MAX_BASES = 4096;
 /** Merges tried before a write over a file that keeps changing is refused. */
 const MAX_ROUNDS = 3;
 
-/** What the script knows of one file: its hash, and its content when kept for a merge. */
+/** What the script knows of one file: its hash, its content when kept for a merge, and how it read it as text. */
 interface Base {
   readonly sha256: string;
   readonly bytes: Uint8Array | undefined;
+  /** Set when the script read the file as text that is not plain UTF-8 (see script-text.ts). */
+  readonly form: TextForm | undefined;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -55,13 +58,27 @@ export class ReadBases {
   readonly #bases = new Map<string, Base>();
   #keptBytes = 0;
 
-  /** Remembers `bytes` as what the script knows of `path`: what it read, or what it wrote itself. */
-  remember(path: string, bytes: Uint8Array): void {
+  /**
+   * Remembers `bytes` as what the script knows of `path`: what it read, or
+   * what it wrote itself; with the {@link TextForm} it was given the file's
+   * text in, when it read it as text that is not plain UTF-8.
+   */
+  remember(path: string, bytes: Uint8Array, form?: TextForm): void {
     this.#drop(path);
     const keep = this.#keptBytes + bytes.byteLength <= MAX_KEPT_BYTES;
     if (keep) this.#keptBytes += bytes.byteLength;
-    this.#bases.set(path, { sha256: sha256Hex(bytes), bytes: keep ? bytes : undefined });
+    this.#bases.set(path, { sha256: sha256Hex(bytes), bytes: keep ? bytes : undefined, form });
     if (this.#bases.size > MAX_BASES) this.#drop(this.#bases.keys().next().value as string);
+  }
+
+  /**
+   * How the script last read `path` as text that is not plain UTF-8, and
+   * the bytes it read (when kept); `undefined` when it did not, or wrote
+   * the file since: a string written over it goes back in that form.
+   */
+  textForm(path: string): { readonly form: TextForm; readonly bytes: Uint8Array | undefined } | undefined {
+    const base = this.#bases.get(path);
+    return base?.form === undefined ? undefined : { form: base.form, bytes: base.bytes };
   }
 
   /** Forgets `path` and all below it: the script removed, moved, replaced or appended to it itself. */

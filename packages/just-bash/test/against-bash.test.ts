@@ -117,6 +117,9 @@ const SCRIPTS = [
   'mv latin1.txt l3 && cat l3',
   'cat latin1.txt >> LICENSE && tail -c 11 LICENSE',
   'tee t.bin < bin.dat > /dev/null; cat t.bin',
+  "sed -i 's/caf/CAF/' latin1.txt && cat latin1.txt",
+  "sed -i 's/AB/ab/' bin.dat && cat bin.dat",
+  "awk '{ print > FILENAME }' latin1.txt; cat latin1.txt",
   // missing files, directories
   'cat nope.txt; echo "status $?"',
   'ls nope; echo $?',
