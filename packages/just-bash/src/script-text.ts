@@ -38,11 +38,12 @@ export interface ScriptText {
   readonly form: TextForm | undefined;
 }
 
-const lossyUtf8 = new TextDecoder();
+/** UTF-8 as Node's `Buffer.toString` decodes it: a byte-order mark stays U+FEFF, so it is written back. */
+const lossyUtf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * `bytes` of `path` as the text a script reads. Valid UTF-8 as it is (a
- * BOM stays U+FEFF, as Node's decoder keeps it); anything else as `fs`
+ * BOM stays U+FEFF); anything else as `fs`
  * decodes it for every ctxfs read; bytes the backend calls binary as
  * lossy UTF-8, whose invalid sequences {@link scriptTextBytes} restores.
  */

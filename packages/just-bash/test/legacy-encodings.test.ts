@@ -154,6 +154,20 @@ describe.each(Object.keys(BACKENDS))('files not in UTF-8 through CtxfsBash on %s
     expect(hex(await fs.readBytes(ja.path))).toBe(hex(concatBytes([ja.bytes, utf8('# end\n')])));
   });
 
+  it('a UTF-8 file with a byte-order mark, or in two encodings, keeps every byte sed -i did not change', async () => {
+    const { fs, ctx } = await open({});
+    const de = utf8(catalogue('de', 'utf-8'));
+    // A windows-1252 line pasted into a UTF-8 catalogue: the file is UTF-8 with damage, its 0xFC stays 0xFC.
+    const pasted = concatBytes([de, encodeText('msgstr "Spalte einfügen"\n', 'windows-1252')]);
+    await fs.writeBytes('bom.po', concatBytes([Uint8Array.of(0xef, 0xbb, 0xbf), de]));
+    await fs.writeBytes('pasted.po', pasted);
+    const r = await new CtxfsBash(ctx).exec(`${ASCII_EDIT} bom.po pasted.po`);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const change = (b: Uint8Array): Uint8Array => replaced(b, utf8('msgid "Insert table"'), utf8('msgid "Insert a table"'));
+    expect(hex(await fs.readBytes('bom.po'))).toBe(hex(concatBytes([Uint8Array.of(0xef, 0xbb, 0xbf), change(de)])));
+    expect(hex(await fs.readBytes('pasted.po'))).toBe(hex(change(pasted)));
+  });
+
   it('grep and awk read the translations as text', async () => {
     const { fs, ctx } = await open({});
     await plant(fs);
