@@ -43,7 +43,7 @@ import { BashFsError, RedirectionError, toBashError } from './bash-errors.ts';
 import { type Device, deviceAt, deviceOrRefuse, deviceRead, deviceStat, deviceWrite } from './devices.ts';
 import { ReadBases } from './read-bases.ts';
 import { opensRedirection } from './redirection-groups.ts';
-import { scriptText, scriptTextBytes, type TextForm } from './script-text.ts';
+import { bytesForm, LATIN1_VIEW, latin1ViewBytes, type ReadForm, scriptText, scriptTextBytes } from './script-text.ts';
 import { resolveVirtual, virtualPath } from './virtual-path.ts';
 
 /** Options of reads, as just-bash passes them. */
@@ -278,11 +278,11 @@ export class CtxfsBashFs implements IFileSystem {
   }
 
   readFileBuffer(path: string): Promise<Uint8Array> {
-    return this.#read(path, (_p, bytes) => ({ value: bytes, form: undefined }));
+    return this.#read(path, (_p, bytes) => ({ value: bytes, form: bytesForm(bytes) }));
   }
 
   /** Reads a whole file as `as` gives it to the script, remembering what was read and in what form (the base of a later write). */
-  #read<T>(path: string, as: (p: string, bytes: Uint8Array) => { value: T; form: TextForm | undefined }): Promise<T> {
+  #read<T>(path: string, as: (p: string, bytes: Uint8Array) => { value: T; form: ReadForm | undefined }): Promise<T> {
     const device = this.#device('open', path, (d) => as(d.path, deviceRead(d, 'read')).value);
     if (device !== undefined) return device;
     return this.#call('open', path, async (p, run, bases) => {
@@ -348,7 +348,9 @@ export class CtxfsBashFs implements IFileSystem {
    * The bytes a write or an append of `content` puts in `p`. A string
    * just-bash writes as UTF-8 over a file the script read as text in
    * another form goes back in that form, its unchanged bytes as they were
-   * (`sed -i`); one appended with characters beyond ASCII to a file stored
+   * (`sed -i`); over a file it read as bytes that are not UTF-8, a string
+   * of latin-1 characters goes back as the bytes just-bash took them from
+   * (`sort -o f f`); one appended with characters beyond ASCII to a file stored
    * in another encoding is added in that encoding (ASCII is the same bytes
    * in every encoding but UTF-16's, where bash appends it as bytes too).
    * Text the encoding cannot hold is refused (`EINVAL`), before anything is
@@ -357,8 +359,12 @@ export class CtxfsBashFs implements IFileSystem {
   async #bytesOf(op: 'write' | 'append', p: string, content: FileContent, options: WriteOptions | undefined, bases: ReadBases): Promise<Uint8Array> {
     const encoding = encodingOf(options);
     if (typeof content !== 'string' || !isUtf8(encoding)) return toBytes(content, encoding);
-    const read = bases.textForm(p);
-    if (read !== undefined) return scriptTextBytes(`/${p}`, content, read.form, op === 'write' ? read.bytes : undefined, op === 'write');
+    const read = bases.readForm(p);
+    if (read?.form === LATIN1_VIEW) {
+      // Read as bytes, written whole: what just-bash made of those bytes as latin-1 characters goes back as them.
+      const view = op === 'write' ? latin1ViewBytes(content) : undefined;
+      if (view !== undefined) return view;
+    } else if (read !== undefined) return scriptTextBytes(`/${p}`, content, read.form, op === 'write' ? read.bytes : undefined, op === 'write');
     if (op === 'write' || !BEYOND_ASCII.test(content)) return toBytes(content, encoding);
     // Appended without a read of it: the form of the text the file holds, from its head (the detector's sample).
     const head = await this.#fs.readBytes(p, { limit: STORED_FORM_SAMPLE }).catch(() => undefined);

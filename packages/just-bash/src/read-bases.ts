@@ -15,7 +15,7 @@
 import { merge3, sha256Hex } from '@ctxfs/context';
 import { type Filesystem, fsError, isFsError } from '@ctxfs/core';
 import { BashFsError } from './bash-errors.ts';
-import type { TextForm } from './script-text.ts';
+import type { ReadForm } from './script-text.ts';
 
 /** Most bytes of read content one set of bases keeps for merges; past it a read is only hashed (a change over it is refused, not merged). */
 const MAX_KEPT_BYTES = 8 * 1024 * 1024;
@@ -28,8 +28,8 @@ const MAX_ROUNDS = 3;
 interface Base {
   readonly sha256: string;
   readonly bytes: Uint8Array | undefined;
-  /** Set when the script read the file as text that is not plain UTF-8 (see script-text.ts). */
-  readonly form: TextForm | undefined;
+  /** Set when the script read the file and it is not plain UTF-8: how it was given it (see script-text.ts). */
+  readonly form: ReadForm | undefined;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -60,10 +60,10 @@ export class ReadBases {
 
   /**
    * Remembers `bytes` as what the script knows of `path`: what it read, or
-   * what it wrote itself; with the {@link TextForm} it was given the file's
-   * text in, when it read it as text that is not plain UTF-8.
+   * what it wrote itself; with the {@link ReadForm} it was given the file
+   * in, when it read it and it is not plain UTF-8.
    */
-  remember(path: string, bytes: Uint8Array, form?: TextForm): void {
+  remember(path: string, bytes: Uint8Array, form?: ReadForm): void {
     this.#drop(path);
     const keep = this.#keptBytes + bytes.byteLength <= MAX_KEPT_BYTES;
     if (keep) this.#keptBytes += bytes.byteLength;
@@ -72,11 +72,11 @@ export class ReadBases {
   }
 
   /**
-   * How the script last read `path` as text that is not plain UTF-8, and
-   * the bytes it read (when kept); `undefined` when it did not, or wrote
-   * the file since: a string written over it goes back in that form.
+   * How the script last read `path` when it is not plain UTF-8, and the
+   * bytes it read (when kept); `undefined` when it did not, or wrote the
+   * file since: a string written over it goes back in that form.
    */
-  textForm(path: string): { readonly form: TextForm; readonly bytes: Uint8Array | undefined } | undefined {
+  readForm(path: string): { readonly form: ReadForm; readonly bytes: Uint8Array | undefined } | undefined {
     const base = this.#bases.get(path);
     return base?.form === undefined ? undefined : { form: base.form, bytes: base.bytes };
   }

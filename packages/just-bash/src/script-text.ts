@@ -31,6 +31,33 @@ export interface TextForm {
   readonly bom: Uint8Array;
 }
 
+/**
+ * How a script was given a file that is not plain UTF-8: as text in a
+ * {@link TextForm} (`readFile`), or as its bytes (`readFileBytes`), which
+ * just-bash's commands that decode them themselves (`sort`) see as latin-1
+ * characters, one a byte (its `decodeBytesToUtf8` falls back so).
+ */
+export type ReadForm = TextForm | typeof LATIN1_VIEW;
+
+/** The {@link ReadForm} of bytes read as bytes that are not UTF-8. */
+export const LATIN1_VIEW = 'latin1-view';
+
+/** The {@link ReadForm} of `bytes` a script read as bytes: `undefined` for valid UTF-8. */
+export function bytesForm(bytes: Uint8Array): ReadForm | undefined {
+  return isValidUtf8(bytes) ? undefined : LATIN1_VIEW;
+}
+
+/**
+ * `text` as the bytes it is the latin-1 view of, or `undefined` when a
+ * character beyond U+00FF says it is no such view. What `sort -o f f`
+ * writes back of a file it read as bytes that are not UTF-8.
+ */
+export function latin1ViewBytes(text: string): Uint8Array | undefined {
+  return BEYOND_LATIN1.test(text) ? undefined : Buffer.from(text, 'latin1');
+}
+
+const BEYOND_LATIN1 = /[\u0100-\uffff]/;
+
 /** A file's bytes as text for a script, with its {@link TextForm} when they are not plain UTF-8. */
 export interface ScriptText {
   readonly text: string;
