@@ -134,7 +134,7 @@ Examples:
   command(
     program,
     'ls [path]',
-    'files and directories with size, language and tags (list_files)',
+    'files and directories with their sizes, named relative to the path (list_files)',
     ['ctxfs ls', 'ctxfs ls src --depth 2', "ctxfs ls --glob '**/*.test.ts'"],
     async () => (await read()).ls,
   )

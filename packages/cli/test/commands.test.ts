@@ -65,7 +65,8 @@ describe('ctxfs from a script', () => {
     const raw = run(['cat', '--raw', 'src/math.ts']);
     expect(raw.stdout).toBe(readFileSync(join(project.root, 'src/math.ts'), 'utf8'));
     expect(run(['grep', 'retries']).stdout).toContain('6:\texport const retries = 3;');
-    expect(run(['ls']).stdout).toMatch(/src\/math\.ts\s+\d+ B\s+typescript/);
+    expect(run(['ls']).stdout).toMatch(/\nsrc\/math\.ts {2}\d+ B( {2}\d+ lines)?\n/);
+    expect(run(['ls', 'src']).stdout).toMatch(/paths relative to src\/\.\n<file path="src"[^\n]*>\n(.*\n)*math\.ts {2}\d+ B( {2}\d+ lines)?\n/);
     expect(run(['symbol', 'add', 'src/math.ts']).stdout).toContain('/** Adds two numbers. */');
     expect(run(['symbol', 'add']).stdout).toContain('ctxfs symbol add src/math.ts');
     // One importer is one related file (it said '1 related files').

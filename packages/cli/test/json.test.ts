@@ -21,7 +21,7 @@ describe('--json: every command answers one document of its documented shape', (
   it('the reading commands', () => {
     // .env is withheld by the default policy: the overview counts what ls lists.
     expect(json('overview', ['overview']).files).toBe(4);
-    expect(json('ls', ['ls', 'src']).shown).toBe(2);
+    expect(json('ls', ['ls', 'src'])).toMatchObject({ shown: 2, dir: 'src', items: [{ name: 'main.ts' }, { name: 'math.ts' }] });
     expect(json('cat', ['cat', 'src/math.ts']).view).toBe('full');
     expect(json('cat --lines', ['cat', 'src/math.ts', '--lines', '2:4'])).toMatchObject({ view: 'lines', start_line: 2, end_line: 4 });
     expect(json('grep', ['grep', 'retries']).total).toBe(1);

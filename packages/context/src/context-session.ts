@@ -52,7 +52,7 @@ import { getSymbol } from './retrieval/symbol.ts';
 import type { CommandRules } from './safety/command-rules.ts';
 import type { Decision, OpClass } from './safety/policy.ts';
 import { askingFirst, type CallOutcome, currentCall, type GuardedCall, type SafetyLayer } from './safety/safety-layer.ts';
-import { type GlobCallOptions, glob, type ListedFile, type ListFilesOptions, listFiles } from './search/file-listing.ts';
+import { type GlobCallOptions, glob, type ListedFile, type ListFilesOptions, type ListingResult, listFiles } from './search/file-listing.ts';
 import { type FindSymbolOptions, findSymbol, type SymbolHit } from './search/find-symbol.ts';
 import { type GrepCallOptions, type GrepHit, grep } from './search/grep.ts';
 import type { SearchResult } from './search/search-result.ts';
@@ -437,27 +437,29 @@ export class ContextSession {
    * Files below `path` (default the root) with size, language, tags and,
    * when known, line counts; ignored paths left out unless `includeIgnored`.
    * Capped by `limit`, `depth` and the call's budget, saying what it left out.
+   * The text names each row relative to the directory listed (`dir`); the
+   * items keep whole paths.
    *
    * @example
    * ```ts
    * (await ctx.listFiles('src', { depth: 1 })).text;
-   * // listFiles src to depth 1: 212 files in 9 rows.
+   * // listFiles src to depth 1: 212 files in 9 rows, paths relative to src/.
    * // <file path="src" view="files" …>
-   * // src/auth.ts  4.1 KB  typescript  code  120 lines
-   * // src/net/  (61 files)
+   * // auth.ts  4.1 KB  120 lines
+   * // net/  (61 files)
    * ```
    */
-  listFiles(path?: string, options?: ListFilesOptions): Promise<SearchResult<ListedFile>> {
+  listFiles(path?: string, options?: ListFilesOptions): Promise<ListingResult> {
     return this.#search('listFiles', path, { path, ...options }, () => listFiles(this.#ws, this.#caller, path, options));
   }
 
   /** A guarded search: its scope decided by the policy, its results filtered by the current call. */
-  async #search<Item>(
+  async #search<Result extends SearchResult<unknown>>(
     op: string,
     scope: string | undefined,
     params: Record<string, unknown>,
-    body: () => Promise<SearchResult<Item>>,
-  ): Promise<SearchResult<Item>> {
+    body: () => Promise<Result>,
+  ): Promise<Result> {
     // The spellings go to the guard as an edit's do: the policy decides on where they lead without resolving them again.
     const { paths, invalid, spellings } = await this.#paths.resolve(op, [scope ?? ''], 'any');
     return this.#guard({ op, opClass: 'search', paths, params, invalid, spellings }, body, (r) => ({

@@ -204,7 +204,7 @@ export {
   type GuardedCall,
   SafetyLayer,
 } from './safety/safety-layer.ts';
-export { type GlobCallOptions, type ListedFile, type ListFilesOptions, MAX_LISTED_FILES } from './search/file-listing.ts';
+export { type GlobCallOptions, type ListedFile, type ListFilesOptions, type ListingResult, MAX_LISTED_FILES } from './search/file-listing.ts';
 export type { FindSymbolOptions, SymbolHit } from './search/find-symbol.ts';
 export { GREP_TALLY_CAP, type GrepCallOptions, type GrepContextLine, type GrepHit, type GrepOutput, MAX_LINE_CHARS } from './search/grep.ts';
 export { type Narrowing, narrowTo, plural, type Tally } from './search/narrowing.ts';

@@ -61,8 +61,10 @@ const SCRIPT: readonly Step[] = [
     tool: 'list_files',
     args: { path: 'src' },
     check: (text, data) => {
-      expect(text).toMatch(/src\/auth\.ts\s+346 B\s+typescript/);
+      expect(text).toMatch(/paths relative to src\/\.\n<file path="src"[^\n]*>[^<]*\nauth\.ts {2}346 B\n/);
       expect(data.total).toBe(3);
+      expect(data.dir).toBe('src');
+      expect(data.items).toContainEqual({ name: 'auth.ts', size: 346 });
     },
   },
   {

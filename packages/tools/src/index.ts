@@ -65,6 +65,8 @@ export { inputJsonSchema, type JsonSchema, outputJsonSchema } from './json-schem
 export {
   type EditData,
   editResult,
+  type ListingData,
+  listingResult,
   type SearchData,
   type ServedData,
   searchResult,

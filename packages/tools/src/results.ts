@@ -7,7 +7,16 @@
  * @module
  */
 
-import { type ContextSession, type EditResult, o200kTokenizer, type SearchResult, type Served, truncateTokens } from '@ctxfs/context';
+import {
+  type ContextSession,
+  type EditResult,
+  type ListedFile,
+  type ListingResult,
+  o200kTokenizer,
+  type SearchResult,
+  type Served,
+  truncateTokens,
+} from '@ctxfs/context';
 import { z } from 'zod';
 import { once, type ToolResult } from './definition.ts';
 
@@ -98,8 +107,8 @@ export const searchDataSchema = once(() =>
 );
 export type SearchData = z.infer<ReturnType<typeof searchDataSchema>>;
 
-/** A context-layer search as a tool result; `item` turns each entry into plain data. */
-export function searchResult<Item>(r: SearchResult<Item>, item: (i: Item) => Record<string, unknown>, budget?: number): ToolResult<SearchData> {
+/** A context-layer search as a tool result, but for its items: what every search says of what it found. */
+function searchEnvelope(r: SearchResult<unknown>, budget: number | undefined): ToolResult<Omit<SearchData, 'items'>> {
   return {
     text: overBudgetText(r.view, withNext(r.text, r.next, r.tokens, budget)),
     isError: r.view === 'over-budget',
@@ -115,9 +124,61 @@ export function searchResult<Item>(r: SearchResult<Item>, item: (i: Item) => Rec
       truncated: r.truncated,
       next: r.next,
       redactions: r.redactions,
-      items: r.items.map(item),
     },
   };
+}
+
+/** A context-layer search as a tool result; `item` turns each entry into plain data. */
+export function searchResult<Item>(r: SearchResult<Item>, item: (i: Item) => Record<string, unknown>, budget?: number): ToolResult<SearchData> {
+  const result = searchEnvelope(r, budget);
+  return { ...result, data: { ...result.data, items: r.items.map(item) } };
+}
+
+/**
+ * A row of `list_files`, as little as the text says: some MCP clients hand
+ * the model this data instead of the text, so a field every row repeats is
+ * paid for once per entry.
+ */
+const listedItem = once(() =>
+  z.object({
+    name: z.string().describe('Path relative to dir: dir joined with it is the path the next call takes.'),
+    kind: z.literal('directory').optional().describe('Set on a directory, which stands for the files below depth; absent on a file.'),
+    size: int().optional().describe('Bytes (files).'),
+    files: int().optional().describe('Files below the directory that the listing counts (directories).'),
+    lines: int().optional().describe('Lines, when known (files the symbol index has read).'),
+    generated: z.literal(true).optional().describe('Generated (build output, a lock file, a generated marker): edit its source instead.'),
+    sensitive: z.literal(true).optional().describe('Credentials by name or by the policy; listed only where the policy lets this caller see it.'),
+  }),
+);
+
+/** A listing: the search shape, with its rows named relative to the directory listed. */
+export const listingDataSchema = once(() =>
+  searchDataSchema().extend({
+    view: z.string().describe('files, or over-budget'),
+    skipped: int().describe('Rows skipped by offset before the first one shown.'),
+    dir: z.string().describe("The directory the items' names are relative to: the one listed, or '' (the root, or a listing of one file)."),
+    items: z.array(listedItem()).describe('The entries shown, as data.'),
+  }),
+);
+export type ListingData = z.infer<ReturnType<typeof listingDataSchema>>;
+
+/** A listed entry as `list_files` data: named relative to `start` characters of its path, only what is set. */
+function listedData(f: ListedFile, start: number): ListingData['items'][number] {
+  const item: ListingData['items'][number] = { name: f.path.slice(start) };
+  if (f.kind === 'directory') item.kind = 'directory';
+  if (f.size !== undefined) item.size = f.size;
+  if (f.files !== undefined && f.kind === 'directory') item.files = f.files;
+  if (f.lines !== undefined) item.lines = f.lines;
+  if (f.tags?.includes('generated') === true) item.generated = true;
+  if (f.sensitive) item.sensitive = true;
+  return item;
+}
+
+/** A context-layer listing as a tool result. */
+export function listingResult(r: ListingResult, budget?: number): ToolResult<ListingData> {
+  const start = r.dir === '' ? 0 : r.dir.length + 1;
+  const result = searchEnvelope(r, budget);
+  return { ...result, data: { ...result.data, dir: r.dir, items: r.items.map((f) => listedData(f, start)) } };
 }
 
 const lineRange = once(() => z.object({ start: int(), end: int() }));

@@ -106,8 +106,7 @@ describe('dispatch in every shape, against a real session', () => {
 describe('search results as data', () => {
   const workspace = freshWorkspace();
 
-  it.each<[string, Record<string, unknown>, 'listFiles' | 'grep' | 'glob', string]>([
-    ['list_files', {}, 'listFiles', ''],
+  it.each<[string, Record<string, unknown>, 'grep' | 'glob', string]>([
     ['grep', { pattern: 'class' }, 'grep', 'class'],
     ['glob', { pattern: '**/*.ts' }, 'glob', '**/*.ts'],
   ])('%s gives each entry as the JSON it is sent as: the session’s entry less its undefined members', async (tool, args, op, first) => {
@@ -120,6 +119,15 @@ describe('search results as data', () => {
     // Nothing undefined is left for a schema check or a client to trip on.
     expect(JSON.stringify(items).length).toBe(JSON.stringify(direct.items).length);
     for (const item of items) for (const v of Object.values(item as object)) expect(v).not.toBeUndefined();
+  });
+
+  it('list_files gives each entry by its name under the directory listed, with its size: no member a row repeats for nothing', async () => {
+    const w = workspace();
+    const viaTool = await w.toolset.run('list_files', { path: 'src' });
+    const direct = await w.session.listFiles('src');
+    expect(direct.items.length).toBeGreaterThan(0);
+    expect(viaTool.data).toMatchObject({ dir: 'src', shown: direct.items.length });
+    expect((viaTool.data as { items: unknown[] }).items).toEqual(direct.items.map((f) => ({ name: f.path.slice('src/'.length), size: f.size })));
   });
 });
 

@@ -5,6 +5,10 @@
  * once the symbol index has read the file). A listing deeper than `depth`
  * shows a directory as one row with its file count.
  *
+ * A listing's text is what a model pays for, row by row: each row names its
+ * entry relative to the directory listed (which the header names once) and
+ * says only what the name does not (size, lines, generated, sensitive).
+ *
  * @module
  */
 
@@ -74,6 +78,15 @@ export interface ListedFile {
   readonly sensitive: boolean;
 }
 
+/**
+ * The result of `listFiles`: its rows name their entries relative to `dir`
+ * (the items keep whole paths).
+ */
+export interface ListingResult extends SearchResult<ListedFile> {
+  /** The directory the text's rows are named relative to: the one listed, or `''` (the root, or a listing of one file). */
+  readonly dir: string;
+}
+
 /** `paths` in the order a walk lists them: segment by segment, a directory's files right after it. */
 function inPathOrder(paths: string[]): string[] {
   // Each path's key is made once, not at every comparison.
@@ -125,13 +138,19 @@ async function fileRow(ws: Workspace, path: string, lines: ReadonlyMap<string, n
   return { path, kind: 'file', size, language, tags: tagsOf(path, language), sensitive: ws.registry.isSensitive(path) };
 }
 
-function rowText(f: ListedFile): string {
-  if (f.kind === 'directory') return `${f.path}/  (${plural(f.files ?? 0, 'file')})`;
-  const parts = [f.path];
+/**
+ * A listing's row: the entry's path after `start` characters (the listed
+ * directory and its slash), a directory's with a slash and its file count,
+ * a file's with what its name does not tell (the language and the code,
+ * config, doc and test tags follow from it; a generated marker does not).
+ */
+function rowText(f: ListedFile, start: number): string {
+  const name = f.path.slice(start);
+  if (f.kind === 'directory') return `${name}/  (${plural(f.files ?? 0, 'file')})`;
+  const parts = [name];
   if (f.size !== undefined) parts.push(sizeText(f.size));
-  if (f.language !== undefined) parts.push(f.language);
-  if (f.tags !== undefined && f.tags.length > 0) parts.push(f.tags.join(','));
   if (f.lines !== undefined) parts.push(plural(f.lines, 'line'));
+  if (f.tags?.includes('generated') === true) parts.push('generated');
   if (f.sensitive) parts.push('[sensitive]');
   return parts.join('  ');
 }
@@ -211,7 +230,7 @@ function renderListing(ws: Workspace, caller: Caller, call: ListingCall): Promis
 }
 
 /** Lists files below `path` with their metadata. */
-export async function listFiles(ws: Workspace, caller: Caller, path: string | undefined, options: ListFilesOptions = {}): Promise<SearchResult<ListedFile>> {
+export async function listFiles(ws: Workspace, caller: Caller, path: string | undefined, options: ListFilesOptions = {}): Promise<ListingResult> {
   const scopePath = searchPath(path, 'listFiles');
   const pattern = globPattern(options.glob ?? '**', 'listFiles');
   const depth = options.depth === undefined ? undefined : count(options.depth, 'depth', 'listFiles', 1, 1, 256);
@@ -221,12 +240,13 @@ export async function listFiles(ws: Workspace, caller: Caller, path: string | un
   const includeIgnored = options.includeIgnored === true;
   const same = (extra: Record<string, CallValue>) =>
     callText('listFiles', [scopePath], { glob: options.glob, depth, includeIgnored: includeIgnored || undefined, ...extra });
-  if (tooSmall(budget)) return overBudgetSearch(ws, caller, 'listFiles', budget, same({ maxTokens: caller.profile.perCallTokens }));
+  if (tooSmall(budget)) return { ...overBudgetSearch(ws, caller, 'listFiles', budget, same({ maxTokens: caller.profile.perCallTokens })), dir: '' };
   const scope = await searchScope(ws, 'listFiles', scopePath, includeIgnored);
   const { paths, capped } = await filesUnder(ws, scope, pattern);
 
   // Rows: files down to `depth`, and one row per directory at `depth` for the files below it.
-  const start = scope.path === '' || scope.kind === 'file' ? 0 : scope.path.length + 1;
+  const dir = scope.kind === 'directory' ? scope.path : '';
+  const start = dir === '' ? 0 : dir.length + 1;
   const entries: Array<{ path: string; kind: 'file' | 'directory'; files: number }> = [];
   for (const p of paths) {
     const segments = p.slice(start).split('/');
@@ -234,11 +254,11 @@ export async function listFiles(ws: Workspace, caller: Caller, path: string | un
       entries.push({ path: p, kind: 'file', files: 1 });
       continue;
     }
-    const dir = p.slice(0, start) + segments.slice(0, depth).join('/');
+    const below = p.slice(0, start) + segments.slice(0, depth).join('/');
     const last = entries[entries.length - 1];
     // Sorted paths keep a directory's files together: one row each.
-    if (last?.kind === 'directory' && last.path === dir) last.files++;
-    else entries.push({ path: dir, kind: 'directory', files: 1 });
+    if (last?.kind === 'directory' && last.path === below) last.files++;
+    else entries.push({ path: below, kind: 'directory', files: 1 });
   }
   const page = entries.slice(offset, offset + limit);
   const registered = page.flatMap((e) => {
@@ -249,7 +269,7 @@ export async function listFiles(ws: Workspace, caller: Caller, path: string | un
   const rows: Row<ListedFile>[] = [];
   for (const e of page) {
     const item: ListedFile = e.kind === 'file' ? await fileRow(ws, e.path, lines) : { path: e.path, kind: 'directory', files: e.files, sensitive: false };
-    rows.push({ text: rowText(item), item });
+    rows.push({ text: rowText(item, start), item });
   }
   const where = scope.path === '' ? 'the workspace' : scope.path;
   const header = (shown: number) =>
@@ -257,8 +277,8 @@ export async function listFiles(ws: Workspace, caller: Caller, path: string | un
       ? `${operationName('listFiles')} ${where}${options.glob ? ` (glob ${options.glob})` : ''}: no files${includeIgnored ? '' : ` (ignored paths left out: ${same({ includeIgnored: true })} lists them)`}.`
       : `${operationName('listFiles')} ${where}${options.glob ? ` (glob ${options.glob})` : ''}${depth ? ` to depth ${depth}` : ''}: ${capped ? 'more than ' : ''}${plural(paths.length, 'file')}${
           entries.length !== paths.length ? ` in ${plural(entries.length, 'row')}` : ''
-        }${shownRange(offset, shown, entries.length)}.`;
-  return renderListing(ws, caller, {
+        }${shownRange(offset, shown, entries.length)}${dir === '' ? '' : `, paths relative to ${dir}/`}.`;
+  const listing = await renderListing(ws, caller, {
     op: 'listFiles',
     scope,
     budget,
@@ -270,10 +290,10 @@ export async function listFiles(ws: Workspace, caller: Caller, path: string | un
     limit,
     limitOption: options.limit,
     same,
-    narrowed:
-      scope.kind === 'directory' ? (dir) => callText('listFiles', [dir], { glob: options.glob, includeIgnored: includeIgnored || undefined }) : undefined,
+    narrowed: scope.kind === 'directory' ? (to) => callText('listFiles', [to], { glob: options.glob, includeIgnored: includeIgnored || undefined }) : undefined,
     header,
   });
+  return { ...listing, dir };
 }
 
 /** The directory a glob pattern names literally (`src`, `src/`, `./src`) under `cwd`, as the pattern wrote it; `undefined` otherwise. */

@@ -9,7 +9,7 @@
 import { type ContextSession, type SearchResult, SYMBOL_KINDS, type SymbolKind } from '@ctxfs/context';
 import { z } from 'zod';
 import { defineTool, once, READ_ONLY } from '../definition.ts';
-import { callBudget, searchDataSchema, searchResult } from '../results.ts';
+import { callBudget, listingDataSchema, listingResult, searchDataSchema, searchResult } from '../results.ts';
 
 // The maxima the session enforces (search/search-input.ts), stated in the schema a model reads; built with the first
 // schema that has them (see ToolSpec).
@@ -55,7 +55,7 @@ export const listFiles = defineTool({
   name: 'list_files',
   title: 'List files',
   description:
-    'Lists the files and directories under a directory (default the workspace root) with size, language and tags; big directories are summarized as counts. Use glob to find files by name pattern, grep to find them by content.',
+    'Lists the files and directories under a directory (default the workspace root) with their sizes, named relative to it; big directories are summarized as counts. Use glob to find files by name pattern, grep to find them by content.',
   input: () =>
     z.object({
       path: z.string().optional().describe('Directory (or file) relative to the root; default the root.'),
@@ -63,12 +63,12 @@ export const listFiles = defineTool({
       depth: z.number().int().min(1).optional().describe('Directory levels to expand.'),
       ...paging(),
     }),
-  output: searchDataSchema,
+  output: listingDataSchema,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'listFiles', args: ['path'] },
   examples: [{}, { path: 'src', depth: 2 }],
-  run: async (session, a) => found(session, await session.listFiles(a.path ?? '', { glob: a.glob, depth: a.depth, ...pageOptions(a) })),
+  run: async (session, a) => listingResult(await session.listFiles(a.path ?? '', { glob: a.glob, depth: a.depth, ...pageOptions(a) }), callBudget(session)),
 });
 
 export const glob = defineTool({
