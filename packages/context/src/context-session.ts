@@ -52,7 +52,7 @@ import { getSymbol } from './retrieval/symbol.ts';
 import type { CommandRules } from './safety/command-rules.ts';
 import type { Decision, OpClass } from './safety/policy.ts';
 import { askingFirst, type CallOutcome, currentCall, type GuardedCall, type SafetyLayer } from './safety/safety-layer.ts';
-import { type GlobCallOptions, glob, type ListedFile, type ListFilesOptions, type ListingResult, listFiles } from './search/file-listing.ts';
+import { type GlobCallOptions, glob, type ListFilesOptions, type ListingResult, listFiles } from './search/file-listing.ts';
 import { type FindSymbolOptions, findSymbol, type SymbolHit } from './search/find-symbol.ts';
 import { type GrepCallOptions, type GrepHit, grep } from './search/grep.ts';
 import type { SearchResult } from './search/search-result.ts';
@@ -471,13 +471,15 @@ export class ContextSession {
 
   /**
    * Files matching a glob (picomatch, relative to `cwd`), ignored paths left out unless `includeIgnored`.
+   * The text names each match relative to the directory the page's matches share (`dir`), which its
+   * header names once; the items keep whole paths.
    *
    * @example
    * ```ts
    * (await ctx.glob('**\/*.test.ts', { cwd: 'packages' })).items.map((f) => f.path);
    * ```
    */
-  glob(pattern: string, options?: GlobCallOptions): Promise<SearchResult<ListedFile>> {
+  glob(pattern: string, options?: GlobCallOptions): Promise<ListingResult> {
     return this.#search('glob', options?.cwd, { pattern, ...options }, () => glob(this.#ws, this.#caller, pattern, options));
   }
 

@@ -71,8 +71,9 @@ const SCRIPT: readonly Step[] = [
     tool: 'glob',
     args: { pattern: '**/*.ts' },
     check: (text, data) => {
-      expect(text).toContain('src/util.ts');
-      expect((data.items as Data[]).map((i) => i.path)).toEqual(['src/auth.ts', 'src/config.ts', 'src/util.ts']);
+      expect(text).toMatch(/: 3 files, paths relative to src\/\.\n<file [^\n]*>\nauth\.ts\nconfig\.ts\nutil\.ts\n/);
+      expect(data.dir).toBe('src');
+      expect(data.items).toEqual([{ name: 'auth.ts' }, { name: 'config.ts' }, { name: 'util.ts' }]);
     },
   },
   {

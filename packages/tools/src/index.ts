@@ -65,6 +65,7 @@ export { inputJsonSchema, type JsonSchema, outputJsonSchema } from './json-schem
 export {
   type EditData,
   editResult,
+  type GlobData,
   type ListingData,
   listingResult,
   type SearchData,

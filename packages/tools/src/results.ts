@@ -162,6 +162,15 @@ export const listingDataSchema = once(() =>
 );
 export type ListingData = z.infer<ReturnType<typeof listingDataSchema>>;
 
+/** A glob's matches: a listing's shape, each match its name and, when true, sensitive. */
+export const globDataSchema = once(() =>
+  listingDataSchema().extend({
+    dir: z.string().describe("The directory the items' names are relative to: the deepest one the matches shown share, or '' (none shared, or one match)."),
+    items: z.array(listedItem().pick({ name: true, sensitive: true })).describe('The matches shown, as data.'),
+  }),
+);
+export type GlobData = z.infer<ReturnType<typeof globDataSchema>>;
+
 /** A listed entry as `list_files` data: named relative to `start` characters of its path, only what is set. */
 function listedData(f: ListedFile, start: number): ListingData['items'][number] {
   const item: ListingData['items'][number] = { name: f.path.slice(start) };
@@ -174,7 +183,7 @@ function listedData(f: ListedFile, start: number): ListingData['items'][number] 
   return item;
 }
 
-/** A context-layer listing as a tool result. */
+/** A context-layer listing or glob as a tool result (a glob's entries are files with a name and no size: its own shape). */
 export function listingResult(r: ListingResult, budget?: number): ToolResult<ListingData> {
   const start = r.dir === '' ? 0 : r.dir.length + 1;
   const result = searchEnvelope(r, budget);

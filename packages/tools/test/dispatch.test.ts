@@ -106,20 +106,20 @@ describe('dispatch in every shape, against a real session', () => {
 describe('search results as data', () => {
   const workspace = freshWorkspace();
 
-  it.each<[string, Record<string, unknown>, 'grep' | 'glob', string]>([
-    ['grep', { pattern: 'class' }, 'grep', 'class'],
-    ['glob', { pattern: '**/*.ts' }, 'glob', '**/*.ts'],
-  ])('%s gives each entry as the JSON it is sent as: the session’s entry less its undefined members', async (tool, args, op, first) => {
-    const w = workspace();
-    const viaTool = await w.toolset.run(tool, args);
-    const direct = await (w.session[op] as (a: string) => Promise<{ items: readonly unknown[] }>).call(w.session, first);
-    const items = (viaTool.data as { items: unknown[] }).items;
-    expect(items.length).toBeGreaterThan(0);
-    expect(items).toEqual(JSON.parse(JSON.stringify(direct.items)));
-    // Nothing undefined is left for a schema check or a client to trip on.
-    expect(JSON.stringify(items).length).toBe(JSON.stringify(direct.items).length);
-    for (const item of items) for (const v of Object.values(item as object)) expect(v).not.toBeUndefined();
-  });
+  it.each<[string, Record<string, unknown>, 'grep', string]>([['grep', { pattern: 'class' }, 'grep', 'class']])(
+    '%s gives each entry as the JSON it is sent as: the session’s entry less its undefined members',
+    async (tool, args, op, first) => {
+      const w = workspace();
+      const viaTool = await w.toolset.run(tool, args);
+      const direct = await (w.session[op] as (a: string) => Promise<{ items: readonly unknown[] }>).call(w.session, first);
+      const items = (viaTool.data as { items: unknown[] }).items;
+      expect(items.length).toBeGreaterThan(0);
+      expect(items).toEqual(JSON.parse(JSON.stringify(direct.items)));
+      // Nothing undefined is left for a schema check or a client to trip on.
+      expect(JSON.stringify(items).length).toBe(JSON.stringify(direct.items).length);
+      for (const item of items) for (const v of Object.values(item as object)) expect(v).not.toBeUndefined();
+    },
+  );
 
   it('list_files gives each entry by its name under the directory listed, with its size: no member a row repeats for nothing', async () => {
     const w = workspace();
@@ -128,6 +128,16 @@ describe('search results as data', () => {
     expect(direct.items.length).toBeGreaterThan(0);
     expect(viaTool.data).toMatchObject({ dir: 'src', shown: direct.items.length });
     expect((viaTool.data as { items: unknown[] }).items).toEqual(direct.items.map((f) => ({ name: f.path.slice('src/'.length), size: f.size })));
+  });
+
+  it('glob gives each match by its name under the directory the matches share: no kind or sensitive: false on every row', async () => {
+    const w = workspace();
+    const viaTool = await w.toolset.run('glob', { pattern: '**/*.ts' });
+    const direct = await w.session.glob('**/*.ts');
+    expect(direct.items.length).toBeGreaterThan(1);
+    const start = direct.dir === '' ? 0 : direct.dir.length + 1;
+    expect(viaTool.data).toMatchObject({ dir: direct.dir, shown: direct.items.length });
+    expect((viaTool.data as { items: unknown[] }).items).toEqual(direct.items.map((f) => ({ name: f.path.slice(start) })));
   });
 });
 

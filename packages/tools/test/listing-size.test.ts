@@ -11,57 +11,26 @@
  * the directory the MCP bench lists), on the memory backend.
  */
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ContextLayer, createContext, o200kTokenizer } from '@ctxfs/context';
-import { MemoryFilesystem } from '@ctxfs/memory';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type ListingData, TOOLS, Toolset } from '../src/index.ts';
+import { o200kTokenizer } from '@ctxfs/context';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { type ListingData, TOOLS, type Toolset } from '../src/index.ts';
+import { FILES, joined, rows, V3, zodWorkspace } from './support/zod-v3.ts';
 
-const V3 = join(import.meta.dirname, '../node_modules/zod/src/v3');
 const DIR = 'zod/src/v3/tests';
-
-/** Every file under `dir`, keyed by its path under `prefix`. */
-function filesOf(dir: string, prefix: string, out: Record<string, string> = {}): Record<string, string> {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.isDirectory()) filesOf(join(dir, e.name), `${prefix}/${e.name}`, out);
-    else if (e.isFile()) out[`${prefix}/${e.name}`] = readFileSync(join(dir, e.name), 'utf8');
-  }
-  return out;
-}
-
-const FILES = filesOf(V3, 'zod/src/v3');
 const NAMES = readdirSync(join(V3, 'tests')).sort();
 
 /** A listing's data, as its output schema gives it. */
 const dataOf = (r: { readonly data: unknown }) => r.data as ListingData;
 
-/** The rows between the listing's delimiters. */
-function rows(text: string): string[] {
-  const open = text.indexOf('>\n', text.indexOf('<file '));
-  const close = text.lastIndexOf('\n</file ');
-  return text.slice(open + 2, close).split('\n');
-}
-
-/** `dir` joined with a row's name, as a model joins them. */
-const joined = (dir: string, name: string) => (dir === '' ? name : `${dir}/${name}`);
-
-let fs: MemoryFilesystem;
-let ctx: ContextLayer;
+const toolset = zodWorkspace();
 let medium: Toolset;
 let small: Toolset;
 
-beforeAll(async () => {
-  fs = new MemoryFilesystem({ files: { ...FILES } });
-  ctx = await createContext({ fs, safety: { policyFiles: false } });
-  await ctx.scan();
-  medium = new Toolset(ctx.session({ agent: 'llm:listing-size', profile: 'medium' }));
-  small = new Toolset(ctx.session({ agent: 'llm:listing-size-small', profile: 'small' }));
-});
-
-afterAll(async () => {
-  await ctx.close();
-  await fs.close();
+beforeAll(() => {
+  medium = toolset({ agent: 'llm:listing-size', profile: 'medium' });
+  small = toolset({ agent: 'llm:listing-size-small', profile: 'small' });
 });
 
 describe('list_files of a directory of 61 files', () => {

@@ -7,7 +7,8 @@
  *
  * A listing's text is what a model pays for, row by row: each row names its
  * entry relative to the directory listed (which the header names once) and
- * says only what the name does not (size, lines, generated, sensitive).
+ * says only what the name does not (size, lines, generated, sensitive). A
+ * glob's rows are named relative to the directory its page's matches share.
  *
  * @module
  */
@@ -18,6 +19,7 @@ import { type FileTag, languageOf, tagsOf } from '../registry/classify.ts';
 import { type Caller, callBudget, type Workspace } from '../retrieval/shared.ts';
 import { currentCall } from '../safety/safety-layer.ts';
 import { narrowTo, plural, type Tally } from './narrowing.ts';
+import { relativeNote, relativeStart, sharedDirectory } from './relative-names.ts';
 import { count, globPattern, searchPath } from './search-input.ts';
 import {
   lastPageOffset,
@@ -79,11 +81,15 @@ export interface ListedFile {
 }
 
 /**
- * The result of `listFiles`: its rows name their entries relative to `dir`
- * (the items keep whole paths).
+ * The result of `listFiles` and `glob`: its rows name their entries relative
+ * to `dir` (the items keep whole paths).
  */
 export interface ListingResult extends SearchResult<ListedFile> {
-  /** The directory the text's rows are named relative to: the one listed, or `''` (the root, or a listing of one file). */
+  /**
+   * The directory the text's rows are named relative to: for a listing the one
+   * listed, for a glob the deepest one its page's matches share; `''` for the
+   * root, or rows named whole (a listing of one file, a glob of one match).
+   */
   readonly dir: string;
 }
 
@@ -246,7 +252,7 @@ export async function listFiles(ws: Workspace, caller: Caller, path: string | un
 
   // Rows: files down to `depth`, and one row per directory at `depth` for the files below it.
   const dir = scope.kind === 'directory' ? scope.path : '';
-  const start = dir === '' ? 0 : dir.length + 1;
+  const start = relativeStart(dir);
   const entries: Array<{ path: string; kind: 'file' | 'directory'; files: number }> = [];
   for (const p of paths) {
     const segments = p.slice(start).split('/');
@@ -277,7 +283,7 @@ export async function listFiles(ws: Workspace, caller: Caller, path: string | un
       ? `${operationName('listFiles')} ${where}${options.glob ? ` (glob ${options.glob})` : ''}: no files${includeIgnored ? '' : ` (ignored paths left out: ${same({ includeIgnored: true })} lists them)`}.`
       : `${operationName('listFiles')} ${where}${options.glob ? ` (glob ${options.glob})` : ''}${depth ? ` to depth ${depth}` : ''}: ${capped ? 'more than ' : ''}${plural(paths.length, 'file')}${
           entries.length !== paths.length ? ` in ${plural(entries.length, 'row')}` : ''
-        }${shownRange(offset, shown, entries.length)}${dir === '' ? '' : `, paths relative to ${dir}/`}.`;
+        }${shownRange(offset, shown, entries.length)}${relativeNote(dir)}.`;
   const listing = await renderListing(ws, caller, {
     op: 'listFiles',
     scope,
@@ -307,8 +313,8 @@ async function directoryNamed(ws: Workspace, cwd: string, pattern: string): Prom
   return st?.kind === 'directory' ? name : undefined;
 }
 
-/** Lists files matching a glob. */
-export async function glob(ws: Workspace, caller: Caller, pattern: string, options: GlobCallOptions = {}): Promise<SearchResult<ListedFile>> {
+/** Lists files matching a glob, named relative to the directory the page's matches share. */
+export async function glob(ws: Workspace, caller: Caller, pattern: string, options: GlobCallOptions = {}): Promise<ListingResult> {
   const checked = globPattern(pattern, 'glob');
   const cwd = searchPath(options.cwd, 'glob');
   const limit = count(options.limit, 'limit', 'glob', 200, 1, 10_000);
@@ -317,7 +323,7 @@ export async function glob(ws: Workspace, caller: Caller, pattern: string, optio
   const includeIgnored = options.includeIgnored === true;
   const same = (extra: Record<string, CallValue>) =>
     callText('glob', [pattern], { cwd: cwd === '' ? undefined : cwd, includeIgnored: includeIgnored || undefined, ...extra });
-  if (tooSmall(budget)) return overBudgetSearch(ws, caller, 'glob', budget, same({ maxTokens: caller.profile.perCallTokens }));
+  if (tooSmall(budget)) return { ...overBudgetSearch(ws, caller, 'glob', budget, same({ maxTokens: caller.profile.perCallTokens })), dir: '' };
   const scope = await searchScope(ws, 'glob', cwd, includeIgnored);
   if (scope.kind !== 'directory') {
     throw fsError('ENOTDIR', 'glob', cwd, {
@@ -326,9 +332,13 @@ export async function glob(ws: Workspace, caller: Caller, pattern: string, optio
     });
   }
   const { paths, capped } = await filesUnder(ws, scope, checked);
-  const rows: Row<ListedFile>[] = paths.slice(offset, offset + limit).map((path) => {
+  const page = paths.slice(offset, offset + limit);
+  // A budget that cuts the page keeps its first rows: they lie below the same directory.
+  const dir = sharedDirectory(page);
+  const start = relativeStart(dir);
+  const rows: Row<ListedFile>[] = page.map((path) => {
     const item: ListedFile = { path, kind: 'file', sensitive: ws.registry.get(path)?.sensitive ?? ws.registry.isSensitive(path) };
-    return { text: item.sensitive ? `${path}  [sensitive]` : path, item };
+    return { text: rowText(item, start), item };
   });
   const where = cwd === '' ? '' : ` in ${cwd}`;
   // A directory's name as the pattern (`src`, `src/`) matches no file: the files below it are what was meant.
@@ -338,10 +348,10 @@ export async function glob(ws: Workspace, caller: Caller, pattern: string, optio
       ? `glob ${JSON.stringify(pattern)}${where}: no files match; ${below} is a directory, and a glob matches files: ${callText('glob', [`${below}/**`], { cwd: cwd === '' ? undefined : cwd, includeIgnored: includeIgnored || undefined })} lists the files below it.`
       : paths.length === 0
         ? `glob ${JSON.stringify(pattern)}${where}: no files match${includeIgnored ? '' : ` (ignored paths left out: ${same({ includeIgnored: true })} lists them)`}.`
-        : `glob ${JSON.stringify(pattern)}${where}: ${capped ? 'more than ' : ''}${plural(paths.length, 'file')}${shownRange(offset, shown, paths.length)}.`;
+        : `glob ${JSON.stringify(pattern)}${where}: ${capped ? 'more than ' : ''}${plural(paths.length, 'file')}${shownRange(offset, shown, paths.length)}${relativeNote(dir)}.`;
   // Narrowing keeps the pattern's meaning only when it matches at any depth (`**/…`).
   const rebased = checked.startsWith('**/');
-  return renderListing(ws, caller, {
+  const listing = await renderListing(ws, caller, {
     op: 'glob',
     scope,
     budget,
@@ -353,7 +363,8 @@ export async function glob(ws: Workspace, caller: Caller, pattern: string, optio
     limit,
     limitOption: options.limit,
     same,
-    narrowed: rebased ? (dir) => callText('glob', [pattern], { cwd: dir, includeIgnored: includeIgnored || undefined }) : undefined,
+    narrowed: rebased ? (to) => callText('glob', [pattern], { cwd: to, includeIgnored: includeIgnored || undefined }) : undefined,
     header,
   });
+  return { ...listing, dir };
 }

@@ -9,7 +9,7 @@
 import { type ContextSession, type SearchResult, SYMBOL_KINDS, type SymbolKind } from '@ctxfs/context';
 import { z } from 'zod';
 import { defineTool, once, READ_ONLY } from '../definition.ts';
-import { callBudget, listingDataSchema, listingResult, searchDataSchema, searchResult } from '../results.ts';
+import { callBudget, globDataSchema, listingDataSchema, listingResult, searchDataSchema, searchResult } from '../results.ts';
 
 // The maxima the session enforces (search/search-input.ts), stated in the schema a model reads; built with the first
 // schema that has them (see ToolSpec).
@@ -75,19 +75,19 @@ export const glob = defineTool({
   name: 'glob',
   title: 'Find files by pattern',
   description:
-    'Lists files whose path matches a glob ("**/*.py", "src/**/auth*.ts"), relative to cwd (default the root). Returns paths with size and language.',
+    'Lists files whose path matches a glob ("**/*.py", "src/**/auth*.ts"), relative to cwd (default the root). Returns their paths, named relative to the directory they share, which the answer names once.',
   input: () =>
     z.object({
       pattern: z.string().min(1),
       cwd: z.string().optional().describe('Directory the pattern is relative to.'),
       ...paging(),
     }),
-  output: searchDataSchema,
+  output: globDataSchema,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'glob', args: ['pattern'] },
   examples: [{ pattern: '**/*.test.ts' }, { pattern: '*.md', cwd: 'docs' }],
-  run: async (session, a) => found(session, await session.glob(a.pattern, { cwd: a.cwd, ...pageOptions(a) })),
+  run: async (session, a) => listingResult(await session.glob(a.pattern, { cwd: a.cwd, ...pageOptions(a) }), callBudget(session)),
 });
 
 export const grep = defineTool({
