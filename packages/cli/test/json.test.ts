@@ -24,7 +24,7 @@ describe('--json: every command answers one document of its documented shape', (
     expect(json('ls', ['ls', 'src'])).toMatchObject({ shown: 2, dir: 'src', items: [{ name: 'main.ts' }, { name: 'math.ts' }] });
     expect(json('cat', ['cat', 'src/math.ts']).view).toBe('full');
     expect(json('cat --lines', ['cat', 'src/math.ts', '--lines', '2:4'])).toMatchObject({ view: 'lines', start_line: 2, end_line: 4 });
-    expect(json('grep', ['grep', 'retries']).total).toBe(1);
+    expect(json('grep', ['grep', 'retries'])).toMatchObject({ total: 1, dir: '', items: [{ name: 'src/math.ts', matches: 1, lines: [{ line: 6 }] }] });
     // A file this small is served whole in place of its outline.
     expect(json('outline', ['outline', 'src/math.ts'])).toMatchObject({ path: 'src/math.ts', view: 'full' });
     expect(json('symbol <name> <file>', ['symbol', 'add', 'src/math.ts']).view).toBe('symbol');

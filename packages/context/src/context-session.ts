@@ -54,7 +54,7 @@ import type { Decision, OpClass } from './safety/policy.ts';
 import { askingFirst, type CallOutcome, currentCall, type GuardedCall, type SafetyLayer } from './safety/safety-layer.ts';
 import { type GlobCallOptions, glob, type ListFilesOptions, type ListingResult, listFiles } from './search/file-listing.ts';
 import { type FindSymbolOptions, findSymbol, type SymbolHit } from './search/find-symbol.ts';
-import { type GrepCallOptions, type GrepHit, grep } from './search/grep.ts';
+import { type GrepCallOptions, type GrepResult, grep } from './search/grep.ts';
 import type { SearchResult } from './search/search-result.ts';
 import { editOutcome, normalized, patchTargets, previews, servedOutcome } from './session/call-shapes.ts';
 import { PathBoundary } from './session/path-boundary.ts';
@@ -487,7 +487,9 @@ export class ContextSession {
    * Lines matching a regular expression (or `literal` text) across files,
    * as the redacted files read; `node_modules` and other ignored paths are
    * never walked, sensitive files left out unless asked. `output: 'files'`
-   * or `'count'` lists files instead of lines.
+   * or `'count'` lists files instead of lines. The text names each file
+   * relative to the directory the page's files share (`dir`), which its
+   * header names once; the items keep whole paths.
    *
    * @example
    * ```ts
@@ -496,7 +498,7 @@ export class ContextSession {
    * r.next;   // undefined — or a narrower call when the result was capped
    * ```
    */
-  grep(pattern: string, options?: GrepCallOptions): Promise<SearchResult<GrepHit>> {
+  grep(pattern: string, options?: GrepCallOptions): Promise<GrepResult> {
     return this.#search('grep', options?.path, { pattern, ...options }, () => grep(this.#ws, this.#caller, pattern, options));
   }
 

@@ -206,8 +206,9 @@ export {
 } from './safety/safety-layer.ts';
 export { type GlobCallOptions, type ListedFile, type ListFilesOptions, type ListingResult, MAX_LISTED_FILES } from './search/file-listing.ts';
 export type { FindSymbolOptions, SymbolHit } from './search/find-symbol.ts';
-export { GREP_TALLY_CAP, type GrepCallOptions, type GrepContextLine, type GrepHit, type GrepOutput, MAX_LINE_CHARS } from './search/grep.ts';
+export { GREP_TALLY_CAP, type GrepCallOptions, type GrepContextLine, type GrepHit, type GrepOutput, type GrepResult, MAX_LINE_CHARS } from './search/grep.ts';
 export { type Narrowing, narrowTo, plural, type Tally } from './search/narrowing.ts';
+export { relativeStart } from './search/relative-names.ts';
 export type { SearchCounts, SearchOp, SearchResult, SearchView } from './search/search-result.ts';
 export { type IndexedSymbol, type IndexRefresh, MAX_INDEXED_BYTES } from './search/symbol-index.ts';
 export { identifierWords, MATCH_TIERS, type MatchTier, matchName, parseQuery, type SymbolQuery } from './search/symbol-ranking.ts';

@@ -193,7 +193,7 @@ for (const backend of BACKENDS) {
           if (/\bconst\b/.test(line)) truth.push(`${path}:${i + 1}`);
         });
       }
-      let r = await ctx.grep('\\bconst\\b');
+      let r: SearchResult<GrepHit> = await ctx.grep('\\bconst\\b');
       expect(r.counts.total).toBe(truth.length);
       expect(r.truncated).toBe(true);
       expect(r.text).toMatch(/more matching lines; narrow with grep\(/);
@@ -578,7 +578,7 @@ describe('grep past its counting cap (typescript lib declarations, memory backen
     const ctx = await createContext({ fs, store: testState(), profile });
     await ctx.scan();
     const seen = new Set<string>();
-    let r = await ctx.grep('(', { literal: true, limit: 10_000 });
+    let r: SearchResult<GrepHit> = await ctx.grep('(', { literal: true, limit: 10_000 });
     for (let pages = 1; ; pages++) {
       for (const h of r.items) seen.add(`${h.path}:${h.line}`);
       if (!r.counts.exact || r.counts.total > r.counts.skipped + r.counts.shown) expect(r.next, r.text.split('\n')[0]).toBeDefined();
@@ -589,7 +589,7 @@ describe('grep past its counting cap (typescript lib declarations, memory backen
     expect([...seen].filter((k) => !WANT.has(k))).toEqual([]);
     // Files: the same, a file a row.
     const files = new Set<string>();
-    let f = await ctx.grep('(', { literal: true, output: 'files', limit: 20 });
+    let f: SearchResult<GrepHit> = await ctx.grep('(', { literal: true, output: 'files', limit: 20 });
     for (let pages = 1; ; pages++) {
       for (const h of f.items) files.add(h.path);
       if (f.next === undefined || pages > 50) break;

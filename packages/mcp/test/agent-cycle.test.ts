@@ -67,9 +67,10 @@ describe.each(backends)('on %s', (backend: BackendKind) => {
     expect(overview.text).toContain('config.ts');
 
     const found = await call(agent.client, 'grep', { pattern: 'export const retries', path: 'src' });
-    const hit = (found.data?.items as Array<{ path: string; line: number }> | undefined)?.[0];
-    expect(hit).toMatchObject({ path: FILE, line: 2 });
-    const line = hit?.line ?? 0;
+    const file = (found.data?.items as Array<{ name: string; lines: Array<{ line: number }> }> | undefined)?.[0];
+    expect(`${found.data?.dir === '' ? '' : `${found.data?.dir}/`}${file?.name}`).toBe(FILE);
+    const line = file?.lines[0]?.line ?? 0;
+    expect(line).toBe(2);
 
     const read = await call(agent.client, 'read_lines', { path: FILE, start_line: 1, end_line: line + 2 });
     const lines = [...read.text.matchAll(/^\d+\t(.*)$/gm)].map((m) => m[1] ?? '');

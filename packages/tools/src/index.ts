@@ -66,6 +66,7 @@ export {
   type EditData,
   editResult,
   type GlobData,
+  type GrepData,
   type ListingData,
   listingResult,
   type SearchData,

@@ -10,9 +10,12 @@
 import {
   type ContextSession,
   type EditResult,
+  type GrepHit,
+  type GrepResult,
   type ListedFile,
   type ListingResult,
   o200kTokenizer,
+  relativeStart,
   type SearchResult,
   type Served,
   truncateTokens,
@@ -185,9 +188,74 @@ function listedData(f: ListedFile, start: number): ListingData['items'][number] 
 
 /** A context-layer listing or glob as a tool result (a glob's entries are files with a name and no size: its own shape). */
 export function listingResult(r: ListingResult, budget?: number): ToolResult<ListingData> {
-  const start = r.dir === '' ? 0 : r.dir.length + 1;
+  const start = relativeStart(r.dir);
   const result = searchEnvelope(r, budget);
   return { ...result, data: { ...result.data, dir: r.dir, items: r.items.map((f) => listedData(f, start)) } };
+}
+
+/** A matching line of `grep` as data: its number, its text as shown, the lines shown around it when there are any. */
+const grepLine = once(() =>
+  z.object({
+    line: int(),
+    text: z.string().optional().describe('The line as shown (redacted, a long line cut around the match); absent when the file is over the document limit.'),
+    before: z.array(z.string()).optional().describe('The lines shown just before it, in order (context_lines), when there are any.'),
+    after: z.array(z.string()).optional().describe('The lines shown just after it, in order, when there are any.'),
+  }),
+);
+
+/**
+ * A file of `grep`, as the text groups it: its name and match count once, then
+ * its lines shown (output content). Some MCP clients hand the model this
+ * data instead of the text: what a file's every line would repeat is said once.
+ */
+const grepFile = once(() =>
+  z.object({
+    name: z.string().describe('Path relative to dir: dir joined with it is the path the next call takes.'),
+    matches: int().describe('Matching lines in the file (at least, for the last file of a count that was not exact).'),
+    version: z.string().optional().describe('Content hash of the file its lines were served from (output content).'),
+    lines: z.array(grepLine()).optional().describe('The matching lines shown (output content).'),
+  }),
+);
+
+/** A grep's result: the search shape, with its files named relative to the directory they share. */
+export const grepDataSchema = once(() =>
+  searchDataSchema().extend({
+    view: z.string().describe('matches, files, count, or over-budget'),
+    shown: int().describe('Entries shown: matching lines (matches), or files (files, count).'),
+    dir: z.string().describe("The directory the items' names are relative to: the deepest one the files shown share, or '' (none shared, or one file)."),
+    items: z.array(grepFile()).describe('The files shown, as data, in the order the text gives them.'),
+  }),
+);
+export type GrepData = z.infer<ReturnType<typeof grepDataSchema>>;
+
+/** `grep`'s hits as its data: consecutive hits of one file under one entry, named relative to `start` characters of its path. */
+function grepFiles(hits: readonly GrepHit[], start: number): GrepData['items'] {
+  const files: GrepData['items'] = [];
+  let last: { path: string; file: GrepData['items'][number]; lines: NonNullable<GrepData['items'][number]['lines']> } | undefined;
+  for (const h of hits) {
+    if (last?.path !== h.path) {
+      last = { path: h.path, file: { name: h.path.slice(start), matches: h.matches }, lines: [] };
+      files.push(last.file);
+    }
+    // A list of files (line 0) has no lines; a file over the document limit has no version and no text.
+    if (h.line === 0) continue;
+    const line: (typeof last.lines)[number] = { line: h.line };
+    if (h.version !== '') {
+      last.file.version = h.version;
+      line.text = h.text;
+    }
+    if (h.before.length > 0) line.before = h.before.map((c) => c.text);
+    if (h.after.length > 0) line.after = h.after.map((c) => c.text);
+    last.lines.push(line);
+    last.file.lines = last.lines;
+  }
+  return files;
+}
+
+/** A context-layer grep as a tool result. */
+export function grepResult(r: GrepResult, budget?: number): ToolResult<GrepData> {
+  const result = searchEnvelope(r, budget);
+  return { ...result, data: { ...result.data, dir: r.dir, items: grepFiles(r.items, relativeStart(r.dir)) } };
 }
 
 const lineRange = once(() => z.object({ start: int(), end: int() }));

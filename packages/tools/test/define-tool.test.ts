@@ -10,7 +10,7 @@
 
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { applyPatch, defineTool, editData, grep, READ_ONLY, readFile, searchData, servedData, TOOLS, Toolset } from '../src/index.ts';
+import { applyPatch, defineTool, editData, findSymbol, READ_ONLY, readFile, searchData, servedData, TOOLS, Toolset } from '../src/index.ts';
 import * as toolsetEntry from '../src/toolset.ts';
 
 function counted<T>(build: () => T): { build: () => T; calls: () => number } {
@@ -84,7 +84,7 @@ describe('defineTool', () => {
 
   test("the shared result shapes the package exports are the tools' output schemas", () => {
     expect(readFile.output).toBe(servedData);
-    expect(grep.output).toBe(searchData);
+    expect(findSymbol.output).toBe(searchData);
     expect(applyPatch.output).toBe(editData);
   });
 

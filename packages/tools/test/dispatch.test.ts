@@ -106,20 +106,19 @@ describe('dispatch in every shape, against a real session', () => {
 describe('search results as data', () => {
   const workspace = freshWorkspace();
 
-  it.each<[string, Record<string, unknown>, 'grep', string]>([['grep', { pattern: 'class' }, 'grep', 'class']])(
-    '%s gives each entry as the JSON it is sent as: the session’s entry less its undefined members',
-    async (tool, args, op, first) => {
-      const w = workspace();
-      const viaTool = await w.toolset.run(tool, args);
-      const direct = await (w.session[op] as (a: string) => Promise<{ items: readonly unknown[] }>).call(w.session, first);
-      const items = (viaTool.data as { items: unknown[] }).items;
-      expect(items.length).toBeGreaterThan(0);
-      expect(items).toEqual(JSON.parse(JSON.stringify(direct.items)));
-      // Nothing undefined is left for a schema check or a client to trip on.
-      expect(JSON.stringify(items).length).toBe(JSON.stringify(direct.items).length);
-      for (const item of items) for (const v of Object.values(item as object)) expect(v).not.toBeUndefined();
-    },
-  );
+  it('find_symbol gives each entry as the JSON it is sent as: the session’s entry less its undefined members', async () => {
+    const w = workspace();
+    const viaTool = await w.toolset.run('find_symbol', { query: 'Doc' });
+    const direct = await w.session.findSymbol('Doc');
+    // The call each entry offers is written in its caller's style: a tool's call for the tool, the API's for the session.
+    const offered = (xs: readonly object[]) => xs.map((x) => ({ ...x, call: undefined }));
+    const items = (viaTool.data as { items: Array<{ call: string }> }).items;
+    expect(items.length).toBeGreaterThan(0);
+    expect(items[0]?.call).toBe('get_symbol({"path":"src/doc.ts","name":"Doc"})');
+    expect(offered(items)).toEqual(offered(JSON.parse(JSON.stringify(direct.items)) as object[]));
+    // Nothing undefined is left for a schema check or a client to trip on.
+    for (const item of items) for (const v of Object.values(item as object)) expect(v).not.toBeUndefined();
+  });
 
   it('list_files gives each entry by its name under the directory listed, with its size: no member a row repeats for nothing', async () => {
     const w = workspace();
@@ -138,6 +137,21 @@ describe('search results as data', () => {
     const start = direct.dir === '' ? 0 : direct.dir.length + 1;
     expect(viaTool.data).toMatchObject({ dir: direct.dir, shown: direct.items.length });
     expect((viaTool.data as { items: unknown[] }).items).toEqual(direct.items.map((f) => ({ name: f.path.slice(start) })));
+  });
+
+  it('grep gives each file once, by its name under the directory the files share, with its lines: no path, version or empty context on every line', async () => {
+    const w = workspace();
+    const viaTool = await w.toolset.run('grep', { pattern: 'class' });
+    const direct = await w.session.grep('class');
+    const start = direct.dir === '' ? 0 : direct.dir.length + 1;
+    const files = [...new Set(direct.items.map((h) => h.path))];
+    expect(viaTool.data).toMatchObject({ dir: direct.dir, shown: direct.items.length });
+    expect((viaTool.data as { items: unknown[] }).items).toEqual(
+      files.map((path) => {
+        const hits = direct.items.filter((h) => h.path === path);
+        return { name: path.slice(start), matches: hits[0]?.matches, version: hits[0]?.version, lines: hits.map((h) => ({ line: h.line, text: h.text })) };
+      }),
+    );
   });
 });
 

@@ -14,7 +14,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { o200kTokenizer } from '@ctxfs/context';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { type GlobData, TOOLS, type Toolset } from '../src/index.ts';
+import { type GlobData, type GrepData, TOOLS, type Toolset } from '../src/index.ts';
 import { FILES, joined, rows, V3, zodWorkspace } from './support/zod-v3.ts';
 
 const DIR = 'zod/src/v3/tests';
@@ -23,6 +23,9 @@ const TESTS = readdirSync(join(V3, 'tests'))
   .sort();
 
 const globData = (r: { readonly data: unknown }) => r.data as GlobData;
+const grepData = (r: { readonly data: unknown }) => r.data as GrepData;
+/** Line `n` of a file of the workspace. */
+const lineOf = (path: string, n: number) => (FILES[path] as string).split('\n')[n - 1];
 /** What a client that hands the model the structured content makes it read. */
 const dataTokens = (r: { readonly data: unknown }) => o200kTokenizer.count(JSON.stringify(r.data));
 
@@ -93,5 +96,96 @@ describe('glob', () => {
     const r = await medium.run('glob', { pattern: '**/*.ts' });
     expect(tool?.output.safeParse(r.data).success).toBe(true);
     expect(tool?.output.safeParse({ ...(r.data as object), items: [{ path: 'x' }] }).success).toBe(false);
+  });
+});
+
+describe('grep', () => {
+  test('names the directory its files share once, each file once, and each line once', async () => {
+    const r = await medium.run('grep', { pattern: 'safeParse', path: DIR });
+    expect(r.text.split('\n')[0]).toBe(`grep "safeParse" in ${DIR}: 173 matching lines in 26 files, showing lines 1-50, paths relative to ${DIR}/.`);
+    expect(rows(r.text).slice(0, 3)).toEqual(['all-errors.test.ts', `50:\t${lineOf(`${DIR}/all-errors.test.ts`, 50)}`, '--']);
+    expect(r.text).not.toContain(`${DIR}/all-errors.test.ts`);
+    expect(r.text).toContain(`[… 123 more matching lines; narrow with grep({"pattern":"safeParse","path":"${DIR}/error.test.ts"}) (30 lines)`);
+    const data = grepData(r);
+    expect(data).toMatchObject({ dir: DIR, shown: 50, total: 173, files: 26, truncated: true });
+    // A file's name, count and version once, then its lines: no path, version, count or empty context on every line.
+    expect(data.items[0]).toEqual({
+      name: 'all-errors.test.ts',
+      matches: 2,
+      version: expect.stringMatching(/^[0-9a-f]{64}$/),
+      lines: [50, 65].map((line) => ({ line, text: lineOf(`${DIR}/all-errors.test.ts`, line) })),
+    });
+    expect(data.items.flatMap((f) => f.lines ?? []).length).toBe(50);
+    expect(data.tokens).toBe(o200kTokenizer.count(r.text));
+    // Before: 1,043 tokens of text and 4,265 of data (each line's item repeated path, version, count, and before: [], after: []).
+    expect(dataTokens(r)).toBeLessThan(1600);
+  });
+
+  test('context lines are the lines around the match, in order, only when there are any', async () => {
+    const r = await medium.run('grep', { pattern: 'ZodError', path: 'zod/src/v3', context_lines: 1 });
+    const data = grepData(r);
+    expect(data.dir).toBe('zod/src/v3');
+    let around = 0;
+    for (const file of data.items) {
+      const path = joined(data.dir, file.name);
+      for (const hit of file.lines ?? []) {
+        expect(hit.text).toBe(lineOf(path, hit.line));
+        const before = hit.before ?? [];
+        const after = hit.after ?? [];
+        expect(before).toEqual(before.map((_, i) => lineOf(path, hit.line - before.length + i)));
+        expect(after).toEqual(after.map((_, i) => lineOf(path, hit.line + 1 + i)));
+        expect(hit.before?.length).not.toBe(0);
+        expect(hit.after?.length).not.toBe(0);
+        around += (hit.before?.length ?? 0) + (hit.after?.length ?? 0);
+      }
+    }
+    expect(around).toBeGreaterThan(50);
+    // Before: 5,731 tokens of data for 2,002 of text.
+    expect(dataTokens(r)).toBeLessThan(3000);
+  });
+
+  test('a list of files, or of counts, names each file under the directory they share', async () => {
+    const files = await medium.run('grep', { pattern: 'safeParse', path: DIR, output: 'files' });
+    const names = rows(files.text);
+    expect(names).toHaveLength(26);
+    expect(names[0]).toBe('all-errors.test.ts');
+    expect(grepData(files).items[0]).toEqual({ name: 'all-errors.test.ts', matches: 2 });
+    expect(grepData(files).items.map((i) => i.name)).toEqual(names);
+    // Before: 341 tokens of text and 1,829 of data.
+    expect(o200kTokenizer.count(files.text)).toBeLessThan(200);
+    expect(dataTokens(files)).toBeLessThan(400);
+    const counts = await medium.run('grep', { pattern: 'safeParse', path: DIR, output: 'count' });
+    expect(rows(counts.text)[0]).toBe('all-errors.test.ts: 2');
+    expect(grepData(counts).items).toEqual(grepData(files).items);
+  });
+
+  test('every file is a path the next call takes, at the line it names', async () => {
+    for (const args of [
+      { pattern: 'safeParse', path: DIR },
+      { pattern: 'ZodError', context_lines: 2 },
+      { pattern: 'safeParse', output: 'files' },
+    ]) {
+      const data = grepData(await medium.run('grep', args));
+      expect(data.items.length).toBeGreaterThan(1);
+      for (const file of data.items) {
+        const line = file.lines?.[0]?.line ?? 1;
+        const read = await medium.run('read_lines', { path: joined(data.dir, file.name), start_line: line, end_line: line });
+        expect(read.isError, `${data.dir} ${file.name}`).toBe(false);
+      }
+    }
+  });
+
+  test('a search of one file names it whole', async () => {
+    const r = await medium.run('grep', { pattern: 'safeParse', path: `${DIR}/all-errors.test.ts` });
+    expect(grepData(r)).toMatchObject({ dir: '', items: [{ name: `${DIR}/all-errors.test.ts`, matches: 2 }] });
+    expect(r.text.split('\n')[0]).not.toContain('relative to');
+    expect(rows(r.text)[0]).toBe(`${DIR}/all-errors.test.ts`);
+  });
+
+  test('its output schema is its own, and holds the answer', async () => {
+    const tool = TOOLS.find((t) => t.name === 'grep');
+    const r = await medium.run('grep', { pattern: 'ZodError', context_lines: 1 });
+    expect(tool?.output.safeParse(r.data).success).toBe(true);
+    expect(tool?.output.safeParse({ ...(r.data as object), items: [{ path: 'x', line: 1 }] }).success).toBe(false);
   });
 });

@@ -6,7 +6,9 @@
  * workspace would find: secrets are never shown, and a pattern that only
  * matches inside one is not reported at all (no match-count oracle).
  * Sensitive files are left out unless asked for. Counting goes on past what
- * is shown, up to a cap, so every result says how much it left out.
+ * is shown, up to a cap, so every result says how much it left out. Files
+ * are named relative to the directory the page's files share, which the
+ * header names once.
  *
  * @module
  */
@@ -18,6 +20,7 @@ import { listFirst } from '../patch/mismatch-report.ts';
 import { type Caller, callBudget, redactedLines, type Workspace } from '../retrieval/shared.ts';
 import { currentCall } from '../safety/safety-layer.ts';
 import { narrowTo, plural, type Tally } from './narrowing.ts';
+import { relativeNote, relativeStart, sharedDirectory } from './relative-names.ts';
 import { count, fileFilter, grepMatcher, searchPath } from './search-input.ts';
 import { lastPageOffset, overBudgetSearch, pastTheEnd, type Row, renderSearch, type SearchResult, shownRange, tooSmall } from './search-result.ts';
 import { type SearchScope, searchScope, sensitiveIn } from './search-scope.ts';
@@ -77,6 +80,15 @@ export interface GrepHit {
   readonly text: string;
   readonly before: readonly GrepContextLine[];
   readonly after: readonly GrepContextLine[];
+}
+
+/**
+ * The result of `grep`: its text names each file relative to `dir` (the items
+ * keep whole paths).
+ */
+export interface GrepResult extends SearchResult<GrepHit> {
+  /** The deepest directory the page's files share, or `''` (none shared, or one file: named whole). */
+  readonly dir: string;
 }
 
 /** A file with matches, checked against its redacted text. */
@@ -258,7 +270,7 @@ async function excludedWithin(ws: Workspace, scope: SearchScope): Promise<string
 }
 
 /** Searches file contents. */
-export async function grep(ws: Workspace, caller: Caller, pattern: string, options: GrepCallOptions = {}): Promise<SearchResult<GrepHit>> {
+export async function grep(ws: Workspace, caller: Caller, pattern: string, options: GrepCallOptions = {}): Promise<GrepResult> {
   const literal = options.literal === true;
   const ignoreCase = options.ignoreCase === true;
   const scopePath = searchPath(options.path, 'grep');
@@ -293,7 +305,7 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
     });
   // Its refusal's hint is this call with `literal`: the scope and options as asked, so it searches where this one would.
   const matcher = grepMatcher(pattern, { literal, ignoreCase, asLiteral: () => same({ literal: true }) });
-  if (tooSmall(budget)) return overBudgetSearch(ws, caller, 'grep', budget, same({ maxTokens: caller.profile.perCallTokens }));
+  if (tooSmall(budget)) return { ...overBudgetSearch(ws, caller, 'grep', budget, same({ maxTokens: caller.profile.perCallTokens })), dir: '' };
   const scope = await searchScope(ws, 'grep', scopePath, includeIgnored);
 
   const state = { capped: false };
@@ -316,8 +328,10 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
   }
   const exact = !state.capped;
 
-  // One row per entry: a matching line with the context that belongs to it, or a file.
+  // One row per entry: a matching line with the context that belongs to it, or a file. A row that starts with its
+  // file's path (a file's first line; every row of a list of files) is named relative to `dir` once the page is known.
   const rows: Row<GrepHit>[] = [];
+  const named = new Set<Row<GrepHit>>();
   if (output === 'content') {
     let skip = offset;
     for (const f of files) {
@@ -358,12 +372,14 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
           for (let n = from; n <= Math.max(line, to); n++) if (f.redacted[n - 1] !== f.doc.lines[n - 1]) masks++;
         }
         const hit: GrepHit = { path: f.path, version, matches: f.lines.length, line, text: f.doc ? text(line) : '', before, after };
-        rows.push({
+        const row: Row<GrepHit> = {
           text: parts.join('\n'),
           item: hit,
           read: f.doc ? { path: f.path, sha256: version, startLine: from, endLine: Math.max(line, to) } : undefined,
           masks,
-        });
+        };
+        rows.push(row);
+        if (shownUpTo === 0) named.add(row);
         shownUpTo = Math.max(line, to);
       }
       skip = 0;
@@ -373,9 +389,15 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
     const partial = exact ? undefined : files.at(-1);
     for (const f of files.slice(offset, offset + limit)) {
       const hit: GrepHit = { path: f.path, version: f.doc?.sha256 ?? '', matches: f.lines.length, line: 0, text: '', before: [], after: [] };
-      rows.push({ text: output === 'files' ? f.path : `${f.path}: ${f === partial ? 'at least ' : ''}${f.lines.length}`, item: hit });
+      const row: Row<GrepHit> = { text: output === 'files' ? f.path : `${f.path}: ${f === partial ? 'at least ' : ''}${f.lines.length}`, item: hit };
+      rows.push(row);
+      named.add(row);
     }
   }
+  // A budget that cuts the page keeps its first rows: their files lie below the same directory.
+  const dir = sharedDirectory([...new Set(rows.map((r) => r.item.path))]);
+  const start = relativeStart(dir);
+  const shownRows = start === 0 ? rows : rows.map((r) => (named.has(r) ? { ...r, text: r.text.slice(start) } : r));
 
   const entries = output === 'content' ? total : files.length;
   const lower = exact ? '' : 'at least ';
@@ -385,7 +407,7 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
   const header = (shown: number) => {
     if (total === 0) return `grep ${JSON.stringify(pattern)}${where}: no matches.`;
     const showing = shownRange(offset, shown, entries, output === 'content' ? 'lines ' : 'files ');
-    return `grep ${JSON.stringify(pattern)}${where}: ${found}${showing}${output === 'content' && shown > 0 && contextOption !== undefined ? ' (N: match, N- context)' : ''}.`;
+    return `grep ${JSON.stringify(pattern)}${where}: ${found}${showing}${output === 'content' && shown > 0 && contextOption !== undefined ? ' (N: match, N- context)' : ''}${relativeNote(dir)}.`;
   };
   const notes: string[] = [];
   if (!includeSensitive) {
@@ -407,11 +429,11 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
   if (leftOut.length > 0) {
     notes.push(`[not searched: ignored ${leftOut.slice(0, 6).join(', ')}${leftOut.length > 6 ? ', …' : ''}; ${same({ includeIgnored: true })} searches them]`);
   }
-  return renderSearch(ws, caller, {
+  const result = await renderSearch<GrepHit>(ws, caller, {
     op: 'grep',
     view: output === 'content' ? 'matches' : output === 'files' ? 'files' : 'count',
     header,
-    rows,
+    rows: shownRows,
     scope: scope.path,
     total: entries,
     exact,
@@ -456,6 +478,7 @@ export async function grep(ws: Workspace, caller: Caller, pattern: string, optio
       return { note: `[… ${exact ? '' : 'at least '}${what}; narrow with ${calls.join(', or page on with ')} …]`, next };
     },
   });
+  return { ...result, dir };
 }
 
 /**

@@ -9,7 +9,7 @@
 import { type ContextSession, type SearchResult, SYMBOL_KINDS, type SymbolKind } from '@ctxfs/context';
 import { z } from 'zod';
 import { defineTool, once, READ_ONLY } from '../definition.ts';
-import { callBudget, globDataSchema, listingDataSchema, listingResult, searchDataSchema, searchResult } from '../results.ts';
+import { callBudget, globDataSchema, grepDataSchema, grepResult, listingDataSchema, listingResult, searchDataSchema, searchResult } from '../results.ts';
 
 // The maxima the session enforces (search/search-input.ts), stated in the schema a model reads; built with the first
 // schema that has them (see ToolSpec).
@@ -106,7 +106,7 @@ export const grep = defineTool({
       output: z.enum(['content', 'files', 'count']).optional().describe('content (default): matching lines; files: file paths; count: matches per file.'),
       ...paging(),
     }),
-  output: searchDataSchema,
+  output: grepDataSchema,
   annotations: READ_ONLY,
   approval: 'never',
   api: { op: 'grep', args: ['pattern'] },
@@ -115,8 +115,7 @@ export const grep = defineTool({
     { pattern: 'fetch(', literal: true, glob: '**/*.ts', output: 'files' },
   ],
   run: async (session, a) =>
-    found(
-      session,
+    grepResult(
       await session.grep(a.pattern, {
         path: a.path,
         glob: a.glob,
@@ -126,6 +125,7 @@ export const grep = defineTool({
         output: a.output,
         ...pageOptions(a),
       }),
+      callBudget(session),
     ),
 });
 
