@@ -34,4 +34,26 @@ describe('get_diff with no versions named: the newest recorded version against t
       await ws.close();
     }
   });
+  it('says that a file changed after the scan, before ctxfs kept its content, differs from what ctxfs first saw', async () => {
+    const ws = await openWorkspace(FILES);
+    try {
+      // The scan knew src/b.ts by its hash only; an editor changes it before any read kept its content.
+      await ws.fs.writeBytes('src/b.ts', new TextEncoder().encode('export const b = 1;\n'));
+      const r = await ws.toolset.run('get_diff', { path: 'src/b.ts' });
+      expect(r.isError).toBe(false);
+      expect(r.text).toMatch(
+        /^src\/b\.ts: no recorded change; it changed outside ctxfs after it was scanned as [0-9a-f]{12}, before ctxfs kept its content: that change cannot be shown or undone\.$/,
+      );
+      expect(r.text).not.toContain('as ctxfs first saw it');
+      // The history's first version says so too, and the disk's content is served.
+      expect((await ws.toolset.run('get_file_history', { path: 'src/b.ts' })).text).toContain('changed outside ctxfs after it was scanned as');
+      expect((await ws.toolset.run('read_file', { path: 'src/b.ts' })).text).toContain('export const b = 1;');
+      const undo = await ws.toolset.run('undo', { path: 'src/b.ts', change: 1 });
+      expect(undo.isError).toBe(true);
+      expect(undo.text).toContain('#1 is the first version of src/b.ts: it changed outside ctxfs after it was scanned as');
+      expect(undo.text).not.toContain('as ctxfs first saw it');
+    } finally {
+      await ws.close();
+    }
+  });
 });

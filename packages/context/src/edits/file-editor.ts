@@ -309,7 +309,11 @@ export class FileEditor {
     // is that first version, and what is on disk now is an external change, which undo must know as
     // someone else's, not the file's beginning.
     const known = latest === undefined ? this.deps.registry.get(path) : undefined;
-    const first = known?.sha256 !== undefined && known.sha256 !== sha && (await this.#versions.hasBlob(known.sha256)) ? known : undefined;
+    const changed = known?.sha256 !== undefined && known.sha256 !== sha ? known : undefined;
+    const first = changed?.sha256 !== undefined && (await this.#versions.hasBlob(changed.sha256)) ? changed : undefined;
+    // Known only by its hash (a scan keeps no content): the disk's content begins the history, and says that
+    // it is not what ctxfs first saw, which neither a diff nor an undo can show.
+    const unkept = first === undefined && current !== undefined ? changed : undefined;
     return this.deps.store.transaction(async () => {
       if (current?.bytes) await this.#versions.putBlob(current.bytes, current.sha256);
       if (first !== undefined) {
@@ -322,7 +326,12 @@ export class FileEditor {
         size: current?.bytes?.byteLength ?? current?.size ?? 0,
         op: initial ? 'initial' : 'external',
         author: initial ? 'initial' : 'external',
-        message: current === undefined ? 'deleted outside ctxfs' : undefined,
+        message:
+          current === undefined
+            ? 'deleted outside ctxfs'
+            : unkept !== undefined
+              ? `changed outside ctxfs after it was scanned as ${shortHash(unkept.sha256)}, before ctxfs kept its content: that change cannot be shown or undone`
+              : undefined,
       });
     });
   }

@@ -375,7 +375,9 @@ async function undoHolding(editor: FileEditor, p: string, other: string | undefi
       const why =
         options.change !== undefined
           ? asked?.op === 'initial'
-            ? `#${options.change} is the first version of ${p}, as ctxfs first saw it: no change to undo.`
+            ? asked.message === undefined
+              ? `#${options.change} is the first version of ${p}, as ctxfs first saw it: no change to undo.`
+              : `#${options.change} is the first version of ${p}: it ${asked.message}.`
             : `${p} has no version #${options.change}: its versions are #1 to #${history[0]?.seq ?? 1}.`
           : history.some((v) => v.op !== 'initial')
             ? `every recorded change of ${p} is undone already.`

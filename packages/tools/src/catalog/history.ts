@@ -108,14 +108,17 @@ export const getDiff = defineTool({
         throw fsError('ENOENT', 'getDiff', a.path, { reason: `no file at ${a.path}, and no recorded version of one` });
       }
     }
+    let first: string | undefined;
     if (byDefault && (d === undefined || d.diff === '')) {
       // A change made outside ctxfs becomes an `external` version as soon as ctxfs looks at the file (this history, a
       // read): the disk is then the newest recorded version, and the change is that version's, from the one before it.
       const [newest, before] = await session.history(a.path, 2);
       if (newest?.op === 'external' && before !== undefined) d = await session.getDiff(a.path, before.seq, newest.seq);
+      // The history's first version says when it is not what ctxfs first saw (a scan keeps only a hash).
+      else if (newest?.op === 'initial' && before === undefined) first = newest.message;
     }
-    if (d === undefined) {
-      const text = `${a.path}: no recorded change; the file is as ctxfs first saw it.`;
+    if (d === undefined || (first !== undefined && d.diff === '')) {
+      const text = `${a.path}: no recorded change; ${first === undefined ? 'the file is as ctxfs first saw it' : `it ${first}`}.`;
       return { text, isError: false, data: { path: a.path, from: 'current', to: 'disk', diff: '', lines_added: 0, lines_removed: 0, truncated: false } };
     }
     const shown = withinBudget(d.diff, session.profile.perCallTokens, 'diff narrower versions, or read_lines the changed lines');
