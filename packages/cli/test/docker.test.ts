@@ -24,8 +24,8 @@ describe.runIf(docker)('ctxfs on a Docker container', () => {
     expect(raw.stdout).toBe('export const limit = 10;\n');
     expect(
       ctxfs(project, [...on, 'ls', '--json'])
-        .json<{ items: Array<{ path: string }> }>()
-        .items.map((i) => i.path),
+        .json<{ items: Array<{ name: string }> }>()
+        .items.map((i) => i.name),
     ).toEqual(expect.arrayContaining(['README.md', 'src/util.ts']));
     const edit = ctxfs(project, [...on, 'replace', 'src/util.ts', 'limit = 10', 'limit = 20']);
     expect(edit.status, edit.stderr).toBe(0);
