@@ -24,6 +24,7 @@ import { metadataSection } from './metadata.ts';
 import { mkdirSection } from './mkdir.ts';
 import { pathsSection } from './paths.ts';
 import { readOnlySection } from './read-only.ts';
+import { readWithStatSection } from './read-with-stat.ts';
 import { renameSection } from './rename.ts';
 import { rootRemovedSection } from './root-removed.ts';
 import { snapshotsSection } from './snapshots.ts';
@@ -50,6 +51,7 @@ export const SECTIONS: ReadonlyArray<readonly [string, Section]> = [
   ['compare-and-swap', compareAndSwapSection],
   ['text reading', textSection],
   ['convenience layer', convenienceSection],
+  ['read with stat', readWithStatSection],
   ['limits', limitsSection],
   ['delete', deleteSection],
   ['mkdir', mkdirSection],

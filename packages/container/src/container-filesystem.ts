@@ -32,6 +32,7 @@ import {
   type FileDigest,
   type FileEntry,
   type FileKind,
+  type FileRead,
   type FileStat,
   FilesystemBase,
   type FilesystemBaseOptions,
@@ -176,6 +177,8 @@ interface ReadHead {
   real?: string;
   /** Inode, size and mtime (`stat -c %i:%s:%Y`) when it was opened: a stream opened again must find the same file. */
   identity?: string;
+  /** The stat of the descriptor read, from a single-file read (a batched one has none). */
+  stat?: FileStat;
 }
 
 const CAPABILITIES: Capabilities = Object.freeze({
@@ -933,14 +936,14 @@ export class ContainerFilesystem extends FilesystemBase {
   }
 
   /** One helper request: stat, then the content if small, else the resolved path for a stream read. */
-  async #readHeadOne(op: FsOperation, path: string): Promise<ReadHead> {
+  async #readHeadOne(op: FsOperation, path: string): Promise<ReadHead & { stat: FileStat }> {
     const res = await this.#ok(op, path, `RD ${q(path)} ${INLINE_READ_BYTES}`);
     const nl = res.stdout.indexOf(0x0a);
-    const st = parseStat(path, res.stdout.subarray(0, nl).toString('utf8'));
+    const { uid: _u, gid: _g, ...stat } = parseStat(path, res.stdout.subarray(0, nl).toString('utf8'));
     const rest = res.stdout.subarray(nl + 1);
-    if (st.size <= INLINE_READ_BYTES) return { size: rest.length, data: rest };
+    if (stat.size <= INLINE_READ_BYTES) return { size: rest.length, data: rest, stat: { ...stat, size: rest.length } };
     const [real, identity] = rest.toString('utf8').split('\n');
-    return { size: st.size, real, identity: identity || undefined };
+    return { size: stat.size, real, identity: identity || undefined, stat };
   }
 
   /** Queues a read head; reads made in the same turn are batched (see batch-read.ts). */
@@ -1012,10 +1015,28 @@ export class ContainerFilesystem extends FilesystemBase {
     if (limit === undefined && remaining > cap) {
       throw fsError('ETOOLARGE', 'readBytes', path, { reason: `${remaining} bytes exceed the convenience limit of ${cap} bytes` });
     }
-    const want = Math.min(limit ?? remaining, remaining);
+    return this.#readFromHead('readBytes', path, head, offset, Math.min(limit ?? remaining, remaining));
+  }
+
+  /**
+   * One `RD` exec: the helper opens the file, stats that descriptor and
+   * sends a small file's bytes after the stat line, so a small file is
+   * answered in one round trip where `stat` then `readBytes` made two. A
+   * larger one streams as `readBytes` streams it, from a stream that checks
+   * it still reads the file stated (inode, size, mtime).
+   */
+  protected override async readFileWithStat(path: string, maxBytes: number): Promise<FileRead> {
+    const head = await this.#readHeadOne('readWithStat', path);
+    const stat = head.stat;
+    if (stat.size > maxBytes) return { stat, bytes: undefined };
+    return { stat, bytes: await this.#readFromHead('readWithStat', path, head, 0, stat.size) };
+  }
+
+  /** `want` bytes from `offset` of the file `head` answered for: its inline bytes, or a stream of it. */
+  async #readFromHead(op: FsOperation, path: string, head: ReadHead, offset: number, want: number): Promise<Uint8Array> {
     if (head.data) return new Uint8Array(head.data.subarray(offset, offset + want));
     const real = head.real ?? this.#abs(path);
-    const onError = this.#transferError('readBytes', path);
+    const onError = this.#transferError(op, path);
     const file = this.#archiveUsable
       ? await openArchiveFile(this.#container, real, onError, head.identity)
       : await openExecFile(this.#container, real, head.size, onError, this.#requestTimeoutMs, head.identity);

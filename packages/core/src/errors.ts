@@ -66,6 +66,7 @@ export type FsOperation =
   | 'openText'
   | 'read'
   | 'readBytes'
+  | 'readWithStat'
   | 'write'
   | 'writeBytes'
   | 'exists'

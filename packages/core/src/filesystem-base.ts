@@ -41,6 +41,7 @@ import type {
   DigestOptions,
   FileDigest,
   FileEntry,
+  FileRead,
   FileStat,
   Filesystem,
   FilesystemLimits,
@@ -54,6 +55,7 @@ import type {
   OpenWriteOptions,
   ReadBytesOptions,
   ReadTextOptions,
+  ReadWithStatOptions,
   RenameOptions,
   Snapshot,
   TextOptions,
@@ -69,6 +71,14 @@ import type {
 } from './types.ts';
 import { compareWalkOrder, walkBatches } from './walk.ts';
 import { createWatcher, DEFAULT_WATCH_DEBOUNCE_MS, type WatchPlan, type WatchSink, watchUnsupported } from './watch.ts';
+
+/** Reads of a file that changed between its stat and its bytes, before `readWithStat`'s default gives up. */
+const STAT_READ_PASSES = 3;
+
+/** Whether two stats of one path describe the same content (size and change times). */
+function sameFileStat(a: FileStat, b: FileStat): boolean {
+  return a.kind === b.kind && a.size === b.size && a.mtime.getTime() === b.mtime.getTime() && a.ctime?.getTime() === b.ctime?.getTime();
+}
 
 /** Options every backend accepts. */
 export interface FilesystemBaseOptions {
@@ -186,6 +196,15 @@ export abstract class FilesystemBase implements Filesystem {
    * remaining size exceeds it.
    */
   protected readRange?(path: string, offset: number, limit: number | undefined, cap: number): Promise<Uint8Array>;
+
+  /**
+   * Optional primitive of `readWithStat`: the stat of `path` and, when it is
+   * at most `maxBytes`, its bytes, from one look at one file (the host stats
+   * the descriptor it reads). Throws as `openFileReader` does (EISDIR for a
+   * directory). Without it the base stats, reads and stats again, and
+   * answers only when the two stats and the bytes agree.
+   */
+  protected readFileWithStat?(path: string, maxBytes: number): Promise<FileRead>;
 
   /** Optional native grep over files below `path`; must agree with the shared scanner. */
   protected nativeGrep?(matcher: GrepMatcher, plan: GrepPlan): AsyncIterable<GrepMatch>;
@@ -471,25 +490,67 @@ export abstract class FilesystemBase implements Filesystem {
         throw fsError('EINVAL', 'readBytes', path, { reason: 'limit must be a non-negative integer' });
       if (limit !== undefined && limit > cap) throw this.#tooLarge('readBytes', r.path, limit);
       if (r.dirOnly) await this.#assertDirOnlyTarget(r.path, 'readBytes');
-      if (this.readRange) return this.readRange(r.path, offset, limit, cap);
-      const reader = await this.openFileReader(r.path, this.limits.chunkSize, offset);
-      try {
-        const remaining = Math.max(0, reader.size - offset);
-        if (limit === undefined && remaining > cap) throw this.#tooLarge('readBytes', r.path, remaining);
-        const want = Math.min(limit ?? remaining, cap);
-        const out = new Uint8Array(want);
-        let filled = 0;
-        while (filled < want) {
-          const chunk = await reader.read(want - filled);
-          if (chunk.byteLength === 0) break;
-          out.set(chunk, filled);
-          filled += chunk.byteLength;
-        }
-        return filled === want ? out : out.slice(0, filled);
-      } finally {
-        await reader.close();
-      }
+      return this.#readRange(r.path, offset, limit);
     });
+  }
+
+  /** The bytes of `path` (normalized) from `offset`, at most `limit` (the whole rest, within the cap, when undefined). */
+  async #readRange(path: string, offset: number, limit: number | undefined): Promise<Uint8Array> {
+    const cap = this.limits.maxConvenienceBytes;
+    if (this.readRange) return this.readRange(path, offset, limit, cap);
+    const reader = await this.openFileReader(path, this.limits.chunkSize, offset);
+    try {
+      const remaining = Math.max(0, reader.size - offset);
+      if (limit === undefined && remaining > cap) throw this.#tooLarge('readBytes', path, remaining);
+      const want = Math.min(limit ?? remaining, cap);
+      const out = new Uint8Array(want);
+      let filled = 0;
+      while (filled < want) {
+        const chunk = await reader.read(want - filled);
+        if (chunk.byteLength === 0) break;
+        out.set(chunk, filled);
+        filled += chunk.byteLength;
+      }
+      return filled === want ? out : out.slice(0, filled);
+    } finally {
+      await reader.close();
+    }
+  }
+
+  readWithStat(path: string, options: ReadWithStatOptions = {}): Promise<FileRead> {
+    return this.#guard('readWithStat', path, async () => {
+      const r = this.resolve(path, 'readWithStat');
+      const cap = this.limits.maxConvenienceBytes;
+      const maxBytes = options.maxBytes ?? cap;
+      if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw fsError('EINVAL', 'readWithStat', path, { reason: 'maxBytes must be a non-negative integer' });
+      if (r.dirOnly) await this.#assertDirOnlyTarget(r.path, 'readWithStat');
+      const within = Math.min(maxBytes, cap);
+      return this.readFileWithStat ? this.readFileWithStat(r.path, within) : this.#statReadStat(r.path, within);
+    });
+  }
+
+  /**
+   * `readWithStat` of a backend that cannot answer from one open: a stat, the
+   * bytes, a stat again. The answer stands only when both stats agree and
+   * the bytes are as long as they say, so a file replaced between the looks
+   * is read again rather than told with another file's stat.
+   */
+  async #statReadStat(path: string, maxBytes: number): Promise<FileRead> {
+    for (let pass = 1; ; pass++) {
+      const stat = await this.statPath(path);
+      if (stat.kind === 'directory') throw errno('EISDIR');
+      if (stat.kind === 'file' && stat.size > maxBytes) return { stat, bytes: undefined };
+      // A link that cannot be followed, or a special file, is refused here as readBytes refuses it.
+      const bytes = await this.#readRange(path, 0, undefined);
+      const after = await this.statPath(path);
+      if (stat.kind === 'file' && sameFileStat(stat, after) && bytes.byteLength === stat.size) return { stat, bytes };
+      if (pass >= STAT_READ_PASSES) {
+        throw fsError('EBUSY', 'readWithStat', path, {
+          reason: `the file changed between its stat and its read, each of ${STAT_READ_PASSES} times`,
+          hint: 'it is being written; read it again when the writer is done',
+        });
+      }
+    }
   }
 
   #tooLarge(op: FsOperation, path: string, size: number): FsError {

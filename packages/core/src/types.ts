@@ -338,6 +338,28 @@ export interface ReadBytesOptions {
   limit?: number;
 }
 
+/** Options of {@link Filesystem.readWithStat}. */
+export interface ReadWithStatOptions {
+  /**
+   * Largest file whose bytes are read; a larger one is answered with its
+   * stat alone (`bytes` undefined), so the caller refuses it in its own
+   * words without its bytes ever having been read. Default and maximum: the
+   * convenience cap.
+   */
+  maxBytes?: number;
+}
+
+/**
+ * A file's bytes and its metadata from one look at one file: `stat` is the
+ * stat of the very file whose bytes these are, never of a file that replaced
+ * it between two looks. `bytes` is undefined when the file is larger than
+ * the call's `maxBytes`.
+ */
+export interface FileRead {
+  readonly stat: FileStat;
+  readonly bytes: Uint8Array | undefined;
+}
+
 /** Options of {@link Filesystem.read}. */
 export interface ReadTextOptions extends TextOptions {
   /** 0-based index of the first line to return. */
@@ -627,6 +649,21 @@ export interface Filesystem extends AsyncDisposable {
 
   // Convenience layer (bounded)
   readBytes(path: string, options?: ReadBytesOptions): Promise<Uint8Array>;
+  /**
+   * The whole file and its {@link FileStat} together: what `stat` then
+   * `readBytes` answer, from one open of the file where the backend can
+   * (the host stats the descriptor it reads), and never the stat of one file
+   * with the bytes of another that replaced it in between. Refused as
+   * `readBytes` refuses: `ENOENT`, `EISDIR` for a directory, a link out of
+   * the root. A file over `maxBytes` answers its stat without bytes.
+   *
+   * @example
+   * ```ts
+   * const { stat, bytes } = await fs.readWithStat('src/app.ts', { maxBytes: 1 << 20 });
+   * if (bytes === undefined) throw new Error(`${stat.size} bytes is too large to load`);
+   * ```
+   */
+  readWithStat(path: string, options?: ReadWithStatOptions): Promise<FileRead>;
   read(path: string, options?: ReadTextOptions): Promise<TextPage>;
   writeBytes(path: string, data: Uint8Array, options?: WriteOptions): Promise<WriteResult>;
   write(path: string, text: string, options?: WriteTextOptions): Promise<WriteResult>;

@@ -238,10 +238,12 @@ export class RootGuard {
   }
 
   /**
-   * A read descriptor on a regular file and its size at open; directories
-   * are EISDIR, FIFOs, sockets and devices EINVAL. The caller closes it.
+   * A read descriptor on a regular file, its size at open and the stat of
+   * that descriptor (what the bytes read through it are the file of);
+   * directories are EISDIR, FIFOs, sockets and devices EINVAL. The caller
+   * closes it.
    */
-  openRegular(path: string): { fd: number; size: number } {
+  openRegular(path: string): { fd: number; size: number; stats: fs.Stats } {
     const fd = this.openRead(path);
     try {
       const st = fs.fstatSync(fd);
@@ -249,7 +251,7 @@ export class RootGuard {
       if (!st.isFile()) {
         throw notRegularFile('openRead', path === '' ? '.' : path);
       }
-      return { fd, size: st.size };
+      return { fd, size: st.size, stats: st };
     } catch (err) {
       fs.closeSync(fd);
       throw err;

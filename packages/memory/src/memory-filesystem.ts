@@ -20,6 +20,7 @@ import {
   errno,
   type FileEntry,
   type FileKind,
+  type FileRead,
   type FileStat,
   FilesystemBase,
   type FilesystemBaseOptions,
@@ -56,6 +57,21 @@ interface LinkLike {
 interface StoredSnapshot {
   readonly info: Snapshot;
   readonly image: TreeImage;
+}
+
+/** A node's stat, from the inode rather than statSync: memfs's Stats copies twenty fields this drops. */
+function statOfNode(path: string, node: ContentNode): FileStat {
+  const kind = kindOf(node);
+  return {
+    path,
+    kind,
+    size: kind === 'directory' ? 0 : node.getSize(),
+    // Copies: callers may mutate what they get.
+    mtime: new Date(node.mtime.getTime()),
+    ctime: new Date(node.ctime.getTime()),
+    birthtime: new Date(node.btime.getTime()),
+    mode: node.mode & 0o7777,
+  };
 }
 
 function kindOf(node: ContentNode): FileKind {
@@ -175,20 +191,16 @@ export class MemoryFilesystem extends FilesystemBase {
   }
 
   protected async statPath(path: string): Promise<FileStat> {
-    // From the inode, not statSync: memfs's Stats copies twenty fields we drop.
     const node = this.#node(`/${path}`);
     if (node === undefined) throw errno('ENOENT');
-    const kind = kindOf(node);
-    return {
-      path,
-      kind,
-      size: kind === 'directory' ? 0 : node.getSize(),
-      // Copies: callers may mutate what they get.
-      mtime: new Date(node.mtime.getTime()),
-      ctime: new Date(node.ctime.getTime()),
-      birthtime: new Date(node.btime.getTime()),
-      mode: node.mode & 0o7777,
-    };
+    return statOfNode(path, node);
+  }
+
+  /** The stat and the bytes of one node, taken in one synchronous run: no write can land between them. */
+  protected override async readFileWithStat(path: string, maxBytes: number): Promise<FileRead> {
+    const node = this.#fileNode(path);
+    const view = viewOf(node);
+    return { stat: statOfNode(path, node), bytes: view.byteLength > maxBytes ? undefined : copyOut(view, 0, view.byteLength) };
   }
 
   protected async readDirectory(path: string): Promise<FileEntry[]> {
@@ -206,7 +218,8 @@ export class MemoryFilesystem extends FilesystemBase {
     return out;
   }
 
-  #contentView(path: string): Uint8Array {
+  /** The node of the file `path`; throws ENOENT / ENOTDIR / EISDIR as a read does. */
+  #fileNode(path: string): ContentNode {
     const abs = `/${path}`;
     const node = this.#node(abs);
     if (node === undefined) {
@@ -214,7 +227,11 @@ export class MemoryFilesystem extends FilesystemBase {
       throw errno('ENOENT');
     }
     if (node.isDirectory()) throw errno('EISDIR');
-    return viewOf(node);
+    return node;
+  }
+
+  #contentView(path: string): Uint8Array {
+    return viewOf(this.#fileNode(path));
   }
 
   protected async openFileReader(path: string, chunkSize: number, offset: number): Promise<ByteReader> {
