@@ -296,10 +296,14 @@ describe('a failure that is no refusal', () => {
     const { MemoryFilesystem } = await import('@ctxfs/memory');
     const { createContext } = await import('@ctxfs/context');
     const { Toolset } = await import('../src/index.ts');
-    // A backend with a defect: its byte read fails with a plain TypeError naming a host path.
+    // A backend with a defect: its byte reads (read_file's is readWithStat) fail with a plain TypeError naming a host path.
+    const defect = () => new TypeError("Cannot read properties of undefined (reading 'chunk') at /home/someone/secret/reader.js:12");
     class Broken extends MemoryFilesystem {
       override readBytes(): never {
-        throw new TypeError("Cannot read properties of undefined (reading 'chunk') at /home/someone/secret/reader.js:12");
+        throw defect();
+      }
+      override readWithStat(): never {
+        throw defect();
       }
     }
     const ctx = await createContext({ fs: new Broken({ files: { 'a.txt': 'alpha\n' } }), safety: { policyFiles: false } });

@@ -9,7 +9,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { type Filesystem, fsError, splitLines } from '@ctxfs/core';
+import { type Filesystem, type FsError, fsError, isFsError, splitLines } from '@ctxfs/core';
 import { callShape, callText } from '../calls/call-text.ts';
 import { languageOf } from '../registry/classify.ts';
 import { LruCache } from './lru.ts';
@@ -78,10 +78,11 @@ export class DocumentLoader {
    * hash is known.
    */
   async load(path: string, op = 'readFile'): Promise<Document> {
-    const stat = await this.fs.stat(path);
-    if (stat.kind === 'directory') throw fsError('EISDIR', op, path);
-    this.#limit(path, stat.size, op);
-    const bytes = await this.fs.readBytes(path);
+    // One look at the file (one open on the host): its stat is of the bytes read, never of a file that replaced it.
+    const { stat, bytes } = await this.fs.readWithStat(path, { maxBytes: this.#maxFileBytes }).catch((err: unknown) => {
+      throw isFsError(err) ? err.withOperation(op) : err;
+    });
+    if (bytes === undefined) throw this.#tooLarge(path, stat.size, op);
     const doc = this.fromBytes(path, bytes, stat.mtime.getTime(), op);
     this.#recentBytes.set(doc.sha256, bytes, bytes.byteLength);
     return doc;
@@ -127,8 +128,11 @@ export class DocumentLoader {
   }
 
   #limit(path: string, size: number, op: string): void {
-    if (size <= this.#maxFileBytes) return;
-    throw fsError('ETOOLARGE', op, path, {
+    if (size > this.#maxFileBytes) throw this.#tooLarge(path, size, op);
+  }
+
+  #tooLarge(path: string, size: number, op: string): FsError {
+    return fsError('ETOOLARGE', op, path, {
       reason: `the file is ${size} bytes, over the ${this.#maxFileBytes}-byte document limit`,
       hint: `ranges of it are served by streaming: ${callText('readLines', [path, 1, 100])}, or search it for a pattern with ${callShape('grep', { path })}`,
     });

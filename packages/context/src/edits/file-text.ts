@@ -96,11 +96,11 @@ export function encodeLike(text: string, previous: FileText | undefined): Uint8A
 export async function loadFileText(fs: Filesystem, path: string, op: FsOperation = 'edit', wholeFile = false): Promise<FileText | undefined> {
   let bytes: Uint8Array;
   try {
-    const stat = await fs.stat(path);
-    if (stat.kind === 'directory') throw fsError('EISDIR', op, path, { hint: 'name a file, not a directory' });
+    // The read refuses a directory itself: no stat first, which was a second open of the file on the host.
     bytes = await fs.readBytes(path);
   } catch (err) {
     if (isFsError(err, 'ENOENT')) return undefined;
+    if (isFsError(err, 'EISDIR')) throw fsError('EISDIR', op, path, { hint: 'name a file, not a directory' });
     throw err;
   }
   return decodeFile(fs, path, bytes, op, wholeFile);
