@@ -66,6 +66,8 @@ describe.each(BACKENDS)('undo keeps what others made, on $name', (backend) => {
     expect(r.success).toBe(false);
     expect(r.code).toBe('ENOENT');
     expect(r.message).toMatch(/Nothing of yours to undo.*#2 \(external\).*outside ctxfs.*undo\("a\.txt", \{change: 2\}\)/);
+    // Said once: the change's kind is external, its author someone outside ctxfs.
+    expect(r.message).toContain('#2 (external), was made by someone outside ctxfs;');
     expect(await text(ws, 'a.txt')).toContain('PERSON3');
     // The named call works.
     expect((await a.undo('a.txt', { change: 2 })).success).toBe(true);

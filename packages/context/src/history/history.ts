@@ -350,7 +350,7 @@ async function undoHolding(editor: FileEditor, p: string, other: string | undefi
             'undo',
             p,
             'ENOENT',
-            `Nothing of yours to undo: ${p} has no change by ${agent} that is not undone. Its newest change, #${others.seq} (${others.op}), was made by ${others.author === 'external' ? 'someone outside ctxfs (external)' : others.author}; to revert that one: ${theirs}.`,
+            `Nothing of yours to undo: ${p} has no change by ${agent} that is not undone. Its newest change, #${others.seq} (${others.op}), was made by ${others.author === 'external' ? 'someone outside ctxfs' : others.author}; to revert that one: ${theirs}.`,
             { version: current?.sha256, next: callText('history', [p]) },
           ),
         );
