@@ -119,4 +119,17 @@ describe('a missing file', () => {
     expect((gone as Error).message).not.toContain('did you mean "src/util.ts"');
     await ctx.close();
   });
+
+  test('given from a directory below the root (a listing row taken for a path), names the path it ends first', async () => {
+    // Listings, globs and greps name their rows under the directory their header gives; a model that takes a row
+    // for the whole path asks for its end. Four other index.js files come first by name alone.
+    const files: Record<string, string> = { 'package/lib/config/index.js': 'exports.a = 1;\n' };
+    for (const d of ['a', 'b', 'c', 'lib']) files[`${d}/index.js`] = 'exports.b = 1;\n';
+    const ctx = await createContext({ fs: new MemoryFilesystem({ files }), profile: 'small' });
+    await ctx.scan();
+    const err = await ctx.readFile('lib/config/index.js').catch((e: unknown) => e);
+    expect(isFsError(err, 'ENOENT')).toBe(true);
+    expect((err as Error).message).toContain('did you mean "package/lib/config/index.js", ');
+    await ctx.close();
+  });
 });

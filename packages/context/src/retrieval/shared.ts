@@ -193,12 +193,15 @@ export async function noteRead(ws: Workspace, path: string, read: { sha256: stri
  */
 export function missingFile(ws: Pick<Workspace, 'registry'>, path: string, op: string, cause?: FsError, reason = `no file at ${path}`): FsError {
   const name = path.slice(path.lastIndexOf('/') + 1);
+  // A path given from a directory below the root (a listing's row, named under the directory its header gives) is
+  // the end of the path meant: that match goes before every file of the same name elsewhere.
+  const tail = `/${path}`;
   const scored: Array<{ path: string; score: number }> = [];
   for (const r of ws.registry.list()) {
     // The registry may still hold the path itself (removed behind ctxfs's back, not yet rescanned): not another name.
     if (r.path === path) continue;
     const base = r.path.slice(r.path.lastIndexOf('/') + 1);
-    const score = base === name ? 0 : Math.min(editDistance(path, r.path, 4) + 1, editDistance(name, base, 2) + 2);
+    const score = r.path.endsWith(tail) ? -1 : base === name ? 0 : Math.min(editDistance(path, r.path, 4) + 1, editDistance(name, base, 2) + 2);
     if (score <= 4) scored.push({ path: r.path, score });
   }
   const near = scored
