@@ -151,7 +151,7 @@ export class BufferRouting {
         if (content === undefined) return await base.load(path, op);
         const doc = base.fromBytes(content.path, content.bytes, content.mtime?.getTime() ?? Date.now(), op);
         // A copy: the cached document may be the disk's own (a clean buffer), which other sessions read.
-        return { ...doc, buffered: { version: content.bufferVersion, dirty: content.dirty, overwritten: content.overwritten } };
+        return { ...doc, buffered: { version: content.bufferVersion, dirty: content.dirty, overwritten: content.overwritten, said: content.said } };
       },
     };
   }

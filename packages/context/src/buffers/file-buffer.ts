@@ -77,6 +77,12 @@ export class FileBuffer {
    * again.
    */
   overwritten: OverwrittenText | undefined;
+  /**
+   * A read's look took in a change that overwrote text, and no read has
+   * served the note of it yet (a read refused for its budget served none):
+   * the next read says it.
+   */
+  overwrittenUnsaid = false;
   /** Collisions settled by the rule or left to the agent, since open. */
   readonly tally = { merges: 0, settledForDisk: 0, settledForBuffer: 0, surfaced: 0 };
 

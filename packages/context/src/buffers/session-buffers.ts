@@ -158,8 +158,14 @@ export interface BufferContent {
   readonly mtime: Date | undefined;
   readonly bufferVersion: number;
   readonly dirty: boolean;
-  /** What a change on disk this read's look took in overwrote, and how it comes back (see {@link BufferChange.overwritten}). */
+  /**
+   * What a change on disk overwrote, and how it comes back (see
+   * {@link BufferChange.overwritten}): taken in by this read's look, or by
+   * an earlier read that served no note of it.
+   */
   readonly overwritten: string | undefined;
+  /** Tells the buffer the read served the note of {@link overwritten}, so later reads do not say it again. */
+  readonly said: () => void;
 }
 
 /** Attempts of a save that keeps meeting new changes on disk. */
@@ -407,7 +413,10 @@ export class SessionBuffers {
       const after = b.text;
       const version = contentHash(b);
       await this.#autoSave(b);
-      return { buffer: this.#info(b), before, after, previousVersion, version, overwritten: newlyOverwritten(b, overwrittenBefore) };
+      // An edit's result is always served: its note is said there.
+      const overwritten = unsaidNote(b, overwrittenBefore);
+      b.overwrittenUnsaid = false;
+      return { buffer: this.#info(b), before, after, previousVersion, version, overwritten };
     });
   }
 
@@ -431,9 +440,22 @@ export class SessionBuffers {
     const b = this.#find(this.#path('buffers', path)) as FileBuffer;
     const overwrittenBefore = b.overwritten;
     await this.#look(b, false);
-    // Every read of an open buffer passes here: the note is made only when this look overwrote something.
-    const overwritten = newlyOverwritten(b, overwrittenBefore);
-    return { path: b.path, bytes: encodeLike(b.text, b.disk.file), text: b.text, mtime: b.disk.mtime, bufferVersion: b.version, dirty: b.dirty, overwritten };
+    // Every read of an open buffer passes here: the note is made when this look overwrote something, and made
+    // again until a read serves it (a read refused for its budget took the change in and said nothing).
+    const overwritten = unsaidNote(b, overwrittenBefore);
+    const said = () => {
+      b.overwrittenUnsaid = false;
+    };
+    return {
+      path: b.path,
+      bytes: encodeLike(b.text, b.disk.file),
+      text: b.text,
+      mtime: b.disk.mtime,
+      bufferVersion: b.version,
+      dirty: b.dirty,
+      overwritten,
+      said,
+    };
   }
 
   /** Replaces exact text in the buffer (unique by default; `first`, `all`, a 1-based number, or `regex`). */
@@ -666,9 +688,14 @@ export class SessionBuffers {
   }
 }
 
-/** The note of text overwritten by a merge this call's look took in: said by that call; later calls leave it to the buffer's state. */
-function newlyOverwritten(b: FileBuffer, before: FileBuffer['overwritten']): string | undefined {
-  return b.overwritten === before || b.overwritten === undefined ? undefined : overwrittenNote(b.path, b.overwritten, b.history);
+/**
+ * The note of overwritten text a call must say: what its look (from
+ * `before`) overwrote, or what an earlier call took in and no call has said
+ * yet (`overwrittenUnsaid`); nothing once the text is back or dropped.
+ */
+function unsaidNote(b: FileBuffer, before: FileBuffer['overwritten']): string | undefined {
+  if (b.overwritten !== undefined && b.overwritten !== before) b.overwrittenUnsaid = true;
+  return b.overwrittenUnsaid && b.overwritten !== undefined ? overwrittenNote(b.path, b.overwritten, b.history) : undefined;
 }
 
 /** The buffer's content hash as its file would hold it (a clean buffer's is the disk's). */

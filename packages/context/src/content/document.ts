@@ -28,7 +28,15 @@ export interface Document {
   /** Memo for data derived from this exact content. */
   readonly derived: Map<string, unknown>;
   /** Served from the session's open buffer of the file, not from the disk (see `buffers/buffer-routing.ts`). */
-  readonly buffered?: { readonly version: number; readonly dirty: boolean; readonly overwritten?: string | undefined } | undefined;
+  readonly buffered?:
+    | {
+        readonly version: number;
+        readonly dirty: boolean;
+        readonly overwritten?: string | undefined;
+        /** Called when a read served {@link overwritten}'s note. */
+        readonly said?: (() => void) | undefined;
+      }
+    | undefined;
 }
 
 /** Where retrieval gets documents: the workspace's loader, or a session's view of it over its open buffers. */

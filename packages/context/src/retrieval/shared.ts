@@ -247,6 +247,8 @@ export async function serve(
     endLine: fields.endLine,
     tokens,
   });
+  // The note of text a change overwrote is said once it is served, not when the change was taken in.
+  if ('buffered' in doc && doc.buffered?.overwritten !== undefined) doc.buffered.said?.();
   return served;
 }
 
